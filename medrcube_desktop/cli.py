@@ -1,0 +1,176 @@
+"""Command line: ``medrcube-desktop`` opens the review window; subcommands run jobs.
+
+Exit status (DESIGN.md): 0 success, 1 a failed check or job, 2 bad usage or bad input
+(with a one-line reason on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from medrcube_desktop import __version__
+from medrcube_desktop.errors import MedRCubeError
+
+SUBCOMMANDS = ("validate", "demo")
+log = logging.getLogger("medrcube_desktop")
+
+
+def _gui_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="medrcube-desktop",
+        description="Review MedRCube benchmark items on the NBME rubric. "
+        f"Subcommands: {', '.join(SUBCOMMANDS)} (see 'medrcube-desktop SUBCOMMAND --help').",
+    )
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--demo",
+        action="store_true",
+        help="open the demo benchmark (built once from real public images)",
+    )
+    source.add_argument(
+        "--dataset", type=Path, metavar="DIR", help="benchmark root folder (MedRCube layout)"
+    )
+    parser.add_argument(
+        "--db",
+        type=Path,
+        metavar="FILE",
+        help="review database (default: one per benchmark in the user data folder)",
+    )
+    parser.add_argument(
+        "--reviewer", metavar="NAME", help="reviewer name (asked once if not given)"
+    )
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="PNG",
+        help="save a grab of the window once the first item is shown",
+    )
+    parser.add_argument(
+        "--quit-after-ms",
+        type=int,
+        metavar="N",
+        help="exit N milliseconds after the first item is shown",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def _jobs_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="medrcube-desktop")
+    sub = parser.add_subparsers(dest="command", required=True)
+    validate = sub.add_parser("validate", help="check a benchmark folder and list every problem")
+    validate.add_argument("dir", type=Path, metavar="DIR")
+    validate.add_argument(
+        "--json", action="store_true", help='print {"items": N, "problems": [...]}'
+    )
+    demo = sub.add_parser("demo", help="the demo benchmark built from real public images")
+    demo_sub = demo.add_subparsers(dest="demo_command", required=True)
+    build = demo_sub.add_parser("build", help="write the demo benchmark to OUT_DIR")
+    build.add_argument("out_dir", type=Path, metavar="OUT_DIR")
+    build.add_argument("--json", action="store_true", help="print a JSON summary")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``medrcube-desktop`` gui script; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            args = _jobs_parser().parse_args(argv)
+            if args.command == "validate":
+                return cmd_validate(args.dir, args.json)
+            return cmd_demo_build(args.out_dir, args.json)
+        args = _gui_parser().parse_args(argv)
+        return run_gui(args)
+    except MedRCubeError as exc:
+        print(f"medrcube-desktop: {exc}", file=sys.stderr)
+        return 2
+
+
+def cmd_validate(root: Path, as_json: bool) -> int:
+    """``validate DIR``: 0 with no problems, 1 with problems, 2 when DIR is unusable."""
+    from medrcube_desktop.core.dataset import load_benchmark
+
+    benchmark = load_benchmark(root)
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "items": len(benchmark.items),
+                    "problems": [p.to_dict() for p in benchmark.problems],
+                },
+                indent=2,
+            )
+        )
+    else:
+        for problem in benchmark.problems:
+            print(problem)
+        print(
+            f"{len(benchmark.items)} loadable items, {len(benchmark.problems)} problems in {benchmark.root}"
+        )
+    return 1 if benchmark.problems else 0
+
+
+def cmd_demo_build(out_dir: Path, as_json: bool) -> int:
+    """``demo build OUT_DIR``: write the demo benchmark, with a progress bar."""
+    from tqdm import tqdm
+
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.demo.build import build_demo
+
+    with tqdm(total=0, unit="image", disable=as_json, file=sys.stderr) as bar:
+
+        def progress(done: int, total: int, message: str) -> None:
+            bar.total = total
+            bar.n = done
+            bar.set_postfix_str(message[:40])
+            bar.refresh()
+
+        root = build_demo(out_dir, progress)
+    benchmark = load_benchmark(root)
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "root": str(root),
+                    "items": len(benchmark.items),
+                    "problems": len(benchmark.problems),
+                }
+            )
+        )
+    else:
+        print(f"demo benchmark with {len(benchmark.items)} items written to {root}")
+    return 1 if benchmark.problems else 0
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    """Resolve the benchmark and database, then open the review window."""
+    from medrcube_desktop import settings
+
+    if args.demo:
+        from medrcube_desktop.demo.build import ensure_demo
+
+        root = ensure_demo(settings.demo_benchmark_dir())
+    elif args.dataset is not None:
+        root = args.dataset
+    else:
+        last = settings.Settings.load().last_dataset
+        root = Path(last) if last else None
+    from medrcube_desktop.ui.app import run_app  # Qt is imported only here
+
+    return run_app(
+        dataset=root,
+        db_path=args.db,
+        reviewer=args.reviewer,
+        screenshot=args.screenshot,
+        quit_after_ms=args.quit_after_ms,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""Rendering an item's image to an ``(H, W, 4) uint8`` RGBA array, with its overlay.
+
+Intensity pipeline (DICOM PS3.3 C.11, PS3.14): modality LUT / Rescale (done on load),
+then the file's window (VOI LUT Function honoured), then MONOCHROME1 inversion. Without
+a window: CT gets a soft-tissue window on Hounsfield units, 8-bit pictures are shown as
+stored, everything else is mapped from its robust range (0.5th to 99.5th percentile),
+never clipped at 8 bits. No Qt here: the UI wraps the array in a QImage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.imaging.loading import SliceData, load_slice
+
+CT_SOFT_TISSUE_WINDOW = (40.0, 400.0)
+"""(center, width) in HU used for CT without a window in the file (abdomen/mediastinum)."""
+
+MASK_RGB = (255, 0, 0)
+MASK_ALPHA = 0.4
+"""Semi-transparent red for masks, red outlines for boxes (paper Appendix E.1)."""
+
+
+@dataclass
+class RenderedImage:
+    """A rendered slice.
+
+    Attributes
+    ----------
+    rgba : ndarray, shape (H, W, 4), uint8
+        Display pixels, row 0 at the top, alpha 255.
+    slice_index, slice_count : int
+        Slice (or frame) shown, 0-based, and how many the file holds.
+    window : tuple of (float, float) or None
+        (center, width) used, in modality units; ``None`` for colour or unchanged 8-bit.
+    notes : list[str]
+        Things the reviewer should know about this image.
+    """
+
+    rgba: np.ndarray
+    slice_index: int = 0
+    slice_count: int = 1
+    window: tuple[float, float] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def window_to_unit(
+    pixels: np.ndarray, center: float, width: float, function: str = "LINEAR"
+) -> np.ndarray:
+    """Map values through a VOI window to [0, 1].
+
+    Formulas of DICOM PS3.3 C.11.2.1.2.1 (LINEAR), C.11.2.1.3.2 (LINEAR_EXACT) and
+    C.11.2.1.3.1 (SIGMOID), with output range y_min = 0, y_max = 1.
+
+    Parameters
+    ----------
+    pixels : ndarray, float
+        Values in modality units (HU for CT).
+    center, width : float
+        Window Center (0028,1050) and Window Width (0028,1051); width > 0
+        (>= 1 for LINEAR).
+
+    Returns
+    -------
+    ndarray, same shape, float64 in [0, 1]
+    """
+    x = pixels.astype(np.float64, copy=False)
+    function = function.upper()
+    if function == "SIGMOID":
+        return 1.0 / (1.0 + np.exp(-4.0 * (x - center) / width))
+    if function == "LINEAR_EXACT":
+        return np.clip((x - (center - width / 2.0)) / width, 0.0, 1.0)
+    width = max(width, 1.0)
+    return np.clip(((x - (center - 0.5)) / (width - 1.0)) + 0.5, 0.0, 1.0)
+
+
+def robust_window(pixels: np.ndarray, low: float = 0.5, high: float = 99.5) -> tuple[float, float]:
+    """(center, width) spanning the ``low``..``high`` percentiles of ``pixels``."""
+    lo, hi = np.percentile(pixels, [low, high])
+    if hi <= lo:
+        lo, hi = float(pixels.min()), float(pixels.max())
+    width = max(float(hi - lo), 1e-6)
+    return float(lo + width / 2.0), width
+
+
+def to_gray8(data: SliceData) -> tuple[np.ndarray, tuple[float, float] | None]:
+    """Map a greyscale slice to ``(H, W)`` uint8 and return the window used."""
+    pixels = data.pixels
+    if data.window is not None:
+        window = data.window
+        unit = window_to_unit(pixels, *window, function=data.voi_lut_function)
+    elif data.source_bits == 8:
+        return np.clip(np.rint(pixels), 0, 255).astype(np.uint8), None
+    else:
+        window = CT_SOFT_TISSUE_WINDOW if data.modality == "CT" else robust_window(pixels)
+        unit = window_to_unit(pixels, *window, function="LINEAR_EXACT")
+    if data.photometric == "MONOCHROME1":  # inversion after VOI: air shows dark
+        unit = 1.0 - unit
+    return np.rint(unit * 255.0).astype(np.uint8), window
+
+
+def compose_rgba(
+    data: SliceData,
+    bbox: tuple[float, float, float, float] | None = None,
+    mask_alpha: float = MASK_ALPHA,
+) -> RenderedImage:
+    """Turn loaded pixels, mask and box into display RGBA.
+
+    Parameters
+    ----------
+    data : SliceData
+        Output of :func:`medrcube_desktop.imaging.loading.load_slice`.
+    bbox : (x0, y0, x1, y1) or None
+        Box in pixel coordinates of the slice (column, row), drawn as a red outline.
+    mask_alpha : float
+        Opacity of the red mask fill, 0..1.
+    """
+    window = None
+    if data.is_color:
+        rgb = data.pixels.astype(np.float64)
+    else:
+        gray, window = to_gray8(data)
+        rgb = np.repeat(gray[:, :, None], 3, axis=2).astype(np.float64)
+    if data.mask is not None:
+        m = data.mask
+        rgb[m] = (1.0 - mask_alpha) * rgb[m] + mask_alpha * np.asarray(MASK_RGB, dtype=np.float64)
+    out = np.empty(rgb.shape[:2] + (4,), dtype=np.uint8)
+    out[..., :3] = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
+    out[..., 3] = 255
+    if bbox is not None:
+        draw_box(out, bbox)
+    return RenderedImage(out, data.slice_index, data.slice_count, window, list(data.notes))
+
+
+def draw_box(rgba: np.ndarray, bbox: tuple[float, float, float, float]) -> None:
+    """Draw a red rectangle outline in place; thickness scales with the image size.
+
+    The box is clipped to the image; its edges are the pixels that contain x0, x1 (columns)
+    and y0, y1 (rows).
+    """
+    h, w = rgba.shape[:2]
+    t = max(1, round(min(h, w) / 256))
+    x0, y0, x1, y1 = (int(np.floor(v)) for v in bbox)
+    x0, x1 = max(0, min(x0, w - 1)), max(0, min(x1, w - 1))
+    y0, y1 = max(0, min(y0, h - 1)), max(0, min(y1, h - 1))
+    red = np.array([*MASK_RGB, 255], dtype=np.uint8)
+    rgba[y0 : min(y0 + t, h), x0 : x1 + 1] = red
+    rgba[max(y1 - t + 1, 0) : y1 + 1, x0 : x1 + 1] = red
+    rgba[y0 : y1 + 1, x0 : min(x0 + t, w)] = red
+    rgba[y0 : y1 + 1, max(x1 - t + 1, 0) : x1 + 1] = red
+
+
+def render_file(
+    path: Path,
+    slice_index: int | None = None,
+    mask_path: Path | None = None,
+    bbox: tuple[float, float, float, float] | None = None,
+) -> RenderedImage:
+    """Load and render one image file; see :func:`compose_rgba`.
+
+    Raises
+    ------
+    ImageLoadError
+        The image or mask cannot be read.
+    """
+    return compose_rgba(load_slice(path, slice_index, mask_path), bbox)
+
+
+def render_item(item: Item, slice_index: int | None = None) -> RenderedImage:
+    """Render an item's image with its mask and box (paper Appendix E.1).
+
+    ``slice_index`` ``None`` shows the slice with the largest mask area, else the
+    central slice or frame.
+    """
+    return render_file(item.image_path, slice_index, item.mask_path, item.bbox)

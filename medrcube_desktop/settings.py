@@ -1,0 +1,93 @@
+"""Where the app keeps its files, and the small typed settings it remembers.
+
+Folders come from platformdirs and can be overridden with ``MEDRCUBE_DATA_DIR`` and
+``MEDRCUBE_CONFIG_DIR`` (tests set both to temporary folders). No Qt here; the UI
+keeps window geometry in QSettings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+APP_NAME = "medrcube-desktop"
+log = logging.getLogger(__name__)
+
+
+def data_dir() -> Path:
+    """Per-user data folder (demo benchmark, study databases); created on demand."""
+    import platformdirs
+
+    override = os.environ.get("MEDRCUBE_DATA_DIR")
+    return Path(override).expanduser() if override else platformdirs.user_data_path(APP_NAME)
+
+
+def config_dir() -> Path:
+    """Per-user configuration folder (``settings.json``)."""
+    import platformdirs
+
+    override = os.environ.get("MEDRCUBE_CONFIG_DIR")
+    return Path(override).expanduser() if override else platformdirs.user_config_path(APP_NAME)
+
+
+def demo_benchmark_dir() -> Path:
+    """Where ``--demo`` builds the demo benchmark once."""
+    return data_dir() / "demo-benchmark"
+
+
+def default_db_path(benchmark_root: Path) -> Path:
+    """Default study database for a benchmark: one file per benchmark root.
+
+    ``<data dir>/studies/<root name>-<first 8 hex of SHA-1 of the resolved root>.sqlite``.
+    """
+    resolved = str(Path(benchmark_root).resolve())
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(resolved).name) or "benchmark"
+    digest = hashlib.sha1(resolved.encode("utf-8")).hexdigest()[:8]
+    return data_dir() / "studies" / f"{slug}-{digest}.sqlite"
+
+
+@dataclass
+class Settings:
+    """What the app remembers between runs.
+
+    Attributes
+    ----------
+    reviewer : str or None
+        Reviewer name, asked once and reused.
+    last_dataset : str or None
+        Benchmark root opened last.
+    """
+
+    reviewer: str | None = None
+    last_dataset: str | None = None
+
+    @classmethod
+    def path(cls) -> Path:
+        return config_dir() / "settings.json"
+
+    @classmethod
+    def load(cls) -> Settings:
+        """Read ``settings.json``; a missing file gives defaults, a broken one is logged."""
+        path = cls.path()
+        if not path.exists():
+            return cls()
+        try:
+            raw = json.loads(path.read_text("utf-8"))
+            known = {k: v for k, v in raw.items() if k in cls.__dataclass_fields__}
+            return cls(**known)
+        except (OSError, ValueError, TypeError) as exc:
+            log.warning("%s: ignoring unreadable settings file: %s", path, exc)
+            return cls()
+
+    def save(self) -> None:
+        """Write ``settings.json`` atomically (write a temp file, then replace)."""
+        path = self.path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=2), "utf-8")
+        tmp.replace(path)

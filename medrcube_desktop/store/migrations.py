@@ -1,0 +1,100 @@
+"""Forward-only schema migrations from ``review_db/migrations/NNNN_name.sql``.
+
+Each migration runs inside one transaction and is recorded in ``schema_migrations``.
+Before an existing database file is migrated it is copied to ``FILE.bak-v<version>``
+(DESIGN.md: "Schema migrations run forward only, inside a transaction, after a backup
+copy of the file").
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sqlite3
+from datetime import UTC, datetime
+from importlib.resources import files
+from pathlib import Path
+
+from medrcube_desktop.errors import StoreError
+
+_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+def available_migrations() -> list[tuple[int, str, str]]:
+    """``(version, file name, SQL)`` of every shipped migration, in version order."""
+    folder = files("medrcube_desktop.review_db").joinpath("migrations")
+    found = []
+    for entry in folder.iterdir():
+        match = _NAME.match(entry.name)
+        if match:
+            found.append((int(match.group(1)), entry.name, entry.read_text("utf-8")))
+    found.sort()
+    versions = [v for v, _, _ in found]
+    if versions != list(range(1, len(versions) + 1)):
+        raise StoreError(f"migrations are not numbered 1..n without gaps: {versions}")
+    return found
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    """Highest applied migration version, 0 for an empty database."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return 0
+    row = conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(conn: sqlite3.Connection, path: Path | None) -> int:
+    """Apply every pending migration; return the new schema version.
+
+    Parameters
+    ----------
+    conn : sqlite3.Connection
+        Open connection (autocommit is handled here with explicit BEGIN/COMMIT).
+    path : Path or None
+        The database file, backed up before migrating a non-empty database; ``None``
+        for an in-memory database.
+
+    Raises
+    ------
+    StoreError
+        The database is newer than this app, or a migration fails (it is rolled back).
+    """
+    migrations = available_migrations()
+    version = current_version(conn)
+    latest = migrations[-1][0] if migrations else 0
+    if version > latest:
+        raise StoreError(
+            f"{path}: database schema v{version} is newer than this app (v{latest}); update the app"
+        )
+    pending = [m for m in migrations if m[0] > version]
+    if not pending:
+        return version
+    if path is not None and version > 0:
+        shutil.copy2(path, path.with_name(f"{path.name}.bak-v{version}"))
+    for number, name, sql in pending:
+        try:
+            conn.execute("BEGIN")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            for statement in _statements(sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (number, name, datetime.now(UTC).isoformat()),
+            )
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            conn.execute("ROLLBACK")
+            raise StoreError(f"{path or ':memory:'}: migration {name} failed: {exc}") from exc
+    return pending[-1][0]
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration into statements (``executescript`` would commit on its own)."""
+    body = "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))
+    return [s.strip() for s in body.split(";") if s.strip()]

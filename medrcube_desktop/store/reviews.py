@@ -1,0 +1,180 @@
+"""The review store: small named queries over one SQLite file (sqlite-utils, WAL mode).
+
+Every committed review is written at once, in its own transaction; rows are never
+updated or deleted (a re-review adds the next revision).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from medrcube_desktop import __version__
+from medrcube_desktop.errors import StoreError
+from medrcube_desktop.review.rubric import RULE_IDS, load_rubric, score_column
+from medrcube_desktop.store.migrations import migrate
+
+
+def utc_now() -> str:
+    """Current UTC time as ISO 8601 with offset, second precision."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Review:
+    """One committed review.
+
+    Attributes
+    ----------
+    reviewer, item_id : str
+    scores : dict[str, int]
+        Rule id ("1.1" … "2.3") to 0 (fail) or 1 (pass); always all seven rules.
+    comment : str
+    started_at, committed_at : str
+        ISO 8601 UTC timestamps.
+    revision : int
+        1 for the first judgment.
+    rubric_version, app_version : str
+    """
+
+    reviewer: str
+    item_id: str
+    scores: dict[str, int]
+    comment: str
+    started_at: str
+    committed_at: str
+    revision: int = 1
+    rubric_version: str = ""
+    app_version: str = ""
+
+
+class ReviewStore:
+    """A study's review database.
+
+    Parameters
+    ----------
+    path : str or Path or None
+        SQLite file, created (with its folder) if missing; ``None`` for in memory.
+
+    Raises
+    ------
+    StoreError
+        The file cannot be opened, is not a SQLite database, or cannot be migrated.
+    """
+
+    def __init__(self, path: str | Path | None) -> None:
+        import sqlite_utils
+
+        self.path = Path(path).expanduser() if path is not None else None
+        try:
+            if self.path is None:
+                conn = sqlite3.connect(":memory:", isolation_level=None)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(self.path, isolation_level=None, timeout=10)
+            conn.execute("PRAGMA foreign_keys = ON")
+            self.db = sqlite_utils.Database(conn)
+            if self.path is not None:
+                self.db.enable_wal()
+                conn.execute("PRAGMA synchronous = FULL")
+            migrate(conn, self.path)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open review database: {exc}") from exc
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self.db.conn
+
+    def close(self) -> None:
+        """Close the connection (WAL content is checkpointed by SQLite)."""
+        self.db.conn.close()
+
+    def save_review(self, review: Review) -> Review:
+        """Write a committed review at once, as the next revision for that item.
+
+        Returns the stored review (with ``revision``, rubric and app version filled in).
+
+        Raises
+        ------
+        StoreError
+            A score is missing or not 0/1, or the write fails.
+        """
+        if set(review.scores) != set(RULE_IDS) or any(
+            v not in (0, 1) for v in review.scores.values()
+        ):
+            raise StoreError(
+                f"item {review.item_id}: scores must give 0 or 1 for each of {list(RULE_IDS)}"
+            )
+        row = {
+            "reviewer": review.reviewer,
+            "item_id": review.item_id,
+            "comment": review.comment,
+            "started_at": review.started_at,
+            "committed_at": review.committed_at,
+            "rubric_version": review.rubric_version or load_rubric().version,
+            "app_version": review.app_version or __version__,
+        }
+        row.update({score_column(r): int(review.scores[r]) for r in RULE_IDS})
+        try:
+            with self.db.conn:  # one transaction: read next revision and insert
+                self.conn.execute("BEGIN IMMEDIATE")
+                (last,) = self.conn.execute(
+                    "SELECT COALESCE(MAX(revision), 0) FROM reviews WHERE reviewer = ? AND item_id = ?",
+                    (review.reviewer, review.item_id),
+                ).fetchone()
+                row["revision"] = last + 1
+                columns = ", ".join(row)
+                marks = ", ".join(f":{c}" for c in row)
+                self.conn.execute(f"INSERT INTO reviews ({columns}) VALUES ({marks})", row)
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"{self.path}: cannot save review of item {review.item_id}: {exc}"
+            ) from exc
+        return _review_from_row(row)
+
+    def latest_reviews(self, reviewer: str) -> dict[str, Review]:
+        """The latest revision of every item ``reviewer`` has committed, by item id."""
+        rows = self.db.query(
+            "SELECT r.* FROM reviews r JOIN (SELECT item_id, MAX(revision) AS revision FROM reviews "
+            "WHERE reviewer = :reviewer GROUP BY item_id) last "
+            "ON r.item_id = last.item_id AND r.revision = last.revision WHERE r.reviewer = :reviewer",
+            {"reviewer": reviewer},
+        )
+        return {row["item_id"]: _review_from_row(row) for row in rows}
+
+    def review_history(self, reviewer: str, item_id: str) -> list[Review]:
+        """Every revision of one item by one reviewer, oldest first."""
+        rows = self.db.query(
+            "SELECT * FROM reviews WHERE reviewer = ? AND item_id = ? ORDER BY revision",
+            [reviewer, item_id],
+        )
+        return [_review_from_row(row) for row in rows]
+
+    def get_state(self, key: str) -> str | None:
+        """Value of an ``app_state`` key, or ``None``."""
+        row = self.conn.execute("SELECT value FROM app_state WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_state(self, key: str, value: str) -> None:
+        """Set an ``app_state`` key (written at once)."""
+        self.conn.execute(
+            "INSERT INTO app_state (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+
+def _review_from_row(row: dict) -> Review:
+    return Review(
+        reviewer=row["reviewer"],
+        item_id=row["item_id"],
+        scores={r: int(row[score_column(r)]) for r in RULE_IDS},
+        comment=row["comment"],
+        started_at=row["started_at"],
+        committed_at=row["committed_at"],
+        revision=int(row["revision"]),
+        rubric_version=row["rubric_version"],
+        app_version=row["app_version"],
+    )

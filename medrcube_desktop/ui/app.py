@@ -1,0 +1,111 @@
+"""Starting the Qt application: choose benchmark, database and reviewer, open the window."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
+
+from medrcube_desktop import settings
+from medrcube_desktop.core.dataset import load_benchmark
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.session import ReviewSessionState
+from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+DEFAULT_SIZE = (1360, 860)
+
+
+def _excepthook(exc_type, exc, tb) -> None:
+    """Log what slips through to the event loop and tell the user; never swallow it."""
+    log.error("unhandled error:\n%s", "".join(traceback.format_exception(exc_type, exc, tb)))
+    app = QApplication.instance()
+    if app is not None and not app.closingDown():
+        QMessageBox.critical(
+            None, "Unexpected error", f"{exc_type.__name__}: {exc}\n\nDetails are in the log."
+        )
+
+
+def ask_reviewer(stored: str | None) -> str | None:
+    """Reviewer name: the stored one, else asked once in a dialog and remembered."""
+    if stored:
+        return stored
+    name, ok = QInputDialog.getText(None, "Reviewer", "Your name (stored with every review):")
+    return name.strip() if ok and name.strip() else None
+
+
+def run_app(
+    dataset: Path | None,
+    db_path: Path | None = None,
+    reviewer: str | None = None,
+    screenshot: Path | None = None,
+    quit_after_ms: int | None = None,
+) -> int:
+    """Open the review window and run the event loop; returns the exit status.
+
+    Raises
+    ------
+    MedRCubeError
+        For an unusable benchmark or database when no window can be shown (the CLI
+        prints it on one line).
+    """
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("MedRCube Desktop")
+    app.setOrganizationName("MedRCube")
+    sys.excepthook = _excepthook
+    unattended = screenshot is not None or quit_after_ms is not None
+    prefs = settings.Settings.load()
+    if dataset is None and not unattended:
+        chosen = QFileDialog.getExistingDirectory(None, "Open a MedRCube benchmark folder")
+        dataset = Path(chosen) if chosen else None
+    if dataset is None:
+        raise MedRCubeError("no benchmark given: use --demo or --dataset DIR")
+    benchmark = load_benchmark(dataset)
+    for problem in benchmark.problems:
+        log.warning("benchmark problem: %s", problem)
+    name = reviewer or (prefs.reviewer if unattended else ask_reviewer(prefs.reviewer))
+    if not name:
+        if unattended:
+            name = "reviewer"
+        else:
+            return 2
+    prefs.reviewer = name if reviewer is None else prefs.reviewer or name
+    prefs.last_dataset = str(benchmark.root)
+    prefs.save()
+    store = ReviewStore(db_path or settings.default_db_path(benchmark.root))
+    log.info("reviews are saved in %s", store.path)
+    window = MainWindow(ReviewSessionState(benchmark.items, store, name), benchmark)
+    window.resize(*DEFAULT_SIZE)
+    if screenshot is not None or quit_after_ms is not None:
+        _schedule_unattended(window, screenshot, quit_after_ms)
+    window.show()
+    status = app.exec()
+    store.close()
+    return status
+
+
+def _schedule_unattended(
+    window: MainWindow, screenshot: Path | None, quit_after_ms: int | None
+) -> None:
+    """Once the first item is shown: save a grab of the window, then quit after N ms."""
+
+    def on_first_item() -> None:
+        if screenshot is not None:
+            QTimer.singleShot(300, lambda: _grab(window, screenshot))
+        delay = max(quit_after_ms or 0, 600 if screenshot is not None else 0)
+        QTimer.singleShot(delay, QApplication.instance().quit)
+
+    window.first_item_shown.connect(on_first_item)
+
+
+def _grab(window: MainWindow, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not window.grab().save(str(path)):
+        log.error("could not save screenshot to %s", path)
+    else:
+        log.info("screenshot saved to %s", path)

@@ -1,0 +1,96 @@
+"""The image view (zoom with the wheel or +/-, pan by dragging) and its render worker."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+from PySide6.QtCore import QObject, QRunnable, Qt, Signal
+from PySide6.QtGui import QImage, QPainter, QPixmap
+from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.imaging.render import RenderedImage, render_item
+
+log = logging.getLogger(__name__)
+
+
+def rgba_to_qimage(rgba: np.ndarray) -> QImage:
+    """Wrap an ``(H, W, 4) uint8`` RGBA array in a QImage (deep copy, so it owns its pixels)."""
+    if rgba.ndim != 3 or rgba.shape[2] != 4 or rgba.dtype != np.uint8:
+        raise ValueError(f"expected (H, W, 4) uint8 RGBA, got {rgba.shape} {rgba.dtype}")
+    data = np.ascontiguousarray(rgba)
+    h, w = data.shape[:2]
+    return QImage(data.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
+
+
+class ImageView(QGraphicsView):
+    """Shows one rendered slice; the wheel zooms about the cursor, dragging pans."""
+
+    ZOOM_STEP = 1.25
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setScene(QGraphicsScene(self))
+        self._pixmap_item = QGraphicsPixmapItem()
+        self._pixmap_item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
+        self.scene().addItem(self._pixmap_item)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        self.setBackgroundBrush(Qt.GlobalColor.black)
+        self.setMinimumSize(320, 320)
+        self._fit = True
+
+    def set_image(self, rgba: np.ndarray) -> None:
+        """Show new pixels; keeps the zoom if the user zoomed, else fits the window."""
+        self._pixmap_item.setPixmap(QPixmap.fromImage(rgba_to_qimage(rgba)))
+        self.scene().setSceneRect(self._pixmap_item.boundingRect())
+        if self._fit:
+            self.fit()
+
+    def clear(self) -> None:
+        self._pixmap_item.setPixmap(QPixmap())
+
+    def fit(self) -> None:
+        """Fit the whole image in the view (key 0)."""
+        self._fit = True
+        self.fitInView(self._pixmap_item, Qt.AspectRatioMode.KeepAspectRatio)
+
+    def zoom(self, factor: float) -> None:
+        """Zoom by ``factor`` (> 1 enlarges)."""
+        self._fit = False
+        self.scale(factor, factor)
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        self.zoom(self.ZOOM_STEP if event.angleDelta().y() > 0 else 1 / self.ZOOM_STEP)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self._fit:
+            self.fit()
+
+
+class RenderSignals(QObject):
+    """Signals of :class:`RenderTask`: (generation, result) or (generation, error text)."""
+
+    done = Signal(int, object)
+    failed = Signal(int, str)
+
+
+class RenderTask(QRunnable):
+    """Renders an item off the GUI thread; touches no widget, only emits signals."""
+
+    def __init__(self, generation: int, item: Item, slice_index: int | None) -> None:
+        super().__init__()
+        self.generation, self.item, self.slice_index = generation, item, slice_index
+        self.signals = RenderSignals()
+
+    def run(self) -> None:
+        try:
+            result: RenderedImage = render_item(self.item, self.slice_index)
+        except Exception as exc:  # shown to the user in the view; logged with traceback
+            log.exception("rendering item %s failed", self.item.id)
+            self.signals.failed.emit(self.generation, f"item {self.item.id}: {exc}")
+            return
+        self.signals.done.emit(self.generation, result)

@@ -1,0 +1,78 @@
+"""Shared fixtures: isolated settings folders, offscreen Qt, small real benchmarks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path_factory, monkeypatch):
+    """Every test gets its own data and config folders (never the user's real ones)."""
+    base = tmp_path_factory.mktemp("medrcube-home")
+    monkeypatch.setenv("MEDRCUBE_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("MEDRCUBE_CONFIG_DIR", str(base / "config"))
+    return base
+
+
+def dicom_file(name: str) -> Path:
+    """Path of a pydicom / pydicom-data test file (never downloaded)."""
+    from pydicom.data import get_testdata_file
+
+    found = get_testdata_file(name, download=False)
+    if found is None:
+        pytest.fail(f"{name} is not installed (pydicom-data missing?)")
+    return Path(str(found))
+
+
+def item(item_id: str, image: str = "images/ct.dcm", **overrides) -> dict:
+    """A valid record in the public MedRCube layout; ``overrides`` replace fields."""
+    record = {
+        "id": item_id,
+        "question": "What is the imaging modality of this image?",
+        "option_A": "MRI",
+        "option_B": "CT",
+        "option_C": "X-ray",
+        "option_D": "Ultrasound",
+        "gt_answer": "CT",
+        "image_path": image,
+        "task": "Modality Recognition",
+        "modality": "CT",
+        "parts": "Chest",
+        "dataset": "ds1",
+    }
+    record.update(overrides)
+    return {k: v for k, v in record.items() if v is not None}
+
+
+def write_benchmark(root: Path, files: dict[str, object], images: dict[str, Path] | None = None) -> Path:
+    """Write ``{sub_folder: records or raw text}`` as test.json files and copy images.
+
+    ``images`` maps a path relative to the root (``"ds1/images/ct.dcm"``) to a source file.
+    """
+    for folder, content in files.items():
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        text = content if isinstance(content, str) else json.dumps(content)
+        (root / folder / "test.json").write_text(text, encoding="utf-8")
+    for rel, source in (images or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, root / rel)
+    return root
+
+
+@pytest.fixture
+def ct_benchmark(tmp_path) -> Path:
+    """Two good items on pydicom's CT_small.dcm (a real CT slice)."""
+    return write_benchmark(
+        tmp_path / "bench",
+        {"ds1": [item("ct-1"), item("ct-2", question="Which plane is shown?", option_A="Axial",
+                                    option_B="Coronal", option_C="Sagittal", option_D="Oblique",
+                                    gt_answer="Axial", task="View Identification")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )

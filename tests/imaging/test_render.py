@@ -1,0 +1,139 @@
+"""Rendering checked against hand computations and pydicom's own VOI implementation."""
+
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+import pydicom
+import pytest
+from PIL import Image
+from pydicom.pixels import apply_voi_lut
+
+from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.render import render_file, window_to_unit
+from tests.conftest import dicom_file
+
+
+def gray(rendered):
+    rgba = rendered.rgba
+    assert rgba.dtype == np.uint8 and rgba.ndim == 3 and rgba.shape[2] == 4
+    assert (rgba[..., 3] == 255).all()
+    return rgba[..., 0]
+
+
+def test_linear_window_matches_ps3_3_formula_by_hand():
+    # C.11.2.1.2.1 with c=40, w=400: x <= c-0.5-(w-1)/2 = -160 -> 0; x > c-0.5+(w-1)/2 = 239 -> 1
+    values = np.array([-1000.0, -160.0, 39.5, 239.0, 240.0, 3000.0])
+    out = window_to_unit(values, 40, 400)
+    np.testing.assert_allclose(out, [0.0, 0.0, 0.5, 1.0, 1.0, 1.0], atol=1e-12)
+
+
+def test_ct_without_file_window_uses_soft_tissue_window_on_hounsfield_units():
+    path = dicom_file("CT_small.dcm")
+    ds = pydicom.dcmread(path)
+    assert "WindowCenter" not in ds
+    hu = ds.pixel_array * float(ds.RescaleSlope) + float(ds.RescaleIntercept)
+    out = gray(render_file(path))
+    assert out.shape == hu.shape
+    # by hand, window 40/400 (LINEAR_EXACT): below -160 HU black, above 240 HU white
+    assert (out[hu <= -160] == 0).all()
+    assert (out[hu >= 240] == 255).all()
+    mid = (hu > -160) & (hu < 240)
+    expected = np.rint((hu[mid] + 160) / 400 * 255)
+    np.testing.assert_array_equal(out[mid], expected)
+
+
+def test_monochrome1_uses_file_window_then_inverts_like_pydicom():
+    path = dicom_file("RG1_J2KR.dcm")  # CR chest, MONOCHROME1, JPEG 2000 lossless
+    ds = pydicom.dcmread(path)
+    assert ds.PhotometricInterpretation == "MONOCHROME1"
+    raw = ds.pixel_array
+    reference = apply_voi_lut(raw, ds).astype(np.float64)  # pydicom, PS3.3 C.11.2.1.2
+    y_max = 2 ** int(ds.BitsStored) - 1
+    expected = np.rint((1.0 - reference / y_max) * 255)
+    out = gray(render_file(path)).astype(np.float64)
+    assert np.abs(out - expected).max() <= 1
+    # MONOCHROME1: the highest stored value (unattenuated beam, air) shows darkest
+    assert out.flat[np.argmax(raw)] <= 30 < 225 <= out.flat[np.argmin(raw)]
+
+
+def test_multiframe_dicom_shows_central_frame_with_a_monotonic_mapping():
+    path = dicom_file("emri_small.dcm")  # enhanced MR, 10 frames
+    frames = pydicom.dcmread(path).pixel_array
+    rendered = render_file(path)
+    assert (rendered.slice_index, rendered.slice_count) == (5, 10)
+    out = gray(rendered).ravel()
+    order = np.argsort(frames[5].ravel(), kind="stable")
+    assert (np.diff(out[order].astype(int)) >= 0).all()  # same ordering as frame 5
+    other = np.argsort(frames[2].ravel(), kind="stable")
+    assert (np.diff(out[other].astype(int)) < 0).any()  # and not frame 2's
+    assert render_file(path, slice_index=2).slice_index == 2
+
+
+def test_16bit_png_is_windowed_not_clipped(tmp_path):
+    ramp = np.arange(4096, dtype=np.uint16).reshape(64, 64)
+    path = tmp_path / "ramp16.png"
+    Image.fromarray(ramp).save(path)
+    assert Image.open(path).mode.startswith("I")
+    out = gray(render_file(path))
+    assert (out == 255).mean() < 0.01  # an 8-bit clip would saturate 94 % of the ramp
+    assert out.min() == 0 and out.max() == 255
+    assert (np.diff(out.ravel().astype(int)) >= 0).all()
+
+
+def test_8bit_png_is_shown_as_stored(tmp_path):
+    pixels = (np.arange(100, dtype=np.uint8).reshape(10, 10) + 50)
+    Image.fromarray(pixels).save(tmp_path / "p.png")
+    np.testing.assert_array_equal(gray(render_file(tmp_path / "p.png")), pixels)
+
+
+def test_mask_is_semi_transparent_red_and_box_a_red_outline(tmp_path):
+    path = dicom_file("CT_small.dcm")
+    plain = render_file(path).rgba
+    mask = np.zeros(plain.shape[:2], dtype=np.uint8)
+    mask[40:60, 50:70] = 255
+    Image.fromarray(mask).save(tmp_path / "mask.png")
+    out = render_file(path, mask_path=tmp_path / "mask.png", bbox=(10, 20, 100, 110)).rgba
+    g = plain[50, 60, 0].astype(float)
+    assert tuple(out[50, 60, :3]) == (round(0.6 * g + 0.4 * 255), round(0.6 * g), round(0.6 * g))
+    np.testing.assert_array_equal(out[45, 30], plain[45, 30])  # inside the box, outside the mask
+    assert tuple(out[20, 50]) == (255, 0, 0, 255)  # top edge, row y0
+    assert tuple(out[80, 100]) == (255, 0, 0, 255)  # right edge, column x1
+    np.testing.assert_array_equal(out[5, 5], plain[5, 5])  # outside the box
+
+
+def _volume(tmp_path, affine):
+    data = np.zeros((6, 8, 5), dtype=np.float32)
+    data[5, 7, :] = 100.0  # one bright voxel column at the highest i and j
+    mask = np.zeros(data.shape, dtype=np.uint8)
+    mask[1:3, 1:3, 1] = 1  # 4 voxels on slice 1
+    mask[0:3, 0:4, 3] = 1  # 12 voxels on slice 3: the largest mask area
+    nib.save(nib.Nifti1Image(data, affine), tmp_path / "vol.nii.gz")
+    nib.save(nib.Nifti1Image(mask, affine), tmp_path / "mask.nii.gz")
+    return tmp_path / "vol.nii.gz", tmp_path / "mask.nii.gz"
+
+
+def test_nifti_slice_with_largest_mask_area_in_radiological_convention(tmp_path):
+    image, mask = _volume(tmp_path, np.eye(4))  # RAS+: i -> patient right, j -> anterior
+    with_mask = render_file(image, mask_path=mask)
+    assert (with_mask.slice_index, with_mask.slice_count) == (3, 5)
+    assert render_file(image).slice_index == 2  # central slice without a mask
+    out = gray(render_file(image))
+    assert out.shape == (8, 6)  # rows: anterior -> posterior, columns: right -> left
+    assert out[0, 0] == 255  # most anterior, patient right shows top-left
+    assert (out > 0).sum() == 1
+
+
+def test_nifti_with_flipped_x_still_shows_patient_right_on_screen_left(tmp_path):
+    image, _ = _volume(tmp_path, np.diag([-1.0, 1.0, 1.0, 1.0]))  # LAS: i -> patient left
+    out = gray(render_file(image))
+    assert out[0, -1] == 255
+
+
+def test_unreadable_files_raise_image_load_error_naming_the_file(tmp_path):
+    broken = tmp_path / "broken.dcm"
+    broken.write_bytes(b"not a dicom file at all")
+    with pytest.raises(ImageLoadError, match="broken.dcm"):
+        render_file(broken)
+    with pytest.raises(ImageLoadError, match="unknown image format"):
+        render_file(Path(__file__))

@@ -1,0 +1,31 @@
+import json
+
+from medrcube_desktop.cli import main
+from tests.conftest import dicom_file, item, write_benchmark
+
+
+def test_validate_clean_benchmark_exits_0(ct_benchmark, capsys):
+    assert main(["validate", str(ct_benchmark), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"items": 2, "problems": []}
+
+
+def test_validate_with_problems_exits_1_and_lists_file_item_field(tmp_path, capsys):
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item("ok"), item("bad", gt_answer="PET")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    assert main(["validate", str(root), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["items"] == 1
+    assert report["problems"] == [
+        {"file": "ds1/test.json", "item": "bad", "field": "gt_answer", "message": "'PET' matches no option"}
+    ]
+    assert main(["validate", str(root)]) == 1
+    assert "ds1/test.json item bad field gt_answer: 'PET' matches no option" in capsys.readouterr().out
+
+
+def test_validate_unusable_dir_exits_2_with_one_line(tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist" in err

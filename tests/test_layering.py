@@ -1,0 +1,47 @@
+"""Only medrcube_desktop.ui may import Qt (STYLE.md rule 1)."""
+
+import subprocess
+import sys
+import textwrap
+
+
+def test_no_module_outside_ui_imports_qt():
+    # Import every non-UI module in a fresh interpreter where importing Qt fails.
+    code = textwrap.dedent(
+        """
+        import importlib, pkgutil, sys
+
+        class BlockQt:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("PySide6", "shiboken6", "PyQt5", "PyQt6"):
+                    raise ImportError(f"Qt imported: {name}")
+                return None
+
+        sys.meta_path.insert(0, BlockQt())
+        import medrcube_desktop
+        names = [m.name for m in pkgutil.walk_packages(medrcube_desktop.__path__, "medrcube_desktop.")]
+        # __main__ runs the app when imported; it only calls cli.main
+        checked = [n for n in names if not n.startswith("medrcube_desktop.ui") and not n.endswith("__main__")]
+        for name in checked:
+            importlib.import_module(name)
+        assert "medrcube_desktop.cli" in checked and "medrcube_desktop.imaging.render" in checked
+        print(len(checked))
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.strip()) >= 15
+
+
+def test_the_ui_package_does_import_qt():
+    # the blocker above must be able to fail: the UI package cannot be imported under it
+    code = (
+        "import sys\n"
+        "class B:\n"
+        "    def find_spec(self, n, p=None, t=None):\n"
+        "        if n.startswith('PySide6'): raise ImportError(n)\n"
+        "sys.meta_path.insert(0, B())\n"
+        "import medrcube_desktop.ui.main_window\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode != 0 and "PySide6" in result.stderr

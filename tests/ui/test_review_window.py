@@ -1,0 +1,94 @@
+"""A real review driven with the keyboard, then a new window on the same database."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+from PySide6.QtCore import Qt
+
+from medrcube_desktop.core.dataset import load_benchmark
+from medrcube_desktop.review.session import ReviewSessionState
+from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.ui.main_window import MainWindow
+
+
+def open_window(qtbot, root, db_path, reviewer="dr-a"):
+    benchmark = load_benchmark(root)
+    store = ReviewStore(db_path)
+    window = MainWindow(ReviewSessionState(benchmark.items, store, reviewer), benchmark)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.first_item_shown, timeout=10000):
+        window.show()
+    window.activateWindow()
+    qtbot.waitExposed(window)
+    return window, store
+
+
+def test_keys_1_to_7_and_enter_save_scores_that_a_new_window_shows(qtbot, ct_benchmark, tmp_path):
+    db = tmp_path / "study.db"
+    window, store = open_window(qtbot, ct_benchmark, db)
+    assert window.session.current.id == "ct-1"
+    assert "B. CT" in window.item_pane.options.text() and "ground truth" in window.item_pane.options.text()
+    qtbot.keyClick(window.image_view, Qt.Key.Key_2)
+    qtbot.keyClick(window.image_view, Qt.Key.Key_7)
+    qtbot.keyClick(window.image_view, Qt.Key.Key_7)  # toggled twice: back to pass
+    qtbot.keyClick(window.image_view, Qt.Key.Key_5)
+    assert window.rubric_pane.buttons["1.2"].text().endswith("FAIL")
+    window.rubric_pane.comment.setFocus()
+    qtbot.keyClicks(window.rubric_pane.comment, "options 1 and 3 overlap")  # digits go to the text
+    qtbot.keyClick(window.rubric_pane.comment, Qt.Key.Key_Return)
+    assert window.session.current.id == "ct-2"  # Enter committed and moved on
+    assert window.progress_label.text() == "1 of 2 reviewed"
+    saved = store.latest_reviews("dr-a")["ct-1"]
+    assert saved.scores == {"1.1": 1, "1.2": 0, "1.3": 1, "1.4": 1, "2.1": 0, "2.2": 1, "2.3": 1}
+    assert saved.comment == "options 1 and 3 overlap"
+    assert saved.started_at <= saved.committed_at
+    window.close()
+    store.close()
+
+    again, _ = open_window(qtbot, ct_benchmark, db)
+    assert again.progress_label.text() == "1 of 2 reviewed"
+    again.show_item("ct-1")
+    texts = {rule: again.rubric_pane.buttons[rule].text() for rule in ("1.1", "1.2", "2.1")}
+    assert texts["1.2"].endswith("FAIL") and texts["2.1"].endswith("FAIL") and texts["1.1"].endswith("PASS")
+    assert again.rubric_pane.comment.toPlainText() == "options 1 and 3 overlap"
+    assert "revision 1" in again.rubric_pane.saved_label.text()
+
+
+def test_filters_restrict_the_list(qtbot, ct_benchmark, tmp_path):
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    task = window.list_pane.combos["task"]
+    task.setCurrentIndex(task.findData("VR"))
+    assert window.list_pane.list.count() == 1
+    assert window.session.current.id == "ct-2"
+
+
+def test_unreadable_image_is_reported_in_the_window_not_fatal(qtbot, tmp_path):
+    from tests.conftest import item, write_benchmark
+
+    root = write_benchmark(tmp_path / "b", {"ds1": [item("x", image="images/bad.dcm")]})
+    (root / "ds1" / "images").mkdir()
+    (root / "ds1" / "images" / "bad.dcm").write_bytes(b"garbage")
+    window, _ = open_window(qtbot, root, tmp_path / "s.db")
+    assert "Cannot show the image" in window.image_message.text()
+    assert "bad.dcm" in window.image_message.text()
+
+
+@pytest.mark.slow
+def test_command_line_screenshot_of_the_first_item_with_its_overlay(ct_benchmark, tmp_path):
+    shot = tmp_path / "shot.png"
+    boxed = ct_benchmark / "ds1" / "test.json"
+    boxed.write_text(boxed.read_text().replace('"dataset": "ds1"}', '"dataset": "ds1", "bbox": [10, 10, 60, 60]}', 1))
+    result = subprocess.run(
+        [sys.executable, "-m", "medrcube_desktop", "--dataset", str(ct_benchmark), "--db", str(tmp_path / "s.db"),
+         "--reviewer", "dr-a", "--screenshot", str(shot), "--quit-after-ms", "200"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    image = np.asarray(Image.open(shot).convert("RGB"))
+    assert image.shape[1] >= 1024 and image.shape[0] >= 700
+    image = image.astype(int)  # the view scales the image smoothly: allow blended edges
+    red = (image[..., 0] > 200) & (image[..., 1] < 60) & (image[..., 2] < 60)
+    assert red.sum() > 100  # the box outline is on screen
