@@ -155,6 +155,7 @@ def run_gui(args: argparse.Namespace) -> int:
     if args.demo:
         from medrcube_desktop.demo.build import ensure_demo
 
+        log.info("demo benchmark: %s (built on first use)", settings.demo_benchmark_dir())
         root = ensure_demo(settings.demo_benchmark_dir())
     elif args.dataset is not None:
         root = args.dataset

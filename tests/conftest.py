@@ -51,7 +51,9 @@ def item(item_id: str, image: str = "images/ct.dcm", **overrides) -> dict:
     return {k: v for k, v in record.items() if v is not None}
 
 
-def write_benchmark(root: Path, files: dict[str, object], images: dict[str, Path] | None = None) -> Path:
+def write_benchmark(
+    root: Path, files: dict[str, object], images: dict[str, Path] | None = None
+) -> Path:
     """Write ``{sub_folder: records or raw text}`` as test.json files and copy images.
 
     ``images`` maps a path relative to the root (``"ds1/images/ct.dcm"``) to a source file.
@@ -71,8 +73,20 @@ def ct_benchmark(tmp_path) -> Path:
     """Two good items on pydicom's CT_small.dcm (a real CT slice)."""
     return write_benchmark(
         tmp_path / "bench",
-        {"ds1": [item("ct-1"), item("ct-2", question="Which plane is shown?", option_A="Axial",
-                                    option_B="Coronal", option_C="Sagittal", option_D="Oblique",
-                                    gt_answer="Axial", task="View Identification")]},
+        {
+            "ds1": [
+                item("ct-1"),
+                item(
+                    "ct-2",
+                    question="Which plane is shown?",
+                    option_A="Axial",
+                    option_B="Coronal",
+                    option_C="Sagittal",
+                    option_D="Oblique",
+                    gt_answer="Axial",
+                    task="View Identification",
+                ),
+            ]
+        },
         {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
     )

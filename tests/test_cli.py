@@ -19,13 +19,34 @@ def test_validate_with_problems_exits_1_and_lists_file_item_field(tmp_path, caps
     report = json.loads(capsys.readouterr().out)
     assert report["items"] == 1
     assert report["problems"] == [
-        {"file": "ds1/test.json", "item": "bad", "field": "gt_answer", "message": "'PET' matches no option"}
+        {
+            "file": "ds1/test.json",
+            "item": "bad",
+            "field": "gt_answer",
+            "message": "'PET' matches no option",
+        }
     ]
     assert main(["validate", str(root)]) == 1
-    assert "ds1/test.json item bad field gt_answer: 'PET' matches no option" in capsys.readouterr().out
+    assert (
+        "ds1/test.json item bad field gt_answer: 'PET' matches no option" in capsys.readouterr().out
+    )
 
 
 def test_validate_unusable_dir_exits_2_with_one_line(tmp_path, capsys):
     assert main(["validate", str(tmp_path / "nope")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "does not exist" in err
+
+
+def test_every_command_and_option_is_documented_in_the_readme():
+    from pathlib import Path
+
+    from medrcube_desktop.cli import SUBCOMMANDS, _gui_parser
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    for name in SUBCOMMANDS:
+        assert f"medrcube-desktop {name}" in readme, name
+    for action in _gui_parser()._actions:
+        for flag in action.option_strings:
+            if flag not in ("-h", "--help", "--version"):
+                assert flag in readme, flag

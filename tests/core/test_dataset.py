@@ -63,7 +63,9 @@ def test_every_kind_of_broken_item_is_reported_once_and_good_items_still_count(t
 
 
 def test_item_without_id_is_named_by_position(tmp_path):
-    root = write_benchmark(tmp_path / "b", {"ds1": [item(None)]}, {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")})
+    root = write_benchmark(
+        tmp_path / "b", {"ds1": [item(None)]}, {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")}
+    )
     (problem,) = load_benchmark(root).problems
     assert (problem.item, problem.field) == ("#0", "id")
 
@@ -82,9 +84,18 @@ def test_unusable_root_raises(tmp_path, make):
 def test_mask_and_bbox_extensions(tmp_path):
     root = write_benchmark(
         tmp_path / "b",
-        {"ds1": [item("boxed", bbox=[1, 2, 30, 40]), item("badbox", bbox=[5, 5, 1, 1]), item("nomask", mask_path="m.png")]},
+        {
+            "ds1": [
+                item("boxed", bbox=[1, 2, 30, 40]),
+                item("badbox", bbox=[5, 5, 1, 1]),
+                item("nomask", mask_path="m.png"),
+            ]
+        },
         {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
     )
     bench = load_benchmark(root)
     assert [i.bbox for i in bench.items] == [(1.0, 2.0, 30.0, 40.0)]
-    assert problems_by_item(bench) == {("ds1/test.json", "badbox", "bbox"), ("ds1/test.json", "nomask", "mask_path")}
+    assert problems_by_item(bench) == {
+        ("ds1/test.json", "badbox", "bbox"),
+        ("ds1/test.json", "nomask", "mask_path"),
+    }

@@ -82,7 +82,7 @@ def test_16bit_png_is_windowed_not_clipped(tmp_path):
 
 
 def test_8bit_png_is_shown_as_stored(tmp_path):
-    pixels = (np.arange(100, dtype=np.uint8).reshape(10, 10) + 50)
+    pixels = np.arange(100, dtype=np.uint8).reshape(10, 10) + 50
     Image.fromarray(pixels).save(tmp_path / "p.png")
     np.testing.assert_array_equal(gray(render_file(tmp_path / "p.png")), pixels)
 

@@ -18,10 +18,18 @@ def scores(**fails):
 def test_new_file_is_migrated_in_wal_mode_and_records_its_version(tmp_path):
     store = ReviewStore(tmp_path / "study.db")
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.conn.execute("SELECT version, name FROM schema_migrations").fetchall() == [(1, "0001_initial.sql")]
+    assert store.conn.execute("SELECT version, name FROM schema_migrations").fetchall() == [
+        (1, "0001_initial.sql")
+    ]
     columns = [r[1] for r in store.conn.execute("PRAGMA table_info(reviews)")]
     assert [c for c in columns if c.startswith("score_")] == [
-        "score_1_1", "score_1_2", "score_1_3", "score_1_4", "score_2_1", "score_2_2", "score_2_3",
+        "score_1_1",
+        "score_1_2",
+        "score_1_3",
+        "score_1_4",
+        "score_2_1",
+        "score_2_2",
+        "score_2_3",
     ]
 
 
@@ -29,12 +37,18 @@ def test_committed_review_is_readable_from_a_second_connection_at_once(tmp_path)
     path = tmp_path / "study.db"
     store = ReviewStore(path)
     started = utc_now()
-    store.save_review(Review("dr-a", "item-7", scores(r1_4=0, r2_3=0), "not image dependent", started, utc_now()))
+    store.save_review(
+        Review("dr-a", "item-7", scores(r1_4=0, r2_3=0), "not image dependent", started, utc_now())
+    )
     # a separate plain sqlite3 connection sees the row without any close/flush
-    row = sqlite3.connect(path).execute(
-        "SELECT reviewer, item_id, revision, score_1_4, score_2_3, score_1_1, comment, started_at, "
-        "rubric_version FROM reviews"
-    ).fetchone()
+    row = (
+        sqlite3.connect(path)
+        .execute(
+            "SELECT reviewer, item_id, revision, score_1_4, score_2_3, score_1_1, comment, started_at, "
+            "rubric_version FROM reviews"
+        )
+        .fetchone()
+    )
     assert row == ("dr-a", "item-7", 1, 0, 0, 1, "not image dependent", started, "nbme-medrcube-1")
 
 
@@ -44,7 +58,10 @@ def test_recommit_adds_a_revision_and_keeps_the_first(tmp_path):
     second = store.save_review(Review("dr-a", "i1", scores(), "second", utc_now(), utc_now()))
     assert second.revision == 2
     history = store.review_history("dr-a", "i1")
-    assert [(r.revision, r.scores["1.1"], r.comment) for r in history] == [(1, 0, "first"), (2, 1, "second")]
+    assert [(r.revision, r.scores["1.1"], r.comment) for r in history] == [
+        (1, 0, "first"),
+        (2, 1, "second"),
+    ]
     assert store.latest_reviews("dr-a")["i1"].comment == "second"
     assert store.latest_reviews("dr-b") == {}
 
@@ -59,7 +76,9 @@ def test_incomplete_or_non_binary_scores_are_refused(bad):
 
 def test_database_from_a_newer_app_is_refused(tmp_path):
     path = tmp_path / "s.db"
-    ReviewStore(path).conn.execute("INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 'x')")
+    ReviewStore(path).conn.execute(
+        "INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 'x')"
+    )
     with pytest.raises(StoreError, match="newer than this app"):
         ReviewStore(path)
 

@@ -30,7 +30,10 @@ def test_keys_1_to_7_and_enter_save_scores_that_a_new_window_shows(qtbot, ct_ben
     db = tmp_path / "study.db"
     window, store = open_window(qtbot, ct_benchmark, db)
     assert window.session.current.id == "ct-1"
-    assert "B. CT" in window.item_pane.options.text() and "ground truth" in window.item_pane.options.text()
+    assert (
+        "B. CT" in window.item_pane.options.text()
+        and "ground truth" in window.item_pane.options.text()
+    )
     qtbot.keyClick(window.image_view, Qt.Key.Key_2)
     qtbot.keyClick(window.image_view, Qt.Key.Key_7)
     qtbot.keyClick(window.image_view, Qt.Key.Key_7)  # toggled twice: back to pass
@@ -52,7 +55,11 @@ def test_keys_1_to_7_and_enter_save_scores_that_a_new_window_shows(qtbot, ct_ben
     assert again.progress_label.text() == "1 of 2 reviewed"
     again.show_item("ct-1")
     texts = {rule: again.rubric_pane.buttons[rule].text() for rule in ("1.1", "1.2", "2.1")}
-    assert texts["1.2"].endswith("FAIL") and texts["2.1"].endswith("FAIL") and texts["1.1"].endswith("PASS")
+    assert (
+        texts["1.2"].endswith("FAIL")
+        and texts["2.1"].endswith("FAIL")
+        and texts["1.1"].endswith("PASS")
+    )
     assert again.rubric_pane.comment.toPlainText() == "options 1 and 3 overlap"
     assert "revision 1" in again.rubric_pane.saved_label.text()
 
@@ -80,11 +87,30 @@ def test_unreadable_image_is_reported_in_the_window_not_fatal(qtbot, tmp_path):
 def test_command_line_screenshot_of_the_first_item_with_its_overlay(ct_benchmark, tmp_path):
     shot = tmp_path / "shot.png"
     boxed = ct_benchmark / "ds1" / "test.json"
-    boxed.write_text(boxed.read_text().replace('"dataset": "ds1"}', '"dataset": "ds1", "bbox": [10, 10, 60, 60]}', 1))
+    boxed.write_text(
+        boxed.read_text().replace(
+            '"dataset": "ds1"}', '"dataset": "ds1", "bbox": [10, 10, 60, 60]}', 1
+        )
+    )
     result = subprocess.run(
-        [sys.executable, "-m", "medrcube_desktop", "--dataset", str(ct_benchmark), "--db", str(tmp_path / "s.db"),
-         "--reviewer", "dr-a", "--screenshot", str(shot), "--quit-after-ms", "200"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "medrcube_desktop",
+            "--dataset",
+            str(ct_benchmark),
+            "--db",
+            str(tmp_path / "s.db"),
+            "--reviewer",
+            "dr-a",
+            "--screenshot",
+            str(shot),
+            "--quit-after-ms",
+            "200",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     image = np.asarray(Image.open(shot).convert("RGB"))
