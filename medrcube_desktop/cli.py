@@ -62,8 +62,15 @@ def _gui_parser() -> argparse.ArgumentParser:
 def _jobs_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="medrcube-desktop")
     sub = parser.add_subparsers(dest="command", required=True)
-    validate = sub.add_parser("validate", help="check a benchmark folder and list every problem")
-    validate.add_argument("dir", type=Path, metavar="DIR")
+    validate = sub.add_parser(
+        "validate",
+        help="check a benchmark folder and list every problem",
+        description="Check a MedRCube-layout benchmark: every */test.json and every item. "
+        "Exit status: 0 no problems, 1 problems found (or no loadable item), 2 DIR unusable.",
+    )
+    validate.add_argument(
+        "dir", type=Path, metavar="DIR", help="benchmark root (sub-folders hold test.json)"
+    )
     validate.add_argument(
         "--json", action="store_true", help='print {"items": N, "problems": [...]}'
     )
@@ -87,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_demo_build(args.out_dir, args.json)
         args = _gui_parser().parse_args(argv)
         return run_gui(args)
-    except MedRCubeError as exc:
+    except (MedRCubeError, OSError) as exc:  # bad input or an unusable path: one line
         print(f"medrcube-desktop: {exc}", file=sys.stderr)
         return 2
 
@@ -113,7 +120,7 @@ def cmd_validate(root: Path, as_json: bool) -> int:
         print(
             f"{len(benchmark.items)} loadable items, {len(benchmark.problems)} problems in {benchmark.root}"
         )
-    return 1 if benchmark.problems else 0
+    return 1 if benchmark.problems or not benchmark.items else 0
 
 
 def cmd_demo_build(out_dir: Path, as_json: bool) -> int:
@@ -121,8 +128,9 @@ def cmd_demo_build(out_dir: Path, as_json: bool) -> int:
     from tqdm import tqdm
 
     from medrcube_desktop.core.dataset import load_benchmark
-    from medrcube_desktop.demo.build import build_demo
+    from medrcube_desktop.demo.build import build_demo, check_output_folder
 
+    check_output_folder(out_dir)  # refuse a non-empty folder before drawing a progress bar
     with tqdm(total=0, unit="image", disable=as_json, file=sys.stderr) as bar:
 
         def progress(done: int, total: int, message: str) -> None:
@@ -155,7 +163,6 @@ def run_gui(args: argparse.Namespace) -> int:
     if args.demo:
         from medrcube_desktop.demo.build import ensure_demo
 
-        log.info("demo benchmark: %s (built on first use)", settings.demo_benchmark_dir())
         root = ensure_demo(settings.demo_benchmark_dir())
     elif args.dataset is not None:
         root = args.dataset

@@ -78,16 +78,34 @@ class Settings:
             return cls()
         try:
             raw = json.loads(path.read_text("utf-8"))
-            known = {k: v for k, v in raw.items() if k in cls.__dataclass_fields__}
-            return cls(**known)
-        except (OSError, ValueError, TypeError) as exc:
+        except (OSError, ValueError) as exc:
             log.warning("%s: ignoring unreadable settings file: %s", path, exc)
             return cls()
+        if not isinstance(raw, dict):
+            log.warning("%s: ignoring settings file: expected a JSON object", path)
+            return cls()
+        values = {}
+        for key in cls.__dataclass_fields__:
+            value = raw.get(key)
+            if value is not None and not (isinstance(value, str) and value.strip()):
+                log.warning("%s: ignoring %s: expected text, found %r", path, key, value)
+                continue
+            values[key] = value
+        return cls(**values)
 
-    def save(self) -> None:
-        """Write ``settings.json`` atomically (write a temp file, then replace)."""
+    def save(self) -> bool:
+        """Write ``settings.json`` atomically (temp file, then replace).
+
+        Returns False, with a logged warning, when it cannot be written: settings are a
+        convenience and never stop the app.
+        """
         path = self.path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2), "utf-8")
-        tmp.replace(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".json.tmp")
+            tmp.write_text(json.dumps(asdict(self), indent=2), "utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            log.warning("%s: cannot save settings: %s", path, exc)
+            return False
+        return True

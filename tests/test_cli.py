@@ -50,3 +50,15 @@ def test_every_command_and_option_is_documented_in_the_readme():
         for flag in action.option_strings:
             if flag not in ("-h", "--help", "--version"):
                 assert flag in readme, flag
+
+
+def test_validate_with_no_loadable_item_exits_1(tmp_path, capsys):
+    root = write_benchmark(tmp_path / "b", {"ds1": [], "ds2": [item("bad", image="none.dcm")]})
+    assert main(["validate", str(root), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["items"] == 0
+    assert [(p["file"], p["item"], p["field"]) for p in report["problems"]] == [
+        ("ds2/test.json", "bad", "image_path")
+    ]
+    assert main(["validate", str(write_benchmark(tmp_path / "e", {"ds1": []}))]) == 1
+    assert "0 loadable items, 0 problems" in capsys.readouterr().out

@@ -5,13 +5,23 @@ list of items. ``image_path`` is relative to the sub-folder that holds the
 ``test.json``; ``gt_answer`` is the TEXT of the correct option, not its letter.
 
 Bad items are reported as :class:`Problem` records and left out; the good items of
-the same file still load. Only an unusable root raises :class:`DatasetError`.
+the same file still load. Every item left out has at least one problem, each field at
+most one (the most basic found). Only an unusable root raises :class:`DatasetError`.
+
+As in the public MedRCube release, every field is text, except that ``id`` may also be
+an integer: ``"option_A": 1`` is reported ("expected text, found int"), not converted.
+``mask_path``, ``bbox`` and ``option_C``..``option_F`` are optional; ``null`` is absent.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import logging
+import math
+import os
+import re
+import unicodedata
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -19,19 +29,17 @@ from medrcube_desktop.core.items import OPTION_LETTERS, Item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import DatasetError
 
-REQUIRED_FIELDS: tuple[str, ...] = (
-    "id",
-    "question",
-    "option_A",
-    "option_B",
-    "gt_answer",
-    "image_path",
-    "task",
-    "modality",
-    "parts",
-    "dataset",
-)
+log = logging.getLogger(__name__)
+
+_OTHER_TEXT_FIELDS = ("image_path", "task", "modality", "parts", "dataset")
+REQUIRED_FIELDS = ("id", "question", "option_A", "option_B", "gt_answer", *_OTHER_TEXT_FIELDS)
 ITEMS_FILE = "test.json"
+_OPTION_FIELDS = tuple(f"option_{letter}" for letter in OPTION_LETTERS)
+_KNOWN_FIELDS = frozenset(REQUIRED_FIELDS) | set(_OPTION_FIELDS) | {"mask_path", "bbox"}
+_POSITIONAL_NAME = re.compile(r"#\d+ \(no id\)")
+_CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
+
+Report = Callable[[str | None, str], None]
 
 
 @dataclass(frozen=True)
@@ -43,8 +51,9 @@ class Problem:
     file : str
         The ``test.json`` concerned, relative to the benchmark root (POSIX separators).
     item : str or None
-        The item's ``id`` (``"#N"``, the 0-based position in the list, when the item
-        has no usable id); ``None`` for a problem with the whole file.
+        The item's ``id``; ``"#N (no id)"``, with N its 0-based position in the list,
+        when the item has no usable id (an explicit id of that form is itself reported,
+        so the two never collide); ``None`` for a problem with the whole file.
     field : str or None
         The field concerned (``"gt_answer"``, ``"image_path"``...), ``None`` for a
         problem with the whole file or record.
@@ -105,11 +114,13 @@ def load_benchmark(root: str | Path) -> Benchmark:
     Returns
     -------
     Benchmark
+        May hold no items at all (every item bad); callers decide what that means.
 
     Raises
     ------
     DatasetError
-        ``root`` does not exist, is not a folder, or no sub-folder holds a ``test.json``.
+        ``root`` does not exist, is not a folder, cannot be listed, or no sub-folder
+        holds a ``test.json`` (a broken symbolic link counts, and is reported).
     """
     root_path = Path(root).expanduser()
     if not root_path.exists():
@@ -117,180 +128,317 @@ def load_benchmark(root: str | Path) -> Benchmark:
     if not root_path.is_dir():
         raise DatasetError(f"{root_path}: not a folder")
     root_path = root_path.resolve()
-    files = sorted(root_path.glob(f"*/{ITEMS_FILE}"))
+    files = _find_item_files(root_path)
     if not files:
         raise DatasetError(f"{root_path}: no sub-folder holds a {ITEMS_FILE}")
-    items: list[Item] = []
-    problems: list[Problem] = []
+    benchmark = Benchmark(root=root_path, items=[], problems=[])
     seen_ids: dict[str, str] = {}
     for path in files:
-        for item_or_problem in _load_file(root_path, path, seen_ids):
-            if isinstance(item_or_problem, Problem):
-                problems.append(item_or_problem)
-            else:
-                items.append(item_or_problem)
-    return Benchmark(root=root_path, items=items, problems=problems)
+        _load_file(benchmark, path, seen_ids)
+    return benchmark
 
 
-def _load_file(root: Path, path: Path, seen_ids: dict[str, str]) -> Iterator[Item | Problem]:
-    rel = path.relative_to(root).as_posix()
+def _find_item_files(root: Path) -> list[Path]:
+    """``<sub-folder>/test.json`` for every sub-folder that has one, sorted by folder."""
     try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        yield Problem(
-            rel, None, None, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        )
-        return
-    except (OSError, UnicodeDecodeError) as exc:
-        yield Problem(rel, None, None, f"cannot read file: {exc}")
-        return
-    if not isinstance(records, list):
-        yield Problem(
-            rel, None, None, f"expected a JSON list of items, found {type(records).__name__}"
-        )
+        with os.scandir(root) as entries:
+            folders = sorted(entry.name for entry in entries if entry.is_dir())
+    except OSError as exc:
+        raise DatasetError(f"{root}: cannot list the folder: {exc.strerror}") from exc
+    paths = (root / name / ITEMS_FILE for name in folders)
+    return [path for path in paths if os.path.lexists(path)]  # lexists: keep broken links
+
+
+@dataclass(frozen=True)
+class _OverlongInt:
+    """Stands for a JSON integer too long for ``int()`` (``sys.get_int_max_str_digits``)."""
+
+    digits: int
+
+
+@dataclass
+class _File:
+    """One ``test.json`` being validated."""
+
+    root: Path
+    path: Path
+    rel: str
+    suspect: bool = False  # may hold overlong integers or lone surrogates: scan records
+
+
+def _load_file(benchmark: Benchmark, path: Path, seen_ids: dict[str, str]) -> None:
+    """Add the items and problems of one ``test.json`` to ``benchmark``."""
+    file = _File(benchmark.root, path, path.relative_to(benchmark.root).as_posix())
+    records = _read_records(file)
+    if isinstance(records, Problem):
+        benchmark.problems.append(records)
         return
     for index, record in enumerate(records):
-        problems: list[Problem] = []
-        item = _parse_record(root, path, rel, index, record, problems)
-        if item is not None:
-            if item.id in seen_ids:
-                problems.append(
-                    Problem(rel, item.id, "id", f"duplicate id (first seen in {seen_ids[item.id]})")
-                )
-            else:
-                seen_ids[item.id] = rel
-        yield from problems
-        if item is not None and not problems:
-            yield item
+        try:
+            found = _check_record(file, index, record, seen_ids)
+        except Exception as exc:  # last resort, logged: one item must not end validation
+            log.exception("unexpected error validating %s item #%d", file.rel, index)
+            message = f"internal error, please report it: {type(exc).__name__}: {exc}"
+            found = [Problem(file.rel, _positional(index), None, message)]
+        if isinstance(found, Item):
+            benchmark.items.append(found)
+        else:
+            benchmark.problems.extend(found)
 
 
-def _parse_record(
-    root: Path, path: Path, rel: str, index: int, record: object, problems: list[Problem]
-) -> Item | None:
-    """Validate one record; append every problem found; return the item if none."""
+def _read_records(file: _File) -> list[object] | Problem:
+    """The file's list of records, or the one problem that makes it unusable."""
+
+    def problem(message: str) -> Problem:
+        return Problem(file.rel, None, None, message)
+
+    def parse_int(text: str) -> int | _OverlongInt:
+        try:
+            return int(text)
+        except ValueError:  # beyond Python's digit limit for int(str)
+            file.suspect = True
+            return _OverlongInt(len(text.lstrip("-")))
+
+    try:
+        text = file.path.read_text(encoding="utf-8-sig")  # a BOM from Windows editors is harmless
+    except (OSError, UnicodeDecodeError) as exc:
+        if file.path.is_symlink() and not file.path.exists():
+            return problem("broken symbolic link: the file it points to does not exist")
+        return problem(f"cannot read file: {getattr(exc, 'strerror', None) or exc}")
+    file.suspect = "\\ud" in text or "\\uD" in text  # escapes that may be lone surrogates
+    try:
+        records = json.loads(text, parse_int=parse_int)
+    except json.JSONDecodeError as exc:
+        return problem(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+    except RecursionError:
+        return problem("invalid JSON: lists or objects nested too deeply")
+    if not isinstance(records, list):
+        return problem(f"expected a JSON list of items, found {_type_name(records)}")
+    return records
+
+
+def _check_record(
+    file: _File, index: int, record: object, seen_ids: dict[str, str]
+) -> Item | list[Problem]:
+    """Validate one record: the item, or every problem found (at most one per field)."""
     if not isinstance(record, dict):
-        problems.append(
-            Problem(rel, f"#{index}", None, f"item is a {type(record).__name__}, not a JSON object")
-        )
-        return None
-    raw_id = record.get("id")
-    item_id = (
-        str(raw_id).strip()
-        if isinstance(raw_id, str | int) and str(raw_id).strip()
-        else f"#{index}"
-    )
+        message = f"item is a {_type_name(record)}, not a JSON object"
+        return [Problem(file.rel, _positional(index), None, message)]
+    item_id, id_problem = _parse_id(record.get("id"))
+    name = item_id if item_id is not None else _positional(index)
+    found: dict[str | None, Problem] = {}
 
     def report(field: str | None, message: str) -> None:
-        problems.append(Problem(rel, item_id, field, message))
+        found.setdefault(field, Problem(file.rel, name, field, message))
 
-    for name in REQUIRED_FIELDS:
-        value = record.get(name)
-        if value is None or (isinstance(value, str) and not value.strip()):
-            report(name, "missing or empty")
-        elif not isinstance(value, str | int) or isinstance(value, bool):
-            report(name, f"expected text, found {type(value).__name__}")
-    options = _parse_options(record, report)
-    answer = _match_answer(record.get("gt_answer"), options, report)
-    task = None
-    if isinstance(record.get("task"), str) and record["task"].strip():
-        task = canonical_task(record["task"])
-        if task is None:
-            report("task", f"unknown task name {record['task']!r}")
-    image_path = _resolve_inside(root, path.parent, record.get("image_path"), "image_path", report)
-    mask_path = None
+    if file.suspect:
+        _report_unusable_values(record, report)
+    if item_id is None:
+        report("id", str(id_problem))
+    elif item_id in seen_ids:  # bad items claim their id too: they get fixed, not dropped
+        report("id", f"duplicate id (first seen in {seen_ids[item_id]})")
+    else:
+        seen_ids[item_id] = file.rel
+    item = _parse_fields(file, str(item_id), record, report)
+    if found:
+        return list(found.values())
+    if item is None:  # a bug; the caller reports it as an internal error
+        raise RuntimeError(f"{file.rel} item {name} left out without a problem")
+    return item
+
+
+def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> Item | None:
+    """Check every field but ``id``; the item, or ``None`` after reporting why not."""
+    question = _text(record, "question", report)
+    options, options_ok = _parse_options(record, report)
+    answer = _match_answer(_text(record, "gt_answer", report), options, options_ok, report)
+    texts = {key: _text(record, key, report) for key in _OTHER_TEXT_FIELDS}
+    image_path = mask_path = None
+    if texts["image_path"]:
+        image_path = _resolve_inside(file, texts["image_path"], "image_path", report)
+    raw_task = texts["task"]
+    task = canonical_task(raw_task) if raw_task else None
+    if raw_task and task is None:
+        report("task", f"unknown task name {raw_task!r}")
     if record.get("mask_path") is not None:
-        mask_path = _resolve_inside(root, path.parent, record["mask_path"], "mask_path", report)
+        mask = _text(record, "mask_path", report, empty="empty; leave the field out if no mask")
+        if mask:
+            mask_path = _resolve_inside(file, mask, "mask_path", report)
     bbox = _parse_bbox(record.get("bbox"), report)
-    if problems or task is None or answer is None or image_path is None:
+    if not (question and answer and task and image_path and all(texts.values())):
         return None
-    known = set(REQUIRED_FIELDS) | {f"option_{x}" for x in OPTION_LETTERS} | {"mask_path", "bbox"}
     return Item(
         id=item_id,
-        question=str(record["question"]).strip(),
+        question=question,
         options=options,
         answer=answer,
         task=task,
-        raw_task=str(record["task"]),
-        modality=str(record["modality"]).strip(),
-        region=str(record["parts"]).strip(),
-        dataset=str(record["dataset"]).strip(),
+        raw_task=record["task"],
+        modality=str(texts["modality"]),
+        region=str(texts["parts"]),
+        dataset=str(texts["dataset"]),
         image_path=image_path,
-        source_file=path,
+        source_file=file.path,
         mask_path=mask_path,
         bbox=bbox,
-        extra={k: v for k, v in record.items() if k not in known},
+        extra={k: v for k, v in record.items() if k not in _KNOWN_FIELDS},
     )
 
 
-def _parse_options(record: dict, report) -> dict[str, str]:
+def _positional(index: int) -> str:
+    """The name of an item without a usable id (see :attr:`Problem.item`)."""
+    return f"#{index} (no id)"
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _type_name(value: object) -> str:
+    return "int" if isinstance(value, _OverlongInt) else type(value).__name__
+
+
+def _is_unicode(text: str) -> bool:
+    """False for strings holding lone surrogates (from JSON escapes such as ``\\ud800``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _parse_id(raw: object) -> tuple[str | None, str | None]:
+    """``(id, None)`` for a usable id, else ``(None, what is wrong)``."""
+    if raw is None:
+        return None, "missing or empty"
+    if isinstance(raw, bool) or not isinstance(raw, str | int):
+        return None, f"expected text or an integer, found {_type_name(raw)}"
+    text = str(raw).strip()
+    if not text:
+        return None, "missing or empty"
+    if not text.isprintable():  # fast path: printable text has neither problem below
+        if not _is_unicode(text):
+            return None, "not valid Unicode (lone surrogate)"
+        if any(unicodedata.category(char) in _CONTROL_CATEGORIES for char in text):
+            return None, "contains a line break or other control character"
+    if _POSITIONAL_NAME.fullmatch(text):
+        return None, f"{text!r} is reserved for naming items without an id"
+    return text, None
+
+
+def _report_unusable_values(record: dict, report: Report) -> None:
+    """Report values no later check can use: overlong integers, lone surrogates."""
+    for key, value in record.items():
+        field = key if _is_unicode(key) else ascii(key)
+        stack = [key, value]
+        while stack:  # iterative: values may nest as deep as JSON allows
+            current = stack.pop()
+            if isinstance(current, dict):
+                stack.extend([*current, *current.values()])
+            elif isinstance(current, list):
+                stack.extend(current)
+            elif isinstance(current, _OverlongInt):
+                report(field, f"holds a number with {current.digits} digits, too long to use")
+            elif isinstance(current, str) and not _is_unicode(current):
+                report(field, "not valid Unicode (lone surrogate)")
+
+
+def _text(record: dict, key: str, report: Report, empty: str = "missing or empty") -> str | None:
+    """The stripped text of ``record[key]``, or ``None`` after reporting why not."""
+    value = record.get(key)
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if value is None or isinstance(value, str):
+        report(key, empty)
+    else:
+        report(key, f"expected text, found {_type_name(value)}")
+    return None
+
+
+def _parse_options(record: dict, report: Report) -> tuple[dict[str, str], bool]:
+    """Options by letter, and whether all are fine; at most one problem per option."""
+    values = [record.get(key) for key in _OPTION_FIELDS]
+    filled = [v is not None and not (isinstance(v, str) and not v.strip()) for v in values]
     options: dict[str, str] = {}
-    ended_at: str | None = None
-    for letter in OPTION_LETTERS:
-        value = record.get(f"option_{letter}")
-        present = (
-            isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip()
-        )
-        if not present:
-            if value is not None and letter not in ("A", "B"):
-                report(f"option_{letter}", "empty option")
-            ended_at = ended_at or letter
+    ok = True
+    for i, key in enumerate(_OPTION_FIELDS):
+        value, later = values[i], [k for j, k in enumerate(_OPTION_FIELDS) if j > i and filled[j]]
+        if isinstance(value, str) and filled[i]:
+            options[OPTION_LETTERS[i]] = value.strip()
             continue
-        if ended_at is not None:
+        if filled[i]:
+            report(key, f"expected text, found {_type_name(value)}")
+        elif i < 2:
+            report(key, "missing or empty")
+        elif later:
+            verb = "is" if len(later) == 1 else "are"
             report(
-                f"option_{ended_at}",
-                f"missing, but option_{letter} is present (options must be contiguous)",
+                key, f"missing, but {', '.join(later)} {verb} present; options must be contiguous"
             )
+        elif value is not None:
+            report(key, "empty; leave the field out if there is no such option")
+        else:
             continue
-        options[letter] = str(value).strip()
-    return options
+        ok = False
+    return options, ok
 
 
-def _match_answer(gt_answer: object, options: dict[str, str], report) -> str | None:
-    if (
-        not isinstance(gt_answer, str | int)
-        or isinstance(gt_answer, bool)
-        or not str(gt_answer).strip()
-    ):
-        return None  # already reported as missing or of the wrong type
-    wanted = str(gt_answer).strip()
-    matches = [letter for letter, text in options.items() if text == wanted]
-    if not matches:
-        report("gt_answer", f"{wanted!r} matches no option")
-        return None
-    if len(matches) > 1:
-        report("gt_answer", f"{wanted!r} matches more than one option ({', '.join(matches)})")
-        return None
-    return matches[0]
+def _match_answer(
+    gt_answer: str | None, options: dict[str, str], options_ok: bool, report: Report
+) -> str | None:
+    """The letter of the option whose text is ``gt_answer``."""
+    if gt_answer is None:
+        return None  # already reported
+    matches = [letter for letter, text in options.items() if text == gt_answer]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        report("gt_answer", f"{gt_answer!r} matches more than one option ({', '.join(matches)})")
+    elif options_ok:  # with a bad option, the answer may well be the bad one
+        report("gt_answer", f"{gt_answer!r} matches no option")
+    return None
 
 
-def _resolve_inside(root: Path, folder: Path, value: object, field: str, report) -> Path | None:
-    if not isinstance(value, str) or not value.strip():
-        return None  # missing fields are reported with the required fields
-    relative = Path(value.strip())
+def _resolve_inside(file: _File, value: str, field: str, report: Report) -> Path | None:
+    """``value`` resolved against the file's folder, if it is a file inside the root."""
+    root = file.root
+    relative = Path(value)
     if relative.is_absolute():
         report(field, f"{value!r} is absolute; paths must be relative to the folder of test.json")
         return None
-    resolved = (folder / relative).resolve()
-    if not resolved.is_relative_to(root):
+    try:
+        resolved = (file.path.parent / relative).resolve()
+        inside = resolved.is_relative_to(root)
+        is_file = inside and resolved.is_file()
+        is_dir = inside and not is_file and resolved.is_dir()
+    except (OSError, ValueError, RuntimeError) as exc:
+        # OSError: name too long...; ValueError: NUL byte; RuntimeError: symlink loop
+        report(field, f"{value!r} cannot be used as a path: {getattr(exc, 'strerror', 0) or exc}")
+        return None
+    if not inside:
         report(field, f"{value!r} leaves the benchmark root")
         return None
-    if not resolved.is_file():
-        report(field, f"file not found: {resolved.relative_to(root).as_posix()}")
+    if not is_file:
+        shown = resolved.relative_to(root).as_posix()
+        report(field, f"{'a folder, not a file' if is_dir else 'file not found'}: {shown}")
         return None
     return resolved
 
 
-def _parse_bbox(value: object, report) -> tuple[float, float, float, float] | None:
+def _parse_bbox(value: object, report: Report) -> tuple[float, float, float, float] | None:
+    """``(x0, y0, x1, y1)`` in pixels, or ``None`` when absent or reported."""
     if value is None:
         return None
-    if (
-        not isinstance(value, list | tuple)
-        or len(value) != 4
-        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
-    ):
+    if not isinstance(value, list) or len(value) != 4 or not all(map(_is_number, value)):
         report("bbox", "expected [x0, y0, x1, y1] in pixels")
         return None
-    x0, y0, x1, y1 = (float(v) for v in value)
+    try:
+        x0, y0, x1, y1 = (float(v) for v in value)
+    except OverflowError:  # an integer beyond the float range, such as 10**400
+        x0 = y0 = x1 = y1 = math.inf
+    if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
+        report("bbox", "coordinates must be finite numbers (no NaN, Infinity or huge values)")
+        return None
     if x1 <= x0 or y1 <= y0 or min(x0, y0) < 0:
         report("bbox", f"{list(value)} is not a box with x0 < x1, y0 < y1 and no negative corner")
         return None

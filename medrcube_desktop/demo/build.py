@@ -30,7 +30,9 @@ from medrcube_desktop.demo.mni_sources import slices_recipe, volume_recipe
 from medrcube_desktop.demo.sources import DraftItem, FileRecord, RecipeResult
 from medrcube_desktop.errors import DatasetError
 
-BUILDER_VERSION = "1"
+log = logging.getLogger(__name__)
+
+BUILDER_VERSION = "2"
 """Bump when the demo's content changes; :func:`ensure_demo` then rebuilds it."""
 
 MANIFEST_NAME = "MANIFEST.json"
@@ -107,6 +109,8 @@ def _build_into(root: Path, progress: ProgressFn | None) -> None:
         drafts.extend(result.items)
         files.extend(result.files)
     _report(progress, len(steps), total, f"writing {ITEMS_FILE} and {MANIFEST_NAME}")
+    # number items in the order the loader reads them (dataset folders sorted by name)
+    drafts.sort(key=lambda draft: draft.dataset)
     items = [finish_item(f"demo-{number:04d}", draft) for number, draft in enumerate(drafts, 1)]
     write_items(root, items)
     write_manifest(root, files)
@@ -135,6 +139,7 @@ def ensure_demo(target: Path, progress: ProgressFn | None = None) -> Path:
     target = Path(target)
     if demo_is_current(target):
         return target
+    log.info("building the demo benchmark into %s", target)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
     try:
@@ -210,10 +215,19 @@ def write_manifest(root: Path, files: list[FileRecord]) -> None:
     (root / MANIFEST_NAME).write_text(text + "\n", encoding="utf-8")
 
 
-def _empty_folder(path: Path) -> Path:
+def check_output_folder(path: Path) -> None:
+    """Raise :class:`DatasetError` unless ``path`` is missing or an empty folder."""
+    path = Path(path)
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise DatasetError(f"{path}: the demo must be built into a new or empty folder")
-    path.mkdir(parents=True, exist_ok=True)
+
+
+def _empty_folder(path: Path) -> Path:
+    check_output_folder(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot create the demo folder: {exc}") from exc
     return path
 
 

@@ -9,6 +9,8 @@ Arrays follow numpy order: ``(rows, columns)``, row 0 at the top of the screen.
 from __future__ import annotations
 
 import functools
+import logging
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +51,9 @@ class SliceData:
         ``(H, W)`` bool on the same grid as ``pixels``.
     notes : list[str]
         Things the user should know (4-D file shown as first volume...).
+    flip_rows, flip_cols : bool
+        Whether ``pixels`` were flipped top-bottom / left-right from the stored array to
+        show radiological convention; a box given in stored pixels must follow.
     """
 
     pixels: np.ndarray
@@ -62,6 +67,8 @@ class SliceData:
     slice_count: int = 1
     mask: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
+    flip_rows: bool = False
+    flip_cols: bool = False
 
 
 def image_kind(path: Path) -> str:
@@ -117,7 +124,8 @@ def load_slice(
     except Exception as exc:  # decoders raise many types; name the file and keep the cause
         raise ImageLoadError(f"{path}: cannot decode image: {exc}") from exc
     if mask_path is not None:
-        data.mask = _load_picture_mask(mask_path, data.pixels.shape[:2])
+        mask = _load_picture_mask(mask_path, data.pixels.shape[:2])
+        data.mask = mask[:: -1 if data.flip_rows else 1, :: -1 if data.flip_cols else 1]
     return data
 
 
@@ -144,11 +152,55 @@ def _functional_group_item(ds, frame: int, sequence: str):
     return None
 
 
+PROJECTION_MODALITIES = {"CR", "DX", "RF", "XA", "IO", "PX", "RG", "DF"}
+"""Projection radiography (DICOM Modality codes, PS3.3 C.7.3.1.1.1), shown as if facing
+the patient. Mammography (MG) has its own hanging conventions and is left as stored."""
+
+
 def _load_dicom(path: Path, slice_index: int | None) -> SliceData:
     import pydicom
+
+    logger = logging.getLogger("pydicom")
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # pydicom's warnings become notes on the image instead
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = _decode_dicom(pydicom.dcmread(path, stop_before_pixels=True), path, slice_index)
+    finally:
+        logger.setLevel(level)
+    messages = list(dict.fromkeys(str(w.message).split(". Please see")[0] for w in caught))
+    data.notes.extend(f"pydicom: {m}" for m in messages[:3])
+    return data
+
+
+def _orient_projection(data: SliceData, ds) -> SliceData:
+    """Flip a radiograph so the patient's right shows on the viewer's left, head up.
+
+    Uses Patient Orientation (0020,0020): the patient direction of the rows (first value)
+    and of the columns (second value), PS3.3 C.7.6.1.1.1.
+    """
+    orientation = [str(v).strip().upper() for v in (ds.get("PatientOrientation") or [])]
+    if data.modality not in PROJECTION_MODALITIES or len(orientation) != 2:
+        return data
+    flip_cols = orientation[0].startswith("R")
+    flip_rows = orientation[1].startswith("H")
+    if flip_cols or flip_rows:
+        data.pixels = np.ascontiguousarray(
+            data.pixels[:: -1 if flip_rows else 1, :: -1 if flip_cols else 1]
+        )
+        data.flip_rows, data.flip_cols = flip_rows, flip_cols
+        data.notes.append(
+            f"flipped {'left-right' if flip_cols else ''}{' and ' if flip_cols and flip_rows else ''}"
+            f"{'top-bottom' if flip_rows else ''} to show patient right on screen left, head up "
+            f"(Patient Orientation {chr(92).join(orientation)})"
+        )
+    return data
+
+
+def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
     from pydicom.pixels import apply_color_lut, pixel_array
 
-    ds = pydicom.dcmread(path, stop_before_pixels=True)
     if "PixelData" not in ds and "FloatPixelData" not in ds and ds.get("Rows") is None:
         raise ImageLoadError(f"{path}: DICOM file holds no image (no Pixel Data)")
     count = int(ds.get("NumberOfFrames", 1) or 1)
@@ -173,7 +225,7 @@ def _load_dicom(path: Path, slice_index: int | None) -> SliceData:
             arr.astype(np.uint8), True, "RGB", modality, slice_index=index, slice_count=count
         )
     pixels = _apply_modality(arr, ds, index)
-    return SliceData(
+    data = SliceData(
         pixels,
         False,
         photometric,
@@ -183,6 +235,7 @@ def _load_dicom(path: Path, slice_index: int | None) -> SliceData:
         slice_index=index,
         slice_count=count,
     )
+    return _orient_projection(data, ds)
 
 
 def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
@@ -207,10 +260,13 @@ def _dicom_window(ds, frame: int) -> tuple[float, float] | None:
         source = _functional_group_item(ds, frame, "FrameVOILUTSequence")
     if source is None or "WindowCenter" not in source or "WindowWidth" not in source:
         return None
-    width = _first(source.WindowWidth)
-    if width <= 0:
+    try:
+        center, width = _first(source.WindowCenter), _first(source.WindowWidth)
+    except (TypeError, ValueError, IndexError):  # empty or malformed: use the default window
         return None
-    return _first(source.WindowCenter), width
+    if not (np.isfinite(center) and np.isfinite(width)) or width <= 0:
+        return None
+    return center, width
 
 
 def _load_picture(path: Path) -> SliceData:
@@ -222,6 +278,8 @@ def _load_picture(path: Path) -> SliceData:
             arr = np.asarray(img)
             bits = 16 if img.mode.startswith("I;16") or arr.max(initial=0) > 255 else 8
             return SliceData(arr.astype(np.float64), False, "MONOCHROME2", source_bits=bits)
+        if img.mode == "F":  # 32-bit float (TIFF): window from its own range
+            return SliceData(np.asarray(img, dtype=np.float64), False, "MONOCHROME2")
         if img.mode in ("L", "1"):
             return SliceData(
                 np.asarray(img.convert("L"), dtype=np.float64), False, "MONOCHROME2", source_bits=8
@@ -244,9 +302,22 @@ def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
     return mask
 
 
+@dataclass(frozen=True)
+class _Volume:
+    data: np.ndarray  # (I, J, K) float32, voxel order
+    codes: tuple[str, str, str]  # nibabel.aff2axcodes: direction each voxel axis runs
+    window: tuple[float, float] | None  # one window for every slice of the volume
+    notes: tuple[str, ...]
+
+
 @functools.lru_cache(maxsize=4)
-def _nifti_volume(path: str) -> tuple[np.ndarray, tuple[str, str, str], list[str]]:
-    """Whole 3-D volume as float32 ``(I, J, K)`` voxel order, its axis codes and notes."""
+def _nifti_volume(path: str) -> _Volume:
+    """Whole 3-D volume, its axis codes, display window and notes (cached per file).
+
+    The window is the header's cal_min/cal_max display range when set (NIfTI-1 header
+    fields), else the 0.5th-99.5th percentiles of the finite voxels of the whole volume,
+    so that scrolling does not change the contrast.
+    """
     import nibabel as nib
 
     img = nib.load(path)
@@ -257,43 +328,68 @@ def _nifti_volume(path: str) -> tuple[np.ndarray, tuple[str, str, str], list[str
         data = data[..., 0]
     if data.ndim != 3:
         raise ImageLoadError(f"{path}: expected a 3-D or 4-D NIfTI image, found {data.ndim}-D")
-    return data.astype(np.float32, copy=False), tuple(nib.aff2axcodes(img.affine)), notes
+    data = data.astype(np.float32, copy=False)
+    header = img.header
+    cal_min, cal_max = (float(header.get(k, 0) or 0) for k in ("cal_min", "cal_max"))
+    if np.isfinite(cal_min) and np.isfinite(cal_max) and cal_max > cal_min:
+        window = ((cal_min + cal_max) / 2.0, cal_max - cal_min)
+    else:
+        finite = data[np.isfinite(data)]
+        window = robust_window(finite) if finite.size else None
+    return _Volume(data, tuple(nib.aff2axcodes(img.affine)), window, tuple(notes))
+
+
+def robust_window(values: np.ndarray, low: float = 0.5, high: float = 99.5) -> tuple[float, float]:
+    """(center, width) spanning the ``low``..``high`` percentiles of the finite ``values``.
+
+    Falls back to the full range when the percentiles coincide; width is at least 1e-6.
+    Raises ``ValueError`` when no value is finite.
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        raise ValueError("no finite value to window")
+    lo, hi = np.percentile(finite, [low, high])
+    if hi <= lo:
+        lo, hi = float(finite.min()), float(finite.max())
+    width = max(float(hi - lo), 1e-6)
+    return float(lo + width / 2.0), width
 
 
 def _load_nifti(path: Path, slice_index: int | None, mask_path: Path | None) -> SliceData:
     try:
-        volume, codes, notes = _nifti_volume(str(path))
-        mask_volume = _nifti_volume(str(mask_path))[0] > 0 if mask_path is not None else None
+        volume = _nifti_volume(str(path))
+        mask_volume = _nifti_volume(str(mask_path)).data > 0 if mask_path is not None else None
     except ImageLoadError:
         raise
     except Exception as exc:
         raise ImageLoadError(f"{path}: cannot read NIfTI: {exc}") from exc
-    if mask_volume is not None and mask_volume.shape != volume.shape:
+    data, codes = volume.data, volume.codes
+    if mask_volume is not None and mask_volume.shape != data.shape:
         raise ImageLoadError(
-            f"{mask_path}: mask grid {mask_volume.shape} differs from image grid {volume.shape}"
+            f"{mask_path}: mask grid {mask_volume.shape} differs from image grid {data.shape}"
         )
-    count = volume.shape[2]  # the third voxel axis is the acquisition (slice) axis
+    count = data.shape[2]  # the third voxel axis is the acquisition (slice) axis
     if slice_index is None:
         if mask_volume is not None and mask_volume.any():
             slice_index = int(np.argmax(mask_volume.sum(axis=(0, 1))))
         else:
             slice_index = count // 2
     slice_index = max(0, min(int(slice_index), count - 1))
-    pixels = orient_for_display(
-        volume[:, :, slice_index].astype(np.float64), codes[0], codes[1], codes[2]
-    )
+    pixels = orient_for_display(data[:, :, slice_index].astype(np.float64), *codes)
     mask = None
     if mask_volume is not None:
-        mask = orient_for_display(mask_volume[:, :, slice_index], codes[0], codes[1], codes[2])
+        mask = orient_for_display(mask_volume[:, :, slice_index], *codes)
     return SliceData(
         pixels,
         False,
         "MONOCHROME2",
-        "MR",
+        None,  # NIfTI does not record the modality
+        window=volume.window,
+        voi_lut_function="LINEAR_EXACT",
         slice_index=slice_index,
         slice_count=count,
         mask=mask,
-        notes=list(notes),
+        notes=list(volume.notes),
     )
 
 

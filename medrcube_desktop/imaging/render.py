@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.imaging.loading import SliceData, load_slice
+from medrcube_desktop.imaging.loading import SliceData, load_slice, robust_window
 
 CT_SOFT_TISSUE_WINDOW = (40.0, 400.0)
 """(center, width) in HU used for CT without a window in the file (abdomen/mediastinum)."""
@@ -78,15 +78,6 @@ def window_to_unit(
     return np.clip(((x - (center - 0.5)) / (width - 1.0)) + 0.5, 0.0, 1.0)
 
 
-def robust_window(pixels: np.ndarray, low: float = 0.5, high: float = 99.5) -> tuple[float, float]:
-    """(center, width) spanning the ``low``..``high`` percentiles of ``pixels``."""
-    lo, hi = np.percentile(pixels, [low, high])
-    if hi <= lo:
-        lo, hi = float(pixels.min()), float(pixels.max())
-    width = max(float(hi - lo), 1e-6)
-    return float(lo + width / 2.0), width
-
-
 def to_gray8(data: SliceData) -> tuple[np.ndarray, tuple[float, float] | None]:
     """Map a greyscale slice to ``(H, W)`` uint8 and return the window used."""
     pixels = data.pixels
@@ -95,9 +86,15 @@ def to_gray8(data: SliceData) -> tuple[np.ndarray, tuple[float, float] | None]:
         unit = window_to_unit(pixels, *window, function=data.voi_lut_function)
     elif data.source_bits == 8:
         return np.clip(np.rint(pixels), 0, 255).astype(np.uint8), None
-    else:
-        window = CT_SOFT_TISSUE_WINDOW if data.modality == "CT" else robust_window(pixels)
+    elif data.modality == "CT":
+        window = CT_SOFT_TISSUE_WINDOW
         unit = window_to_unit(pixels, *window, function="LINEAR_EXACT")
+    elif np.isfinite(pixels).any():
+        window = robust_window(pixels)
+        unit = window_to_unit(pixels, *window, function="LINEAR_EXACT")
+    else:
+        window, unit = None, np.zeros(pixels.shape)
+    unit = np.nan_to_num(unit, nan=0.0)  # NaN voxels (outside a brain mask, say) show black
     if data.photometric == "MONOCHROME1":  # inversion after VOI: air shows dark
         unit = 1.0 - unit
     return np.rint(unit * 255.0).astype(np.uint8), window
@@ -131,9 +128,42 @@ def compose_rgba(
     out = np.empty(rgb.shape[:2] + (4,), dtype=np.uint8)
     out[..., :3] = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
     out[..., 3] = 255
+    notes = list(data.notes)
     if bbox is not None:
-        draw_box(out, bbox)
-    return RenderedImage(out, data.slice_index, data.slice_count, window, list(data.notes))
+        box = displayed_box(bbox, out.shape[:2], data.flip_rows, data.flip_cols)
+        if box is None:
+            notes.append(f"the item's box {list(bbox)} lies outside the image: not drawn")
+        else:
+            draw_box(out, box)
+    return RenderedImage(out, data.slice_index, data.slice_count, window, notes)
+
+
+def displayed_box(
+    bbox: tuple[float, float, float, float],
+    shape: tuple[int, int],
+    flip_rows: bool = False,
+    flip_cols: bool = False,
+) -> tuple[float, float, float, float] | None:
+    """A box in stored-array pixels moved to displayed pixels, or None if not on the image.
+
+    Parameters
+    ----------
+    bbox : (x0, y0, x1, y1)
+        Column and row bounds in pixels of the stored array.
+    shape : (H, W)
+        Displayed image size in pixels.
+    flip_rows, flip_cols : bool
+        Flips applied to the stored array for display (see ``SliceData``).
+    """
+    h, w = shape
+    x0, y0, x1, y1 = bbox
+    if not all(np.isfinite(v) for v in bbox) or x0 >= w or y0 >= h or x1 < 0 or y1 < 0:
+        return None
+    if flip_cols:
+        x0, x1 = (w - 1) - x1, (w - 1) - x0
+    if flip_rows:
+        y0, y1 = (h - 1) - y1, (h - 1) - y0
+    return x0, y0, x1, y1
 
 
 def draw_box(rgba: np.ndarray, bbox: tuple[float, float, float, float]) -> None:

@@ -16,6 +16,9 @@ from medrcube_desktop.errors import StoreError
 from medrcube_desktop.review.rubric import RULE_IDS, load_rubric, score_column
 from medrcube_desktop.store.migrations import migrate
 
+BUSY_TIMEOUT_S = 5.0
+"""How long a write waits for another connection's lock before failing (seconds)."""
+
 
 def utc_now() -> str:
     """Current UTC time as ISO 8601 with offset, second precision."""
@@ -72,15 +75,17 @@ class ReviewStore:
             if self.path is None:
                 conn = sqlite3.connect(":memory:", isolation_level=None)
             else:
+                if self.path.is_dir():
+                    raise StoreError(f"{self.path}: is a folder, not a review database file")
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(self.path, isolation_level=None, timeout=10)
+                conn = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
             conn.execute("PRAGMA foreign_keys = ON")
             self.db = sqlite_utils.Database(conn)
             if self.path is not None:
                 self.db.enable_wal()
                 conn.execute("PRAGMA synchronous = FULL")
             migrate(conn, self.path)
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"{self.path}: cannot open review database: {exc}") from exc
 
     @property
@@ -128,14 +133,23 @@ class ReviewStore:
                 columns = ", ".join(row)
                 marks = ", ".join(f":{c}" for c in row)
                 self.conn.execute(f"INSERT INTO reviews ({columns}) VALUES ({marks})", row)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeError) as exc:
             raise StoreError(
                 f"{self.path}: cannot save review of item {review.item_id}: {exc}"
             ) from exc
         return _review_from_row(row)
 
     def latest_reviews(self, reviewer: str) -> dict[str, Review]:
-        """The latest revision of every item ``reviewer`` has committed, by item id."""
+        """The latest revision of every item ``reviewer`` has committed, by item id.
+
+        Raises
+        ------
+        StoreError
+            The database cannot be read (locked, corrupt).
+        """
+        return self._read(lambda: self._latest_reviews(reviewer), "read reviews")
+
+    def _latest_reviews(self, reviewer: str) -> dict[str, Review]:
         rows = self.db.query(
             "SELECT r.* FROM reviews r JOIN (SELECT item_id, MAX(revision) AS revision FROM reviews "
             "WHERE reviewer = :reviewer GROUP BY item_id) last "
@@ -145,25 +159,44 @@ class ReviewStore:
         return {row["item_id"]: _review_from_row(row) for row in rows}
 
     def review_history(self, reviewer: str, item_id: str) -> list[Review]:
-        """Every revision of one item by one reviewer, oldest first."""
-        rows = self.db.query(
-            "SELECT * FROM reviews WHERE reviewer = ? AND item_id = ? ORDER BY revision",
-            [reviewer, item_id],
-        )
-        return [_review_from_row(row) for row in rows]
+        """Every revision of one item by one reviewer, oldest first (raises StoreError)."""
+
+        def query() -> list[Review]:
+            rows = self.db.query(
+                "SELECT * FROM reviews WHERE reviewer = ? AND item_id = ? ORDER BY revision",
+                [reviewer, item_id],
+            )
+            return [_review_from_row(row) for row in rows]
+
+        return self._read(query, f"read the history of item {item_id}")
 
     def get_state(self, key: str) -> str | None:
-        """Value of an ``app_state`` key, or ``None``."""
-        row = self.conn.execute("SELECT value FROM app_state WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        """Value of an ``app_state`` key, or ``None`` (raises StoreError)."""
+
+        def query() -> str | None:
+            row = self.conn.execute("SELECT value FROM app_state WHERE key = ?", (key,)).fetchone()
+            return row[0] if row else None
+
+        return self._read(query, f"read {key}")
 
     def set_state(self, key: str, value: str) -> None:
-        """Set an ``app_state`` key (written at once)."""
-        self.conn.execute(
-            "INSERT INTO app_state (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
+        """Set an ``app_state`` key, written at once (raises StoreError)."""
+
+        def write() -> None:
+            self.conn.execute(
+                "INSERT INTO app_state (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+        self._read(write, f"save {key}")
+
+    def _read(self, query, what: str):
+        """Run ``query()``; turn any SQLite or encoding error into a StoreError."""
+        try:
+            return query()
+        except (sqlite3.Error, UnicodeError) as exc:
+            raise StoreError(f"{self.path or ':memory:'}: cannot {what}: {exc}") from exc
 
 
 def _review_from_row(row: dict) -> Review:

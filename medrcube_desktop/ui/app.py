@@ -7,7 +7,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QThreadPool, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 
 from medrcube_desktop import settings
@@ -55,10 +55,21 @@ def run_app(
         prints it on one line).
     """
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    try:
+        return _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms)
+    finally:
+        # Render workers run Python code: let them finish before the interpreter may exit,
+        # or an error raised here could leave the process hanging at shutdown.
+        QThreadPool.globalInstance().waitForDone(10_000)
+
+
+def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
+    global _UNATTENDED
     app.setApplicationName("MedRCube Desktop")
     app.setOrganizationName("MedRCube")
     sys.excepthook = _excepthook
     unattended = screenshot is not None or quit_after_ms is not None
+    _UNATTENDED = unattended
     prefs = settings.Settings.load()
     if dataset is None and not unattended:
         chosen = QFileDialog.getExistingDirectory(None, "Open a MedRCube benchmark folder")
@@ -69,43 +80,62 @@ def run_app(
     for problem in benchmark.problems:
         log.warning("benchmark problem: %s", problem)
     name = reviewer or (prefs.reviewer if unattended else ask_reviewer(prefs.reviewer))
-    if not name:
-        if unattended:
-            name = "reviewer"
-        else:
+    if name and not unattended:
+        prefs.reviewer = name  # typed by the user (option or dialog): remember it
+    elif not name:
+        if not unattended:
             return 2
-    prefs.reviewer = name if reviewer is None else prefs.reviewer or name
+        name = "unattended"  # a placeholder for scripted runs; never remembered
     prefs.last_dataset = str(benchmark.root)
     prefs.save()
     store = ReviewStore(db_path or settings.default_db_path(benchmark.root))
     log.info("reviews are saved in %s", store.path)
     window = MainWindow(ReviewSessionState(benchmark.items, store, name), benchmark)
+    window.reviewer_changed.connect(lambda new: _remember_reviewer(prefs, new))
     window.resize(*DEFAULT_SIZE)
-    if screenshot is not None or quit_after_ms is not None:
-        _schedule_unattended(window, screenshot, quit_after_ms)
+    result = {"status": 0}
+    if unattended:
+        window.setProperty("unattended", True)
+        _schedule_unattended(window, screenshot, quit_after_ms, result)
     window.show()
     status = app.exec()
     store.close()
-    return status
+    return status or result["status"]
+
+
+def _remember_reviewer(prefs: settings.Settings, name: str) -> None:
+    prefs.reviewer = name
+    prefs.save()
 
 
 def _schedule_unattended(
-    window: MainWindow, screenshot: Path | None, quit_after_ms: int | None
+    window: MainWindow, screenshot: Path | None, quit_after_ms: int | None, result: dict
 ) -> None:
-    """Once the first item is shown: save a grab of the window, then quit after N ms."""
+    """Once the first item is shown: save a grab of the window, then quit after N ms.
+
+    A screenshot that cannot be written sets ``result["status"]`` to 1.
+    """
 
     def on_first_item() -> None:
         if screenshot is not None:
-            QTimer.singleShot(300, lambda: _grab(window, screenshot))
+            QTimer.singleShot(
+                300, lambda: result.update(status=0 if _grab(window, screenshot) else 1)
+            )
         delay = max(quit_after_ms or 0, 600 if screenshot is not None else 0)
         QTimer.singleShot(delay, QApplication.instance().quit)
 
     window.first_item_shown.connect(on_first_item)
 
 
-def _grab(window: MainWindow, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _grab(window: MainWindow, path: Path) -> bool:
+    """Save a grab of the window as PNG; log and return False when it cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        log.error("could not save screenshot to %s: %s", path, exc)
+        return False
     if not window.grab().save(str(path)):
         log.error("could not save screenshot to %s", path)
-    else:
-        log.info("screenshot saved to %s", path)
+        return False
+    log.info("screenshot saved to %s", path)
+    return True

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from datetime import datetime
 
-from PySide6.QtCore import Qt, QThreadPool, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -24,31 +23,32 @@ from medrcube_desktop.core.dataset import Benchmark
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.imaging.render import RenderedImage
 from medrcube_desktop.review.rubric import RULE_IDS, load_rubric
-from medrcube_desktop.review.session import ItemFilter, ReviewSessionState
+from medrcube_desktop.review.session import ItemFilter, ReviewIncomplete, ReviewSessionState
+from medrcube_desktop.ui.actions import ActionSpec, cheat_sheet_html, install_actions
 from medrcube_desktop.ui.image_view import ImageView, RenderTask
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane, RubricPane
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ActionSpec:
-    """One user action: id, menu title, default shortcuts, handler (STYLE.md rule 11)."""
-
-    id: str
-    title: str
-    shortcuts: tuple[str, ...]
-    handler: Callable[[], None]
-    menu: str = "Review"
+def local_time(iso: str) -> str:
+    """An ISO 8601 UTC timestamp as local time, e.g. ``2026-11-29 15:10``."""
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso
 
 
 class MainWindow(QMainWindow):
     """Review window bound to a :class:`ReviewSessionState`.
 
-    Emits ``first_item_shown`` once the first item's image is on screen.
+    Emits ``first_item_shown`` once the first item's image is on screen (or once it is
+    clear that there is no item to show). ``reviewer_changed(name)`` when the reviewer
+    switches through File › Change reviewer.
     """
 
     first_item_shown = Signal()
+    reviewer_changed = Signal(str)
 
     def __init__(self, session: ReviewSessionState, benchmark: Benchmark, parent=None) -> None:
         super().__init__(parent)
@@ -57,18 +57,11 @@ class MainWindow(QMainWindow):
         self.rubric = load_rubric()
         self._generation = 0
         self._shown_first = False
-        self.setWindowTitle(f"MedRCube Desktop — {benchmark.name} — {session.reviewer}")
         self.setMinimumSize(1024, 700)
         self._build_widgets()
         self.actions_table = self._action_specs()
-        self._install_actions()
-        self.list_pane.set_items(session.visible, set(session.saved), None)
-        self._update_progress()
-        first = session.resume_item_id()
-        if first is not None:
-            self.show_item(first)
-        else:
-            self.statusBar().showMessage("This benchmark has no loadable items.")
+        self.qactions = install_actions(self, self.actions_table)
+        self._start_session()
 
     # -- construction ---------------------------------------------------------
     def _build_widgets(self) -> None:
@@ -82,6 +75,7 @@ class MainWindow(QMainWindow):
         self.slice_slider = QSlider(Qt.Orientation.Horizontal)
         self.slice_slider.setObjectName("sliceSlider")
         self.slice_slider.valueChanged.connect(self._slice_changed)
+        self.slice_slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.slice_label = QLabel()
         self.image_message = QLabel()
         self.image_message.setObjectName("imageMessage")
@@ -97,9 +91,10 @@ class MainWindow(QMainWindow):
         self.item_pane = ItemPane()
         self.rubric_pane = RubricPane(self.rubric)
         self.rubric_pane.toggled.connect(self.toggle_rule)
-        self.rubric_pane.comment_edited.connect(self.session.set_comment)
+        self.rubric_pane.comment_edited.connect(self._comment_edited)
         self.rubric_pane.commit_requested.connect(self.commit)
         right = QWidget()
+        right.setMinimumWidth(420)
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.item_pane)
         right_layout.addWidget(self.rubric_pane)
@@ -108,7 +103,7 @@ class MainWindow(QMainWindow):
         splitter.addWidget(self.list_pane)
         splitter.addWidget(centre)
         splitter.addWidget(right)
-        splitter.setSizes([260, 620, 400])
+        splitter.setSizes([300, 600, 460])
         splitter.setStretchFactor(1, 1)
         self.setCentralWidget(splitter)
         self.progress_label = QLabel()
@@ -125,29 +120,25 @@ class MainWindow(QMainWindow):
             self.statusBar().addWidget(problems)
 
     def _action_specs(self) -> list[ActionSpec]:
+        view = self.image_view
         specs = [
             ActionSpec(
-                f"rule.{rule}", f"Toggle rule {rule}", (str(n),), lambda r=rule: self.toggle_rule(r)
+                f"rule.{rule}",
+                f"Fail / pass rule {rule}",
+                (str(n),),
+                lambda r=rule: self.toggle_rule(r),
             )
             for n, rule in enumerate(RULE_IDS, start=1)
         ]
-        specs += [
+        return specs + [
+            ActionSpec("review.pass_rest", "Pass every unscored rule", ("P",), self.pass_unscored),
             ActionSpec(
                 "review.commit", "Commit and next", ("Return", "Enter", "Ctrl+Return"), self.commit
             ),
-            ActionSpec(
-                "review.leave_comment",
-                "Leave the comment box",
-                ("Escape",),
-                self.image_view.setFocus,
-            ),
-            ActionSpec(
-                "view.zoom_in", "Zoom in", ("+", "="), lambda: self.image_view.zoom(1.25), "View"
-            ),
-            ActionSpec(
-                "view.zoom_out", "Zoom out", ("-",), lambda: self.image_view.zoom(0.8), "View"
-            ),
-            ActionSpec("view.fit", "Fit image", ("0",), self.image_view.fit, "View"),
+            ActionSpec("review.leave_comment", "Leave the comment box", ("Escape",), view.setFocus),
+            ActionSpec("view.zoom_in", "Zoom in", ("+", "="), lambda: view.zoom(1.25), "View"),
+            ActionSpec("view.zoom_out", "Zoom out", ("-",), lambda: view.zoom(0.8), "View"),
+            ActionSpec("view.fit", "Fit image to the window", ("0",), view.fit, "View"),
             ActionSpec(
                 "view.next_slice", "Next slice", ("PgDown",), lambda: self._step_slice(1), "View"
             ),
@@ -158,46 +149,82 @@ class MainWindow(QMainWindow):
                 lambda: self._step_slice(-1),
                 "View",
             ),
-            ActionSpec("view.problems", "Problems…", (), self.show_problems, "View"),
+            ActionSpec(
+                "view.problems",
+                "Benchmark problems…",
+                ("Ctrl+Shift+P",),
+                self.show_problems,
+                "View",
+            ),
             ActionSpec(
                 "help.shortcuts", "Keyboard shortcuts", ("?", "F1"), self.show_shortcuts, "Help"
             ),
+            ActionSpec(
+                "app.reviewer", "Change reviewer…", ("Ctrl+Shift+R",), self.ask_reviewer, "File"
+            ),
             ActionSpec("app.quit", "Quit", ("Ctrl+Q",), self.close, "File"),
         ]
-        return specs
 
-    def _install_actions(self) -> None:
-        menus = {name: self.menuBar().addMenu(name) for name in ("File", "Review", "View", "Help")}
-        self.qactions: dict[str, QAction] = {}
-        for spec in self.actions_table:
-            menu = menus.get(spec.menu) or menus.setdefault(
-                spec.menu, self.menuBar().addMenu(spec.menu)
+    def _start_session(self) -> None:
+        """Show the session's list and open the item the reviewer resumes on."""
+        self.setWindowTitle(f"MedRCube Desktop — {self.benchmark.name} — {self.session.reviewer}")
+        self.session.set_filter(self.list_pane.current_filter())
+        self._refresh_list()
+        self._update_progress()
+        first = self.session.resume_item_id()
+        if first is not None:
+            self.show_item(first)
+        else:
+            self._show_no_item(
+                "This benchmark has no loadable items."
+                if not self.session.items
+                else "No item matches the filters."
             )
-            action = QAction(spec.title, self)
-            action.setShortcuts([QKeySequence(k) for k in spec.shortcuts])
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            action.triggered.connect(lambda _checked=False, run=spec.handler: run())
-            menu.addAction(action)
-            self.qactions[spec.id] = action
 
     # -- behaviour --------------------------------------------------------------
     def show_item(self, item_id: str) -> None:
-        """Make ``item_id`` current: question, options, saved or fresh draft, image."""
+        """Make ``item_id`` current: question, options, draft (kept) or saved scores, image."""
+        previous = self.session.current.id if self.session.current else None
         item = self.session.select(item_id)
+        try:
+            self.session.remember_position()
+        except StoreError as exc:  # not fatal: only the resume position is not stored
+            log.warning("%s", exc)
+            self.statusBar().showMessage(f"Could not store the current position: {exc}", 8000)
         self.list_pane.select(item_id)
         self.item_pane.show_item(item)
         self.rubric_pane.show_scores(self.session.draft.scores)
         self.rubric_pane.show_comment(self.session.draft.comment)
-        saved = self.session.saved.get(item_id)
-        self.rubric_pane.saved_label.setText(
-            f"Saved: revision {saved.revision}, committed {saved.committed_at}"
-            if saved
-            else "Not reviewed yet."
-        )
-        self.slice_slider.blockSignals(True)
-        self.slice_slider.setRange(0, 0)
-        self.slice_slider.blockSignals(False)
-        self._render(None)
+        self._show_saved_status()
+        if item_id != previous:
+            self.image_view.clear()
+            self.slice_slider.blockSignals(True)
+            self.slice_slider.setRange(0, 0)
+            self.slice_slider.blockSignals(False)
+            self._render(None)
+
+    def _show_saved_status(self) -> None:
+        saved = self.session.saved.get(self.session.current.id)
+        if self.session.has_unsaved_changes(self.session.current.id):
+            text = "Unsaved changes (kept while the app runs; Enter commits)."
+        elif saved:
+            text = f"Saved: revision {saved.revision}, committed {local_time(saved.committed_at)}."
+        else:
+            text = "Not reviewed yet."
+        self.rubric_pane.show_status(text)
+
+    def _show_no_item(self, message: str) -> None:
+        self.session.clear_current()
+        self._generation += 1  # drop any render still in flight
+        self.item_pane.show_nothing(message)
+        self.rubric_pane.show_scores({rule: None for rule in RULE_IDS})
+        self.rubric_pane.show_comment("")
+        self.rubric_pane.show_status("")
+        self.image_view.clear()
+        self.slice_slider.setVisible(False)
+        self.slice_label.setText("")
+        self.image_message.setText(message)
+        QTimer.singleShot(0, self._announce_first)  # after the caller connected to the signal
 
     def _render(self, slice_index: int | None) -> None:
         self._generation += 1
@@ -216,13 +243,14 @@ class MainWindow(QMainWindow):
         self.slice_slider.setValue(result.slice_index)
         self.slice_slider.blockSignals(False)
         self.slice_slider.setVisible(result.slice_count > 1)
+        many = result.slice_count > 1
         self.slice_label.setText(
-            f"Slice {result.slice_index + 1} of {result.slice_count}"
-            if result.slice_count > 1
-            else ""
+            f"Slice {result.slice_index + 1} of {result.slice_count}" if many else ""
         )
-        window = f"Window C {result.window[0]:g} / W {result.window[1]:g}" if result.window else ""
-        self.image_message.setText("  ·  ".join([window, *result.notes]).strip(" ·"))
+        window = (
+            f"Window C {result.window[0]:.6g} / W {result.window[1]:.6g}" if result.window else ""
+        )
+        self.image_message.setText("  ·  ".join(part for part in [window, *result.notes] if part))
         self._announce_first()
 
     def _on_render_failed(self, generation: int, message: str) -> None:
@@ -248,46 +276,117 @@ class MainWindow(QMainWindow):
             self.slice_slider.setValue(self.slice_slider.value() + step)
 
     def toggle_rule(self, rule_id: str) -> None:
-        if self.session.draft is None:
+        if self.session.current is None:
             return
         self.session.toggle(rule_id)
-        self.rubric_pane.show_scores(self.session.draft.scores)
+        self._draft_changed()
+
+    def pass_unscored(self) -> None:
+        if self.session.current is not None and self.session.pass_unscored():
+            self._draft_changed()
+
+    def _comment_edited(self, text: str) -> None:
+        if self.session.current is not None:
+            self.session.set_comment(text)
+            self._draft_changed(scores=False)
+
+    def _draft_changed(self, scores: bool = True) -> None:
+        if scores:
+            self.rubric_pane.show_scores(self.session.draft.scores)
+        self.list_pane.set_mark(self.session.current, self._mark(self.session.current.id))
+        self._show_saved_status()
+
+    def _mark(self, item_id: str) -> str:
+        if self.session.has_unsaved_changes(item_id):
+            return "✎"
+        return "✓" if item_id in self.session.saved else ""
 
     def commit(self) -> None:
         """Save the current draft at once, then move to the next item in the list."""
         if self.session.current is None:
+            self.statusBar().showMessage("No item to commit.", 4000)
             return
         try:
             review = self.session.commit()
+        except ReviewIncomplete as exc:
+            self.rubric_pane.show_status(str(exc), problem=True)
+            if "comment" in str(exc):
+                self.rubric_pane.comment.setFocus()
+            return
         except StoreError as exc:
             log.exception("commit failed")
             QMessageBox.critical(
                 self, "Review not saved", f"{exc}\n\nYour scores are still on screen."
             )
             return
-        self.list_pane.mark_reviewed(review.item_id, self.session.current)
+        self.list_pane.set_mark(self.session.current, "✓")
         self._update_progress()
         self.statusBar().showMessage(f"Saved {review.item_id} (revision {review.revision}).", 4000)
         next_id = self.session.next_item_id()
         if next_id is None:
-            self.rubric_pane.saved_label.setText(
-                f"Saved: revision {review.revision}. End of the list."
-            )
+            self.rubric_pane.show_status(f"Saved: revision {review.revision}. End of the list.")
         else:
             self.show_item(next_id)
+        self.image_view.setFocus()  # keys 1–7 score the next item, not the comment box
 
     def _apply_filter(self, item_filter: ItemFilter) -> None:
         visible = self.session.set_filter(item_filter)
         current = self.session.current.id if self.session.current else None
-        self.list_pane.set_items(visible, set(self.session.saved), current)
-        if visible and current not in {i.id for i in visible}:
+        self._refresh_list()
+        if not visible:
+            self._show_no_item("No item matches the filters.")
+        elif current not in {i.id for i in visible}:
             self.show_item(visible[0].id)
+
+    def _refresh_list(self) -> None:
+        current = self.session.current.id if self.session.current else None
+        states = {item.id: self._mark(item.id) for item in self.session.visible}
+        self.list_pane.set_items(self.session.visible, states, current)
 
     def _update_progress(self) -> None:
         done, total = self.session.progress()
         self.progress_label.setText(f"{done} of {total} reviewed")
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(done)
+
+    def set_session(self, session: ReviewSessionState) -> None:
+        """Bind the window to another session (another reviewer on the same study)."""
+        self.session = session
+        self.rubric_pane.comment_edited.disconnect()
+        self.rubric_pane.comment_edited.connect(self._comment_edited)
+        self._start_session()
+
+    def ask_reviewer(self) -> None:
+        """File › Change reviewer: reviews from now on carry the new name."""
+        if any(self.session.has_unsaved_changes(i) for i in self.session.drafts):
+            answer = QMessageBox.question(
+                self,
+                "Unsaved changes",
+                "Some items have unsaved changes. Switch reviewer and drop them?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        name, ok = QInputDialog.getText(
+            self, "Reviewer", "Reviewer name:", text=self.session.reviewer
+        )
+        if ok and name.strip() and name.strip() != self.session.reviewer:
+            session = ReviewSessionState(self.session.items, self.session.store, name.strip())
+            self.set_session(session)
+            self.reviewer_changed.emit(name.strip())
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        unsaved = [i for i in self.session.drafts if self.session.has_unsaved_changes(i)]
+        if unsaved and self.isVisible() and not self.property("unattended"):
+            answer = QMessageBox.question(
+                self,
+                "Unsaved changes",
+                f"{len(unsaved)} item(s) have scores or comments that are not committed "
+                f"({', '.join(unsaved[:5])}). Quit and lose them?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        event.accept()
 
     def show_problems(self) -> None:
         text = "\n".join(str(p) for p in self.benchmark.problems) or "No problems found."
@@ -301,8 +400,7 @@ class MainWindow(QMainWindow):
         box.exec()
 
     def show_shortcuts(self) -> None:
-        lines = [f"{', '.join(s.shortcuts) or '—':<24} {s.title}" for s in self.actions_table]
         box = QMessageBox(self)
         box.setWindowTitle("Keyboard shortcuts")
-        box.setText("<pre>" + "\n".join(lines) + "</pre>")
+        box.setText(cheat_sheet_html(self.actions_table))
         box.exec()

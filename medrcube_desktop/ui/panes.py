@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.taxonomy import task_by_abbreviation
 from medrcube_desktop.review.rubric import Rubric
 from medrcube_desktop.review.session import ALL, STATUS_REVIEWED, STATUS_UNREVIEWED, ItemFilter
 
@@ -44,7 +45,8 @@ class ItemListPane(QWidget):
             combo = QComboBox()
             combo.addItem("All", ALL)
             for value in choices.get(key, []):
-                combo.addItem(value, value)
+                label = f"{value} — {task_by_abbreviation(value).name}" if key == "task" else value
+                combo.addItem(label, value)
             combo.currentIndexChanged.connect(self._emit_filter)
             self.combos[key] = combo
             form.addRow(title, combo)
@@ -70,12 +72,15 @@ class ItemListPane(QWidget):
     def _emit_filter(self) -> None:
         self.filter_changed.emit(self.current_filter())
 
-    def set_items(self, items: list[Item], reviewed: set[str], current_id: str | None) -> None:
-        """Fill the list without emitting ``item_chosen``; keep ``current_id`` selected."""
+    def set_items(self, items: list[Item], states: dict[str, str], current_id: str | None) -> None:
+        """Fill the list without emitting ``item_chosen``; keep ``current_id`` selected.
+
+        ``states`` maps item ids to a mark: ``"✓"`` committed, ``"✎"`` unsaved edits.
+        """
         self.list.blockSignals(True)
         self.list.clear()
         for item in items:
-            entry = QListWidgetItem(self._label(item, item.id in reviewed))
+            entry = QListWidgetItem(self._label(item, states.get(item.id, "")))
             entry.setData(ITEM_ID_ROLE, item.id)
             entry.setToolTip(item.question)
             self.list.addItem(entry)
@@ -84,11 +89,12 @@ class ItemListPane(QWidget):
         self.list.blockSignals(False)
         self.count_label.setText(f"{len(items)} items shown")
 
-    def mark_reviewed(self, item_id: str, item: Item) -> None:
+    def set_mark(self, item: Item, mark: str) -> None:
+        """Show ``mark`` ("✓", "✎" or "") in front of one item."""
         for row in range(self.list.count()):
             entry = self.list.item(row)
-            if entry.data(ITEM_ID_ROLE) == item_id:
-                entry.setText(self._label(item, True))
+            if entry.data(ITEM_ID_ROLE) == item.id:
+                entry.setText(self._label(item, mark))
 
     def select(self, item_id: str) -> None:
         for row in range(self.list.count()):
@@ -100,8 +106,8 @@ class ItemListPane(QWidget):
                 return
 
     @staticmethod
-    def _label(item: Item, reviewed: bool) -> str:
-        return f"{'✓' if reviewed else '·'}  {item.id}  [{item.task.abbreviation}] {item.modality}"
+    def _label(item: Item, mark: str) -> str:
+        return f"{mark or '·'}  {item.id}  {item.task.name} · {item.modality}"
 
     def _on_current(self, entry: QListWidgetItem | None, _previous) -> None:
         if entry is not None:
@@ -115,6 +121,11 @@ class ItemPane(QWidget):
         super().__init__(parent)
         self.meta = QLabel()
         self.meta.setObjectName("itemMeta")
+        self.meta.setWordWrap(True)
+        self.source = QLabel()
+        self.source.setObjectName("sourceFact")
+        self.source.setWordWrap(True)
+        self.source.setStyleSheet("color: #57606a")
         self.question = QLabel()
         self.question.setObjectName("question")
         self.question.setWordWrap(True)
@@ -125,7 +136,7 @@ class ItemPane(QWidget):
         self.options.setTextFormat(Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.meta, self.question, self.options):
+        for widget in (self.meta, self.question, self.options, self.source):
             layout.addWidget(widget)
 
     def show_item(self, item: Item) -> None:
@@ -143,6 +154,15 @@ class ItemPane(QWidget):
             else:
                 rows.append(f"<p>{letter}. {escape(text)}</p>")
         self.options.setText("".join(rows))
+        fact = item.extra.get("source_fact")
+        self.source.setText(f"Ground truth source: {fact}" if isinstance(fact, str) else "")
+        self.source.setVisible(isinstance(fact, str))
+
+    def show_nothing(self, message: str) -> None:
+        """No current item: show why instead."""
+        self.meta.setText(message)
+        for label in (self.question, self.options, self.source):
+            label.setText("")
 
 
 class CommentEdit(QPlainTextEdit):
@@ -167,8 +187,16 @@ class CommentEdit(QPlainTextEdit):
         super().keyPressEvent(event)
 
 
+SCORE_LOOK = {
+    1: ("PASS", "#1a7f37"),
+    0: ("FAIL", "#b42318"),
+    None: ("not scored", "#6e7781"),
+}
+"""Text and colour of each score state (colours readable with white text)."""
+
+
 class RubricPane(QWidget):
-    """Seven pass/fail toggles (keys 1–7), a comment box and the commit button."""
+    """The seven sub-principles (keys 1–7 score them), a comment box and the commit button."""
 
     toggled = Signal(str)  # rule id
     comment_edited = Signal(str)
@@ -179,9 +207,12 @@ class RubricPane(QWidget):
         self.rubric = rubric
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(
+            QLabel("Keys 1–7: fail a rule (again: pass) · P: pass every unscored rule")
+        )
         self.buttons: dict[str, QPushButton] = {}
         principle = None
-        for key, rule in enumerate(rubric.rules, start=1):
+        for rule in rubric.rules:
             if rule.principle != principle:
                 principle = rule.principle
                 layout.addWidget(
@@ -189,21 +220,23 @@ class RubricPane(QWidget):
                 )
             button = QPushButton()
             button.setObjectName(f"rule_{rule.id}")
-            button.setCheckable(True)
             button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-            button.setToolTip(
-                f"{rule.id} {rule.name}\n\n{rule.description}\n\nKey {key} toggles pass/fail."
-            )
+            button.setToolTip(f"{rule.id} {rule.name}\n\n{rule.description}")
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the review
             button.clicked.connect(lambda _checked=False, rid=rule.id: self.toggled.emit(rid))
             self.buttons[rule.id] = button
             layout.addWidget(button)
+            description = QLabel(rule.description)
+            description.setWordWrap(True)
+            description.setStyleSheet("color: #57606a; font-size: 11px; margin: 0 0 4px 22px")
+            layout.addWidget(description)
         comment_label = QLabel("&Comment (Enter commits, Shift+Enter new line, Esc leaves):")
         layout.addWidget(comment_label)
         self.comment = CommentEdit()
         self.comment.submitted.connect(self.commit_requested.emit)
         comment_label.setBuddy(self.comment)
         self.comment.setObjectName("comment")
-        self.comment.setPlaceholderText("Why a rule failed, what to fix…")
+        self.comment.setPlaceholderText("Required when a rule fails: why, and what to fix")
         self.comment.setMaximumHeight(90)
         self.comment.textChanged.connect(
             lambda: self.comment_edited.emit(self.comment.toPlainText())
@@ -218,20 +251,24 @@ class RubricPane(QWidget):
         self.saved_label.setWordWrap(True)
         layout.addWidget(self.saved_label)
 
-    def show_scores(self, scores: dict[str, int]) -> None:
-        """Reflect draft scores: checked = fail (red), unchecked = pass (green)."""
+    def show_scores(self, scores: dict[str, int | None]) -> None:
+        """Reflect draft scores: green PASS, red FAIL, grey "not scored"."""
         for key, rule in enumerate(self.rubric.rules, start=1):
-            passed = scores[rule.id] == 1
-            button = self.buttons[rule.id]
-            button.setChecked(not passed)
+            text, colour = SCORE_LOOK[scores[rule.id]]
             name = rule.name.replace("&", "&&")  # a single & would become a mnemonic
-            button.setText(f"{key}   {rule.id} {name}   —   {'PASS' if passed else 'FAIL'}")
+            button = self.buttons[rule.id]
+            button.setText(f"{key}   {rule.id} {name}   —   {text}")
             button.setStyleSheet(
                 "QPushButton { text-align: left; padding: 4px; border-radius: 3px; color: white; "
-                f"background: {'#1a7f37' if passed else '#b42318'}; }}"
+                f"background: {colour}; }}"
             )
 
     def show_comment(self, text: str) -> None:
         self.comment.blockSignals(True)
         self.comment.setPlainText(text)
         self.comment.blockSignals(False)
+
+    def show_status(self, text: str, problem: bool = False) -> None:
+        """The line under the commit button: what is saved, or why a commit was refused."""
+        self.saved_label.setStyleSheet("color: #b42318; font-weight: bold" if problem else "")
+        self.saved_label.setText(text)

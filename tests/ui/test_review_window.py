@@ -18,6 +18,7 @@ def open_window(qtbot, root, db_path, reviewer="dr-a"):
     benchmark = load_benchmark(root)
     store = ReviewStore(db_path)
     window = MainWindow(ReviewSessionState(benchmark.items, store, reviewer), benchmark)
+    window.setProperty("unattended", True)  # no "unsaved changes?" question on teardown
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.first_item_shown, timeout=10000):
         window.show()
@@ -34,10 +35,21 @@ def test_keys_1_to_7_and_enter_save_scores_that_a_new_window_shows(qtbot, ct_ben
         "B. CT" in window.item_pane.options.text()
         and "ground truth" in window.item_pane.options.text()
     )
-    qtbot.keyClick(window.image_view, Qt.Key.Key_2)
-    qtbot.keyClick(window.image_view, Qt.Key.Key_7)
-    qtbot.keyClick(window.image_view, Qt.Key.Key_7)  # toggled twice: back to pass
-    qtbot.keyClick(window.image_view, Qt.Key.Key_5)
+    digit_keys = [
+        Qt.Key.Key_1,
+        Qt.Key.Key_2,
+        Qt.Key.Key_3,
+        Qt.Key.Key_4,
+        Qt.Key.Key_5,
+        Qt.Key.Key_6,
+        Qt.Key.Key_7,
+    ]
+    for key in digit_keys:  # every rule to FAIL ...
+        qtbot.keyClick(window.image_view, key)
+    for key in (Qt.Key.Key_1, Qt.Key.Key_3, Qt.Key.Key_4, Qt.Key.Key_6, Qt.Key.Key_7):
+        qtbot.keyClick(
+            window.image_view, key
+        )  # ... and these back to PASS: 1.2 and 2.1 stay failed
     assert window.rubric_pane.buttons["1.2"].text().endswith("FAIL")
     window.rubric_pane.comment.setFocus()
     qtbot.keyClicks(window.rubric_pane.comment, "options 1 and 3 overlap")  # digits go to the text
@@ -118,3 +130,64 @@ def test_command_line_screenshot_of_the_first_item_with_its_overlay(ct_benchmark
     image = image.astype(int)  # the view scales the image smoothly: allow blended edges
     red = (image[..., 0] > 200) & (image[..., 1] < 60) & (image[..., 2] < 60)
     assert red.sum() > 100  # the box outline is on screen
+
+
+def test_enter_on_an_unscored_item_saves_nothing_and_says_why(qtbot, ct_benchmark, tmp_path):
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    assert all(b.text().endswith("not scored") for b in window.rubric_pane.buttons.values())
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
+    assert window.session.current.id == "ct-1" and store.latest_reviews("dr-a") == {}
+    assert (
+        "score rules 1.1, 1.2, 1.3, 1.4, 2.1, 2.2, 2.3 first"
+        in window.rubric_pane.saved_label.text()
+    )
+    qtbot.keyClick(window.image_view, Qt.Key.Key_4)  # fail 1.4 ...
+    qtbot.keyClick(window.image_view, Qt.Key.Key_P)  # ... pass the other six
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
+    assert "say why in the comment" in window.rubric_pane.saved_label.text()
+    assert window.rubric_pane.comment.hasFocus()
+    qtbot.keyClicks(window.rubric_pane.comment, "answerable from the text alone")
+    qtbot.keyClick(window.rubric_pane.comment, Qt.Key.Key_Return)
+    assert store.latest_reviews("dr-a")["ct-1"].scores["1.4"] == 0
+    assert window.image_view.hasFocus()  # keys score the next item, not the comment box
+    qtbot.keyClick(window.image_view, Qt.Key.Key_2)
+    assert (
+        window.session.draft.scores["1.2"] == 0 and window.rubric_pane.comment.toPlainText() == ""
+    )
+
+
+def test_unsaved_edits_survive_switching_items_and_are_marked(qtbot, ct_benchmark, tmp_path):
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    qtbot.keyClick(window.image_view, Qt.Key.Key_3)
+    window.show_item("ct-2")
+    assert window.list_pane.list.item(0).text().startswith("✎")
+    window.show_item("ct-1")
+    assert window.rubric_pane.buttons["1.3"].text().endswith("FAIL")
+    assert "Unsaved changes" in window.rubric_pane.saved_label.text()
+
+
+def test_no_matching_item_means_nothing_to_commit(qtbot, ct_benchmark, tmp_path):
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    status = window.list_pane.combos["status"]
+    status.setCurrentIndex(status.findData("reviewed"))  # nothing reviewed yet
+    assert window.list_pane.list.count() == 0 and window.session.current is None
+    qtbot.keyClick(window.image_view, Qt.Key.Key_P)
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
+    assert store.latest_reviews("dr-a") == {}
+    assert "No item matches the filters" in window.item_pane.meta.text()
+
+
+def test_closing_with_unsaved_edits_asks_first(qtbot, ct_benchmark, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    window.setProperty("unattended", False)
+    asked, answers = [], [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes]
+    monkeypatch.setattr(
+        QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or answers.pop(0)
+    )
+    qtbot.keyClick(window.image_view, Qt.Key.Key_3)
+    window.close()
+    assert window.isVisible() and len(asked) == 1 and "ct-1" in asked[0]  # "No": stays open
+    window.close()
+    assert not window.isVisible() and len(asked) == 2  # "Yes": closes

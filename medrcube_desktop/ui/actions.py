@@ -1,0 +1,70 @@
+"""User actions as data (STYLE.md rule 11): menus, shortcuts and the cheat-sheet come
+from one table, so a key is defined in exactly one place."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from html import escape
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow
+
+MENUS: tuple[str, ...] = ("File", "Review", "View", "Help")
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One user action.
+
+    Attributes
+    ----------
+    id : str
+        Stable identifier, e.g. ``"review.commit"`` (for remapping later).
+    title : str
+        Menu and cheat-sheet text.
+    shortcuts : tuple of str
+        Default keys in ``QKeySequence`` notation.
+    handler : callable
+        Called with no argument.
+    menu : str
+        One of :data:`MENUS`.
+    """
+
+    id: str
+    title: str
+    shortcuts: tuple[str, ...]
+    handler: Callable[[], None]
+    menu: str = "Review"
+
+
+def install_actions(window: QMainWindow, specs: list[ActionSpec]) -> dict[str, QAction]:
+    """Create one QAction per spec in the window's menus; return them by id."""
+    menus = {name: window.menuBar().addMenu(f"&{name}") for name in MENUS}
+    actions: dict[str, QAction] = {}
+    for spec in specs:
+        action = QAction(spec.title, window)
+        action.setShortcuts([QKeySequence(k) for k in spec.shortcuts])
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        # triggered(bool) would otherwise be passed to the handler
+        action.triggered.connect(lambda _checked=False, run=spec.handler: run())
+        menus[spec.menu].addAction(action)
+        actions[spec.id] = action
+    return actions
+
+
+def cheat_sheet_html(specs: list[ActionSpec]) -> str:
+    """An HTML table of every action and its keys, grouped by menu."""
+    rows = []
+    for menu in MENUS:
+        for spec in (s for s in specs if s.menu == menu):
+            keys = ", ".join(
+                QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText)
+                for k in spec.shortcuts
+            )
+            rows.append(
+                f"<tr><td style='padding-right:18px'><b>{escape(keys) or '—'}</b></td>"
+                f"<td>{escape(spec.title)}</td><td style='color:#57606a'>{menu}</td></tr>"
+            )
+    return "<table cellspacing='4'>" + "".join(rows) + "</table>"
