@@ -87,6 +87,8 @@ def _quiet_pydicom():
     Some shipped test files are deliberately malformed (bad_sequence.dcm has invalid UIDs);
     the warnings say nothing a demo user can act on. Errors still surface.
     """
+    import pydicom  # noqa: F401  (importing pydicom sets its logger's level: do it first)
+
     logger = logging.getLogger("pydicom")
     level = logger.level
     logger.setLevel(logging.ERROR)

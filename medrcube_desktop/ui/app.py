@@ -21,11 +21,22 @@ log = logging.getLogger(__name__)
 DEFAULT_SIZE = (1360, 860)
 
 
+_UNATTENDED = False
+
+
 def _excepthook(exc_type, exc, tb) -> None:
-    """Log what slips through to the event loop and tell the user; never swallow it."""
+    """Log what slips through to the event loop and tell the user; never swallow it.
+
+    In unattended runs (``--screenshot``/``--quit-after-ms``) no dialog could be answered:
+    the app exits with status 1 instead.
+    """
     log.error("unhandled error:\n%s", "".join(traceback.format_exception(exc_type, exc, tb)))
     app = QApplication.instance()
-    if app is not None and not app.closingDown():
+    if app is None or app.closingDown():
+        return
+    if _UNATTENDED:
+        app.exit(1)
+    else:
         QMessageBox.critical(
             None, "Unexpected error", f"{exc_type.__name__}: {exc}\n\nDetails are in the log."
         )
@@ -57,6 +68,10 @@ def run_app(
     app = QApplication.instance() or QApplication(sys.argv[:1])
     try:
         return _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms)
+    except BaseException:
+        # Raised outside the event loop: let Python print it; no dialog at exit.
+        sys.excepthook = sys.__excepthook__
+        raise
     finally:
         # Render workers run Python code: let them finish before the interpreter may exit,
         # or an error raised here could leave the process hanging at shutdown.

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QProgressBar,
+    QScrollArea,
     QSlider,
     QSplitter,
     QVBoxLayout,
@@ -94,16 +95,21 @@ class MainWindow(QMainWindow):
         self.rubric_pane.comment_edited.connect(self._comment_edited)
         self.rubric_pane.commit_requested.connect(self.commit)
         right = QWidget()
-        right.setMinimumWidth(420)
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.item_pane)
         right_layout.addWidget(self.rubric_pane)
         right_layout.addStretch(1)
+        scroll = QScrollArea()  # the rubric keeps its natural height on small screens
+        scroll.setWidget(right)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(460)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         splitter = QSplitter()
         splitter.addWidget(self.list_pane)
         splitter.addWidget(centre)
-        splitter.addWidget(right)
-        splitter.setSizes([300, 600, 460])
+        splitter.addWidget(scroll)
+        splitter.setSizes([280, 560, 520])
         splitter.setStretchFactor(1, 1)
         self.setCentralWidget(splitter)
         self.progress_label = QLabel()

@@ -191,3 +191,37 @@ def test_closing_with_unsaved_edits_asks_first(qtbot, ct_benchmark, tmp_path, mo
     assert window.isVisible() and len(asked) == 1 and "ct-1" in asked[0]  # "No": stays open
     window.close()
     assert not window.isVisible() and len(asked) == 2  # "Yes": closes
+
+
+@pytest.mark.slow
+def test_unattended_run_exits_on_an_empty_benchmark_with_broken_settings(
+    tmp_path, isolated_settings
+):
+    from tests.conftest import write_benchmark
+
+    root = write_benchmark(tmp_path / "empty", {"ds1": []})
+    config = isolated_settings / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "settings.json").write_text("[]")  # valid JSON, wrong shape
+    shot = tmp_path / "empty.png"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "medrcube_desktop",
+            "--dataset",
+            str(root),
+            "--screenshot",
+            str(shot),
+            "--quit-after-ms",
+            "100",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert shot.exists() and "ignoring settings file" in result.stderr
+    assert (
+        '"reviewer": null' in (config / "settings.json").read_text()
+    )  # placeholder not remembered
