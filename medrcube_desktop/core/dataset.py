@@ -17,15 +17,25 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
-import re
-import unicodedata
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from medrcube_desktop.core.items import OPTION_LETTERS, Item
+from medrcube_desktop.core.fields import (
+    OPTION_FIELDS,
+    OverlongInt,
+    Report,
+    match_answer,
+    parse_bbox,
+    parse_id,
+    parse_options,
+    parse_text,
+    positional_name,
+    report_unusable_values,
+    resolve_inside,
+    type_name,
+)
+from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import DatasetError
 
@@ -34,12 +44,7 @@ log = logging.getLogger(__name__)
 _OTHER_TEXT_FIELDS = ("image_path", "task", "modality", "parts", "dataset")
 REQUIRED_FIELDS = ("id", "question", "option_A", "option_B", "gt_answer", *_OTHER_TEXT_FIELDS)
 ITEMS_FILE = "test.json"
-_OPTION_FIELDS = tuple(f"option_{letter}" for letter in OPTION_LETTERS)
-_KNOWN_FIELDS = frozenset(REQUIRED_FIELDS) | set(_OPTION_FIELDS) | {"mask_path", "bbox"}
-_POSITIONAL_NAME = re.compile(r"#\d+ \(no id\)")
-_CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
-
-Report = Callable[[str | None, str], None]
+_KNOWN_FIELDS = frozenset(REQUIRED_FIELDS) | set(OPTION_FIELDS) | {"mask_path", "bbox"}
 
 
 @dataclass(frozen=True)
@@ -149,13 +154,6 @@ def _find_item_files(root: Path) -> list[Path]:
     return [path for path in paths if os.path.lexists(path)]  # lexists: keep broken links
 
 
-@dataclass(frozen=True)
-class _OverlongInt:
-    """Stands for a JSON integer too long for ``int()`` (``sys.get_int_max_str_digits``)."""
-
-    digits: int
-
-
 @dataclass
 class _File:
     """One ``test.json`` being validated."""
@@ -179,7 +177,9 @@ def _load_file(benchmark: Benchmark, path: Path, seen_ids: dict[str, str]) -> No
         except Exception as exc:  # last resort, logged: one item must not end validation
             log.exception("unexpected error validating %s item #%d", file.rel, index)
             message = f"internal error, please report it: {type(exc).__name__}: {exc}"
-            found = [Problem(file.rel, _positional(index), None, message)]
+            raw_id = record.get("id") if isinstance(record, dict) else None
+            name = raw_id if isinstance(raw_id, str) and raw_id.strip() else positional_name(index)
+            found = [Problem(file.rel, name, None, message)]
         if isinstance(found, Item):
             benchmark.items.append(found)
         else:
@@ -192,12 +192,12 @@ def _read_records(file: _File) -> list[object] | Problem:
     def problem(message: str) -> Problem:
         return Problem(file.rel, None, None, message)
 
-    def parse_int(text: str) -> int | _OverlongInt:
+    def parse_int(text: str) -> int | OverlongInt:
         try:
             return int(text)
         except ValueError:  # beyond Python's digit limit for int(str)
             file.suspect = True
-            return _OverlongInt(len(text.lstrip("-")))
+            return OverlongInt(len(text.lstrip("-")))
 
     try:
         text = file.path.read_text(encoding="utf-8-sig")  # a BOM from Windows editors is harmless
@@ -213,7 +213,7 @@ def _read_records(file: _File) -> list[object] | Problem:
     except RecursionError:
         return problem("invalid JSON: lists or objects nested too deeply")
     if not isinstance(records, list):
-        return problem(f"expected a JSON list of items, found {_type_name(records)}")
+        return problem(f"expected a JSON list of items, found {type_name(records)}")
     return records
 
 
@@ -222,24 +222,24 @@ def _check_record(
 ) -> Item | list[Problem]:
     """Validate one record: the item, or every problem found (at most one per field)."""
     if not isinstance(record, dict):
-        message = f"item is a {_type_name(record)}, not a JSON object"
-        return [Problem(file.rel, _positional(index), None, message)]
-    item_id, id_problem = _parse_id(record.get("id"))
-    name = item_id if item_id is not None else _positional(index)
+        message = f"item is a {type_name(record)}, not a JSON object"
+        return [Problem(file.rel, positional_name(index), None, message)]
+    item_id, id_problem = parse_id(record.get("id"))
+    name = item_id if item_id is not None else positional_name(index)
     found: dict[str | None, Problem] = {}
 
     def report(field: str | None, message: str) -> None:
         found.setdefault(field, Problem(file.rel, name, field, message))
 
     if file.suspect:
-        _report_unusable_values(record, report)
+        report_unusable_values(record, report)
     if item_id is None:
         report("id", str(id_problem))
     elif item_id in seen_ids:  # bad items claim their id too: they get fixed, not dropped
         report("id", f"duplicate id (first seen in {seen_ids[item_id]})")
     else:
         seen_ids[item_id] = file.rel
-    item = _parse_fields(file, str(item_id), record, report)
+    item = _parse_fields(file, name, record, report)
     if found:
         return list(found.values())
     if item is None:  # a bug; the caller reports it as an internal error
@@ -249,22 +249,26 @@ def _check_record(
 
 def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> Item | None:
     """Check every field but ``id``; the item, or ``None`` after reporting why not."""
-    question = _text(record, "question", report)
-    options, options_ok = _parse_options(record, report)
-    answer = _match_answer(_text(record, "gt_answer", report), options, options_ok, report)
-    texts = {key: _text(record, key, report) for key in _OTHER_TEXT_FIELDS}
+    question = parse_text(record, "question", report)
+    options, options_ok = parse_options(record, report)
+    answer = match_answer(parse_text(record, "gt_answer", report), options, options_ok, report)
+    texts = {key: parse_text(record, key, report) for key in _OTHER_TEXT_FIELDS}
     image_path = mask_path = None
     if texts["image_path"]:
-        image_path = _resolve_inside(file, texts["image_path"], "image_path", report)
+        image_path = resolve_inside(
+            file.root, file.path.parent, texts["image_path"], "image_path", report
+        )
     raw_task = texts["task"]
     task = canonical_task(raw_task) if raw_task else None
     if raw_task and task is None:
         report("task", f"unknown task name {raw_task!r}")
     if record.get("mask_path") is not None:
-        mask = _text(record, "mask_path", report, empty="empty; leave the field out if no mask")
+        mask = parse_text(
+            record, "mask_path", report, empty="empty; leave the field out if no mask"
+        )
         if mask:
-            mask_path = _resolve_inside(file, mask, "mask_path", report)
-    bbox = _parse_bbox(record.get("bbox"), report)
+            mask_path = resolve_inside(file.root, file.path.parent, mask, "mask_path", report)
+    bbox = parse_bbox(record.get("bbox"), report)
     if not (question and answer and task and image_path and all(texts.values())):
         return None
     return Item(
@@ -283,163 +287,3 @@ def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> It
         bbox=bbox,
         extra={k: v for k, v in record.items() if k not in _KNOWN_FIELDS},
     )
-
-
-def _positional(index: int) -> str:
-    """The name of an item without a usable id (see :attr:`Problem.item`)."""
-    return f"#{index} (no id)"
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _type_name(value: object) -> str:
-    return "int" if isinstance(value, _OverlongInt) else type(value).__name__
-
-
-def _is_unicode(text: str) -> bool:
-    """False for strings holding lone surrogates (from JSON escapes such as ``\\ud800``)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _parse_id(raw: object) -> tuple[str | None, str | None]:
-    """``(id, None)`` for a usable id, else ``(None, what is wrong)``."""
-    if raw is None:
-        return None, "missing or empty"
-    if isinstance(raw, bool) or not isinstance(raw, str | int):
-        return None, f"expected text or an integer, found {_type_name(raw)}"
-    text = str(raw).strip()
-    if not text:
-        return None, "missing or empty"
-    if not text.isprintable():  # fast path: printable text has neither problem below
-        if not _is_unicode(text):
-            return None, "not valid Unicode (lone surrogate)"
-        if any(unicodedata.category(char) in _CONTROL_CATEGORIES for char in text):
-            return None, "contains a line break or other control character"
-    if _POSITIONAL_NAME.fullmatch(text):
-        return None, f"{text!r} is reserved for naming items without an id"
-    return text, None
-
-
-def _report_unusable_values(record: dict, report: Report) -> None:
-    """Report values no later check can use: overlong integers, lone surrogates."""
-    for key, value in record.items():
-        field = key if _is_unicode(key) else ascii(key)
-        stack = [key, value]
-        while stack:  # iterative: values may nest as deep as JSON allows
-            current = stack.pop()
-            if isinstance(current, dict):
-                stack.extend([*current, *current.values()])
-            elif isinstance(current, list):
-                stack.extend(current)
-            elif isinstance(current, _OverlongInt):
-                report(field, f"holds a number with {current.digits} digits, too long to use")
-            elif isinstance(current, str) and not _is_unicode(current):
-                report(field, "not valid Unicode (lone surrogate)")
-
-
-def _text(record: dict, key: str, report: Report, empty: str = "missing or empty") -> str | None:
-    """The stripped text of ``record[key]``, or ``None`` after reporting why not."""
-    value = record.get(key)
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    if value is None or isinstance(value, str):
-        report(key, empty)
-    else:
-        report(key, f"expected text, found {_type_name(value)}")
-    return None
-
-
-def _parse_options(record: dict, report: Report) -> tuple[dict[str, str], bool]:
-    """Options by letter, and whether all are fine; at most one problem per option."""
-    values = [record.get(key) for key in _OPTION_FIELDS]
-    filled = [v is not None and not (isinstance(v, str) and not v.strip()) for v in values]
-    options: dict[str, str] = {}
-    ok = True
-    for i, key in enumerate(_OPTION_FIELDS):
-        value, later = values[i], [k for j, k in enumerate(_OPTION_FIELDS) if j > i and filled[j]]
-        if isinstance(value, str) and filled[i]:
-            options[OPTION_LETTERS[i]] = value.strip()
-            continue
-        if filled[i]:
-            report(key, f"expected text, found {_type_name(value)}")
-        elif i < 2:
-            report(key, "missing or empty")
-        elif later:
-            verb = "is" if len(later) == 1 else "are"
-            report(
-                key, f"missing, but {', '.join(later)} {verb} present; options must be contiguous"
-            )
-        elif value is not None:
-            report(key, "empty; leave the field out if there is no such option")
-        else:
-            continue
-        ok = False
-    return options, ok
-
-
-def _match_answer(
-    gt_answer: str | None, options: dict[str, str], options_ok: bool, report: Report
-) -> str | None:
-    """The letter of the option whose text is ``gt_answer``."""
-    if gt_answer is None:
-        return None  # already reported
-    matches = [letter for letter, text in options.items() if text == gt_answer]
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        report("gt_answer", f"{gt_answer!r} matches more than one option ({', '.join(matches)})")
-    elif options_ok:  # with a bad option, the answer may well be the bad one
-        report("gt_answer", f"{gt_answer!r} matches no option")
-    return None
-
-
-def _resolve_inside(file: _File, value: str, field: str, report: Report) -> Path | None:
-    """``value`` resolved against the file's folder, if it is a file inside the root."""
-    root = file.root
-    relative = Path(value)
-    if relative.is_absolute():
-        report(field, f"{value!r} is absolute; paths must be relative to the folder of test.json")
-        return None
-    try:
-        resolved = (file.path.parent / relative).resolve()
-        inside = resolved.is_relative_to(root)
-        is_file = inside and resolved.is_file()
-        is_dir = inside and not is_file and resolved.is_dir()
-    except (OSError, ValueError, RuntimeError) as exc:
-        # OSError: name too long...; ValueError: NUL byte; RuntimeError: symlink loop
-        report(field, f"{value!r} cannot be used as a path: {getattr(exc, 'strerror', 0) or exc}")
-        return None
-    if not inside:
-        report(field, f"{value!r} leaves the benchmark root")
-        return None
-    if not is_file:
-        shown = resolved.relative_to(root).as_posix()
-        report(field, f"{'a folder, not a file' if is_dir else 'file not found'}: {shown}")
-        return None
-    return resolved
-
-
-def _parse_bbox(value: object, report: Report) -> tuple[float, float, float, float] | None:
-    """``(x0, y0, x1, y1)`` in pixels, or ``None`` when absent or reported."""
-    if value is None:
-        return None
-    if not isinstance(value, list) or len(value) != 4 or not all(map(_is_number, value)):
-        report("bbox", "expected [x0, y0, x1, y1] in pixels")
-        return None
-    try:
-        x0, y0, x1, y1 = (float(v) for v in value)
-    except OverflowError:  # an integer beyond the float range, such as 10**400
-        x0 = y0 = x1 = y1 = math.inf
-    if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
-        report("bbox", "coordinates must be finite numbers (no NaN, Infinity or huge values)")
-        return None
-    if x1 <= x0 or y1 <= y0 or min(x0, y0) < 0:
-        report("bbox", f"{list(value)} is not a box with x0 < x1, y0 < y1 and no negative corner")
-        return None
-    return (x0, y0, x1, y1)

@@ -339,7 +339,7 @@ def test_unexpected_error_in_one_item_is_logged_and_reported(tmp_path, monkeypat
         bench = load_ds1(tmp_path, [item("a", task="Boom"), item("b")])
     assert [i.id for i in bench.items] == ["b"]
     (problem,) = bench.problems
-    assert (problem.item, problem.field) == ("#0 (no id)", None)
+    assert (problem.item, problem.field) == ("a", None)
     assert problem.message == "internal error, please report it: KeyError: 'boom'"
     assert caplog.records[0].exc_info is not None
 
