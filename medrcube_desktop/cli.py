@@ -19,6 +19,17 @@ SUBCOMMANDS = ("validate", "demo")
 log = logging.getLogger("medrcube_desktop")
 
 
+def _milliseconds(text: str) -> int:
+    """argparse type: a delay in ms that Qt timers accept (0 to 2**31 - 1)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of milliseconds: {text!r}") from None
+    if not 0 <= value < 2**31:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {2**31 - 1} ms, got {value}")
+    return value
+
+
 def _gui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="medrcube-desktop",
@@ -51,7 +62,7 @@ def _gui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--quit-after-ms",
-        type=int,
+        type=_milliseconds,
         metavar="N",
         help="exit N milliseconds after the first item is shown",
     )

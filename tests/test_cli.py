@@ -62,3 +62,12 @@ def test_validate_with_no_loadable_item_exits_1(tmp_path, capsys):
     ]
     assert main(["validate", str(write_benchmark(tmp_path / "e", {"ds1": []}))]) == 1
     assert "0 loadable items, 0 problems" in capsys.readouterr().out
+
+
+def test_quit_after_ms_out_of_qt_range_is_a_usage_error(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--dataset", ".", "--quit-after-ms", str(2**31)])
+    assert exit_info.value.code == 2
+    assert "must be between 0 and 2147483647 ms" in capsys.readouterr().err

@@ -17,6 +17,12 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.geometry import (
+    EXIF_TRANSFORMS,
+    DisplayTransform,
+    projection_display_transform,
+    voxel_display_transform,
+)
 
 DICOM_SUFFIXES = {".dcm", ".dicom", ".ima"}
 NIFTI_SUFFIXES = (".nii", ".nii.gz")
@@ -51,9 +57,11 @@ class SliceData:
         ``(H, W)`` bool on the same grid as ``pixels``.
     notes : list[str]
         Things the user should know (4-D file shown as first volume...).
-    flip_rows, flip_cols : bool
-        Whether ``pixels`` were flipped top-bottom / left-right from the stored array to
-        show radiological convention; a box given in stored pixels must follow.
+    transform : DisplayTransform
+        How ``pixels`` (and ``mask``) were turned from the stored array for display; a box
+        given in stored pixels must follow it.
+    stored_shape : tuple of (int, int) or None
+        ``(H, W)`` of the stored array before ``transform`` (``None``: same as ``pixels``).
     """
 
     pixels: np.ndarray
@@ -67,8 +75,20 @@ class SliceData:
     slice_count: int = 1
     mask: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
-    flip_rows: bool = False
-    flip_cols: bool = False
+    transform: DisplayTransform = field(default_factory=DisplayTransform)
+    stored_shape: tuple[int, int] | None = None
+
+    def display(self, transform: DisplayTransform, note: str | None = None) -> None:
+        """Apply ``transform`` to pixels (and mask) for display, remembering the stored shape."""
+        if transform.is_identity:
+            return
+        self.stored_shape = self.stored_shape or tuple(self.pixels.shape[:2])
+        self.pixels = transform.apply(self.pixels)
+        if self.mask is not None:
+            self.mask = transform.apply(self.mask)
+        self.transform = transform
+        if note:
+            self.notes.append(note)
 
 
 def image_kind(path: Path) -> str:
@@ -123,9 +143,9 @@ def load_slice(
         raise
     except Exception as exc:  # decoders raise many types; name the file and keep the cause
         raise ImageLoadError(f"{path}: cannot decode image: {exc}") from exc
-    if mask_path is not None:
-        mask = _load_picture_mask(mask_path, data.pixels.shape[:2])
-        data.mask = mask[:: -1 if data.flip_rows else 1, :: -1 if data.flip_cols else 1]
+    if mask_path is not None:  # the mask is on the stored grid: give it the same transform
+        mask = _load_picture_mask(mask_path, data.stored_shape or data.pixels.shape[:2])
+        data.mask = data.transform.apply(mask)
     return data
 
 
@@ -175,26 +195,24 @@ def _load_dicom(path: Path, slice_index: int | None) -> SliceData:
 
 
 def _orient_projection(data: SliceData, ds) -> SliceData:
-    """Flip a radiograph so the patient's right shows on the viewer's left, head up.
+    """Show a radiograph with the patient's right on the viewer's left, head up.
 
-    Uses Patient Orientation (0020,0020): the patient direction of the rows (first value)
-    and of the columns (second value), PS3.3 C.7.6.1.1.1.
+    Uses Patient Orientation (0020,0020), PS3.3 C.7.6.1.1.1; other modalities unchanged.
     """
-    orientation = [str(v).strip().upper() for v in (ds.get("PatientOrientation") or [])]
-    if data.modality not in PROJECTION_MODALITIES or len(orientation) != 2:
+    orientation = [str(v) for v in (ds.get("PatientOrientation") or [])]
+    if data.modality not in PROJECTION_MODALITIES:
         return data
-    flip_cols = orientation[0].startswith("R")
-    flip_rows = orientation[1].startswith("H")
-    if flip_cols or flip_rows:
-        data.pixels = np.ascontiguousarray(
-            data.pixels[:: -1 if flip_rows else 1, :: -1 if flip_cols else 1]
-        )
-        data.flip_rows, data.flip_cols = flip_rows, flip_cols
-        data.notes.append(
-            f"flipped {'left-right' if flip_cols else ''}{' and ' if flip_cols and flip_rows else ''}"
-            f"{'top-bottom' if flip_rows else ''} to show patient right on screen left, head up "
-            f"(Patient Orientation {chr(92).join(orientation)})"
-        )
+    transform = projection_display_transform(orientation)
+    flips = " and ".join(
+        name
+        for name, on in (("left-right", transform.flip_cols), ("top-bottom", transform.flip_rows))
+        if on
+    )
+    data.display(
+        transform,
+        f"flipped {flips} to show patient right on screen left, head up "
+        f"(Patient Orientation {chr(92).join(orientation)})",
+    )
     return data
 
 
@@ -270,21 +288,32 @@ def _dicom_window(ds, frame: int) -> tuple[float, float] | None:
 
 
 def _load_picture(path: Path) -> SliceData:
-    from PIL import Image, ImageOps
+    """PNG/JPEG/TIFF through Pillow: 16-bit kept 16-bit, float kept float, EXIF orientation.
+
+    The pixels are read as stored and turned with the EXIF Orientation tag through a
+    :class:`DisplayTransform`, so that a mask or box given on the stored grid follows.
+    """
+    from PIL import Image
 
     with Image.open(path) as img:
-        img = ImageOps.exif_transpose(img)
+        orientation = int(img.getexif().get(0x0112, 1) or 1)
         if img.mode in ("I;16", "I;16B", "I;16L", "I"):
             arr = np.asarray(img)
             bits = 16 if img.mode.startswith("I;16") or arr.max(initial=0) > 255 else 8
-            return SliceData(arr.astype(np.float64), False, "MONOCHROME2", source_bits=bits)
-        if img.mode == "F":  # 32-bit float (TIFF): window from its own range
-            return SliceData(np.asarray(img, dtype=np.float64), False, "MONOCHROME2")
-        if img.mode in ("L", "1"):
-            return SliceData(
+            data = SliceData(arr.astype(np.float64), False, "MONOCHROME2", source_bits=bits)
+        elif img.mode == "F":  # 32-bit float (TIFF): window from its own range
+            data = SliceData(np.asarray(img, dtype=np.float64), False, "MONOCHROME2")
+        elif img.mode in ("L", "1"):
+            data = SliceData(
                 np.asarray(img.convert("L"), dtype=np.float64), False, "MONOCHROME2", source_bits=8
             )
-        return SliceData(np.asarray(img.convert("RGB"), dtype=np.uint8), True, "RGB", source_bits=8)
+        else:
+            data = SliceData(
+                np.asarray(img.convert("RGB"), dtype=np.uint8), True, "RGB", source_bits=8
+            )
+    transform = EXIF_TRANSFORMS.get(orientation, DisplayTransform())
+    data.display(transform, f"turned upright by its EXIF orientation ({orientation})")
+    return data
 
 
 def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
@@ -375,12 +404,8 @@ def _load_nifti(path: Path, slice_index: int | None, mask_path: Path | None) -> 
         else:
             slice_index = count // 2
     slice_index = max(0, min(int(slice_index), count - 1))
-    pixels = orient_for_display(data[:, :, slice_index].astype(np.float64), *codes)
-    mask = None
-    if mask_volume is not None:
-        mask = orient_for_display(mask_volume[:, :, slice_index], *codes)
-    return SliceData(
-        pixels,
+    result = SliceData(
+        data[:, :, slice_index].astype(np.float64),
         False,
         "MONOCHROME2",
         None,  # NIfTI does not record the modality
@@ -388,57 +413,8 @@ def _load_nifti(path: Path, slice_index: int | None, mask_path: Path | None) -> 
         voi_lut_function="LINEAR_EXACT",
         slice_index=slice_index,
         slice_count=count,
-        mask=mask,
+        mask=None if mask_volume is None else mask_volume[:, :, slice_index],
         notes=list(volume.notes),
     )
-
-
-_OPPOSITE = {"R": "L", "L": "R", "A": "P", "P": "A", "S": "I", "I": "S"}
-
-
-def display_directions(slice_code: str) -> tuple[str, str]:
-    """Direction that row and column indices should increase toward on screen.
-
-    Radiological convention: axial and coronal with patient right on screen left and
-    anterior/superior at the top; sagittal with anterior on the left, superior at the top.
-
-    Parameters
-    ----------
-    slice_code : str
-        Patient direction (``R L A P S I``) of the slice axis.
-
-    Returns
-    -------
-    (row_toward, column_toward) : tuple of str
-    """
-    if slice_code in "SI":
-        return "P", "L"
-    if slice_code in "AP":
-        return "I", "L"
-    return "I", "P"
-
-
-def orient_for_display(slice2d: np.ndarray, code0: str, code1: str, slice_code: str) -> np.ndarray:
-    """Transpose and flip a voxel slice so it shows in radiological convention.
-
-    Parameters
-    ----------
-    slice2d : ndarray, shape (N0, N1)
-        Slice in voxel order (first and second voxel axes).
-    code0, code1 : str
-        Patient direction each voxel axis increases toward (``nibabel.aff2axcodes``, RAS).
-    slice_code : str
-        Patient direction of the slice axis.
-
-    Returns
-    -------
-    ndarray, shape (rows, columns)
-    """
-    row_to, col_to = display_directions(slice_code)
-    if code0 not in (row_to, _OPPOSITE[row_to]):  # voxel axis 0 runs across the screen
-        slice2d, code0, code1 = slice2d.T, code1, code0
-    if code0 != row_to:
-        slice2d = slice2d[::-1, :]
-    if code1 != col_to:
-        slice2d = slice2d[:, ::-1]
-    return np.ascontiguousarray(slice2d)
+    result.display(voxel_display_transform(*codes))  # radiological convention
+    return result

@@ -130,40 +130,12 @@ def compose_rgba(
     out[..., 3] = 255
     notes = list(data.notes)
     if bbox is not None:
-        box = displayed_box(bbox, out.shape[:2], data.flip_rows, data.flip_cols)
+        box = data.transform.box(bbox, data.stored_shape or out.shape[:2])
         if box is None:
             notes.append(f"the item's box {list(bbox)} lies outside the image: not drawn")
         else:
             draw_box(out, box)
     return RenderedImage(out, data.slice_index, data.slice_count, window, notes)
-
-
-def displayed_box(
-    bbox: tuple[float, float, float, float],
-    shape: tuple[int, int],
-    flip_rows: bool = False,
-    flip_cols: bool = False,
-) -> tuple[float, float, float, float] | None:
-    """A box in stored-array pixels moved to displayed pixels, or None if not on the image.
-
-    Parameters
-    ----------
-    bbox : (x0, y0, x1, y1)
-        Column and row bounds in pixels of the stored array.
-    shape : (H, W)
-        Displayed image size in pixels.
-    flip_rows, flip_cols : bool
-        Flips applied to the stored array for display (see ``SliceData``).
-    """
-    h, w = shape
-    x0, y0, x1, y1 = bbox
-    if not all(np.isfinite(v) for v in bbox) or x0 >= w or y0 >= h or x1 < 0 or y1 < 0:
-        return None
-    if flip_cols:
-        x0, x1 = (w - 1) - x1, (w - 1) - x0
-    if flip_rows:
-        y0, y1 = (h - 1) - y1, (h - 1) - y0
-    return x0, y0, x1, y1
 
 
 def draw_box(rgba: np.ndarray, bbox: tuple[float, float, float, float]) -> None:

@@ -37,7 +37,14 @@ class ItemFilter:
 
 
 class ReviewIncomplete(MedRCubeError):
-    """A commit was refused: a rule is not scored, or a failed rule has no comment."""
+    """A commit was refused: a rule is not scored, or a failed rule has no comment.
+
+    ``needs_comment`` is True when the missing piece is the comment.
+    """
+
+    def __init__(self, message: str, needs_comment: bool = False) -> None:
+        super().__init__(message)
+        self.needs_comment = needs_comment
 
 
 @dataclass
@@ -162,7 +169,11 @@ class ReviewSessionState:
     def remember_position(self) -> None:
         """Store the current item as where this reviewer resumes (raises StoreError)."""
         if self.current is not None:
-            self.store.set_state(f"last_item:{self.reviewer}", self.current.id)
+            self.store.set_state_quickly(f"last_item:{self.reviewer}", self.current.id)
+
+    def is_saved_unchanged(self, item_id: str) -> bool:
+        """True when the item is committed and its draft was not edited since."""
+        return item_id in self.saved and not self.has_unsaved_changes(item_id)
 
     def has_unsaved_changes(self, item_id: str) -> bool:
         """True when the item has edits that are not committed."""
@@ -234,7 +245,8 @@ class ReviewSessionState:
         if failed and self.require_comment_on_fail and not draft.comment.strip():
             raise ReviewIncomplete(
                 f"item {draft.item_id}: rule{'s' if len(failed) > 1 else ''} {', '.join(failed)} "
-                "failed: say why in the comment"
+                "failed: say why in the comment",
+                needs_comment=True,
             )
         review = self.store.save_review(
             Review(

@@ -9,7 +9,6 @@ copy of the file").
 from __future__ import annotations
 
 import re
-import shutil
 import sqlite3
 from datetime import UTC, datetime
 from importlib.resources import files
@@ -63,35 +62,47 @@ def migrate(conn: sqlite3.Connection, path: Path | None) -> int:
         The database is newer than this app, or a migration fails (it is rolled back).
     """
     migrations = available_migrations()
-    version = current_version(conn)
     latest = migrations[-1][0] if migrations else 0
+    version = current_version(conn)
     if version > latest:
         raise StoreError(
             f"{path}: database schema v{version} is newer than this app (v{latest}); update the app"
         )
-    pending = [m for m in migrations if m[0] > version]
-    if not pending:
+    if version == latest:
         return version
     if path is not None and version > 0:
-        shutil.copy2(path, path.with_name(f"{path.name}.bak-v{version}"))
-    for number, name, sql in pending:
-        try:
-            conn.execute("BEGIN")
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations "
-                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-            )
+        _backup(conn, path.with_name(f"{path.name}.bak-v{version}"))
+    try:
+        # Take the write lock first, then re-read the version: another process may have
+        # migrated the same file meanwhile (two windows opening a new study at once).
+        conn.execute("BEGIN IMMEDIATE")
+        version = current_version(conn)
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations "
+            "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        for number, name, sql in (m for m in migrations if m[0] > version):
             for statement in _statements(sql):
                 conn.execute(statement)
             conn.execute(
                 "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                 (number, name, datetime.now(UTC).isoformat()),
             )
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        if conn.in_transaction:
             conn.execute("ROLLBACK")
-            raise StoreError(f"{path or ':memory:'}: migration {name} failed: {exc}") from exc
-    return pending[-1][0]
+        raise StoreError(f"{path or ':memory:'}: migration to v{latest} failed: {exc}") from exc
+    return latest
+
+
+def _backup(conn: sqlite3.Connection, target: Path) -> None:
+    """Copy the database (WAL content included) with SQLite's online backup API."""
+    dest = sqlite3.connect(target)
+    try:
+        conn.backup(dest)
+    finally:
+        dest.close()
 
 
 def _statements(sql: str) -> list[str]:

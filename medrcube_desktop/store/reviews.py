@@ -86,7 +86,12 @@ class ReviewStore:
                 conn.execute("PRAGMA synchronous = FULL")
             migrate(conn, self.path)
         except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"{self.path}: cannot open review database: {exc}") from exc
+            hint = (
+                " (is the file or its folder read-only?)"
+                if "unable to open" in str(exc) or "readonly" in str(exc)
+                else ""
+            )
+            raise StoreError(f"{self.path}: cannot open review database: {exc}{hint}") from exc
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -190,6 +195,17 @@ class ReviewStore:
             )
 
         self._read(write, f"save {key}")
+
+    def set_state_quickly(self, key: str, value: str, wait_ms: int = 200) -> None:
+        """Like :meth:`set_state` but waits at most ``wait_ms`` for a lock (GUI thread use).
+
+        For best-effort state such as the resume position; raises StoreError when busy.
+        """
+        self.conn.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+        try:
+            self.set_state(key, value)
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
     def _read(self, query, what: str):
         """Run ``query()``; turn any SQLite or encoding error into a StoreError."""

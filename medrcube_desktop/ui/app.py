@@ -68,6 +68,11 @@ def run_app(
     app = QApplication.instance() or QApplication(sys.argv[:1])
     try:
         return _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms)
+    except MedRCubeError as exc:
+        # Started from a desktop menu there is no terminal: say it in a dialog too.
+        if screenshot is None and quit_after_ms is None:
+            QMessageBox.critical(None, "MedRCube Desktop cannot start", str(exc))
+        raise
     except BaseException:
         # Raised outside the event loop: let Python print it; no dialog at exit.
         sys.excepthook = sys.__excepthook__
@@ -149,7 +154,7 @@ def _grab(window: MainWindow, path: Path) -> bool:
     except OSError as exc:
         log.error("could not save screenshot to %s: %s", path, exc)
         return False
-    if not window.grab().save(str(path)):
+    if not window.grab().save(str(path), "PNG"):  # PNG whatever the file name says
         log.error("could not save screenshot to %s", path)
         return False
     log.info("screenshot saved to %s", path)

@@ -312,11 +312,18 @@ class MainWindow(QMainWindow):
         if self.session.current is None:
             self.statusBar().showMessage("No item to commit.", 4000)
             return
+        if self.session.is_saved_unchanged(self.session.current.id):
+            # nothing new to save: Enter only moves on (no duplicate revision)
+            self.statusBar().showMessage(
+                f"{self.session.current.id} unchanged, not saved again.", 4000
+            )
+            self._go_next(None)
+            return
         try:
             review = self.session.commit()
         except ReviewIncomplete as exc:
             self.rubric_pane.show_status(str(exc), problem=True)
-            if "comment" in str(exc):
+            if exc.needs_comment:
                 self.rubric_pane.comment.setFocus()
             return
         except StoreError as exc:
@@ -328,9 +335,16 @@ class MainWindow(QMainWindow):
         self.list_pane.set_mark(self.session.current, "✓")
         self._update_progress()
         self.statusBar().showMessage(f"Saved {review.item_id} (revision {review.revision}).", 4000)
+        self._go_next(review.revision)
+
+    def _go_next(self, revision: int | None) -> None:
         next_id = self.session.next_item_id()
         if next_id is None:
-            self.rubric_pane.show_status(f"Saved: revision {review.revision}. End of the list.")
+            self.rubric_pane.show_status(
+                "End of the list."
+                if revision is None
+                else f"Saved: revision {revision}. End of the list."
+            )
         else:
             self.show_item(next_id)
         self.image_view.setFocus()  # keys 1–7 score the next item, not the comment box

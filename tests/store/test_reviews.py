@@ -95,3 +95,37 @@ def test_app_state_round_trip(tmp_path):
     store.set_state("last_item:dr-a", "i1")
     store.set_state("last_item:dr-a", "i2")
     assert ReviewStore(tmp_path / "s.db").get_state("last_item:dr-a") == "i2"
+
+
+def _open_and_close(path):
+    ReviewStore(path).close()
+    return "ok"
+
+
+def test_processes_opening_a_new_study_at_once_all_succeed(tmp_path):
+    from concurrent.futures import ProcessPoolExecutor
+
+    for n in range(3):
+        path = tmp_path / f"race-{n}.db"
+        with ProcessPoolExecutor(4) as pool:
+            assert list(pool.map(_open_and_close, [path] * 4)) == ["ok"] * 4
+        versions = sqlite3.connect(path).execute("SELECT version FROM schema_migrations").fetchall()
+        assert versions == [(1,)]
+
+
+def test_migrating_backs_up_the_file_with_uncheckpointed_wal_content(tmp_path, monkeypatch):
+    from medrcube_desktop.store import migrations
+
+    path = tmp_path / "s.db"
+    store = ReviewStore(path)  # left open: the review may sit only in the WAL file
+    store.save_review(Review("dr-a", "i1", scores(), "kept", utc_now(), utc_now()))
+    shipped = migrations.available_migrations()
+    extra = (2, "0002_test.sql", "CREATE TABLE extra (x INTEGER);")
+    monkeypatch.setattr(migrations, "available_migrations", lambda: [*shipped, extra])
+    ReviewStore(path)
+    backup = sqlite3.connect(tmp_path / "s.db.bak-v1")
+    assert backup.execute("SELECT comment FROM reviews").fetchall() == [("kept",)]
+    assert backup.execute("SELECT MAX(version) FROM schema_migrations").fetchone() == (1,)
+    assert sqlite3.connect(path).execute(
+        "SELECT MAX(version) FROM schema_migrations"
+    ).fetchone() == (2,)

@@ -225,3 +225,32 @@ def test_unattended_run_exits_on_an_empty_benchmark_with_broken_settings(
     assert (
         '"reviewer": null' in (config / "settings.json").read_text()
     )  # placeholder not remembered
+
+
+def test_enter_on_an_unchanged_saved_item_adds_no_revision(qtbot, ct_benchmark, tmp_path):
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    window.show_item("ct-2")  # the last item
+    qtbot.keyClick(window.image_view, Qt.Key.Key_P)
+    for _ in range(3):
+        qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
+    assert [r.revision for r in store.review_history("dr-a", "ct-2")] == [1]
+    qtbot.keyClick(window.image_view, Qt.Key.Key_5)  # a real change does make revision 2
+    qtbot.keyClick(window.image_view, Qt.Key.Key_5)
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
+    assert [r.revision for r in store.review_history("dr-a", "ct-2")] == [1, 2]
+
+
+def test_an_item_id_mentioning_comment_does_not_steal_the_keys(qtbot, tmp_path):
+    from tests.conftest import dicom_file, item, write_benchmark
+
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item("no-comment-7")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    window, _ = open_window(qtbot, root, tmp_path / "s.db")
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Return)  # refused: unscored
+    qtbot.keyClick(window.image_view, Qt.Key.Key_1)
+    assert (
+        window.session.draft.scores["1.1"] == 0 and window.rubric_pane.comment.toPlainText() == ""
+    )

@@ -1,0 +1,84 @@
+"""Display geometry: EXIF, radiographs and NIfTI slices move pixels, masks and boxes together."""
+
+import nibabel as nib
+import numpy as np
+import pydicom
+import pytest
+from PIL import Image, ImageOps
+from pydicom.pixels import apply_voi_lut
+
+from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
+from medrcube_desktop.imaging.render import render_file
+from tests.conftest import dicom_file
+
+RED = (255, 0, 0, 255)
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_exif_transforms_match_pillow(orientation):
+    stored = Image.fromarray(np.arange(12 * 7, dtype=np.uint8).reshape(7, 12))
+    exif = stored.getexif()
+    exif[0x0112] = orientation
+    stored.info["exif"] = exif.tobytes()
+    upright = np.asarray(ImageOps.exif_transpose(stored))
+    np.testing.assert_array_equal(EXIF_TRANSFORMS[orientation].apply(np.asarray(stored)), upright)
+
+
+def test_box_with_fractions_flips_to_the_mirrored_pixels():
+    # pixels 10..20 of a 100-wide image mirror to 79..89 (99 - 20 .. 99 - 10)
+    assert DisplayTransform(flip_cols=True).box((10.5, 10, 20.5, 20), (100, 100)) == (
+        79,
+        10,
+        89,
+        20,
+    )
+    assert DisplayTransform().box((200, 0, 300, 5), (100, 100)) is None
+    assert DisplayTransform(transpose=True).box((1, 2, 3, 4), (10, 20)) == (2, 1, 4, 3)
+
+
+@pytest.mark.parametrize("orientation", [3, 6, 8])
+def test_mask_and_box_follow_the_exif_rotation_of_a_picture(tmp_path, orientation):
+    pixels = np.full((60, 100), 40, dtype=np.uint8)
+    pixels[5:15, 5:25] = 250  # a bright blob, stored top-left
+    mask = np.zeros_like(pixels)
+    mask[5:15, 5:25] = 255
+    image = Image.fromarray(pixels)
+    exif = image.getexif()
+    exif[0x0112] = orientation
+    image.save(tmp_path / "p.png", exif=exif.tobytes())
+    Image.fromarray(mask).save(tmp_path / "m.png")
+    out = render_file(tmp_path / "p.png", mask_path=tmp_path / "m.png", bbox=(5, 5, 24, 14)).rgba
+    upright = np.asarray(ImageOps.exif_transpose(Image.open(tmp_path / "p.png")))
+    assert out.shape[:2] == upright.shape
+    rows, cols = np.nonzero(upright == 250)  # where the blob shows, found by Pillow
+    tinted = out[rows, cols]
+    assert (tinted[:, 0] > tinted[:, 1]).all()  # the red mask lies on the blob
+    assert tuple(out[rows.min(), cols.min()]) == RED and tuple(out[rows.max(), cols.max()]) == RED
+
+
+def test_radiograph_with_patient_orientation_r_f_is_mirrored_with_its_box():
+    path = dicom_file("RG3_J2KR.dcm")  # CR, Patient Orientation R\F
+    ds = pydicom.dcmread(path)
+    assert list(ds.PatientOrientation) == ["R", "F"]
+    y_max = 2 ** int(ds.BitsStored) - 1
+    stored = np.rint((1.0 - apply_voi_lut(ds.pixel_array, ds) / y_max) * 255)  # MONOCHROME1
+    rendered = render_file(path, bbox=(100, 200, 300, 400))
+    out = rendered.rgba[..., 0].astype(float)
+    width = stored.shape[1]
+    inside = np.ones(out.shape, bool)
+    inside[200:401, width - 1 - 300 : width - 1 - 100 + 1] = False  # the box's outline region
+    assert np.abs(out - stored[:, ::-1])[inside].max() <= 1  # patient right now on screen left
+    assert tuple(rendered.rgba[200, width - 1 - 300]) == RED  # box corner mirrored too
+    assert any("Patient Orientation R\\F" in note for note in rendered.notes)
+
+
+def test_box_on_a_nifti_slice_follows_the_radiological_reorientation(tmp_path):
+    data = np.zeros((40, 50, 10), dtype=np.float32)
+    data[2:8, 30:45, :] = 100.0  # blob: rows i 2-7, columns j 30-44 of the stored slice
+    nib.save(nib.Nifti1Image(data, np.eye(4)), tmp_path / "v.nii.gz")
+    out = render_file(tmp_path / "v.nii.gz", bbox=(30, 2, 44, 7)).rgba
+    red = np.all(out == RED, axis=2)
+    rows, cols = np.nonzero(red)
+    blob_rows, blob_cols = np.nonzero((out[..., 1] == 255) & ~red)  # bright, not red
+    assert rows.min() <= blob_rows.min() and rows.max() >= blob_rows.max()
+    assert cols.min() <= blob_cols.min() and cols.max() >= blob_cols.max()
