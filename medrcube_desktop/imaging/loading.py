@@ -1,28 +1,21 @@
 """Loading one displayable 2-D slice (and its mask) from DICOM, NIfTI or a picture file.
 
-First version (issue 2); the clinical-grade loaders (series, NRRD/MHA, EXIF, several
-windows) come with the rendering issue. No Qt here.
+This module holds the slice model, the dispatcher and the picture loader; DICOM is in
+:mod:`.dicom`, NIfTI in :mod:`.nifti`. First version (issue 2): series, NRRD/MHA and
+several windows come with the rendering issue. No Qt here.
 
 Arrays follow numpy order: ``(rows, columns)``, row 0 at the top of the screen.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.geometry import (
-    EXIF_TRANSFORMS,
-    DisplayTransform,
-    projection_display_transform,
-    voxel_display_transform,
-)
+from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
 
 DICOM_SUFFIXES = {".dcm", ".dicom", ".ima"}
 NIFTI_SUFFIXES = (".nii", ".nii.gz")
@@ -137,8 +130,15 @@ def load_slice(
     kind = image_kind(path)
     try:
         if kind == "nifti":
-            return _load_nifti(path, slice_index, mask_path)
-        data = _load_dicom(path, slice_index) if kind == "dicom" else _load_picture(path)
+            from medrcube_desktop.imaging.nifti import load_nifti_slice
+
+            return load_nifti_slice(path, slice_index, mask_path)
+        if kind == "dicom":
+            from medrcube_desktop.imaging.dicom import load_dicom_slice
+
+            data = load_dicom_slice(path, slice_index)
+        else:
+            data = _load_picture(path)
     except ImageLoadError:
         raise
     except Exception as exc:  # decoders raise many types; name the file and keep the cause
@@ -147,144 +147,6 @@ def load_slice(
         mask = _load_picture_mask(mask_path, data.stored_shape or data.pixels.shape[:2])
         data.mask = data.transform.apply(mask)
     return data
-
-
-def _first(value: object) -> float:
-    """First value of a possibly multi-valued DICOM number (DS/IS with VM > 1)."""
-    if isinstance(value, list | tuple) or type(value).__name__ == "MultiValue":
-        return float(value[0])  # type: ignore[index]
-    return float(value)  # type: ignore[arg-type]
-
-
-def _functional_group_item(ds, frame: int, sequence: str):
-    """Return the item of a functional-group macro for ``frame`` (per-frame, else shared).
-
-    Enhanced multi-frame objects (PS3.3 C.7.6.16) keep Rescale and window values in
-    functional groups instead of the top-level dataset.
-    """
-    for groups in ("PerFrameFunctionalGroupsSequence", "SharedFunctionalGroupsSequence"):
-        seq = ds.get(groups)
-        if not seq:
-            continue
-        item = seq[frame] if groups.startswith("PerFrame") and frame < len(seq) else seq[0]
-        if sequence in item and item[sequence].value:
-            return item[sequence].value[0]
-    return None
-
-
-PROJECTION_MODALITIES = {"CR", "DX", "RF", "XA", "IO", "PX", "RG", "DF"}
-"""Projection radiography (DICOM Modality codes, PS3.3 C.7.3.1.1.1), shown as if facing
-the patient. Mammography (MG) has its own hanging conventions and is left as stored."""
-
-
-def _load_dicom(path: Path, slice_index: int | None) -> SliceData:
-    import pydicom
-
-    logger = logging.getLogger("pydicom")
-    level = logger.level
-    logger.setLevel(logging.ERROR)  # pydicom's warnings become notes on the image instead
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            data = _decode_dicom(pydicom.dcmread(path, stop_before_pixels=True), path, slice_index)
-    finally:
-        logger.setLevel(level)
-    messages = list(dict.fromkeys(str(w.message).split(". Please see")[0] for w in caught))
-    data.notes.extend(f"pydicom: {m}" for m in messages[:3])
-    return data
-
-
-def _orient_projection(data: SliceData, ds) -> SliceData:
-    """Show a radiograph with the patient's right on the viewer's left, head up.
-
-    Uses Patient Orientation (0020,0020), PS3.3 C.7.6.1.1.1; other modalities unchanged.
-    """
-    orientation = [str(v) for v in (ds.get("PatientOrientation") or [])]
-    if data.modality not in PROJECTION_MODALITIES:
-        return data
-    transform = projection_display_transform(orientation)
-    flips = " and ".join(
-        name
-        for name, on in (("left-right", transform.flip_cols), ("top-bottom", transform.flip_rows))
-        if on
-    )
-    data.display(
-        transform,
-        f"flipped {flips} to show patient right on screen left, head up "
-        f"(Patient Orientation {chr(92).join(orientation)})",
-    )
-    return data
-
-
-def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
-    from pydicom.pixels import apply_color_lut, pixel_array
-
-    if "PixelData" not in ds and "FloatPixelData" not in ds and ds.get("Rows") is None:
-        raise ImageLoadError(f"{path}: DICOM file holds no image (no Pixel Data)")
-    count = int(ds.get("NumberOfFrames", 1) or 1)
-    index = count // 2 if slice_index is None else max(0, min(int(slice_index), count - 1))
-    # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
-    arr = pixel_array(path, index=index if count > 1 else None)
-    photometric = str(ds.get("PhotometricInterpretation", "MONOCHROME2")).strip()
-    modality = str(ds.get("Modality", "")).strip() or None
-    if photometric == "PALETTE COLOR":
-        rgb = apply_color_lut(arr, ds)
-        bits = int(ds.RedPaletteColorLookupTableDescriptor[2])
-        if bits > 8:  # scale 16-bit palette entries to 8 bits instead of truncating them
-            rgb = np.rint(rgb.astype(np.float64) * 255.0 / (2**bits - 1))
-        return SliceData(
-            rgb.astype(np.uint8), True, photometric, modality, slice_index=index, slice_count=count
-        )
-    if arr.ndim == 3 and arr.shape[-1] == 3:  # RGB; pydicom already converted YBR to RGB
-        if arr.dtype != np.uint8:
-            bits = int(ds.get("BitsStored", 16))
-            arr = np.rint(arr.astype(np.float64) * 255.0 / (2**bits - 1))
-        return SliceData(
-            arr.astype(np.uint8), True, "RGB", modality, slice_index=index, slice_count=count
-        )
-    pixels = _apply_modality(arr, ds, index)
-    data = SliceData(
-        pixels,
-        False,
-        photometric,
-        modality,
-        window=_dicom_window(ds, index),
-        voi_lut_function=str(ds.get("VOILUTFunction", "LINEAR")).strip() or "LINEAR",
-        slice_index=index,
-        slice_count=count,
-    )
-    return _orient_projection(data, ds)
-
-
-def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
-    """Modality LUT or Rescale Slope/Intercept (PS3.3 C.11.1), incl. functional groups."""
-    from pydicom.pixels import apply_modality_lut
-
-    if "RescaleSlope" in ds or "RescaleIntercept" in ds or "ModalityLUTSequence" in ds:
-        return np.asarray(apply_modality_lut(arr, ds), dtype=np.float64)
-    item = _functional_group_item(ds, frame, "PixelValueTransformationSequence")
-    pixels = arr.astype(np.float64)
-    if item is not None:
-        pixels = pixels * float(item.get("RescaleSlope", 1.0)) + float(
-            item.get("RescaleIntercept", 0.0)
-        )
-    return pixels
-
-
-def _dicom_window(ds, frame: int) -> tuple[float, float] | None:
-    """First (center, width) pair from the file, top level or Frame VOI LUT macro."""
-    source = ds if "WindowCenter" in ds and "WindowWidth" in ds else None
-    if source is None:
-        source = _functional_group_item(ds, frame, "FrameVOILUTSequence")
-    if source is None or "WindowCenter" not in source or "WindowWidth" not in source:
-        return None
-    try:
-        center, width = _first(source.WindowCenter), _first(source.WindowWidth)
-    except (TypeError, ValueError, IndexError):  # empty or malformed: use the default window
-        return None
-    if not (np.isfinite(center) and np.isfinite(width)) or width <= 0:
-        return None
-    return center, width
 
 
 def _load_picture(path: Path) -> SliceData:
@@ -331,43 +193,6 @@ def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
     return mask
 
 
-@dataclass(frozen=True)
-class _Volume:
-    data: np.ndarray  # (I, J, K) float32, voxel order
-    codes: tuple[str, str, str]  # nibabel.aff2axcodes: direction each voxel axis runs
-    window: tuple[float, float] | None  # one window for every slice of the volume
-    notes: tuple[str, ...]
-
-
-@functools.lru_cache(maxsize=4)
-def _nifti_volume(path: str) -> _Volume:
-    """Whole 3-D volume, its axis codes, display window and notes (cached per file).
-
-    The window is the header's cal_min/cal_max display range when set (NIfTI-1 header
-    fields), else the 0.5th-99.5th percentiles of the finite voxels of the whole volume,
-    so that scrolling does not change the contrast.
-    """
-    import nibabel as nib
-
-    img = nib.load(path)
-    notes = []
-    data = np.asanyarray(img.dataobj)
-    if data.ndim == 4:
-        notes.append(f"4-D file with {data.shape[3]} volumes: showing the first")
-        data = data[..., 0]
-    if data.ndim != 3:
-        raise ImageLoadError(f"{path}: expected a 3-D or 4-D NIfTI image, found {data.ndim}-D")
-    data = data.astype(np.float32, copy=False)
-    header = img.header
-    cal_min, cal_max = (float(header.get(k, 0) or 0) for k in ("cal_min", "cal_max"))
-    if np.isfinite(cal_min) and np.isfinite(cal_max) and cal_max > cal_min:
-        window = ((cal_min + cal_max) / 2.0, cal_max - cal_min)
-    else:
-        finite = data[np.isfinite(data)]
-        window = robust_window(finite) if finite.size else None
-    return _Volume(data, tuple(nib.aff2axcodes(img.affine)), window, tuple(notes))
-
-
 def robust_window(values: np.ndarray, low: float = 0.5, high: float = 99.5) -> tuple[float, float]:
     """(center, width) spanning the ``low``..``high`` percentiles of the finite ``values``.
 
@@ -382,39 +207,3 @@ def robust_window(values: np.ndarray, low: float = 0.5, high: float = 99.5) -> t
         lo, hi = float(finite.min()), float(finite.max())
     width = max(float(hi - lo), 1e-6)
     return float(lo + width / 2.0), width
-
-
-def _load_nifti(path: Path, slice_index: int | None, mask_path: Path | None) -> SliceData:
-    try:
-        volume = _nifti_volume(str(path))
-        mask_volume = _nifti_volume(str(mask_path)).data > 0 if mask_path is not None else None
-    except ImageLoadError:
-        raise
-    except Exception as exc:
-        raise ImageLoadError(f"{path}: cannot read NIfTI: {exc}") from exc
-    data, codes = volume.data, volume.codes
-    if mask_volume is not None and mask_volume.shape != data.shape:
-        raise ImageLoadError(
-            f"{mask_path}: mask grid {mask_volume.shape} differs from image grid {data.shape}"
-        )
-    count = data.shape[2]  # the third voxel axis is the acquisition (slice) axis
-    if slice_index is None:
-        if mask_volume is not None and mask_volume.any():
-            slice_index = int(np.argmax(mask_volume.sum(axis=(0, 1))))
-        else:
-            slice_index = count // 2
-    slice_index = max(0, min(int(slice_index), count - 1))
-    result = SliceData(
-        data[:, :, slice_index].astype(np.float64),
-        False,
-        "MONOCHROME2",
-        None,  # NIfTI does not record the modality
-        window=volume.window,
-        voi_lut_function="LINEAR_EXACT",
-        slice_index=slice_index,
-        slice_count=count,
-        mask=None if mask_volume is None else mask_volume[:, :, slice_index],
-        notes=list(volume.notes),
-    )
-    result.display(voxel_display_transform(*codes))  # radiological convention
-    return result

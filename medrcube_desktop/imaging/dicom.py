@@ -1,0 +1,162 @@
+"""DICOM frames through pydicom: modality LUT, window, colour, radiograph orientation.
+
+Intensity steps follow DICOM PS3.3 C.11 (modality LUT / Rescale, then VOI); values from
+Enhanced multi-frame functional groups (C.7.6.16) are used when the top level has none.
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.geometry import projection_display_transform
+from medrcube_desktop.imaging.loading import SliceData
+
+
+def _first(value: object) -> float:
+    """First value of a possibly multi-valued DICOM number (DS/IS with VM > 1)."""
+    if isinstance(value, list | tuple) or type(value).__name__ == "MultiValue":
+        return float(value[0])  # type: ignore[index]
+    return float(value)  # type: ignore[arg-type]
+
+
+def _functional_group_item(ds, frame: int, sequence: str):
+    """Return the item of a functional-group macro for ``frame`` (per-frame, else shared).
+
+    Enhanced multi-frame objects (PS3.3 C.7.6.16) keep Rescale and window values in
+    functional groups instead of the top-level dataset.
+    """
+    for groups in ("PerFrameFunctionalGroupsSequence", "SharedFunctionalGroupsSequence"):
+        seq = ds.get(groups)
+        if not seq:
+            continue
+        item = seq[frame] if groups.startswith("PerFrame") and frame < len(seq) else seq[0]
+        if sequence in item and item[sequence].value:
+            return item[sequence].value[0]
+    return None
+
+
+PROJECTION_MODALITIES = {"CR", "DX", "RF", "XA", "IO", "PX", "RG", "DF"}
+"""Projection radiography (DICOM Modality codes, PS3.3 C.7.3.1.1.1), shown as if facing
+the patient. Mammography (MG) has its own hanging conventions and is left as stored."""
+
+
+def load_dicom_slice(path: Path, slice_index: int | None) -> SliceData:
+    """Decode one frame of a DICOM file (pydicom) into a :class:`SliceData`.
+
+    ``slice_index`` picks the frame (``None``: the central one). pydicom's warnings about
+    non-conformant files become notes shown with the image. Raises what pydicom raises;
+    :func:`~medrcube_desktop.imaging.loading.load_slice` turns it into ImageLoadError.
+    """
+    import pydicom
+
+    logger = logging.getLogger("pydicom")
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # pydicom's warnings become notes on the image instead
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = _decode_dicom(pydicom.dcmread(path, stop_before_pixels=True), path, slice_index)
+    finally:
+        logger.setLevel(level)
+    messages = list(dict.fromkeys(str(w.message).split(". Please see")[0] for w in caught))
+    data.notes.extend(f"pydicom: {m}" for m in messages[:3])
+    return data
+
+
+def _orient_projection(data: SliceData, ds) -> SliceData:
+    """Show a radiograph with the patient's right on the viewer's left, head up.
+
+    Uses Patient Orientation (0020,0020), PS3.3 C.7.6.1.1.1; other modalities unchanged.
+    """
+    orientation = [str(v) for v in (ds.get("PatientOrientation") or [])]
+    if data.modality not in PROJECTION_MODALITIES:
+        return data
+    transform = projection_display_transform(orientation)
+    flips = " and ".join(
+        name
+        for name, on in (("left-right", transform.flip_cols), ("top-bottom", transform.flip_rows))
+        if on
+    )
+    data.display(
+        transform,
+        f"flipped {flips} to show patient right on screen left, head up "
+        f"(Patient Orientation {chr(92).join(orientation)})",
+    )
+    return data
+
+
+def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
+    from pydicom.pixels import apply_color_lut, pixel_array
+
+    if "PixelData" not in ds and "FloatPixelData" not in ds and ds.get("Rows") is None:
+        raise ImageLoadError(f"{path}: DICOM file holds no image (no Pixel Data)")
+    count = int(ds.get("NumberOfFrames", 1) or 1)
+    index = count // 2 if slice_index is None else max(0, min(int(slice_index), count - 1))
+    # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
+    arr = pixel_array(path, index=index if count > 1 else None)
+    photometric = str(ds.get("PhotometricInterpretation", "MONOCHROME2")).strip()
+    modality = str(ds.get("Modality", "")).strip() or None
+    if photometric == "PALETTE COLOR":
+        rgb = apply_color_lut(arr, ds)
+        bits = int(ds.RedPaletteColorLookupTableDescriptor[2])
+        if bits > 8:  # scale 16-bit palette entries to 8 bits instead of truncating them
+            rgb = np.rint(rgb.astype(np.float64) * 255.0 / (2**bits - 1))
+        return SliceData(
+            rgb.astype(np.uint8), True, photometric, modality, slice_index=index, slice_count=count
+        )
+    if arr.ndim == 3 and arr.shape[-1] == 3:  # RGB; pydicom already converted YBR to RGB
+        if arr.dtype != np.uint8:
+            bits = int(ds.get("BitsStored", 16))
+            arr = np.rint(arr.astype(np.float64) * 255.0 / (2**bits - 1))
+        return SliceData(
+            arr.astype(np.uint8), True, "RGB", modality, slice_index=index, slice_count=count
+        )
+    pixels = _apply_modality(arr, ds, index)
+    data = SliceData(
+        pixels,
+        False,
+        photometric,
+        modality,
+        window=_dicom_window(ds, index),
+        voi_lut_function=str(ds.get("VOILUTFunction", "LINEAR")).strip() or "LINEAR",
+        slice_index=index,
+        slice_count=count,
+    )
+    return _orient_projection(data, ds)
+
+
+def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
+    """Modality LUT or Rescale Slope/Intercept (PS3.3 C.11.1), incl. functional groups."""
+    from pydicom.pixels import apply_modality_lut
+
+    if "RescaleSlope" in ds or "RescaleIntercept" in ds or "ModalityLUTSequence" in ds:
+        return np.asarray(apply_modality_lut(arr, ds), dtype=np.float64)
+    item = _functional_group_item(ds, frame, "PixelValueTransformationSequence")
+    pixels = arr.astype(np.float64)
+    if item is not None:
+        pixels = pixels * float(item.get("RescaleSlope", 1.0)) + float(
+            item.get("RescaleIntercept", 0.0)
+        )
+    return pixels
+
+
+def _dicom_window(ds, frame: int) -> tuple[float, float] | None:
+    """First (center, width) pair from the file, top level or Frame VOI LUT macro."""
+    source = ds if "WindowCenter" in ds and "WindowWidth" in ds else None
+    if source is None:
+        source = _functional_group_item(ds, frame, "FrameVOILUTSequence")
+    if source is None or "WindowCenter" not in source or "WindowWidth" not in source:
+        return None
+    try:
+        center, width = _first(source.WindowCenter), _first(source.WindowWidth)
+    except (TypeError, ValueError, IndexError):  # empty or malformed: use the default window
+        return None
+    if not (np.isfinite(center) and np.isfinite(width)) or width <= 0:
+        return None
+    return center, width

@@ -1,0 +1,101 @@
+"""NIfTI volumes through nibabel: slice choice, one window per volume, display orientation.
+
+nibabel reports voxel axis directions in RAS (``aff2axcodes``); the slice is shown in
+radiological convention (see :mod:`.geometry`). No Qt here.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.geometry import voxel_display_transform
+from medrcube_desktop.imaging.loading import SliceData, robust_window
+
+
+@dataclass(frozen=True)
+class _Volume:
+    data: np.ndarray  # (I, J, K) float32, voxel order
+    codes: tuple[str, str, str]  # nibabel.aff2axcodes: direction each voxel axis runs
+    window: tuple[float, float] | None  # one window for every slice of the volume
+    notes: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=4)
+def _nifti_volume(path: str) -> _Volume:
+    """Whole 3-D volume, its axis codes, display window and notes (cached per file).
+
+    The window is the header's cal_min/cal_max display range when set (NIfTI-1 header
+    fields), else the 0.5th-99.5th percentiles of the finite voxels of the whole volume,
+    so that scrolling does not change the contrast.
+    """
+    import nibabel as nib
+
+    img = nib.load(path)
+    notes = []
+    data = np.asanyarray(img.dataobj)
+    if data.ndim == 4:
+        notes.append(f"4-D file with {data.shape[3]} volumes: showing the first")
+        data = data[..., 0]
+    if data.ndim != 3:
+        raise ImageLoadError(f"{path}: expected a 3-D or 4-D NIfTI image, found {data.ndim}-D")
+    data = data.astype(np.float32, copy=False)
+    header = img.header
+    cal_min, cal_max = (float(header.get(k, 0) or 0) for k in ("cal_min", "cal_max"))
+    if np.isfinite(cal_min) and np.isfinite(cal_max) and cal_max > cal_min:
+        window = ((cal_min + cal_max) / 2.0, cal_max - cal_min)
+    else:
+        finite = data[np.isfinite(data)]
+        window = robust_window(finite) if finite.size else None
+    return _Volume(data, tuple(nib.aff2axcodes(img.affine)), window, tuple(notes))
+
+
+def load_nifti_slice(path: Path, slice_index: int | None, mask_path: Path | None) -> SliceData:
+    """One slice of a NIfTI-1/2 volume (nibabel), with its mask, in radiological convention.
+
+    The slice axis is the third voxel axis (the acquisition axis is kept). ``slice_index``
+    ``None`` picks the slice with the largest mask area, else the central slice (paper
+    Appendix E.1). A 4-D file shows its first volume, with a note.
+
+    Raises
+    ------
+    ImageLoadError
+        The file cannot be read, is not 3-D/4-D, or the mask is on another grid.
+    """
+    try:
+        volume = _nifti_volume(str(path))
+        mask_volume = _nifti_volume(str(mask_path)).data > 0 if mask_path is not None else None
+    except ImageLoadError:
+        raise
+    except Exception as exc:
+        raise ImageLoadError(f"{path}: cannot read NIfTI: {exc}") from exc
+    data, codes = volume.data, volume.codes
+    if mask_volume is not None and mask_volume.shape != data.shape:
+        raise ImageLoadError(
+            f"{mask_path}: mask grid {mask_volume.shape} differs from image grid {data.shape}"
+        )
+    count = data.shape[2]  # the third voxel axis is the acquisition (slice) axis
+    if slice_index is None:
+        if mask_volume is not None and mask_volume.any():
+            slice_index = int(np.argmax(mask_volume.sum(axis=(0, 1))))
+        else:
+            slice_index = count // 2
+    slice_index = max(0, min(int(slice_index), count - 1))
+    result = SliceData(
+        data[:, :, slice_index].astype(np.float64),
+        False,
+        "MONOCHROME2",
+        None,  # NIfTI does not record the modality
+        window=volume.window,
+        voi_lut_function="LINEAR_EXACT",
+        slice_index=slice_index,
+        slice_count=count,
+        mask=None if mask_volume is None else mask_volume[:, :, slice_index],
+        notes=list(volume.notes),
+    )
+    result.display(voxel_display_transform(*codes))  # radiological convention
+    return result
