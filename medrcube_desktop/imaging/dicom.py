@@ -14,7 +14,10 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.geometry import projection_display_transform
+from medrcube_desktop.imaging.geometry import (
+    cross_section_display_transform,
+    projection_display_transform,
+)
 from medrcube_desktop.imaging.loading import SliceData
 
 
@@ -69,6 +72,37 @@ def load_dicom_slice(path: Path, slice_index: int | None) -> SliceData:
     return data
 
 
+CROSS_SECTION_MODALITIES = {"CT", "MR", "PT", "NM"}
+"""Modalities shown in radiological convention from Image Orientation (Patient)."""
+
+
+def _orient(data: SliceData, ds) -> SliceData:
+    """Radiological display: radiographs by Patient Orientation, CT/MR by Image Orientation."""
+    data.pixel_aspect = _pixel_aspect(ds)
+    if data.modality in CROSS_SECTION_MODALITIES and "ImageOrientationPatient" in ds:
+        iop = [float(v) for v in ds.ImageOrientationPatient]
+        transform = cross_section_display_transform(iop)
+        data.display(
+            transform, "turned to radiological convention from Image Orientation (Patient)"
+        )
+        return data
+    return _orient_projection(data, ds)
+
+
+def _pixel_aspect(ds) -> float:
+    """Height / width of a pixel: Pixel Spacing, else Imager Pixel Spacing (row, column
+    spacing in mm), else Pixel Aspect Ratio (vertical, horizontal), PS3.3 C.7.6.3.1."""
+    for keyword in ("PixelSpacing", "ImagerPixelSpacing", "PixelAspectRatio"):
+        values = ds.get(keyword)
+        try:
+            first, second = (float(v) for v in values)
+        except (TypeError, ValueError):
+            continue
+        if first > 0 and second > 0 and np.isfinite(first / second):
+            return first / second
+    return 1.0
+
+
 def _orient_projection(data: SliceData, ds) -> SliceData:
     """Show a radiograph with the patient's right on the viewer's left, head up.
 
@@ -107,16 +141,18 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         bits = int(ds.RedPaletteColorLookupTableDescriptor[2])
         if bits > 8:  # scale 16-bit palette entries to 8 bits instead of truncating them
             rgb = np.rint(rgb.astype(np.float64) * 255.0 / (2**bits - 1))
-        return SliceData(
+        data = SliceData(
             rgb.astype(np.uint8), True, photometric, modality, slice_index=index, slice_count=count
         )
+        return _orient(data, ds)
     if arr.ndim == 3 and arr.shape[-1] == 3:  # RGB; pydicom already converted YBR to RGB
         if arr.dtype != np.uint8:
             bits = int(ds.get("BitsStored", 16))
             arr = np.rint(arr.astype(np.float64) * 255.0 / (2**bits - 1))
-        return SliceData(
+        data = SliceData(
             arr.astype(np.uint8), True, "RGB", modality, slice_index=index, slice_count=count
         )
+        return _orient(data, ds)
     pixels = _apply_modality(arr, ds, index)
     data = SliceData(
         pixels,
@@ -128,7 +164,7 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         slice_index=index,
         slice_count=count,
     )
-    return _orient_projection(data, ds)
+    return _orient(data, ds)
 
 
 def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:

@@ -151,3 +151,40 @@ def projection_display_transform(patient_orientation: list[str]) -> DisplayTrans
     return DisplayTransform(
         flip_rows=column_direction.startswith("H"), flip_cols=row_direction.startswith("R")
     )
+
+
+_LPS_CODES = (("L", "R"), ("P", "A"), ("S", "I"))  # +x, +y, +z of DICOM patient space
+
+
+def lps_direction_code(vector: tuple[float, float, float]) -> str:
+    """Patient direction (``R L A P S I``) a DICOM LPS direction vector points toward most.
+
+    DICOM patient coordinates (PS3.3 C.7.6.2.1.1): +x toward the patient's left, +y
+    posterior, +z head (superior). Oblique vectors get their dominant axis.
+    """
+    axis = int(np.argmax(np.abs(vector)))
+    positive, negative = _LPS_CODES[axis]
+    return positive if vector[axis] > 0 else negative
+
+
+def cross_section_display_transform(image_orientation: list[float]) -> DisplayTransform:
+    """Transform that shows a CT/MR slice in radiological convention.
+
+    Parameters
+    ----------
+    image_orientation : list of 6 float
+        Image Orientation (Patient) (0020,0037): direction cosines of the first row (the
+        direction of increasing column index) then of the first column (increasing row
+        index), in LPS.
+    """
+    if len(image_orientation) != 6:
+        return DisplayTransform()
+    row_cosines = tuple(float(v) for v in image_orientation[:3])
+    column_cosines = tuple(float(v) for v in image_orientation[3:])
+    normal = tuple(np.cross(row_cosines, column_cosines))
+    # stored axis 0 (rows) runs along the column cosines, axis 1 along the row cosines
+    return voxel_display_transform(
+        lps_direction_code(column_cosines),
+        lps_direction_code(row_cosines),
+        lps_direction_code(normal),
+    )

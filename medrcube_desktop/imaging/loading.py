@@ -55,6 +55,9 @@ class SliceData:
         given in stored pixels must follow it.
     stored_shape : tuple of (int, int) or None
         ``(H, W)`` of the stored array before ``transform`` (``None``: same as ``pixels``).
+    pixel_aspect : float
+        Height / width of one displayed pixel (row spacing / column spacing), 1 for
+        square pixels; the view draws the image at this aspect.
     """
 
     pixels: np.ndarray
@@ -70,6 +73,7 @@ class SliceData:
     notes: list[str] = field(default_factory=list)
     transform: DisplayTransform = field(default_factory=DisplayTransform)
     stored_shape: tuple[int, int] | None = None
+    pixel_aspect: float = 1.0
 
     def display(self, transform: DisplayTransform, note: str | None = None) -> None:
         """Apply ``transform`` to pixels (and mask) for display, remembering the stored shape."""
@@ -80,6 +84,8 @@ class SliceData:
         if self.mask is not None:
             self.mask = transform.apply(self.mask)
         self.transform = transform
+        if transform.transpose:
+            self.pixel_aspect = 1.0 / self.pixel_aspect
         if note:
             self.notes.append(note)
 

@@ -23,6 +23,7 @@ class _Volume:
     codes: tuple[str, str, str]  # nibabel.aff2axcodes: direction each voxel axis runs
     window: tuple[float, float] | None  # one window for every slice of the volume
     notes: tuple[str, ...]
+    zooms: tuple[float, ...] = (1.0, 1.0, 1.0)  # voxel size along each voxel axis, mm
 
 
 @functools.lru_cache(maxsize=4)
@@ -51,7 +52,8 @@ def _nifti_volume(path: str) -> _Volume:
     else:
         finite = data[np.isfinite(data)]
         window = robust_window(finite) if finite.size else None
-    return _Volume(data, tuple(nib.aff2axcodes(img.affine)), window, tuple(notes))
+    zooms = tuple(float(z) for z in img.header.get_zooms()[:3])  # voxel size, mm
+    return _Volume(data, tuple(nib.aff2axcodes(img.affine)), window, tuple(notes), zooms)
 
 
 def load_nifti_slice(path: Path, slice_index: int | None, mask_path: Path | None) -> SliceData:
@@ -97,5 +99,7 @@ def load_nifti_slice(path: Path, slice_index: int | None, mask_path: Path | None
         mask=None if mask_volume is None else mask_volume[:, :, slice_index],
         notes=list(volume.notes),
     )
+    z0, z1 = volume.zooms[0], volume.zooms[1]
+    result.pixel_aspect = z0 / z1 if z0 > 0 and z1 > 0 else 1.0  # stored rows are voxel axis 0
     result.display(voxel_display_transform(*codes))  # radiological convention
     return result

@@ -39,6 +39,9 @@ class RenderedImage:
         (center, width) used, in modality units; ``None`` for colour or unchanged 8-bit.
     notes : list[str]
         Things the reviewer should know about this image.
+    pixel_aspect : float
+        Height / width of one pixel (row / column spacing): show the image stretched
+        vertically by this factor (DICOM Pixel Spacing or Pixel Aspect Ratio, NIfTI zooms).
     """
 
     rgba: np.ndarray
@@ -46,6 +49,7 @@ class RenderedImage:
     slice_count: int = 1
     window: tuple[float, float] | None = None
     notes: list[str] = field(default_factory=list)
+    pixel_aspect: float = 1.0
 
 
 def window_to_unit(
@@ -135,7 +139,7 @@ def compose_rgba(
             notes.append(f"the item's box {list(bbox)} lies outside the image: not drawn")
         else:
             draw_box(out, box)
-    return RenderedImage(out, data.slice_index, data.slice_count, window, notes)
+    return RenderedImage(out, data.slice_index, data.slice_count, window, notes, data.pixel_aspect)
 
 
 def draw_box(rgba: np.ndarray, bbox: tuple[float, float, float, float]) -> None:

@@ -47,11 +47,23 @@ def install_actions(window: QMainWindow, specs: list[ActionSpec]) -> dict[str, Q
         action = QAction(spec.title, window)
         action.setShortcuts([QKeySequence(k) for k in spec.shortcuts])
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        # triggered(bool) would otherwise be passed to the handler
-        action.triggered.connect(lambda _checked=False, run=spec.handler: run())
+        action.triggered.connect(_no_argument(spec.handler))
         menus[spec.menu].addAction(action)
         actions[spec.id] = action
     return actions
+
+
+def _no_argument(handler: Callable[[], None]) -> Callable[[], None]:
+    """A slot that takes no argument, so PySide6 never passes ``triggered(bool)`` to it.
+
+    A lambda with default arguments would receive the bool in its first default (and such
+    slots were seen to upset the refcount of ``True``/``False`` at interpreter exit).
+    """
+
+    def slot() -> None:
+        handler()
+
+    return slot
 
 
 def cheat_sheet_html(specs: list[ActionSpec]) -> str:

@@ -43,11 +43,17 @@ def _excepthook(exc_type, exc, tb) -> None:
 
 
 def ask_reviewer(stored: str | None) -> str | None:
-    """Reviewer name: the stored one, else asked once in a dialog and remembered."""
+    """Reviewer name: the stored one, else asked in a dialog until given or cancelled."""
     if stored:
         return stored
-    name, ok = QInputDialog.getText(None, "Reviewer", "Your name (stored with every review):")
-    return name.strip() if ok and name.strip() else None
+    prompt = "Your name (stored with every review):"
+    while True:
+        name, ok = QInputDialog.getText(None, "Reviewer", prompt)
+        if not ok:
+            return None
+        if name.strip():
+            return name.strip()
+        prompt = "A name is needed: every review carries its reviewer. Your name:"
 
 
 def run_app(
@@ -104,7 +110,7 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
         prefs.reviewer = name  # typed by the user (option or dialog): remember it
     elif not name:
         if not unattended:
-            return 2
+            raise MedRCubeError("no reviewer name given: start again, or pass --reviewer NAME")
         name = "unattended"  # a placeholder for scripted runs; never remembered
     prefs.last_dataset = str(benchmark.root)
     prefs.save()

@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 from PySide6.QtCore import QObject, QRunnable, Qt, Signal
-from PySide6.QtGui import QImage, QPainter, QPixmap
+from PySide6.QtGui import QImage, QPainter, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
 
 from medrcube_desktop.core.items import Item
@@ -28,6 +28,7 @@ class ImageView(QGraphicsView):
     """Shows one rendered slice; the wheel zooms about the cursor, dragging pans."""
 
     ZOOM_STEP = 1.25
+    image_shown = Signal()  # after set_image placed new pixels
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -42,12 +43,24 @@ class ImageView(QGraphicsView):
         self.setMinimumSize(320, 320)
         self._fit = True
 
-    def set_image(self, rgba: np.ndarray) -> None:
-        """Show new pixels; keeps the zoom if the user zoomed, else fits the window."""
+    def set_image(self, rgba: np.ndarray, pixel_aspect: float = 1.0, refit: bool = False) -> None:
+        """Show new pixels at their physical aspect.
+
+        Parameters
+        ----------
+        rgba : (H, W, 4) uint8
+        pixel_aspect : float
+            Height / width of one pixel (row spacing / column spacing); 4/3 stretches
+            the picture vertically by a third. Display geometry only: pixels untouched.
+        refit : bool
+            Fit the window (a new item); otherwise keep the user's zoom (a new slice).
+        """
         self._pixmap_item.setPixmap(QPixmap.fromImage(rgba_to_qimage(rgba)))
-        self.scene().setSceneRect(self._pixmap_item.boundingRect())
-        if self._fit:
+        self._pixmap_item.setTransform(QTransform.fromScale(1.0, pixel_aspect))
+        self.scene().setSceneRect(self._pixmap_item.sceneBoundingRect())
+        if refit or self._fit:
             self.fit()
+        self.image_shown.emit()
 
     def clear(self) -> None:
         self._pixmap_item.setPixmap(QPixmap())
@@ -91,6 +104,12 @@ class RenderTask(QRunnable):
             result: RenderedImage = render_item(self.item, self.slice_index)
         except Exception as exc:  # shown to the user in the view; logged with traceback
             log.exception("rendering item %s failed", self.item.id)
-            self.signals.failed.emit(self.generation, f"item {self.item.id}: {exc}")
+            try:
+                self.signals.failed.emit(self.generation, f"item {self.item.id}: {exc}")
+            except RuntimeError:
+                log.debug("render of item %s failed after the window closed", self.item.id)
             return
-        self.signals.done.emit(self.generation, result)
+        try:
+            self.signals.done.emit(self.generation, result)
+        except RuntimeError:  # the window (and its receiver) closed while rendering
+            log.debug("render of item %s finished after the window closed", self.item.id)

@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         self.rubric = load_rubric()
         self._generation = 0
         self._shown_first = False
+        self._fit_next = True
         self.setMinimumSize(1024, 700)
         self._build_widgets()
         self.actions_table = self._action_specs()
@@ -99,16 +100,22 @@ class MainWindow(QMainWindow):
         right_layout.addWidget(self.item_pane)
         right_layout.addWidget(self.rubric_pane)
         right_layout.addStretch(1)
-        scroll = QScrollArea()  # the rubric keeps its natural height on small screens
+        scroll = QScrollArea()  # the rules keep their natural height on small screens
         scroll.setWidget(right)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(460)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.right_scroll = scroll
+        side = QWidget()  # comment, commit button and messages always in view below
+        side.setMinimumWidth(460)
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(scroll, 1)
+        side_layout.addWidget(self.rubric_pane.footer)
         splitter = QSplitter()
         splitter.addWidget(self.list_pane)
         splitter.addWidget(centre)
-        splitter.addWidget(scroll)
+        splitter.addWidget(side)
         splitter.setSizes([280, 560, 520])
         splitter.setStretchFactor(1, 1)
         self.setCentralWidget(splitter)
@@ -142,6 +149,15 @@ class MainWindow(QMainWindow):
                 "review.commit", "Commit and next", ("Return", "Enter", "Ctrl+Return"), self.commit
             ),
             ActionSpec("review.leave_comment", "Leave the comment box", ("Escape",), view.setFocus),
+            ActionSpec(
+                "review.next", "Next item (no commit)", ("Ctrl+Down",), lambda: self._step_item(1)
+            ),
+            ActionSpec(
+                "review.previous",
+                "Previous item",
+                ("Backspace", "Ctrl+Up"),
+                lambda: self._step_item(-1),
+            ),
             ActionSpec("view.zoom_in", "Zoom in", ("+", "="), lambda: view.zoom(1.25), "View"),
             ActionSpec("view.zoom_out", "Zoom out", ("-",), lambda: view.zoom(0.8), "View"),
             ActionSpec("view.fit", "Fit image to the window", ("0",), view.fit, "View"),
@@ -203,6 +219,8 @@ class MainWindow(QMainWindow):
         self.rubric_pane.show_comment(self.session.draft.comment)
         self._show_saved_status()
         if item_id != previous:
+            self._fit_next = True  # a new item opens fitted to the window
+            self.right_scroll.verticalScrollBar().setValue(0)
             self.image_view.clear()
             self.slice_slider.blockSignals(True)
             self.slice_slider.setRange(0, 0)
@@ -243,7 +261,9 @@ class MainWindow(QMainWindow):
     def _on_rendered(self, generation: int, result: RenderedImage) -> None:
         if generation != self._generation:
             return  # a newer request superseded this one
-        self.image_view.set_image(result.rgba)
+        new_item = self._fit_next
+        self._fit_next = False
+        self.image_view.set_image(result.rgba, result.pixel_aspect, refit=new_item)
         self.slice_slider.blockSignals(True)
         self.slice_slider.setRange(0, max(0, result.slice_count - 1))
         self.slice_slider.setValue(result.slice_index)
@@ -337,6 +357,15 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Saved {review.item_id} (revision {review.revision}).", 4000)
         self._go_next(review.revision)
 
+    def _step_item(self, step: int) -> None:
+        """Move through the visible list without committing (the draft is kept)."""
+        ids = [item.id for item in self.session.visible]
+        if not ids:
+            return
+        current = self.session.current.id if self.session.current else None
+        position = ids.index(current) + step if current in ids else 0
+        self.show_item(ids[max(0, min(position, len(ids) - 1))])
+
     def _go_next(self, revision: int | None) -> None:
         next_id = self.session.next_item_id()
         if next_id is None:
@@ -397,16 +426,24 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         unsaved = [i for i in self.session.drafts if self.session.has_unsaved_changes(i)]
         if unsaved and self.isVisible() and not self.property("unattended"):
-            answer = QMessageBox.question(
-                self,
+            box = QMessageBox(
+                QMessageBox.Icon.Warning,
                 "Unsaved changes",
                 f"{len(unsaved)} item(s) have scores or comments that are not committed "
-                f"({', '.join(unsaved[:5])}). Quit and lose them?",
+                f"({', '.join(unsaved[:5])}).",
+                QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+                self,
             )
-            if answer != QMessageBox.StandardButton.Yes:
+            box.setInformativeText("Cancel goes back so you can commit them (Enter on each item).")
+            box.setDefaultButton(QMessageBox.StandardButton.Cancel)  # Enter must not lose work
+            if self._ask(box) != QMessageBox.StandardButton.Discard:
                 event.ignore()
                 return
         event.accept()
+
+    def _ask(self, box: QMessageBox) -> QMessageBox.StandardButton:
+        """Run a question box (a seam for tests)."""
+        return QMessageBox.StandardButton(box.exec())
 
     def show_problems(self) -> None:
         text = "\n".join(str(p) for p in self.benchmark.problems) or "No problems found."

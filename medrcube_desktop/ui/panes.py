@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -223,33 +224,49 @@ class RubricPane(QWidget):
             button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             button.setToolTip(f"{rule.id} {rule.name}\n\n{rule.description}")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the review
-            button.clicked.connect(lambda _checked=False, rid=rule.id: self.toggled.emit(rid))
+            button.clicked.connect(self._toggler(rule.id))
             self.buttons[rule.id] = button
             layout.addWidget(button)
             description = QLabel(rule.description)
             description.setWordWrap(True)
             description.setStyleSheet("color: #57606a; font-size: 11px; margin: 0 0 4px 22px")
             layout.addWidget(description)
+        # The comment, commit button and status live in ``footer``, which the window keeps
+        # in view below the scrolling rules.
+        self.footer = QWidget()
+        footer = QVBoxLayout(self.footer)
+        footer.setContentsMargins(0, 0, 0, 0)
         comment_label = QLabel("&Comment (Enter commits, Shift+Enter new line, Esc leaves):")
-        layout.addWidget(comment_label)
+        footer.addWidget(comment_label)
         self.comment = CommentEdit()
         self.comment.submitted.connect(self.commit_requested.emit)
         comment_label.setBuddy(self.comment)
         self.comment.setObjectName("comment")
         self.comment.setPlaceholderText("Required when a rule fails: why, and what to fix")
-        self.comment.setMaximumHeight(90)
+        self.comment.setMaximumHeight(70)
         self.comment.textChanged.connect(
             lambda: self.comment_edited.emit(self.comment.toPlainText())
         )
-        layout.addWidget(self.comment)
+        footer.addWidget(self.comment)
         self.commit_button = QPushButton("Commit and next  (Enter)")
         self.commit_button.setObjectName("commit")
-        self.commit_button.clicked.connect(self.commit_requested.emit)
-        layout.addWidget(self.commit_button)
+        self.commit_button.clicked.connect(self._request_commit)
+        footer.addWidget(self.commit_button)
         self.saved_label = QLabel()
         self.saved_label.setObjectName("savedLabel")
         self.saved_label.setWordWrap(True)
-        layout.addWidget(self.saved_label)
+        footer.addWidget(self.saved_label)
+
+    def _toggler(self, rule_id: str):
+        """A no-argument slot for one rule's button (clicked(bool) is not passed on)."""
+
+        def slot() -> None:
+            self.toggled.emit(rule_id)
+
+        return slot
+
+    def _request_commit(self) -> None:
+        self.commit_requested.emit()
 
     def show_scores(self, scores: dict[str, int | None]) -> None:
         """Reflect draft scores: green PASS, red FAIL, grey "not scored"."""
@@ -266,6 +283,7 @@ class RubricPane(QWidget):
     def show_comment(self, text: str) -> None:
         self.comment.blockSignals(True)
         self.comment.setPlainText(text)
+        self.comment.moveCursor(QTextCursor.MoveOperation.End)  # typing adds to the end
         self.comment.blockSignals(False)
 
     def show_status(self, text: str, problem: bool = False) -> None:

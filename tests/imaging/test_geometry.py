@@ -82,3 +82,27 @@ def test_box_on_a_nifti_slice_follows_the_radiological_reorientation(tmp_path):
     blob_rows, blob_cols = np.nonzero((out[..., 1] == 255) & ~red)  # bright, not red
     assert rows.min() <= blob_rows.min() and rows.max() >= blob_rows.max()
     assert cols.min() <= blob_cols.min() and cols.max() >= blob_cols.max()
+
+
+def test_ct_stored_with_anterior_at_the_bottom_is_shown_anterior_up():
+    path = dicom_file("explicit_VR-UN.dcm")  # CT, Image Orientation (Patient) 1\0\0\0\-1\0
+    ds = pydicom.dcmread(path)
+    assert [float(v) for v in ds.ImageOrientationPatient] == [1, 0, 0, 0, -1, 0]
+    hu = ds.pixel_array * float(ds.RescaleSlope) + float(ds.RescaleIntercept)
+    # by hand: soft-tissue window 40/400, then rows reversed (column cosines point anterior)
+    expected = np.rint(np.clip((hu + 160) / 400, 0, 1) * 255)
+    out = render_file(path).rgba[..., 0]
+    np.testing.assert_array_equal(out, expected[::-1, :])
+
+
+def test_pixel_aspect_comes_from_the_header():
+    # color-pl.dcm: Pixel Aspect Ratio 4\3 (vertical\horizontal): pixels a third taller
+    assert render_file(dicom_file("color-pl.dcm")).pixel_aspect == pytest.approx(4 / 3)
+    assert render_file(dicom_file("CT_small.dcm")).pixel_aspect == 1.0  # 0.661468\0.661468
+
+
+def test_nifti_pixel_aspect_follows_voxel_size_and_transpose(tmp_path):
+    image = nib.Nifti1Image(np.ones((4, 6, 3), dtype=np.float32), np.diag([2.0, 1.0, 3.0, 1.0]))
+    nib.save(image, tmp_path / "v.nii.gz")
+    # axial display puts voxel axis 1 (1 mm, A-P) down the rows, axis 0 (2 mm) across
+    assert render_file(tmp_path / "v.nii.gz").pixel_aspect == pytest.approx(0.5)

@@ -177,20 +177,28 @@ def test_no_matching_item_means_nothing_to_commit(qtbot, ct_benchmark, tmp_path)
     assert "No item matches the filters" in window.item_pane.meta.text()
 
 
-def test_closing_with_unsaved_edits_asks_first(qtbot, ct_benchmark, tmp_path, monkeypatch):
+def test_closing_with_unsaved_edits_asks_first_and_defaults_to_cancel(
+    qtbot, ct_benchmark, tmp_path
+):
     from PySide6.QtWidgets import QMessageBox
 
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     window.setProperty("unattended", False)
-    asked, answers = [], [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes]
-    monkeypatch.setattr(
-        QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or answers.pop(0)
-    )
+    asked, answers = [], [QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Discard]
+
+    def answer(box):
+        asked.append(
+            (box.text(), box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel))
+        )
+        return answers.pop(0)
+
+    window._ask = answer
     qtbot.keyClick(window.image_view, Qt.Key.Key_3)
     window.close()
-    assert window.isVisible() and len(asked) == 1 and "ct-1" in asked[0]  # "No": stays open
+    assert window.isVisible() and len(asked) == 1 and "ct-1" in asked[0][0]  # Cancel: stays
+    assert asked[0][1]  # Enter on the dialog means Cancel, never "discard"
     window.close()
-    assert not window.isVisible() and len(asked) == 2  # "Yes": closes
+    assert not window.isVisible() and len(asked) == 2  # Discard: closes
 
 
 @pytest.mark.slow
@@ -254,3 +262,19 @@ def test_an_item_id_mentioning_comment_does_not_steal_the_keys(qtbot, tmp_path):
     assert (
         window.session.draft.scores["1.1"] == 0 and window.rubric_pane.comment.toPlainText() == ""
     )
+
+
+def test_a_new_item_opens_fitted_and_ctrl_arrows_move_without_committing(
+    qtbot, ct_benchmark, tmp_path
+):
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    fitted = window.image_view.transform().m11()
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Plus)
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Plus)
+    assert window.image_view.transform().m11() == pytest.approx(fitted * 1.25**2)
+    with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
+        qtbot.keyClick(window.image_view, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
+    assert window.session.current.id == "ct-2"
+    assert window.image_view.transform().m11() == pytest.approx(fitted)  # zoom reset
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Backspace)
+    assert window.session.current.id == "ct-1" and store.latest_reviews("dr-a") == {}
