@@ -8,6 +8,7 @@ No Qt here.
 from __future__ import annotations
 
 import logging
+import threading
 import warnings
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from medrcube_desktop.imaging.geometry import (
     projection_display_transform,
 )
 from medrcube_desktop.imaging.loading import SliceData
+
+_WARNINGS_LOCK = threading.Lock()
 
 
 def _first(value: object) -> float:
@@ -59,14 +62,17 @@ def load_dicom_slice(path: Path, slice_index: int | None) -> SliceData:
     import pydicom
 
     logger = logging.getLogger("pydicom")
-    level = logger.level
-    logger.setLevel(logging.ERROR)  # pydicom's warnings become notes on the image instead
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            data = _decode_dicom(pydicom.dcmread(path, stop_before_pixels=True), path, slice_index)
-    finally:
-        logger.setLevel(level)
+    # warning filters and logger levels are process-wide: one decode at a time changes them
+    with _WARNINGS_LOCK:
+        level = logger.level
+        logger.setLevel(logging.ERROR)  # pydicom's warnings become notes on the image instead
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                ds = pydicom.dcmread(path, stop_before_pixels=True)
+                data = _decode_dicom(ds, path, slice_index)
+        finally:
+            logger.setLevel(level)
     messages = list(dict.fromkeys(str(w.message).split(". Please see")[0] for w in caught))
     data.notes.extend(f"pydicom: {m}" for m in messages[:3])
     return data
@@ -128,8 +134,8 @@ def _orient_projection(data: SliceData, ds) -> SliceData:
 def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
     from pydicom.pixels import apply_color_lut, pixel_array
 
-    if "PixelData" not in ds and "FloatPixelData" not in ds and ds.get("Rows") is None:
-        raise ImageLoadError(f"{path}: DICOM file holds no image (no Pixel Data)")
+    if ds.get("Rows") is None or ds.get("Columns") is None:  # header read without pixels
+        raise ImageLoadError(f"{path}: DICOM file holds no image (no Rows/Columns)")
     count = int(ds.get("NumberOfFrames", 1) or 1)
     index = count // 2 if slice_index is None else max(0, min(int(slice_index), count - 1))
     # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).

@@ -114,7 +114,10 @@ def image_kind(path: Path) -> str:
 
 
 def load_slice(
-    path: Path, slice_index: int | None = None, mask_path: Path | None = None
+    path: Path,
+    slice_index: int | None = None,
+    mask_path: Path | None = None,
+    modality: str | None = None,
 ) -> SliceData:
     """Load the slice to display from ``path``, with its mask if one is given.
 
@@ -127,18 +130,22 @@ def load_slice(
         slice with the largest mask area, else the central slice (paper Appendix E.1).
     mask_path : Path or None
         Label mask on the image grid: NIfTI for a NIfTI volume, a picture for a 2-D image.
+    modality : str or None
+        The item's modality ("CT", "MRI"...), a hint for files that record none (NIfTI,
+        pictures): a CT NIfTI in Hounsfield units then gets the CT window.
 
     Raises
     ------
     ImageLoadError
         The file (or mask) cannot be read or decoded, or the mask is on another grid.
     """
+    modality = "CT" if modality and modality.strip().upper() == "CT" else None
     kind = image_kind(path)
     try:
         if kind == "nifti":
             from medrcube_desktop.imaging.nifti import load_nifti_slice
 
-            return load_nifti_slice(path, slice_index, mask_path)
+            return load_nifti_slice(path, slice_index, mask_path, modality)
         if kind == "dicom":
             from medrcube_desktop.imaging.dicom import load_dicom_slice
 

@@ -24,6 +24,8 @@ class _Volume:
     window: tuple[float, float] | None  # one window for every slice of the volume
     notes: tuple[str, ...]
     zooms: tuple[float, ...] = (1.0, 1.0, 1.0)  # voxel size along each voxel axis, mm
+    affine: np.ndarray | None = None  # (4, 4) voxel to RAS mm
+    calibrated: bool = False  # window from the header's cal_min/cal_max
 
 
 @functools.lru_cache(maxsize=4)
@@ -38,25 +40,35 @@ def _nifti_volume(path: str) -> _Volume:
 
     img = nib.load(path)
     notes = []
-    data = np.asanyarray(img.dataobj)
-    if data.ndim == 4:
-        notes.append(f"4-D file with {data.shape[3]} volumes: showing the first")
-        data = data[..., 0]
-    if data.ndim != 3:
-        raise ImageLoadError(f"{path}: expected a 3-D or 4-D NIfTI image, found {data.ndim}-D")
+    shape = img.shape
+    if len(shape) == 4:  # read only the first volume, not the whole series
+        notes.append(f"4-D file with {shape[3]} volumes: showing the first")
+        data = np.asanyarray(img.dataobj[..., 0])
+    elif len(shape) == 2:  # a single slice stored as NIfTI
+        data = np.asanyarray(img.dataobj)[:, :, None]
+    elif len(shape) == 3:
+        data = np.asanyarray(img.dataobj)
+    else:
+        raise ImageLoadError(
+            f"{path}: expected a 2-D, 3-D or 4-D NIfTI image, found {len(shape)}-D"
+        )
     data = data.astype(np.float32, copy=False)
     header = img.header
     cal_min, cal_max = (float(header.get(k, 0) or 0) for k in ("cal_min", "cal_max"))
-    if np.isfinite(cal_min) and np.isfinite(cal_max) and cal_max > cal_min:
+    calibrated = bool(np.isfinite(cal_min) and np.isfinite(cal_max) and cal_max > cal_min)
+    if calibrated:
         window = ((cal_min + cal_max) / 2.0, cal_max - cal_min)
     else:
         finite = data[np.isfinite(data)]
         window = robust_window(finite) if finite.size else None
     zooms = tuple(float(z) for z in img.header.get_zooms()[:3])  # voxel size, mm
-    return _Volume(data, tuple(nib.aff2axcodes(img.affine)), window, tuple(notes), zooms)
+    codes = tuple(nib.aff2axcodes(img.affine))
+    return _Volume(data, codes, window, tuple(notes), zooms, np.asarray(img.affine), calibrated)
 
 
-def load_nifti_slice(path: Path, slice_index: int | None, mask_path: Path | None) -> SliceData:
+def load_nifti_slice(
+    path: Path, slice_index: int | None, mask_path: Path | None, modality: str | None = None
+) -> SliceData:
     """One slice of a NIfTI-1/2 volume (nibabel), with its mask, in radiological convention.
 
     The slice axis is the third voxel axis (the acquisition axis is kept). ``slice_index``
@@ -70,16 +82,24 @@ def load_nifti_slice(path: Path, slice_index: int | None, mask_path: Path | None
     """
     try:
         volume = _nifti_volume(str(path))
-        mask_volume = _nifti_volume(str(mask_path)).data > 0 if mask_path is not None else None
+        mask = _nifti_volume(str(mask_path)) if mask_path is not None else None
     except ImageLoadError:
         raise
     except Exception as exc:
         raise ImageLoadError(f"{path}: cannot read NIfTI: {exc}") from exc
     data, codes = volume.data, volume.codes
-    if mask_volume is not None and mask_volume.shape != data.shape:
-        raise ImageLoadError(
-            f"{mask_path}: mask grid {mask_volume.shape} differs from image grid {data.shape}"
-        )
+    mask_volume = None
+    if mask is not None:
+        if mask.data.shape != data.shape:
+            raise ImageLoadError(
+                f"{mask_path}: mask grid {mask.data.shape} differs from image grid {data.shape}"
+            )
+        if not np.allclose(mask.affine, volume.affine, atol=1e-3):
+            # same shape but placed elsewhere (flipped, shifted): drawing it would mislead
+            raise ImageLoadError(
+                f"{mask_path}: mask affine differs from the image's; resample it onto the image grid"
+            )
+        mask_volume = mask.data > 0
     count = data.shape[2]  # the third voxel axis is the acquisition (slice) axis
     if slice_index is None:
         if mask_volume is not None and mask_volume.any():
@@ -91,8 +111,8 @@ def load_nifti_slice(path: Path, slice_index: int | None, mask_path: Path | None
         data[:, :, slice_index].astype(np.float64),
         False,
         "MONOCHROME2",
-        None,  # NIfTI does not record the modality
-        window=volume.window,
+        modality,  # NIfTI records no modality: the item's, if given
+        window=None if modality == "CT" and not volume.calibrated else volume.window,
         voi_lut_function="LINEAR_EXACT",
         slice_index=slice_index,
         slice_count=count,

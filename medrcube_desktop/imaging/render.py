@@ -78,7 +78,8 @@ def window_to_unit(
         return 1.0 / (1.0 + np.exp(-4.0 * (x - center) / width))
     if function == "LINEAR_EXACT":
         return np.clip((x - (center - width / 2.0)) / width, 0.0, 1.0)
-    width = max(width, 1.0)
+    if width <= 1.0:  # C.11.2.1.2.1 with w = 1: a threshold at c - 0.5
+        return (x > center - 0.5).astype(np.float64)
     return np.clip(((x - (center - 0.5)) / (width - 1.0)) + 0.5, 0.0, 1.0)
 
 
@@ -165,15 +166,18 @@ def render_file(
     slice_index: int | None = None,
     mask_path: Path | None = None,
     bbox: tuple[float, float, float, float] | None = None,
+    modality: str | None = None,
 ) -> RenderedImage:
-    """Load and render one image file; see :func:`compose_rgba`.
+    """Load and render one image file; see :func:`compose_rgba` and ``load_slice``.
+
+    ``modality`` is the item's modality, a hint for NIfTI files (which record none).
 
     Raises
     ------
     ImageLoadError
         The image or mask cannot be read.
     """
-    return compose_rgba(load_slice(path, slice_index, mask_path), bbox)
+    return compose_rgba(load_slice(path, slice_index, mask_path, modality), bbox)
 
 
 def render_item(item: Item, slice_index: int | None = None) -> RenderedImage:
@@ -182,4 +186,4 @@ def render_item(item: Item, slice_index: int | None = None) -> RenderedImage:
     ``slice_index`` ``None`` shows the slice with the largest mask area, else the
     central slice or frame.
     """
-    return render_file(item.image_path, slice_index, item.mask_path, item.bbox)
+    return render_file(item.image_path, slice_index, item.mask_path, item.bbox, item.modality)

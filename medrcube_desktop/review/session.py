@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.review.rubric import RULE_IDS
 from medrcube_desktop.store.reviews import Review, ReviewStore, utc_now
 
 ALL = ""
@@ -159,6 +159,9 @@ class ReviewSessionState:
                 self.drafts[item_id] = Draft(item_id, dict(saved.scores), saved.comment)
             else:
                 self.drafts[item_id] = Draft(item_id, {rule: None for rule in RULE_IDS})
+        draft = self.drafts[item_id]
+        if not draft.dirty:  # the review of this item (re)starts now
+            draft.started_at = utc_now()
         self.current = item
         return item
 

@@ -106,6 +106,16 @@ def _backup(conn: sqlite3.Connection, target: Path) -> None:
 
 
 def _statements(sql: str) -> list[str]:
-    """Split a migration into statements (``executescript`` would commit on its own)."""
-    body = "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))
-    return [s.strip() for s in body.split(";") if s.strip()]
+    """Split a migration into complete statements (``executescript`` would commit on its
+    own); ``sqlite3.complete_statement`` keeps ``;`` inside strings and triggers intact."""
+    statements, current = [], ""
+    for line in sql.splitlines(keepends=True):
+        if not current and line.lstrip().startswith("--"):
+            continue
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements

@@ -7,13 +7,14 @@ updated or deleted (a re-review adds the next revision).
 from __future__ import annotations
 
 import sqlite3
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from medrcube_desktop import __version__
+from medrcube_desktop.core.rubric import RULE_IDS, load_rubric, score_column
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.review.rubric import RULE_IDS, load_rubric, score_column
 from medrcube_desktop.store.migrations import migrate
 
 BUSY_TIMEOUT_S = 5.0
@@ -53,6 +54,23 @@ class Review:
     app_version: str = ""
 
 
+def _retry_while_busy(operation, seconds: float = BUSY_TIMEOUT_S) -> None:
+    """Run ``operation``; while SQLite says the database is locked, retry for ``seconds``.
+
+    Switching the journal mode can fail with SQLITE_BUSY at once, without waiting on the
+    busy timeout, when another process opens the same new file at the same moment.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            operation()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class ReviewStore:
     """A study's review database.
 
@@ -82,9 +100,13 @@ class ReviewStore:
             conn.execute("PRAGMA foreign_keys = ON")
             self.db = sqlite_utils.Database(conn)
             if self.path is not None:
-                self.db.enable_wal()
+                _retry_while_busy(self.db.enable_wal)  # may meet another process's lock
                 conn.execute("PRAGMA synchronous = FULL")
-            migrate(conn, self.path)
+            try:
+                migrate(conn, self.path)
+            except StoreError:
+                conn.close()
+                raise
         except (sqlite3.Error, OSError) as exc:
             hint = (
                 " (is the file or its folder read-only?)"

@@ -7,7 +7,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from PySide6.QtCore import QThreadPool, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 
 from medrcube_desktop import settings
@@ -15,6 +15,7 @@ from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.ui.image_view import render_pool
 from medrcube_desktop.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ def run_app(
     finally:
         # Render workers run Python code: let them finish before the interpreter may exit,
         # or an error raised here could leave the process hanging at shutdown.
-        QThreadPool.globalInstance().waitForDone(10_000)
+        render_pool().waitForDone(10_000)
 
 
 def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
@@ -116,6 +117,14 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
     prefs.save()
     store = ReviewStore(db_path or settings.default_db_path(benchmark.root))
     log.info("reviews are saved in %s", store.path)
+    try:
+        return _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms)
+    finally:
+        store.close()
+
+
+def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) -> int:
+    unattended = screenshot is not None or quit_after_ms is not None
     window = MainWindow(ReviewSessionState(benchmark.items, store, name), benchmark)
     window.reviewer_changed.connect(lambda new: _remember_reviewer(prefs, new))
     window.resize(*DEFAULT_SIZE)
@@ -125,7 +134,6 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
         _schedule_unattended(window, screenshot, quit_after_ms, result)
     window.show()
     status = app.exec()
-    store.close()
     return status or result["status"]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-from PySide6.QtCore import QObject, QRunnable, Qt, Signal
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QImage, QPainter, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
 
@@ -82,6 +82,23 @@ class ImageView(QGraphicsView):
         super().resizeEvent(event)
         if self._fit:
             self.fit()
+
+
+_RENDER_POOL: QThreadPool | None = None
+
+
+def render_pool() -> QThreadPool:
+    """The one worker thread that renders images, in request order.
+
+    One thread keeps decoding off the GUI thread without renders racing each other for
+    memory or for process-wide state (warning filters, pydicom's logger); stale results
+    are dropped by the window.
+    """
+    global _RENDER_POOL
+    if _RENDER_POOL is None:
+        _RENDER_POOL = QThreadPool()
+        _RENDER_POOL.setMaxThreadCount(1)
+    return _RENDER_POOL
 
 
 class RenderSignals(QObject):

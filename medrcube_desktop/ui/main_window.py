@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
@@ -21,12 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.core.dataset import Benchmark
+from medrcube_desktop.core.rubric import RULE_IDS, load_rubric
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.imaging.render import RenderedImage
-from medrcube_desktop.review.rubric import RULE_IDS, load_rubric
 from medrcube_desktop.review.session import ItemFilter, ReviewIncomplete, ReviewSessionState
 from medrcube_desktop.ui.actions import ActionSpec, cheat_sheet_html, install_actions
-from medrcube_desktop.ui.image_view import ImageView, RenderTask
+from medrcube_desktop.ui.image_view import ImageView, RenderTask, render_pool
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane, RubricPane
 
 log = logging.getLogger(__name__)
@@ -256,7 +256,7 @@ class MainWindow(QMainWindow):
         task.signals.done.connect(self._on_rendered)
         task.signals.failed.connect(self._on_render_failed)
         self.image_message.setText("Rendering…")
-        QThreadPool.globalInstance().start(task)
+        render_pool().start(task)
 
     def _on_rendered(self, generation: int, result: RenderedImage) -> None:
         if generation != self._generation:

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.rubric import Rubric
 from medrcube_desktop.core.taxonomy import task_by_abbreviation
-from medrcube_desktop.review.rubric import Rubric
 from medrcube_desktop.review.session import ALL, STATUS_REVIEWED, STATUS_UNREVIEWED, ItemFilter
 
 ITEM_ID_ROLE = Qt.ItemDataRole.UserRole

@@ -28,6 +28,17 @@ def test_linear_window_matches_ps3_3_formula_by_hand():
     np.testing.assert_allclose(out, [0.0, 0.0, 0.5, 1.0, 1.0, 1.0], atol=1e-12)
 
 
+def test_linear_exact_sigmoid_and_width_one_by_hand():
+    x = np.array([-10.0, 0.0, 10.0])
+    # LINEAR_EXACT (C.11.2.1.3.2): (x - (c - w/2)) / w with c=0, w=20
+    np.testing.assert_allclose(window_to_unit(x, 0, 20, "LINEAR_EXACT"), [0.0, 0.5, 1.0])
+    # SIGMOID (C.11.2.1.3.1): 1 / (1 + exp(-4 (x - c) / w))
+    sigmoid = 1 / (1 + np.exp(-4 * x / 20))
+    np.testing.assert_allclose(window_to_unit(x, 0, 20, "SIGMOID"), sigmoid)
+    # LINEAR with w = 1 is a threshold at c - 0.5 (no division by zero, no NaN)
+    np.testing.assert_array_equal(window_to_unit(np.array([99.0, 99.6, 101.0]), 100, 1), [0, 1, 1])
+
+
 def test_ct_without_file_window_uses_soft_tissue_window_on_hounsfield_units():
     path = dicom_file("CT_small.dcm")
     ds = pydicom.dcmread(path)
@@ -77,8 +88,10 @@ def test_16bit_png_is_windowed_not_clipped(tmp_path):
     assert Image.open(path).mode.startswith("I")
     out = gray(render_file(path))
     assert (out == 255).mean() < 0.01  # an 8-bit clip would saturate 94 % of the ramp
-    assert out.min() == 0 and out.max() == 255
-    assert (np.diff(out.ravel().astype(int)) >= 0).all()
+    # by hand: the 0.5th..99.5th percentiles of 0..4095 are 20.475 and 4074.525
+    lo, hi = 0.005 * 4095, 0.995 * 4095
+    expected = np.rint(np.clip((ramp - lo) / (hi - lo), 0, 1) * 255)
+    assert np.abs(out.astype(float) - expected).max() <= 1
 
 
 def test_8bit_png_is_shown_as_stored(tmp_path):
@@ -137,3 +150,34 @@ def test_unreadable_files_raise_image_load_error_naming_the_file(tmp_path):
         render_file(broken)
     with pytest.raises(ImageLoadError, match="unknown image format"):
         render_file(Path(__file__))
+
+
+def test_nifti_mask_on_another_affine_is_refused(tmp_path):
+    data = np.ones((6, 8, 5), dtype=np.float32)
+    nib.save(nib.Nifti1Image(data, np.eye(4)), tmp_path / "v.nii.gz")
+    nib.save(
+        nib.Nifti1Image(np.ones((6, 8, 5), np.uint8), np.diag([-1.0, 1, 1, 1])),
+        tmp_path / "m.nii.gz",
+    )
+    with pytest.raises(ImageLoadError, match="mask affine differs"):
+        render_file(tmp_path / "v.nii.gz", mask_path=tmp_path / "m.nii.gz")
+
+
+def test_nifti_ct_in_hounsfield_units_gets_the_ct_window_when_the_item_says_ct(tmp_path):
+    hu = np.linspace(-1000, 1000, 6 * 8 * 3, dtype=np.float32).reshape(6, 8, 3)
+    nib.save(nib.Nifti1Image(hu, np.eye(4)), tmp_path / "ct.nii.gz")
+    assert render_file(tmp_path / "ct.nii.gz", modality="CT").window == (40.0, 400.0)
+    assert render_file(tmp_path / "ct.nii.gz").window != (40.0, 400.0)  # no hint: percentiles
+
+
+def test_2d_and_4d_nifti_show_a_slice(tmp_path):
+    nib.save(
+        nib.Nifti1Image(np.arange(12, dtype=np.float32).reshape(3, 4), np.eye(4)),
+        tmp_path / "2d.nii",
+    )
+    assert render_file(tmp_path / "2d.nii").rgba.shape == (4, 3, 4)  # axial: rows A->P
+    four = np.zeros((3, 4, 2, 5), dtype=np.float32)
+    four[..., 0] = 1.0
+    nib.save(nib.Nifti1Image(four, np.eye(4)), tmp_path / "4d.nii")
+    rendered = render_file(tmp_path / "4d.nii")
+    assert any("4-D file with 5 volumes" in n for n in rendered.notes)

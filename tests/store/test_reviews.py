@@ -2,8 +2,8 @@ import sqlite3
 
 import pytest
 
+from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.review.rubric import RULE_IDS
 from medrcube_desktop.store import Review, ReviewStore, utc_now
 
 
@@ -129,3 +129,20 @@ def test_migrating_backs_up_the_file_with_uncheckpointed_wal_content(tmp_path, m
     assert sqlite3.connect(path).execute(
         "SELECT MAX(version) FROM schema_migrations"
     ).fetchone() == (2,)
+
+
+def test_migration_statements_keep_semicolons_inside_strings_and_triggers():
+    from medrcube_desktop.store.migrations import _statements
+
+    sql = (
+        "-- a comment; with a semicolon\n"
+        "CREATE TABLE t (x TEXT DEFAULT 'a;b');\n"
+        "CREATE TRIGGER tr AFTER INSERT ON t BEGIN\n  UPDATE t SET x = 'c;d';\nEND;\n"
+    )
+    statements = _statements(sql)
+    assert len(statements) == 2 and statements[1].endswith("END;")
+    conn = sqlite3.connect(":memory:")
+    for statement in statements:
+        conn.execute(statement)
+    conn.execute("INSERT INTO t DEFAULT VALUES")
+    assert conn.execute("SELECT x FROM t").fetchall() == [("c;d",)]

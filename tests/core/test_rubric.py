@@ -1,4 +1,4 @@
-from medrcube_desktop.review.rubric import load_rubric, score_column
+from medrcube_desktop.core.rubric import load_rubric, score_column
 
 
 def test_rubric_is_table_10_of_the_paper():
