@@ -68,6 +68,7 @@ class Settings:
 
     @classmethod
     def path(cls) -> Path:
+        """Where the settings file lives: ``<config dir>/settings.json``."""
         return config_dir() / "settings.json"
 
     @classmethod

@@ -38,6 +38,7 @@ class DisplayTransform:
 
     @property
     def is_identity(self) -> bool:
+        """True when the transform leaves the array as stored."""
         return not (self.transpose or self.flip_rows or self.flip_cols)
 
     def apply(self, array: np.ndarray) -> np.ndarray:

@@ -117,6 +117,7 @@ class ReviewStore:
 
     @property
     def conn(self) -> sqlite3.Connection:
+        """The underlying sqlite3 connection (autocommit mode; transactions are explicit)."""
         return self.db.conn
 
     def close(self) -> None:

@@ -11,6 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
+from medrcube_desktop.core.rubric import RULE_IDS
+
 MENUS: tuple[str, ...] = ("File", "Review", "View", "Help")
 
 
@@ -80,3 +82,60 @@ def cheat_sheet_html(specs: list[ActionSpec]) -> str:
                 f"<td>{escape(spec.title)}</td><td style='color:#57606a'>{menu}</td></tr>"
             )
     return "<table cellspacing='4'>" + "".join(rows) + "</table>"
+
+
+def review_actions(window) -> list[ActionSpec]:
+    """Every action of the review window (a :class:`MainWindow`), in menu order."""
+    view = window.image_view
+    specs = [
+        ActionSpec(
+            f"rule.{rule}",
+            f"Fail / pass rule {rule}",
+            (str(n),),
+            lambda r=rule: window.toggle_rule(r),
+        )
+        for n, rule in enumerate(RULE_IDS, start=1)
+    ]
+    return specs + [
+        ActionSpec("review.pass_rest", "Pass every unscored rule", ("P",), window.pass_unscored),
+        ActionSpec(
+            "review.commit", "Commit and next", ("Return", "Enter", "Ctrl+Return"), window.commit
+        ),
+        ActionSpec("review.leave_comment", "Leave the comment box", ("Escape",), view.setFocus),
+        ActionSpec(
+            "review.next", "Next item (no commit)", ("Ctrl+Down",), lambda: window.step_item(1)
+        ),
+        ActionSpec(
+            "review.previous",
+            "Previous item",
+            ("Backspace", "Ctrl+Up"),
+            lambda: window.step_item(-1),
+        ),
+        ActionSpec("view.zoom_in", "Zoom in", ("+", "="), lambda: view.zoom(1.25), "View"),
+        ActionSpec("view.zoom_out", "Zoom out", ("-",), lambda: view.zoom(0.8), "View"),
+        ActionSpec("view.fit", "Fit image to the window", ("0",), view.fit, "View"),
+        ActionSpec(
+            "view.next_slice", "Next slice", ("PgDown",), lambda: window.step_slice(1), "View"
+        ),
+        ActionSpec(
+            "view.previous_slice",
+            "Previous slice",
+            ("PgUp",),
+            lambda: window.step_slice(-1),
+            "View",
+        ),
+        ActionSpec(
+            "view.problems",
+            "Benchmark problems…",
+            ("Ctrl+Shift+P",),
+            window.show_problems,
+            "View",
+        ),
+        ActionSpec(
+            "help.shortcuts", "Keyboard shortcuts", ("?", "F1"), window.show_shortcuts, "Help"
+        ),
+        ActionSpec(
+            "app.reviewer", "Change reviewer…", ("Ctrl+Shift+R",), window.ask_reviewer, "File"
+        ),
+        ActionSpec("app.quit", "Quit", ("Ctrl+Q",), window.close, "File"),
+    ]

@@ -25,7 +25,8 @@ from medrcube_desktop.core.rubric import RULE_IDS, load_rubric
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.imaging.render import RenderedImage
 from medrcube_desktop.review.session import ItemFilter, ReviewIncomplete, ReviewSessionState
-from medrcube_desktop.ui.actions import ActionSpec, cheat_sheet_html, install_actions
+from medrcube_desktop.ui.actions import install_actions, review_actions
+from medrcube_desktop.ui.dialogs import problems_box, shortcuts_box, unsaved_changes_box
 from medrcube_desktop.ui.image_view import ImageView, RenderTask, render_pool
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane, RubricPane
 
@@ -61,7 +62,7 @@ class MainWindow(QMainWindow):
         self._fit_next = True
         self.setMinimumSize(1024, 700)
         self._build_widgets()
-        self.actions_table = self._action_specs()
+        self.actions_table = review_actions(self)
         self.qactions = install_actions(self, self.actions_table)
         self._start_session()
 
@@ -131,61 +132,6 @@ class MainWindow(QMainWindow):
             )
             problems.setStyleSheet("color: #b42318")
             self.statusBar().addWidget(problems)
-
-    def _action_specs(self) -> list[ActionSpec]:
-        view = self.image_view
-        specs = [
-            ActionSpec(
-                f"rule.{rule}",
-                f"Fail / pass rule {rule}",
-                (str(n),),
-                lambda r=rule: self.toggle_rule(r),
-            )
-            for n, rule in enumerate(RULE_IDS, start=1)
-        ]
-        return specs + [
-            ActionSpec("review.pass_rest", "Pass every unscored rule", ("P",), self.pass_unscored),
-            ActionSpec(
-                "review.commit", "Commit and next", ("Return", "Enter", "Ctrl+Return"), self.commit
-            ),
-            ActionSpec("review.leave_comment", "Leave the comment box", ("Escape",), view.setFocus),
-            ActionSpec(
-                "review.next", "Next item (no commit)", ("Ctrl+Down",), lambda: self._step_item(1)
-            ),
-            ActionSpec(
-                "review.previous",
-                "Previous item",
-                ("Backspace", "Ctrl+Up"),
-                lambda: self._step_item(-1),
-            ),
-            ActionSpec("view.zoom_in", "Zoom in", ("+", "="), lambda: view.zoom(1.25), "View"),
-            ActionSpec("view.zoom_out", "Zoom out", ("-",), lambda: view.zoom(0.8), "View"),
-            ActionSpec("view.fit", "Fit image to the window", ("0",), view.fit, "View"),
-            ActionSpec(
-                "view.next_slice", "Next slice", ("PgDown",), lambda: self._step_slice(1), "View"
-            ),
-            ActionSpec(
-                "view.previous_slice",
-                "Previous slice",
-                ("PgUp",),
-                lambda: self._step_slice(-1),
-                "View",
-            ),
-            ActionSpec(
-                "view.problems",
-                "Benchmark problems…",
-                ("Ctrl+Shift+P",),
-                self.show_problems,
-                "View",
-            ),
-            ActionSpec(
-                "help.shortcuts", "Keyboard shortcuts", ("?", "F1"), self.show_shortcuts, "Help"
-            ),
-            ActionSpec(
-                "app.reviewer", "Change reviewer…", ("Ctrl+Shift+R",), self.ask_reviewer, "File"
-            ),
-            ActionSpec("app.quit", "Quit", ("Ctrl+Q",), self.close, "File"),
-        ]
 
     def _start_session(self) -> None:
         """Show the session's list and open the item the reviewer resumes on."""
@@ -297,17 +243,20 @@ class MainWindow(QMainWindow):
         if self.session.current is not None:
             self._render(value)
 
-    def _step_slice(self, step: int) -> None:
+    def step_slice(self, step: int) -> None:
+        """PgDn/PgUp: move ``step`` slices through a volume or multi-frame file."""
         if self.slice_slider.isVisible():
             self.slice_slider.setValue(self.slice_slider.value() + step)
 
     def toggle_rule(self, rule_id: str) -> None:
+        """Key 1–7: score one rule of the current item (unscored → fail → pass → fail)."""
         if self.session.current is None:
             return
         self.session.toggle(rule_id)
         self._draft_changed()
 
     def pass_unscored(self) -> None:
+        """Key P: pass every rule of the current item that is not scored yet."""
         if self.session.current is not None and self.session.pass_unscored():
             self._draft_changed()
 
@@ -357,7 +306,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Saved {review.item_id} (revision {review.revision}).", 4000)
         self._go_next(review.revision)
 
-    def _step_item(self, step: int) -> None:
+    def step_item(self, step: int) -> None:  # Ctrl+Down / Backspace
         """Move through the visible list without committing (the draft is kept)."""
         ids = [item.id for item in self.session.visible]
         if not ids:
@@ -424,21 +373,15 @@ class MainWindow(QMainWindow):
             self.reviewer_changed.emit(name.strip())
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """Ask before losing uncommitted edits (Cancel is the default button)."""
         unsaved = [i for i in self.session.drafts if self.session.has_unsaved_changes(i)]
-        if unsaved and self.isVisible() and not self.property("unattended"):
-            box = QMessageBox(
-                QMessageBox.Icon.Warning,
-                "Unsaved changes",
-                f"{len(unsaved)} item(s) have scores or comments that are not committed "
-                f"({', '.join(unsaved[:5])}).",
-                QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-                self,
-            )
-            box.setInformativeText("Cancel goes back so you can commit them (Enter on each item).")
-            box.setDefaultButton(QMessageBox.StandardButton.Cancel)  # Enter must not lose work
-            if self._ask(box) != QMessageBox.StandardButton.Discard:
-                event.ignore()
-                return
+        ask = unsaved and self.isVisible() and not self.property("unattended")
+        if (
+            ask
+            and self._ask(unsaved_changes_box(self, unsaved)) != QMessageBox.StandardButton.Discard
+        ):
+            event.ignore()
+            return
         event.accept()
 
     def _ask(self, box: QMessageBox) -> QMessageBox.StandardButton:
@@ -446,18 +389,9 @@ class MainWindow(QMainWindow):
         return QMessageBox.StandardButton(box.exec())
 
     def show_problems(self) -> None:
-        text = "\n".join(str(p) for p in self.benchmark.problems) or "No problems found."
-        box = QMessageBox(
-            QMessageBox.Icon.Information,
-            "Benchmark problems",
-            f"{len(self.benchmark.problems)} problems",
-            parent=self,
-        )
-        box.setDetailedText(text)
-        box.exec()
+        """View › Benchmark problems: every problem the loader found."""
+        problems_box(self, [str(p) for p in self.benchmark.problems]).exec()
 
     def show_shortcuts(self) -> None:
-        box = QMessageBox(self)
-        box.setWindowTitle("Keyboard shortcuts")
-        box.setText(cheat_sheet_html(self.actions_table))
-        box.exec()
+        """Help › Keyboard shortcuts, built from the action table."""
+        shortcuts_box(self, self.actions_table).exec()

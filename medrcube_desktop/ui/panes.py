@@ -68,6 +68,7 @@ class ItemListPane(QWidget):
         layout.addWidget(self.list, 1)
 
     def current_filter(self) -> ItemFilter:
+        """The filter the combo boxes describe now."""
         return ItemFilter(**{key: combo.currentData() for key, combo in self.combos.items()})
 
     def _emit_filter(self) -> None:
@@ -98,6 +99,7 @@ class ItemListPane(QWidget):
                 entry.setText(self._label(item, mark))
 
     def select(self, item_id: str) -> None:
+        """Highlight one item without emitting ``item_chosen``."""
         for row in range(self.list.count()):
             if self.list.item(row).data(ITEM_ID_ROLE) == item_id:
                 self.list.blockSignals(True)
@@ -141,6 +143,7 @@ class ItemPane(QWidget):
             layout.addWidget(widget)
 
     def show_item(self, item: Item) -> None:
+        """Show an item's facts, question, options (ground truth marked) and source."""
         self.meta.setText(
             f"<b>{escape(item.id)}</b> · {escape(item.task.name)} ({item.task.abbreviation}, "
             f"{item.task.level.value} level) · {escape(item.modality)} · {escape(item.region)} · {escape(item.dataset)}"
@@ -281,6 +284,7 @@ class RubricPane(QWidget):
             )
 
     def show_comment(self, text: str) -> None:
+        """Put a draft's comment in the box (cursor at the end) without signalling an edit."""
         self.comment.blockSignals(True)
         self.comment.setPlainText(text)
         self.comment.moveCursor(QTextCursor.MoveOperation.End)  # typing adds to the end
