@@ -126,8 +126,9 @@ def load_slice(
     path : Path
         DICOM (single- or multi-frame), NIfTI-1/2 (3-D or 4-D) or PNG/JPEG/TIFF file.
     slice_index : int or None
-        Frame (DICOM) or slice along the third voxel axis (NIfTI). ``None`` picks the
-        slice with the largest mask area, else the central slice (paper Appendix E.1).
+        Frame (DICOM) or slice along the third voxel axis (NIfTI). ``None``: for NIfTI
+        the slice with the largest mask area, else the central slice (paper Appendix
+        E.1); for multi-frame DICOM the central frame (masks are 2-D pictures there).
     mask_path : Path or None
         Label mask on the image grid: NIfTI for a NIfTI volume, a picture for a 2-D image.
     modality : str or None
