@@ -60,6 +60,10 @@ class MainWindow(QMainWindow):
         self._generation = 0
         self._shown_first = False
         self._fit_next = True
+        self._position_timer = QTimer(self)
+        self._position_timer.setSingleShot(True)
+        self._position_timer.setInterval(400)  # ms; rapid browsing writes once
+        self._position_timer.timeout.connect(self._remember_position)
         self.setMinimumSize(1024, 700)
         self._build_widgets()
         self.actions_table = review_actions(self)
@@ -154,11 +158,7 @@ class MainWindow(QMainWindow):
         """Make ``item_id`` current: question, options, draft (kept) or saved scores, image."""
         previous = self.session.current.id if self.session.current else None
         item = self.session.select(item_id)
-        try:
-            self.session.remember_position()
-        except StoreError as exc:  # not fatal: only the resume position is not stored
-            log.warning("%s", exc)
-            self.statusBar().showMessage(f"Could not store the current position: {exc}", 8000)
+        self._position_timer.start()  # store the resume position once the reviewer settles
         self.list_pane.select(item_id)
         self.item_pane.show_item(item)
         self.rubric_pane.show_scores(self.session.draft.scores)
@@ -172,6 +172,14 @@ class MainWindow(QMainWindow):
             self.slice_slider.setRange(0, 0)
             self.slice_slider.blockSignals(False)
             self._render(None)
+
+    def _remember_position(self) -> None:
+        """Store where the reviewer is, to resume there next time (best effort)."""
+        try:
+            self.session.remember_position()
+        except StoreError as exc:  # not fatal: only the resume position is not stored
+            log.warning("%s", exc)
+            self.statusBar().showMessage(f"Could not store the current position: {exc}", 8000)
 
     def _show_saved_status(self) -> None:
         saved = self.session.saved.get(self.session.current.id)

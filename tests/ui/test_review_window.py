@@ -64,6 +64,7 @@ def test_keys_1_to_7_and_enter_save_scores_that_a_new_window_shows(qtbot, ct_ben
     store.close()
 
     again, _ = open_window(qtbot, ct_benchmark, db)
+    assert again.session.current.id == "ct-2"  # resumes where the reviewer was
     assert again.progress_label.text() == "1 of 2 reviewed"
     again.show_item("ct-1")
     texts = {rule: again.rubric_pane.buttons[rule].text() for rule in ("1.1", "1.2", "2.1")}
