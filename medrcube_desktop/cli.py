@@ -171,6 +171,7 @@ def run_gui(args: argparse.Namespace) -> int:
     """Resolve the benchmark and database, then open the review window."""
     from medrcube_desktop import settings
 
+    root: Path | None
     if args.demo:
         from medrcube_desktop.demo.build import ensure_demo
 

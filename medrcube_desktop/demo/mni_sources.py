@@ -13,7 +13,7 @@ import random
 import re
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -84,7 +84,7 @@ def probability_mask(path: Path, grid: nib.Nifti1Image) -> nib.Nifti1Image:
     """
     import nibabel as nib
 
-    prob_img = nib.load(path)
+    prob_img: Any = nib.load(path)  # a Nifti1Image (nibabel types load() loosely)
     if prob_img.shape != grid.shape or not np.allclose(prob_img.affine, grid.affine):
         raise DatasetError(f"{path.name} is not on the T1 template's voxel grid")
     values = prob_img.get_fdata(dtype=np.float32)
@@ -134,7 +134,7 @@ def volume_recipe(root: Path) -> RecipeResult:
     result.files.append(
         FileRecord(f"{DATASET}/{T1_REL}", PACKAGE, t1_path.name, "copied unchanged")
     )
-    t1 = nib.load(t1_path)
+    t1: Any = nib.load(t1_path)
     for kind, tissue in TISSUE_MAPS.items():
         mask_rel = f"images/mni152_{kind}_mask.nii.gz"
         nib.save(probability_mask(template_path(kind), t1), root / DATASET / mask_rel)

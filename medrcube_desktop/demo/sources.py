@@ -15,6 +15,7 @@ import importlib.util
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from medrcube_desktop.errors import DatasetError
 
@@ -201,7 +202,7 @@ def package_licence(distribution: str) -> str:
     The licence name comes from the installed package metadata (``License-Expression``,
     ``License`` or the ``License ::`` trove classifier).
     """
-    meta = importlib.metadata.metadata(distribution)
+    meta: Any = importlib.metadata.metadata(distribution)  # an email.message.Message
     name = meta.get("License-Expression") or meta.get("License") or ""
     if not name or len(name) > 40:  # some packages paste the whole licence text
         classifiers = meta.get_all("Classifier") or []

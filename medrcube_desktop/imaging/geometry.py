@@ -180,9 +180,10 @@ def cross_section_display_transform(image_orientation: list[float]) -> DisplayTr
     """
     if len(image_orientation) != 6:
         return DisplayTransform()
-    row_cosines = tuple(float(v) for v in image_orientation[:3])
-    column_cosines = tuple(float(v) for v in image_orientation[3:])
-    normal = tuple(np.cross(row_cosines, column_cosines))
+    r = [float(v) for v in image_orientation]
+    row_cosines, column_cosines = (r[0], r[1], r[2]), (r[3], r[4], r[5])
+    n = np.cross(row_cosines, column_cosines)
+    normal = (float(n[0]), float(n[1]), float(n[2]))
     # stored axis 0 (rows) runs along the column cosines, axis 1 along the row cosines
     return voxel_display_transform(
         lps_direction_code(column_cosines),

@@ -79,7 +79,10 @@ class SliceData:
         """Apply ``transform`` to pixels (and mask) for display, remembering the stored shape."""
         if transform.is_identity:
             return
-        self.stored_shape = self.stored_shape or tuple(self.pixels.shape[:2])
+        self.stored_shape = self.stored_shape or (
+            int(self.pixels.shape[0]),
+            int(self.pixels.shape[1]),
+        )
         self.pixels = transform.apply(self.pixels)
         if self.mask is not None:
             self.mask = transform.apply(self.mask)

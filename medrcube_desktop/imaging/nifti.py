@@ -7,8 +7,9 @@ radiological convention (see :mod:`.geometry`). No Qt here.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ class _Volume:
     window: tuple[float, float] | None  # one window for every slice of the volume
     notes: tuple[str, ...]
     zooms: tuple[float, ...] = (1.0, 1.0, 1.0)  # voxel size along each voxel axis, mm
-    affine: np.ndarray | None = None  # (4, 4) voxel to RAS mm
+    affine: np.ndarray = field(default_factory=lambda: np.eye(4))  # (4, 4) voxel to RAS mm
     calibrated: bool = False  # window from the header's cal_min/cal_max
 
 
@@ -38,7 +39,7 @@ def _nifti_volume(path: str) -> _Volume:
     """
     import nibabel as nib
 
-    img = nib.load(path)
+    img: Any = nib.load(path)  # Nifti1Image/Nifti2Image (nibabel types load() loosely)
     notes = []
     shape = img.shape
     if len(shape) == 4:  # read only the first volume, not the whole series
@@ -56,6 +57,7 @@ def _nifti_volume(path: str) -> _Volume:
     header = img.header
     cal_min, cal_max = (float(header.get(k, 0) or 0) for k in ("cal_min", "cal_max"))
     calibrated = bool(np.isfinite(cal_min) and np.isfinite(cal_max) and cal_max > cal_min)
+    window: tuple[float, float] | None
     if calibrated:
         window = ((cal_min + cal_max) / 2.0, cal_max - cal_min)
     else:

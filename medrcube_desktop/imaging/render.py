@@ -135,7 +135,8 @@ def compose_rgba(
     out[..., 3] = 255
     notes = list(data.notes)
     if bbox is not None:
-        box = data.transform.box(bbox, data.stored_shape or out.shape[:2])
+        h, w = data.stored_shape or (data.pixels.shape[0], data.pixels.shape[1])
+        box = data.transform.box(bbox, (h, w))
         if box is None:
             notes.append(f"the item's box {list(bbox)} lies outside the image: not drawn")
         else:

@@ -199,9 +199,10 @@ class ReviewSessionState:
         Returns the new value. Raises ``RuntimeError`` when no item is current.
         """
         draft = self._current_draft()
-        draft.scores[rule_id] = 1 if draft.scores[rule_id] == 0 else 0
+        value = 1 if draft.scores[rule_id] == 0 else 0
+        draft.scores[rule_id] = value
         draft.dirty = True
-        return draft.scores[rule_id]
+        return value
 
     def pass_unscored(self) -> list[str]:
         """Score every unscored rule as pass (1); return the rules changed."""

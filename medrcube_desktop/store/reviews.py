@@ -140,7 +140,7 @@ class ReviewStore:
             raise StoreError(
                 f"item {review.item_id}: scores must give 0 or 1 for each of {list(RULE_IDS)}"
             )
-        row = {
+        row: dict[str, str | int] = {
             "reviewer": review.reviewer,
             "item_id": review.item_id,
             "comment": review.comment,
