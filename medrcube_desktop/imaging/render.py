@@ -181,10 +181,14 @@ def render_file(
     return compose_rgba(load_slice(path, slice_index, mask_path, modality), bbox)
 
 
-def render_item(item: Item, slice_index: int | None = None) -> RenderedImage:
+def render_item(item: Item, slice_index: int | None = None, overlay: bool = True) -> RenderedImage:
     """Render an item's image with its mask and box (paper Appendix E.1).
 
     ``slice_index`` ``None`` shows the slice with the largest mask area, else the
-    central slice or frame.
+    central slice or frame. ``overlay=False`` draws neither mask nor box (the mask still
+    picks the slice), so the reviewer can see the tissue under them.
     """
-    return render_file(item.image_path, slice_index, item.mask_path, item.bbox, item.modality)
+    data = load_slice(item.image_path, slice_index, item.mask_path, item.modality)
+    if not overlay:
+        data.mask = None
+    return compose_rgba(data, item.bbox if overlay else None)

@@ -115,6 +115,9 @@ def review_actions(window) -> list[ActionSpec]:
         ActionSpec("view.zoom_out", "Zoom out", ("-",), lambda: view.zoom(0.8), "View"),
         ActionSpec("view.fit", "Fit image to the window", ("0",), view.fit, "View"),
         ActionSpec(
+            "view.overlay", "Hide / show the overlay", ("M",), window.toggle_overlay, "View"
+        ),
+        ActionSpec(
             "view.next_slice", "Next slice", ("PgDown",), lambda: window.step_slice(1), "View"
         ),
         ActionSpec(

@@ -111,14 +111,17 @@ class RenderSignals(QObject):
 class RenderTask(QRunnable):
     """Renders an item off the GUI thread; touches no widget, only emits signals."""
 
-    def __init__(self, generation: int, item: Item, slice_index: int | None) -> None:
+    def __init__(
+        self, generation: int, item: Item, slice_index: int | None, overlay: bool = True
+    ) -> None:
         super().__init__()
         self.generation, self.item, self.slice_index = generation, item, slice_index
+        self.overlay = overlay
         self.signals = RenderSignals()
 
     def run(self) -> None:
         try:
-            result: RenderedImage = render_item(self.item, self.slice_index)
+            result: RenderedImage = render_item(self.item, self.slice_index, self.overlay)
         except Exception as exc:  # shown to the user in the view; logged with traceback
             log.exception("rendering item %s failed", self.item.id)
             try:

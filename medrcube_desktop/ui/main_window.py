@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         self._generation = 0
         self._shown_first = False
         self._fit_next = True
+        self.show_overlay = True  # key M hides the mask and box to see the tissue under them
         self._position_timer = QTimer(self)
         self._position_timer.setSingleShot(True)
         self._position_timer.setInterval(400)  # ms; rapid browsing writes once
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
         self.progress_label.setObjectName("progressLabel")
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(200)
+        self.progress_bar.setTextVisible(False)  # the label beside it says "n of N"
         self.statusBar().addPermanentWidget(self.progress_label)
         self.statusBar().addPermanentWidget(self.progress_bar)
         if self.benchmark.problems:
@@ -206,7 +208,7 @@ class MainWindow(QMainWindow):
 
     def _render(self, slice_index: int | None) -> None:
         self._generation += 1
-        task = RenderTask(self._generation, self.session.current, slice_index)
+        task = RenderTask(self._generation, self.session.current, slice_index, self.show_overlay)
         task.signals.done.connect(self._on_rendered)
         task.signals.failed.connect(self._on_render_failed)
         self.image_message.setText("Rendering…")
@@ -228,7 +230,7 @@ class MainWindow(QMainWindow):
             f"Slice {result.slice_index + 1} of {result.slice_count}" if many else ""
         )
         window = (
-            f"Window C {result.window[0]:.6g} / W {result.window[1]:.6g}" if result.window else ""
+            f"Window C {result.window[0]:.4g} / W {result.window[1]:.4g}" if result.window else ""
         )
         self.image_message.setText("  ·  ".join(part for part in [window, *result.notes] if part))
         self._announce_first()
@@ -250,6 +252,15 @@ class MainWindow(QMainWindow):
     def _slice_changed(self, value: int) -> None:
         if self.session.current is not None:
             self._render(value)
+
+    def toggle_overlay(self) -> None:
+        """Key M: hide or show the item's mask and box (the slice stays the same)."""
+        self.show_overlay = not self.show_overlay
+        if self.session.current is not None:
+            self._render(self.slice_slider.value() if self.slice_slider.isVisible() else None)
+        self.statusBar().showMessage(
+            "Overlay shown." if self.show_overlay else "Overlay hidden (M shows it).", 3000
+        )
 
     def step_slice(self, step: int) -> None:
         """PgDn/PgUp: move ``step`` slices through a volume or multi-frame file."""
@@ -399,7 +410,14 @@ class MainWindow(QMainWindow):
     def show_problems(self) -> None:
         """View › Benchmark problems: every problem the loader found."""
         problems_box(self, [str(p) for p in self.benchmark.problems]).exec()
+        self._take_focus()
 
     def show_shortcuts(self) -> None:
         """Help › Keyboard shortcuts, built from the action table."""
         shortcuts_box(self, self.actions_table).exec()
+        self._take_focus()
+
+    def _take_focus(self) -> None:
+        """After a dialog: give the keys back to the review (1–7, Enter...)."""
+        self.activateWindow()
+        self.image_view.setFocus()

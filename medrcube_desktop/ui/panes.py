@@ -60,6 +60,8 @@ class ItemListPane(QWidget):
         form.addRow("&Status", status)
         self.list = QListWidget()
         self.list.setObjectName("itemList")
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.currentItemChanged.connect(self._on_current)
         self.count_label = QLabel()
         layout = QVBoxLayout(self)

@@ -279,3 +279,35 @@ def test_a_new_item_opens_fitted_and_ctrl_arrows_move_without_committing(
     assert window.image_view.transform().m11() == pytest.approx(fitted)  # zoom reset
     qtbot.keyClick(window.image_view, Qt.Key.Key_Backspace)
     assert window.session.current.id == "ct-1" and store.latest_reviews("dr-a") == {}
+
+
+def test_key_m_hides_and_shows_the_overlay(qtbot, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from tests.conftest import dicom_file, item, write_benchmark
+
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item("boxed", bbox=[10, 10, 100, 100])]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    window, _ = open_window(qtbot, root, tmp_path / "s.db")
+
+    def red_pixels() -> int:
+        image = (
+            window.image_view._pixmap_item.pixmap()
+            .toImage()
+            .convertToFormat(QImage.Format.Format_RGBA8888)
+        )
+        pixels = np.frombuffer(image.constBits(), np.uint8).reshape(
+            image.height(), image.width(), 4
+        )
+        return int(((pixels[..., 0] == 255) & (pixels[..., 1] == 0)).sum())
+
+    assert red_pixels() > 300  # the box outline (4 sides of ~90 px)
+    with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
+        qtbot.keyClick(window.image_view, Qt.Key.Key_M)
+    assert red_pixels() == 0
+    with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
+        qtbot.keyClick(window.image_view, Qt.Key.Key_M)
+    assert red_pixels() > 300
