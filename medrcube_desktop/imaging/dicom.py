@@ -17,6 +17,7 @@ import numpy as np
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import (
     cross_section_display_transform,
+    lps_direction_code,
     projection_display_transform,
 )
 from medrcube_desktop.imaging.loading import SliceData
@@ -87,6 +88,11 @@ def _orient(data: SliceData, ds) -> SliceData:
     data.pixel_aspect = _pixel_aspect(ds)
     if data.modality in CROSS_SECTION_MODALITIES and "ImageOrientationPatient" in ds:
         iop = [float(v) for v in ds.ImageOrientationPatient]
+        if len(iop) == 6:  # rows run along the column cosines, columns along the row cosines
+            data.axis_codes = (
+                lps_direction_code(tuple(iop[3:])),
+                lps_direction_code(tuple(iop[:3])),
+            )
         transform = cross_section_display_transform(iop)
         data.display(
             transform, "turned to radiological convention from Image Orientation (Patient)"
@@ -117,6 +123,8 @@ def _orient_projection(data: SliceData, ds) -> SliceData:
     orientation = [str(v) for v in (ds.get("PatientOrientation") or [])]
     if data.modality not in PROJECTION_MODALITIES:
         return data
+    if len(orientation) == 2:  # (0020,0020): column direction first, then row direction
+        data.axis_codes = (orientation[1], orientation[0])
     transform = projection_display_transform(orientation)
     flips = " and ".join(
         name

@@ -157,7 +157,7 @@ def projection_display_transform(patient_orientation: list[str]) -> DisplayTrans
 _LPS_CODES = (("L", "R"), ("P", "A"), ("S", "I"))  # +x, +y, +z of DICOM patient space
 
 
-def lps_direction_code(vector: tuple[float, float, float]) -> str:
+def lps_direction_code(vector: tuple[float, ...] | list[float]) -> str:
     """Patient direction (``R L A P S I``) a DICOM LPS direction vector points toward most.
 
     DICOM patient coordinates (PS3.3 C.7.6.2.1.1): +x toward the patient's left, +y
@@ -190,3 +190,49 @@ def cross_section_display_transform(image_orientation: list[float]) -> DisplayTr
         lps_direction_code(row_cosines),
         lps_direction_code(normal),
     )
+
+
+_PATIENT_LETTER = {"H": "S", "F": "I"}  # Patient Orientation's head/foot as S/I
+
+
+def opposite_direction(code: str) -> str:
+    """The opposite patient direction of a (possibly oblique, multi-letter) code: "RA" → "LP"."""
+    return "".join(_OPPOSITE[c] for c in code)
+
+
+def normalise_direction(code: str) -> str:
+    """Patient Orientation letters (A P R L H F) in the R L A P S I alphabet; "" if unknown."""
+    letters = "".join(_PATIENT_LETTER.get(c, c) for c in code.strip().upper())
+    return letters if letters and all(c in _OPPOSITE for c in letters) else ""
+
+
+def edge_labels(row_code: str, col_code: str, transform: DisplayTransform) -> dict[str, str] | None:
+    """Orientation letters for the edges of the displayed image.
+
+    Parameters
+    ----------
+    row_code, col_code : str
+        Patient direction toward which the stored array's row index and column index
+        increase (e.g. "P" and "L" for a standard axial CT), R L A P S I letters.
+    transform : DisplayTransform
+        How the stored array is shown.
+
+    Returns
+    -------
+    dict with keys "top", "bottom", "left", "right", or None when a direction is unknown.
+    """
+    row_code, col_code = normalise_direction(row_code), normalise_direction(col_code)
+    if not row_code or not col_code:
+        return None
+    if transform.transpose:
+        row_code, col_code = col_code, row_code
+    if transform.flip_rows:
+        row_code = opposite_direction(row_code)
+    if transform.flip_cols:
+        col_code = opposite_direction(col_code)
+    return {
+        "top": opposite_direction(row_code),
+        "bottom": row_code,
+        "left": opposite_direction(col_code),
+        "right": col_code,
+    }

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
+from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform, edge_labels
 
 DICOM_SUFFIXES = {".dcm", ".dicom", ".ima"}
 NIFTI_SUFFIXES = (".nii", ".nii.gz")
@@ -58,6 +58,9 @@ class SliceData:
     pixel_aspect : float
         Height / width of one displayed pixel (row spacing / column spacing), 1 for
         square pixels; the view draws the image at this aspect.
+    axis_codes : tuple of (str, str) or None
+        Patient directions (R L A P S I) toward which the *stored* row and column indices
+        increase; None when the file does not say (pictures, ultrasound).
     """
 
     pixels: np.ndarray
@@ -74,6 +77,13 @@ class SliceData:
     transform: DisplayTransform = field(default_factory=DisplayTransform)
     stored_shape: tuple[int, int] | None = None
     pixel_aspect: float = 1.0
+    axis_codes: tuple[str, str] | None = None
+
+    def edge_labels(self) -> dict[str, str] | None:
+        """Orientation letters at the edges of the displayed slice (see geometry.edge_labels)."""
+        if self.axis_codes is None:
+            return None
+        return edge_labels(self.axis_codes[0], self.axis_codes[1], self.transform)
 
     def display(self, transform: DisplayTransform, note: str | None = None) -> None:
         """Apply ``transform`` to pixels (and mask) for display, remembering the stored shape."""

@@ -42,6 +42,9 @@ class RenderedImage:
     pixel_aspect : float
         Height / width of one pixel (row / column spacing): show the image stretched
         vertically by this factor (DICOM Pixel Spacing or Pixel Aspect Ratio, NIfTI zooms).
+    edge_labels : dict or None
+        Patient direction at each edge ("top", "bottom", "left", "right"), e.g. "A" at
+        the top of an axial slice; None when the file does not record orientation.
     """
 
     rgba: np.ndarray
@@ -50,6 +53,7 @@ class RenderedImage:
     window: tuple[float, float] | None = None
     notes: list[str] = field(default_factory=list)
     pixel_aspect: float = 1.0
+    edge_labels: dict[str, str] | None = None
 
 
 def window_to_unit(
@@ -141,7 +145,15 @@ def compose_rgba(
             notes.append(f"the item's box {list(bbox)} lies outside the image: not drawn")
         else:
             draw_box(out, box)
-    return RenderedImage(out, data.slice_index, data.slice_count, window, notes, data.pixel_aspect)
+    return RenderedImage(
+        out,
+        data.slice_index,
+        data.slice_count,
+        window,
+        notes,
+        data.pixel_aspect,
+        data.edge_labels(),
+    )
 
 
 def draw_box(rgba: np.ndarray, bbox: tuple[float, float, float, float]) -> None:

@@ -42,8 +42,16 @@ class ImageView(QGraphicsView):
         self.setBackgroundBrush(Qt.GlobalColor.black)
         self.setMinimumSize(320, 320)
         self._fit = True
+        self.edge_labels: dict[str, str] | None = None
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
 
-    def set_image(self, rgba: np.ndarray, pixel_aspect: float = 1.0, refit: bool = False) -> None:
+    def set_image(
+        self,
+        rgba: np.ndarray,
+        pixel_aspect: float = 1.0,
+        refit: bool = False,
+        edge_labels: dict[str, str] | None = None,
+    ) -> None:
         """Show new pixels at their physical aspect.
 
         Parameters
@@ -54,7 +62,11 @@ class ImageView(QGraphicsView):
             the picture vertically by a third. Display geometry only: pixels untouched.
         refit : bool
             Fit the window (a new item); otherwise keep the user's zoom (a new slice).
+        edge_labels : dict or None
+            Patient direction at the image's top, bottom, left and right, drawn at the
+            edges of the view (orientation letters, as radiology viewers show them).
         """
+        self.edge_labels = edge_labels
         self._pixmap_item.setPixmap(QPixmap.fromImage(rgba_to_qimage(rgba)))
         self._pixmap_item.setTransform(QTransform.fromScale(1.0, pixel_aspect))
         self.scene().setSceneRect(self._pixmap_item.sceneBoundingRect())
@@ -63,7 +75,36 @@ class ImageView(QGraphicsView):
         self.image_shown.emit()
 
     def clear(self) -> None:
+        """Show nothing (while the next item renders)."""
         self._pixmap_item.setPixmap(QPixmap())
+        self.edge_labels = None
+        self.viewport().update()
+
+    def drawForeground(self, painter: QPainter, rect) -> None:  # noqa: N802 (Qt override)
+        """Orientation letters at the middle of each edge of the view, in screen pixels."""
+        if not self.edge_labels:
+            return
+        painter.save()
+        painter.resetTransform()
+        font = painter.font()
+        font.setPointSize(14)
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(Qt.GlobalColor.yellow)
+        area = self.viewport().rect().adjusted(6, 4, -6, -4)
+        flags = {
+            "top": Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter,
+            "bottom": Qt.AlignmentFlag.AlignBottom | Qt.AlignmentFlag.AlignHCenter,
+            "left": Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            "right": Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+        }
+        for edge, align in flags.items():
+            text = self.edge_labels.get(edge, "")
+            painter.setPen(Qt.GlobalColor.black)  # a shadow keeps the letter legible on white
+            painter.drawText(area.translated(1, 1), align, text)
+            painter.setPen(Qt.GlobalColor.yellow)
+            painter.drawText(area, align, text)
+        painter.restore()
 
     def fit(self) -> None:
         """Fit the whole image in the view (key 0)."""

@@ -219,7 +219,7 @@ class MainWindow(QMainWindow):
             return  # a newer request superseded this one
         new_item = self._fit_next
         self._fit_next = False
-        self.image_view.set_image(result.rgba, result.pixel_aspect, refit=new_item)
+        self.image_view.set_image(result.rgba, result.pixel_aspect, new_item, result.edge_labels)
         self.slice_slider.blockSignals(True)
         self.slice_slider.setRange(0, max(0, result.slice_count - 1))
         self.slice_slider.setValue(result.slice_index)

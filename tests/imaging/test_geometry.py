@@ -106,3 +106,40 @@ def test_nifti_pixel_aspect_follows_voxel_size_and_transpose(tmp_path):
     nib.save(image, tmp_path / "v.nii.gz")
     # axial display puts voxel axis 1 (1 mm, A-P) down the rows, axis 0 (2 mm) across
     assert render_file(tmp_path / "v.nii.gz").pixel_aspect == pytest.approx(0.5)
+
+
+def test_edge_labels_by_hand():
+    from medrcube_desktop.imaging.geometry import edge_labels
+
+    # standard axial CT as stored: rows run toward P, columns toward L
+    assert edge_labels("P", "L", DisplayTransform()) == {
+        "top": "A",
+        "bottom": "P",
+        "left": "R",
+        "right": "L",
+    }
+    # radiograph stored R\F (columns toward R, rows toward feet), then mirrored for display
+    flipped = DisplayTransform(flip_cols=True)
+    assert edge_labels("F", "R", flipped) == {"top": "S", "bottom": "I", "left": "R", "right": "L"}
+    # an oblique code flips letter by letter, a transpose swaps the axes
+    assert edge_labels("PR", "S", DisplayTransform(transpose=True))["top"] == "I"
+    assert edge_labels("", "L", DisplayTransform()) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("explicit_VR-UN.dcm", {"top": "A", "bottom": "P", "left": "R", "right": "L"}),  # CT
+        ("RG3_J2KR.dcm", {"top": "S", "bottom": "I", "left": "R", "right": "L"}),  # CR
+        ("color-pl.dcm", None),  # ultrasound: no patient orientation recorded
+    ],
+)
+def test_rendered_dicom_carries_orientation_letters(name, expected):
+    assert render_file(dicom_file(name)).edge_labels == expected
+
+
+def test_nifti_stored_las_and_ras_both_show_radiological_letters(tmp_path):
+    for name, affine in (("ras", np.eye(4)), ("las", np.diag([-1.0, 1.0, 1.0, 1.0]))):
+        nib.save(nib.Nifti1Image(np.zeros((4, 5, 3), np.float32), affine), tmp_path / f"{name}.nii")
+        labels = render_file(tmp_path / f"{name}.nii").edge_labels
+        assert labels == {"top": "A", "bottom": "P", "left": "R", "right": "L"}, name
