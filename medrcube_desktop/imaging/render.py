@@ -9,6 +9,8 @@ never clipped at 8 bits. No Qt here: the UI wraps the array in a QImage.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +20,19 @@ from medrcube_desktop.core.items import Item
 from medrcube_desktop.imaging.loading import SliceData, load_slice, robust_window
 
 CT_SOFT_TISSUE_WINDOW = (40.0, 400.0)
+
+CT_PRESETS: dict[str, tuple[float, float]] = {
+    "brain": (40.0, 80.0),
+    "subdural": (75.0, 215.0),
+    "stroke": (32.0, 8.0),
+    "lung": (-600.0, 1500.0),
+    "mediastinum": (50.0, 350.0),
+    "abdomen": (40.0, 400.0),
+    "liver": (30.0, 150.0),
+    "bone": (400.0, 1800.0),
+}
+"""CT window presets as (center, width) in Hounsfield units (Radiopaedia, "Windowing
+(CT)"; the stroke window is the narrow one used to see early ischaemia)."""
 """(center, width) in HU used for CT without a window in the file (abdomen/mediastinum)."""
 
 MASK_RGB = (255, 0, 0)
@@ -87,10 +102,33 @@ def window_to_unit(
     return np.clip(((x - (center - 0.5)) / (width - 1.0)) + 0.5, 0.0, 1.0)
 
 
-def to_gray8(data: SliceData) -> tuple[np.ndarray, tuple[float, float] | None]:
-    """Map a greyscale slice to ``(H, W)`` uint8 and return the window used."""
+def to_gray8(
+    data: SliceData, window: tuple[float, float] | None = None, invert: bool = False
+) -> tuple[np.ndarray, tuple[float, float] | None]:
+    """Map a greyscale slice to ``(H, W)`` uint8 and return the window used.
+
+    Parameters
+    ----------
+    data : SliceData
+        Greyscale pixels in modality units.
+    window : (center, width) or None
+        A window chosen by the user (preset, drag), used instead of the file's or the
+        default one, with the LINEAR_EXACT function.
+    invert : bool
+        Show negative (after VOI and after MONOCHROME1 handling).
+    """
+    gray, used = _to_gray8(data, window)
+    return (255 - gray if invert else gray), used
+
+
+def _to_gray8(
+    data: SliceData, override: tuple[float, float] | None
+) -> tuple[np.ndarray, tuple[float, float] | None]:
     pixels = data.pixels
-    if data.window is not None:
+    if override is not None:
+        window = (float(override[0]), max(float(override[1]), 1e-6))
+        unit = window_to_unit(pixels, *window, function="LINEAR_EXACT")
+    elif data.window is not None:
         window = data.window
         unit = window_to_unit(pixels, *window, function=data.voi_lut_function)
     elif data.source_bits == 8:
@@ -113,6 +151,8 @@ def compose_rgba(
     data: SliceData,
     bbox: tuple[float, float, float, float] | None = None,
     mask_alpha: float = MASK_ALPHA,
+    window: tuple[float, float] | None = None,
+    invert: bool = False,
 ) -> RenderedImage:
     """Turn loaded pixels, mask and box into display RGBA.
 
@@ -124,12 +164,14 @@ def compose_rgba(
         Box in pixel coordinates of the slice (column, row), drawn as a red outline.
     mask_alpha : float
         Opacity of the red mask fill, 0..1.
+    window, invert
+        User window (center, width) and negative display for greyscale; see ``to_gray8``.
     """
-    window = None
+    chosen, window = window, None
     if data.is_color:
         rgb = data.pixels.astype(np.float64)
     else:
-        gray, window = to_gray8(data)
+        gray, window = to_gray8(data, chosen, invert)
         rgb = np.repeat(gray[:, :, None], 3, axis=2).astype(np.float64)
     if data.mask is not None:
         m = data.mask
@@ -193,14 +235,48 @@ def render_file(
     return compose_rgba(load_slice(path, slice_index, mask_path, modality), bbox)
 
 
-def render_item(item: Item, slice_index: int | None = None, overlay: bool = True) -> RenderedImage:
+def render_item(
+    item: Item,
+    slice_index: int | None = None,
+    overlay: bool = True,
+    window: tuple[float, float] | None = None,
+    invert: bool = False,
+) -> RenderedImage:
     """Render an item's image with its mask and box (paper Appendix E.1).
 
     ``slice_index`` ``None`` shows the slice with the largest mask area, else the
     central slice or frame. ``overlay=False`` draws neither mask nor box (the mask still
-    picks the slice), so the reviewer can see the tissue under them.
+    picks the slice), so the reviewer can see the tissue under them. ``window`` and
+    ``invert`` are the reviewer's display choices (see :func:`to_gray8`). The decoded slice
+    is cached, so re-windowing the same slice does not decode the file again.
+
+    Raises
+    ------
+    ImageLoadError
+        The image or mask cannot be read.
     """
-    data = load_slice(item.image_path, slice_index, item.mask_path, item.modality)
+    data = load_slice_cached(item.image_path, slice_index, item.mask_path, item.modality)
     if not overlay:
-        data.mask = None
-    return compose_rgba(data, item.bbox if overlay else None)
+        data = dataclasses.replace(data, mask=None)
+    return compose_rgba(data, item.bbox if overlay else None, window=window, invert=invert)
+
+
+def load_slice_cached(
+    path: Path, slice_index: int | None, mask_path: Path | None, modality: str | None
+) -> SliceData:
+    """:func:`load_slice` behind a small cache keyed by the files' paths and mtimes.
+
+    The returned object is shared: callers must not modify it (use ``dataclasses.replace``).
+    """
+    stamp = (
+        path.stat().st_mtime_ns if path.exists() else 0,
+        mask_path.stat().st_mtime_ns if mask_path is not None and mask_path.exists() else 0,
+    )
+    return _cached_slice(
+        str(path), slice_index, str(mask_path) if mask_path else None, modality, stamp
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_slice(path, slice_index, mask_path, modality, _stamp) -> SliceData:
+    return load_slice(Path(path), slice_index, Path(mask_path) if mask_path else None, modality)

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
 from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.imaging.render import CT_PRESETS
 
 MENUS: tuple[str, ...] = ("File", "Review", "View", "Help")
 
@@ -116,6 +117,24 @@ def review_actions(window) -> list[ActionSpec]:
         ActionSpec("view.fit", "Fit image to the window", ("0",), view.fit, "View"),
         ActionSpec(
             "view.overlay", "Hide / show the overlay", ("M",), window.toggle_overlay, "View"
+        ),
+        ActionSpec("view.invert", "Invert (negative)", ("I",), window.toggle_invert, "View"),
+        ActionSpec(
+            "view.window_reset",
+            "Window: the file's own",
+            ("W",),
+            lambda: window.set_window(None),
+            "View",
+        ),
+        *(
+            ActionSpec(
+                f"view.preset.{name}",
+                f"CT window: {name} (C {c:g} / W {w:g})",
+                (f"Ctrl+{n}",),
+                (lambda preset=(c, w): window.set_window(preset)),
+                "View",
+            )
+            for n, (name, (c, w)) in enumerate(CT_PRESETS.items(), start=1)
         ),
         ActionSpec(
             "view.next_slice", "Next slice", ("PgDown",), lambda: window.step_slice(1), "View"

@@ -29,6 +29,7 @@ class ImageView(QGraphicsView):
 
     ZOOM_STEP = 1.25
     image_shown = Signal()  # after set_image placed new pixels
+    window_dragged = Signal(int, int)  # right-drag: (dx, dy) in screen pixels since last move
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -116,6 +117,27 @@ class ImageView(QGraphicsView):
         self._fit = False
         self.scale(factor, factor)
 
+    def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        if event.button() == Qt.MouseButton.RightButton:  # right-drag: window/level
+            self._drag_from = event.position().toPoint()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        start = getattr(self, "_drag_from", None)
+        if start is not None and event.buttons() & Qt.MouseButton.RightButton:
+            point = event.position().toPoint()
+            self.window_dragged.emit(point.x() - start.x(), point.y() - start.y())
+            self._drag_from = point
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        if event.button() == Qt.MouseButton.RightButton:
+            self._drag_from = None
+            return
+        super().mouseReleaseEvent(event)
+
     def wheelEvent(self, event) -> None:  # noqa: N802 (Qt override)
         self.zoom(self.ZOOM_STEP if event.angleDelta().y() > 0 else 1 / self.ZOOM_STEP)
 
@@ -153,16 +175,24 @@ class RenderTask(QRunnable):
     """Renders an item off the GUI thread; touches no widget, only emits signals."""
 
     def __init__(
-        self, generation: int, item: Item, slice_index: int | None, overlay: bool = True
+        self,
+        generation: int,
+        item: Item,
+        slice_index: int | None,
+        overlay: bool = True,
+        window: tuple[float, float] | None = None,
+        invert: bool = False,
     ) -> None:
         super().__init__()
         self.generation, self.item, self.slice_index = generation, item, slice_index
-        self.overlay = overlay
+        self.overlay, self.window, self.invert = overlay, window, invert
         self.signals = RenderSignals()
 
     def run(self) -> None:
         try:
-            result: RenderedImage = render_item(self.item, self.slice_index, self.overlay)
+            result: RenderedImage = render_item(
+                self.item, self.slice_index, self.overlay, self.window, self.invert
+            )
         except Exception as exc:  # shown to the user in the view; logged with traceback
             log.exception("rendering item %s failed", self.item.id)
             try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from datetime import datetime
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -61,6 +62,10 @@ class MainWindow(QMainWindow):
         self._shown_first = False
         self._fit_next = True
         self.show_overlay = True  # key M hides the mask and box to see the tissue under them
+        # Display choices that persist from item to item (None: the file's or default window)
+        self.display_window: tuple[float, float] | None = None
+        self.invert = False
+        self._shown_window: tuple[float, float] | None = None
         self._position_timer = QTimer(self)
         self._position_timer.setSingleShot(True)
         self._position_timer.setInterval(400)  # ms; rapid browsing writes once
@@ -80,6 +85,7 @@ class MainWindow(QMainWindow):
         self.list_pane.filter_changed.connect(self._apply_filter)
         self.list_pane.item_chosen.connect(self.show_item)
         self.image_view = ImageView()
+        self.image_view.window_dragged.connect(self._drag_window)
         self.slice_slider = QSlider(Qt.Orientation.Horizontal)
         self.slice_slider.setObjectName("sliceSlider")
         self.slice_slider.valueChanged.connect(self._slice_changed)
@@ -208,7 +214,14 @@ class MainWindow(QMainWindow):
 
     def _render(self, slice_index: int | None) -> None:
         self._generation += 1
-        task = RenderTask(self._generation, self.session.current, slice_index, self.show_overlay)
+        task = RenderTask(
+            self._generation,
+            self.session.current,
+            slice_index,
+            self.show_overlay,
+            self.display_window,
+            self.invert,
+        )
         task.signals.done.connect(self._on_rendered)
         task.signals.failed.connect(self._on_render_failed)
         self.image_message.setText("Rendering…")
@@ -217,6 +230,7 @@ class MainWindow(QMainWindow):
     def _on_rendered(self, generation: int, result: RenderedImage) -> None:
         if generation != self._generation:
             return  # a newer request superseded this one
+        self._shown_window = result.window
         new_item = self._fit_next
         self._fit_next = False
         self.image_view.set_image(result.rgba, result.pixel_aspect, new_item, result.edge_labels)
@@ -253,11 +267,34 @@ class MainWindow(QMainWindow):
         if self.session.current is not None:
             self._render(value)
 
+    def set_window(self, window: tuple[float, float] | None) -> None:
+        """Use ``window`` (center, width) for every greyscale item from now on; None resets
+        to each file's own (or default) window."""
+        self.display_window = window
+        self._rerender_same_slice()
+
+    def toggle_invert(self) -> None:
+        """Key I: show greyscale images negative (kept from item to item)."""
+        self.invert = not self.invert
+        self._rerender_same_slice()
+
+    def _drag_window(self, dx: int, dy: int) -> None:
+        """Right-drag: horizontal widens/narrows the window, vertical moves its center."""
+        base = self.display_window or self._shown_window
+        if base is None or self.session.current is None:
+            return  # colour image: nothing to window
+        center, width = base
+        width = max(1.0, width * math.exp(dx / 200.0))
+        self.set_window((center + dy * width / 300.0, width))
+
+    def _rerender_same_slice(self) -> None:
+        if self.session.current is not None:
+            self._render(self.slice_slider.value() if self.slice_slider.isVisible() else None)
+
     def toggle_overlay(self) -> None:
         """Key M: hide or show the item's mask and box (the slice stays the same)."""
         self.show_overlay = not self.show_overlay
-        if self.session.current is not None:
-            self._render(self.slice_slider.value() if self.slice_slider.isVisible() else None)
+        self._rerender_same_slice()
         self.statusBar().showMessage(
             "Overlay shown." if self.show_overlay else "Overlay hidden (M shows it).", 3000
         )

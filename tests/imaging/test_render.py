@@ -181,3 +181,21 @@ def test_2d_and_4d_nifti_show_a_slice(tmp_path):
     nib.save(nib.Nifti1Image(four, np.eye(4)), tmp_path / "4d.nii")
     rendered = render_file(tmp_path / "4d.nii")
     assert any("4-D file with 5 volumes" in n for n in rendered.notes)
+
+
+def test_user_window_preset_and_invert_on_hounsfield_units(ct_benchmark):
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.imaging.render import CT_PRESETS, render_item
+
+    item = load_benchmark(ct_benchmark).items[0]
+    ds = pydicom.dcmread(dicom_file("CT_small.dcm"))
+    hu = ds.pixel_array * float(ds.RescaleSlope) + float(ds.RescaleIntercept)
+    center, width = CT_PRESETS["lung"]
+    assert (center, width) == (-600.0, 1500.0)
+    expected = np.rint(np.clip((hu - (center - width / 2)) / width, 0, 1) * 255)  # by hand
+    lung = render_item(item, window=(center, width))
+    assert lung.window == (center, width)
+    np.testing.assert_array_equal(gray(lung), expected)
+    np.testing.assert_array_equal(
+        gray(render_item(item, window=(center, width), invert=True)), 255 - expected
+    )

@@ -311,3 +311,27 @@ def test_key_m_hides_and_shows_the_overlay(qtbot, tmp_path):
     with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
         qtbot.keyClick(window.image_view, Qt.Key.Key_M)
     assert red_pixels() > 300
+
+
+def test_window_presets_drag_invert_and_reset_persist_across_items(qtbot, ct_benchmark, tmp_path):
+    import math
+
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
+        qtbot.keyClick(window.image_view, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)  # lung
+    assert "Window C -600 / W 1500" in window.image_message.text()
+    with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
+        qtbot.keyClick(window.image_view, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
+    assert (
+        window.session.current.id == "ct-2"
+        and "Window C -600 / W 1500" in window.image_message.text()
+    )
+    with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
+        window._drag_window(200, 0)  # a right-drag 200 px to the right widens by e
+    assert window.display_window == pytest.approx((-600.0, 1500.0 * math.e))
+    with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
+        qtbot.keyClick(window.image_view, Qt.Key.Key_W)
+    assert window.display_window is None and "Window C 40 / W 400" in window.image_message.text()
+    with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
+        qtbot.keyClick(window.image_view, Qt.Key.Key_I)
+    assert window.invert
