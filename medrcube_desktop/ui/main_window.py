@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 from datetime import datetime
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -24,11 +23,11 @@ from PySide6.QtWidgets import (
 from medrcube_desktop.core.dataset import Benchmark
 from medrcube_desktop.core.rubric import RULE_IDS, load_rubric
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.imaging.render import RenderedImage
 from medrcube_desktop.review.session import ItemFilter, ReviewIncomplete, ReviewSessionState
 from medrcube_desktop.ui.actions import install_actions, review_actions
 from medrcube_desktop.ui.dialogs import problems_box, shortcuts_box, unsaved_changes_box
-from medrcube_desktop.ui.image_view import ImageView, RenderTask, render_pool
+from medrcube_desktop.ui.image_controls import ImageControls
+from medrcube_desktop.ui.image_view import ImageView
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane, RubricPane
 
 log = logging.getLogger(__name__)
@@ -42,7 +41,7 @@ def local_time(iso: str) -> str:
         return iso
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ImageControls, QMainWindow):
     """Review window bound to a :class:`ReviewSessionState`.
 
     Emits ``first_item_shown`` once the first item's image is on screen (or once it is
@@ -211,98 +210,6 @@ class MainWindow(QMainWindow):
         self.slice_label.setText("")
         self.image_message.setText(message)
         QTimer.singleShot(0, self._announce_first)  # after the caller connected to the signal
-
-    def _render(self, slice_index: int | None) -> None:
-        self._generation += 1
-        task = RenderTask(
-            self._generation,
-            self.session.current,
-            slice_index,
-            self.show_overlay,
-            self.display_window,
-            self.invert,
-        )
-        task.signals.done.connect(self._on_rendered)
-        task.signals.failed.connect(self._on_render_failed)
-        self.image_message.setText("Rendering…")
-        render_pool().start(task)
-
-    def _on_rendered(self, generation: int, result: RenderedImage) -> None:
-        if generation != self._generation:
-            return  # a newer request superseded this one
-        self._shown_window = result.window
-        new_item = self._fit_next
-        self._fit_next = False
-        self.image_view.set_image(result.rgba, result.pixel_aspect, new_item, result.edge_labels)
-        self.slice_slider.blockSignals(True)
-        self.slice_slider.setRange(0, max(0, result.slice_count - 1))
-        self.slice_slider.setValue(result.slice_index)
-        self.slice_slider.blockSignals(False)
-        self.slice_slider.setVisible(result.slice_count > 1)
-        many = result.slice_count > 1
-        self.slice_label.setText(
-            f"Slice {result.slice_index + 1} of {result.slice_count}" if many else ""
-        )
-        window = (
-            f"Window C {result.window[0]:.4g} / W {result.window[1]:.4g}" if result.window else ""
-        )
-        self.image_message.setText("  ·  ".join(part for part in [window, *result.notes] if part))
-        self._announce_first()
-
-    def _on_render_failed(self, generation: int, message: str) -> None:
-        if generation != self._generation:
-            return
-        self.image_view.clear()
-        self.image_message.setText(
-            f"<span style='color:#b42318'>Cannot show the image: {message}</span>"
-        )
-        self._announce_first()
-
-    def _announce_first(self) -> None:
-        if not self._shown_first:
-            self._shown_first = True
-            self.first_item_shown.emit()
-
-    def _slice_changed(self, value: int) -> None:
-        if self.session.current is not None:
-            self._render(value)
-
-    def set_window(self, window: tuple[float, float] | None) -> None:
-        """Use ``window`` (center, width) for every greyscale item from now on; None resets
-        to each file's own (or default) window."""
-        self.display_window = window
-        self._rerender_same_slice()
-
-    def toggle_invert(self) -> None:
-        """Key I: show greyscale images negative (kept from item to item)."""
-        self.invert = not self.invert
-        self._rerender_same_slice()
-
-    def _drag_window(self, dx: int, dy: int) -> None:
-        """Right-drag: horizontal widens/narrows the window, vertical moves its center."""
-        base = self.display_window or self._shown_window
-        if base is None or self.session.current is None:
-            return  # colour image: nothing to window
-        center, width = base
-        width = max(1.0, width * math.exp(dx / 200.0))
-        self.set_window((center + dy * width / 300.0, width))
-
-    def _rerender_same_slice(self) -> None:
-        if self.session.current is not None:
-            self._render(self.slice_slider.value() if self.slice_slider.isVisible() else None)
-
-    def toggle_overlay(self) -> None:
-        """Key M: hide or show the item's mask and box (the slice stays the same)."""
-        self.show_overlay = not self.show_overlay
-        self._rerender_same_slice()
-        self.statusBar().showMessage(
-            "Overlay shown." if self.show_overlay else "Overlay hidden (M shows it).", 3000
-        )
-
-    def step_slice(self, step: int) -> None:
-        """PgDn/PgUp: move ``step`` slices through a volume or multi-frame file."""
-        if self.slice_slider.isVisible():
-            self.slice_slider.setValue(self.slice_slider.value() + step)
 
     def toggle_rule(self, rule_id: str) -> None:
         """Key 1–7: score one rule of the current item (unscored → fail → pass → fail)."""

@@ -1,0 +1,116 @@
+"""Image display of the review window: rendering off the GUI thread, slices, window/level,
+invert and overlay. A mixin of :class:`~medrcube_desktop.ui.main_window.MainWindow`, which
+provides the widgets (``image_view``, ``slice_slider``, ``slice_label``, ``image_message``)
+and the session; kept apart so each module stays small."""
+
+from __future__ import annotations
+
+import math
+
+from medrcube_desktop.imaging.render import RenderedImage
+from medrcube_desktop.ui.image_view import RenderTask, render_pool
+
+
+class ImageControls:
+    """Render the current item and apply the reviewer's display choices.
+
+    Display choices persist from item to item: ``display_window`` (None: each file's own
+    window), ``invert`` and ``show_overlay``.
+    """
+
+    display_window: tuple[float, float] | None = None
+    invert: bool = False
+    show_overlay: bool = True
+    _shown_window: tuple[float, float] | None = None
+
+    def _render(self, slice_index: int | None) -> None:
+        self._generation += 1
+        task = RenderTask(
+            self._generation,
+            self.session.current,
+            slice_index,
+            self.show_overlay,
+            self.display_window,
+            self.invert,
+        )
+        task.signals.done.connect(self._on_rendered)
+        task.signals.failed.connect(self._on_render_failed)
+        self.image_message.setText("Rendering…")
+        render_pool().start(task)
+
+    def _on_rendered(self, generation: int, result: RenderedImage) -> None:
+        if generation != self._generation:
+            return  # a newer request superseded this one
+        self._shown_window = result.window
+        new_item = self._fit_next
+        self._fit_next = False
+        self.image_view.set_image(result.rgba, result.pixel_aspect, new_item, result.edge_labels)
+        self.slice_slider.blockSignals(True)
+        self.slice_slider.setRange(0, max(0, result.slice_count - 1))
+        self.slice_slider.setValue(result.slice_index)
+        self.slice_slider.blockSignals(False)
+        self.slice_slider.setVisible(result.slice_count > 1)
+        many = result.slice_count > 1
+        self.slice_label.setText(
+            f"Slice {result.slice_index + 1} of {result.slice_count}" if many else ""
+        )
+        window = (
+            f"Window C {result.window[0]:.4g} / W {result.window[1]:.4g}" if result.window else ""
+        )
+        self.image_message.setText("  ·  ".join(part for part in [window, *result.notes] if part))
+        self._announce_first()
+
+    def _on_render_failed(self, generation: int, message: str) -> None:
+        if generation != self._generation:
+            return
+        self.image_view.clear()
+        self.image_message.setText(
+            f"<span style='color:#b42318'>Cannot show the image: {message}</span>"
+        )
+        self._announce_first()
+
+    def _announce_first(self) -> None:
+        if not self._shown_first:
+            self._shown_first = True
+            self.first_item_shown.emit()
+
+    def _slice_changed(self, value: int) -> None:
+        if self.session.current is not None:
+            self._render(value)
+
+    def set_window(self, window: tuple[float, float] | None) -> None:
+        """Use ``window`` (center, width) for every greyscale item from now on; None resets
+        to each file's own (or default) window."""
+        self.display_window = window
+        self._rerender_same_slice()
+
+    def toggle_invert(self) -> None:
+        """Key I: show greyscale images negative (kept from item to item)."""
+        self.invert = not self.invert
+        self._rerender_same_slice()
+
+    def _drag_window(self, dx: int, dy: int) -> None:
+        """Right-drag: horizontal widens/narrows the window, vertical moves its center."""
+        base = self.display_window or self._shown_window
+        if base is None or self.session.current is None:
+            return  # colour image: nothing to window
+        center, width = base
+        width = max(1.0, width * math.exp(dx / 200.0))
+        self.set_window((center + dy * width / 300.0, width))
+
+    def _rerender_same_slice(self) -> None:
+        if self.session.current is not None:
+            self._render(self.slice_slider.value() if self.slice_slider.isVisible() else None)
+
+    def toggle_overlay(self) -> None:
+        """Key M: hide or show the item's mask and box (the slice stays the same)."""
+        self.show_overlay = not self.show_overlay
+        self._rerender_same_slice()
+        self.statusBar().showMessage(
+            "Overlay shown." if self.show_overlay else "Overlay hidden (M shows it).", 3000
+        )
+
+    def step_slice(self, step: int) -> None:
+        """PgDn/PgUp: move ``step`` slices through a volume or multi-frame file."""
+        if self.slice_slider.isVisible():
+            self.slice_slider.setValue(self.slice_slider.value() + step)
