@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import sys
 from pathlib import Path
 
 from medrcube_desktop import __version__
 from medrcube_desktop.errors import MedRCubeError
 
-SUBCOMMANDS = ("validate", "demo")
+SUBCOMMANDS = ("validate", "demo", "render")
 log = logging.getLogger("medrcube_desktop")
 
 
@@ -90,7 +91,95 @@ def _jobs_parser() -> argparse.ArgumentParser:
     build = demo_sub.add_parser("build", help="write the demo benchmark to OUT_DIR")
     build.add_argument("out_dir", type=Path, metavar="OUT_DIR")
     build.add_argument("--json", action="store_true", help="print a JSON summary")
+    _add_render_parser(sub)
     return parser
+
+
+def _number_list(count: int):
+    """argparse type: ``count`` comma-separated numbers, e.g. ``40,400``."""
+
+    def parse(text: str) -> tuple[float, ...]:
+        try:
+            values = tuple(float(v) for v in text.split(","))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {count} comma-separated numbers, got {text!r}"
+            ) from None
+        if len(values) != count or not all(math.isfinite(v) for v in values):
+            raise argparse.ArgumentTypeError(
+                f"expected {count} comma-separated finite numbers, got {text!r}"
+            )
+        return values
+
+    return parse
+
+
+def _slice_choice(text: str) -> int | None:
+    """argparse type: ``auto`` or a 0-based slice number."""
+    if text == "auto":
+        return None
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a slice number, got {text!r}")
+    return int(text)
+
+
+def _add_render_parser(sub) -> None:
+    from medrcube_desktop.imaging.render import CT_PRESETS
+
+    render = sub.add_parser(
+        "render",
+        help="render one slice (with mask and box) to a PNG with square pixels",
+        description="Render a slice of a DICOM, NIfTI or picture file as the review window "
+        "shows it (paper Appendix E.1). Exit 2 with a one-line reason for unreadable input.",
+    )
+    render.add_argument("source", type=Path, metavar="SOURCE")
+    render.add_argument("--mask", type=Path, metavar="MASK", help="mask on the source grid")
+    render.add_argument(
+        "--bbox",
+        type=_number_list(4),
+        metavar="X0,Y0,X1,Y1",
+        help="box in source pixels (x = column, y = row, inclusive)",
+    )
+    render.add_argument(
+        "--slice",
+        type=_slice_choice,
+        default=None,
+        metavar="auto|N",
+        help="slice or frame (default auto: largest mask area, else central)",
+    )
+    choice = render.add_mutually_exclusive_group()
+    choice.add_argument(
+        "--window",
+        type=_number_list(2),
+        metavar="CENTER,WIDTH",
+        help="window in modality units (HU for CT)",
+    )
+    choice.add_argument(
+        "--preset",
+        choices=sorted(CT_PRESETS),
+        metavar="NAME",
+        help=f"CT preset: {', '.join(CT_PRESETS)}",
+    )
+    render.add_argument(
+        "--out", type=Path, metavar="PNG", help="output file (default: SOURCE name + .png here)"
+    )
+    render.add_argument("--json", action="store_true", help="print what was rendered as JSON")
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """``render SOURCE``: write the PNG; 2 (via ImageLoadError) for unreadable input."""
+    from medrcube_desktop.imaging.batch import render_to_png
+
+    out = args.out or Path(args.source.name.split(".")[0] + ".png")
+    facts = render_to_png(
+        args.source, out, args.mask, args.bbox, args.slice, args.window, args.preset
+    )
+    if args.json:
+        print(json.dumps(facts))
+    else:
+        shape: list[int] = facts["shape"]  # type: ignore[assignment]
+        print(f"{out}: slice {facts['slice_index']}, {shape[1]}x{shape[0]} pixels")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
             args = _jobs_parser().parse_args(argv)
             if args.command == "validate":
                 return cmd_validate(args.dir, args.json)
+            if args.command == "render":
+                return cmd_render(args)
             return cmd_demo_build(args.out_dir, args.json)
         args = _gui_parser().parse_args(argv)
         return run_gui(args)

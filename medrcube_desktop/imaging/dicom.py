@@ -86,6 +86,7 @@ CROSS_SECTION_MODALITIES = {"CT", "MR", "PT", "NM"}
 def _orient(data: SliceData, ds) -> SliceData:
     """Radiological display: radiographs by Patient Orientation, CT/MR by Image Orientation."""
     data.pixel_aspect = _pixel_aspect(ds)
+    data.pixel_spacing = _pixel_spacing(ds)
     if data.modality in CROSS_SECTION_MODALITIES and "ImageOrientationPatient" in ds:
         iop = [float(v) for v in ds.ImageOrientationPatient]
         if len(iop) == 6:  # rows run along the column cosines, columns along the row cosines
@@ -113,6 +114,18 @@ def _pixel_aspect(ds) -> float:
         if first > 0 and second > 0 and np.isfinite(first / second):
             return first / second
     return 1.0
+
+
+def _pixel_spacing(ds) -> tuple[float, float] | None:
+    """(row, column) spacing in mm from Pixel Spacing, else Imager Pixel Spacing."""
+    for keyword in ("PixelSpacing", "ImagerPixelSpacing"):
+        try:
+            row, column = (float(v) for v in ds.get(keyword))
+        except (TypeError, ValueError):
+            continue
+        if row > 0 and column > 0:
+            return row, column
+    return None
 
 
 def _orient_projection(data: SliceData, ds) -> SliceData:

@@ -58,6 +58,9 @@ class SliceData:
     pixel_aspect : float
         Height / width of one displayed pixel (row spacing / column spacing), 1 for
         square pixels; the view draws the image at this aspect.
+    pixel_spacing : tuple of (float, float) or None
+        (row, column) spacing of the displayed pixels in mm; None when the file gives no
+        physical size (pictures, ultrasound with only a Pixel Aspect Ratio).
     axis_codes : tuple of (str, str) or None
         Patient directions (R L A P S I) toward which the *stored* row and column indices
         increase; None when the file does not say (pictures, ultrasound).
@@ -77,6 +80,7 @@ class SliceData:
     transform: DisplayTransform = field(default_factory=DisplayTransform)
     stored_shape: tuple[int, int] | None = None
     pixel_aspect: float = 1.0
+    pixel_spacing: tuple[float, float] | None = None
     axis_codes: tuple[str, str] | None = None
 
     def edge_labels(self) -> dict[str, str] | None:
@@ -99,6 +103,8 @@ class SliceData:
         self.transform = transform
         if transform.transpose:
             self.pixel_aspect = 1.0 / self.pixel_aspect
+            if self.pixel_spacing is not None:
+                self.pixel_spacing = (self.pixel_spacing[1], self.pixel_spacing[0])
         if note:
             self.notes.append(note)
 

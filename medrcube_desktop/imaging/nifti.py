@@ -123,6 +123,7 @@ def load_nifti_slice(
     )
     z0, z1 = volume.zooms[0], volume.zooms[1]
     result.pixel_aspect = z0 / z1 if z0 > 0 and z1 > 0 else 1.0  # stored rows are voxel axis 0
+    result.pixel_spacing = (z0, z1) if z0 > 0 and z1 > 0 else None
     result.axis_codes = (codes[0], codes[1])  # voxel axes 0 and 1 are the stored rows, columns
     result.display(voxel_display_transform(*codes))  # radiological convention
     return result

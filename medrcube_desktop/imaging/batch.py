@@ -1,0 +1,89 @@
+"""Rendering one source slice to a PNG for building items (paper Appendix E.1), no Qt.
+
+The output has square pixels (rows resampled by the pixel aspect) and the overlay burned
+in; :func:`render_to_png` returns the facts the ``render --json`` command prints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from medrcube_desktop.imaging.loading import load_slice
+from medrcube_desktop.imaging.render import CT_PRESETS, compose_rgba
+
+
+def render_to_png(
+    source: Path,
+    out: Path | None = None,
+    mask: Path | None = None,
+    bbox: tuple[float, float, float, float] | None = None,
+    slice_index: int | None = None,
+    window: tuple[float, float] | None = None,
+    preset: str | None = None,
+) -> dict[str, object]:
+    """Render a slice of ``source`` (with mask and box) and optionally write it as PNG.
+
+    Parameters
+    ----------
+    source : Path
+        DICOM, NIfTI or picture file.
+    out : Path or None
+        PNG to write (RGB, 8 bits, square pixels); None renders without writing.
+    mask, bbox
+        Overlay: a mask on the source grid, a box ``(x0, y0, x1, y1)`` in pixels of the
+        source slice (x = column, y = row, inclusive).
+    slice_index : int or None
+        Slice or frame; None picks the largest mask area, else the central slice.
+    window : (center, width) or None
+        Window in modality units (HU for CT); ``preset`` names one of ``CT_PRESETS``.
+
+    Returns
+    -------
+    dict
+        ``slice_index``, ``axis`` (slice axis of the stored volume, or None for 2-D),
+        ``native_shape`` [rows, cols] as stored, ``shape`` [H, W] written,
+        ``pixel_spacing_mm`` [row, col] of the written pixels or None, ``window`` [center,
+        width] or None, ``photometric``, ``inverted`` (MONOCHROME1), ``overlay_pixels``.
+
+    Raises
+    ------
+    ImageLoadError
+        The source or mask cannot be read.
+    KeyError
+        ``preset`` is not a known preset name.
+    """
+    from PIL import Image
+
+    if preset is not None:
+        window = CT_PRESETS[preset]
+    data = load_slice(source, slice_index, mask)
+    native = data.stored_shape or (int(data.pixels.shape[0]), int(data.pixels.shape[1]))
+    rendered = compose_rgba(data, bbox, window=window)
+    plain = compose_rgba(data, None, mask_alpha=0.0, window=window).rgba
+    overlay_pixels = int(np.any(rendered.rgba != plain, axis=2).sum())
+    image = Image.fromarray(rendered.rgba[..., :3])
+    height = max(1, round(image.height * rendered.pixel_aspect))
+    if height != image.height:  # square pixels: stretch rows by their physical aspect
+        image = image.resize((image.width, height), Image.Resampling.BILINEAR)
+    spacing = None
+    if data.pixel_spacing is not None:
+        col_mm = data.pixel_spacing[1]
+        spacing = [col_mm, col_mm] if height != data.pixels.shape[0] else list(data.pixel_spacing)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        image.save(out, "PNG")
+    return {
+        "slice_index": rendered.slice_index,
+        "axis": (2 if source.name.lower().endswith((".nii", ".nii.gz")) else 0)
+        if rendered.slice_count > 1
+        else None,
+        "native_shape": [int(native[0]), int(native[1])],
+        "shape": [image.height, image.width],
+        "pixel_spacing_mm": spacing,
+        "window": list(rendered.window) if rendered.window else None,
+        "photometric": data.photometric,
+        "inverted": data.photometric == "MONOCHROME1",
+        "overlay_pixels": overlay_pixels,
+    }

@@ -1,0 +1,77 @@
+"""The `render` command: square pixels, the facts it reports, one-line errors."""
+
+import json
+
+import nibabel as nib
+import numpy as np
+import pydicom
+from PIL import Image
+
+from medrcube_desktop.cli import main
+from tests.conftest import dicom_file
+
+
+def test_render_ct_with_preset_and_box(tmp_path, capsys):
+    out = tmp_path / "ct.png"
+    code = main(
+        [
+            "render",
+            str(dicom_file("CT_small.dcm")),
+            "--preset",
+            "lung",
+            "--bbox",
+            "10,10,60,60",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
+    assert code == 0
+    facts = json.loads(capsys.readouterr().out)
+    ds = pydicom.dcmread(dicom_file("CT_small.dcm"))
+    assert facts["native_shape"] == [ds.Rows, ds.Columns] == facts["shape"]
+    assert facts["pixel_spacing_mm"] == [float(v) for v in ds.PixelSpacing]
+    assert facts["window"] == [-600.0, 1500.0] and facts["photometric"] == "MONOCHROME2"
+    assert facts["overlay_pixels"] == 4 * 50  # outline of a 51x51 box, 1 px thick
+    assert Image.open(out).size == (ds.Columns, ds.Rows)
+
+
+def test_render_makes_pixels_square(tmp_path, capsys):
+    out = tmp_path / "us.png"
+    assert main(["render", str(dicom_file("color-pl.dcm")), "--out", str(out), "--json"]) == 0
+    facts = json.loads(capsys.readouterr().out)
+    ds = pydicom.dcmread(dicom_file("color-pl.dcm"))
+    vertical, horizontal = (int(v) for v in ds.PixelAspectRatio)  # 4\3
+    assert facts["shape"] == [round(ds.Rows * vertical / horizontal), ds.Columns]
+    assert Image.open(out).size == (ds.Columns, round(ds.Rows * vertical / horizontal))
+
+
+def test_render_nifti_slice_with_mask_reports_axis_and_slice(tmp_path, capsys):
+    data = np.zeros((6, 8, 5), np.float32)
+    mask = np.zeros((6, 8, 5), np.uint8)
+    mask[1:4, 2:5, 3] = 1  # 9 voxels on slice 3, the largest mask area
+    nib.save(nib.Nifti1Image(data, np.diag([2.0, 1.0, 3.0, 1.0])), tmp_path / "v.nii.gz")
+    nib.save(nib.Nifti1Image(mask, np.diag([2.0, 1.0, 3.0, 1.0])), tmp_path / "m.nii.gz")
+    assert (
+        main(
+            [
+                "render",
+                str(tmp_path / "v.nii.gz"),
+                "--mask",
+                str(tmp_path / "m.nii.gz"),
+                "--out",
+                str(tmp_path / "v.png"),
+                "--json",
+            ]
+        )
+        == 0
+    )
+    facts = json.loads(capsys.readouterr().out)
+    assert (facts["slice_index"], facts["axis"]) == (3, 2)
+    assert facts["native_shape"] == [6, 8] and facts["overlay_pixels"] == 9
+
+
+def test_render_of_a_file_without_pixels_exits_2_naming_it(capsys):
+    assert main(["render", str(dicom_file("rtplan.dcm"))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "rtplan.dcm" in err
