@@ -181,17 +181,40 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         )
         return _orient(data, ds)
     pixels = _apply_modality(arr, ds, index)
+    window = _dicom_window(ds, index)
+    function = str(ds.get("VOILUTFunction", "LINEAR")).strip() or "LINEAR"
+    notes = []
+    if window is None and ds.get("VOILUTSequence"):
+        pixels, window = _apply_voi_lut_sequence(pixels, ds)
+        function = "LINEAR_EXACT"  # the LUT output range maps straight onto 0..255
+        notes.append("VOI LUT Sequence of the file applied")
     data = SliceData(
         pixels,
         False,
         photometric,
         modality,
-        window=_dicom_window(ds, index),
-        voi_lut_function=str(ds.get("VOILUTFunction", "LINEAR")).strip() or "LINEAR",
+        window=window,
+        voi_lut_function=function,
         slice_index=index,
         slice_count=count,
+        notes=notes,
     )
     return _orient(data, ds)
+
+
+def _apply_voi_lut_sequence(pixels: np.ndarray, ds) -> tuple[np.ndarray, tuple[float, float]]:
+    """Apply the first item of the VOI LUT Sequence (PS3.3 C.11.2.1.1) with pydicom.
+
+    Returns the LUT output as float and the window that maps its full output range
+    (0 .. 2**bits - 1, bits from the LUT Descriptor) onto the display range.
+    """
+    from pydicom.pixels import apply_voi
+
+    lut = ds.VOILUTSequence[0]
+    output = np.asarray(apply_voi(pixels, ds, index=0), dtype=np.float64)
+    bits = int(lut.LUTDescriptor[2])
+    top = float(2**bits - 1)
+    return output, (top / 2.0, top)
 
 
 def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:

@@ -199,3 +199,14 @@ def test_user_window_preset_and_invert_on_hounsfield_units(ct_benchmark):
     np.testing.assert_array_equal(
         gray(render_item(item, window=(center, width), invert=True)), 255 - expected
     )
+
+
+def test_voi_lut_sequence_is_applied_like_pydicom():
+    path = dicom_file("vlut_04.dcm")  # IHE MESA display test: a VOI LUT Sequence, no window
+    ds = pydicom.dcmread(path)
+    assert "WindowCenter" not in ds and ds.VOILUTSequence[0].LUTDescriptor[2] == 16
+    reference = apply_voi_lut(ds.pixel_array, ds).astype(np.float64)  # pydicom, C.11.2.1.1
+    expected = np.rint(reference / 65535 * 255)
+    rendered = render_file(path)
+    assert np.abs(gray(rendered).astype(float) - expected).max() <= 1
+    assert "VOI LUT Sequence of the file applied" in rendered.notes
