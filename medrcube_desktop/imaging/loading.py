@@ -47,7 +47,7 @@ class SliceData:
     slice_index, slice_count : int
         Which slice (or frame) of the file this is, 0-based, and how many there are.
     mask : ndarray or None
-        ``(H, W)`` bool on the same grid as ``pixels``.
+        ``(H, W)`` int32 labels on the same grid as ``pixels`` (0 = no structure).
     notes : list[str]
         Things the user should know (4-D file shown as first volume...).
     transform : DisplayTransform
@@ -216,7 +216,7 @@ def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
 
     try:
         with Image.open(path) as img:
-            mask = np.asarray(img.convert("L")) > 0
+            mask = np.asarray(img.convert("I")).astype(np.int32)  # label values, 0 = none
     except Exception as exc:
         raise ImageLoadError(f"{path}: cannot read mask: {exc}") from exc
     if mask.shape != tuple(shape):

@@ -101,11 +101,11 @@ def load_nifti_slice(
             raise ImageLoadError(
                 f"{mask_path}: mask affine differs from the image's; resample it onto the image grid"
             )
-        mask_volume = mask.data > 0
+        mask_volume = np.where(np.isfinite(mask.data), np.rint(mask.data), 0).astype(np.int32)
     count = data.shape[2]  # the third voxel axis is the acquisition (slice) axis
     if slice_index is None:
-        if mask_volume is not None and mask_volume.any():
-            slice_index = int(np.argmax(mask_volume.sum(axis=(0, 1))))
+        if mask_volume is not None and (mask_volume > 0).any():
+            slice_index = int(np.argmax((mask_volume > 0).sum(axis=(0, 1))))
         else:
             slice_index = count // 2
     slice_index = max(0, min(int(slice_index), count - 1))

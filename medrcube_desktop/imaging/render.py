@@ -39,6 +39,18 @@ MASK_RGB = (255, 0, 0)
 MASK_ALPHA = 0.4
 """Semi-transparent red for masks, red outlines for boxes (paper Appendix E.1)."""
 
+LABEL_PALETTE: tuple[tuple[int, int, int], ...] = (
+    (230, 159, 0),  # orange
+    (86, 180, 233),  # sky blue
+    (0, 158, 115),  # bluish green
+    (240, 228, 66),  # yellow
+    (0, 114, 178),  # blue
+    (213, 94, 0),  # vermillion
+    (204, 121, 167),  # reddish purple
+)
+"""Colour-blind-safe colours for masks with several labels (Okabe & Ito, 2008, "Color
+Universal Design"), used in label order and repeated past seven labels."""
+
 
 @dataclass
 class RenderedImage:
@@ -60,6 +72,8 @@ class RenderedImage:
     edge_labels : dict or None
         Patient direction at each edge ("top", "bottom", "left", "right"), e.g. "A" at
         the top of an axial slice; None when the file does not record orientation.
+    legend : list of (label, (r, g, b))
+        Colour of each mask label drawn, when the mask has several labels.
     """
 
     rgba: np.ndarray
@@ -69,6 +83,7 @@ class RenderedImage:
     notes: list[str] = field(default_factory=list)
     pixel_aspect: float = 1.0
     edge_labels: dict[str, str] | None = None
+    legend: list[tuple[int, tuple[int, int, int]]] = field(default_factory=list)
 
 
 def window_to_unit(
@@ -173,9 +188,19 @@ def compose_rgba(
     else:
         gray, window = to_gray8(data, chosen, invert)
         rgb = np.repeat(gray[:, :, None], 3, axis=2).astype(np.float64)
+    legend = []
     if data.mask is not None:
-        m = data.mask
-        rgb[m] = (1.0 - mask_alpha) * rgb[m] + mask_alpha * np.asarray(MASK_RGB, dtype=np.float64)
+        labels = [int(v) for v in np.unique(data.mask) if v != 0]
+        colours = (
+            [MASK_RGB]
+            if len(labels) == 1
+            else [LABEL_PALETTE[i % len(LABEL_PALETTE)] for i in range(len(labels))]
+        )
+        for label, colour in zip(labels, colours, strict=True):
+            m = data.mask == label
+            rgb[m] = (1.0 - mask_alpha) * rgb[m] + mask_alpha * np.asarray(colour, dtype=np.float64)
+        if len(labels) > 1:
+            legend = list(zip(labels, colours, strict=True))
     out = np.empty(rgb.shape[:2] + (4,), dtype=np.uint8)
     out[..., :3] = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
     out[..., 3] = 255
@@ -195,6 +220,7 @@ def compose_rgba(
         notes,
         data.pixel_aspect,
         data.edge_labels(),
+        legend,
     )
 
 

@@ -5,6 +5,7 @@ and the session; kept apart so each module stays small."""
 
 from __future__ import annotations
 
+import html
 import math
 
 from medrcube_desktop.imaging.render import RenderedImage
@@ -57,7 +58,12 @@ class ImageControls:
         window = (
             f"Window C {result.window[0]:.4g} / W {result.window[1]:.4g}" if result.window else ""
         )
-        self.image_message.setText("  ·  ".join(part for part in [window, *result.notes] if part))
+        legend = "  ".join(
+            f"<span style='color:rgb{colour}'>■</span> label {label}"
+            for label, colour in result.legend
+        )
+        parts = [window, legend, *(html.escape(note) for note in result.notes)]
+        self.image_message.setText("  ·  ".join(part for part in parts if part))
         self._announce_first()
 
     def _on_render_failed(self, generation: int, message: str) -> None:

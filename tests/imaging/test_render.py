@@ -210,3 +210,19 @@ def test_voi_lut_sequence_is_applied_like_pydicom():
     rendered = render_file(path)
     assert np.abs(gray(rendered).astype(float) - expected).max() <= 1
     assert "VOI LUT Sequence of the file applied" in rendered.notes
+
+
+def test_several_labels_get_colour_blind_safe_colours_and_a_legend(tmp_path):
+    pixels = np.full((20, 30), 100, dtype=np.uint8)
+    labels = np.zeros((20, 30), dtype=np.uint8)
+    labels[2:6, 2:6] = 1
+    labels[10:14, 10:14] = 7
+    Image.fromarray(pixels).save(tmp_path / "p.png")
+    Image.fromarray(labels).save(tmp_path / "labels.png")
+    rendered = render_file(tmp_path / "p.png", mask_path=tmp_path / "labels.png")
+    orange, sky_blue = (230, 159, 0), (86, 180, 233)  # Okabe-Ito, first two colours
+    assert rendered.legend == [(1, orange), (7, sky_blue)]
+    # by hand: 0.6 * 100 + 0.4 * colour
+    assert tuple(rendered.rgba[3, 3, :3]) == tuple(round(60 + 0.4 * c) for c in orange)
+    assert tuple(rendered.rgba[11, 11, :3]) == tuple(round(60 + 0.4 * c) for c in sky_blue)
+    assert tuple(rendered.rgba[18, 28, :3]) == (100, 100, 100)
