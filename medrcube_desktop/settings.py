@@ -35,6 +35,28 @@ def config_dir() -> Path:
     return Path(override).expanduser() if override else platformdirs.user_config_path(APP_NAME)
 
 
+DEFAULT_MAX_PIXELS = 100_000_000
+"""Largest slice the app decodes (pixels): bigger files are refused as possible
+decompression bombs. Override with MEDRCUBE_MAX_PIXELS."""
+
+
+def max_image_pixels() -> int:
+    """Pixel limit for one decoded slice (``MEDRCUBE_MAX_PIXELS``, else the default).
+
+    A NIfTI volume may hold up to 50 such slices' worth of voxels.
+    """
+    raw = os.environ.get("MEDRCUBE_MAX_PIXELS", "")
+    try:
+        value = int(raw)
+    except ValueError:
+        if raw:
+            log.warning(
+                "MEDRCUBE_MAX_PIXELS=%r is not a whole number; using %d", raw, DEFAULT_MAX_PIXELS
+            )
+        return DEFAULT_MAX_PIXELS
+    return value if value > 0 else DEFAULT_MAX_PIXELS
+
+
 def demo_benchmark_dir() -> Path:
     """Where ``--demo`` builds the demo benchmark once."""
     return data_dir() / "demo-benchmark"

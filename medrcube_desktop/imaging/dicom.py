@@ -20,7 +20,7 @@ from medrcube_desktop.imaging.geometry import (
     lps_direction_code,
     projection_display_transform,
 )
-from medrcube_desktop.imaging.loading import SliceData
+from medrcube_desktop.imaging.loading import SliceData, check_pixel_count
 
 _WARNINGS_LOCK = threading.Lock()
 
@@ -157,6 +157,7 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
 
     if ds.get("Rows") is None or ds.get("Columns") is None:  # header read without pixels
         raise ImageLoadError(f"{path}: DICOM file holds no image (no Rows/Columns)")
+    check_pixel_count(path, int(ds.Rows) * int(ds.Columns))
     count = int(ds.get("NumberOfFrames", 1) or 1)
     index = count // 2 if slice_index is None else max(0, min(int(slice_index), count - 1))
     # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).

@@ -182,6 +182,24 @@ def load_slice(
     return data
 
 
+def check_pixel_count(path: Path, pixels: int, factor: int = 1) -> None:
+    """Refuse an image larger than the configured limit before decoding it.
+
+    Raises
+    ------
+    ImageLoadError
+        ``pixels`` exceeds ``factor`` times ``settings.max_image_pixels()``.
+    """
+    from medrcube_desktop.settings import max_image_pixels
+
+    limit = max_image_pixels() * factor
+    if pixels > limit:
+        raise ImageLoadError(
+            f"{path}: {pixels:,} pixels exceed the limit of {limit:,} (set MEDRCUBE_MAX_PIXELS "
+            "to open it; very large images can exhaust memory)"
+        )
+
+
 def _load_picture(path: Path) -> SliceData:
     """PNG/JPEG/TIFF through Pillow: 16-bit kept 16-bit, float kept float, EXIF orientation.
 
@@ -191,6 +209,7 @@ def _load_picture(path: Path) -> SliceData:
     from PIL import Image
 
     with Image.open(path) as img:
+        check_pixel_count(path, img.width * img.height)  # before decoding anything
         orientation = int(img.getexif().get(0x0112, 1) or 1)
         if img.mode in ("I;16", "I;16B", "I;16L", "I"):
             arr = np.asarray(img)

@@ -15,7 +15,7 @@ import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import voxel_display_transform
-from medrcube_desktop.imaging.loading import SliceData, robust_window
+from medrcube_desktop.imaging.loading import SliceData, check_pixel_count, robust_window
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ def _nifti_volume(path: str) -> _Volume:
     img: Any = nib.load(path)  # Nifti1Image/Nifti2Image (nibabel types load() loosely)
     notes = []
     shape = img.shape
+    check_pixel_count(Path(path), int(np.prod(shape[:3])), factor=50)  # the volume read
     if len(shape) == 4:  # read only the first volume, not the whole series
         notes.append(f"4-D file with {shape[3]} volumes: showing the first")
         data = np.asanyarray(img.dataobj[..., 0])

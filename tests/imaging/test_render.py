@@ -226,3 +226,14 @@ def test_several_labels_get_colour_blind_safe_colours_and_a_legend(tmp_path):
     assert tuple(rendered.rgba[3, 3, :3]) == tuple(round(60 + 0.4 * c) for c in orange)
     assert tuple(rendered.rgba[11, 11, :3]) == tuple(round(60 + 0.4 * c) for c in sky_blue)
     assert tuple(rendered.rgba[18, 28, :3]) == (100, 100, 100)
+
+
+def test_images_over_the_pixel_limit_are_refused_before_decoding(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEDRCUBE_MAX_PIXELS", "10000")
+    Image.fromarray(np.zeros((101, 100), np.uint8)).save(tmp_path / "big.png")  # 10,100 px
+    with pytest.raises(ImageLoadError, match="10,100 pixels exceed the limit of 10,000"):
+        render_file(tmp_path / "big.png")
+    with pytest.raises(ImageLoadError, match="RG1_J2KR.dcm"):  # 1955 x 1841
+        render_file(dicom_file("RG1_J2KR.dcm"))
+    Image.fromarray(np.zeros((100, 100), np.uint8)).save(tmp_path / "ok.png")
+    assert render_file(tmp_path / "ok.png").rgba.shape == (100, 100, 4)

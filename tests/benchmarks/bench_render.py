@@ -1,0 +1,84 @@
+"""Benchmark: time to render a slice against the time to only decode it.
+
+Run by hand (not collected by pytest; speed targets live here, not in unit tests):
+
+    .venv/bin/python tests/benchmarks/bench_render.py [--repeat N]
+
+For each real file that pydicom, pydicom-data and nilearn ship, it prints the median
+seconds to decode the pixels with the reading library alone and to render the slice
+(decode + modality LUT + window + orientation + overlay) with MedRCube Desktop, and the
+overhead ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+
+def median_seconds(run: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def cases() -> list[tuple[str, Callable[[], object], Callable[[], object]]]:
+    import nibabel as nib
+    import nilearn
+    import numpy as np
+    import pydicom
+    from pydicom.data import get_testdata_file
+
+    from medrcube_desktop.imaging.render import render_file
+
+    found = []
+    for name in (
+        "CT_small.dcm",
+        "MR-SIEMENS-DICOM-WithOverlays.dcm",
+        "RG1_J2KR.dcm",
+        "US1_J2KR.dcm",
+        "emri_small.dcm",
+    ):
+        path = Path(str(get_testdata_file(name, download=False)))
+        found.append(
+            (name, lambda p=path: pydicom.dcmread(p).pixel_array, lambda p=path: render_file(p))
+        )
+    mni = (
+        Path(nilearn.__file__).parent
+        / "datasets"
+        / "data"
+        / "mni_icbm152_t1_tal_nlin_sym_09a_converted.nii.gz"
+    )
+
+    def decode_mni() -> object:
+        volume = nib.load(mni)
+        return np.asanyarray(volume.dataobj[:, :, volume.shape[2] // 2])
+
+    found.append((mni.name, decode_mni, lambda: render_file(mni)))
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    print(f"{'file':45s} {'decode s':>10s} {'render s':>10s} {'ratio':>7s}")
+    for name, decode, render in cases():
+        from medrcube_desktop.imaging import nifti
+
+        nifti._nifti_volume.cache_clear()  # measure a cold render, as for a new item
+        d = median_seconds(decode, args.repeat)
+        r = median_seconds(
+            lambda run=render: (nifti._nifti_volume.cache_clear(), run()), args.repeat
+        )
+        print(f"{name:45s} {d:10.4f} {r:10.4f} {r / d:7.2f}")
+
+
+if __name__ == "__main__":
+    main()
