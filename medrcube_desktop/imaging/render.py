@@ -168,6 +168,7 @@ def compose_rgba(
     mask_alpha: float = MASK_ALPHA,
     window: tuple[float, float] | None = None,
     invert: bool = False,
+    mask_outline: bool = False,
 ) -> RenderedImage:
     """Turn loaded pixels, mask and box into display RGBA.
 
@@ -181,6 +182,9 @@ def compose_rgba(
         Opacity of the red mask fill, 0..1.
     window, invert
         User window (center, width) and negative display for greyscale; see ``to_gray8``.
+    mask_outline : bool
+        Draw only the border of each label (its pixels with a 4-neighbour outside it), in
+        full colour, so the tissue inside stays visible.
     """
     chosen, window = window, None
     if data.is_color:
@@ -198,7 +202,15 @@ def compose_rgba(
         )
         for label, colour in zip(labels, colours, strict=True):
             m = data.mask == label
-            rgb[m] = (1.0 - mask_alpha) * rgb[m] + mask_alpha * np.asarray(colour, dtype=np.float64)
+            if mask_outline:
+                from scipy import ndimage
+
+                m = m & ~ndimage.binary_erosion(m)  # the label's border pixels
+                rgb[m] = np.asarray(colour, dtype=np.float64)
+            else:
+                rgb[m] = (1.0 - mask_alpha) * rgb[m] + mask_alpha * np.asarray(
+                    colour, dtype=np.float64
+                )
         if len(labels) > 1:
             legend = list(zip(labels, colours, strict=True))
     out = np.empty(rgb.shape[:2] + (4,), dtype=np.uint8)
@@ -267,14 +279,17 @@ def render_item(
     overlay: bool = True,
     window: tuple[float, float] | None = None,
     invert: bool = False,
+    mask_alpha: float = MASK_ALPHA,
+    mask_outline: bool = False,
 ) -> RenderedImage:
     """Render an item's image with its mask and box (paper Appendix E.1).
 
     ``slice_index`` ``None`` shows the slice with the largest mask area, else the
     central slice or frame. ``overlay=False`` draws neither mask nor box (the mask still
-    picks the slice), so the reviewer can see the tissue under them. ``window`` and
-    ``invert`` are the reviewer's display choices (see :func:`to_gray8`). The decoded slice
-    is cached, so re-windowing the same slice does not decode the file again.
+    picks the slice), so the reviewer can see the tissue under them. ``window``,
+    ``invert``, ``mask_alpha`` and ``mask_outline`` are the reviewer's display choices (see
+    :func:`compose_rgba`). The decoded slice is cached, so re-windowing the same slice does
+    not decode the file again.
 
     Raises
     ------
@@ -284,7 +299,8 @@ def render_item(
     data = load_slice_cached(item.image_path, slice_index, item.mask_path, item.modality)
     if not overlay:
         data = dataclasses.replace(data, mask=None)
-    return compose_rgba(data, item.bbox if overlay else None, window=window, invert=invert)
+    bbox = item.bbox if overlay else None
+    return compose_rgba(data, bbox, mask_alpha, window, invert, mask_outline)
 
 
 def load_slice_cached(

@@ -119,6 +119,17 @@ def review_actions(window) -> list[ActionSpec]:
             "view.overlay", "Hide / show the overlay", ("M",), window.toggle_overlay, "View"
         ),
         ActionSpec("view.invert", "Invert (negative)", ("I",), window.toggle_invert, "View"),
+        ActionSpec("view.outline", "Mask: filled / outline", ("O",), window.toggle_outline, "View"),
+        ActionSpec(
+            "view.opacity_down",
+            "Mask opacity −",
+            ("[",),
+            lambda: window.change_opacity(-0.1),
+            "View",
+        ),
+        ActionSpec(
+            "view.opacity_up", "Mask opacity +", ("]",), lambda: window.change_opacity(0.1), "View"
+        ),
         ActionSpec(
             "view.window_reset",
             "Window: the file's own",

@@ -22,6 +22,8 @@ class ImageControls:
     display_window: tuple[float, float] | None = None
     invert: bool = False
     show_overlay: bool = True
+    mask_alpha: float = 0.4  # opacity of a filled mask, 0.1 .. 1
+    mask_outline: bool = False  # draw only the border of each label
     _shown_window: tuple[float, float] | None = None
 
     def _render(self, slice_index: int | None) -> None:
@@ -33,6 +35,8 @@ class ImageControls:
             self.show_overlay,
             self.display_window,
             self.invert,
+            self.mask_alpha,
+            self.mask_outline,
         )
         task.signals.done.connect(self._on_rendered)
         task.signals.failed.connect(self._on_render_failed)
@@ -107,6 +111,17 @@ class ImageControls:
     def _rerender_same_slice(self) -> None:
         if self.session.current is not None:
             self._render(self.slice_slider.value() if self.slice_slider.isVisible() else None)
+
+    def toggle_outline(self) -> None:
+        """Key O: masks as filled areas or as outlines (kept from item to item)."""
+        self.mask_outline = not self.mask_outline
+        self._rerender_same_slice()
+
+    def change_opacity(self, step: float) -> None:
+        """Keys [ and ]: mask fill opacity down or up by ``step`` (0.1 to 1)."""
+        self.mask_alpha = round(min(1.0, max(0.1, self.mask_alpha + step)), 2)
+        self._rerender_same_slice()
+        self.statusBar().showMessage(f"Mask opacity {self.mask_alpha:.0%}", 2000)
 
     def toggle_overlay(self) -> None:
         """Key M: hide or show the item's mask and box (the slice stays the same)."""

@@ -182,16 +182,25 @@ class RenderTask(QRunnable):
         overlay: bool = True,
         window: tuple[float, float] | None = None,
         invert: bool = False,
+        mask_alpha: float = 0.4,
+        mask_outline: bool = False,
     ) -> None:
         super().__init__()
         self.generation, self.item, self.slice_index = generation, item, slice_index
         self.overlay, self.window, self.invert = overlay, window, invert
+        self.mask_alpha, self.mask_outline = mask_alpha, mask_outline
         self.signals = RenderSignals()
 
     def run(self) -> None:
         try:
             result: RenderedImage = render_item(
-                self.item, self.slice_index, self.overlay, self.window, self.invert
+                self.item,
+                self.slice_index,
+                self.overlay,
+                self.window,
+                self.invert,
+                self.mask_alpha,
+                self.mask_outline,
             )
         except Exception as exc:  # shown to the user in the view; logged with traceback
             log.exception("rendering item %s failed", self.item.id)

@@ -237,3 +237,21 @@ def test_images_over_the_pixel_limit_are_refused_before_decoding(tmp_path, monke
         render_file(dicom_file("RG1_J2KR.dcm"))
     Image.fromarray(np.zeros((100, 100), np.uint8)).save(tmp_path / "ok.png")
     assert render_file(tmp_path / "ok.png").rgba.shape == (100, 100, 4)
+
+
+def test_mask_outline_draws_only_the_border_in_full_colour(ct_benchmark, tmp_path):
+    from medrcube_desktop.imaging.loading import load_slice
+    from medrcube_desktop.imaging.render import compose_rgba
+
+    path = dicom_file("CT_small.dcm")
+    mask = np.zeros((128, 128), np.uint8)
+    mask[20:30, 40:50] = 255  # a 10 x 10 square: 36 border pixels, 64 inside
+    Image.fromarray(mask).save(tmp_path / "m.png")
+    data = load_slice(path, mask_path=tmp_path / "m.png")
+    plain = compose_rgba(load_slice(path)).rgba
+    out = compose_rgba(data, mask_outline=True).rgba
+    red = np.all(out[..., :3] == (255, 0, 0), axis=2)
+    assert red.sum() == 36 and red[20, 40:50].all() and red[29, 40:50].all()
+    np.testing.assert_array_equal(out[21:29, 41:49], plain[21:29, 41:49])  # inside untouched
+    half = compose_rgba(data, mask_alpha=1.0).rgba  # opacity 1: the fill is pure red
+    assert np.all(half[20:30, 40:50, :3] == (255, 0, 0))
