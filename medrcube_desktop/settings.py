@@ -83,10 +83,13 @@ class Settings:
         Reviewer name, asked once and reused.
     last_dataset : str or None
         Benchmark root opened last.
+    neurological : bool
+        Show axial/coronal slices with the patient's right on screen right.
     """
 
     reviewer: str | None = None
     last_dataset: str | None = None
+    neurological: bool = False
 
     @classmethod
     def path(cls) -> Path:
@@ -107,14 +110,14 @@ class Settings:
         if not isinstance(raw, dict):
             log.warning("%s: ignoring settings file: expected a JSON object", path)
             return cls()
-        values = {}
-        for key in cls.__dataclass_fields__:
+        texts: dict[str, str | None] = {}
+        for key in ("reviewer", "last_dataset"):
             value = raw.get(key)
             if value is not None and not (isinstance(value, str) and value.strip()):
                 log.warning("%s: ignoring %s: expected text, found %r", path, key, value)
                 continue
-            values[key] = value
-        return cls(**values)
+            texts[key] = value
+        return cls(**texts, neurological=raw.get("neurological") is True)
 
     def save(self) -> bool:
         """Write ``settings.json`` atomically (temp file, then replace).

@@ -9,6 +9,7 @@ Arrays follow numpy order: ``(rows, columns)``, row 0 at the top of the screen.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -259,3 +260,23 @@ def robust_window(values: np.ndarray, low: float = 0.5, high: float = 99.5) -> t
         lo, hi = float(finite.min()), float(finite.max())
     width = max(float(hi - lo), 1e-6)
     return float(lo + width / 2.0), width
+
+
+def to_neurological(data: SliceData) -> SliceData:
+    """The same slice in neurological convention: patient right on screen right.
+
+    Only slices whose horizontal axis runs right-left (axial, coronal) change; a copy is
+    returned (pixels, mask and the transform for boxes all mirrored), the input is kept.
+    """
+    labels = data.edge_labels()
+    if labels is None or {labels["left"], labels["right"]} != {"R", "L"}:
+        return data
+    t = data.transform
+    return dataclasses.replace(
+        data,
+        pixels=np.ascontiguousarray(data.pixels[:, ::-1]),
+        mask=None if data.mask is None else np.ascontiguousarray(data.mask[:, ::-1]),
+        transform=DisplayTransform(t.transpose, t.flip_rows, not t.flip_cols),
+        stored_shape=data.stored_shape or (int(data.pixels.shape[0]), int(data.pixels.shape[1])),
+        notes=[*data.notes, "neurological convention: patient right on screen right"],
+    )

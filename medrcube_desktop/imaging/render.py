@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.imaging.loading import SliceData, load_slice, robust_window
+from medrcube_desktop.imaging.loading import SliceData, load_slice, robust_window, to_neurological
 
 CT_SOFT_TISSUE_WINDOW = (40.0, 400.0)
 
@@ -281,6 +281,7 @@ def render_item(
     invert: bool = False,
     mask_alpha: float = MASK_ALPHA,
     mask_outline: bool = False,
+    neurological: bool = False,
 ) -> RenderedImage:
     """Render an item's image with its mask and box (paper Appendix E.1).
 
@@ -289,7 +290,8 @@ def render_item(
     picks the slice), so the reviewer can see the tissue under them. ``window``,
     ``invert``, ``mask_alpha`` and ``mask_outline`` are the reviewer's display choices (see
     :func:`compose_rgba`). The decoded slice is cached, so re-windowing the same slice does
-    not decode the file again.
+    not decode the file again. ``neurological`` shows axial and coronal slices with the
+    patient's right on screen right (radiological convention is the default).
 
     Raises
     ------
@@ -297,6 +299,8 @@ def render_item(
         The image or mask cannot be read.
     """
     data = load_slice_cached(item.image_path, slice_index, item.mask_path, item.modality)
+    if neurological:
+        data = to_neurological(data)
     if not overlay:
         data = dataclasses.replace(data, mask=None)
     bbox = item.bbox if overlay else None

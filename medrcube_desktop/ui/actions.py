@@ -121,6 +121,13 @@ def review_actions(window) -> list[ActionSpec]:
         ActionSpec("view.invert", "Invert (negative)", ("I",), window.toggle_invert, "View"),
         ActionSpec("view.outline", "Mask: filled / outline", ("O",), window.toggle_outline, "View"),
         ActionSpec(
+            "view.neurological",
+            "Neurological convention (patient right on screen right)",
+            ("Ctrl+Shift+N",),
+            window.toggle_neurological,
+            "View",
+        ),
+        ActionSpec(
             "view.opacity_down",
             "Mask opacity −",
             ("[",),

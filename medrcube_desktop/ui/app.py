@@ -125,8 +125,11 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
 
 def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) -> int:
     unattended = screenshot is not None or quit_after_ms is not None
-    window = MainWindow(ReviewSessionState(benchmark.items, store, name), benchmark)
+    window = MainWindow(
+        ReviewSessionState(benchmark.items, store, name), benchmark, neurological=prefs.neurological
+    )
     window.reviewer_changed.connect(lambda new: _remember_reviewer(prefs, new))
+    window.convention_changed.connect(lambda on: _remember_convention(prefs, on))
     window.resize(*DEFAULT_SIZE)
     result = {"status": 0}
     if unattended:
@@ -135,6 +138,11 @@ def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) 
     window.show()
     status = app.exec()
     return status or result["status"]
+
+
+def _remember_convention(prefs: settings.Settings, neurological: bool) -> None:
+    prefs.neurological = neurological
+    prefs.save()
 
 
 def _remember_reviewer(prefs: settings.Settings, name: str) -> None:

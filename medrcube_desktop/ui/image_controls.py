@@ -24,6 +24,7 @@ class ImageControls:
     show_overlay: bool = True
     mask_alpha: float = 0.4  # opacity of a filled mask, 0.1 .. 1
     mask_outline: bool = False  # draw only the border of each label
+    neurological: bool = False  # patient right on screen right (a remembered setting)
     _shown_window: tuple[float, float] | None = None
 
     def _render(self, slice_index: int | None) -> None:
@@ -37,6 +38,7 @@ class ImageControls:
             self.invert,
             self.mask_alpha,
             self.mask_outline,
+            self.neurological,
         )
         task.signals.done.connect(self._on_rendered)
         task.signals.failed.connect(self._on_render_failed)
@@ -111,6 +113,12 @@ class ImageControls:
     def _rerender_same_slice(self) -> None:
         if self.session.current is not None:
             self._render(self.slice_slider.value() if self.slice_slider.isVisible() else None)
+
+    def toggle_neurological(self) -> None:
+        """View › Neurological convention: patient right on screen right (remembered)."""
+        self.neurological = not self.neurological
+        self._rerender_same_slice()
+        self.convention_changed.emit(self.neurological)
 
     def toggle_outline(self) -> None:
         """Key O: masks as filled areas or as outlines (kept from item to item)."""

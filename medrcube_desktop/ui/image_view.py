@@ -184,11 +184,13 @@ class RenderTask(QRunnable):
         invert: bool = False,
         mask_alpha: float = 0.4,
         mask_outline: bool = False,
+        neurological: bool = False,
     ) -> None:
         super().__init__()
         self.generation, self.item, self.slice_index = generation, item, slice_index
         self.overlay, self.window, self.invert = overlay, window, invert
         self.mask_alpha, self.mask_outline = mask_alpha, mask_outline
+        self.neurological = neurological
         self.signals = RenderSignals()
 
     def run(self) -> None:
@@ -201,6 +203,7 @@ class RenderTask(QRunnable):
                 self.invert,
                 self.mask_alpha,
                 self.mask_outline,
+                self.neurological,
             )
         except Exception as exc:  # shown to the user in the view; logged with traceback
             log.exception("rendering item %s failed", self.item.id)

@@ -51,9 +51,17 @@ class MainWindow(ImageControls, QMainWindow):
 
     first_item_shown = Signal()
     reviewer_changed = Signal(str)
+    convention_changed = Signal(bool)  # True: neurological
 
-    def __init__(self, session: ReviewSessionState, benchmark: Benchmark, parent=None) -> None:
+    def __init__(
+        self,
+        session: ReviewSessionState,
+        benchmark: Benchmark,
+        parent=None,
+        neurological: bool = False,
+    ) -> None:
         super().__init__(parent)
+        self.neurological = neurological
         self.session = session
         self.benchmark = benchmark
         self.rubric = load_rubric()

@@ -143,3 +143,21 @@ def test_nifti_stored_las_and_ras_both_show_radiological_letters(tmp_path):
         nib.save(nib.Nifti1Image(np.zeros((4, 5, 3), np.float32), affine), tmp_path / f"{name}.nii")
         labels = render_file(tmp_path / f"{name}.nii").edge_labels
         assert labels == {"top": "A", "bottom": "P", "left": "R", "right": "L"}, name
+
+
+def test_neurological_convention_mirrors_axial_slices_with_their_box(tmp_path):
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.imaging.render import render_item
+    from tests.conftest import item, write_benchmark
+
+    data = np.zeros((40, 50, 10), dtype=np.float32)
+    data[30:38, 5:10, :] = 100.0  # high i: patient right (RAS+)
+    root = write_benchmark(
+        tmp_path / "b", {"ds1": [item("v", image="v.nii.gz", modality="MRI", bbox=[5, 30, 9, 37])]}
+    )
+    nib.save(nib.Nifti1Image(data, np.eye(4)), root / "ds1" / "v.nii.gz")
+    (bench_item,) = load_benchmark(root).items
+    radiological = render_item(bench_item)
+    neurological = render_item(bench_item, neurological=True)
+    assert radiological.edge_labels["left"] == "R" and neurological.edge_labels["left"] == "L"
+    np.testing.assert_array_equal(neurological.rgba, radiological.rgba[:, ::-1])  # box included
