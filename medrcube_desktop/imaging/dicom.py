@@ -84,11 +84,29 @@ CROSS_SECTION_MODALITIES = {"CT", "MR", "PT", "NM"}
 
 
 def _orient(data: SliceData, ds) -> SliceData:
-    """Radiological display: radiographs by Patient Orientation, CT/MR by Image Orientation."""
-    data.pixel_aspect = _pixel_aspect(ds)
-    data.pixel_spacing = _pixel_spacing(ds)
-    if data.modality in CROSS_SECTION_MODALITIES and "ImageOrientationPatient" in ds:
-        iop = [float(v) for v in ds.ImageOrientationPatient]
+    """Radiological display: radiographs by Patient Orientation, CT/MR by Image Orientation.
+
+    Enhanced multi-frame objects keep orientation and spacing in the Plane Orientation and
+    Pixel Measures functional groups (PS3.3 C.7.6.16.2.4 and .1); they are used when the
+    top level has none.
+    """
+    frame = data.slice_index
+    measures = _functional_group_item(ds, frame, "PixelMeasuresSequence")
+    data.pixel_aspect = _pixel_aspect(ds if "PixelSpacing" in ds or measures is None else measures)
+    data.pixel_spacing = _pixel_spacing(
+        ds if "PixelSpacing" in ds or measures is None else measures
+    )
+    plane = (
+        ds
+        if "ImageOrientationPatient" in ds
+        else _functional_group_item(ds, frame, "PlaneOrientationSequence")
+    )
+    if (
+        data.modality in CROSS_SECTION_MODALITIES
+        and plane is not None
+        and "ImageOrientationPatient" in plane
+    ):
+        iop = [float(v) for v in plane.ImageOrientationPatient]
         if len(iop) == 6:  # rows run along the column cosines, columns along the row cosines
             data.axis_codes = (
                 lps_direction_code(tuple(iop[3:])),

@@ -280,3 +280,28 @@ def to_neurological(data: SliceData) -> SliceData:
         stored_shape=data.stored_shape or (int(data.pixels.shape[0]), int(data.pixels.shape[1])),
         notes=[*data.notes, "neurological convention: patient right on screen right"],
     )
+
+
+def foreground_window(
+    values: np.ndarray, low: float = 0.5, high: float = 99.5
+) -> tuple[float, float]:
+    """Robust window over the foreground: the finite values above the image minimum.
+
+    MR (and most NIfTI volumes) have a large background at the minimum (zero padding, air)
+    that would drag the lower percentile down and wash the tissue out; the ``low``..``high``
+    percentiles of the foreground describe the anatomy instead. When the foreground is
+    empty or flat, the window spans the background level to the foreground maximum.
+    Width is at least 1e-6. Raises ``ValueError`` when no value is finite.
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        raise ValueError("no finite value to window")
+    floor = float(finite.min())
+    foreground = finite[finite > floor]
+    if foreground.size == 0:
+        return floor, 1e-6
+    lo, hi = (float(v) for v in np.percentile(foreground, [low, high]))
+    if hi <= lo:
+        lo, hi = floor, float(foreground.max())
+    width = max(hi - lo, 1e-6)
+    return lo + width / 2.0, width

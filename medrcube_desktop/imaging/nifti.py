@@ -15,7 +15,7 @@ import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import voxel_display_transform
-from medrcube_desktop.imaging.loading import SliceData, check_pixel_count, robust_window
+from medrcube_desktop.imaging.loading import SliceData, check_pixel_count, foreground_window
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def _nifti_volume(path: str) -> _Volume:
         window = ((cal_min + cal_max) / 2.0, cal_max - cal_min)
     else:
         finite = data[np.isfinite(data)]
-        window = robust_window(finite) if finite.size else None
+        window = foreground_window(finite) if finite.size else None
     zooms = tuple(float(z) for z in img.header.get_zooms()[:3])  # voxel size, mm
     codes = tuple(nib.aff2axcodes(img.affine))
     return _Volume(data, codes, window, tuple(notes), zooms, np.asarray(img.affine), calibrated)

@@ -17,7 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.imaging.loading import SliceData, load_slice, robust_window, to_neurological
+from medrcube_desktop.imaging.loading import (
+    SliceData,
+    foreground_window,
+    load_slice,
+    robust_window,
+    to_neurological,
+)
 
 CT_SOFT_TISSUE_WINDOW = (40.0, 400.0)
 
@@ -152,7 +158,7 @@ def _to_gray8(
         window = CT_SOFT_TISSUE_WINDOW
         unit = window_to_unit(pixels, *window, function="LINEAR_EXACT")
     elif np.isfinite(pixels).any():
-        window = robust_window(pixels)
+        window = foreground_window(pixels) if data.modality == "MR" else robust_window(pixels)
         unit = window_to_unit(pixels, *window, function="LINEAR_EXACT")
     else:
         window, unit = None, np.zeros(pixels.shape)

@@ -161,3 +161,21 @@ def test_neurological_convention_mirrors_axial_slices_with_their_box(tmp_path):
     neurological = render_item(bench_item, neurological=True)
     assert radiological.edge_labels["left"] == "R" and neurological.edge_labels["left"] == "L"
     np.testing.assert_array_equal(neurological.rgba, radiological.rgba[:, ::-1])  # box included
+
+
+def test_enhanced_ct_takes_rescale_window_and_orientation_from_functional_groups():
+    path = dicom_file("eCT_Supplemental.dcm")  # Enhanced CT, 2 frames, no top-level IOP
+    ds = pydicom.dcmread(path)
+    shared = ds.SharedFunctionalGroupsSequence[0]
+    iop = [float(v) for v in shared.PlaneOrientationSequence[0].ImageOrientationPatient]
+    assert "ImageOrientationPatient" not in ds and iop == [-1, 0, 0, 0, 1, 0]  # columns → R
+    rescale = shared.PixelValueTransformationSequence[0]
+    voi = shared.FrameVOILUTSequence[0]
+    c, w = float(voi.WindowCenter), float(voi.WindowWidth)
+    hu = ds.pixel_array[1] * float(rescale.RescaleSlope) + float(rescale.RescaleIntercept)
+    # by hand: PS3.3 C.11.2.1.2.1 LINEAR, then mirrored so the patient's right is on the left
+    expected = np.rint(np.clip((hu - (c - 0.5)) / (w - 1) + 0.5, 0, 1) * 255)[:, ::-1]
+    rendered = render_file(path)  # central frame: index 1 of 2
+    assert rendered.slice_index == 1 and rendered.window == (c, w)
+    assert np.abs(rendered.rgba[..., 0].astype(float) - expected).max() <= 1
+    assert rendered.edge_labels == {"top": "A", "bottom": "P", "left": "R", "right": "L"}

@@ -255,3 +255,13 @@ def test_mask_outline_draws_only_the_border_in_full_colour(ct_benchmark, tmp_pat
     np.testing.assert_array_equal(out[21:29, 41:49], plain[21:29, 41:49])  # inside untouched
     half = compose_rgba(data, mask_alpha=1.0).rgba  # opacity 1: the fill is pure red
     assert np.all(half[20:30, 40:50, :3] == (255, 0, 0))
+
+
+def test_mr_without_a_window_uses_percentiles_of_the_foreground():
+    from medrcube_desktop.imaging.loading import foreground_window
+
+    values = np.concatenate([np.zeros(9000), np.arange(1, 1001, dtype=float)])  # 90 % background
+    lo, hi = np.percentile(np.arange(1, 1001, dtype=float), [0.5, 99.5])  # by numpy, tissue only
+    assert foreground_window(values) == pytest.approx(((lo + hi) / 2, hi - lo))
+    # with the background counted, the 0.5th..99.5th percentiles would start at 0
+    assert np.percentile(values, 0.5) == 0.0
