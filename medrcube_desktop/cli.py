@@ -16,7 +16,7 @@ from pathlib import Path
 from medrcube_desktop import __version__
 from medrcube_desktop.errors import MedRCubeError
 
-SUBCOMMANDS = ("validate", "demo", "render")
+SUBCOMMANDS = ("validate", "demo", "render", "render-batch")
 log = logging.getLogger("medrcube_desktop")
 
 
@@ -164,6 +164,17 @@ def _add_render_parser(sub) -> None:
         "--out", type=Path, metavar="PNG", help="output file (default: SOURCE name + .png here)"
     )
     render.add_argument("--json", action="store_true", help="print what was rendered as JSON")
+    batch = sub.add_parser(
+        "render-batch",
+        help="render every item of a benchmark to PNG, past bad ones",
+        description="Render each item's image with its overlay to OUT_DIR/<dataset>/<id>.png "
+        "with a progress bar. Exit 1 when an item could not be rendered (all are listed).",
+    )
+    batch.add_argument("dir", type=Path, metavar="DIR", help="benchmark root")
+    batch.add_argument("--out", type=Path, required=True, metavar="OUT_DIR")
+    batch.add_argument(
+        "--json", action="store_true", help='print {"rendered", "failed", "cancelled"}'
+    )
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -193,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
                 return cmd_validate(args.dir, args.json)
             if args.command == "render":
                 return cmd_render(args)
+            if args.command == "render-batch":
+                return cmd_render_batch(args.dir, args.out, args.json)
             return cmd_demo_build(args.out_dir, args.json)
         args = _gui_parser().parse_args(argv)
         return run_gui(args)
@@ -256,6 +269,34 @@ def cmd_demo_build(out_dir: Path, as_json: bool) -> int:
     else:
         print(f"demo benchmark with {len(benchmark.items)} items written to {root}")
     return 1 if benchmark.problems else 0
+
+
+def cmd_render_batch(root: Path, out: Path, as_json: bool) -> int:
+    """``render-batch DIR --out OUT_DIR``: 0 all rendered, 1 some failed or interrupted."""
+    from tqdm import tqdm
+
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.imaging.batch import render_benchmark
+
+    benchmark = load_benchmark(root)
+    with tqdm(total=len(benchmark.items), unit="item", disable=as_json, file=sys.stderr) as bar:
+
+        def progress(done: int, total: int, item_id: str) -> None:
+            bar.n = done
+            bar.set_postfix_str(item_id[:30])
+            bar.refresh()
+
+        try:
+            summary = render_benchmark(benchmark.items, out, progress)
+        except KeyboardInterrupt:  # Ctrl+C: what is written stays written
+            summary = {"rendered": bar.n, "failed": [], "cancelled": True}
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        for failure in summary["failed"]:  # type: ignore[attr-defined]
+            print(f"{failure['item']}: {failure['message']}")
+        print(f"{summary['rendered']} items rendered to {out}, {len(summary['failed'])} failed")  # type: ignore[arg-type]
+    return 1 if summary["failed"] or summary["cancelled"] else 0
 
 
 def run_gui(args: argparse.Namespace) -> int:

@@ -6,10 +6,12 @@ in; :func:`render_to_png` returns the facts the ``render --json`` command prints
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.loading import load_slice
 from medrcube_desktop.imaging.render import CT_PRESETS, compose_rgba
 
@@ -87,3 +89,50 @@ def render_to_png(
         "inverted": data.photometric == "MONOCHROME1",
         "overlay_pixels": overlay_pixels,
     }
+
+
+def render_benchmark(
+    items: list,
+    out_dir: Path,
+    progress: Callable[[int, int, str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> dict[str, object]:
+    """Render every item's image (with its overlay) to ``out_dir/<dataset>/<id>.png``.
+
+    A long job in the STYLE.md sense: reports ``progress(done, total, item_id)``, stops
+    between items when ``cancelled()`` returns True, and keeps going past items whose
+    image cannot be read (they are listed, with the reason, in ``failed``).
+
+    Parameters
+    ----------
+    items : list of Item
+        Validated benchmark items (``core.dataset.load_benchmark(...).items``).
+    out_dir : Path
+        Output root, created if needed.
+
+    Returns
+    -------
+    dict
+        ``rendered`` (count), ``failed`` ([{"item", "file", "message"}]), ``cancelled`` (bool).
+    """
+    rendered, failed = 0, list[dict[str, str]]()
+    total = len(items)
+    for done, item in enumerate(items):
+        if cancelled is not None and cancelled():
+            return {"rendered": rendered, "failed": failed, "cancelled": True}
+        if progress is not None:
+            progress(done, total, item.id)
+        safe_id = "".join(c if c.isalnum() or c in "-_." else "_" for c in item.id)
+        try:
+            render_to_png(
+                item.image_path,
+                out_dir / item.dataset / f"{safe_id}.png",
+                item.mask_path,
+                item.bbox,
+            )
+            rendered += 1
+        except (ImageLoadError, OSError) as exc:
+            failed.append({"item": item.id, "file": str(item.image_path), "message": str(exc)})
+    if progress is not None:
+        progress(total, total, "done")
+    return {"rendered": rendered, "failed": failed, "cancelled": False}

@@ -75,3 +75,41 @@ def test_render_of_a_file_without_pixels_exits_2_naming_it(capsys):
     assert main(["render", str(dicom_file("rtplan.dcm"))]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "rtplan.dcm" in err
+
+
+def test_render_batch_renders_good_items_and_lists_bad_ones(tmp_path, capsys):
+    from tests.conftest import item, write_benchmark
+
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item("good"), item("bad", image="images/bad.dcm")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    (root / "ds1" / "images" / "bad.dcm").write_bytes(b"not an image")
+    assert main(["render-batch", str(root), "--out", str(tmp_path / "out"), "--json"]) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["rendered"] == 1 and not summary["cancelled"]
+    assert [f["item"] for f in summary["failed"]] == ["bad"] and "bad.dcm" in summary["failed"][0][
+        "message"
+    ]
+    assert Image.open(tmp_path / "out" / "ds1" / "good.png").size == (128, 128)
+
+
+def test_render_benchmark_stops_when_cancelled(tmp_path):
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.imaging.batch import render_benchmark
+    from tests.conftest import item, write_benchmark
+
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item("a"), item("b")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    seen = []
+    summary = render_benchmark(
+        load_benchmark(root).items,
+        tmp_path / "out",
+        lambda d, t, i: seen.append(i),
+        lambda: len(seen) >= 1,
+    )
+    assert summary == {"rendered": 1, "failed": [], "cancelled": True}
