@@ -203,6 +203,11 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
     window = _dicom_window(ds, index)
     function = str(ds.get("VOILUTFunction", "LINEAR")).strip() or "LINEAR"
     notes = []
+    if str(ds.get("PresentationLUTShape", "")).strip().upper() == "INVERSE":
+        # PS3.3 C.11.6: INVERSE shows the lowest value white. With MONOCHROME1 it is the
+        # very mechanism of that inversion (C.8.11.6.1.2), so it is never applied twice.
+        photometric = "MONOCHROME1"
+        notes.append("Presentation LUT Shape INVERSE")
     if window is None and ds.get("VOILUTSequence"):
         pixels, window = _apply_voi_lut_sequence(pixels, ds)
         function = "LINEAR_EXACT"  # the LUT output range maps straight onto 0..255

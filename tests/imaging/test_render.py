@@ -265,3 +265,16 @@ def test_mr_without_a_window_uses_percentiles_of_the_foreground():
     assert foreground_window(values) == pytest.approx(((lo + hi) / 2, hi - lo))
     # with the background counted, the 0.5th..99.5th percentiles would start at 0
     assert np.percentile(values, 0.5) == 0.0
+
+
+def test_presentation_lut_shape_inverse_inverts_once(tmp_path):
+    source = pydicom.dcmread(dicom_file("CT_small.dcm"))
+    normal = gray(render_file(dicom_file("CT_small.dcm")))
+    source.PresentationLUTShape = "INVERSE"
+    source.save_as(tmp_path / "inverse.dcm")
+    inverse = gray(render_file(tmp_path / "inverse.dcm")).astype(int)
+    assert np.abs(inverse - (255 - normal.astype(int))).max() <= 1  # rounding at exact halves
+    source.PhotometricInterpretation = "MONOCHROME1"  # C.8.11.6.1.2: same inversion, not twice
+    source.save_as(tmp_path / "mono1_inverse.dcm")
+    once = gray(render_file(tmp_path / "mono1_inverse.dcm")).astype(int)
+    assert np.abs(once - (255 - normal.astype(int))).max() <= 1
