@@ -111,7 +111,7 @@ class SliceData:
 
 
 def image_kind(path: Path) -> str:
-    """Return ``"dicom"``, ``"nifti"`` or ``"picture"`` from the file name.
+    """Return ``"dicom"``, ``"nifti"``, ``"itk"`` (NRRD/MHA) or ``"picture"`` from the name.
 
     Files without a known suffix are sniffed for the DICOM preamble (PS3.10 7.1: 128
     bytes then ``DICM``). Raises :class:`ImageLoadError` for anything else.
@@ -119,6 +119,8 @@ def image_kind(path: Path) -> str:
     name = path.name.lower()
     if name.endswith(NIFTI_SUFFIXES):
         return "nifti"
+    if name.endswith((".nrrd", ".nhdr", ".mha", ".mhd")):
+        return "itk"
     if path.suffix.lower() in DICOM_SUFFIXES:
         return "dicom"
     if path.suffix.lower() in PICTURE_SUFFIXES:
@@ -130,7 +132,7 @@ def image_kind(path: Path) -> str:
         raise ImageLoadError(f"{path}: cannot read: {exc}") from exc
     if head[128:132] == b"DICM":
         return "dicom"
-    raise ImageLoadError(f"{path}: unknown image format (expected DICOM, NIfTI, PNG, JPEG or TIFF)")
+    raise ImageLoadError(f"{path}: unknown image format (expected DICOM, NIfTI, NRRD/MHA, PNG, JPEG or TIFF)")
 
 
 def load_slice(
@@ -167,6 +169,10 @@ def load_slice(
             from medrcube_desktop.imaging.nifti import load_nifti_slice
 
             return load_nifti_slice(path, slice_index, mask_path, modality)
+        if kind == "itk":
+            from medrcube_desktop.imaging.itk import load_itk_slice
+
+            return load_itk_slice(path, slice_index, mask_path, modality)
         if kind == "dicom":
             from medrcube_desktop.imaging.dicom import load_dicom_slice
 

@@ -1,0 +1,100 @@
+"""NRRD and MetaImage (MHA/MHD) volumes through SimpleITK, shown like NIfTI slices.
+
+SimpleITK returns arrays in (z, y, x) order with a direction matrix in LPS whose columns
+are the directions of x, y and z (SimpleITK "Fundamental Concepts"). The slice axis is z,
+the acquisition axis; the slice is shown in radiological convention. No Qt here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.geometry import lps_direction_code, voxel_display_transform
+from medrcube_desktop.imaging.loading import SliceData, check_pixel_count, foreground_window
+
+ITK_SUFFIXES = (".nrrd", ".nhdr", ".mha", ".mhd")
+
+
+def load_itk_slice(
+    path: Path, slice_index: int | None, mask_path: Path | None, modality: str | None = None
+) -> SliceData:
+    """One slice of an NRRD/MHA volume with its mask (same grid), radiological convention.
+
+    ``slice_index`` ``None`` picks the slice with the largest mask area, else the central
+    one. A 2-D file is one slice. ``modality`` "CT" selects the CT window.
+
+    Raises
+    ------
+    ImageLoadError
+        The file cannot be read, has colour or vector pixels, or the mask grid differs.
+    """
+    image, volume = _read(path)
+    mask_volume = None
+    if mask_path is not None:
+        mask_image, mask_data = _read(mask_path)
+        if (
+            mask_data.shape != volume.shape
+            or not np.allclose(mask_image.GetDirection(), image.GetDirection(), atol=1e-3)
+            or not np.allclose(mask_image.GetOrigin(), image.GetOrigin(), atol=1e-2)
+        ):
+            raise ImageLoadError(
+                f"{mask_path}: mask grid differs from the image grid of {path.name}"
+            )
+        mask_volume = np.rint(np.nan_to_num(mask_data)).astype(np.int32)
+    count = volume.shape[0]
+    if slice_index is None:
+        if mask_volume is not None and (mask_volume > 0).any():
+            slice_index = int(np.argmax((mask_volume > 0).sum(axis=(1, 2))))
+        else:
+            slice_index = count // 2
+    slice_index = max(0, min(int(slice_index), count - 1))
+    direction = np.asarray(image.GetDirection(), dtype=float).reshape(3, 3)
+    spacing = image.GetSpacing()  # (x, y, z) in mm
+    row_code = lps_direction_code(tuple(direction[:, 1]))  # numpy rows run along y
+    col_code = lps_direction_code(tuple(direction[:, 0]))  # numpy columns along x
+    slice_code = lps_direction_code(tuple(direction[:, 2]))
+    finite = volume[np.isfinite(volume)]
+    ct = modality is not None and modality.strip().upper() == "CT"
+    result = SliceData(
+        volume[slice_index].astype(np.float64),
+        False,
+        "MONOCHROME2",
+        "CT" if ct else None,
+        window=None if ct or finite.size == 0 else foreground_window(finite),
+        voi_lut_function="LINEAR_EXACT",
+        slice_index=slice_index,
+        slice_count=count,
+        mask=None if mask_volume is None else mask_volume[slice_index],
+        pixel_aspect=spacing[1] / spacing[0],
+        pixel_spacing=(spacing[1], spacing[0]),
+        axis_codes=(row_code, col_code),
+    )
+    result.display(voxel_display_transform(row_code, col_code, slice_code))
+    return result
+
+
+def _read(path: Path):
+    """(SimpleITK image, float32 array (z, y, x)); 2-D images get z of length 1."""
+    import SimpleITK as sitk
+
+    try:
+        reader = sitk.ImageFileReader()
+        reader.SetFileName(str(path))
+        reader.ReadImageInformation()
+        size = reader.GetSize()
+        check_pixel_count(path, int(np.prod(size)), factor=50)
+        if reader.GetNumberOfComponents() != 1:
+            raise ImageLoadError(
+                f"{path}: {reader.GetNumberOfComponents()} components per pixel; only scalar volumes are shown"
+            )
+        image = reader.Execute()
+    except RuntimeError as exc:  # SimpleITK reports read errors as RuntimeError
+        raise ImageLoadError(f"{path}: cannot read: {str(exc).strip().splitlines()[-1]}") from exc
+    if image.GetDimension() == 2:
+        image = sitk.JoinSeries(image)
+    if image.GetDimension() != 3:
+        raise ImageLoadError(f"{path}: expected a 2-D or 3-D image, found {image.GetDimension()}-D")
+    return image, sitk.GetArrayFromImage(image).astype(np.float32)
