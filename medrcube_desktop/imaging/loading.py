@@ -132,7 +132,9 @@ def image_kind(path: Path) -> str:
         raise ImageLoadError(f"{path}: cannot read: {exc}") from exc
     if head[128:132] == b"DICM":
         return "dicom"
-    raise ImageLoadError(f"{path}: unknown image format (expected DICOM, NIfTI, NRRD/MHA, PNG, JPEG or TIFF)")
+    raise ImageLoadError(
+        f"{path}: unknown image format (expected DICOM, NIfTI, NRRD/MHA, PNG, JPEG or TIFF)"
+    )
 
 
 def load_slice(

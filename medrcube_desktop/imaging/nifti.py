@@ -92,17 +92,13 @@ def load_nifti_slice(
         raise ImageLoadError(f"{path}: cannot read NIfTI: {exc}") from exc
     data, codes = volume.data, volume.codes
     mask_volume = None
-    if mask is not None:
-        if mask.data.shape != data.shape:
-            raise ImageLoadError(
-                f"{mask_path}: mask grid {mask.data.shape} differs from image grid {data.shape}"
-            )
-        if not np.allclose(mask.affine, volume.affine, atol=1e-3):
-            # same shape but placed elsewhere (flipped, shifted): drawing it would mislead
-            raise ImageLoadError(
-                f"{mask_path}: mask affine differs from the image's; resample it onto the image grid"
-            )
-        mask_volume = np.where(np.isfinite(mask.data), np.rint(mask.data), 0).astype(np.int32)
+    notes = list(volume.notes)
+    if mask is not None and mask_path is not None:
+        labels = np.where(np.isfinite(mask.data), np.rint(mask.data), 0).astype(np.int32)
+        if mask.data.shape != data.shape or not np.allclose(mask.affine, volume.affine, atol=1e-3):
+            labels = _resample_mask(labels, mask, volume, mask_path)
+            notes.append("mask resampled to the image grid (nearest neighbour)")
+        mask_volume = labels
     count = data.shape[2]  # the third voxel axis is the acquisition (slice) axis
     if slice_index is None:
         if mask_volume is not None and (mask_volume > 0).any():
@@ -120,7 +116,7 @@ def load_nifti_slice(
         slice_index=slice_index,
         slice_count=count,
         mask=None if mask_volume is None else mask_volume[:, :, slice_index],
-        notes=list(volume.notes),
+        notes=notes,
     )
     z0, z1 = volume.zooms[0], volume.zooms[1]
     result.pixel_aspect = z0 / z1 if z0 > 0 and z1 > 0 else 1.0  # stored rows are voxel axis 0
@@ -128,3 +124,55 @@ def load_nifti_slice(
     result.axis_codes = (codes[0], codes[1])  # voxel axes 0 and 1 are the stored rows, columns
     result.display(voxel_display_transform(*codes))  # radiological convention
     return result
+
+
+def _world_bounds(shape: tuple[int, ...], affine: np.ndarray) -> np.ndarray:
+    """(2, 3) min and max world coordinates (mm) of the grid's outer voxel faces."""
+    half = 0.5
+    corners = np.array(
+        [
+            [i, j, k]
+            for i in (-half, shape[0] - half)
+            for j in (-half, shape[1] - half)
+            for k in (-half, shape[2] - half)
+        ]
+    )
+    world = corners @ affine[:3, :3].T + affine[:3, 3]
+    return np.stack([world.min(axis=0), world.max(axis=0)])
+
+
+def _resample_mask(
+    labels: np.ndarray, mask: _Volume, image: _Volume, mask_path: Path
+) -> np.ndarray:
+    """Labels of a mask on another voxel grid, moved onto the image grid (nearest neighbour).
+
+    Allowed only when both grids cover the same physical box within one (larger) voxel;
+    otherwise the mask describes another region and is refused.
+
+    Raises
+    ------
+    ImageLoadError
+        The two grids do not cover the same region.
+    """
+    from scipy import ndimage
+
+    tolerance = max(max(mask.zooms), max(image.zooms))
+    mask_box = _world_bounds(labels.shape, mask.affine)
+    image_box = _world_bounds(image.data.shape, image.affine)
+    if not np.allclose(mask_box, image_box, atol=tolerance):
+        raise ImageLoadError(
+            f"{mask_path}: mask affine differs from the image's and covers another region "
+            f"({np.round(mask_box, 1).tolist()} vs {np.round(image_box, 1).tolist()} mm); "
+            "resample it onto the image grid"
+        )
+    # image voxel -> world -> mask voxel, then nearest-neighbour sampling (order 0)
+    to_mask = np.linalg.inv(mask.affine) @ image.affine
+    return ndimage.affine_transform(
+        labels,
+        to_mask[:3, :3],
+        offset=to_mask[:3, 3],
+        output_shape=image.data.shape,
+        order=0,
+        mode="constant",
+        cval=0,
+    ).astype(np.int32)

@@ -278,3 +278,18 @@ def test_presentation_lut_shape_inverse_inverts_once(tmp_path):
     source.save_as(tmp_path / "mono1_inverse.dcm")
     once = gray(render_file(tmp_path / "mono1_inverse.dcm")).astype(int)
     assert np.abs(once - (255 - normal.astype(int))).max() <= 1
+
+
+def test_nifti_mask_on_a_coarser_grid_over_the_same_region_is_resampled(tmp_path):
+    image = np.zeros((20, 20, 10), dtype=np.float32)
+    nib.save(nib.Nifti1Image(image, np.eye(4)), tmp_path / "v.nii.gz")  # 1 mm voxels
+    coarse = np.zeros((10, 10, 5), dtype=np.uint8)
+    coarse[5, 5, 3] = 1  # one 2 mm voxel: image voxels i, j in 10..11 and k in 6..7
+    affine = np.diag([2.0, 2.0, 2.0, 1.0])
+    affine[:3, 3] = 0.5  # outer faces at -0.5 .. 19.5 mm, like the image's
+    nib.save(nib.Nifti1Image(coarse, affine), tmp_path / "m.nii.gz")
+    rendered = render_file(tmp_path / "v.nii.gz", mask_path=tmp_path / "m.nii.gz")
+    assert rendered.slice_index in (6, 7)  # a slice through the mask voxel, by hand
+    red = rendered.rgba[..., 0] > rendered.rgba[..., 1]
+    assert red.sum() == 4  # 2 x 2 image voxels
+    assert any("mask resampled" in n for n in rendered.notes)
