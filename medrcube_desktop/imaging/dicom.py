@@ -25,13 +25,6 @@ from medrcube_desktop.imaging.loading import SliceData, check_pixel_count
 _WARNINGS_LOCK = threading.Lock()
 
 
-def _first(value: object) -> float:
-    """First value of a possibly multi-valued DICOM number (DS/IS with VM > 1)."""
-    if isinstance(value, list | tuple) or type(value).__name__ == "MultiValue":
-        return float(value[0])  # type: ignore[index]
-    return float(value)  # type: ignore[arg-type]
-
-
 def _functional_group_item(ds, frame: int, sequence: str):
     """Return the item of a functional-group macro for ``frame`` (per-frame, else shared).
 
@@ -200,7 +193,8 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         )
         return _orient(data, ds)
     pixels = _apply_modality(arr, ds, index)
-    window = _dicom_window(ds, index)
+    windows = dicom_windows(ds, index)
+    window = windows[0] if windows else None
     function = str(ds.get("VOILUTFunction", "LINEAR")).strip() or "LINEAR"
     notes = []
     if str(ds.get("PresentationLUTShape", "")).strip().upper() == "INVERSE":
@@ -222,6 +216,7 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         slice_index=index,
         slice_count=count,
         notes=notes,
+        file_windows=windows,
     )
     return _orient(data, ds)
 
@@ -257,16 +252,44 @@ def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
 
 
 def _dicom_window(ds, frame: int) -> tuple[float, float] | None:
-    """First (center, width) pair from the file, top level or Frame VOI LUT macro."""
+    """First valid (center, width) pair from the file (see :func:`dicom_windows`)."""
+    windows = dicom_windows(ds, frame)
+    return windows[0] if windows else None
+
+
+def dicom_windows(ds, frame: int) -> list[tuple[float, float]]:
+    """Every valid (center, width) pair the file offers, in file order.
+
+    Window Center/Width (0028,1050/1051) may hold several values (PS3.3 C.11.2.1.2),
+    paired by position; top level first, else the Frame VOI LUT functional group.
+    """
     source = ds if "WindowCenter" in ds and "WindowWidth" in ds else None
     if source is None:
         source = _functional_group_item(ds, frame, "FrameVOILUTSequence")
     if source is None or "WindowCenter" not in source or "WindowWidth" not in source:
-        return None
-    try:
-        center, width = _first(source.WindowCenter), _first(source.WindowWidth)
-    except (TypeError, ValueError, IndexError):  # empty or malformed: use the default window
-        return None
-    if not (np.isfinite(center) and np.isfinite(width)) or width <= 0:
-        return None
-    return center, width
+        return []
+    centers, widths = _values(source.WindowCenter), _values(source.WindowWidth)
+    pairs: list[tuple[float, float]] = []
+    for center, width in zip(centers, widths, strict=False):
+        if (
+            np.isfinite(center)
+            and np.isfinite(width)
+            and width > 0
+            and (center, width) not in pairs
+        ):
+            pairs.append((center, width))
+    return pairs
+
+
+def _values(element_value) -> list[float]:
+    """All numbers of a DS/IS value with VM >= 1; malformed or empty values are skipped."""
+    multiple = (
+        isinstance(element_value, list | tuple) or type(element_value).__name__ == "MultiValue"
+    )
+    numbers = []
+    for value in element_value if multiple else [element_value]:
+        try:
+            numbers.append(float(value))
+        except (TypeError, ValueError):
+            continue
+    return numbers

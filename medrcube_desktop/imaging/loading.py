@@ -62,6 +62,8 @@ class SliceData:
     pixel_spacing : tuple of (float, float) or None
         (row, column) spacing of the displayed pixels in mm; None when the file gives no
         physical size (pictures, ultrasound with only a Pixel Aspect Ratio).
+    file_windows : list of (float, float)
+        Every window the file offers (DICOM may store several); ``window`` is the first.
     axis_codes : tuple of (str, str) or None
         Patient directions (R L A P S I) toward which the *stored* row and column indices
         increase; None when the file does not say (pictures, ultrasound).
@@ -83,6 +85,7 @@ class SliceData:
     pixel_aspect: float = 1.0
     pixel_spacing: tuple[float, float] | None = None
     axis_codes: tuple[str, str] | None = None
+    file_windows: list[tuple[float, float]] = field(default_factory=list)
 
     def edge_labels(self) -> dict[str, str] | None:
         """Orientation letters at the edges of the displayed slice (see geometry.edge_labels)."""

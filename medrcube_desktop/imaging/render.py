@@ -80,6 +80,8 @@ class RenderedImage:
         the top of an axial slice; None when the file does not record orientation.
     legend : list of (label, (r, g, b))
         Colour of each mask label drawn, when the mask has several labels.
+    file_windows : list of (center, width)
+        The windows the file offers, for the reviewer to switch between.
     """
 
     rgba: np.ndarray
@@ -90,6 +92,7 @@ class RenderedImage:
     pixel_aspect: float = 1.0
     edge_labels: dict[str, str] | None = None
     legend: list[tuple[int, tuple[int, int, int]]] = field(default_factory=list)
+    file_windows: list[tuple[float, float]] = field(default_factory=list)
 
 
 def window_to_unit(
@@ -239,6 +242,7 @@ def compose_rgba(
         data.pixel_aspect,
         data.edge_labels(),
         legend,
+        list(data.file_windows),
     )
 
 

@@ -119,6 +119,13 @@ def review_actions(window) -> list[ActionSpec]:
             "view.overlay", "Hide / show the overlay", ("M",), window.toggle_overlay, "View"
         ),
         ActionSpec("view.invert", "Invert (negative)", ("I",), window.toggle_invert, "View"),
+        ActionSpec(
+            "view.file_window",
+            "Next window stored in the file",
+            ("V",),
+            window.next_file_window,
+            "View",
+        ),
         ActionSpec("view.outline", "Mask: filled / outline", ("O",), window.toggle_outline, "View"),
         ActionSpec(
             "view.neurological",

@@ -49,6 +49,7 @@ class ImageControls:
         if generation != self._generation:
             return  # a newer request superseded this one
         self._shown_window = result.window
+        self._file_windows = result.file_windows
         new_item = self._fit_next
         self._fit_next = False
         self.image_view.set_image(result.rgba, result.pixel_aspect, new_item, result.edge_labels)
@@ -95,6 +96,17 @@ class ImageControls:
         to each file's own (or default) window."""
         self.display_window = window
         self._rerender_same_slice()
+
+    def next_file_window(self) -> None:
+        """Key V: the next window stored in the file (DICOM may hold several)."""
+        windows = getattr(self, "_file_windows", [])
+        if not windows:
+            self.statusBar().showMessage("The file stores no window.", 3000)
+            return
+        current = self.display_window or self._shown_window
+        position = (windows.index(current) + 1 if current in windows else 0) % len(windows)
+        self.set_window(windows[position])
+        self.statusBar().showMessage(f"File window {position + 1} of {len(windows)}", 3000)
 
     def toggle_invert(self) -> None:
         """Key I: show greyscale images negative (kept from item to item)."""

@@ -293,3 +293,14 @@ def test_nifti_mask_on_a_coarser_grid_over_the_same_region_is_resampled(tmp_path
     red = rendered.rgba[..., 0] > rendered.rgba[..., 1]
     assert red.sum() == 4  # 2 x 2 image voxels
     assert any("mask resampled" in n for n in rendered.notes)
+
+
+def test_every_window_stored_in_the_file_is_offered_first_one_used():
+    path = dicom_file("MR-SIEMENS-DICOM-WithOverlays.dcm")  # two windows stored
+    ds = pydicom.dcmread(path)
+    pairs = list(
+        zip((float(c) for c in ds.WindowCenter), (float(w) for w in ds.WindowWidth), strict=True)
+    )
+    rendered = render_file(path)
+    assert rendered.file_windows == pairs and len(pairs) == 2
+    assert rendered.window == pairs[0]

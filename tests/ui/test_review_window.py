@@ -335,3 +335,21 @@ def test_window_presets_drag_invert_and_reset_persist_across_items(qtbot, ct_ben
     with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
         qtbot.keyClick(window.image_view, Qt.Key.Key_I)
     assert window.invert
+
+
+def test_key_v_cycles_the_windows_stored_in_the_file(qtbot, tmp_path):
+    from tests.conftest import dicom_file, item, write_benchmark
+
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item("mr", image="images/mr.dcm", modality="MRI")]},
+        {"ds1/images/mr.dcm": dicom_file("MR-SIEMENS-DICOM-WithOverlays.dcm")},
+    )
+    window, _ = open_window(qtbot, root, tmp_path / "s.db")
+    first, second = window._file_windows
+    with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
+        qtbot.keyClick(window.image_view, Qt.Key.Key_V)
+    assert window.display_window == second
+    with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
+        qtbot.keyClick(window.image_view, Qt.Key.Key_V)
+    assert window.display_window == first
