@@ -292,6 +292,7 @@ def render_item(
     mask_alpha: float = MASK_ALPHA,
     mask_outline: bool = False,
     neurological: bool = False,
+    max_side: int | None = None,
 ) -> RenderedImage:
     """Render an item's image with its mask and box (paper Appendix E.1).
 
@@ -302,6 +303,8 @@ def render_item(
     :func:`compose_rgba`). The decoded slice is cached, so re-windowing the same slice does
     not decode the file again. ``neurological`` shows axial and coronal slices with the
     patient's right on screen right (radiological convention is the default).
+    ``max_side`` (pixels) shrinks a larger result by an integer factor for display only;
+    the batch renderer never passes it, so its output keeps full resolution.
 
     Raises
     ------
@@ -314,7 +317,25 @@ def render_item(
     if not overlay:
         data = dataclasses.replace(data, mask=None)
     bbox = item.bbox if overlay else None
-    return compose_rgba(data, bbox, mask_alpha, window, invert, mask_outline)
+    rendered = compose_rgba(data, bbox, mask_alpha, window, invert, mask_outline)
+    return shrink_for_display(rendered, max_side) if max_side else rendered
+
+
+def shrink_for_display(rendered: RenderedImage, max_side: int) -> RenderedImage:
+    """Reduce by the smallest integer factor that brings both sides to ``max_side`` or less.
+
+    Box averaging (Pillow ``Image.reduce``) keeps thin outlines visible better than
+    dropping pixels; the physical aspect and orientation are unchanged. A note says so.
+    """
+    from PIL import Image
+
+    height, width = rendered.rgba.shape[:2]
+    factor = -(-max(height, width) // max_side)  # ceiling division
+    if factor <= 1:
+        return rendered
+    small = np.asarray(Image.fromarray(rendered.rgba).reduce(factor))
+    note = f"shown at 1/{factor} resolution ({width}x{height} pixels in the file)"
+    return dataclasses.replace(rendered, rgba=small, notes=[*rendered.notes, note])
 
 
 def load_slice_cached(

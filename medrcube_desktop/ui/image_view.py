@@ -147,6 +147,9 @@ class ImageView(QGraphicsView):
             self.fit()
 
 
+DISPLAY_MAX_SIDE = 4096
+"""Images larger than this (pixels per side) are shown reduced; the file is untouched."""
+
 _RENDER_POOL: QThreadPool | None = None
 
 
@@ -204,6 +207,7 @@ class RenderTask(QRunnable):
                 self.mask_alpha,
                 self.mask_outline,
                 self.neurological,
+                DISPLAY_MAX_SIDE,
             )
         except Exception as exc:  # shown to the user in the view; logged with traceback
             log.exception("rendering item %s failed", self.item.id)

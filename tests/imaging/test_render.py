@@ -304,3 +304,19 @@ def test_every_window_stored_in_the_file_is_offered_first_one_used():
     rendered = render_file(path)
     assert rendered.file_windows == pairs and len(pairs) == 2
     assert rendered.window == pairs[0]
+
+
+def test_large_images_are_reduced_for_display_only(tmp_path):
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.imaging.render import render_item
+    from tests.conftest import item, write_benchmark
+
+    root = write_benchmark(tmp_path / "b", {"ds1": [item("big", image="big.png")]})
+    Image.fromarray(np.tile(np.arange(250, dtype=np.uint8), (40, 20))).save(
+        root / "ds1" / "big.png"
+    )  # 40 x 5000
+    (big,) = load_benchmark(root).items
+    assert render_item(big).rgba.shape == (40, 5000, 4)  # full size by default (batch output)
+    shown = render_item(big, max_side=4096)
+    assert shown.rgba.shape == (20, 2500, 4)  # factor 2, the smallest that fits
+    assert any("1/2 resolution" in note for note in shown.notes)
