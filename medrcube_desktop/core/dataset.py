@@ -256,7 +256,12 @@ def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> It
     image_path = mask_path = None
     if texts["image_path"]:
         image_path = resolve_inside(
-            file.root, file.path.parent, texts["image_path"], "image_path", report
+            file.root,
+            file.path.parent,
+            texts["image_path"],
+            "image_path",
+            report,
+            allow_folder=True,
         )
     raw_task = texts["task"]
     task = canonical_task(raw_task) if raw_task else None

@@ -231,8 +231,13 @@ def match_answer(
     return None
 
 
-def resolve_inside(root: Path, folder: Path, value: str, field: str, report: Report) -> Path | None:
+def resolve_inside(
+    root: Path, folder: Path, value: str, field: str, report: Report, allow_folder: bool = False
+) -> Path | None:
     """``value`` resolved against ``folder``, if it names a file inside ``root``.
+
+    With ``allow_folder`` a folder holding at least one file is accepted too (an image
+    given as a DICOM series).
 
     Parameters
     ----------
@@ -268,6 +273,8 @@ def resolve_inside(root: Path, folder: Path, value: str, field: str, report: Rep
     if not inside:
         report(field, f"{value!r} leaves the benchmark root")
         return None
+    if is_dir and allow_folder and any(p.is_file() for p in resolved.iterdir()):
+        return resolved
     if not is_file:
         shown = resolved.relative_to(root).as_posix()
         report(field, f"{'a folder, not a file' if is_dir else 'file not found'}: {shown}")

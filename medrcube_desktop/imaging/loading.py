@@ -120,6 +120,8 @@ def image_kind(path: Path) -> str:
     bytes then ``DICM``). Raises :class:`ImageLoadError` for anything else.
     """
     name = path.name.lower()
+    if path.is_dir():
+        return "series"
     if name.endswith(NIFTI_SUFFIXES):
         return "nifti"
     if name.endswith((".nrrd", ".nhdr", ".mha", ".mhd")):
@@ -174,6 +176,10 @@ def load_slice(
             from medrcube_desktop.imaging.nifti import load_nifti_slice
 
             return load_nifti_slice(path, slice_index, mask_path, modality)
+        if kind == "series":
+            from medrcube_desktop.imaging.series import load_series_slice
+
+            return load_series_slice(path, slice_index, mask_path, modality)
         if kind == "itk":
             from medrcube_desktop.imaging.itk import load_itk_slice
 

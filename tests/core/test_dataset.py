@@ -313,15 +313,16 @@ def test_paths_that_cannot_be_resolved_are_problems(tmp_path):
         item("nul", image="images/ct\u0000.dcm"),
         item("loop", image="loop1"),
         item("long", image="x" * 5000),
-        item("dir", image="images"),
+        item("dir", image="empty"),  # a folder with files would be a DICOM series
     ]
+    (root / "ds1" / "empty").mkdir()
     (root / "ds1" / "test.json").write_text(json.dumps(records))
     bench = load_benchmark(root)
     assert bench.items == []
     assert problem_counts(bench) == Counter(
         ("ds1/test.json", name, "image_path") for name in ("nul", "loop", "long", "dir")
     )
-    assert bench.problems[-1].message == "a folder, not a file: ds1/images"
+    assert bench.problems[-1].message == "a folder, not a file: ds1/empty"
 
 
 def test_unexpected_error_in_one_item_is_logged_and_reported(tmp_path, monkeypatch, caplog):
