@@ -193,10 +193,14 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         )
         return _orient(data, ds)
     pixels = _apply_modality(arr, ds, index)
+    padding = _padding_mask(arr, ds)
     windows = dicom_windows(ds, index)
     window = windows[0] if windows else None
     function = str(ds.get("VOILUTFunction", "LINEAR")).strip() or "LINEAR"
     notes = []
+    if padding is not None and padding.any():
+        pixels = np.where(padding, np.nan, pixels)  # NaN: left out of windows, shown black
+        notes.append(f"{int(padding.sum())} padding pixels (Pixel Padding Value) shown black")
     if str(ds.get("PresentationLUTShape", "")).strip().upper() == "INVERSE":
         # PS3.3 C.11.6: INVERSE shows the lowest value white. With MONOCHROME1 it is the
         # very mechanism of that inversion (C.8.11.6.1.2), so it is never applied twice.
@@ -293,3 +297,20 @@ def _values(element_value) -> list[float]:
         except (TypeError, ValueError):
             continue
     return numbers
+
+
+def _padding_mask(stored: np.ndarray, ds) -> np.ndarray | None:
+    """Stored pixels that are padding, not patient (PS3.3 C.7.5.1.1.2).
+
+    Pixel Padding Value alone marks one value; with Pixel Padding Range Limit every value
+    between the two (inclusive) is padding. Compared on stored values, before rescale.
+    """
+    if "PixelPaddingValue" not in ds:
+        return None
+    try:
+        first = float(ds.PixelPaddingValue)
+        last = float(ds.get("PixelPaddingRangeLimit", first))
+    except (TypeError, ValueError):
+        return None
+    low, high = min(first, last), max(first, last)
+    return (stored >= low) & (stored <= high)

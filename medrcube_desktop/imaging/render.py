@@ -165,9 +165,10 @@ def _to_gray8(
         unit = window_to_unit(pixels, *window, function="LINEAR_EXACT")
     else:
         window, unit = None, np.zeros(pixels.shape)
-    unit = np.nan_to_num(unit, nan=0.0)  # NaN voxels (outside a brain mask, say) show black
+    missing = ~np.isfinite(unit)  # NaN voxels (padding, outside a brain mask) show black
     if data.photometric == "MONOCHROME1":  # inversion after VOI: air shows dark
         unit = 1.0 - unit
+    unit = np.where(missing, 0.0, unit)
     return np.rint(unit * 255.0).astype(np.uint8), window
 
 

@@ -320,3 +320,44 @@ def test_large_images_are_reduced_for_display_only(tmp_path):
     shown = render_item(big, max_side=4096)
     assert shown.rgba.shape == (20, 2500, 4)  # factor 2, the smallest that fits
     assert any("1/2 resolution" in note for note in shown.notes)
+
+
+def test_padding_pixels_of_a_signed_ct_are_black_and_left_out(tmp_path):
+    ds = pydicom.dcmread(dicom_file("CT_small.dcm"))  # signed CT, Pixel Padding Value -2000
+    assert ds.PixelRepresentation == 1 and ds.PixelPaddingValue == -2000
+    stored = ds.pixel_array.copy()
+    stored[:10, :] = -2000  # a padded border, as outside a reconstruction circle
+    ds.PixelData = stored.tobytes()
+    ds.save_as(tmp_path / "padded.dcm")
+    rendered = render_file(tmp_path / "padded.dcm")
+    assert (gray(rendered)[:10] == 0).all()
+    assert "1280 padding pixels (Pixel Padding Value) shown black" in rendered.notes
+    ds.PhotometricInterpretation = "MONOCHROME1"  # padding stays black after the inversion
+    ds.save_as(tmp_path / "padded_m1.dcm")
+    assert (gray(render_file(tmp_path / "padded_m1.dcm"))[:10] == 0).all()
+
+
+def test_rgb_ybr_and_palette_ultrasound_match_pydicom():
+    from pydicom.pixels import apply_color_lut
+
+    # RGB: shown as stored
+    rgb = pydicom.dcmread(dicom_file("US1_UNCR.dcm"))
+    np.testing.assert_array_equal(
+        render_file(dicom_file("US1_UNCR.dcm")).rgba[..., :3], rgb.pixel_array
+    )
+    # YBR_FULL_422 JPEG, 30 frames: pydicom converts to RGB; we show the central frame
+    ybr = pydicom.dcmread(dicom_file("examples_ybr_color.dcm"))
+    assert ybr.PhotometricInterpretation == "YBR_FULL_422"
+    shown = render_file(dicom_file("examples_ybr_color.dcm"))
+    np.testing.assert_array_equal(shown.rgba[..., :3], ybr.pixel_array[15])
+    # PALETTE COLOR with 16-bit palette entries: scaled to 8 bits, not truncated
+    palette = pydicom.dcmread(dicom_file("OBXXXX1A.dcm"))
+    assert int(palette.RedPaletteColorLookupTableDescriptor[2]) == 16
+    expected = np.rint(apply_color_lut(palette.pixel_array, palette) / 65535 * 255)
+    np.testing.assert_array_equal(render_file(dicom_file("OBXXXX1A.dcm")).rgba[..., :3], expected)
+
+
+def test_jpeg_ls_and_jpeg_2000_decode_to_the_same_picture_as_uncompressed():
+    plain = render_file(dicom_file("MR_small.dcm")).rgba
+    for name in ("MR_small_jpeg_ls_lossless.dcm", "MR_small_jp2klossless.dcm", "MR_small_RLE.dcm"):
+        np.testing.assert_array_equal(render_file(dicom_file(name)).rgba, plain, err_msg=name)
