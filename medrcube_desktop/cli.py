@@ -20,6 +20,18 @@ SUBCOMMANDS = ("validate", "demo", "render", "render-batch")
 log = logging.getLogger("medrcube_desktop")
 
 
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``--window -600,1500`` → ``--window=-600,1500``: argparse would read the value,
+    which starts with "-", as an option (CT lung windows have negative centers)."""
+    joined: list[str] = []
+    for arg in argv:
+        if joined and joined[-1] in ("--window", "--bbox") and arg.startswith("-"):
+            joined[-1] = f"{joined[-1]}={arg}"
+        else:
+            joined.append(arg)
+    return joined
+
+
 def _milliseconds(text: str) -> int:
     """argparse type: a delay in ms that Qt timers accept (0 to 2**31 - 1)."""
     try:
@@ -195,7 +207,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``medrcube-desktop`` gui script; returns the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         if argv and argv[0] in SUBCOMMANDS:
@@ -290,6 +302,11 @@ def cmd_render_batch(root: Path, out: Path, as_json: bool) -> int:
             summary = render_benchmark(benchmark.items, out, progress)
         except KeyboardInterrupt:  # Ctrl+C: what is written stays written
             summary = {"rendered": bar.n, "failed": [], "cancelled": True}
+    # items the loader already refused are failures of the batch too
+    summary["failed"] = [  # type: ignore[index]
+        {"item": p.item or "", "file": p.file, "message": f"{p.field}: {p.message}"}
+        for p in benchmark.problems
+    ] + list(summary["failed"])  # type: ignore[call-overload]
     if as_json:
         print(json.dumps(summary))
     else:

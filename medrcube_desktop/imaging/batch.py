@@ -24,6 +24,7 @@ def render_to_png(
     slice_index: int | None = None,
     window: tuple[float, float] | None = None,
     preset: str | None = None,
+    modality: str | None = None,
 ) -> dict[str, object]:
     """Render a slice of ``source`` (with mask and box) and optionally write it as PNG.
 
@@ -40,6 +41,8 @@ def render_to_png(
         Slice or frame; None picks the largest mask area, else the central slice.
     window : (center, width) or None
         Window in modality units (HU for CT); ``preset`` names one of ``CT_PRESETS``.
+    modality : str or None
+        The item's modality, a hint for NIfTI/NRRD files that record none ("CT").
 
     Returns
     -------
@@ -60,7 +63,7 @@ def render_to_png(
 
     if preset is not None:
         window = CT_PRESETS[preset]
-    data = load_slice(source, slice_index, mask)
+    data = load_slice(source, slice_index, mask, modality)
     native = data.stored_shape or (int(data.pixels.shape[0]), int(data.pixels.shape[1]))
     rendered = compose_rgba(data, bbox, window=window)
     plain = compose_rgba(data, None, mask_alpha=0.0, window=window).rgba
@@ -117,18 +120,16 @@ def render_benchmark(
     """
     rendered, failed = 0, list[dict[str, str]]()
     total = len(items)
+    used: set[Path] = set()
     for done, item in enumerate(items):
         if cancelled is not None and cancelled():
             return {"rendered": rendered, "failed": failed, "cancelled": True}
         if progress is not None:
             progress(done, total, item.id)
-        safe_id = "".join(c if c.isalnum() or c in "-_." else "_" for c in item.id)
+        target = _unique_png(out_dir / item.dataset, item.id, used)
         try:
             render_to_png(
-                item.image_path,
-                out_dir / item.dataset / f"{safe_id}.png",
-                item.mask_path,
-                item.bbox,
+                item.image_path, target, item.mask_path, item.bbox, modality=item.modality
             )
             rendered += 1
         except (ImageLoadError, OSError) as exc:
@@ -136,3 +137,15 @@ def render_benchmark(
     if progress is not None:
         progress(total, total, "done")
     return {"rendered": rendered, "failed": failed, "cancelled": False}
+
+
+def _unique_png(folder: Path, item_id: str, used: set[Path]) -> Path:
+    """``folder/<id>.png`` with unsafe characters replaced; ``-2``, ``-3``… when two ids
+    would clean to the same name (``a/b`` and ``a_b``), so no output is overwritten."""
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in item_id) or "item"
+    target, n = folder / f"{stem}.png", 1
+    while target in used:
+        n += 1
+        target = folder / f"{stem}-{n}.png"
+    used.add(target)
+    return target

@@ -20,7 +20,7 @@ from medrcube_desktop.imaging.geometry import (
     lps_direction_code,
     projection_display_transform,
 )
-from medrcube_desktop.imaging.loading import SliceData, check_pixel_count
+from medrcube_desktop.imaging.loading import SliceData, check_pixel_count, plausible_aspect
 
 _WARNINGS_LOCK = threading.Lock()
 
@@ -100,7 +100,8 @@ def _orient(data: SliceData, ds) -> SliceData:
         and "ImageOrientationPatient" in plane
     ):
         iop = [float(v) for v in plane.ImageOrientationPatient]
-        if len(iop) == 6:  # rows run along the column cosines, columns along the row cosines
+        degenerate = len(iop) != 6 or abs(float(np.dot(iop[:3], iop[3:]))) > 0.1
+        if not degenerate:  # rows run along the column cosines, columns along the row cosines
             data.axis_codes = (
                 lps_direction_code(tuple(iop[3:])),
                 lps_direction_code(tuple(iop[:3])),
@@ -123,7 +124,7 @@ def _pixel_aspect(ds) -> float:
         except (TypeError, ValueError):
             continue
         if first > 0 and second > 0 and np.isfinite(first / second):
-            return first / second
+            return plausible_aspect(first / second)
     return 1.0
 
 
@@ -134,7 +135,8 @@ def _pixel_spacing(ds) -> tuple[float, float] | None:
             row, column = (float(v) for v in ds.get(keyword))
         except (TypeError, ValueError):
             continue
-        if row > 0 and column > 0:
+        valid = row > 0 and column > 0 and np.isfinite(row) and np.isfinite(column)
+        if valid and plausible_aspect(row / column) == row / column:
             return row, column
     return None
 
@@ -215,6 +217,7 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         False,
         photometric,
         modality,
+        graphics=_overlay_planes(ds, pixels.shape, index, notes),
         window=window,
         voi_lut_function=function,
         slice_index=index,
@@ -314,3 +317,30 @@ def _padding_mask(stored: np.ndarray, ds) -> np.ndarray | None:
         return None
     low, high = min(first, last), max(first, last)
     return (stored >= low) & (stored <= high)
+
+
+def _overlay_planes(ds, shape: tuple[int, ...], frame: int, notes: list[str]) -> np.ndarray | None:
+    """The file's own graphics: every Overlay Plane (60xx groups, PS3.3 C.9.2) on this frame.
+
+    Overlays mark regions or text the sender burned in logically (a measured lesion, "F"
+    markers); viewers draw them. Planes on another grid or frame are left out. Returns an
+    ``(H, W)`` bool array or None.
+    """
+    planes = None
+    for group in range(0x6000, 0x6020, 2):
+        if (group, 0x3000) not in ds:
+            continue
+        try:
+            plane = np.asarray(ds.overlay_array(group))
+        except Exception as exc:  # a malformed plane must not hide the image
+            notes.append(f"overlay {group:04X} unreadable: {exc}")
+            continue
+        if plane.ndim == 3:  # multi-frame overlay: the frame shown, when it has one
+            plane = (
+                plane[frame] if frame < plane.shape[0] else np.zeros(plane.shape[1:], plane.dtype)
+            )
+        if plane.shape != tuple(shape[:2]):
+            notes.append(f"overlay {group:04X} is on another grid: not drawn")
+            continue
+        planes = plane.astype(bool) if planes is None else planes | plane.astype(bool)
+    return planes

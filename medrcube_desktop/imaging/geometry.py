@@ -163,9 +163,12 @@ def lps_direction_code(vector: tuple[float, ...] | list[float]) -> str:
     DICOM patient coordinates (PS3.3 C.7.6.2.1.1): +x toward the patient's left, +y
     posterior, +z head (superior). Oblique vectors get their dominant axis.
     """
-    axis = int(np.argmax(np.abs(vector)))
+    v = np.asarray(vector, dtype=float)
+    if v.shape != (3,) or not np.isfinite(v).all() or np.linalg.norm(v) < 1e-6:
+        return ""  # no direction: callers show the image as stored, without letters
+    axis = int(np.argmax(np.abs(v)))
     positive, negative = _LPS_CODES[axis]
-    return positive if vector[axis] > 0 else negative
+    return positive if v[axis] > 0 else negative
 
 
 def cross_section_display_transform(image_orientation: list[float]) -> DisplayTransform:
@@ -184,6 +187,13 @@ def cross_section_display_transform(image_orientation: list[float]) -> DisplayTr
     row_cosines, column_cosines = (r[0], r[1], r[2]), (r[3], r[4], r[5])
     n = np.cross(row_cosines, column_cosines)
     normal = (float(n[0]), float(n[1]), float(n[2]))
+    codes = (
+        lps_direction_code(column_cosines),
+        lps_direction_code(row_cosines),
+        lps_direction_code(normal),
+    )
+    if "" in codes or abs(float(np.dot(row_cosines, column_cosines))) > 0.1:
+        return DisplayTransform()  # degenerate orientation: show as stored
     # stored axis 0 (rows) runs along the column cosines, axis 1 along the row cosines
     return voxel_display_transform(
         lps_direction_code(column_cosines),

@@ -13,7 +13,12 @@ import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import lps_direction_code, voxel_display_transform
-from medrcube_desktop.imaging.loading import SliceData, check_pixel_count, foreground_window
+from medrcube_desktop.imaging.loading import (
+    SliceData,
+    check_pixel_count,
+    foreground_window,
+    plausible_aspect,
+)
 
 ITK_SUFFIXES = (".nrrd", ".nhdr", ".mha", ".mhd")
 
@@ -43,7 +48,9 @@ def load_itk_slice(
             raise ImageLoadError(
                 f"{mask_path}: mask grid differs from the image grid of {path.name}"
             )
-        mask_volume = np.rint(np.nan_to_num(mask_data)).astype(np.int32)
+        mask_volume = np.clip(np.rint(np.nan_to_num(mask_data)), -(2**31), 2**31 - 1).astype(
+            np.int32
+        )
     count = volume.shape[0]
     if slice_index is None:
         if mask_volume is not None and (mask_volume > 0).any():
@@ -68,7 +75,7 @@ def load_itk_slice(
         slice_index=slice_index,
         slice_count=count,
         mask=None if mask_volume is None else mask_volume[slice_index],
-        pixel_aspect=spacing[1] / spacing[0],
+        pixel_aspect=plausible_aspect(spacing[1] / spacing[0]) if spacing[0] > 0 else 1.0,
         pixel_spacing=(spacing[1], spacing[0]),
         axis_codes=(row_code, col_code),
     )

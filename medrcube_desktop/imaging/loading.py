@@ -51,6 +51,8 @@ class SliceData:
         ``(H, W)`` int32 labels on the same grid as ``pixels`` (0 = no structure).
     notes : list[str]
         Things the user should know (4-D file shown as first volume...).
+    graphics : ndarray or None
+        ``(H, W)`` bool: the file's own overlay planes (DICOM 60xx), drawn in yellow.
     transform : DisplayTransform
         How ``pixels`` (and ``mask``) were turned from the stored array for display; a box
         given in stored pixels must follow it.
@@ -80,6 +82,7 @@ class SliceData:
     slice_count: int = 1
     mask: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
+    graphics: np.ndarray | None = None
     transform: DisplayTransform = field(default_factory=DisplayTransform)
     stored_shape: tuple[int, int] | None = None
     pixel_aspect: float = 1.0
@@ -104,6 +107,8 @@ class SliceData:
         self.pixels = transform.apply(self.pixels)
         if self.mask is not None:
             self.mask = transform.apply(self.mask)
+        if self.graphics is not None:
+            self.graphics = transform.apply(self.graphics)
         self.transform = transform
         if transform.transpose:
             self.pixel_aspect = 1.0 / self.pixel_aspect
@@ -293,6 +298,7 @@ def to_neurological(data: SliceData) -> SliceData:
         data,
         pixels=np.ascontiguousarray(data.pixels[:, ::-1]),
         mask=None if data.mask is None else np.ascontiguousarray(data.mask[:, ::-1]),
+        graphics=None if data.graphics is None else np.ascontiguousarray(data.graphics[:, ::-1]),
         transform=DisplayTransform(t.transpose, t.flip_rows, not t.flip_cols),
         stored_shape=data.stored_shape or (int(data.pixels.shape[0]), int(data.pixels.shape[1])),
         notes=[*data.notes, "neurological convention: patient right on screen right"],
@@ -322,3 +328,14 @@ def foreground_window(
         lo, hi = floor, float(foreground.max())
     width = max(hi - lo, 1e-6)
     return lo + width / 2.0, width
+
+
+MAX_PIXEL_ASPECT = 20.0
+"""Pixel height/width ratios beyond 1:20 or 20:1 are taken as header errors."""
+
+
+def plausible_aspect(ratio: float) -> float:
+    """``ratio`` (pixel height / width) if finite and within 1/20..20, else 1 (square)."""
+    if np.isfinite(ratio) and 1.0 / MAX_PIXEL_ASPECT <= ratio <= MAX_PIXEL_ASPECT:
+        return float(ratio)
+    return 1.0

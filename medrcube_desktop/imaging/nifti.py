@@ -15,7 +15,12 @@ import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import voxel_display_transform
-from medrcube_desktop.imaging.loading import SliceData, check_pixel_count, foreground_window
+from medrcube_desktop.imaging.loading import (
+    SliceData,
+    check_pixel_count,
+    foreground_window,
+    plausible_aspect,
+)
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,9 @@ def load_nifti_slice(
     mask_volume = None
     notes = list(volume.notes)
     if mask is not None and mask_path is not None:
-        labels = np.where(np.isfinite(mask.data), np.rint(mask.data), 0).astype(np.int32)
+        labels = np.clip(
+            np.where(np.isfinite(mask.data), np.rint(mask.data), 0), -(2**31), 2**31 - 1
+        ).astype(np.int32)
         if mask.data.shape != data.shape or not np.allclose(mask.affine, volume.affine, atol=1e-3):
             labels = _resample_mask(labels, mask, volume, mask_path)
             notes.append("mask resampled to the image grid (nearest neighbour)")
@@ -119,8 +126,9 @@ def load_nifti_slice(
         notes=notes,
     )
     z0, z1 = volume.zooms[0], volume.zooms[1]
-    result.pixel_aspect = z0 / z1 if z0 > 0 and z1 > 0 else 1.0  # stored rows are voxel axis 0
-    result.pixel_spacing = (z0, z1) if z0 > 0 and z1 > 0 else None
+    valid = z0 > 0 and z1 > 0 and plausible_aspect(z0 / z1) == z0 / z1
+    result.pixel_aspect = z0 / z1 if valid else 1.0  # stored rows are voxel axis 0
+    result.pixel_spacing = (z0, z1) if valid else None
     result.axis_codes = (codes[0], codes[1])  # voxel axes 0 and 1 are the stored rows, columns
     result.display(voxel_display_transform(*codes))  # radiological convention
     return result

@@ -45,6 +45,9 @@ MASK_RGB = (255, 0, 0)
 MASK_ALPHA = 0.4
 """Semi-transparent red for masks, red outlines for boxes (paper Appendix E.1)."""
 
+GRAPHICS_RGB = (255, 255, 0)
+"""Colour of the file's own overlay planes (DICOM 60xx): yellow, apart from the red masks."""
+
 LABEL_PALETTE: tuple[tuple[int, int, int], ...] = (
     (230, 159, 0),  # orange
     (86, 180, 233),  # sky blue
@@ -223,6 +226,8 @@ def compose_rgba(
                 )
         if len(labels) > 1:
             legend = list(zip(labels, colours, strict=True))
+    if data.graphics is not None:  # the file's overlay planes, as radiology viewers draw them
+        rgb[data.graphics] = np.asarray(GRAPHICS_RGB, dtype=np.float64)
     out = np.empty(rgb.shape[:2] + (4,), dtype=np.uint8)
     out[..., :3] = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
     out[..., 3] = 255
@@ -316,7 +321,7 @@ def render_item(
     if neurological:
         data = to_neurological(data)
     if not overlay:
-        data = dataclasses.replace(data, mask=None)
+        data = dataclasses.replace(data, mask=None, graphics=None)
     bbox = item.bbox if overlay else None
     rendered = compose_rgba(data, bbox, mask_alpha, window, invert, mask_outline)
     return shrink_for_display(rendered, max_side) if max_side else rendered

@@ -113,3 +113,48 @@ def test_render_benchmark_stops_when_cancelled(tmp_path):
         lambda: len(seen) >= 1,
     )
     assert summary == {"rendered": 1, "failed": [], "cancelled": True}
+
+
+def test_negative_window_center_can_follow_the_option(tmp_path, capsys):
+    out = tmp_path / "lung.png"
+    assert (
+        main(
+            [
+                "render",
+                str(dicom_file("CT_small.dcm")),
+                "--window",
+                "-600,1500",
+                "--out",
+                str(out),
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)["window"] == [-600.0, 1500.0]
+
+
+def test_implausible_pixel_spacing_is_ignored_not_fatal(tmp_path, capsys):
+    ds = pydicom.dcmread(dicom_file("CT_small.dcm"))
+    ds.PixelSpacing = [100000, 0.0001]
+    ds.save_as(tmp_path / "huge.dcm")
+    assert (
+        main(["render", str(tmp_path / "huge.dcm"), "--out", str(tmp_path / "h.png"), "--json"])
+        == 0
+    )
+    facts = json.loads(capsys.readouterr().out)
+    assert facts["pixel_spacing_mm"] is None and facts["shape"] == [128, 128]
+
+
+def test_render_batch_keeps_clashing_ids_apart_and_counts_refused_items(tmp_path, capsys):
+    from tests.conftest import item, write_benchmark
+
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item("a/b"), item("a_b"), item("gone", image="images/missing.dcm")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    assert main(["render-batch", str(root), "--out", str(tmp_path / "out"), "--json"]) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["rendered"] == 2 and [f["item"] for f in summary["failed"]] == ["gone"]
+    assert sorted(p.name for p in (tmp_path / "out" / "ds1").iterdir()) == ["a_b-2.png", "a_b.png"]

@@ -179,3 +179,23 @@ def test_enhanced_ct_takes_rescale_window_and_orientation_from_functional_groups
     assert rendered.slice_index == 1 and rendered.window == (c, w)
     assert np.abs(rendered.rgba[..., 0].astype(float) - expected).max() <= 1
     assert rendered.edge_labels == {"top": "A", "bottom": "P", "left": "R", "right": "L"}
+
+
+@pytest.mark.parametrize("iop", [[0, 0, 0, 0, 0, 0], [1, 0, 0, 1, 0, 0]])
+def test_degenerate_image_orientation_shows_the_image_as_stored_without_letters(tmp_path, iop):
+    ds = pydicom.dcmread(dicom_file("CT_small.dcm"))
+    plain = render_file(dicom_file("CT_small.dcm")).rgba
+    ds.ImageOrientationPatient = iop
+    ds.save_as(tmp_path / "bad.dcm")
+    rendered = render_file(tmp_path / "bad.dcm")
+    assert rendered.edge_labels is None
+    np.testing.assert_array_equal(rendered.rgba, plain)
+
+
+def test_dicom_overlay_planes_are_drawn_in_yellow():
+    path = dicom_file("MR-SIEMENS-DICOM-WithOverlays.dcm")
+    plane = pydicom.dcmread(path).overlay_array(0x6000).astype(bool)  # by pydicom
+    rendered = render_file(path)
+    yellow = np.all(rendered.rgba[..., :3] == (255, 255, 0), axis=2)
+    np.testing.assert_array_equal(yellow, plane)  # identity orientation: same pixels
+    assert plane.sum() == 323
