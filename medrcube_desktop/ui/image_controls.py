@@ -49,6 +49,10 @@ class ImageControls:
         if generation != self._generation:
             return  # a newer request superseded this one
         self._shown_window = result.window
+        corner = [f"W {result.window[1]:.4g}  C {result.window[0]:.4g}"] if result.window else []
+        if result.slice_count > 1:
+            corner.append(f"{result.slice_index + 1} / {result.slice_count}")
+        self.image_view.corner_text = "    ".join(corner)
         self._file_windows = result.file_windows
         new_item = self._fit_next
         self._fit_next = False

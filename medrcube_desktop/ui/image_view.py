@@ -44,6 +44,7 @@ class ImageView(QGraphicsView):
         self.setMinimumSize(320, 320)
         self._fit = True
         self.edge_labels: dict[str, str] | None = None
+        self.corner_text = ""  # e.g. "W 400 / C 40   12 / 40"
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
 
     def set_image(
@@ -79,29 +80,36 @@ class ImageView(QGraphicsView):
         """Show nothing (while the next item renders)."""
         self._pixmap_item.setPixmap(QPixmap())
         self.edge_labels = None
+        self.corner_text = ""
         self.viewport().update()
 
     def drawForeground(self, painter: QPainter, rect) -> None:  # noqa: N802 (Qt override)
-        """Orientation letters at the middle of each edge of the view, in screen pixels."""
-        if not self.edge_labels:
+        """Orientation letters at the middle of each edge of the view, and the window and
+        slice in the bottom-left corner, in screen pixels (the image is not touched)."""
+        if not self.edge_labels and not self.corner_text:
             return
         painter.save()
         painter.resetTransform()
-        font = painter.font()
-        font.setPointSize(14)
-        font.setBold(True)
-        painter.setFont(font)
-        painter.setPen(Qt.GlobalColor.yellow)
         area = self.viewport().rect().adjusted(6, 4, -6, -4)
-        flags = {
-            "top": Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter,
-            "bottom": Qt.AlignmentFlag.AlignBottom | Qt.AlignmentFlag.AlignHCenter,
-            "left": Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            "right": Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-        }
-        for edge, align in flags.items():
-            text = self.edge_labels.get(edge, "")
-            painter.setPen(Qt.GlobalColor.black)  # a shadow keeps the letter legible on white
+        center = Qt.AlignmentFlag
+        places = [
+            (edge, align, 14)
+            for edge, align in (
+                ("top", center.AlignTop | center.AlignHCenter),
+                ("bottom", center.AlignBottom | center.AlignHCenter),
+                ("left", center.AlignLeft | center.AlignVCenter),
+                ("right", center.AlignRight | center.AlignVCenter),
+            )
+        ]
+        places.append(("corner", center.AlignLeft | center.AlignBottom, 10))
+        labels = {**(self.edge_labels or {}), "corner": self.corner_text}
+        for edge, align, size in places:
+            font = painter.font()
+            font.setPointSize(size)
+            font.setBold(True)
+            painter.setFont(font)
+            text = labels.get(edge, "")
+            painter.setPen(Qt.GlobalColor.black)  # a shadow keeps the text legible on white
             painter.drawText(area.translated(1, 1), align, text)
             painter.setPen(Qt.GlobalColor.yellow)
             painter.drawText(area, align, text)
