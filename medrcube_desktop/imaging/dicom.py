@@ -196,10 +196,13 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         return _orient(data, ds)
     pixels = _apply_modality(arr, ds, index)
     padding = _padding_mask(arr, ds)
+    supplemental = _supplemental_palette(arr, ds)
     windows = dicom_windows(ds, index)
     window = windows[0] if windows else None
     function = str(ds.get("VOILUTFunction", "LINEAR")).strip() or "LINEAR"
     notes = []
+    if supplemental is not None:
+        notes.append("Supplemental Palette Color LUT: mapped values shown in colour")
     if padding is not None and padding.any():
         pixels = np.where(padding, np.nan, pixels)  # NaN: left out of windows, shown black
         notes.append(f"{int(padding.sum())} padding pixels (Pixel Padding Value) shown black")
@@ -218,6 +221,8 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         photometric,
         modality,
         graphics=_overlay_planes(ds, pixels.shape, index, notes),
+        supplemental=None if supplemental is None else supplemental[0],
+        supplemental_rgb=None if supplemental is None else supplemental[1],
         window=window,
         voi_lut_function=function,
         slice_index=index,
@@ -344,3 +349,40 @@ def _overlay_planes(ds, shape: tuple[int, ...], frame: int, notes: list[str]) ->
             continue
         planes = plane.astype(bool) if planes is None else planes | plane.astype(bool)
     return planes
+
+
+def _supplemental_palette(stored: np.ndarray, ds) -> tuple[np.ndarray, np.ndarray] | None:
+    """Colour for the stored values a Supplemental Palette Color LUT maps (PS3.3 C.7.6.3.1.5).
+
+    In a MONOCHROME2 image with palette descriptors, stored values from the descriptor's
+    first mapped value upward are shown through the palette (values past the table take
+    its last entry); the others stay greyscale. pydicom's ``apply_color_lut`` does not
+    support this module, hence our own lookup. Segmented palettes are not handled.
+
+    Returns
+    -------
+    (mask, rgb) : (H, W) bool and (H, W, 3) uint8, or None when the file has no such LUT.
+    """
+    if (
+        "RedPaletteColorLookupTableDescriptor" not in ds
+        or "RedPaletteColorLookupTableData" not in ds
+    ):
+        return None
+    if str(ds.get("PixelPresentation", "COLOR")).strip().upper() not in ("COLOR", "MIXED"):
+        return None
+    try:
+        entries, first, bits = (int(v) for v in ds.RedPaletteColorLookupTableDescriptor)
+        entries = entries or 65536  # PS3.3 C.7.6.3.1.5: 0 means 2**16 entries
+        little = ds.original_encoding[1] is not False  # (implicit VR, little endian)
+        dtype = np.dtype("<u2" if bits > 8 else "u1").newbyteorder("<" if little else ">")
+        tables = [
+            np.frombuffer(ds[f"{colour}PaletteColorLookupTableData"].value, dtype=dtype)[:entries]
+            for colour in ("Red", "Green", "Blue")
+        ]
+    except (KeyError, ValueError, TypeError):
+        return None
+    mask = stored >= first
+    index = np.clip(stored.astype(np.int64) - first, 0, entries - 1)
+    scale = 255.0 / (2**bits - 1)
+    rgb = np.stack([np.rint(table[index] * scale) for table in tables], axis=-1).astype(np.uint8)
+    return mask, rgb

@@ -53,6 +53,9 @@ class SliceData:
         Things the user should know (4-D file shown as first volume...).
     graphics : ndarray or None
         ``(H, W)`` bool: the file's own overlay planes (DICOM 60xx), drawn in yellow.
+    supplemental, supplemental_rgb : ndarray or None
+        ``(H, W)`` bool and ``(H, W, 3)`` uint8: pixels shown in colour through a
+        Supplemental Palette Color LUT (PS3.3 C.7.6.3.1.5), e.g. a perfusion map.
     transform : DisplayTransform
         How ``pixels`` (and ``mask``) were turned from the stored array for display; a box
         given in stored pixels must follow it.
@@ -83,6 +86,8 @@ class SliceData:
     mask: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
     graphics: np.ndarray | None = None
+    supplemental: np.ndarray | None = None
+    supplemental_rgb: np.ndarray | None = None
     transform: DisplayTransform = field(default_factory=DisplayTransform)
     stored_shape: tuple[int, int] | None = None
     pixel_aspect: float = 1.0
@@ -109,6 +114,9 @@ class SliceData:
             self.mask = transform.apply(self.mask)
         if self.graphics is not None:
             self.graphics = transform.apply(self.graphics)
+        if self.supplemental is not None and self.supplemental_rgb is not None:
+            self.supplemental = transform.apply(self.supplemental)
+            self.supplemental_rgb = transform.apply(self.supplemental_rgb)
         self.transform = transform
         if transform.transpose:
             self.pixel_aspect = 1.0 / self.pixel_aspect
@@ -299,6 +307,12 @@ def to_neurological(data: SliceData) -> SliceData:
         pixels=np.ascontiguousarray(data.pixels[:, ::-1]),
         mask=None if data.mask is None else np.ascontiguousarray(data.mask[:, ::-1]),
         graphics=None if data.graphics is None else np.ascontiguousarray(data.graphics[:, ::-1]),
+        supplemental=None
+        if data.supplemental is None
+        else np.ascontiguousarray(data.supplemental[:, ::-1]),
+        supplemental_rgb=None
+        if data.supplemental_rgb is None
+        else np.ascontiguousarray(data.supplemental_rgb[:, ::-1]),
         transform=DisplayTransform(t.transpose, t.flip_rows, not t.flip_cols),
         stored_shape=data.stored_shape or (int(data.pixels.shape[0]), int(data.pixels.shape[1])),
         notes=[*data.notes, "neurological convention: patient right on screen right"],

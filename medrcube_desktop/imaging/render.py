@@ -226,6 +226,8 @@ def compose_rgba(
                 )
         if len(labels) > 1:
             legend = list(zip(labels, colours, strict=True))
+    if data.supplemental is not None and data.supplemental_rgb is not None:
+        rgb[data.supplemental] = data.supplemental_rgb[data.supplemental].astype(np.float64)
     if data.graphics is not None:  # the file's overlay planes, as radiology viewers draw them
         rgb[data.graphics] = np.asarray(GRAPHICS_RGB, dtype=np.float64)
     out = np.empty(rgb.shape[:2] + (4,), dtype=np.uint8)

@@ -177,7 +177,18 @@ def test_enhanced_ct_takes_rescale_window_and_orientation_from_functional_groups
     expected = np.rint(np.clip((hu - (c - 0.5)) / (w - 1) + 0.5, 0, 1) * 255)[:, ::-1]
     rendered = render_file(path)  # central frame: index 1 of 2
     assert rendered.slice_index == 1 and rendered.window == (c, w)
-    assert np.abs(rendered.rgba[..., 0].astype(float) - expected).max() <= 1
+    grey = (ds.pixel_array[1] < 1024)[:, ::-1]  # below the supplemental palette's range
+    assert np.abs(rendered.rgba[..., 0].astype(float) - expected)[grey].max() <= 1
+    # Supplemental Palette Color LUT (C.7.6.3.1.5), looked up by hand: entry = value - 1024
+    entries, first, bits = (int(v) for v in ds.RedPaletteColorLookupTableDescriptor)
+    assert (entries, first, bits) == (100, 1024, 16)
+    red = np.frombuffer(ds.RedPaletteColorLookupTableData, "<u2")
+    stored = ds.pixel_array[1][:, ::-1]
+    coloured = stored >= first
+    expected_red = np.rint(
+        red[np.clip(stored[coloured].astype(int) - first, 0, entries - 1)] / 65535 * 255
+    )
+    np.testing.assert_array_equal(rendered.rgba[..., 0][coloured], expected_red)
     assert rendered.edge_labels == {"top": "A", "bottom": "P", "left": "R", "right": "L"}
 
 
