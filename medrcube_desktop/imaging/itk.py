@@ -16,7 +16,9 @@ from medrcube_desktop.imaging.geometry import lps_direction_code, voxel_display_
 from medrcube_desktop.imaging.loading import (
     SliceData,
     check_pixel_count,
+    choose_slice,
     foreground_window,
+    mask_labels,
     plausible_aspect,
 )
 
@@ -48,16 +50,10 @@ def load_itk_slice(
             raise ImageLoadError(
                 f"{mask_path}: mask grid differs from the image grid of {path.name}"
             )
-        mask_volume = np.clip(np.rint(np.nan_to_num(mask_data)), -(2**31), 2**31 - 1).astype(
-            np.int32
-        )
+        mask_volume = mask_labels(mask_data)
     count = volume.shape[0]
-    if slice_index is None:
-        if mask_volume is not None and (mask_volume > 0).any():
-            slice_index = int(np.argmax((mask_volume > 0).sum(axis=(1, 2))))
-        else:
-            slice_index = count // 2
-    slice_index = max(0, min(int(slice_index), count - 1))
+    area = None if mask_volume is None else (mask_volume > 0).sum(axis=(1, 2))
+    slice_index = choose_slice(slice_index, count, area)
     direction = np.asarray(image.GetDirection(), dtype=float).reshape(3, 3)
     spacing = image.GetSpacing()  # (x, y, z) in mm
     row_code = lps_direction_code(tuple(direction[:, 1]))  # numpy rows run along y

@@ -353,3 +353,30 @@ def plausible_aspect(ratio: float) -> float:
     if np.isfinite(ratio) and 1.0 / MAX_PIXEL_ASPECT <= ratio <= MAX_PIXEL_ASPECT:
         return float(ratio)
     return 1.0
+
+
+def choose_slice(slice_index: int | None, count: int, mask_area: np.ndarray | None) -> int:
+    """The slice to show: the one asked for (clamped), else the largest mask area, else
+    the central slice (paper Appendix E.1).
+
+    Parameters
+    ----------
+    slice_index : int or None
+        Requested 0-based slice.
+    count : int
+        Number of slices.
+    mask_area : ndarray of shape (count,) or None
+        Labelled pixels on each slice.
+    """
+    if slice_index is None:
+        if mask_area is not None and mask_area.any():
+            slice_index = int(np.argmax(mask_area))
+        else:
+            slice_index = count // 2
+    return max(0, min(int(slice_index), count - 1))
+
+
+def mask_labels(values: np.ndarray) -> np.ndarray:
+    """Mask voxels as int32 labels: rounded, NaN/inf as 0, clipped to the int32 range."""
+    finite = np.where(np.isfinite(values), np.rint(values), 0)
+    return np.clip(finite, -(2**31), 2**31 - 1).astype(np.int32)

@@ -18,7 +18,9 @@ from medrcube_desktop.imaging.geometry import voxel_display_transform
 from medrcube_desktop.imaging.loading import (
     SliceData,
     check_pixel_count,
+    choose_slice,
     foreground_window,
+    mask_labels,
     plausible_aspect,
 )
 
@@ -99,20 +101,14 @@ def load_nifti_slice(
     mask_volume = None
     notes = list(volume.notes)
     if mask is not None and mask_path is not None:
-        labels = np.clip(
-            np.where(np.isfinite(mask.data), np.rint(mask.data), 0), -(2**31), 2**31 - 1
-        ).astype(np.int32)
+        labels = mask_labels(mask.data)
         if mask.data.shape != data.shape or not np.allclose(mask.affine, volume.affine, atol=1e-3):
             labels = _resample_mask(labels, mask, volume, mask_path)
             notes.append("mask resampled to the image grid (nearest neighbour)")
         mask_volume = labels
     count = data.shape[2]  # the third voxel axis is the acquisition (slice) axis
-    if slice_index is None:
-        if mask_volume is not None and (mask_volume > 0).any():
-            slice_index = int(np.argmax((mask_volume > 0).sum(axis=(0, 1))))
-        else:
-            slice_index = count // 2
-    slice_index = max(0, min(int(slice_index), count - 1))
+    area = None if mask_volume is None else (mask_volume > 0).sum(axis=(0, 1))
+    slice_index = choose_slice(slice_index, count, area)
     result = SliceData(
         data[:, :, slice_index].astype(np.float64),
         False,
