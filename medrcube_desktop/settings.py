@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 APP_NAME = "medrcube-desktop"
@@ -73,6 +73,25 @@ def default_db_path(benchmark_root: Path) -> Path:
     return data_dir() / "studies" / f"{slug}-{digest}.sqlite"
 
 
+THEME_IDS = ("light", "dark", "high-contrast")
+
+
+def _shortcuts(raw: object, path: Path) -> dict[str, list[str]]:
+    """Validated ``shortcuts`` mapping: action id → list of key texts (bad entries logged)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        log.warning("%s: ignoring shortcuts: expected an object", path)
+        return {}
+    found: dict[str, list[str]] = {}
+    for action, keys in raw.items():
+        if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
+            found[str(action)] = list(keys)
+        else:
+            log.warning("%s: ignoring shortcuts of %r: expected a list of key texts", path, action)
+    return found
+
+
 @dataclass
 class Settings:
     """What the app remembers between runs.
@@ -85,11 +104,21 @@ class Settings:
         Benchmark root opened last.
     neurological : bool
         Show axial/coronal slices with the patient's right on screen right.
+    theme : str
+        ``"light"``, ``"dark"`` or ``"high-contrast"``.
+    font_scale : float
+        Multiplier of the default font size (0.5–3).
+    shortcuts : dict[str, list[str]]
+        Remapped keys by action id (``QKeySequence`` text, e.g. ``"Ctrl+Shift+F"``);
+        actions not listed keep their default keys.
     """
 
     reviewer: str | None = None
     last_dataset: str | None = None
     neurological: bool = False
+    theme: str = "light"
+    font_scale: float = 1.0
+    shortcuts: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def path(cls) -> Path:
@@ -117,7 +146,21 @@ class Settings:
                 log.warning("%s: ignoring %s: expected text, found %r", path, key, value)
                 continue
             texts[key] = value
-        return cls(**texts, neurological=raw.get("neurological") is True)
+        theme = raw.get("theme", "light")
+        if theme not in THEME_IDS:
+            log.warning("%s: ignoring unknown theme %r", path, theme)
+            theme = "light"
+        scale = raw.get("font_scale", 1.0)
+        if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0.5 <= scale <= 3:
+            log.warning("%s: ignoring font_scale %r (expected 0.5 to 3)", path, scale)
+            scale = 1.0
+        return cls(
+            **texts,
+            neurological=raw.get("neurological") is True,
+            theme=theme,
+            font_scale=float(scale),
+            shortcuts=_shortcuts(raw.get("shortcuts"), path),
+        )
 
     def save(self) -> bool:
         """Write ``settings.json`` atomically (temp file, then replace).

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from importlib.resources import files
 
+from medrcube_desktop.errors import DatasetError
+
 RULE_IDS: tuple[str, ...] = ("1.1", "1.2", "1.3", "1.4", "2.1", "2.2", "2.3")
 """The seven sub-principles, in the order of Table 10 (keys 1-7 in the review window)."""
 
@@ -55,3 +57,21 @@ def load_rubric() -> Rubric:
 def score_column(rule_id: str) -> str:
     """Database column of a rule: ``"1.1"`` → ``"score_1_1"``."""
     return "score_" + rule_id.replace(".", "_")
+
+
+def load_review_tags() -> dict[str, tuple[str, ...]]:
+    """Quick comment tags per rule id from ``resources/review_tags.json``.
+
+    Raises
+    ------
+    DatasetError
+        The shipped file is missing or malformed (a packaging error).
+    """
+    try:
+        raw = json.loads(
+            files("medrcube_desktop.resources").joinpath("review_tags.json").read_text("utf-8")
+        )
+        tags = {rule: tuple(str(t) for t in raw["tags"].get(rule, [])) for rule in RULE_IDS}
+    except (OSError, ValueError, KeyError, AttributeError, TypeError) as exc:
+        raise DatasetError(f"review_tags.json: cannot read the quick tags: {exc}") from exc
+    return tags

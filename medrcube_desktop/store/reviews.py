@@ -6,8 +6,11 @@ updated or deleted (a re-review adds the next revision).
 
 from __future__ import annotations
 
+import json
+import math
 import sqlite3
 import time
+import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,6 +18,8 @@ from pathlib import Path
 from medrcube_desktop import __version__
 from medrcube_desktop.core.rubric import RULE_IDS, load_rubric, score_column
 from medrcube_desktop.errors import StoreError
+from medrcube_desktop.store.drafts import DraftQueries
+from medrcube_desktop.store.judgments import JudgmentQueries
 from medrcube_desktop.store.migrations import migrate
 
 BUSY_TIMEOUT_S = 5.0
@@ -39,8 +44,21 @@ class Review:
     started_at, committed_at : str
         ISO 8601 UTC timestamps.
     revision : int
-        1 for the first judgment.
+        1 for the first judgment; later commits of the same item add 2, 3…
     rubric_version, app_version : str
+    active_seconds : float
+        Time the reviewer was active on the item for this revision (seconds, idle
+        periods excluded; see :class:`medrcube_desktop.review.timing.ActiveTimer`).
+    tags : tuple of str
+        Quick tags chosen with the comment (``resources/review_tags.json``).
+    repeat : bool
+        True for an intra-rater repeat: the item shown a second time, blind to the
+        first scores. A repeat is not a revision of the review (``latest_reviews``
+        ignores it).
+    uid : str
+        Stable id of the row across databases ('' until stored), used by ``merge``.
+    source : str
+        ``"app"``, ``"import"`` (from a CSV) or ``"merge"``.
     """
 
     reviewer: str
@@ -52,6 +70,11 @@ class Review:
     revision: int = 1
     rubric_version: str = ""
     app_version: str = ""
+    active_seconds: float = 0.0
+    tags: tuple[str, ...] = ()
+    repeat: bool = False
+    uid: str = ""
+    source: str = "app"
 
 
 def _retry_while_busy(operation, seconds: float = BUSY_TIMEOUT_S) -> None:
@@ -71,7 +94,7 @@ def _retry_while_busy(operation, seconds: float = BUSY_TIMEOUT_S) -> None:
             time.sleep(0.05)
 
 
-class ReviewStore:
+class ReviewStore(DraftQueries, JudgmentQueries):
     """A study's review database.
 
     Parameters
@@ -115,11 +138,6 @@ class ReviewStore:
             )
             raise StoreError(f"{self.path}: cannot open review database: {exc}{hint}") from exc
 
-    @property
-    def conn(self) -> sqlite3.Connection:
-        """The underlying sqlite3 connection (autocommit mode; transactions are explicit)."""
-        return self.db.conn
-
     def close(self) -> None:
         """Close the connection (WAL content is checkpointed by SQLite)."""
         self.db.conn.close()
@@ -127,31 +145,18 @@ class ReviewStore:
     def save_review(self, review: Review) -> Review:
         """Write a committed review at once, as the next revision for that item.
 
-        Returns the stored review (with ``revision``, rubric and app version filled in).
+        The reviewer's draft of the item is deleted in the same transaction, so a crash
+        leaves either the draft or the review, never both or neither. Returns the stored
+        review (with ``revision``, ``uid``, rubric and app version filled in).
 
         Raises
         ------
         StoreError
             A score is missing or not 0/1, or the write fails.
         """
-        if set(review.scores) != set(RULE_IDS) or any(
-            v not in (0, 1) for v in review.scores.values()
-        ):
-            raise StoreError(
-                f"item {review.item_id}: scores must give 0 or 1 for each of {list(RULE_IDS)}"
-            )
-        row: dict[str, str | int] = {
-            "reviewer": review.reviewer,
-            "item_id": review.item_id,
-            "comment": review.comment,
-            "started_at": review.started_at,
-            "committed_at": review.committed_at,
-            "rubric_version": review.rubric_version or load_rubric().version,
-            "app_version": review.app_version or __version__,
-        }
-        row.update({score_column(r): int(review.scores[r]) for r in RULE_IDS})
+        row = review_row(review)
         try:
-            with self.db.conn:  # one transaction: read next revision and insert
+            with self.db.conn:  # one transaction: read next revision, insert, drop draft
                 self.conn.execute("BEGIN IMMEDIATE")
                 (last,) = self.conn.execute(
                     "SELECT COALESCE(MAX(revision), 0) FROM reviews WHERE reviewer = ? AND item_id = ?",
@@ -161,11 +166,15 @@ class ReviewStore:
                 columns = ", ".join(row)
                 marks = ", ".join(f":{c}" for c in row)
                 self.conn.execute(f"INSERT INTO reviews ({columns}) VALUES ({marks})", row)
+                self.conn.execute(
+                    "DELETE FROM drafts WHERE reviewer = ? AND item_id = ?",
+                    (review.reviewer, review.item_id),
+                )
         except (sqlite3.Error, UnicodeError) as exc:
             raise StoreError(
                 f"{self.path}: cannot save review of item {review.item_id}: {exc}"
             ) from exc
-        return _review_from_row(row)
+        return review_from_row(row)
 
     def latest_reviews(self, reviewer: str) -> dict[str, Review]:
         """The latest revision of every item ``reviewer`` has committed, by item id.
@@ -177,14 +186,74 @@ class ReviewStore:
         """
         return self._read(lambda: self._latest_reviews(reviewer), "read reviews")
 
-    def _latest_reviews(self, reviewer: str) -> dict[str, Review]:
+    def _latest_reviews(self, reviewer: str, first: bool = False) -> dict[str, Review]:
         rows = self.db.query(
-            "SELECT r.* FROM reviews r JOIN (SELECT item_id, MAX(revision) AS revision FROM reviews "
-            "WHERE reviewer = :reviewer GROUP BY item_id) last "
-            "ON r.item_id = last.item_id AND r.revision = last.revision WHERE r.reviewer = :reviewer",
+            f"SELECT r.* FROM reviews r JOIN (SELECT item_id, {'MIN' if first else 'MAX'}(revision) "
+            "AS revision FROM reviews WHERE reviewer = :reviewer AND repeat = 0 GROUP BY item_id) "
+            "last ON r.item_id = last.item_id AND r.revision = last.revision "
+            "WHERE r.reviewer = :reviewer",
             {"reviewer": reviewer},
         )
-        return {row["item_id"]: _review_from_row(row) for row in rows}
+        return {row["item_id"]: review_from_row(row) for row in rows}
+
+    def first_reviews(self, reviewer: str) -> dict[str, Review]:
+        """The first judgment (lowest revision, repeats excluded) of every item ``reviewer``
+        has committed, by item id: what the agreement study uses by default.
+
+        Raises
+        ------
+        StoreError
+            The database cannot be read.
+        """
+        return self._read(lambda: self._latest_reviews(reviewer, first=True), "read reviews")
+
+    def repeat_reviews(self, reviewer: str) -> dict[str, Review]:
+        """The intra-rater repeat of each item ``reviewer`` scored twice, by item id
+        (the first repeat when there are several; raises StoreError)."""
+
+        def query() -> dict[str, Review]:
+            rows = self.db.query(
+                "SELECT * FROM reviews WHERE reviewer = ? AND repeat = 1 ORDER BY revision DESC",
+                [reviewer],
+            )
+            return {row["item_id"]: review_from_row(row) for row in rows}
+
+        return self._read(query, "read repeated reviews")
+
+    def first_review_order(self, reviewer: str) -> list[str]:
+        """Item ids in the order ``reviewer`` first committed them (raises StoreError)."""
+        return self._read(
+            lambda: [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT item_id FROM reviews WHERE reviewer = ? AND repeat = 0 AND revision = 1 "
+                    "ORDER BY id",
+                    (reviewer,),
+                )
+            ],
+            "read the review order",
+        )
+
+    def reviewers(self) -> list[str]:
+        """Every reviewer with at least one committed review, sorted (raises StoreError)."""
+        return self._read(
+            lambda: [
+                r[0] for r in self.conn.execute("SELECT DISTINCT reviewer FROM reviews ORDER BY 1")
+            ],
+            "list reviewers",
+        )
+
+    def item_reviews(self, item_id: str) -> dict[str, Review]:
+        """The latest review of one item by every reviewer, by reviewer (raises StoreError)."""
+
+        def query() -> dict[str, Review]:
+            rows = self.db.query(
+                "SELECT * FROM reviews WHERE item_id = ? AND repeat = 0 ORDER BY revision",
+                [item_id],
+            )
+            return {row["reviewer"]: review_from_row(row) for row in rows}
+
+        return self._read(query, f"read the reviews of item {item_id}")
 
     def review_history(self, reviewer: str, item_id: str) -> list[Review]:
         """Every revision of one item by one reviewer, oldest first (raises StoreError)."""
@@ -194,7 +263,7 @@ class ReviewStore:
                 "SELECT * FROM reviews WHERE reviewer = ? AND item_id = ? ORDER BY revision",
                 [reviewer, item_id],
             )
-            return [_review_from_row(row) for row in rows]
+            return [review_from_row(row) for row in rows]
 
         return self._read(query, f"read the history of item {item_id}")
 
@@ -230,15 +299,48 @@ class ReviewStore:
         finally:
             self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
-    def _read(self, query, what: str):
-        """Run ``query()``; turn any SQLite or encoding error into a StoreError."""
-        try:
-            return query()
-        except (sqlite3.Error, UnicodeError) as exc:
-            raise StoreError(f"{self.path or ':memory:'}: cannot {what}: {exc}") from exc
+
+def review_row(review: Review) -> dict[str, str | int | float]:
+    """The ``reviews`` columns of a review, without ``id`` and ``revision``.
+
+    A new ``uid`` is made when the review has none.
+
+    Raises
+    ------
+    StoreError
+        A score is missing or not 0/1, or ``active_seconds`` is negative or not finite.
+    """
+    if set(review.scores) != set(RULE_IDS) or any(
+        v not in (0, 1) or isinstance(v, bool) for v in review.scores.values()
+    ):
+        raise StoreError(
+            f"item {review.item_id}: scores must give 0 or 1 for each of {list(RULE_IDS)}"
+        )
+    if not (math.isfinite(review.active_seconds) and review.active_seconds >= 0):
+        raise StoreError(
+            f"item {review.item_id}: active seconds must be a finite number >= 0, "
+            f"got {review.active_seconds!r}"
+        )
+    row: dict[str, str | int | float] = {
+        "uid": review.uid or uuid.uuid4().hex,
+        "reviewer": review.reviewer,
+        "item_id": review.item_id,
+        "comment": review.comment,
+        "started_at": review.started_at,
+        "committed_at": review.committed_at,
+        "rubric_version": review.rubric_version or load_rubric().version,
+        "app_version": review.app_version or __version__,
+        "active_seconds": round(float(review.active_seconds), 3),
+        "tags": json.dumps(list(review.tags), ensure_ascii=False),
+        "repeat": int(review.repeat),
+        "source": review.source,
+    }
+    row.update({score_column(r): int(review.scores[r]) for r in RULE_IDS})
+    return row
 
 
-def _review_from_row(row: dict) -> Review:
+def review_from_row(row: dict) -> Review:
+    """A :class:`Review` from a ``reviews`` row (a mapping of column to value)."""
     return Review(
         reviewer=row["reviewer"],
         item_id=row["item_id"],
@@ -249,4 +351,9 @@ def _review_from_row(row: dict) -> Review:
         revision=int(row["revision"]),
         rubric_version=row["rubric_version"],
         app_version=row["app_version"],
+        active_seconds=float(row.get("active_seconds", 0.0)),
+        tags=tuple(json.loads(row.get("tags") or "[]")),
+        repeat=bool(row.get("repeat", 0)),
+        uid=row.get("uid") or "",
+        source=row.get("source", "app"),
     )

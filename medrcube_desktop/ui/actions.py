@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMainWindow
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.imaging.render import CT_PRESETS
+from medrcube_desktop.ui.themes import THEMES
 
 MENUS: tuple[str, ...] = ("File", "Review", "View", "Help")
 
@@ -33,6 +34,9 @@ class ActionSpec:
         Called with no argument.
     menu : str
         One of :data:`MENUS`.
+    enabled_when : callable or None
+        Returns whether the action can run now; ``None`` means always. Checked by
+        :func:`refresh_enabled` after every change of the review state.
     """
 
     id: str
@@ -40,23 +44,59 @@ class ActionSpec:
     shortcuts: tuple[str, ...]
     handler: Callable[[], None]
     menu: str = "Review"
+    enabled_when: Callable[[], bool] | None = None
 
 
-def install_actions(window: QMainWindow, specs: list[ActionSpec]) -> dict[str, QAction]:
-    """Create one QAction per spec in the window's menus; return them by id."""
+def effective_keys(spec: ActionSpec, overrides: dict[str, list[str]]) -> tuple[str, ...]:
+    """The keys of an action: the user's remapping (settings ``shortcuts``) or the default."""
+    return tuple(overrides[spec.id]) if spec.id in overrides else spec.shortcuts
+
+
+def install_actions(
+    window: QMainWindow,
+    specs: list[ActionSpec],
+    overrides: dict[str, list[str]] | None = None,
+    on_trigger: Callable[[str], None] | None = None,
+) -> dict[str, QAction]:
+    """Create one QAction per spec in the window's menus; return them by id.
+
+    ``overrides`` remaps keys by action id; ``on_trigger(action_id)`` is called before
+    each handler (activity tracking; tests use it to see which action a key ran).
+    """
     menus = {name: window.menuBar().addMenu(f"&{name}") for name in MENUS}
     actions: dict[str, QAction] = {}
     for spec in specs:
         action = QAction(spec.title, window)
-        action.setShortcuts([QKeySequence(k) for k in spec.shortcuts])
+        action.setShortcuts([QKeySequence(k) for k in effective_keys(spec, overrides or {})])
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.triggered.connect(_no_argument(spec.handler))
+        action.triggered.connect(_no_argument(spec, on_trigger))
         menus[spec.menu].addAction(action)
         actions[spec.id] = action
     return actions
 
 
-def _no_argument(handler: Callable[[], None]) -> Callable[[], None]:
+def refresh_enabled(specs: list[ActionSpec], actions: dict[str, QAction]) -> None:
+    """Enable or disable each action from its ``enabled_when``."""
+    for spec in specs:
+        if spec.enabled_when is not None:
+            actions[spec.id].setEnabled(bool(spec.enabled_when()))
+
+
+def keymap_conflicts(specs: list[ActionSpec], overrides: dict[str, list[str]]) -> list[str]:
+    """Keys bound to more than one action, as messages ("Ctrl+Z: Undo and Quit").
+
+    Keys are compared in ``QKeySequence`` portable form, so "ctrl+z" equals "Ctrl+Z".
+    """
+    owners: dict[str, list[str]] = {}
+    for spec in specs:
+        for key in effective_keys(spec, overrides):
+            text = QKeySequence(key).toString(QKeySequence.SequenceFormat.PortableText)
+            if text:
+                owners.setdefault(text, []).append(spec.title)
+    return [f"{key}: {' and '.join(titles)}" for key, titles in owners.items() if len(titles) > 1]
+
+
+def _no_argument(spec: ActionSpec, on_trigger: Callable[[str], None] | None) -> Callable[[], None]:
     """A slot that takes no argument, so PySide6 never passes ``triggered(bool)`` to it.
 
     A lambda with default arguments would receive the bool in its first default (and such
@@ -64,20 +104,24 @@ def _no_argument(handler: Callable[[], None]) -> Callable[[], None]:
     """
 
     def slot() -> None:
-        handler()
+        if on_trigger is not None:
+            on_trigger(spec.id)
+        spec.handler()
 
     return slot
 
 
-def cheat_sheet_html(specs: list[ActionSpec]) -> str:
-    """An HTML table of every action and its keys, grouped by menu."""
+def cheat_sheet_html(specs: list[ActionSpec], actions: dict[str, QAction] | None = None) -> str:
+    """An HTML table of every action and its keys (as remapped), grouped by menu."""
     rows = []
     for menu in MENUS:
         for spec in (s for s in specs if s.menu == menu):
-            keys = ", ".join(
-                QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText)
-                for k in spec.shortcuts
+            sequences = (
+                actions[spec.id].shortcuts()
+                if actions is not None
+                else [QKeySequence(k) for k in spec.shortcuts]
             )
+            keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in sequences)
             rows.append(
                 f"<tr><td style='padding-right:18px'><b>{escape(keys) or '—'}</b></td>"
                 f"<td>{escape(spec.title)}</td><td style='color:#57606a'>{menu}</td></tr>"
@@ -111,6 +155,24 @@ def review_actions(window) -> list[ActionSpec]:
             "Previous item",
             ("Backspace", "Ctrl+Up"),
             lambda: window.step_item(-1),
+        ),
+        ActionSpec("review.flag", "Flag / unflag the item", ("F",), window.toggle_flag),
+        ActionSpec(
+            "review.undo",
+            "Undo score or comment edit",
+            ("Ctrl+Z",),
+            window.undo,
+            enabled_when=lambda: window.can_undo(),
+        ),
+        ActionSpec(
+            "review.redo",
+            "Redo",
+            ("Ctrl+Shift+Z", "Ctrl+Y"),
+            window.redo,
+            enabled_when=lambda: window.can_redo(),
+        ),
+        ActionSpec(
+            "review.search", "Search question and options", ("Ctrl+F",), window.focus_search
         ),
         ActionSpec("view.zoom_in", "Zoom in", ("+", "="), lambda: view.zoom(1.25), "View"),
         ActionSpec("view.zoom_out", "Zoom out", ("-",), lambda: view.zoom(0.8), "View"),
@@ -175,14 +237,56 @@ def review_actions(window) -> list[ActionSpec]:
             "view.problems",
             "Benchmark problems…",
             ("Ctrl+Shift+P",),
-            window.show_problems,
+            lambda: window.show_problems(),
+            "View",
+        ),
+        *(
+            ActionSpec(
+                f"view.theme.{theme}",
+                f"Theme: {title}",
+                (),
+                (lambda name=theme: window.set_theme(name)),
+                "View",
+            )
+            for theme, title in THEMES.items()
+        ),
+        ActionSpec(
+            "view.text_larger", "Larger text", ("Ctrl+Alt+=",), lambda: window.scale_font(1), "View"
+        ),
+        ActionSpec(
+            "view.text_smaller",
+            "Smaller text",
+            ("Ctrl+Alt+-",),
+            lambda: window.scale_font(-1),
             "View",
         ),
         ActionSpec(
-            "help.shortcuts", "Keyboard shortcuts", ("?", "F1"), window.show_shortcuts, "Help"
+            "help.shortcuts",
+            "Keyboard shortcuts",
+            ("?", "F1"),
+            lambda: window.show_shortcuts(),
+            "Help",
         ),
         ActionSpec(
-            "app.reviewer", "Change reviewer…", ("Ctrl+Shift+R",), window.ask_reviewer, "File"
+            "help.remap",
+            "Customise shortcuts…",
+            ("Ctrl+Shift+K",),
+            lambda: window.edit_shortcuts(),
+            "Help",
         ),
-        ActionSpec("app.quit", "Quit", ("Ctrl+Q",), window.close, "File"),
+        ActionSpec(
+            "app.study",
+            "Study settings (blinding, comments, repeats)…",
+            ("Ctrl+Shift+S",),
+            lambda: window.edit_study_settings(),
+            "File",
+        ),
+        ActionSpec(
+            "app.reviewer",
+            "Change reviewer…",
+            ("Ctrl+Shift+R",),
+            lambda: window.ask_reviewer(),
+            "File",
+        ),
+        ActionSpec("app.quit", "Quit", ("Ctrl+Q",), lambda: window.close(), "File"),
     ]

@@ -16,7 +16,8 @@ from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store.reviews import ReviewStore
 from medrcube_desktop.ui.image_view import render_pool
-from medrcube_desktop.ui.main_window import MainWindow
+from medrcube_desktop.ui.main_window import MainWindow, restore_window_state
+from medrcube_desktop.ui.themes import apply_theme
 
 log = logging.getLogger(__name__)
 DEFAULT_SIZE = (1360, 860)
@@ -125,12 +126,18 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
 
 def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) -> int:
     unattended = screenshot is not None or quit_after_ms is not None
+    apply_theme(app, prefs.theme, prefs.font_scale)
     window = MainWindow(
-        ReviewSessionState(benchmark.items, store, name), benchmark, neurological=prefs.neurological
+        ReviewSessionState(benchmark.items, store, name),
+        benchmark,
+        neurological=prefs.neurological,
+        prefs=prefs,
     )
     window.reviewer_changed.connect(lambda new: _remember_reviewer(prefs, new))
     window.convention_changed.connect(lambda on: _remember_convention(prefs, on))
-    window.resize(*DEFAULT_SIZE)
+    window.preferences_changed.connect(prefs.save)
+    if unattended or not restore_window_state(window):
+        window.resize(*DEFAULT_SIZE)  # scripted runs always get the same size
     result = {"status": 0}
     if unattended:
         window.setProperty("unattended", True)

@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHeaderView,
+    QKeySequenceEdit,
+    QLabel,
+    QMessageBox,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from medrcube_desktop.ui.actions import ActionSpec, cheat_sheet_html
-
-
-def unsaved_changes_box(parent: QWidget, unsaved: list[str]) -> QMessageBox:
-    """Discard / Cancel question about uncommitted edits; Cancel is the default, so a
-    reviewer used to Enter-to-commit cannot throw work away by reflex."""
-    box = QMessageBox(
-        QMessageBox.Icon.Warning,
-        "Unsaved changes",
-        f"{len(unsaved)} item(s) have scores or comments that are not committed "
-        f"({', '.join(unsaved[:5])}).",
-        QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-        parent,
-    )
-    box.setInformativeText("Cancel goes back so you can commit them (Enter on each item).")
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-    return box
+from medrcube_desktop.review.study import StudySettings
+from medrcube_desktop.ui.actions import (
+    ActionSpec,
+    cheat_sheet_html,
+    effective_keys,
+    keymap_conflicts,
+)
 
 
 def problems_box(parent: QWidget, problems: list[str]) -> QMessageBox:
@@ -35,9 +43,148 @@ def problems_box(parent: QWidget, problems: list[str]) -> QMessageBox:
     return box
 
 
-def shortcuts_box(parent: QWidget, specs: list[ActionSpec]) -> QMessageBox:
-    """Every action and its keys, from the action table."""
+def shortcuts_box(
+    parent: QWidget, specs: list[ActionSpec], actions: dict[str, QAction] | None = None
+) -> QMessageBox:
+    """Every action and its keys (as remapped), from the action table."""
     box = QMessageBox(parent)
     box.setWindowTitle("Keyboard shortcuts")
-    box.setText(cheat_sheet_html(specs))
+    box.setText(cheat_sheet_html(specs, actions))
     return box
+
+
+class ShortcutsDialog(QDialog):
+    """Remap the keys of every action (Help › Customise shortcuts…).
+
+    Each row holds a key editor with the action's current first key; a second default
+    key (e.g. Enter beside Return) is kept while the first is unchanged. ``overrides()``
+    gives the mapping to store: only actions whose keys differ from the defaults.
+    """
+
+    def __init__(self, parent: QWidget, specs: list[ActionSpec], current: dict[str, list[str]]):
+        super().__init__(parent)
+        self.setWindowTitle("Customise shortcuts")
+        self.specs = specs
+        self.current = current
+        self.table = QTableWidget(len(specs), 2)
+        self.table.setObjectName("shortcutTable")
+        self.table.setHorizontalHeaderLabels(["Action", "Key"])
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.editors: dict[str, QKeySequenceEdit] = {}
+        for row, spec in enumerate(specs):
+            title = QTableWidgetItem(f"{spec.title}  ({spec.menu})")
+            title.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            self.table.setItem(row, 0, title)
+            keys = effective_keys(spec, current)
+            editor = QKeySequenceEdit(QKeySequence(keys[0]) if keys else QKeySequence())
+            editor.setObjectName(f"key_{spec.id}")
+            self.table.setCellWidget(row, 1, editor)
+            self.editors[spec.id] = editor
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b42318")
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.RestoreDefaults
+        )
+        buttons.accepted.connect(self._accept_if_no_conflict)
+        buttons.rejected.connect(self.reject)
+        buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(
+            self._restore_defaults
+        )
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Click a key cell and press the new key; Esc then OK keeps it."))
+        layout.addWidget(self.table)
+        layout.addWidget(self.message)
+        layout.addWidget(buttons)
+        self.resize(620, 640)
+
+    def _restore_defaults(self) -> None:
+        for spec in self.specs:
+            first = spec.shortcuts[0] if spec.shortcuts else ""
+            self.editors[spec.id].setKeySequence(QKeySequence(first))
+
+    def overrides(self) -> dict[str, list[str]]:
+        """Action id → keys, for the actions whose keys are not the defaults."""
+        result: dict[str, list[str]] = {}
+        for spec in self.specs:
+            text = (
+                self.editors[spec.id]
+                .keySequence()
+                .toString(QKeySequence.SequenceFormat.PortableText)
+            )
+            default_first = (
+                QKeySequence(spec.shortcuts[0]).toString(QKeySequence.SequenceFormat.PortableText)
+                if spec.shortcuts
+                else ""
+            )
+            if text == default_first:
+                continue
+            result[spec.id] = [text] if text else []
+        return result
+
+    def _accept_if_no_conflict(self) -> None:
+        conflicts = keymap_conflicts(self.specs, self.overrides())
+        if conflicts:
+            self.message.setText("The same key is used twice: " + "; ".join(conflicts[:4]))
+            return
+        self.accept()
+
+
+class StudySettingsDialog(QDialog):
+    """The study's protocol (blinding, comment rules, repeats), stored in the database."""
+
+    def __init__(self, parent: QWidget, study: StudySettings, models: list[str]):
+        super().__init__(parent)
+        self.setWindowTitle("Study settings")
+        self.blind = QCheckBox(
+            "Blind review: hide the LLM judgment and other reviewers until I commit"
+        )
+        self.blind.setChecked(study.blind)
+        self.on_fail = QCheckBox("A failed rule needs a comment")
+        self.on_fail.setChecked(study.require_comment_on_fail)
+        self.on_disagree = QCheckBox("Disagreeing with the LLM judgment needs a comment")
+        self.on_disagree.setChecked(study.require_comment_on_disagreement)
+        self.share = QDoubleSpinBox()
+        self.share.setRange(0, 100)
+        self.share.setSuffix(" %")
+        self.share.setValue(study.repeat_share * 100)
+        self.gap = QSpinBox()
+        self.gap.setRange(1, 10_000)
+        self.gap.setValue(max(1, study.repeat_gap))
+        self.idle = QSpinBox()
+        self.idle.setRange(5, 3600)
+        self.idle.setSuffix(" s")
+        self.idle.setValue(int(study.idle_after_s))
+        self.model = QComboBox()
+        self.model.addItem("Most judged model", "")
+        for name in models:
+            self.model.addItem(name, name)
+        self.model.setCurrentIndex(max(0, self.model.findData(study.llm_model)))
+        form = QFormLayout(self)
+        form.addRow(self.blind)
+        form.addRow(self.on_fail)
+        form.addRow(self.on_disagree)
+        form.addRow("Items shown twice (intra-rater)", self.share)
+        form.addRow("…after at least this many other items", self.gap)
+        form.addRow("Idle after (not counted in active time)", self.idle)
+        form.addRow("LLM judgments of", self.model)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def settings(self) -> StudySettings:
+        """The settings as edited."""
+        return StudySettings(
+            blind=self.blind.isChecked(),
+            require_comment_on_fail=self.on_fail.isChecked(),
+            require_comment_on_disagreement=self.on_disagree.isChecked(),
+            repeat_share=self.share.value() / 100,
+            repeat_gap=self.gap.value(),
+            llm_model=self.model.currentData(),
+            idle_after_s=float(self.idle.value()),
+        )

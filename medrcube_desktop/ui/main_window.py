@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -20,17 +22,64 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import Benchmark
-from medrcube_desktop.core.rubric import RULE_IDS, load_rubric
+from medrcube_desktop.core.rubric import RULE_IDS, load_review_tags, load_rubric
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.review.session import ItemFilter, ReviewIncomplete, ReviewSessionState
-from medrcube_desktop.ui.actions import install_actions, review_actions
-from medrcube_desktop.ui.dialogs import problems_box, shortcuts_box, unsaved_changes_box
+from medrcube_desktop.review.session import ItemFilter, ReviewSessionState
+from medrcube_desktop.ui.actions import (
+    effective_keys,
+    install_actions,
+    refresh_enabled,
+    review_actions,
+)
+from medrcube_desktop.ui.dialogs import (
+    ShortcutsDialog,
+    StudySettingsDialog,
+    problems_box,
+    shortcuts_box,
+)
 from medrcube_desktop.ui.image_controls import ImageControls
 from medrcube_desktop.ui.image_view import ImageView
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane, RubricPane
+from medrcube_desktop.ui.reveal_pane import RevealPane
+from medrcube_desktop.ui.review_controls import ReviewControls, format_duration
+from medrcube_desktop.ui.themes import FONT_SCALES, apply_theme
 
 log = logging.getLogger(__name__)
+
+_ACTIVITY_EVENTS = (
+    QEvent.Type.KeyPress,
+    QEvent.Type.MouseButtonPress,
+    QEvent.Type.Wheel,
+)
+
+
+def _window_settings() -> QSettings:
+    """``<config dir>/window.ini``: the window layout, beside ``settings.json``."""
+    return QSettings(str(settings.config_dir() / "window.ini"), QSettings.Format.IniFormat)
+
+
+def save_window_state(window: QMainWindow) -> None:
+    """Remember the window's geometry, docks and splitter (QSettings, per user)."""
+    store = _window_settings()
+    store.setValue("window/geometry", window.saveGeometry())
+    store.setValue("window/state", window.saveState())
+    store.setValue("window/splitter", window.splitter.saveState())
+
+
+def restore_window_state(window: QMainWindow) -> bool:
+    """Put back what :func:`save_window_state` stored; False when nothing was stored."""
+    store = _window_settings()
+    geometry = store.value("window/geometry")
+    if geometry is None:
+        return False
+    window.restoreGeometry(geometry)
+    window.restoreState(store.value("window/state") or b"")
+    splitter = store.value("window/splitter")
+    if splitter is not None:
+        window.splitter.restoreState(splitter)
+    return True
 
 
 def local_time(iso: str) -> str:
@@ -41,17 +90,19 @@ def local_time(iso: str) -> str:
         return iso
 
 
-class MainWindow(ImageControls, QMainWindow):
+class MainWindow(ImageControls, ReviewControls, QMainWindow):
     """Review window bound to a :class:`ReviewSessionState`.
 
     Emits ``first_item_shown`` once the first item's image is on screen (or once it is
     clear that there is no item to show). ``reviewer_changed(name)`` when the reviewer
-    switches through File › Change reviewer.
+    switches through File › Change reviewer; ``preferences_changed`` when the theme, font
+    scale or shortcuts change (``self.prefs`` holds them).
     """
 
     first_item_shown = Signal()
     reviewer_changed = Signal(str)
     convention_changed = Signal(bool)  # True: neurological
+    preferences_changed = Signal()
 
     def __init__(
         self,
@@ -59,9 +110,12 @@ class MainWindow(ImageControls, QMainWindow):
         benchmark: Benchmark,
         parent=None,
         neurological: bool = False,
+        prefs: settings.Settings | None = None,
     ) -> None:
         super().__init__(parent)
         self.neurological = neurological
+        self.prefs = prefs if prefs is not None else settings.Settings()
+        self.fired_actions: list[str] = []  # action ids in trigger order (tests, debugging)
         self.session = session
         self.benchmark = benchmark
         self.rubric = load_rubric()
@@ -80,8 +134,27 @@ class MainWindow(ImageControls, QMainWindow):
         self.setMinimumSize(1024, 700)
         self._build_widgets()
         self.actions_table = review_actions(self)
-        self.qactions = install_actions(self, self.actions_table)
+        self.qactions = install_actions(
+            self, self.actions_table, self.prefs.shortcuts, self._action_fired
+        )
         self._start_session()
+        QApplication.instance().installEventFilter(self)  # input = activity (active time)
+
+    def _action_fired(self, action_id: str) -> None:
+        self.fired_actions.append(action_id)
+        del self.fired_actions[:-50]
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
+        """Count keys, clicks and wheel turns in this window as reviewer activity."""
+        kind = event.type()
+        if kind in _ACTIVITY_EVENTS and isinstance(watched, QWidget) and watched.window() is self:
+            self.session.activity()
+        elif kind == QEvent.Type.WindowDeactivate and watched is self:
+            self.session.pause()
+        return False
+
+    def _refresh_actions(self) -> None:
+        refresh_enabled(self.actions_table, self.qactions)
 
     # -- construction ---------------------------------------------------------
     def _build_widgets(self) -> None:
@@ -110,14 +183,18 @@ class MainWindow(ImageControls, QMainWindow):
         centre_layout.addLayout(slice_row)
         centre_layout.addWidget(self.image_message)
         self.item_pane = ItemPane()
-        self.rubric_pane = RubricPane(self.rubric)
+        self.rubric_pane = RubricPane(self.rubric, load_review_tags())
         self.rubric_pane.toggled.connect(self.toggle_rule)
         self.rubric_pane.comment_edited.connect(self._comment_edited)
         self.rubric_pane.commit_requested.connect(self.commit)
+        self.rubric_pane.tag_toggled.connect(self._tag_toggled)
+        self.reveal_pane = RevealPane()
+        self.reveal_pane.note_submitted.connect(self._save_note)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.item_pane)
         right_layout.addWidget(self.rubric_pane)
+        right_layout.addWidget(self.reveal_pane)
         right_layout.addStretch(1)
         scroll = QScrollArea()  # the rules keep their natural height on small screens
         scroll.setWidget(right)
@@ -132,6 +209,8 @@ class MainWindow(ImageControls, QMainWindow):
         side_layout.addWidget(scroll, 1)
         side_layout.addWidget(self.rubric_pane.footer)
         splitter = QSplitter()
+        splitter.setObjectName("mainSplitter")
+        self.splitter = splitter
         splitter.addWidget(self.list_pane)
         splitter.addWidget(centre)
         splitter.addWidget(side)
@@ -169,16 +248,24 @@ class MainWindow(ImageControls, QMainWindow):
             )
 
     # -- behaviour --------------------------------------------------------------
-    def show_item(self, item_id: str) -> None:
-        """Make ``item_id`` current: question, options, draft (kept) or saved scores, image."""
+    def show_item(self, item_id: str, repeat: bool = False) -> None:
+        """Make ``item_id`` current: question, options, draft (kept) or saved scores, image.
+
+        ``repeat``: show a committed item again for an intra-rater repeat (blind to the
+        first scores).
+        """
         previous = self.session.current.id if self.session.current else None
-        item = self.session.select(item_id)
+        item = self.session.select(item_id, repeat=repeat)
         self._position_timer.start()  # store the resume position once the reviewer settles
         self.list_pane.select(item_id)
         self.item_pane.show_item(item)
-        self.rubric_pane.show_scores(self.session.draft.scores)
-        self.rubric_pane.show_comment(self.session.draft.comment)
+        draft = self.session.draft
+        self.rubric_pane.show_scores(draft.scores)
+        self.rubric_pane.show_tags(draft.scores, draft.tags)
+        self.rubric_pane.show_comment(draft.comment)
         self._show_saved_status()
+        self._show_reveal()
+        self._refresh_actions()
         if item_id != previous:
             self._fit_next = True  # a new item opens fitted to the window
             self.right_scroll.verticalScrollBar().setValue(0)
@@ -197,13 +284,19 @@ class MainWindow(ImageControls, QMainWindow):
             self.statusBar().showMessage(f"Could not store the current position: {exc}", 8000)
 
     def _show_saved_status(self) -> None:
-        saved = self.session.saved.get(self.session.current.id)
-        if self.session.has_unsaved_changes(self.session.current.id):
-            text = "Unsaved changes (kept while the app runs; Enter commits)."
+        item_id = self.session.current.id
+        saved = self.session.saved.get(item_id)
+        draft = self.session.draft
+        if draft is not None and draft.repeat:
+            text = "Repeat for intra-rater agreement: score afresh, Enter commits."
+        elif self.session.has_unsaved_changes(item_id):
+            text = "Draft saved, not committed (Enter commits; Ctrl+Z undoes)."
         elif saved:
             text = f"Saved: revision {saved.revision}, committed {local_time(saved.committed_at)}."
         else:
             text = "Not reviewed yet."
+        if item_id in self.session.flagged:
+            text += "  ⚑ Flagged (F unflags)."
         self.rubric_pane.show_status(text)
 
     def _show_no_item(self, message: str) -> None:
@@ -213,69 +306,13 @@ class MainWindow(ImageControls, QMainWindow):
         self.rubric_pane.show_scores({rule: None for rule in RULE_IDS})
         self.rubric_pane.show_comment("")
         self.rubric_pane.show_status("")
+        self.rubric_pane.show_tags({rule: None for rule in RULE_IDS}, [])
+        self.reveal_pane.show_hidden(False, anything=False)
         self.image_view.clear()
         self.slice_slider.setVisible(False)
         self.slice_label.setText("")
         self.image_message.setText(message)
         QTimer.singleShot(0, self._announce_first)  # after the caller connected to the signal
-
-    def toggle_rule(self, rule_id: str) -> None:
-        """Key 1–7: score one rule of the current item (unscored → fail → pass → fail)."""
-        if self.session.current is None:
-            return
-        self.session.toggle(rule_id)
-        self._draft_changed()
-
-    def pass_unscored(self) -> None:
-        """Key P: pass every rule of the current item that is not scored yet."""
-        if self.session.current is not None and self.session.pass_unscored():
-            self._draft_changed()
-
-    def _comment_edited(self, text: str) -> None:
-        if self.session.current is not None:
-            self.session.set_comment(text)
-            self._draft_changed(scores=False)
-
-    def _draft_changed(self, scores: bool = True) -> None:
-        if scores:
-            self.rubric_pane.show_scores(self.session.draft.scores)
-        self.list_pane.set_mark(self.session.current, self._mark(self.session.current.id))
-        self._show_saved_status()
-
-    def _mark(self, item_id: str) -> str:
-        if self.session.has_unsaved_changes(item_id):
-            return "✎"
-        return "✓" if item_id in self.session.saved else ""
-
-    def commit(self) -> None:
-        """Save the current draft at once, then move to the next item in the list."""
-        if self.session.current is None:
-            self.statusBar().showMessage("No item to commit.", 4000)
-            return
-        if self.session.is_saved_unchanged(self.session.current.id):
-            # nothing new to save: Enter only moves on (no duplicate revision)
-            self.statusBar().showMessage(
-                f"{self.session.current.id} unchanged, not saved again.", 4000
-            )
-            self._go_next(None)
-            return
-        try:
-            review = self.session.commit()
-        except ReviewIncomplete as exc:
-            self.rubric_pane.show_status(str(exc), problem=True)
-            if exc.needs_comment:
-                self.rubric_pane.comment.setFocus()
-            return
-        except StoreError as exc:
-            log.exception("commit failed")
-            QMessageBox.critical(
-                self, "Review not saved", f"{exc}\n\nYour scores are still on screen."
-            )
-            return
-        self.list_pane.set_mark(self.session.current, "✓")
-        self._update_progress()
-        self.statusBar().showMessage(f"Saved {review.item_id} (revision {review.revision}).", 4000)
-        self._go_next(review.revision)
 
     def step_item(self, step: int) -> None:  # Ctrl+Down / Backspace
         """Move through the visible list without committing (the draft is kept)."""
@@ -286,17 +323,10 @@ class MainWindow(ImageControls, QMainWindow):
         position = ids.index(current) + step if current in ids else 0
         self.show_item(ids[max(0, min(position, len(ids) - 1))])
 
-    def _go_next(self, revision: int | None) -> None:
-        next_id = self.session.next_item_id()
-        if next_id is None:
-            self.rubric_pane.show_status(
-                "End of the list."
-                if revision is None
-                else f"Saved: revision {revision}. End of the list."
-            )
-        else:
-            self.show_item(next_id)
-        self.image_view.setFocus()  # keys 1–7 score the next item, not the comment box
+    def focus_search(self) -> None:
+        """Ctrl+F: type in the search box (Esc or Enter returns to the review)."""
+        self.list_pane.search.setFocus()
+        self.list_pane.search.selectAll()
 
     def _apply_filter(self, item_filter: ItemFilter) -> None:
         visible = self.session.set_filter(item_filter)
@@ -314,7 +344,12 @@ class MainWindow(ImageControls, QMainWindow):
 
     def _update_progress(self) -> None:
         done, total = self.session.progress()
-        self.progress_label.setText(f"{done} of {total} reviewed")
+        eta = self.session.eta_seconds()
+        left = f" · about {format_duration(eta)} left" if eta is not None and done < total else ""
+        self.progress_label.setText(f"{done} of {total} reviewed{left}")
+        self.progress_label.setToolTip(
+            "Time left = unreviewed items × your median active time per item"
+        )
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(done)
 
@@ -326,15 +361,8 @@ class MainWindow(ImageControls, QMainWindow):
         self._start_session()
 
     def ask_reviewer(self) -> None:
-        """File › Change reviewer: reviews from now on carry the new name."""
-        if any(self.session.has_unsaved_changes(i) for i in self.session.drafts):
-            answer = QMessageBox.question(
-                self,
-                "Unsaved changes",
-                "Some items have unsaved changes. Switch reviewer and drop them?",
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                return
+        """File › Change reviewer: reviews from now on carry the new name (each
+        reviewer's drafts stay saved under their own name)."""
         name, ok = QInputDialog.getText(
             self, "Reviewer", "Reviewer name:", text=self.session.reviewer
         )
@@ -344,20 +372,14 @@ class MainWindow(ImageControls, QMainWindow):
             self.reviewer_changed.emit(name.strip())
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        """Ask before losing uncommitted edits (Cancel is the default button)."""
-        unsaved = [i for i in self.session.drafts if self.session.has_unsaved_changes(i)]
-        ask = unsaved and self.isVisible() and not self.property("unattended")
-        if (
-            ask
-            and self._ask(unsaved_changes_box(self, unsaved)) != QMessageBox.StandardButton.Discard
-        ):
-            event.ignore()
-            return
+        """Keep the position, the window layout and every draft (drafts are already saved:
+        nothing to ask)."""
+        self._position_timer.stop()
+        self._remember_position()
+        self.session.pause()
+        save_window_state(self)
+        QApplication.instance().removeEventFilter(self)
         event.accept()
-
-    def _ask(self, box: QMessageBox) -> QMessageBox.StandardButton:
-        """Run a question box (a seam for tests)."""
-        return QMessageBox.StandardButton(box.exec())
 
     def show_problems(self) -> None:
         """View › Benchmark problems: every problem the loader found."""
@@ -365,9 +387,57 @@ class MainWindow(ImageControls, QMainWindow):
         self._take_focus()
 
     def show_shortcuts(self) -> None:
-        """Help › Keyboard shortcuts, built from the action table."""
-        shortcuts_box(self, self.actions_table).exec()
+        """Help › Keyboard shortcuts, built from the action table (as remapped)."""
+        shortcuts_box(self, self.actions_table, self.qactions).exec()
         self._take_focus()
+
+    def edit_shortcuts(self) -> None:
+        """Help › Customise shortcuts: remap keys; stored in the user's settings."""
+        dialog = ShortcutsDialog(self, self.actions_table, self.prefs.shortcuts)
+        if self._run_dialog(dialog):
+            self.apply_shortcuts(dialog.overrides())
+        self._take_focus()
+
+    def apply_shortcuts(self, overrides: dict[str, list[str]]) -> None:
+        """Use remapped keys now and remember them (``settings.json`` ``shortcuts``)."""
+        self.prefs.shortcuts = overrides
+        for spec in self.actions_table:
+            keys = effective_keys(spec, overrides)
+            self.qactions[spec.id].setShortcuts([QKeySequence(k) for k in keys])
+        self.preferences_changed.emit()
+
+    def edit_study_settings(self) -> None:
+        """File › Study settings: blinding, comment rules, repeats (stored in the study)."""
+        dialog = StudySettingsDialog(self, self.session.study, self.session.store.judgment_models())
+        if self._run_dialog(dialog):
+            try:
+                dialog.settings().save(self.session.store)
+            except StoreError as exc:
+                QMessageBox.critical(self, "Study settings not saved", str(exc))
+                return
+            self.set_session(
+                ReviewSessionState(self.session.items, self.session.store, self.session.reviewer)
+            )
+        self._take_focus()
+
+    def _run_dialog(self, dialog) -> bool:
+        """Run a dialog; True when accepted (a seam for tests)."""
+        return bool(dialog.exec())
+
+    def set_theme(self, theme: str) -> None:
+        """View › Theme: light, dark or high contrast (remembered)."""
+        self.prefs.theme = theme
+        apply_theme(QApplication.instance(), theme, self.prefs.font_scale)
+        self.preferences_changed.emit()
+
+    def scale_font(self, step: int) -> None:
+        """View › Larger / Smaller text: move one step along FONT_SCALES (remembered)."""
+        scales = FONT_SCALES
+        nearest = min(range(len(scales)), key=lambda i: abs(scales[i] - self.prefs.font_scale))
+        self.prefs.font_scale = scales[max(0, min(len(scales) - 1, nearest + step))]
+        apply_theme(QApplication.instance(), self.prefs.theme, self.prefs.font_scale)
+        self.statusBar().showMessage(f"Text size {self.prefs.font_scale:.0%}", 3000)
+        self.preferences_changed.emit()
 
     def _take_focus(self) -> None:
         """After a dialog: give the keys back to the review (1–7, Enter...)."""

@@ -5,11 +5,12 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
@@ -22,13 +23,20 @@ from PySide6.QtWidgets import (
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.rubric import Rubric
 from medrcube_desktop.core.taxonomy import task_by_abbreviation
-from medrcube_desktop.review.session import ALL, STATUS_REVIEWED, STATUS_UNREVIEWED, ItemFilter
+from medrcube_desktop.review.queues import (
+    ALL,
+    ORDER_BENCHMARK,
+    ORDER_RANDOM,
+    STATUS_CHOICES,
+    ItemFilter,
+)
 
 ITEM_ID_ROLE = Qt.ItemDataRole.UserRole
 
 
 class ItemListPane(QWidget):
-    """Filters (task, modality, region, dataset, reviewed) above the list of items."""
+    """Queue filters (task, modality, region, dataset, status, search, order) above the
+    list of items."""
 
     filter_changed = Signal(object)  # ItemFilter
     item_chosen = Signal(str)  # item id
@@ -52,12 +60,24 @@ class ItemListPane(QWidget):
             self.combos[key] = combo
             form.addRow(title, combo)
         status = QComboBox()
-        status.addItem("All", ALL)
-        status.addItem("Unreviewed", STATUS_UNREVIEWED)
-        status.addItem("Reviewed", STATUS_REVIEWED)
+        status.setObjectName("queue")
+        for value, title in STATUS_CHOICES:
+            status.addItem(title, value)
         status.currentIndexChanged.connect(self._emit_filter)
         self.combos["status"] = status
-        form.addRow("&Status", status)
+        form.addRow("&Queue", status)
+        order = QComboBox()
+        order.addItem("Benchmark order", ORDER_BENCHMARK)
+        order.addItem("Random order (fixed per reviewer)", ORDER_RANDOM)
+        order.currentIndexChanged.connect(self._emit_filter)
+        self.combos["order"] = order
+        form.addRow("&Order", order)
+        self.search = QLineEdit()
+        self.search.setObjectName("search")
+        self.search.setPlaceholderText("Search question and options (Ctrl+F)")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._emit_filter)
+        form.addRow("Searc&h", self.search)
         self.list = QListWidget()
         self.list.setObjectName("itemList")
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -71,7 +91,8 @@ class ItemListPane(QWidget):
 
     def current_filter(self) -> ItemFilter:
         """The filter the combo boxes describe now."""
-        return ItemFilter(**{key: combo.currentData() for key, combo in self.combos.items()})
+        values = {key: combo.currentData() for key, combo in self.combos.items()}
+        return ItemFilter(**values, text=self.search.text())
 
     def _emit_filter(self) -> None:
         self.filter_changed.emit(self.current_filter())
@@ -79,7 +100,8 @@ class ItemListPane(QWidget):
     def set_items(self, items: list[Item], states: dict[str, str], current_id: str | None) -> None:
         """Fill the list without emitting ``item_chosen``; keep ``current_id`` selected.
 
-        ``states`` maps item ids to a mark: ``"✓"`` committed, ``"✎"`` unsaved edits.
+        ``states`` maps item ids to a mark: ``"✓"`` committed, ``"✎"`` a draft, with
+        ``"⚑"`` added for a flagged item.
         """
         self.list.blockSignals(True)
         self.list.clear()
@@ -94,7 +116,7 @@ class ItemListPane(QWidget):
         self.count_label.setText(f"{len(items)} items shown")
 
     def set_mark(self, item: Item, mark: str) -> None:
-        """Show ``mark`` ("✓", "✎" or "") in front of one item."""
+        """Show ``mark`` (see :meth:`set_items`) in front of one item."""
         for row in range(self.list.count()):
             entry = self.list.item(row)
             if entry.data(ITEM_ID_ROLE) == item.id:
@@ -130,7 +152,7 @@ class ItemPane(QWidget):
         self.source = QLabel()
         self.source.setObjectName("sourceFact")
         self.source.setWordWrap(True)
-        self.source.setStyleSheet("color: #57606a")
+        self.source.setProperty("muted", True)
         self.question = QLabel()
         self.question.setObjectName("question")
         self.question.setWordWrap(True)
@@ -178,11 +200,23 @@ class CommentEdit(QPlainTextEdit):
 
     _ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        # One undo history for scores and comment: the window's Undo/Redo, not the box's.
+        self.setUndoRedoEnabled(False)
+
     def event(self, event) -> bool:  # noqa: D401 (Qt override)
-        # Claim Enter before the window's "commit" shortcut sees it, so it fires once.
-        if event.type() == QEvent.Type.ShortcutOverride and event.key() in self._ENTER_KEYS:
-            event.accept()
-            return True
+        if event.type() == QEvent.Type.ShortcutOverride:
+            # Claim Enter before the window's "commit" shortcut sees it, so it fires once.
+            if event.key() in self._ENTER_KEYS:
+                event.accept()
+                return True
+            # Let Undo/Redo reach the window's actions.
+            if event.matches(QKeySequence.StandardKey.Undo) or event.matches(
+                QKeySequence.StandardKey.Redo
+            ):
+                event.ignore()
+                return False
         return super().event(event)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt override)
@@ -207,10 +241,12 @@ class RubricPane(QWidget):
     toggled = Signal(str)  # rule id
     comment_edited = Signal(str)
     commit_requested = Signal()
+    tag_toggled = Signal(str)
 
-    def __init__(self, rubric: Rubric, parent=None) -> None:
+    def __init__(self, rubric: Rubric, tags: dict[str, tuple[str, ...]], parent=None) -> None:
         super().__init__(parent)
         self.rubric = rubric
+        self.rule_tags = tags
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(
@@ -234,7 +270,8 @@ class RubricPane(QWidget):
             layout.addWidget(button)
             description = QLabel(rule.description)
             description.setWordWrap(True)
-            description.setStyleSheet("color: #57606a; font-size: 11px; margin: 0 0 4px 22px")
+            description.setProperty("muted", True)
+            description.setContentsMargins(22, 0, 0, 4)
             layout.addWidget(description)
         # The comment, commit button and status live in ``footer``, which the window keeps
         # in view below the scrolling rules.
@@ -253,6 +290,17 @@ class RubricPane(QWidget):
             lambda: self.comment_edited.emit(self.comment.toPlainText())
         )
         footer.addWidget(self.comment)
+        self.tags_row = QListWidget()  # wraps like a row of chips
+        self.tags_row.setObjectName("tagsRow")
+        self.tags_row.setFlow(QListWidget.Flow.LeftToRight)
+        self.tags_row.setWrapping(True)
+        self.tags_row.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.tags_row.setSpacing(2)
+        self.tags_row.setMaximumHeight(56)
+        self.tags_row.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.tags_row.setToolTip("Quick tags for the failed rules (click to add to the review)")
+        self.tags_row.itemChanged.connect(self._tag_changed)
+        footer.addWidget(self.tags_row)
         self.commit_button = QPushButton("Commit and next  (Enter)")
         self.commit_button.setObjectName("commit")
         self.commit_button.clicked.connect(self._request_commit)
@@ -284,6 +332,34 @@ class RubricPane(QWidget):
                 "QPushButton { text-align: left; padding: 4px; border-radius: 3px; color: white; "
                 f"background: {colour}; }}"
             )
+
+    def show_tags(self, scores: dict[str, int | None], chosen: list[str]) -> None:
+        """Quick tags of the failed rules (and any chosen tag) as check boxes."""
+        wanted: list[str] = []
+        for rule in self.rubric.rules:
+            if scores[rule.id] == 0:
+                wanted += [t for t in self.rule_tags.get(rule.id, ()) if t not in wanted]
+        wanted += [t for t in chosen if t not in wanted]
+        self.tags_row.blockSignals(True)
+        self.tags_row.clear()
+        for tag in wanted:
+            entry = QListWidgetItem(tag)
+            entry.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+            entry.setCheckState(Qt.CheckState.Checked if tag in chosen else Qt.CheckState.Unchecked)
+            self.tags_row.addItem(entry)
+        self.tags_row.blockSignals(False)
+        self.tags_row.setVisible(bool(wanted))
+
+    def tag_items(self) -> dict[str, bool]:
+        """Tags on offer and whether each is chosen (for tests and accessibility)."""
+        return {
+            self.tags_row.item(row).text(): self.tags_row.item(row).checkState()
+            == Qt.CheckState.Checked
+            for row in range(self.tags_row.count())
+        }
+
+    def _tag_changed(self, entry: QListWidgetItem) -> None:
+        self.tag_toggled.emit(entry.text())
 
     def show_comment(self, text: str) -> None:
         """Put a draft's comment in the box (cursor at the end) without signalling an edit."""

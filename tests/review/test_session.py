@@ -2,6 +2,7 @@ import pytest
 
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.review.session import ItemFilter, ReviewIncomplete, ReviewSessionState
+from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.store import ReviewStore
 
 
@@ -44,7 +45,7 @@ def test_a_failed_rule_needs_a_comment_unless_configured_off(session, ct_benchma
     with pytest.raises(ReviewIncomplete, match="rule 1.4 failed: say why in the comment"):
         session.commit()
     relaxed = ReviewSessionState(
-        session.items, session.store, "dr-b", require_comment_on_fail=False
+        session.items, session.store, "dr-b", StudySettings(require_comment_on_fail=False)
     )
     relaxed.select("ct-1")
     relaxed.toggle("1.4")

@@ -55,7 +55,7 @@ def test_keys_1_to_7_and_enter_save_scores_that_a_new_window_shows(qtbot, ct_ben
     qtbot.keyClicks(window.rubric_pane.comment, "options 1 and 3 overlap")  # digits go to the text
     qtbot.keyClick(window.rubric_pane.comment, Qt.Key.Key_Return)
     assert window.session.current.id == "ct-2"  # Enter committed and moved on
-    assert window.progress_label.text() == "1 of 2 reviewed"
+    assert window.progress_label.text().startswith("1 of 2 reviewed")
     saved = store.latest_reviews("dr-a")["ct-1"]
     assert saved.scores == {"1.1": 1, "1.2": 0, "1.3": 1, "1.4": 1, "2.1": 0, "2.2": 1, "2.3": 1}
     assert saved.comment == "options 1 and 3 overlap"
@@ -65,7 +65,7 @@ def test_keys_1_to_7_and_enter_save_scores_that_a_new_window_shows(qtbot, ct_ben
 
     again, _ = open_window(qtbot, ct_benchmark, db)
     assert again.session.current.id == "ct-2"  # resumes where the reviewer was
-    assert again.progress_label.text() == "1 of 2 reviewed"
+    assert again.progress_label.text().startswith("1 of 2 reviewed")
     again.show_item("ct-1")
     texts = {rule: again.rubric_pane.buttons[rule].text() for rule in ("1.1", "1.2", "2.1")}
     assert (
@@ -164,7 +164,7 @@ def test_unsaved_edits_survive_switching_items_and_are_marked(qtbot, ct_benchmar
     assert window.list_pane.list.item(0).text().startswith("✎")
     window.show_item("ct-1")
     assert window.rubric_pane.buttons["1.3"].text().endswith("FAIL")
-    assert "Unsaved changes" in window.rubric_pane.saved_label.text()
+    assert "Draft saved, not committed" in window.rubric_pane.saved_label.text()
 
 
 def test_no_matching_item_means_nothing_to_commit(qtbot, ct_benchmark, tmp_path):
@@ -178,28 +178,20 @@ def test_no_matching_item_means_nothing_to_commit(qtbot, ct_benchmark, tmp_path)
     assert "No item matches the filters" in window.item_pane.meta.text()
 
 
-def test_closing_with_unsaved_edits_asks_first_and_defaults_to_cancel(
+def test_closing_keeps_the_draft_without_asking_and_a_new_window_resumes_it(
     qtbot, ct_benchmark, tmp_path
 ):
-    from PySide6.QtWidgets import QMessageBox
-
-    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     window.setProperty("unattended", False)
-    asked, answers = [], [QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Discard]
-
-    def answer(box):
-        asked.append(
-            (box.text(), box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel))
-        )
-        return answers.pop(0)
-
-    window._ask = answer
+    window.show_item("ct-2")
     qtbot.keyClick(window.image_view, Qt.Key.Key_3)
     window.close()
-    assert window.isVisible() and len(asked) == 1 and "ct-1" in asked[0][0]  # Cancel: stays
-    assert asked[0][1]  # Enter on the dialog means Cancel, never "discard"
-    window.close()
-    assert not window.isVisible() and len(asked) == 2  # Discard: closes
+    assert not window.isVisible()  # nothing to ask: the draft is already saved
+    store.close()
+    again, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    assert again.session.current.id == "ct-2"
+    assert again.rubric_pane.buttons["1.3"].text().endswith("FAIL")
+    assert again.list_pane.list.item(1).text().startswith("✎")
 
 
 @pytest.mark.slow
@@ -243,10 +235,16 @@ def test_enter_on_an_unchanged_saved_item_adds_no_revision(qtbot, ct_benchmark, 
     for _ in range(3):
         qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
     assert [r.revision for r in store.review_history("dr-a", "ct-2")] == [1]
-    qtbot.keyClick(window.image_view, Qt.Key.Key_5)  # a real change does make revision 2
+    qtbot.keyClick(window.image_view, Qt.Key.Key_5)  # pass → fail → pass: back where it was
     qtbot.keyClick(window.image_view, Qt.Key.Key_5)
     qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
-    assert [r.revision for r in store.review_history("dr-a", "ct-2")] == [1, 2]
+    assert [r.revision for r in store.review_history("dr-a", "ct-2")] == [1]
+    qtbot.keyClick(window.image_view, Qt.Key.Key_5)  # a real change does make revision 2
+    window.rubric_pane.comment.setPlainText("options overlap")
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
+    history = store.review_history("dr-a", "ct-2")
+    assert [r.revision for r in history] == [1, 2]
+    assert history[0].scores["2.1"] == 1 and history[1].scores["2.1"] == 0  # original kept
 
 
 def test_an_item_id_mentioning_comment_does_not_steal_the_keys(qtbot, tmp_path):
