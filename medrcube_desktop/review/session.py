@@ -103,13 +103,14 @@ class Draft:
 class Reveal:
     """What the reviewer sees of others' judgments of an item once it may be shown.
 
-    ``mine`` are the reviewer's latest committed scores; ``llm`` the LLM judgment
+    ``mine`` are the reviewer's scores as on screen (the draft, else the latest
+    committed; ``None`` for an unscored rule); ``llm`` the LLM judgment
     (``None`` when the item has none); ``others`` the latest scores of every other
     reviewer; ``disagreements`` the rules where ``mine`` and ``llm`` differ.
     """
 
     item_id: str
-    mine: dict[str, int]
+    mine: dict[str, int | None]
     llm_model: str
     llm: dict[str, int] | None
     others: dict[str, dict[str, int]]
@@ -326,7 +327,8 @@ class ReviewSessionState:
         if not self.is_revealed(item_id):
             return None
         judgment = self.judgments.get(item_id)
-        saved = self.saved.get(item_id)
+        draft, saved = self.drafts.get(item_id), self.saved.get(item_id)
+        mine = dict(draft.scores) if draft else dict(saved.scores) if saved else {}
         others = {
             name: review.scores
             for name, review in self.store.item_reviews(item_id).items()
@@ -334,11 +336,11 @@ class ReviewSessionState:
         }
         return Reveal(
             item_id,
-            dict(saved.scores) if saved else {},
+            mine,
             self.llm_model,
             dict(judgment.scores) if judgment and judgment.scores else None,
             others,
-            self.disagreements(item_id),
+            self.disagreements(item_id, mine) if mine else [],
         )
 
     def disagreements(self, item_id: str, scores: dict[str, int | None] | None = None) -> list[str]:

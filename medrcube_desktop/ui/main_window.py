@@ -207,6 +207,7 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(scroll, 1)
+        side_layout.addWidget(self.reveal_pane.note)  # in view when a reason is asked for
         side_layout.addWidget(self.rubric_pane.footer)
         splitter = QSplitter()
         splitter.setObjectName("mainSplitter")
@@ -345,7 +346,7 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
     def _update_progress(self) -> None:
         done, total = self.session.progress()
         eta = self.session.eta_seconds()
-        left = f" · about {format_duration(eta)} left" if eta is not None and done < total else ""
+        left = f" · {format_duration(eta)} left" if eta is not None and done < total else ""
         self.progress_label.setText(f"{done} of {total} reviewed{left}")
         self.progress_label.setToolTip(
             "Time left = unreviewed items × your median active time per item"

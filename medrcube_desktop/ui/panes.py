@@ -9,6 +9,7 @@ from PySide6.QtGui import QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -253,6 +254,7 @@ class RubricPane(QWidget):
             QLabel("Keys 1–7: fail a rule (again: pass) · P: pass every unscored rule")
         )
         self.buttons: dict[str, QPushButton] = {}
+        self.compare_labels: dict[str, QLabel] = {}
         principle = None
         for rule in rubric.rules:
             if rule.principle != principle:
@@ -267,7 +269,14 @@ class RubricPane(QWidget):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the review
             button.clicked.connect(self._toggler(rule.id))
             self.buttons[rule.id] = button
-            layout.addWidget(button)
+            compare = QLabel()  # the revealed LLM verdict beside the reviewer's own
+            compare.setObjectName(f"compare_{rule.id}")
+            compare.setMinimumWidth(0)
+            self.compare_labels[rule.id] = compare
+            row = QHBoxLayout()
+            row.addWidget(button, 1)
+            row.addWidget(compare)
+            layout.addLayout(row)
             description = QLabel(rule.description)
             description.setWordWrap(True)
             description.setProperty("muted", True)
@@ -296,7 +305,7 @@ class RubricPane(QWidget):
         self.tags_row.setWrapping(True)
         self.tags_row.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.tags_row.setSpacing(2)
-        self.tags_row.setMaximumHeight(56)
+        self.tags_row.setMaximumHeight(48)
         self.tags_row.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.tags_row.setToolTip("Quick tags for the failed rules (click to add to the review)")
         self.tags_row.itemChanged.connect(self._tag_changed)
@@ -332,6 +341,21 @@ class RubricPane(QWidget):
                 "QPushButton { text-align: left; padding: 4px; border-radius: 3px; color: white; "
                 f"background: {colour}; }}"
             )
+
+    def show_comparison(self, name: str, scores: dict[str, int] | None, differs: list[str]) -> None:
+        """Beside each rule: ``name``'s verdict, "≠" in red where it differs; nothing
+        (and no text held) when ``scores`` is None."""
+        for rule_id, label in self.compare_labels.items():
+            if scores is None:
+                label.clear()
+                label.setVisible(False)
+                continue
+            verdict = SCORE_LOOK[scores[rule_id]][0]
+            if rule_id in differs:
+                label.setText(f"<b style='color:#b42318'>≠ {escape(name)}: {verdict}</b>")
+            else:
+                label.setText(f"{escape(name)}: {verdict}")
+            label.setVisible(True)
 
     def show_tags(self, scores: dict[str, int | None], chosen: list[str]) -> None:
         """Quick tags of the failed rules (and any chosen tag) as check boxes."""

@@ -58,13 +58,15 @@ class RevealPane(QWidget):
         self.table.setMaximumHeight(260)
         self.note = QLineEdit()
         self.note.setObjectName("disagreementNote")
-        self.note.setPlaceholderText("Why do you keep your scores? (Enter saves and goes on)")
+        self.note.setPlaceholderText(
+            "You differ from the LLM: why do you keep your scores? (Enter saves and goes on)"
+        )
         self.note.returnPressed.connect(lambda: self.note_submitted.emit(self.note.text()))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 8, 0, 0)
         layout.addWidget(self.title)
         layout.addWidget(self.table)
-        layout.addWidget(self.note)
+        # ``note`` is placed by the window, above the comment box, so it is always in view.
         self.show_hidden(False)
 
     def _clear(self) -> None:
@@ -100,12 +102,12 @@ class RevealPane(QWidget):
         note box is shown and focused by the window).
         """
         self._clear()
-        columns: list[tuple[str, dict[str, int]]] = []
+        columns: list[tuple[str, dict[str, int | None]]] = []
         if reveal.mine:
             columns.append(("You", reveal.mine))
         if reveal.llm is not None:
             columns.append((reveal.llm_model, reveal.llm))
-        columns += [(name, scores) for name, scores in sorted(reveal.others.items())]
+        columns += [(name, dict(scores)) for name, scores in sorted(reveal.others.items())]
         if len(columns) <= 1:
             self.title.setText("No LLM judgment or other review of this item yet.")
             self.title.setVisible(True)

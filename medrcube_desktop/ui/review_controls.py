@@ -20,12 +20,12 @@ log = logging.getLogger(__name__)
 
 
 def format_duration(seconds: float) -> str:
-    """``3 h 05 min``, ``12 min`` (rounded up) or ``under 1 min``."""
+    """``about 3 h 05 min``, ``about 12 min`` (rounded up) or ``under 1 min``."""
     if seconds < 60:
         return "under 1 min"
     minutes = math.ceil(seconds / 60)
     hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
+    return f"about {hours} h {minutes:02d} min" if hours else f"about {minutes} min"
 
 
 class ReviewControls:
@@ -105,6 +105,8 @@ class ReviewControls:
         self.list_pane.set_mark(self.session.current, self._mark(self.session.current.id))
         self._show_saved_status()
         self._refresh_actions()
+        if self.session.is_revealed(self.session.current.id):  # the comparison follows edits
+            self._show_reveal()
 
     def _mark(self, item_id: str) -> str:
         if self.session.has_unsaved_changes(item_id):
@@ -116,14 +118,15 @@ class ReviewControls:
     def _show_reveal(self) -> None:
         """The reveal pane for the current item: hidden (blind) or side by side."""
         current = self.session.current
-        if current is None:
-            self.reveal_pane.show_hidden(False, anything=False)
-            return
-        reveal = self.session.reveal(current.id)
-        draft = self.session.draft
+        reveal = self.session.reveal(current.id) if current is not None else None
         if reveal is None:
-            self.reveal_pane.show_hidden(draft is not None and draft.repeat)
+            self.rubric_pane.show_comparison("", None, [])
+            draft = self.session.draft
+            self.reveal_pane.show_hidden(
+                draft is not None and draft.repeat, anything=current is not None
+            )
             return
+        self.rubric_pane.show_comparison(reveal.llm_model, reveal.llm, reveal.disagreements)
         pending = self.session.note_needed
         rules = pending[1] if pending and pending[0].item_id == current.id else None
         self.reveal_pane.show_reveal(reveal, rules)
@@ -171,10 +174,11 @@ class ReviewControls:
             self.rubric_pane.show_scores(self.session.draft.scores)
             self._show_reveal()
             self._show_saved_status()
+            self.right_scroll.ensureWidgetVisible(self.reveal_pane)
             if self.session.note_needed:
                 self.rubric_pane.show_status(
                     f"Saved ({what}). You differ from {self.session.llm_model} on "
-                    f"{', '.join(self.session.note_needed[1])}: say why below, then Enter.",
+                    f"{', '.join(self.session.note_needed[1])}: say why in the box above the comment, then Enter.",
                     problem=True,
                 )
                 self.reveal_pane.note.setFocus()
