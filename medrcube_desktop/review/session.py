@@ -328,7 +328,9 @@ class ReviewSessionState:
             return None
         judgment = self.judgments.get(item_id)
         draft, saved = self.drafts.get(item_id), self.saved.get(item_id)
-        mine = dict(draft.scores) if draft else dict(saved.scores) if saved else {}
+        mine: dict[str, int | None] = (
+            dict(draft.scores) if draft else dict(saved.scores) if saved else {}
+        )
         others = {
             name: review.scores
             for name, review in self.store.item_reviews(item_id).items()

@@ -114,13 +114,19 @@ def press(window, key_text: str) -> None:
     QTest.keyClick(window.image_view, combination.key(), combination.keyboardModifiers())
 
 
-def test_every_shortcut_of_the_action_table_runs_its_action(qtbot, ct_benchmark, tmp_path):
+def test_every_shortcut_of_the_action_table_runs_its_action(
+    qtbot, monkeypatch, ct_benchmark, tmp_path
+):
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
-    for name in ("show_shortcuts", "show_problems", "edit_shortcuts", "edit_study_settings"):
-        setattr(window, name, lambda: None)  # dialogs would wait for a click
-    window.ask_reviewer = lambda: None
-    window.close = lambda: None
-    window.set_theme = lambda name: None
+    for name in (
+        "show_shortcuts",
+        "show_problems",
+        "edit_shortcuts",
+        "edit_study_settings",
+        "ask_reviewer",
+        "close",  # restored before qtbot closes the window
+    ):
+        monkeypatch.setattr(window, name, lambda: None)  # dialogs would wait for a click
     checked = []
     for spec in window.actions_table:
         if not spec.shortcuts:

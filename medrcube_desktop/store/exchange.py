@@ -1,0 +1,270 @@
+"""Review exchange: one reviewer's reviews to and from CSV, and merging whole databases.
+
+Items are named by their benchmark id only, so no benchmark has to be open to import or
+export. The CSV format (columns, formula-safe cells) is in
+:mod:`medrcube_desktop.store.review_csv`; merging reviewer databases is in
+:mod:`medrcube_desktop.store.merging`. Both are re-exported here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.errors import StoreError
+from medrcube_desktop.store.merging import FileMerge, MergeSummary, merge
+from medrcube_desktop.store.review_csv import (
+    CSV_COLUMNS,
+    REQUIRED_COLUMNS,
+    CsvReview,
+    neutralise_cell,
+    read_reviews_csv,
+    restore_cell,
+    review_cells,
+    write_reviews_csv,
+)
+from medrcube_desktop.store.reviews import Review, ReviewStore, review_from_row, review_row, utc_now
+
+__all__ = [
+    "CSV_COLUMNS",
+    "REQUIRED_COLUMNS",
+    "WHICH",
+    "FileMerge",
+    "ImportSummary",
+    "MergeSummary",
+    "export_reviews",
+    "import_reviews",
+    "merge",
+    "neutralise_cell",
+    "restore_cell",
+    "reviews_by_item",
+]
+
+WHICH = ("latest", "first", "all")
+"""What :func:`export_reviews` writes: the latest revision of each item, the first
+judgment of each item, or every revision and intra-rater repeat."""
+
+# ---------------------------------------------------------------------------- queries
+
+
+def reviews_by_item(store: ReviewStore, reviewer: str) -> dict[str, list[Review]]:
+    """Every review row of ``reviewer`` (revisions and repeats), by item id, oldest
+    revision first.
+
+    Raises
+    ------
+    StoreError
+        The database cannot be read.
+    """
+
+    def query() -> dict[str, list[Review]]:
+        found: dict[str, list[Review]] = {}
+        for row in store.db.query(
+            "SELECT * FROM reviews WHERE reviewer = ? ORDER BY item_id, revision", [reviewer]
+        ):
+            found.setdefault(row["item_id"], []).append(review_from_row(row))
+        return found
+
+    try:
+        return query()
+    except (sqlite3.Error, UnicodeError, ValueError) as exc:
+        raise StoreError(f"{store.path or ':memory:'}: cannot read reviews: {exc}") from exc
+
+
+# ---------------------------------------------------------------------------- export
+
+
+def export_reviews(
+    store: ReviewStore, reviewer: str, out_path: str | Path, which: str = "latest"
+) -> int:
+    """Write ``reviewer``'s reviews to a CSV file; return the number of rows written.
+
+    Parameters
+    ----------
+    store : ReviewStore
+    reviewer : str
+    out_path : str or Path
+        CSV file, written atomically (a temporary file in the same folder, then
+        renamed over it), UTF-8.
+    which : {"latest", "first", "all"}
+        ``"latest"``: the latest revision of each item; ``"first"``: the first judgment
+        of each item (intra-rater repeats are left out of both); ``"all"``: every
+        revision and repeat. Rows are sorted by item id, then revision.
+
+    Raises
+    ------
+    StoreError
+        ``which`` is unknown, the database cannot be read or the file cannot be written
+        (the message names the file).
+    """
+    if which not in WHICH:
+        raise StoreError(f"unknown revisions choice {which!r}; expected one of {list(WHICH)}")
+    if which == "latest":
+        reviews = list(store.latest_reviews(reviewer).values())
+    elif which == "first":
+        reviews = list(store.first_reviews(reviewer).values())
+    else:
+        reviews = [r for rows in reviews_by_item(store, reviewer).values() for r in rows]
+    reviews.sort(key=lambda r: (r.item_id, r.revision))
+    write_reviews_csv(Path(out_path), [review_cells(r) for r in reviews])
+    return len(reviews)
+
+
+# ---------------------------------------------------------------------------- import
+
+
+@dataclass
+class ImportSummary:
+    """What :func:`import_reviews` did.
+
+    Attributes
+    ----------
+    imported : int
+        Rows stored as new revisions (or repeats).
+    skipped : int
+        Rows already stored: identical (same scores, comment and tags) to the
+        reviewer's latest review of the item, or to a stored review with the same
+        ``committed_at``, or part of a run of rows for one item that the stored
+        revisions already end with.
+    problems : list of str
+        One message per bad cell: ``"FILE line N item ID column COL: reason"``; rows
+        with a problem are not imported.
+    """
+
+    imported: int = 0
+    skipped: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form: ``{"imported", "skipped", "problems"}``."""
+        return {"imported": self.imported, "skipped": self.skipped, "problems": self.problems}
+
+
+def import_reviews(store: ReviewStore, reviewer: str, csv_path: str | Path) -> ImportSummary:
+    """Add the reviews of a CSV file as ``reviewer``'s, skipping bad and unchanged rows.
+
+    Each valid row becomes the next revision of its item (rows of one item in file
+    order), with ``source="import"``, unless it is identical (scores, comment, tags) to
+    the reviewer's latest review of the item (latest repeat, for a ``repeat`` row) or to
+    a stored review committed at the same time, or the item's rows in the file are what
+    its stored revisions already end with: then it is skipped, so importing a file twice
+    adds nothing. Missing ``committed_at`` defaults to now, missing ``started_at`` to
+    ``committed_at``. The reviewer's drafts are left alone (unlike a commit in the app,
+    which drops the draft). All rows are written in one transaction.
+
+    Parameters
+    ----------
+    store : ReviewStore
+    reviewer : str
+    csv_path : str or Path
+        UTF-8 CSV whose header names at least :data:`REQUIRED_COLUMNS` (see
+        :func:`~medrcube_desktop.store.review_csv.read_reviews_csv`).
+
+    Returns
+    -------
+    ImportSummary
+
+    Raises
+    ------
+    StoreError
+        The reviewer name is empty; the file cannot be read, is empty, is not UTF-8 or
+        lacks a required column (the message names the file); or the write fails.
+    """
+    if not reviewer.strip():
+        raise StoreError("the reviewer name is empty")
+    path = Path(csv_path).expanduser()
+    rows, problems = read_reviews_csv(path)
+    summary = ImportSummary(problems=problems)
+    now = utc_now()
+    try:
+        with store.conn:  # one transaction: what is there and what is added agree
+            store.conn.execute("BEGIN IMMEDIATE")
+            history = reviews_by_item(store, reviewer)
+            replayed = _replayed_groups(rows, history)
+            for row in rows:
+                stored = history.setdefault(row.item_id, [])
+                if (row.item_id, row.repeat) in replayed or _already_stored(row, stored):
+                    summary.skipped += 1
+                    continue
+                stored.append(_insert(store, _review(reviewer, row, now, stored)))
+                summary.imported += 1
+    except sqlite3.Error as exc:
+        raise StoreError(f"{store.path or ':memory:'}: cannot import {path}: {exc}") from exc
+    return summary
+
+
+def _content(review: Review | CsvReview) -> tuple[object, ...]:
+    """What makes two reviews of an item the same: scores, comment and tags."""
+    return (tuple(review.scores[r] for r in RULE_IDS), review.comment, review.tags)
+
+
+def _already_stored(row: CsvReview, stored: list[Review]) -> bool:
+    """Whether ``row`` repeats the latest review of its kind, or a review of the same time."""
+    kind = [r for r in stored if r.repeat == row.repeat]
+    if kind and _content(kind[-1]) == _content(row):
+        return True
+    return row.committed_at is not None and any(
+        _content(r) == _content(row) and r.committed_at == row.committed_at for r in kind
+    )
+
+
+def _replayed_groups(
+    rows: list[CsvReview], history: dict[str, list[Review]]
+) -> set[tuple[str, bool]]:
+    """(item id, repeat) groups of several rows whose contents, in file order, are the
+    last stored revisions of that kind: the file was imported before, so the whole group
+    is skipped (row by row, "A, B" after stored "A, B" would add A and B again)."""
+    groups: dict[tuple[str, bool], list[tuple[object, ...]]] = {}
+    for row in rows:
+        seq = groups.setdefault((row.item_id, row.repeat), [])
+        if not seq or seq[-1] != _content(row):
+            seq.append(_content(row))
+    replayed = set()
+    for (item_id, repeat), seq in groups.items():
+        kind = [_content(r) for r in history.get(item_id, []) if r.repeat == repeat]
+        if len(seq) > 1 and kind[-len(seq) :] == seq:
+            replayed.add((item_id, repeat))
+    return replayed
+
+
+def _review(reviewer: str, row: CsvReview, now: str, stored: list[Review]) -> Review:
+    """The review to store for a CSV row; its revision follows the stored ones.
+
+    A row that gives its commit time gets a uid derived from its content, so the same
+    file imported into two databases yields rows that :func:`merge` recognises.
+    """
+    committed = row.committed_at or now
+    uid = ""
+    if row.committed_at is not None:
+        key = json.dumps(
+            [reviewer, row.item_id, row.scores, row.comment, list(row.tags), row.repeat, committed]
+        )
+        uid = "csv:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return Review(
+        reviewer=reviewer,
+        item_id=row.item_id,
+        scores=row.scores,
+        comment=row.comment,
+        started_at=row.started_at or committed,
+        committed_at=committed,
+        revision=max((r.revision for r in stored), default=0) + 1,
+        active_seconds=row.active_seconds,
+        tags=row.tags,
+        repeat=row.repeat,
+        uid=uid,
+        source="import",
+    )
+
+
+def _insert(store: ReviewStore, review: Review) -> Review:
+    """Insert one review row as it is (inside the caller's transaction)."""
+    row = review_row(review)
+    row["revision"] = review.revision
+    columns = ", ".join(row)
+    marks = ", ".join(f":{c}" for c in row)
+    store.conn.execute(f"INSERT INTO reviews ({columns}) VALUES ({marks})", row)
+    return review_from_row(row)

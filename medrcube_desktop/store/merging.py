@@ -1,0 +1,274 @@
+"""Merging reviewer databases into one study database, without duplicates or loss.
+
+Rows are recognised by their stable ids: ``uid`` for ``reviews`` and ``judgments``,
+``review_uid`` for ``disagreement_notes`` and (``reviewer``, ``item_id``) for ``flags``.
+A row is copied only when the target lacks that id, so merging the same file again adds
+nothing. Drafts and ``app_state`` stay with the database they belong to.
+
+The other file is never opened for writing: it is copied with SQLite's backup API (WAL
+content included) and the copy, migrated to the current schema, is read. Public through
+:mod:`medrcube_desktop.store.exchange`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from medrcube_desktop.errors import StoreError
+from medrcube_desktop.store.migrations import available_migrations, current_version
+from medrcube_desktop.store.reviews import ReviewStore
+
+MERGED_TABLES = ("reviews", "judgments", "disagreement_notes", "flags")
+"""Tables :func:`merge` copies rows of, in the order it copies them."""
+
+_KEYS = {
+    "reviews": ("uid",),
+    "judgments": ("uid",),
+    "disagreement_notes": ("review_uid",),
+    "flags": ("reviewer", "item_id"),
+}
+
+
+@dataclass(frozen=True)
+class FileMerge:
+    """What merging one other database added.
+
+    Attributes
+    ----------
+    path : Path
+        The other database.
+    added : dict[str, int]
+        Rows copied, by table (every table of :data:`MERGED_TABLES`).
+    renumbered_items : int
+        (reviewer, item) pairs whose revisions were renumbered by commit time.
+    """
+
+    path: Path
+    added: dict[str, int]
+    renumbered_items: int = 0
+
+
+@dataclass(frozen=True)
+class MergeSummary:
+    """What :func:`merge` added, one :class:`FileMerge` per other database, in order."""
+
+    files: list[FileMerge] = field(default_factory=list)
+
+    def total(self, table: str) -> int:
+        """Rows added to ``table`` from all files."""
+        return sum(f.added.get(table, 0) for f in self.files)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form: ``{"files": [{"path", "added", "renumbered_items"}], "total"}``."""
+        return {
+            "files": [
+                {"path": str(f.path), "added": f.added, "renumbered_items": f.renumbered_items}
+                for f in self.files
+            ],
+            "total": {table: self.total(table) for table in MERGED_TABLES},
+        }
+
+
+def merge(target_store: ReviewStore, other_paths: Iterable[str | Path]) -> MergeSummary:
+    """Fold other reviewer databases into ``target_store``.
+
+    Every row of ``reviews``, ``judgments``, ``disagreement_notes`` and ``flags`` whose
+    id the target lacks is copied (reviews with ``source="merge"``). For each (reviewer,
+    item) that receives reviews, all its revisions are renumbered 1..n by
+    (``committed_at``, previous revision, ``uid``), so the first judgment stays the
+    earliest committed one. Each other file is merged in one transaction.
+
+    Parameters
+    ----------
+    target_store : ReviewStore
+        The study database, written.
+    other_paths : iterable of str or Path
+        Review databases of any schema version up to the current one; read only (each
+        is copied to a temporary file first, and the copy is migrated and read).
+
+    Returns
+    -------
+    MergeSummary
+
+    Raises
+    ------
+    StoreError
+        An other path is missing, is not a review database, is newer than this app or
+        is the target file itself; or a write fails (that file's rows are rolled back).
+        All paths are checked before anything is merged.
+    """
+    others = [Path(p).expanduser() for p in other_paths]
+    for other in others:
+        _check_other(target_store, other)
+    files = []
+    for other in others:
+        with tempfile.TemporaryDirectory(prefix="medrcube-merge-") as folder:
+            copy = Path(folder) / "other.sqlite"
+            _snapshot(other, copy)
+            source = ReviewStore(copy)
+            try:
+                files.append(_merge_one(target_store, source, other))
+            finally:
+                source.close()
+    return MergeSummary(files)
+
+
+def _check_other(target: ReviewStore, other: Path) -> None:
+    """Refuse a missing file or the target itself (raises StoreError)."""
+    if not other.is_file():
+        raise StoreError(f"{other}: no such review database file")
+    if target.path is not None and target.path.exists() and os.path.samefile(target.path, other):
+        raise StoreError(f"{other}: is the study database itself; nothing to merge")
+
+
+def _snapshot(other: Path, copy: Path) -> None:
+    """Copy ``other`` to ``copy`` with the backup API, never writing beside ``other``.
+
+    Raises StoreError when ``other`` cannot be read, is not a review database or is
+    newer than this app.
+    """
+    uri = f"{other.resolve().as_uri()}?{_read_mode(other)}"
+    try:
+        source = sqlite3.connect(uri, uri=True)
+        try:
+            version = current_version(source)
+            target = sqlite3.connect(copy)
+            try:
+                source.backup(target)
+            finally:
+                target.close()
+        finally:
+            source.close()
+    except sqlite3.Error as exc:
+        hint = (
+            " (its folder is read-only and its -wal file holds changes: open it once in the "
+            "app, or copy it with its -wal file to a writable folder)"
+            if "unable to open" in str(exc)
+            else ""
+        )
+        raise StoreError(f"{other}: cannot read as a review database: {exc}{hint}") from exc
+    latest = available_migrations()[-1][0]
+    if version == 0:
+        raise StoreError(f"{other}: not a review database (no schema_migrations table)")
+    if version > latest:
+        raise StoreError(
+            f"{other}: database schema v{version} is newer than this app (v{latest}); "
+            "update the app"
+        )
+
+
+def _read_mode(other: Path) -> str:
+    """URI parameter for reading ``other`` without creating or changing any file.
+
+    A WAL database whose ``-wal`` file is missing or empty has everything in the main
+    file: ``immutable=1`` reads it without the ``-wal`` and ``-shm`` files that
+    ``mode=ro`` would leave beside it. Otherwise ``mode=ro``: it takes the locks and
+    reads the pending WAL content too.
+    """
+    try:
+        with open(other, "rb") as f:
+            header = f.read(20)
+        wal = other.with_name(other.name + "-wal")
+        wal_empty = not wal.exists() or wal.stat().st_size == 0
+    except OSError as exc:
+        raise StoreError(f"{other}: cannot read: {exc.strerror or exc}") from exc
+    in_wal_mode = header[:16] == b"SQLite format 3\x00" and header[18:19] == b"\x02"
+    return "immutable=1" if in_wal_mode and wal_empty else "mode=ro"
+
+
+def _merge_one(target: ReviewStore, source: ReviewStore, other: Path) -> FileMerge:
+    """Copy the rows of one migrated copy into the target, in one transaction."""
+    conn = target.conn
+    added = dict.fromkeys(MERGED_TABLES, 0)
+    try:
+        with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            origin: dict[str, int] = {}  # uid of a copied review -> its revision in `other`
+            groups: set[tuple[str, str]] = set()  # (reviewer, item_id) given new reviews
+            for table in MERGED_TABLES:
+                for row in _missing_rows(target, source, table):
+                    if table == "reviews":
+                        origin[row["uid"]] = row["revision"]
+                        groups.add((row["reviewer"], row["item_id"]))
+                        row["source"] = "merge"
+                        row["revision"] = _next_revision(conn, row["reviewer"], row["item_id"])
+                    columns = ", ".join(row)
+                    marks = ", ".join(f":{c}" for c in row)
+                    conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", row)
+                    added[table] += 1
+            for reviewer, item_id in sorted(groups):
+                renumber_revisions(target, reviewer, item_id, origin)
+    except (sqlite3.Error, UnicodeError) as exc:
+        raise StoreError(f"{target.path or ':memory:'}: cannot merge {other}: {exc}") from exc
+    return FileMerge(other, added, len(groups))
+
+
+def _missing_rows(target: ReviewStore, source: ReviewStore, table: str) -> list[dict]:
+    """Rows of ``table`` in ``source`` whose id is not in ``target`` (all columns but
+    ``id``), in ``source`` row order."""
+    columns = [r[1] for r in target.conn.execute(f"PRAGMA table_info({table})") if r[1] != "id"]
+    key = _KEYS[table]
+    have = set(target.conn.execute(f"SELECT {', '.join(key)} FROM {table}"))
+    cursor = source.conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY rowid")
+    rows = [dict(zip(columns, values, strict=True)) for values in cursor]
+    return [row for row in rows if tuple(row[k] for k in key) not in have]
+
+
+def _next_revision(conn: sqlite3.Connection, reviewer: str, item_id: str) -> int:
+    """One above the highest revision of (reviewer, item): a free number until renumbered."""
+    (last,) = conn.execute(
+        "SELECT COALESCE(MAX(revision), 0) FROM reviews WHERE reviewer = ? AND item_id = ?",
+        (reviewer, item_id),
+    ).fetchone()
+    return int(last) + 1
+
+
+def renumber_revisions(
+    store: ReviewStore, reviewer: str, item_id: str, origin: dict[str, int] | None = None
+) -> None:
+    """Number the reviews of one (reviewer, item) 1..n by (``committed_at``, revision,
+    ``uid``), inside the caller's transaction.
+
+    ``origin`` gives, for rows just copied from another database, the revision they had
+    there (used instead of their temporary one). ``committed_at`` values are compared as
+    UTC times; one that does not parse sorts after all that do. Rows are first moved
+    above every current number, then set, so UNIQUE (reviewer, item_id, revision) holds
+    at every step.
+    """
+    origin = origin or {}
+    conn = store.conn
+    rows = conn.execute(
+        "SELECT id, committed_at, revision, uid FROM reviews WHERE reviewer = ? AND item_id = ?",
+        (reviewer, item_id),
+    ).fetchall()
+    if not rows:
+        return
+    rows.sort(key=lambda r: (*_time_key(r[1]), origin.get(r[3], r[2]), r[3] or ""))
+    shift = max(r[2] for r in rows) + len(rows)
+    conn.execute(
+        "UPDATE reviews SET revision = revision + ? WHERE reviewer = ? AND item_id = ?",
+        (shift, reviewer, item_id),
+    )
+    conn.executemany(
+        "UPDATE reviews SET revision = ? WHERE id = ?",
+        [(number, row[0]) for number, row in enumerate(rows, start=1)],
+    )
+
+
+def _time_key(text: str) -> tuple[float, str]:
+    """Sort key of an ISO 8601 time: (POSIX seconds, ""); unparsable text sorts last, by
+    its text."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return (math.inf, str(text))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment.timestamp(), "")

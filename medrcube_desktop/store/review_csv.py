@@ -1,0 +1,289 @@
+"""The review CSV format: columns, formula-safe cells, reading and writing.
+
+One row per review; the columns are :data:`CSV_COLUMNS`. Cells that a spreadsheet would
+run as a formula (a leading ``=``, ``+``, ``-``, ``@``, tab or carriage return, after
+OWASP's "CSV Injection" guidance) are written with a leading ``'``, and reading takes
+that quote off again, so writing what was read gives the same cells. Used by
+:mod:`medrcube_desktop.store.exchange`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.errors import StoreError
+from medrcube_desktop.store.reviews import Review
+
+CSV_COLUMNS: tuple[str, ...] = (
+    "item_id",
+    *RULE_IDS,
+    "comment",
+    "tags",
+    "revision",
+    "repeat",
+    "started_at",
+    "committed_at",
+    "active_seconds",
+)
+"""Header of an exported CSV, in order (``tags`` are joined with ``;``)."""
+
+REQUIRED_COLUMNS: tuple[str, ...] = ("item_id", *RULE_IDS)
+"""Columns an imported CSV must have; ``comment``, ``tags``, ``started_at``,
+``committed_at``, ``active_seconds`` and ``repeat`` are optional, others are ignored."""
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet treat a cell as a formula (OWASP)."""
+
+TAG_SEPARATOR = ";"
+"""Separator of the quick tags in the ``tags`` cell."""
+
+
+def neutralise_cell(text: str) -> str:
+    """Prefix ``'`` to a cell a spreadsheet would run as a formula.
+
+    A cell that already starts with quotes followed by a formula character gets one more
+    quote, so :func:`restore_cell` undoes this exactly: ``"=1"`` → ``"'=1"``,
+    ``"'=1"`` → ``"''=1"``, ``"'a"`` and ``"1"`` stay as they are.
+    """
+    return "'" + text if text.lstrip("'")[:1] in FORMULA_STARTS and text.lstrip("'") else text
+
+
+def restore_cell(text: str) -> str:
+    """Undo :func:`neutralise_cell`: drop one leading ``'`` before quotes and a formula
+    character (``"'=1"`` → ``"=1"``); any other cell is returned unchanged."""
+    if text.startswith("'") and text.lstrip("'")[:1] in FORMULA_STARTS and text.lstrip("'"):
+        return text[1:]
+    return text
+
+
+@dataclass(frozen=True)
+class CsvReview:
+    """One valid row of a review CSV, cells restored (:func:`restore_cell`).
+
+    Attributes
+    ----------
+    line : int
+        Line of the file the row starts on (1 = header).
+    item_id, comment : str
+    scores : dict[str, int]
+        Rule id to 0 or 1, all seven rules.
+    tags : tuple of str
+    repeat : bool
+    started_at, committed_at : str or None
+        ISO 8601 UTC times (a time without offset is read as UTC); ``None`` when the
+        file gives none.
+    active_seconds : float
+        Seconds, 0 when the file gives none.
+    """
+
+    line: int
+    item_id: str
+    scores: dict[str, int]
+    comment: str
+    tags: tuple[str, ...]
+    repeat: bool
+    started_at: str | None
+    committed_at: str | None
+    active_seconds: float
+
+
+def review_cells(review: Review) -> list[str]:
+    """The cells of one review in :data:`CSV_COLUMNS` order, formula-safe."""
+    cells = [
+        review.item_id,
+        *(str(review.scores[rule]) for rule in RULE_IDS),
+        review.comment,
+        TAG_SEPARATOR.join(review.tags),
+        str(review.revision),
+        str(int(review.repeat)),
+        review.started_at,
+        review.committed_at,
+        repr(float(review.active_seconds)),
+    ]
+    return [neutralise_cell(cell) for cell in cells]
+
+
+def write_reviews_csv(path: Path, rows: Iterable[list[str]]) -> None:
+    """Write the header and ``rows`` (from :func:`review_cells`) to ``path``, UTF-8.
+
+    Written to a temporary file in the same folder, flushed to disk, then renamed over
+    ``path``, so a reader never sees half a file. Raises StoreError naming ``path``.
+    """
+    path = path.expanduser()
+    temp: str | None = None
+    try:
+        if path.is_dir():
+            raise StoreError(f"{path}: is a folder, not a CSV file")
+        handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with open(handle, "w", encoding="utf-8", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(CSV_COLUMNS)
+            writer.writerows(rows)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+        temp = None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot write the CSV file: {exc.strerror or exc}") from exc
+    finally:
+        if temp is not None:
+            Path(temp).unlink(missing_ok=True)
+
+
+def read_reviews_csv(path: Path) -> tuple[list[CsvReview], list[str]]:
+    """The valid rows of a review CSV, and one message per bad cell of the other rows.
+
+    Parameters
+    ----------
+    path : Path
+        UTF-8 text (a byte-order mark is allowed), separated by ``,``, or by ``;`` or a
+        tab when the header line holds no comma (spreadsheets in some locales). The
+        header must name :data:`REQUIRED_COLUMNS`; unknown columns are ignored.
+
+    Returns
+    -------
+    rows : list of CsvReview
+        In file order.
+    problems : list of str
+        ``"FILE line N item ID column COL: reason"``; blank lines are ignored.
+
+    Raises
+    ------
+    StoreError
+        The file cannot be read, is empty, is not UTF-8 or not CSV, or its header lacks
+        a required column or repeats one (the message names the file).
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the CSV file: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise StoreError(
+            f"{path}: line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+            "save the file as UTF-8 CSV"
+        ) from exc
+    if not text.strip():
+        raise StoreError(f"{path}: the file is empty; expected a header {','.join(CSV_COLUMNS)}")
+    first_line = text.splitlines()[0]
+    delimiter = next((d for d in (",", ";", "\t") if d in first_line), ",")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = [name.strip() for name in next(reader)]
+        columns = _columns(path, header)
+        rows: list[CsvReview] = []
+        problems: list[str] = []
+        line = reader.line_num + 1
+        for cells in reader:
+            if any(cell.strip() for cell in cells):
+                parsed = _parse_row(path, line, cells, columns, len(header), problems)
+                if parsed is not None:
+                    rows.append(parsed)
+            line = reader.line_num + 1
+    except csv.Error as exc:
+        raise StoreError(f"{path}: line {reader.line_num}: not valid CSV: {exc}") from exc
+    return rows, problems
+
+
+def _columns(path: Path, header: list[str]) -> dict[str, int]:
+    """Position of every known column in the header (raises StoreError if unusable)."""
+    known = set(REQUIRED_COLUMNS) | set(CSV_COLUMNS)
+    doubled = sorted({name for name in header if name in known and header.count(name) > 1})
+    if doubled:
+        raise StoreError(f"{path}: column {', '.join(doubled)} appears more than once")
+    missing = [name for name in REQUIRED_COLUMNS if name not in header]
+    if missing:
+        raise StoreError(
+            f"{path}: missing column {', '.join(missing)} (required: {', '.join(REQUIRED_COLUMNS)})"
+        )
+    return {name: header.index(name) for name in known if name in header}
+
+
+def _parse_row(
+    path: Path,
+    line: int,
+    cells: list[str],
+    columns: dict[str, int],
+    width: int,
+    problems: list[str],
+) -> CsvReview | None:
+    """One CSV row as a review, or ``None`` after adding its problems to ``problems``."""
+
+    def cell(name: str) -> str:
+        index = columns.get(name)
+        return restore_cell(cells[index]) if index is not None and index < len(cells) else ""
+
+    item_id = cell("item_id").strip()
+    found: list[tuple[str, str]] = []  # (column, reason)
+    if not item_id:
+        found.append(("item_id", "no item id"))
+    if len(cells) > width:
+        found.append(("(row)", f"{len(cells)} fields, the header has {width}"))
+    scores: dict[str, int] = {}
+    for rule in RULE_IDS:
+        value = cell(rule).strip()
+        if value in ("0", "1"):
+            scores[rule] = int(value)
+        else:
+            found.append((rule, f"score must be 0 or 1, got {value!r}"))
+    times = {}
+    for name in ("started_at", "committed_at"):
+        try:
+            times[name] = _utc_time(cell(name).strip())
+        except ValueError:
+            found.append((name, f"not an ISO 8601 time: {cell(name).strip()!r}"))
+    seconds = _active_seconds(cell("active_seconds").strip())
+    if seconds is None:
+        found.append(("active_seconds", f"not a number >= 0: {cell('active_seconds')!r}"))
+    repeat = cell("repeat").strip()
+    if repeat not in ("", "0", "1"):
+        found.append(("repeat", f"must be 0 or 1, got {repeat!r}"))
+    if found:
+        item = item_id or "(no id)"
+        problems.extend(f"{path} line {line} item {item} column {c}: {why}" for c, why in found)
+        return None
+    tags = tuple(t.strip() for t in cell("tags").split(TAG_SEPARATOR) if t.strip())
+    return CsvReview(
+        line=line,
+        item_id=item_id,
+        scores=scores,
+        comment=cell("comment"),
+        tags=tags,
+        repeat=repeat == "1",
+        started_at=times.get("started_at"),
+        committed_at=times.get("committed_at"),
+        active_seconds=seconds or 0.0,
+    )
+
+
+def _utc_time(text: str) -> str | None:
+    """ISO 8601 time as UTC with offset (a time without offset is taken as UTC); ``None``
+    for an empty cell. Raises ValueError for anything else."""
+    if not text:
+        return None
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat()
+
+
+def _active_seconds(text: str) -> float | None:
+    """Seconds from a cell (0 when empty); ``None`` when not a finite number >= 0."""
+    if not text:
+        return 0.0
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value >= 0 else None

@@ -1,0 +1,125 @@
+import json
+from pathlib import Path
+
+from medrcube_desktop.cli import _jobs_parser, main
+from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.store import Review, ReviewStore
+
+GOOD = "item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,comment\ni1,1,0,1,1,1,1,1,=1+1\n"
+T0 = "2024-05-01T10:00:00+00:00"
+
+
+def test_import_reviews_prints_a_summary_and_exits_0(tmp_path, capsys):
+    csv_path = tmp_path / "in.csv"
+    csv_path.write_text(GOOD, encoding="utf-8")
+    db = tmp_path / "study.db"
+    assert main(["import-reviews", "--db", str(db), "--reviewer", "dr-a", str(csv_path)]) == 0
+    assert capsys.readouterr().out == (
+        f"1 reviews imported, 0 skipped as unchanged, 0 problems in {csv_path}\n"
+    )
+    args = ["import-reviews", "--db", str(db), "--reviewer", "dr-a", str(csv_path), "--json"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out) == {"imported": 0, "skipped": 1, "problems": []}
+    got = ReviewStore(db).latest_reviews("dr-a")["i1"]
+    assert (got.comment, got.scores["1.2"], got.source) == ("=1+1", 0, "import")
+
+
+def test_import_reviews_with_bad_rows_exits_1_with_one_line_each(tmp_path, capsys):
+    csv_path = tmp_path / "in.csv"
+    csv_path.write_text(GOOD + "i2,1,1,1,1,1,1,2,\n,1,1,1,1,1,1,1,\n", encoding="utf-8")
+    db = tmp_path / "study.db"
+    args = ["import-reviews", "--db", str(db), "--reviewer", "dr-a", str(csv_path), "--json"]
+    assert main(args) == 1
+    out, err = capsys.readouterr()
+    problems = [
+        f"{csv_path} line 3 item i2 column 2.3: score must be 0 or 1, got '2'",
+        f"{csv_path} line 4 item (no id) column item_id: no item id",
+    ]
+    assert err.splitlines() == problems
+    assert json.loads(out) == {"imported": 1, "skipped": 0, "problems": problems}
+
+
+def test_import_reviews_with_unusable_file_exits_2_with_one_line(tmp_path, capsys):
+    db = tmp_path / "study.db"
+    args = ["import-reviews", "--db", str(db), "--reviewer", "dr-a"]
+    assert main([*args, str(tmp_path / "missing.csv")]) == 2
+    assert capsys.readouterr().err == (
+        f"medrcube-desktop: {tmp_path / 'missing.csv'}: no such CSV file\n"
+    )
+    assert not db.exists()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item_id,score\ni1,1\n", encoding="utf-8")
+    assert main([*args, str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{bad}: missing column 1.1, 1.2, 1.3, 1.4, 2.1, 2.2, 2.3" in err
+
+
+def test_export_reviews_writes_the_chosen_revisions(tmp_path, capsys):
+    db = tmp_path / "study.db"
+    store = ReviewStore(db)
+    for hour, comment in ((10, "first"), (11, "second")):
+        when = f"2024-05-01T{hour}:00:00+00:00"
+        store.save_review(Review("dr-a", "i1", dict.fromkeys(RULE_IDS, 1), comment, when, when))
+    store.close()
+    out = tmp_path / "out.csv"
+    base = ["export-reviews", "--db", str(db), "--reviewer", "dr-a", "--out", str(out)]
+    assert main([*base, "--revisions", "all", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"rows": 2, "out": str(out)}
+    assert [line.split(",")[8] for line in out.read_text("utf-8").splitlines()[1:]] == [
+        "first",
+        "second",
+    ]
+    assert main(base) == 0
+    assert capsys.readouterr().out == f"1 reviews by dr-a written to {out}\n"
+    assert out.read_text("utf-8").splitlines()[1].split(",")[8] == "second"
+
+
+def test_export_reviews_of_unknown_reviewer_warns_and_missing_db_exits_2(tmp_path, capsys):
+    db = tmp_path / "study.db"
+    ReviewStore(db).save_review(Review("dr-a", "i1", dict.fromkeys(RULE_IDS, 1), "", T0, T0))
+    out = tmp_path / "out.csv"
+    assert main(["export-reviews", "--db", str(db), "--reviewer", "dr-x", "--out", str(out)]) == 0
+    assert capsys.readouterr().err == (
+        f"medrcube-desktop: no reviews by 'dr-x' in {db} (reviewers: dr-a)\n"
+    )
+    missing = tmp_path / "nope.db"
+    args = ["export-reviews", "--db", str(missing), "--reviewer", "dr-a", "--out", str(out)]
+    assert main(args) == 2
+    assert capsys.readouterr().err == f"medrcube-desktop: {missing}: no such review database file\n"
+    assert not missing.exists()
+
+
+def test_merge_prints_what_each_file_added(tmp_path, capsys):
+    other = tmp_path / "b.db"
+    ReviewStore(other).save_review(Review("dr-b", "i1", dict.fromkeys(RULE_IDS, 0), "", T0, T0))
+    study = tmp_path / "study.db"
+    assert main(["merge", str(study), str(other), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "files": [
+            {
+                "path": str(other),
+                "added": {"reviews": 1, "judgments": 0, "disagreement_notes": 0, "flags": 0},
+                "renumbered_items": 1,
+            }
+        ],
+        "total": {"reviews": 1, "judgments": 0, "disagreement_notes": 0, "flags": 0},
+    }
+    assert main(["merge", str(study), str(other)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{other}: added 0 reviews, 0 judgments, 0 disagreement_notes, 0 flags",
+        f"0 reviews merged into {study}",
+    ]
+    assert main(["merge", str(study), str(study)]) == 2
+    assert "is the study database itself" in capsys.readouterr().err
+
+
+def test_every_exchange_option_is_documented_in_the_readme():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    sub = next(a for a in _jobs_parser()._actions if a.dest == "command")
+    for name in ("import-reviews", "export-reviews", "merge"):
+        assert f"medrcube-desktop {name}" in readme, name
+        for action in sub.choices[name]._actions:  # type: ignore[attr-defined]
+            for flag in action.option_strings:
+                if flag not in ("-h", "--help"):
+                    assert flag in readme, (name, flag)
