@@ -15,6 +15,7 @@ from pathlib import Path
 
 from medrcube_desktop import __version__
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.llm.commands import LLM_SUBCOMMANDS, add_llm_parsers, run_llm_command
 
 SUBCOMMANDS = (
     "validate",
@@ -24,6 +25,9 @@ SUBCOMMANDS = (
     "import-reviews",
     "export-reviews",
     "merge",
+    "judge",
+    "import-judgments",
+    "export-judgments",
 )
 log = logging.getLogger("medrcube_desktop")
 
@@ -113,6 +117,7 @@ def _jobs_parser() -> argparse.ArgumentParser:
     build.add_argument("--json", action="store_true", help="print a JSON summary")
     _add_render_parser(sub)
     _add_exchange_parsers(sub)
+    add_llm_parsers(sub)
     return parser
 
 
@@ -348,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
                 return cmd_export_reviews(args)
             if args.command == "merge":
                 return cmd_merge(args)
+            if args.command in LLM_SUBCOMMANDS:
+                return run_llm_command(args)
             return cmd_demo_build(args.out_dir, args.json)
         args = _gui_parser().parse_args(argv)
         return run_gui(args)

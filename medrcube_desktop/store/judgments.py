@@ -123,6 +123,35 @@ class JudgmentQueries(StoreBase):
 
         return self._read(query, f"read the judgments of {model}")
 
+    def judged_item_ids(self, model: str, prompt_sha256: str | None = None) -> set[str]:
+        """Ids of the items with a successful judgment by ``model`` (under that prompt
+        hash when given): what a resumed run skips (raises StoreError)."""
+        sql = "SELECT DISTINCT item_id FROM judgments WHERE model = ? AND status = 'ok'"
+        args: tuple[str, ...] = (model,)
+        if prompt_sha256 is not None:
+            sql += " AND prompt_sha256 = ?"
+            args += (prompt_sha256,)
+        return self._read(
+            lambda: {r[0] for r in self.conn.execute(sql, args)}, f"read the items {model} judged"
+        )
+
+    def failed_judgments(self, model: str) -> dict[str, Judgment]:
+        """The latest failure of each item ``model`` has no successful judgment of."""
+
+        def query() -> dict[str, Judgment]:
+            cursor = self.conn.execute(
+                "SELECT * FROM judgments WHERE model = ? AND status = 'failed' AND item_id NOT IN "
+                "(SELECT item_id FROM judgments WHERE model = ? AND status = 'ok') ORDER BY id",
+                (model, model),
+            )
+            names = [d[0] for d in cursor.description]
+            return {
+                row["item_id"]: judgment_from_row(row)
+                for row in (dict(zip(names, values, strict=True)) for values in cursor)
+            }
+
+        return self._read(query, f"read the failures of {model}")
+
     def judgment_models(self) -> list[str]:
         """Models with at least one successful judgment, most judgments first."""
         return self._read(

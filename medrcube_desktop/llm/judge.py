@@ -1,0 +1,372 @@
+"""Judging items with an LLM through the openai SDK: bounded concurrency, retries, resume.
+
+Each item gets one chat completion with the Table 10 system prompt and the item as text
+(paper E.5). The answer must be the seven 0/1 scores; an unusable answer is asked again a
+bounded number of times and then stored as a failure with its raw text, never guessed.
+Every outcome is written to the study database the moment it arrives, so a killed run
+resumes where it stopped: items already judged by the same model with the same prompt
+hash are skipped and get no request.
+
+Retries: 429 waits for ``Retry-After`` (or ``retry-after-ms``); timeouts, connection
+errors and 5xx back off exponentially with full jitter ("Exponential Backoff And Jitter",
+AWS Architecture Blog, 2015). The SDK's own retries are off so that these rules hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.errors import JudgeError
+from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url
+from medrcube_desktop.llm.parse import UnusableAnswer, parse_judgment
+from medrcube_desktop.llm.prompt import ReviewPrompt, load_prompt, response_format
+from medrcube_desktop.store.judgments import STATUS_FAILED, Judgment
+from medrcube_desktop.store.reviews import ReviewStore, utc_now
+
+log = logging.getLogger(__name__)
+
+PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
+    "gpt-5.1": (1.25, 10.0),
+    "gpt-5": (1.25, 10.0),
+    "gpt-5-mini": (0.25, 2.0),
+    "gpt-4.1": (2.0, 8.0),
+    "gpt-4o": (2.5, 10.0),
+}
+"""USD per million (input, output) tokens of the standard API, from OpenAI's public price
+list as of 2025-11 (the Batch API costs half). Prices change: pass your own with
+``JudgeConfig.price_per_mtok``; unknown models get no cost estimate."""
+
+
+@dataclass
+class JudgeConfig:
+    """How to run a judgment.
+
+    Attributes
+    ----------
+    model : str
+        Model name as the endpoint knows it (``gpt-5.1``).
+    base_url : str or None
+        OpenAI-compatible endpoint (``None``: OpenAI). Azure: ``https://NAME.openai.azure.com/openai/v1``;
+        vLLM: ``http://localhost:8000/v1``.
+    concurrency : int
+        Requests in flight at once (at least 1).
+    timeout_s : float
+        Per-request timeout, seconds.
+    max_attempts : int
+        Requests per item for unusable answers, timeouts and server errors before the
+        item is stored as failed.
+    max_rate_limit_waits : int
+        429 answers tolerated per item (each waits for Retry-After) before it fails.
+    temperature : float or None
+        Sent when not None (reasoning models such as GPT-5.1 accept only the default).
+    structured : str
+        ``"auto"``: ask for the JSON schema, and fall back to plain text for the rest of
+        the run when the endpoint refuses ``response_format``; ``"on"`` or ``"off"``.
+    backoff_base_s, backoff_max_s : float
+        Exponential backoff: attempt *k* waits uniform(0, min(max, base · 2^k)) seconds.
+    price_per_mtok : (float, float) or None
+        USD per million input and output tokens; ``None``: :data:`PRICES_PER_MTOK`.
+    """
+
+    model: str
+    base_url: str | None = None
+    concurrency: int = 8
+    timeout_s: float = 60.0
+    max_attempts: int = 3
+    max_rate_limit_waits: int = 20
+    temperature: float | None = None
+    structured: str = "auto"
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 60.0
+    price_per_mtok: tuple[float, float] | None = None
+
+    def prices(self) -> tuple[float, float] | None:
+        """USD per million (input, output) tokens, or None when unknown."""
+        return self.price_per_mtok or PRICES_PER_MTOK.get(self.model)
+
+
+@dataclass
+class JudgeSummary:
+    """What a run did. ``failed`` lists ``{"item", "error"}``; tokens over all requests."""
+
+    judged: int = 0
+    skipped: int = 0
+    failed: list[dict[str, str]] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0
+    cost_usd: float | None = None
+    cancelled: bool = False
+    total: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready summary (the ``judge --json`` output)."""
+        return {
+            "judged": self.judged,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
+            "requests": self.requests,
+            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 4),
+            "cancelled": self.cancelled,
+        }
+
+
+Progress = Callable[[int, int, JudgeSummary], None]
+"""``progress(done, total, summary)`` after every item (from the run's thread)."""
+
+
+def items_to_judge(
+    items: Sequence[Item], store: ReviewStore, model: str, prompt: ReviewPrompt | None = None
+) -> tuple[list[Item], int]:
+    """Items without a successful judgment by ``model`` under the current prompt, and
+    how many were skipped because they have one (raises StoreError)."""
+    prompt = prompt or load_prompt()
+    done = store.judged_item_ids(model, prompt.sha256)
+    todo = [item for item in items if item.id not in done]
+    return todo, len(items) - len(todo)
+
+
+def run_judge(
+    items: Sequence[Item],
+    store: ReviewStore,
+    config: JudgeConfig,
+    api_key: str,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> JudgeSummary:
+    """Judge every item not judged yet; store each outcome at once.
+
+    Parameters
+    ----------
+    items : sequence of Item
+    store : ReviewStore
+        Opened in the calling thread (the run's event loop runs in this thread).
+    config : JudgeConfig
+    api_key : str
+        Used for the requests only; never stored, logged or put in a message.
+    progress : callable, optional
+    cancel : threading.Event, optional
+        Set it to stop: requests in flight are abandoned (their items stay unjudged).
+
+    Raises
+    ------
+    JudgeError
+        The endpoint refused the key or the model (401, 403, 404): no item can succeed.
+    StoreError
+        A judgment could not be written.
+    """
+    prompt = load_prompt()
+    todo, skipped = items_to_judge(items, store, config.model, prompt)
+    summary = JudgeSummary(skipped=skipped, total=len(todo))
+    if not todo:
+        return summary
+    with KeyRedactor(api_key) as redactor:
+        runner = _Runner(store, config, api_key, prompt, summary, progress, cancel, redactor)
+        asyncio.run(runner.run(todo))
+    prices = config.prices()
+    if prices is not None:
+        summary.cost_usd = (
+            summary.prompt_tokens * prices[0] + summary.completion_tokens * prices[1]
+        ) / 1e6
+    return summary
+
+
+class _Fatal(Exception):
+    """An error that no retry can fix (bad key, unknown model)."""
+
+
+class _Runner:
+    """One run's state inside its event loop."""
+
+    def __init__(self, store, config, api_key, prompt, summary, progress, cancel, redactor):
+        self.store = store
+        self.config = config
+        self.api_key = api_key
+        self.prompt = prompt
+        self.summary = summary
+        self.progress = progress
+        self.cancel = cancel or threading.Event()
+        self.redactor = redactor
+        self.structured = config.structured != "off"
+        self.done = 0
+        self.fatal: str | None = None
+
+    async def run(self, todo: list[Item]) -> None:
+        from openai import AsyncOpenAI
+
+        client = AsyncOpenAI(
+            api_key=self.api_key,
+            base_url=self.config.base_url,
+            max_retries=0,  # retries follow this module's rules
+            timeout=self.config.timeout_s,
+        )
+        queue: asyncio.Queue[Item] = asyncio.Queue()
+        for item in todo:
+            queue.put_nowait(item)
+        workers = [
+            asyncio.create_task(self._worker(client, queue))
+            for _ in range(max(1, min(self.config.concurrency, len(todo))))
+        ]
+        watcher = asyncio.create_task(self._watch_cancel(workers))
+        try:
+            await asyncio.gather(*workers, return_exceptions=True)
+        finally:
+            watcher.cancel()
+            await client.close()
+        if self.fatal is not None:
+            raise JudgeError(self.fatal)
+
+    async def _watch_cancel(self, workers: list[asyncio.Task]) -> None:
+        while not self.cancel.is_set():
+            await asyncio.sleep(0.05)
+        self.summary.cancelled = True
+        for worker in workers:
+            worker.cancel()
+
+    async def _worker(self, client, queue: asyncio.Queue[Item]) -> None:
+        while not queue.empty() and self.fatal is None and not self.cancel.is_set():
+            item = queue.get_nowait()
+            try:
+                judgment = await self._judge(client, item)
+            except _Fatal as exc:
+                self.fatal = str(exc)
+                self.cancel.set()
+                return
+            self.store.save_judgment(judgment)
+            if judgment.status == STATUS_FAILED:
+                self.summary.failed.append({"item": item.id, "error": judgment.error})
+            else:
+                self.summary.judged += 1
+            self.done += 1
+            if self.progress is not None:
+                self.progress(self.done, self.summary.total, self.summary)
+
+    async def _judge(self, client, item: Item) -> Judgment:
+        """Ask until a judgment comes or the attempts are used up."""
+        import openai
+
+        attempt, waits, raw, error = 0, 0, "", ""
+        usage = [0, 0]
+        while attempt < self.config.max_attempts:
+            kwargs: dict[str, object] = {
+                "model": self.config.model,
+                "messages": self.prompt.messages(item),
+            }
+            if self.config.temperature is not None:
+                kwargs["temperature"] = self.config.temperature
+            if self.structured:
+                kwargs["response_format"] = response_format()
+            self.summary.requests += 1
+            try:
+                response = await client.chat.completions.create(**kwargs)
+            except openai.RateLimitError as exc:
+                waits += 1
+                error = self._say(f"rate limited (429): {exc}")
+                if waits > self.config.max_rate_limit_waits:
+                    break
+                await asyncio.sleep(_retry_after(exc.response) or self._backoff(waits))
+                continue
+            except openai.BadRequestError as exc:
+                if self.structured and self.config.structured == "auto" and _about_format(exc):
+                    log.info("%s refuses response_format; asking for plain JSON", self.config.model)
+                    self.structured = False
+                    continue
+                attempt += 1
+                error = self._say(f"request refused (400): {exc}")
+                continue
+            except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+                raise _Fatal(self._say(f"the endpoint refused the API key: {exc}")) from None
+            except openai.NotFoundError as exc:
+                raise _Fatal(
+                    self._say(f"model {self.config.model} or endpoint not found (404): {exc}")
+                ) from None
+            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+                attempt += 1
+                error = self._say(f"{type(exc).__name__}: {exc}")
+                await asyncio.sleep(self._backoff(attempt))
+                continue
+            except openai.APIStatusError as exc:  # 5xx and other statuses
+                attempt += 1
+                error = self._say(f"HTTP {exc.status_code}: {exc}")
+                if exc.status_code >= 500 or exc.status_code == 409:
+                    await asyncio.sleep(self._backoff(attempt))
+                continue
+            attempt += 1
+            if response.usage is not None:
+                usage[0] += response.usage.prompt_tokens or 0
+                usage[1] += response.usage.completion_tokens or 0
+                self.summary.prompt_tokens += response.usage.prompt_tokens or 0
+                self.summary.completion_tokens += response.usage.completion_tokens or 0
+            message = response.choices[0].message if response.choices else None
+            refusal = getattr(message, "refusal", None) if message is not None else None
+            raw = (message.content if message is not None else None) or refusal or ""
+            if refusal:
+                error = self._say(f"the model refused: {refusal}")
+                continue
+            try:
+                scores = parse_judgment(message.content if message is not None else None)
+            except UnusableAnswer as exc:
+                error = f"unusable answer: {exc}"
+                continue
+            return self._judgment(item, scores, raw, "", usage)
+        return self._judgment(item, None, raw, error or "no answer", usage)
+
+    def _judgment(self, item, scores, raw, error, usage) -> Judgment:
+        return Judgment(
+            item_id=item.id,
+            model=self.config.model,
+            scores=scores,
+            status="ok" if scores is not None else STATUS_FAILED,
+            created_at=utc_now(),
+            base_url=safe_base_url(self.config.base_url),
+            prompt_sha256=self.prompt.sha256,
+            temperature=self.config.temperature,
+            raw_text=self.redactor.scrub(raw),
+            error=self.redactor.scrub(error),
+            prompt_tokens=usage[0],
+            completion_tokens=usage[1],
+            source="api",
+        )
+
+    def _say(self, text: str) -> str:
+        """An error text safe to store and show: the key scrubbed, kept short."""
+        return self.redactor.scrub(text)[:500]
+
+    def _backoff(self, attempt: int) -> float:
+        """Full jitter: uniform(0, min(max, base · 2^attempt)) seconds."""
+        ceiling = min(self.config.backoff_max_s, self.config.backoff_base_s * 2**attempt)
+        return random.uniform(0, ceiling)
+
+
+def _about_format(exc) -> bool:
+    """Whether a 400 complains about ``response_format`` / JSON schema support."""
+    text = str(exc).lower()
+    return any(word in text for word in ("response_format", "json_schema", "structured"))
+
+
+def _retry_after(response) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP
+    date, RFC 9110 §10.2.3); ``None`` when absent or unreadable. Capped at 10 minutes."""
+    headers = getattr(response, "headers", None) or {}
+    try:
+        if headers.get("retry-after-ms"):
+            return min(600.0, max(0.0, float(headers["retry-after-ms"]) / 1000))
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        try:
+            return min(600.0, max(0.0, float(value)))
+        except ValueError:
+            when = parsedate_to_datetime(value)
+            return min(600.0, max(0.0, when.timestamp() - time.time()))
+    except (TypeError, ValueError):
+        return None

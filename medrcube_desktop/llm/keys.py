@@ -1,0 +1,119 @@
+"""API keys: found in the environment or the OS keyring, and kept out of everything else.
+
+DESIGN.md: "API keys: read from the environment (OPENAI_API_KEY or a per-endpoint
+variable) or the OS keyring; never written to the database, logs, exports or
+screenshots." The key lives only in memory, in the openai client; :class:`KeyRedactor`
+scrubs it from every log record and error text as a second line of defence.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+from medrcube_desktop.errors import JudgeError
+
+KEYRING_SERVICE = "medrcube-desktop"
+"""Keyring service name; the user name is the endpoint's host (e.g. ``api.openai.com``)."""
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+log = logging.getLogger(__name__)
+
+
+def endpoint_host(base_url: str | None) -> str:
+    """Host name of an endpoint URL (``api.openai.com`` when ``base_url`` is None)."""
+    return (urlsplit(base_url or DEFAULT_BASE_URL).hostname or "").lower()
+
+
+def endpoint_variable(base_url: str | None) -> str:
+    """The per-endpoint environment variable: ``MEDRCUBE_API_KEY_`` + the host in upper
+    case with every other character as ``_`` (``my-azure.openai.azure.com`` →
+    ``MEDRCUBE_API_KEY_MY_AZURE_OPENAI_AZURE_COM``)."""
+    return "MEDRCUBE_API_KEY_" + re.sub(r"[^A-Z0-9]", "_", endpoint_host(base_url).upper())
+
+
+def safe_base_url(base_url: str | None) -> str:
+    """The base URL without user info, query or fragment (where keys sometimes hide), as
+    stored with each judgment."""
+    parts = urlsplit(base_url or DEFAULT_BASE_URL)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def find_api_key(base_url: str | None, variable: str | None = None) -> tuple[str, str]:
+    """The API key for an endpoint and where it came from (never the key in messages).
+
+    Looks, in order, at ``variable`` (when given), the per-endpoint variable
+    (:func:`endpoint_variable`), ``OPENAI_API_KEY``, then the OS keyring (service
+    :data:`KEYRING_SERVICE`, user = host). A local server (localhost) needs no key.
+
+    Returns
+    -------
+    (key, source) : tuple of str
+        ``source`` names the variable or ``"keyring"`` or ``"none needed"``.
+
+    Raises
+    ------
+    JudgeError
+        No key found for a remote endpoint.
+    """
+    names = [n for n in (variable, endpoint_variable(base_url), "OPENAI_API_KEY") if n]
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value, name
+    host = endpoint_host(base_url)
+    try:
+        import keyring
+
+        stored = keyring.get_password(KEYRING_SERVICE, host)
+    except Exception as exc:  # noqa: BLE001 - any backend failure means "no keyring key"
+        log.info("OS keyring not available (%s): %s", type(exc).__name__, exc)
+        stored = None
+    if stored:
+        return stored.strip(), "keyring"
+    if host in LOCAL_HOSTS:
+        return "not-needed", "none needed"
+    raise JudgeError(
+        f"no API key for {host}: set {' or '.join(names)}, or store one with "
+        f"`keyring set {KEYRING_SERVICE} {host}`"
+    )
+
+
+class KeyRedactor(logging.Filter):
+    """A logging filter that replaces the key in every record with ``[API key]``.
+
+    Installed on the root logger's handlers for the length of a run; also usable on any
+    text with :meth:`scrub`.
+    """
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key if len(key) >= 8 else ""  # placeholders like "not-needed" stay
+
+    def scrub(self, text: str) -> str:
+        """``text`` with the key replaced."""
+        return text.replace(self.key, "[API key]") if self.key and text else text
+
+    def filter(self, record: logging.LogRecord) -> bool:  # noqa: A003 (logging API)
+        if self.key:
+            message = record.getMessage()
+            if self.key in message:
+                record.msg, record.args = self.scrub(message), None
+            if record.exc_info:  # a traceback could quote the key too
+                record.exc_text = self.scrub(logging.Formatter().formatException(record.exc_info))
+                record.exc_info = None
+        return True
+
+    def __enter__(self) -> KeyRedactor:
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for handler in logging.getLogger().handlers:
+            handler.removeFilter(self)

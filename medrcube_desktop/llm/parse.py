@@ -1,0 +1,70 @@
+"""Reading a judgment out of a model's answer: strict, never guessed."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+
+from medrcube_desktop.core.rubric import RULE_IDS
+
+Score = Annotated[StrictInt, Field(ge=0, le=1)]
+"""0 (fail) or 1 (pass); StrictInt refuses ``true``, ``1.0`` and ``"1"``."""
+
+
+class JudgmentModel(BaseModel):
+    """The seven sub-principle scores of paper Table 10; each exactly 0 or 1.
+
+    Extra keys, missing keys, ``true``/``false``, ``"1"`` or ``1.0`` are all refused
+    (pydantic strict mode): an answer that does not say 0 or 1 is not a judgment.
+    """
+
+    model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=False)
+
+    r1_1: Score = Field(alias="1.1")
+    r1_2: Score = Field(alias="1.2")
+    r1_3: Score = Field(alias="1.3")
+    r1_4: Score = Field(alias="1.4")
+    r2_1: Score = Field(alias="2.1")
+    r2_2: Score = Field(alias="2.2")
+    r2_3: Score = Field(alias="2.3")
+
+    def scores(self) -> dict[str, int]:
+        """Rule id → 0/1, in rubric order."""
+        data = self.model_dump(by_alias=True)
+        return {rule: int(data[rule]) for rule in RULE_IDS}
+
+
+class UnusableAnswer(ValueError):
+    """The answer is not a valid judgment; the message says why (without the answer)."""
+
+
+def parse_judgment(text: str | None) -> dict[str, int]:
+    """Scores from an answer that is exactly one JSON object (surrounding whitespace
+    allowed), as Table 10 demands ("a single, minified, valid JSON object").
+
+    Markdown fences, prose around the object, or anything else are refused rather than
+    repaired: a judgment is stored only when the model gave one.
+
+    Raises
+    ------
+    UnusableAnswer
+        Empty answer, not JSON, not an object, a key missing or extra, a value not 0/1.
+    """
+    if text is None or not text.strip():
+        raise UnusableAnswer("empty answer")
+    try:
+        value = json.loads(text.strip())
+    except ValueError as exc:
+        raise UnusableAnswer(f"not a JSON object: {exc}") from None
+    if not isinstance(value, dict):
+        raise UnusableAnswer(f"expected a JSON object, got {type(value).__name__}")
+    try:
+        return JudgmentModel.model_validate(value).scores()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'object'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise UnusableAnswer(f"not a judgment: {problems}") from None
