@@ -107,6 +107,13 @@ class JudgeSummary:
     cancelled: bool = False
     total: int = 0
 
+    def update_cost(self, prices: tuple[float, float] | None) -> None:
+        """Set ``cost_usd`` from the tokens so far and USD per million (input, output)."""
+        if prices is not None:
+            self.cost_usd = (
+                self.prompt_tokens * prices[0] + self.completion_tokens * prices[1]
+            ) / 1e6
+
     def to_dict(self) -> dict[str, object]:
         """JSON-ready summary (the ``judge --json`` output)."""
         return {
@@ -172,11 +179,7 @@ def run_judge(
     with KeyRedactor(api_key) as redactor:
         runner = _Runner(store, config, api_key, prompt, summary, progress, cancel, redactor)
         asyncio.run(runner.run(todo))
-    prices = config.prices()
-    if prices is not None:
-        summary.cost_usd = (
-            summary.prompt_tokens * prices[0] + summary.completion_tokens * prices[1]
-        ) / 1e6
+    summary.update_cost(config.prices())
     return summary
 
 
@@ -247,6 +250,7 @@ class _Runner:
             else:
                 self.summary.judged += 1
             self.done += 1
+            self.summary.update_cost(self.config.prices())
             if self.progress is not None:
                 self.progress(self.done, self.summary.total, self.summary)
 

@@ -20,6 +20,8 @@ STATUS_FAILED = "failed"
 """Any rule failed in the reviewer's latest review; ``"failed:1.3"`` for one rule."""
 STATUS_DISAGREES = "disagrees"
 """The reviewer's latest review differs from the revealed LLM judgment on some rule."""
+STATUS_NOTE_MISSING = "note-missing"
+"""Disagrees with the LLM and the note the study asks for is missing."""
 
 ORDER_BENCHMARK = "benchmark"
 ORDER_RANDOM = "random"
@@ -32,6 +34,7 @@ STATUS_CHOICES: tuple[tuple[str, str], ...] = (
     (STATUS_FAILED, "A rule failed"),
     *((f"{STATUS_FAILED}:{rule}", f"Rule {rule} failed") for rule in RULE_IDS),
     (STATUS_DISAGREES, "Disagrees with the LLM"),
+    (STATUS_NOTE_MISSING, "Disagrees, note missing"),
 )
 """Queue choices in menu order: (status value, title)."""
 
@@ -59,13 +62,15 @@ class QueueFacts:
     """What the status filters need to know about the reviewer's work.
 
     ``failed`` maps item id to the rules failed in the latest review; ``disagrees`` holds
-    the ids of committed items whose latest review differs from the LLM judgment.
+    the ids of committed items whose latest review differs from the LLM judgment, and
+    ``note_missing`` those of them still lacking the note the study asks for.
     """
 
     reviewed: set[str] = field(default_factory=set)
     flagged: set[str] = field(default_factory=set)
     failed: dict[str, list[str]] = field(default_factory=dict)
     disagrees: set[str] = field(default_factory=set)
+    note_missing: set[str] = field(default_factory=set)
 
 
 def matches(item: Item, f: ItemFilter, facts: QueueFacts) -> bool:
@@ -98,6 +103,8 @@ def _status_matches(item_id: str, status: str, facts: QueueFacts) -> bool:
         return item_id in facts.flagged
     if status == STATUS_DISAGREES:
         return item_id in facts.disagrees
+    if status == STATUS_NOTE_MISSING:
+        return item_id in facts.note_missing
     if status == STATUS_FAILED:
         return bool(facts.failed.get(item_id))
     if status.startswith(f"{STATUS_FAILED}:"):

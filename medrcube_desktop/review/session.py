@@ -10,11 +10,10 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.draft import Draft, ReviewIncomplete, draft_from_stored
 from medrcube_desktop.review.queues import (
     ALL,
     STATUS_REVIEWED,
@@ -25,6 +24,7 @@ from medrcube_desktop.review.queues import (
     matches,
     ordered,
 )
+from medrcube_desktop.review.reveal import Reveal, RevealMixin
 from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.review.timing import ActiveTimer
 from medrcube_desktop.store.drafts import StoredDraft
@@ -41,83 +41,8 @@ __all__ = [
     "ReviewSessionState",
 ]
 
-Snapshot = tuple[tuple[int | None, ...], str, tuple[str, ...]]
-"""What undo restores: scores in rubric order, comment, tags."""
 
-
-class ReviewIncomplete(MedRCubeError):
-    """A commit was refused: a rule is not scored, or a comment is missing.
-
-    ``needs_comment`` is True when the missing piece is the comment.
-    """
-
-    def __init__(self, message: str, needs_comment: bool = False) -> None:
-        super().__init__(message)
-        self.needs_comment = needs_comment
-
-
-@dataclass
-class Draft:
-    """Scores, comment and tags being edited for one item (saved as a draft, not committed).
-
-    ``scores`` maps each rule id to 1 (pass), 0 (fail) or ``None`` (not scored yet). A
-    fresh item starts unscored so that nothing is passed without a look; a committed item
-    starts from its saved scores; an intra-rater repeat (``repeat``) starts unscored again.
-    ``dirty`` is True while the draft differs from where it started. ``active_seconds``
-    is the active time spent on it (seconds).
-    """
-
-    item_id: str
-    scores: dict[str, int | None]
-    comment: str = ""
-    tags: list[str] = field(default_factory=list)
-    started_at: str = field(default_factory=utc_now)
-    dirty: bool = False
-    repeat: bool = False
-    active_seconds: float = 0.0
-    base: Snapshot | None = None
-    undo_stack: list[Snapshot] = field(default_factory=list)
-    redo_stack: list[Snapshot] = field(default_factory=list)
-    last_edit: str = ""
-
-    def __post_init__(self) -> None:
-        if self.base is None:
-            self.base = self.snapshot()
-
-    def unscored(self) -> list[str]:
-        """Rule ids without a score, in rubric order."""
-        return [rule for rule in RULE_IDS if self.scores[rule] is None]
-
-    def snapshot(self) -> Snapshot:
-        """The editable content, for undo."""
-        return tuple(self.scores[r] for r in RULE_IDS), self.comment, tuple(self.tags)
-
-    def restore(self, snapshot: Snapshot) -> None:
-        """Put back an earlier :meth:`snapshot`."""
-        values, self.comment, tags = snapshot
-        self.scores = dict(zip(RULE_IDS, values, strict=True))
-        self.tags = list(tags)
-
-
-@dataclass(frozen=True)
-class Reveal:
-    """What the reviewer sees of others' judgments of an item once it may be shown.
-
-    ``mine`` are the reviewer's scores as on screen (the draft, else the latest
-    committed; ``None`` for an unscored rule); ``llm`` the LLM judgment
-    (``None`` when the item has none); ``others`` the latest scores of every other
-    reviewer; ``disagreements`` the rules where ``mine`` and ``llm`` differ.
-    """
-
-    item_id: str
-    mine: dict[str, int | None]
-    llm_model: str
-    llm: dict[str, int] | None
-    others: dict[str, dict[str, int]]
-    disagreements: list[str]
-
-
-class ReviewSessionState:
+class ReviewSessionState(RevealMixin):
     """One reviewer working through one benchmark.
 
     Parameters
@@ -165,11 +90,21 @@ class ReviewSessionState:
         self.visible: list[Item] = list(self.items)
         self.current: Item | None = None
         self.drafts: dict[str, Draft] = {
-            item_id: _draft_from_stored(stored, self.saved.get(item_id))
+            item_id: draft_from_stored(stored, self.saved.get(item_id))
             for item_id, stored in store.drafts(reviewer).items()
             if item_id in self._by_id
         }
-        self.note_needed: tuple[Review, list[str]] | None = None
+        self._noted: set[str] = store.noted_review_uids(reviewer)
+        self._after_repeat: str | None = None
+
+    def reload_judgments(self) -> None:
+        """Read the LLM judgments again (after a run stored new ones; raises StoreError).
+
+        They stay hidden for every item the reviewer has not committed.
+        """
+        models = self.store.judgment_models()
+        self.llm_model = self.study.llm_model or (models[0] if models else "")
+        self.judgments = self.store.judgments(self.llm_model) if self.llm_model else {}
 
     @property
     def require_comment_on_fail(self) -> bool:
@@ -200,7 +135,8 @@ class ReviewSessionState:
             for item_id in self.saved
             if self.disagreements(item_id) and self.is_revealed(item_id)
         }
-        return QueueFacts(set(self.saved), set(self.flagged), failed, disagrees)
+        note_missing = {item_id for item_id in disagrees if self.pending_note(item_id)}
+        return QueueFacts(set(self.saved), set(self.flagged), failed, disagrees, note_missing)
 
     def set_filter(self, item_filter: ItemFilter) -> list[Item]:
         """Apply a filter and order; return the visible items.
@@ -244,6 +180,8 @@ class ReviewSessionState:
         item = self._by_id[item_id]
         self.activity()
         self.timer.pause()
+        if not repeat:
+            self._after_repeat = None  # the reviewer is back on the normal path
         existing = self.drafts.get(item_id)
         if repeat and not (existing is not None and existing.repeat):
             self.drafts[item_id] = Draft(item_id, {rule: None for rule in RULE_IDS}, repeat=True)
@@ -311,51 +249,6 @@ class ReviewSessionState:
         return self.visible[0].id if self.visible else None
 
     # -- blinding -------------------------------------------------------------------
-    def is_revealed(self, item_id: str) -> bool:
-        """Whether the LLM judgment and other reviewers' scores of an item may be shown.
-
-        With a blind study: only once the reviewer has committed the item, and not while
-        an intra-rater repeat of it is open.
-        """
-        draft = self.drafts.get(item_id)
-        if draft is not None and draft.repeat:
-            return False
-        return not self.study.blind or item_id in self.saved
-
-    def reveal(self, item_id: str) -> Reveal | None:
-        """The judgments to show beside the reviewer's, or ``None`` while they are hidden."""
-        if not self.is_revealed(item_id):
-            return None
-        judgment = self.judgments.get(item_id)
-        draft, saved = self.drafts.get(item_id), self.saved.get(item_id)
-        mine: dict[str, int | None] = (
-            dict(draft.scores) if draft else dict(saved.scores) if saved else {}
-        )
-        others = {
-            name: review.scores
-            for name, review in self.store.item_reviews(item_id).items()
-            if name != self.reviewer
-        }
-        return Reveal(
-            item_id,
-            mine,
-            self.llm_model,
-            dict(judgment.scores) if judgment and judgment.scores else None,
-            others,
-            self.disagreements(item_id, mine) if mine else [],
-        )
-
-    def disagreements(self, item_id: str, scores: dict[str, int | None] | None = None) -> list[str]:
-        """Rules where ``scores`` (default: the latest committed ones) differ from the LLM
-        judgment; empty when either is missing. Does not check blinding."""
-        judgment = self.judgments.get(item_id)
-        if scores is None:
-            saved = self.saved.get(item_id)
-            scores = dict(saved.scores) if saved else None
-        if judgment is None or judgment.scores is None or scores is None:
-            return []
-        return [r for r in RULE_IDS if scores[r] is not None and scores[r] != judgment.scores[r]]
-
     # -- editing ----------------------------------------------------------------------
     def toggle(self, rule_id: str) -> int:
         """Score one rule: unscored → fail (0), fail → pass (1), pass → fail.
@@ -458,8 +351,9 @@ class ReviewSessionState:
     def commit(self) -> Review:
         """Save the draft as a committed review at once and return it.
 
-        A blind study may then want a note on why the reviewer disagrees with the LLM:
-        ``note_needed`` is set to ``(review, rules)``; see :meth:`add_disagreement_note`.
+        The review records whether anything had been revealed before (``blind``). A blind
+        study may then want a note on why the reviewer disagrees with the LLM: see
+        :attr:`note_needed` and :meth:`add_disagreement_note`.
 
         Raises
         ------
@@ -474,6 +368,8 @@ class ReviewSessionState:
         draft = self._current_draft()
         self._check_complete(draft)
         self.activity()
+        shown = self.reveal(draft.item_id)
+        exposed = shown is not None and (shown.llm is not None or bool(shown.others))
         review = self.store.save_review(
             Review(
                 reviewer=self.reviewer,
@@ -485,18 +381,15 @@ class ReviewSessionState:
                 active_seconds=draft.active_seconds,
                 tags=tuple(draft.tags),
                 repeat=draft.repeat,
+                blind=not exposed,
             )
         )
-        self.note_needed = None
         if review.repeat:
             self._repeated.add(review.item_id)
         else:
             if review.revision == 1:
                 self._first_order.append(review.item_id)
             self.saved[review.item_id] = review
-            rules = self.disagreements(review.item_id)
-            if self.study.blind and rules and self.study.require_comment_on_disagreement:
-                self.note_needed = (review, rules)
         latest = self.saved[review.item_id]
         self.drafts[review.item_id] = Draft(
             review.item_id, dict(latest.scores), latest.comment, list(latest.tags)
@@ -532,28 +425,6 @@ class ReviewSessionState:
                 needs_comment=True,
             )
 
-    def add_disagreement_note(self, comment: str) -> None:
-        """Store the reviewer's reason for disagreeing with the revealed LLM judgment.
-
-        Raises
-        ------
-        ReviewIncomplete
-            The comment is empty.
-        RuntimeError
-            No note is pending.
-        StoreError
-            The write failed.
-        """
-        if self.note_needed is None:
-            raise RuntimeError("no disagreement note is pending")
-        if not comment.strip():
-            raise ReviewIncomplete("say why you disagree with the LLM", needs_comment=True)
-        review, rules = self.note_needed
-        self.store.add_disagreement_note(
-            review.uid, self.llm_model, rules, comment.strip(), utc_now()
-        )
-        self.note_needed = None
-
     # -- what comes next ------------------------------------------------------------
     def due_repeat(self) -> str | None:
         """An item due for its intra-rater repeat, or ``None``.
@@ -576,15 +447,25 @@ class ReviewSessionState:
         return None
 
     def next_target(self) -> tuple[str, bool] | None:
-        """What to show after a commit: ``(item_id, is_repeat)``, or ``None`` at the end.
+        """What to show after a commit: ``(item_id, is_repeat)``, or ``None`` when every
+        visible item is reviewed.
 
-        A due intra-rater repeat comes first; otherwise the visible item after the
-        current one.
+        A due intra-rater repeat comes first, and afterwards the reviewer goes on from
+        where they were before it. Otherwise the visible item after the current one; past
+        the end of the list, the first visible item not reviewed yet (so a list re-ordered
+        mid-way still offers every item).
         """
+        following = self._after_repeat if self._after_repeat is not None else self.next_item_id()
         repeat = self.due_repeat()
         if repeat is not None and not (self.current is not None and self.current.id == repeat):
+            self._after_repeat = following
             return repeat, True
-        following = self.next_item_id()
+        self._after_repeat = None
+        if following is None:
+            current = self.current.id if self.current is not None else None
+            following = next(
+                (i.id for i in self.visible if i.id not in self.saved and i.id != current), None
+            )
         return (following, False) if following is not None else None
 
     def next_item_id(self) -> str | None:
@@ -594,23 +475,3 @@ class ReviewSessionState:
             return ids[0] if ids else None
         position = ids.index(self.current.id)
         return ids[position + 1] if position + 1 < len(ids) else None
-
-
-def _draft_from_stored(stored: StoredDraft, saved: Review | None) -> Draft:
-    """A draft read back after a restart: its edits count as unsaved changes, measured
-    from the saved review (or from nothing scored)."""
-    start = Draft(stored.item_id, {rule: None for rule in RULE_IDS})
-    if saved is not None and not stored.repeat:
-        start = Draft(stored.item_id, dict(saved.scores), saved.comment, list(saved.tags))
-    draft = Draft(
-        stored.item_id,
-        dict(stored.scores),
-        stored.comment,
-        list(stored.tags),
-        started_at=stored.started_at,
-        repeat=stored.repeat,
-        active_seconds=stored.active_seconds,
-        base=start.snapshot(),
-    )
-    draft.dirty = True
-    return draft

@@ -177,6 +177,20 @@ class DraftQueries(StoreBase):
 
         self._read(write, "save the disagreement note")
 
+    def noted_review_uids(self, reviewer: str) -> set[str]:
+        """uids of ``reviewer``'s reviews that have a disagreement note (raises StoreError)."""
+        return self._read(
+            lambda: {
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT n.review_uid FROM disagreement_notes n JOIN reviews r "
+                    "ON r.uid = n.review_uid WHERE r.reviewer = ?",
+                    (reviewer,),
+                )
+            },
+            "read disagreement notes",
+        )
+
     def disagreement_notes(self, reviewer: str) -> dict[str, str]:
         """Disagreement notes of ``reviewer``'s reviews, by item id (raises StoreError)."""
         return self._read(

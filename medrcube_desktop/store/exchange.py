@@ -257,6 +257,7 @@ def _review(reviewer: str, row: CsvReview, now: str, stored: list[Review]) -> Re
         repeat=row.repeat,
         uid=uid,
         source="import",
+        blind=row.blind,
     )
 
 

@@ -109,11 +109,13 @@ class JudgmentQueries(StoreBase):
         return Judgment(**{**judgment.__dict__, "uid": uid})
 
     def judgments(self, model: str) -> dict[str, Judgment]:
-        """The latest successful judgment by ``model`` of every item, by item id."""
+        """The latest successful judgment by ``model`` of every item, by item id (latest by
+        ``created_at``, so merged databases agree on which one; raises StoreError)."""
 
         def query() -> dict[str, Judgment]:
             cursor = self.conn.execute(
-                "SELECT * FROM judgments WHERE model = ? AND status = 'ok' ORDER BY id", (model,)
+                "SELECT * FROM judgments WHERE model = ? AND status = 'ok' ORDER BY created_at, id",
+                (model,),
             )
             names = [d[0] for d in cursor.description]
             return {

@@ -80,7 +80,7 @@ def merge(target_store: ReviewStore, other_paths: Iterable[str | Path]) -> Merge
     """Fold other reviewer databases into ``target_store``.
 
     Every row of ``reviews``, ``judgments``, ``disagreement_notes`` and ``flags`` whose
-    id the target lacks is copied (reviews with ``source="merge"``). For each (reviewer,
+    id the target lacks is copied (reviews keep their ``source`` and ``blind``). For each (reviewer,
     item) that receives reviews, all its revisions are renumbered 1..n by
     (``committed_at``, previous revision, ``uid``), so the first judgment stays the
     earliest committed one. Each other file is merged in one transaction.
@@ -197,7 +197,6 @@ def _merge_one(target: ReviewStore, source: ReviewStore, other: Path) -> FileMer
                     if table == "reviews":
                         origin[row["uid"]] = row["revision"]
                         groups.add((row["reviewer"], row["item_id"]))
-                        row["source"] = "merge"
                         row["revision"] = _next_revision(conn, row["reviewer"], row["item_id"])
                     columns = ", ".join(row)
                     marks = ", ".join(f":{c}" for c in row)

@@ -33,8 +33,12 @@ CSV_COLUMNS: tuple[str, ...] = (
     "started_at",
     "committed_at",
     "active_seconds",
+    "blind",
+    "reviewer",
 )
-"""Header of an exported CSV, in order (``tags`` are joined with ``;``)."""
+"""Header of an exported CSV, in order (``tags`` are joined with ``;``; ``blind`` is 1 for
+a judgment made before anything was revealed; ``reviewer`` is informative, an import
+uses ``--reviewer``)."""
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("item_id", *RULE_IDS)
 """Columns an imported CSV must have; ``comment``, ``tags``, ``started_at``,
@@ -94,6 +98,7 @@ class CsvReview:
     started_at: str | None
     committed_at: str | None
     active_seconds: float
+    blind: bool = False
 
 
 def review_cells(review: Review) -> list[str]:
@@ -108,6 +113,8 @@ def review_cells(review: Review) -> list[str]:
         review.started_at,
         review.committed_at,
         repr(float(review.active_seconds)),
+        str(int(review.blind)),
+        review.reviewer,
     ]
     return [neutralise_cell(cell) for cell in cells]
 
@@ -124,7 +131,8 @@ def write_reviews_csv(path: Path, rows: Iterable[list[str]]) -> None:
         if path.is_dir():
             raise StoreError(f"{path}: is a folder, not a CSV file")
         handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with open(handle, "w", encoding="utf-8", newline="") as out:
+        # utf-8-sig: the byte-order mark makes Excel read accents and symbols as UTF-8
+        with open(handle, "w", encoding="utf-8-sig", newline="") as out:
             writer = csv.writer(out)
             writer.writerow(CSV_COLUMNS)
             writer.writerows(rows)
@@ -249,6 +257,9 @@ def _parse_row(
     repeat = cell("repeat").strip()
     if repeat not in ("", "0", "1"):
         found.append(("repeat", f"must be 0 or 1, got {repeat!r}"))
+    blind = cell("blind").strip()
+    if blind not in ("", "0", "1"):
+        found.append(("blind", f"must be 0 or 1, got {blind!r}"))
     if found:
         item = item_id or "(no id)"
         problems.extend(f"{path} line {line} item {item} column {c}: {why}" for c, why in found)
@@ -264,6 +275,7 @@ def _parse_row(
         started_at=times.get("started_at"),
         committed_at=times.get("committed_at"),
         active_seconds=seconds or 0.0,
+        blind=blind == "1",  # unknown (no column) is not claimed to be blind
     )
 
 

@@ -58,7 +58,10 @@ class Review:
     uid : str
         Stable id of the row across databases ('' until stored), used by ``merge``.
     source : str
-        ``"app"``, ``"import"`` (from a CSV) or ``"merge"``.
+        ``"app"`` or ``"import"`` (from a CSV); ``merge`` keeps the row's source.
+    blind : bool
+        True when nothing (LLM judgment, other reviewers' scores) had been revealed to
+        the reviewer about this item before the commit: a blind judgment.
     """
 
     reviewer: str
@@ -75,6 +78,7 @@ class Review:
     repeat: bool = False
     uid: str = ""
     source: str = "app"
+    blind: bool = True
 
 
 def _retry_while_busy(operation, seconds: float = BUSY_TIMEOUT_S) -> None:
@@ -334,6 +338,7 @@ def review_row(review: Review) -> dict[str, str | int | float]:
         "tags": json.dumps(list(review.tags), ensure_ascii=False),
         "repeat": int(review.repeat),
         "source": review.source,
+        "blind": int(review.blind),
     }
     row.update({score_column(r): int(review.scores[r]) for r in RULE_IDS})
     return row
@@ -356,4 +361,5 @@ def review_from_row(row: dict) -> Review:
         repeat=bool(row.get("repeat", 0)),
         uid=row.get("uid") or "",
         source=row.get("source", "app"),
+        blind=bool(row.get("blind", 1)),
     )

@@ -77,6 +77,10 @@ class ShortcutsDialog(QDialog):
             self.table.setItem(row, 0, title)
             keys = effective_keys(spec, current)
             editor = QKeySequenceEdit(QKeySequence(keys[0]) if keys else QKeySequence())
+            if hasattr(editor, "setMaximumSequenceLength"):  # Qt 6.5+: one key, not a chord
+                editor.setMaximumSequenceLength(1)
+            if hasattr(editor, "setClearButtonEnabled"):  # Qt 6.4+: a way to unbind
+                editor.setClearButtonEnabled(True)
             editor.setObjectName(f"key_{spec.id}")
             self.table.setCellWidget(row, 1, editor)
             self.editors[spec.id] = editor
@@ -94,7 +98,12 @@ class ShortcutsDialog(QDialog):
             self._restore_defaults
         )
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Click a key cell and press the new key; Esc then OK keeps it."))
+        layout.addWidget(
+            QLabel(
+                "Click a key cell and press the new key. The ✕ in the cell removes the key. "
+                "A second default key (Enter beside Return) stays while the first is unchanged."
+            )
+        )
         layout.addWidget(self.table)
         layout.addWidget(self.message)
         layout.addWidget(buttons)

@@ -49,7 +49,7 @@ class ImageControls:
         if generation != self._generation:
             return  # a newer request superseded this one
         self._shown_window = result.window
-        corner = [f"W {result.window[1]:.4g}  C {result.window[0]:.4g}"] if result.window else []
+        corner = [f"W {result.window[1]:.5g}  C {result.window[0]:.5g}"] if result.window else []
         if result.slice_count > 1:
             corner.append(f"{result.slice_index + 1} / {result.slice_count}")
         self.image_view.corner_text = "    ".join(corner)
@@ -67,7 +67,7 @@ class ImageControls:
             f"Slice {result.slice_index + 1} of {result.slice_count}" if many else ""
         )
         window = (
-            f"Window C {result.window[0]:.4g} / W {result.window[1]:.4g}" if result.window else ""
+            f"Window C {result.window[0]:.5g} / W {result.window[1]:.5g}" if result.window else ""
         )
         legend = "  ".join(
             f"<span style='color:rgb{colour}'>■</span> label {label}"

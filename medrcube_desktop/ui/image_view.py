@@ -30,6 +30,7 @@ class ImageView(QGraphicsView):
     ZOOM_STEP = 1.25
     image_shown = Signal()  # after set_image placed new pixels
     window_dragged = Signal(int, int)  # right-drag: (dx, dy) in screen pixels since last move
+    typed = Signal(str)  # a printable key that no shortcut uses: the reviewer is writing
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -120,6 +121,14 @@ class ImageView(QGraphicsView):
         self._fit = True
         self.fitInView(self._pixmap_item, Qt.AspectRatioMode.KeepAspectRatio)
 
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """Keys that reach the view are not shortcuts; a printable one starts the comment
+        (so a sentence typed here is written, not taken as scoring keys from then on)."""
+        if _is_writing(event) and event.text() != " ":
+            self.typed.emit(event.text())
+            return
+        super().keyPressEvent(event)
+
     def zoom(self, factor: float) -> None:
         """Zoom by ``factor`` (> 1 enlarges)."""
         self._fit = False
@@ -173,6 +182,15 @@ def render_pool() -> QThreadPool:
         _RENDER_POOL = QThreadPool()
         _RENDER_POOL.setMaxThreadCount(1)
     return _RENDER_POOL
+
+
+def _is_writing(event) -> bool:
+    """A printable character typed without Ctrl/Alt/Meta (Shift is part of typing)."""
+    mods = (
+        event.modifiers() & ~Qt.KeyboardModifier.ShiftModifier & ~Qt.KeyboardModifier.KeypadModifier
+    )
+    text = event.text()
+    return mods == Qt.KeyboardModifier.NoModifier and len(text) == 1 and text.isprintable()
 
 
 class RenderSignals(QObject):

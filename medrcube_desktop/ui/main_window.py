@@ -6,7 +6,7 @@ import logging
 from datetime import datetime
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -41,6 +41,7 @@ from medrcube_desktop.ui.dialogs import (
 )
 from medrcube_desktop.ui.image_controls import ImageControls
 from medrcube_desktop.ui.image_view import ImageView
+from medrcube_desktop.ui.judge_dialog import JudgeDialog
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane, RubricPane
 from medrcube_desktop.ui.reveal_pane import RevealPane
 from medrcube_desktop.ui.review_controls import ReviewControls, format_duration
@@ -116,6 +117,7 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self.neurological = neurological
         self.prefs = prefs if prefs is not None else settings.Settings()
         self.fired_actions: list[str] = []  # action ids in trigger order (tests, debugging)
+        self.judge_dialog: JudgeDialog | None = None
         self.session = session
         self.benchmark = benchmark
         self.rubric = load_rubric()
@@ -137,8 +139,21 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self.qactions = install_actions(
             self, self.actions_table, self.prefs.shortcuts, self._action_fired
         )
+        self._show_keys()
         self._start_session()
         QApplication.instance().installEventFilter(self)  # input = activity (active time)
+
+    def _key_of(self, action_id: str) -> str:
+        keys = self.qactions[action_id].shortcuts()
+        return keys[0].toString(QKeySequence.SequenceFormat.NativeText) if keys else "—"
+
+    def _show_keys(self) -> None:
+        """Labels that name keys follow the (possibly remapped) action table."""
+        self.rubric_pane.show_keys(
+            {rule: self._key_of(f"rule.{rule}") for rule in RULE_IDS},
+            self._key_of("review.pass_rest"),
+            self._key_of("review.commit"),
+        )
 
     def _action_fired(self, action_id: str) -> None:
         self.fired_actions.append(action_id)
@@ -166,6 +181,8 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self.list_pane.item_chosen.connect(self.show_item)
         self.image_view = ImageView()
         self.image_view.window_dragged.connect(self._drag_window)
+        self.image_view.typed.connect(self._start_comment)
+        self.list_pane.search.returnPressed.connect(self.image_view.setFocus)
         self.slice_slider = QSlider(Qt.Orientation.Horizontal)
         self.slice_slider.setObjectName("sliceSlider")
         self.slice_slider.valueChanged.connect(self._slice_changed)
@@ -227,7 +244,7 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self.statusBar().addPermanentWidget(self.progress_bar)
         if self.benchmark.problems:
             problems = QLabel(
-                f"{len(self.benchmark.problems)} benchmark problems (View › Problems)"
+                f"{len(self.benchmark.problems)} benchmark problems (View › Benchmark problems…)"
             )
             problems.setStyleSheet("color: #b42318")
             self.statusBar().addWidget(problems)
@@ -241,6 +258,7 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         first = self.session.resume_item_id()
         if first is not None:
             self.show_item(first)
+            self.image_view.setFocus()  # keys score from the start (not the Task filter)
         else:
             self._show_no_item(
                 "This benchmark has no loadable items."
@@ -256,6 +274,7 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         first scores).
         """
         previous = self.session.current.id if self.session.current else None
+        note_had_focus = self.reveal_pane.note.hasFocus()
         item = self.session.select(item_id, repeat=repeat)
         self._position_timer.start()  # store the resume position once the reviewer settles
         self.list_pane.select(item_id)
@@ -267,6 +286,8 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self._show_saved_status()
         self._show_reveal()
         self._refresh_actions()
+        if note_had_focus:  # the note box is hidden now: keys go back to the review
+            self.image_view.setFocus()
         if item_id != previous:
             self._fit_next = True  # a new item opens fitted to the window
             self.right_scroll.verticalScrollBar().setValue(0)
@@ -324,6 +345,16 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         position = ids.index(current) + step if current in ids else 0
         self.show_item(ids[max(0, min(position, len(ids) - 1))])
 
+    def _start_comment(self, text: str) -> None:
+        """A letter no shortcut uses was typed on the image: write it in the comment."""
+        if self.session.current is None:
+            return
+        comment = self.rubric_pane.comment
+        comment.setFocus()
+        comment.moveCursor(QTextCursor.MoveOperation.End)
+        comment.insertPlainText(text)
+        self.statusBar().showMessage("Writing the comment (Esc goes back to the keys).", 4000)
+
     def focus_search(self) -> None:
         """Ctrl+F: type in the search box (Esc or Enter returns to the review)."""
         self.list_pane.search.setFocus()
@@ -379,6 +410,8 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self._remember_position()
         self.session.pause()
         save_window_state(self)
+        if self.judge_dialog is not None:
+            self.judge_dialog.close()  # cancels a run in progress; its results stay stored
         QApplication.instance().removeEventFilter(self)
         event.accept()
 
@@ -405,6 +438,9 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         for spec in self.actions_table:
             keys = effective_keys(spec, overrides)
             self.qactions[spec.id].setShortcuts([QKeySequence(k) for k in keys])
+        self._show_keys()
+        if self.session.draft is not None:
+            self.rubric_pane.show_scores(self.session.draft.scores)
         self.preferences_changed.emit()
 
     def edit_study_settings(self) -> None:
@@ -420,6 +456,33 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
                 ReviewSessionState(self.session.items, self.session.store, self.session.reviewer)
             )
         self._take_focus()
+
+    def open_judge_dialog(self) -> JudgeDialog:
+        """Review › Run LLM review: judge the listed items (or all) in the background."""
+        if self.judge_dialog is None:
+            self.judge_dialog = JudgeDialog(
+                self,
+                self.session.store.path,
+                list(self.session.visible),
+                list(self.session.items),
+                self.session.llm_model or "gpt-5.1",
+            )
+            self.judge_dialog.judged.connect(self._judgments_arrived)
+        else:
+            self.judge_dialog.filtered = list(self.session.visible)
+        self.judge_dialog.show()
+        self.judge_dialog.raise_()
+        return self.judge_dialog
+
+    def _judgments_arrived(self) -> None:
+        """New LLM judgments are stored: read them (still hidden until each commit)."""
+        try:
+            self.session.reload_judgments()
+        except StoreError as exc:
+            self.statusBar().showMessage(f"Could not read the new judgments: {exc}", 8000)
+            return
+        if self.session.current is not None:
+            self._show_reveal()
 
     def _run_dialog(self, dialog) -> bool:
         """Run a dialog; True when accepted (a seam for tests)."""

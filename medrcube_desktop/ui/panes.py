@@ -7,6 +7,7 @@ from html import escape
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFormLayout,
     QHBoxLayout,
@@ -33,6 +34,20 @@ from medrcube_desktop.review.queues import (
 )
 
 ITEM_ID_ROLE = Qt.ItemDataRole.UserRole
+
+
+class SearchEdit(QLineEdit):
+    """The search box: Enter hands the keys back to the review (``returnPressed``)
+    instead of committing the current item."""
+
+    def event(self, event) -> bool:  # noqa: D401 (Qt override)
+        if event.type() == QEvent.Type.ShortcutOverride and event.key() in (
+            Qt.Key.Key_Return,
+            Qt.Key.Key_Enter,
+        ):
+            event.accept()  # claim Enter before the window's "commit" shortcut
+            return True
+        return super().event(event)
 
 
 class ItemListPane(QWidget):
@@ -73,7 +88,7 @@ class ItemListPane(QWidget):
         order.currentIndexChanged.connect(self._emit_filter)
         self.combos["order"] = order
         form.addRow("&Order", order)
-        self.search = QLineEdit()
+        self.search = SearchEdit()
         self.search.setObjectName("search")
         self.search.setPlaceholderText("Search question and options (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
@@ -115,6 +130,7 @@ class ItemListPane(QWidget):
                 self.list.setCurrentItem(entry)
         self.list.blockSignals(False)
         self.count_label.setText(f"{len(items)} items shown")
+        self.count_label.setToolTip("✓ committed · ✎ draft saved, not committed · ⚑ flagged")
 
     def set_mark(self, item: Item, mark: str) -> None:
         """Show ``mark`` (see :meth:`set_items`) in front of one item."""
@@ -174,11 +190,13 @@ class ItemPane(QWidget):
             f"{item.task.level.value} level) · {escape(item.modality)} · {escape(item.region)} · {escape(item.dataset)}"
         )
         self.question.setText(item.question)
+        dark = QApplication.palette().window().color().lightness() < 128
+        green = "#3fb950" if dark else "#1a7f37"  # readable on the theme's background
         rows = []
         for letter, text in item.options.items():
             if letter == item.answer:
                 rows.append(
-                    f"<p><b style='color:#1a7f37'>{letter}. {escape(text)}  ✔ ground truth</b></p>"
+                    f"<p><b style='color:{green}'>{letter}. {escape(text)}  ✔ ground truth</b></p>"
                 )
             else:
                 rows.append(f"<p>{letter}. {escape(text)}</p>")
@@ -250,9 +268,10 @@ class RubricPane(QWidget):
         self.rule_tags = tags
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(
-            QLabel("Keys 1–7: fail a rule (again: pass) · P: pass every unscored rule")
-        )
+        self.keys_hint = QLabel()
+        self.keys_hint.setObjectName("keysHint")
+        layout.addWidget(self.keys_hint)
+        self.rule_keys = {rule.id: str(n) for n, rule in enumerate(rubric.rules, start=1)}
         self.buttons: dict[str, QPushButton] = {}
         self.compare_labels: dict[str, QLabel] = {}
         principle = None
@@ -288,6 +307,7 @@ class RubricPane(QWidget):
         footer = QVBoxLayout(self.footer)
         footer.setContentsMargins(0, 0, 0, 0)
         comment_label = QLabel("&Comment (Enter commits, Shift+Enter new line, Esc leaves):")
+        self.comment_label = comment_label
         footer.addWidget(comment_label)
         self.comment = CommentEdit()
         self.comment.submitted.connect(self.commit_requested.emit)
@@ -330,9 +350,23 @@ class RubricPane(QWidget):
     def _request_commit(self) -> None:
         self.commit_requested.emit()
 
+    def show_keys(self, rule_keys: dict[str, str], pass_key: str, commit_key: str) -> None:
+        """Name the keys as mapped (Help › Customise shortcuts) in the pane's labels."""
+        self.rule_keys = rule_keys
+        keys = [rule_keys[rule.id] for rule in self.rubric.rules]
+        span = f"{keys[0]}–{keys[-1]}" if keys == [str(n) for n in range(1, 8)] else " ".join(keys)
+        self.keys_hint.setText(
+            f"Keys {span}: fail a rule (again: pass) · {pass_key}: pass every unscored rule"
+        )
+        self.commit_button.setText(f"Commit and next  ({commit_key})")
+        self.comment_label.setText(
+            f"&Comment ({commit_key} commits, Shift+{commit_key} new line, Esc leaves):"
+        )
+
     def show_scores(self, scores: dict[str, int | None]) -> None:
         """Reflect draft scores: green PASS, red FAIL, grey "not scored"."""
-        for key, rule in enumerate(self.rubric.rules, start=1):
+        for rule in self.rubric.rules:
+            key = self.rule_keys.get(rule.id, "")
             text, colour = SCORE_LOOK[scores[rule.id]]
             name = rule.name.replace("&", "&&")  # a single & would become a mnemonic
             button = self.buttons[rule.id]
@@ -352,9 +386,10 @@ class RubricPane(QWidget):
                 continue
             verdict = SCORE_LOOK[scores[rule_id]][0]
             if rule_id in differs:
-                label.setText(f"<b style='color:#b42318'>≠ {escape(name)}: {verdict}</b>")
+                label.setText(f"<b style='color:#e5534b'>≠ LLM {verdict}</b>")
             else:
-                label.setText(f"{escape(name)}: {verdict}")
+                label.setText(f"LLM {verdict}")
+            label.setToolTip(f"{name}: {verdict}")
             label.setVisible(True)
 
     def show_tags(self, scores: dict[str, int | None], chosen: list[str]) -> None:

@@ -55,7 +55,7 @@ class RevealPane(QWidget):
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.setMaximumHeight(260)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.note = QLineEdit()
         self.note.setObjectName("disagreementNote")
         self.note.setPlaceholderText(
@@ -122,14 +122,28 @@ class RevealPane(QWidget):
             mark = QTableWidgetItem("≠" if differs else "")
             mark.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             self.table.setItem(row, 0, mark)
+            mine = reveal.mine.get(rule)
             for column, (_name, scores) in enumerate(columns, start=1):
-                self.table.setItem(row, column, _cell(scores.get(rule)))
+                cell = _cell(scores.get(rule))
+                if column > 1 and mine is not None and scores.get(rule) not in (None, mine):
+                    cell.setBackground(DISAGREE_BRUSH)  # differs from you
+                    cell.setText(f"≠ {cell.text()}")
+                self.table.setItem(row, column, cell)
             if differs:
-                for column in range(len(columns) + 1):
-                    self.table.item(row, column).setBackground(DISAGREE_BRUSH)
+                mark.setBackground(DISAGREE_BRUSH)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
         self.table.setColumnWidth(0, 28)
-        if reveal.llm is None:
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+        height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        self.table.setFixedHeight(height)  # every rule in view, no inner scrolling
+        if any(score is None for score in reveal.mine.values()):
+            summary = (
+                f"Not blind (curation pass): {escape(reveal.llm_model)}'s judgment is shown "
+                "while you score."
+                if reveal.llm is not None
+                else "Not blind (curation pass): other reviewers' scores are shown."
+            )
+        elif reveal.llm is None:
             summary = "Revealed: other reviewers' scores (no LLM judgment of this item)."
         elif reveal.disagreements:
             summary = (

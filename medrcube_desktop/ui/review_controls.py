@@ -137,12 +137,12 @@ class ReviewControls:
         if current is None:
             self.statusBar().showMessage("No item to commit.", 4000)
             return
-        if self.session.note_needed and self.session.note_needed[0].item_id == current.id:
+        if self.session.note_needed and not self.session.has_unsaved_changes(current.id):
             self._save_note(self.reveal_pane.note.text())
-            return
+            return  # (changed scores instead: they are committed below as a new revision)
         if self.session.is_saved_unchanged(current.id):
             # nothing new to save: Enter only moves on (no duplicate revision)
-            self.statusBar().showMessage(f"{current.id} unchanged, not saved again.", 4000)
+            self.statusBar().showMessage("Nothing changed since the last commit.", 3000)
             self._go_next(None)
             return
         was_hidden = self.session.reveal(current.id) is None
@@ -176,9 +176,11 @@ class ReviewControls:
             self._show_saved_status()
             self.right_scroll.ensureWidgetVisible(self.reveal_pane)
             if self.session.note_needed:
+                rules = ", ".join(self.session.note_needed[1])
                 self.rubric_pane.show_status(
-                    f"Saved ({what}). You differ from {self.session.llm_model} on "
-                    f"{', '.join(self.session.note_needed[1])}: say why in the box above the comment, then Enter.",
+                    f"Saved ({what}). You differ from {self.session.llm_model} on {rules}: "
+                    "say why in the box above the comment and press Enter, or change your "
+                    "scores and press Enter to commit them.",
                     problem=True,
                 )
                 self.reveal_pane.note.setFocus()

@@ -23,6 +23,10 @@ ALTER TABLE reviews ADD COLUMN repeat INTEGER NOT NULL DEFAULT 0 CHECK (repeat I
 
 ALTER TABLE reviews ADD COLUMN source TEXT NOT NULL DEFAULT 'app';
 
+-- 1 when nothing was revealed to the reviewer (LLM judgment, other reviewers) before the
+-- commit. Before v2 the app revealed nothing, so existing rows are blind.
+ALTER TABLE reviews ADD COLUMN blind INTEGER NOT NULL DEFAULT 1 CHECK (blind IN (0, 1));
+
 CREATE TABLE drafts (
     reviewer        TEXT    NOT NULL,
     item_id         TEXT    NOT NULL,

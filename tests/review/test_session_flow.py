@@ -224,7 +224,7 @@ def test_intra_rater_repeats_come_back_blind_after_the_gap(items, store):
     assert store.latest_reviews("dr-a")["q0"].scores["1.3"] == 0  # not a revision
     assert store.repeat_reviews("dr-a")["q0"].scores == ALL_PASS
     assert session.due_repeat() is None  # q1 and q2 have not had their gap yet
-    assert session.next_target() == ("q1", False)
+    assert session.next_target() == ("q3", False)  # back to where the repeat cut in (after q2)
 
 
 def test_repeat_share_picks_a_fixed_subset_of_about_that_size():
@@ -265,3 +265,45 @@ def test_study_settings_round_trip_and_bad_values_fall_back(store):
     assert loaded.blind is True and loaded.repeat_share == 0.1 and loaded.repeat_gap == 3
     store.set_state("study.settings", "{not json")
     assert StudySettings.load(store) == StudySettings()
+
+
+def test_a_note_left_out_stays_pending_until_written_and_has_its_own_queue(items, store):
+    judge(store, "q1", failed=["2.3"])
+    session = ReviewSessionState(items, store, "dr-a")
+    score(session, "q1")
+    session.select("q2")  # moved on without the note
+    assert session.note_needed is None
+    assert [i.id for i in session.set_filter(ItemFilter(status="note-missing"))] == ["q1"]
+    again = ReviewSessionState(items, store, "dr-a")  # after a restart too
+    again.select("q1")
+    assert again.note_needed[1] == ["2.3"]
+    again.add_disagreement_note("distractors fit")
+    assert again.set_filter(ItemFilter(status="note-missing")) == []
+    assert [i.id for i in again.set_filter(ItemFilter(status="disagrees"))] == ["q1"]
+
+
+def test_changing_scores_after_the_reveal_is_a_new_revision_that_is_not_blind(items, store):
+    judge(store, "q1", failed=["2.3"])
+    session = ReviewSessionState(items, store, "dr-a")
+    first = score(session, "q1")
+    assert first.blind
+    session.toggle("2.3")  # convinced by the LLM
+    session.set_comment("distractor B is implausible")
+    second = session.commit()
+    assert (second.revision, second.blind, second.scores["2.3"]) == (2, False, 0)
+    assert session.note_needed is None  # now agrees: no note wanted
+    assert store.first_reviews("dr-a")["q1"].blind  # the first judgment stays the blind one
+
+
+def test_past_the_end_of_a_reordered_list_the_unreviewed_items_are_still_offered(items, store):
+    session = ReviewSessionState(items, store, "dr-a", StudySettings(repeat_share=0))
+    session.set_filter(ItemFilter(order="random"))
+    order = [i.id for i in session.visible]
+    score(session, order[3])  # started in the middle, after re-ordering
+    for _ in range(2):
+        target = session.next_target()
+        score(session, target[0])
+    assert session.next_target() == (order[0], False)  # wraps to the first unreviewed
+    while (target := session.next_target()) is not None:
+        score(session, target[0])
+    assert session.progress() == (6, 6)

@@ -29,7 +29,7 @@ def review(item: str, comment: str = "", at: str = T0, *fails: str, **extra) -> 
 
 
 def rows(path) -> list[dict[str, str]]:
-    with open(path, encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8-sig", newline="") as f:
         return list(csv.DictReader(f))
 
 
@@ -45,7 +45,7 @@ def score_and_comment(path) -> list[tuple[str, ...]]:
 def test_header_is_the_documented_one():
     assert HEADER == (
         "item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,comment,tags,revision,repeat,"
-        "started_at,committed_at,active_seconds"
+        "started_at,committed_at,active_seconds,blind,reviewer"
     )
 
 
@@ -55,12 +55,15 @@ def test_export_writes_latest_revision_per_item_sorted_by_item(tmp_path):
     store.save_review(review("i1", "first", T0, "2.3"))
     store.save_review(review("i1", "second", "2024-05-01T11:00:00+00:00"))
     assert export_reviews(store, "dr-a", tmp_path / "out.csv") == 2
-    text = (tmp_path / "out.csv").read_text("utf-8")
+    raw = (tmp_path / "out.csv").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # UTF-8 byte-order mark, for Excel
+    text = raw.decode("utf-8-sig")
     assert text.splitlines() == [
         HEADER,
-        "i1,1,1,1,1,1,1,1,second,,2,0,2024-05-01T11:00:00+00:00,2024-05-01T11:00:00+00:00,0.0",
+        "i1,1,1,1,1,1,1,1,second,,2,0,2024-05-01T11:00:00+00:00,2024-05-01T11:00:00+00:00,0.0,"
+        "1,dr-a",
         "i2,1,1,1,0,1,1,1,only,subjective,1,0,2024-05-01T10:00:00+00:00,"
-        "2024-05-01T10:00:00+00:00,12.25",
+        "2024-05-01T10:00:00+00:00,12.25,1,dr-a",
     ]
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"] == []
 
@@ -83,7 +86,7 @@ def test_export_first_and_all_include_what_they_say(tmp_path):
         ("blind repeat", "3", "1"),
     ]
     assert export_reviews(store, "nobody", tmp_path / "none.csv") == 0
-    assert (tmp_path / "none.csv").read_text("utf-8") == HEADER + "\n"
+    assert (tmp_path / "none.csv").read_text("utf-8-sig") == HEADER + "\n"
 
 
 def test_export_refuses_unknown_choice_and_unwritable_path(tmp_path):

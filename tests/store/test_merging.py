@@ -66,8 +66,8 @@ def test_merging_two_reviewers_gives_the_union(tmp_path):
     assert study.latest_reviews("dr-a")["i1"].scores == scores("1.4")
     merged = study.latest_reviews("dr-b")
     assert {item: (r.comment, r.revision, r.source) for item, r in merged.items()} == {
-        "i1": ("dr-b on i1", 1, "merge"),
-        "i2": ("b on i2", 1, "merge"),
+        "i1": ("dr-b on i1", 1, "app"),
+        "i2": ("b on i2", 1, "app"),
     }
     assert merged["i2"].uid == b_review.uid
     assert study.judgments("qwen")["i1"].scores == scores("1.1")
@@ -185,7 +185,13 @@ def test_a_v1_database_merged_twice_adds_its_row_once_and_is_not_migrated(tmp_pa
         at(9),
     )
     assert got.uid == f"v1:dr-old:i9:1:{at(9)}"
-    assert (got.active_seconds, got.tags, got.repeat, got.source) == (0.0, (), False, "merge")
+    assert (got.active_seconds, got.tags, got.repeat, got.source, got.blind) == (
+        0.0,
+        (),
+        False,
+        "app",
+        True,
+    )  # v1 revealed nothing: its reviews are blind
     assert sha256(old) == digest
     assert sorted(p.name for p in old.parent.iterdir()) == ["v1.db"]  # no backup, no WAL
 

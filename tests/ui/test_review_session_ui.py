@@ -44,18 +44,22 @@ def visible_texts(window) -> str:
     """Every text a widget of the window holds, shown or not (labels, buttons, boxes,
     list entries and their tooltips, table cells and headers, the title)."""
     texts = [window.windowTitle(), window.statusBar().currentMessage()]
-    for widget in window.findChildren(QLabel):
+
+    def own(kind):  # widgets of the review window itself, not of its dialogs
+        return [w for w in window.findChildren(kind) if w.window() is window]
+
+    for widget in own(QLabel):
         texts += [widget.text(), widget.toolTip()]
-    for widget in window.findChildren(QAbstractButton):
+    for widget in own(QAbstractButton):
         texts += [widget.text(), widget.toolTip()]
-    for widget in window.findChildren(QLineEdit):
+    for widget in own(QLineEdit):
         texts.append(widget.text())
-    for widget in window.findChildren(QPlainTextEdit):
+    for widget in own(QPlainTextEdit):
         texts.append(widget.toPlainText())
-    for widget in window.findChildren(QListWidget):
+    for widget in own(QListWidget):
         for row in range(widget.count()):
             texts += [widget.item(row).text(), widget.item(row).toolTip()]
-    for table in window.findChildren(QTableWidget):
+    for table in own(QTableWidget):
         for column in range(table.columnCount()):
             header = table.horizontalHeaderItem(column)
             texts.append(header.text() if header else "")
@@ -85,7 +89,9 @@ def test_llm_judgment_and_other_reviewers_are_in_no_widget_before_commit(
     columns = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
     assert columns == ["", "You", MODEL, "dr-other"]
     row = list(RULE_IDS).index("1.3")
-    assert [table.item(row, c).text() for c in range(4)] == ["≠", "PASS", "FAIL", "PASS"]
+    assert [table.item(row, c).text() for c in range(4)] == ["≠", "PASS", "≠ FAIL", "PASS"]
+    other_row = list(RULE_IDS).index("2.2")  # the other reviewer differs, the LLM does not
+    assert [table.item(other_row, c).text() for c in range(4)] == ["", "PASS", "PASS", "≠ FAIL"]
     assert table.item(0, 0).text() == ""  # 1.1: everyone agrees
     assert window.reveal_pane.note.isVisible()  # the disagreement needs a reason
     qtbot.keyClick(window.reveal_pane.note, Qt.Key.Key_Return)
@@ -105,8 +111,10 @@ def test_a_curation_study_without_blinding_shows_the_judgment_at_once(
     assert MODEL in visible_texts(window)
     table = window.reveal_pane.table
     assert [table.item(2, c).text() for c in range(4)] == ["", "—", "FAIL", "PASS"]  # rule 1.3
+    assert "Not blind" in window.reveal_pane.title.text()  # no "agree" before scoring
     qtbot.keyClick(window.image_view, Qt.Key.Key_P)
-    assert [table.item(2, c).text() for c in range(4)] == ["≠", "PASS", "FAIL", "PASS"]
+    assert [table.item(2, c).text() for c in range(4)] == ["≠", "PASS", "≠ FAIL", "PASS"]
+    assert "differ on <b>1.3" in window.reveal_pane.title.text()
 
 
 def press(window, key_text: str) -> None:
@@ -124,6 +132,7 @@ def test_every_shortcut_of_the_action_table_runs_its_action(
         "edit_shortcuts",
         "edit_study_settings",
         "ask_reviewer",
+        "open_judge_dialog",
         "close",  # restored before qtbot closes the window
     ):
         monkeypatch.setattr(window, name, lambda: None)  # dialogs would wait for a click
@@ -237,3 +246,55 @@ def test_themes_font_scale_and_window_layout_are_applied_and_restored(
     window.splitter.setSizes([300, 500, 500])
     assert restore_window_state(window)
     assert window.splitter.sizes() == sizes
+
+
+def test_typing_on_the_image_writes_the_comment_instead_of_scoring(qtbot, ct_benchmark, tmp_path):
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    assert QApplication.focusWidget() is window.image_view  # not the Task filter
+    qtbot.keyClick(window.image_view, Qt.Key.Key_2)
+    for char in "the stem implies a prior film":  # each key to whatever has the focus
+        qtbot.keyClicks(QApplication.focusWidget(), char)
+    assert window.rubric_pane.comment.toPlainText() == "the stem implies a prior film"
+    scores = window.session.draft.scores
+    assert scores["1.2"] == 0 and sum(v is None for v in scores.values()) == 6  # no P pressed
+    assert "ct-1" not in window.session.flagged
+
+
+def test_enter_in_the_search_box_gives_the_keys_back(qtbot, ct_benchmark, tmp_path):
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    press(window, "Ctrl+F")
+    qtbot.keyClicks(window.list_pane.search, "plane")
+    qtbot.keyClick(window.list_pane.search, Qt.Key.Key_Return)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_1)
+    assert window.list_pane.search.text() == "plane"
+    assert window.session.current.id == "ct-2" and window.session.draft.scores["1.1"] == 0
+
+
+def test_a_pending_note_comes_back_and_changed_scores_commit_instead(qtbot, ct_benchmark, tmp_path):
+    prepare(tmp_path / "s.db", other=False)
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    qtbot.keyClick(window.image_view, Qt.Key.Key_P)
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
+    assert window.reveal_pane.note.isVisible()
+    press(window, "Ctrl+Down")  # skipped the note
+    assert QApplication.focusWidget() is window.image_view
+    window.show_item("ct-1")
+    assert window.reveal_pane.note.isVisible()  # still asked for
+    window.image_view.setFocus()
+    qtbot.keyClick(window.image_view, Qt.Key.Key_3)  # changed mind: fail 1.3 like the LLM
+    window.rubric_pane.comment.setPlainText("1.3: 'outlined' is ambiguous")
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
+    history = store.review_history("dr-a", "ct-1")
+    assert [(r.revision, r.blind, r.scores["1.3"]) for r in history] == [
+        (1, True, 1),
+        (2, False, 0),
+    ]
+    assert window.session.current.id == "ct-2"
+
+
+def test_remapped_rule_keys_are_named_on_the_rubric(qtbot, ct_benchmark, tmp_path):
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    window.apply_shortcuts({"rule.1.1": ["Q"], "review.commit": ["Space"]})
+    assert window.rubric_pane.buttons["1.1"].text().startswith("Q ")
+    assert window.rubric_pane.commit_button.text() == "Commit and next  (Space)"
+    assert "Keys Q 2 3 4 5 6 7" in window.rubric_pane.keys_hint.text()

@@ -230,10 +230,14 @@ def test_unattended_run_exits_on_an_empty_benchmark_with_broken_settings(
 
 def test_enter_on_an_unchanged_saved_item_adds_no_revision(qtbot, ct_benchmark, tmp_path):
     window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
-    window.show_item("ct-2")  # the last item
+    qtbot.keyClick(window.image_view, Qt.Key.Key_P)
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Return)  # ct-1 committed
+    assert window.session.current.id == "ct-2"
     qtbot.keyClick(window.image_view, Qt.Key.Key_P)
     for _ in range(3):
         qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
+    assert window.session.current.id == "ct-2"  # every item reviewed: Enter stays
+    assert "End of the list" in window.rubric_pane.saved_label.text()
     assert [r.revision for r in store.review_history("dr-a", "ct-2")] == [1]
     qtbot.keyClick(window.image_view, Qt.Key.Key_5)  # pass → fail → pass: back where it was
     qtbot.keyClick(window.image_view, Qt.Key.Key_5)

@@ -1,0 +1,131 @@
+"""Blinding: what of others' judgments a reviewer may see, and the disagreement note.
+
+A mixin of :class:`~medrcube_desktop.review.session.ReviewSessionState` (which sets the
+attributes declared below), kept apart so each module stays small.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.review.draft import Draft, ReviewIncomplete
+from medrcube_desktop.review.study import StudySettings
+from medrcube_desktop.store.judgments import Judgment
+from medrcube_desktop.store.reviews import Review, ReviewStore, utc_now
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """What the reviewer sees of others' judgments of an item once it may be shown.
+
+    ``mine`` are the reviewer's scores as on screen (the draft, else the latest
+    committed; ``None`` for an unscored rule); ``llm`` the LLM judgment
+    (``None`` when the item has none); ``others`` the latest scores of every other
+    reviewer; ``disagreements`` the rules where ``mine`` and ``llm`` differ.
+    """
+
+    item_id: str
+    mine: dict[str, int | None]
+    llm_model: str
+    llm: dict[str, int] | None
+    others: dict[str, dict[str, int]]
+    disagreements: list[str]
+
+
+class RevealMixin:
+    """Blinding rules and disagreement notes of a review session."""
+
+    store: ReviewStore
+    reviewer: str
+    study: StudySettings
+    saved: dict[str, Review]
+    drafts: dict[str, Draft]
+    judgments: dict[str, Judgment]
+    llm_model: str
+    current: Item | None
+    _noted: set[str]
+
+    def is_revealed(self, item_id: str) -> bool:
+        """Whether the LLM judgment and other reviewers' scores of an item may be shown.
+
+        With a blind study: only once the reviewer has committed the item, and not while
+        an intra-rater repeat of it is open.
+        """
+        draft = self.drafts.get(item_id)
+        if draft is not None and draft.repeat:
+            return False
+        return not self.study.blind or item_id in self.saved
+
+    def reveal(self, item_id: str) -> Reveal | None:
+        """The judgments to show beside the reviewer's, or ``None`` while they are hidden."""
+        if not self.is_revealed(item_id):
+            return None
+        judgment = self.judgments.get(item_id)
+        draft, saved = self.drafts.get(item_id), self.saved.get(item_id)
+        mine: dict[str, int | None] = (
+            dict(draft.scores) if draft else dict(saved.scores) if saved else {}
+        )
+        others = {
+            name: review.scores
+            for name, review in self.store.item_reviews(item_id).items()
+            if name != self.reviewer
+        }
+        return Reveal(
+            item_id,
+            mine,
+            self.llm_model,
+            dict(judgment.scores) if judgment and judgment.scores else None,
+            others,
+            self.disagreements(item_id, mine) if mine else [],
+        )
+
+    def disagreements(self, item_id: str, scores: dict[str, int | None] | None = None) -> list[str]:
+        """Rules where ``scores`` (default: the latest committed ones) differ from the LLM
+        judgment; empty when either is missing. Does not check blinding."""
+        judgment = self.judgments.get(item_id)
+        if scores is None:
+            saved = self.saved.get(item_id)
+            scores = dict(saved.scores) if saved else None
+        if judgment is None or judgment.scores is None or scores is None:
+            return []
+        return [r for r in RULE_IDS if scores[r] is not None and scores[r] != judgment.scores[r]]
+
+    def pending_note(self, item_id: str) -> tuple[Review, list[str]] | None:
+        """``(review, rules)`` when the study wants a note on why the reviewer's latest
+        review of ``item_id`` differs from the revealed LLM judgment and there is none."""
+        if not (self.study.blind and self.study.require_comment_on_disagreement):
+            return None
+        review, draft = self.saved.get(item_id), self.drafts.get(item_id)
+        if review is None or review.uid in self._noted or (draft is not None and draft.repeat):
+            return None
+        rules = self.disagreements(item_id)
+        return (review, rules) if rules else None
+
+    @property
+    def note_needed(self) -> tuple[Review, list[str]] | None:
+        """:meth:`pending_note` of the current item (``None`` without one)."""
+        return self.pending_note(self.current.id) if self.current is not None else None
+
+    def add_disagreement_note(self, comment: str) -> None:
+        """Store the reviewer's reason for disagreeing with the revealed LLM judgment.
+
+        Raises
+        ------
+        ReviewIncomplete
+            The comment is empty.
+        RuntimeError
+            No note is pending.
+        StoreError
+            The write failed.
+        """
+        if self.note_needed is None:
+            raise RuntimeError("no disagreement note is pending")
+        if not comment.strip():
+            raise ReviewIncomplete("say why you disagree with the LLM", needs_comment=True)
+        review, rules = self.note_needed
+        self.store.add_disagreement_note(
+            review.uid, self.llm_model, rules, comment.strip(), utc_now()
+        )
+        self._noted.add(review.uid)

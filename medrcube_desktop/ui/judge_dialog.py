@@ -1,0 +1,252 @@
+"""Review › Run LLM review: judge items with an LLM while the reviewer keeps working.
+
+The run is :func:`medrcube_desktop.llm.judge.run_judge` on a worker thread with its own
+database connection; the dialog only shows progress it receives through signals. The
+judgments it stores stay out of the review window until the reviewer commits each item
+(blinding is the session's job, not this dialog's).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.llm.judge import JudgeConfig, JudgeSummary, run_judge
+from medrcube_desktop.llm.keys import find_api_key
+from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.ui.review_controls import format_duration
+
+log = logging.getLogger(__name__)
+
+
+class JudgeWorker(QThread):
+    """Runs one judging run; emits ``progressed(done, total, summary)`` and
+    ``finished_run(summary, error)`` (error '' on success). Touches no widget."""
+
+    progressed = Signal(int, int, object)
+    finished_run = Signal(object, str)
+
+    def __init__(
+        self, db_path: Path, items: list[Item], config: JudgeConfig, key: str, parent: QObject
+    ) -> None:
+        super().__init__(parent)
+        self.db_path, self.items, self.config, self.key = db_path, items, config, key
+        self.cancel = threading.Event()
+
+    def run(self) -> None:  # noqa: D401 (QThread API)
+        summary, error = JudgeSummary(), ""
+        try:
+            store = ReviewStore(self.db_path)  # a connection of this thread's own
+            try:
+                summary = run_judge(
+                    self.items,
+                    store,
+                    self.config,
+                    self.key,
+                    lambda done, total, s: self.progressed.emit(
+                        done, total, dataclasses.replace(s, failed=list(s.failed))
+                    ),
+                    self.cancel,
+                )
+            finally:
+                store.close()
+        except MedRCubeError as exc:
+            error = str(exc)
+        except Exception as exc:  # noqa: BLE001 - reported in the dialog, and logged
+            log.exception("LLM review run failed")
+            error = f"{type(exc).__name__}: {exc}"
+        self.finished_run.emit(summary, error)
+
+
+class JudgeDialog(QDialog):
+    """Model, endpoint, concurrency and scope; Start, Cancel, Retry failed; progress,
+    ETA, running cost and the failures. Emits ``judged()`` when a run stored something and
+    ``run_finished()`` once the outcome of a run is shown."""
+
+    judged = Signal()
+    run_finished = Signal()  # after the window shows the outcome of a run
+
+    def __init__(
+        self,
+        parent: QWidget,
+        db_path: Path | None,
+        filtered: list[Item],
+        everything: list[Item],
+        model: str = "gpt-5.1",
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Run LLM review")
+        self.db_path, self.filtered, self.everything = db_path, filtered, everything
+        self.worker: JudgeWorker | None = None
+        self.failed_ids: list[str] = []
+        self.model = QLineEdit(model)
+        self.model.setObjectName("judgeModel")
+        self.base_url = QLineEdit()
+        self.base_url.setObjectName("judgeBaseUrl")
+        self.base_url.setPlaceholderText("OpenAI (or e.g. http://localhost:8000/v1 for vLLM)")
+        self.concurrency = QSpinBox()
+        self.concurrency.setRange(1, 256)
+        self.concurrency.setValue(8)
+        self.scope_filtered = QRadioButton(f"Items in the current list ({len(filtered)})")
+        self.scope_all = QRadioButton(f"Whole benchmark ({len(everything)})")
+        self.scope_filtered.setChecked(True)
+        self.key_label = QLabel()
+        self.key_label.setWordWrap(True)
+        self.progress = QProgressBar()
+        self.status = QLabel("Items already judged by this model with this prompt are skipped.")
+        self.status.setObjectName("judgeStatus")
+        self.status.setWordWrap(True)
+        self.failures = QListWidget()
+        self.failures.setObjectName("judgeFailures")
+        self.failures.setToolTip("Double-click to open the item in the review window")
+        self.failures.itemDoubleClicked.connect(self._open_failure)
+        self.start_button = QPushButton("&Start")
+        self.retry_button = QPushButton("&Retry failed")
+        self.cancel_button = QPushButton("Ca&ncel run")
+        self.retry_button.setEnabled(False)
+        self.cancel_button.setEnabled(False)
+        self.start_button.clicked.connect(lambda: self.start(None))
+        self.retry_button.clicked.connect(lambda: self.start(self.failed_ids))
+        self.cancel_button.clicked.connect(self.cancel)
+        form = QFormLayout()
+        form.addRow("&Model", self.model)
+        form.addRow("&Endpoint", self.base_url)
+        form.addRow("&Concurrent requests", self.concurrency)
+        form.addRow("Items", self.scope_filtered)
+        form.addRow("", self.scope_all)
+        form.addRow("API key", self.key_label)
+        buttons = QDialogButtonBox()
+        for button in (self.start_button, self.retry_button, self.cancel_button):
+            buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        layout.addWidget(QLabel("Failures (the model's raw answer is stored with each):"))
+        layout.addWidget(self.failures, 1)
+        layout.addWidget(buttons)
+        self.base_url.textChanged.connect(self._show_key_source)
+        self._show_key_source()
+        self.resize(640, 520)
+
+    def _show_key_source(self) -> None:
+        try:
+            _, source = find_api_key(self.base_url.text().strip() or None)
+        except MedRCubeError as exc:
+            self.key_label.setText(f"<span style='color:#b42318'>{exc}</span>")
+            return
+        if source == "none needed":
+            self.key_label.setText("not needed for a server on this computer")
+        else:
+            self.key_label.setText(f"from {source} (never stored or shown)")
+
+    def _open_failure(self, entry) -> None:
+        item_id = self.failed_ids[self.failures.row(entry)]
+        self.parent().show_item(item_id)
+
+    def start(self, only_ids: list[str] | None) -> None:
+        """Start a run on the chosen items (or only ``only_ids``)."""
+        if self.worker is not None and self.worker.isRunning():
+            return
+        if self.db_path is None:
+            self.status.setText("This study has no database file to share with the run.")
+            return
+        base_url = self.base_url.text().strip() or None
+        try:
+            key, _ = find_api_key(base_url)
+        except MedRCubeError as exc:
+            self.status.setText(str(exc))
+            return
+        items = self.filtered if self.scope_filtered.isChecked() else self.everything
+        if only_ids is not None:
+            wanted = set(only_ids)
+            items = [item for item in self.everything if item.id in wanted]
+        config = JudgeConfig(
+            model=self.model.text().strip() or "gpt-5.1",
+            base_url=base_url,
+            concurrency=self.concurrency.value(),
+        )
+        self.failures.clear()
+        self.failed_ids = []
+        self.progress.setRange(0, 0)  # busy until the first answer says how many
+        self.status.setText(f"Judging with {config.model}…")
+        self._started = time.monotonic()
+        self.worker = JudgeWorker(self.db_path, items, config, key, self)
+        self.worker.progressed.connect(self._on_progress)
+        self.worker.finished_run.connect(self._on_finished)
+        for button in (self.start_button, self.retry_button):
+            button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.worker.start()
+
+    def cancel(self) -> None:
+        """Stop the run; what is stored stays stored (a later run resumes)."""
+        if self.worker is not None:
+            self.worker.cancel.set()
+            self.status.setText("Cancelling…")
+
+    def _on_progress(self, done: int, total: int, summary: JudgeSummary) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        elapsed = time.monotonic() - self._started
+        left = format_duration(elapsed / done * (total - done)) + " left" if done else ""
+        self.status.setText(self._summary_text(summary, f"{done} of {total}", left))
+        while len(self.failed_ids) < len(summary.failed):
+            failure = summary.failed[len(self.failed_ids)]
+            self.failed_ids.append(failure["item"])
+            self.failures.addItem(f"{failure['item']}: {failure['error']}")
+
+    @staticmethod
+    def _summary_text(summary: JudgeSummary, head: str, tail: str = "") -> str:
+        cost = "" if summary.cost_usd is None else f" · about ${summary.cost_usd:.2f}"
+        parts = [
+            head,
+            f"{len(summary.failed)} failed",
+            f"{summary.prompt_tokens + summary.completion_tokens:,} tokens{cost}",
+        ]
+        return " · ".join(parts + ([tail] if tail else []))
+
+    def _on_finished(self, summary: JudgeSummary, error: str) -> None:
+        self.cancel_button.setEnabled(False)
+        self.start_button.setEnabled(True)
+        self.retry_button.setEnabled(bool(self.failed_ids))
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1 if not summary.cancelled else 0)
+        if error:
+            self.status.setText(f"Stopped: {error}")
+        else:
+            head = f"{'Cancelled' if summary.cancelled else 'Done'}: {summary.judged} judged"
+            skipped = f"{summary.skipped} already done"
+            self.status.setText(self._summary_text(summary, head, skipped))
+        if summary.judged:
+            self.judged.emit()
+        self.run_finished.emit()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """Closing cancels a run in progress and waits for its thread."""
+        if self.worker is not None and self.worker.isRunning():
+            self.worker.cancel.set()
+            self.worker.wait(30_000)
+        event.accept()
