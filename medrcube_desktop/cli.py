@@ -77,7 +77,10 @@ def _gui_parser() -> argparse.ArgumentParser:
         help="review database (default: one per benchmark in the user data folder)",
     )
     parser.add_argument(
-        "--reviewer", metavar="NAME", help="reviewer name (asked once if not given)"
+        "--reviewer",
+        type=_reviewer_name,
+        metavar="NAME",
+        help="reviewer name (asked once if not given)",
     )
     parser.add_argument(
         "--screenshot",
@@ -213,7 +216,9 @@ def _add_exchange_parsers(sub) -> None:
     )
     imports.add_argument("reviews", type=Path, metavar="REVIEWS.csv")
     imports.add_argument("--db", type=Path, required=True, metavar="FILE", help="review database")
-    imports.add_argument("--reviewer", required=True, metavar="NAME", help="whose reviews")
+    imports.add_argument(
+        "--reviewer", required=True, type=_reviewer_name, metavar="NAME", help="whose reviews"
+    )
     imports.add_argument(
         "--json", action="store_true", help='print {"imported", "skipped", "problems"}'
     )
@@ -224,7 +229,9 @@ def _add_exchange_parsers(sub) -> None:
         "spreadsheet would run as a formula get a leading quote, which import-reviews removes.",
     )
     export.add_argument("--db", type=Path, required=True, metavar="FILE", help="review database")
-    export.add_argument("--reviewer", required=True, metavar="NAME", help="whose reviews")
+    export.add_argument(
+        "--reviewer", required=True, type=_reviewer_name, metavar="NAME", help="whose reviews"
+    )
     export.add_argument("--out", type=Path, required=True, metavar="REVIEWS.csv")
     export.add_argument(
         "--revisions",
@@ -332,6 +339,15 @@ def cmd_render(args: argparse.Namespace) -> int:
         shape: list[int] = facts["shape"]  # type: ignore[assignment]
         print(f"{out}: slice {facts['slice_index']}, {shape[1]}x{shape[0]} pixels")
     return 0
+
+
+def _reviewer_name(text: str) -> str:
+    """argparse type: a reviewer name, stripped; blank is refused (every review carries
+    its reviewer)."""
+    name = text.strip()
+    if not name:
+        raise argparse.ArgumentTypeError("the reviewer name is blank")
+    return name
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -133,7 +133,7 @@ class Settings:
             return cls()
         try:
             raw = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             log.warning("%s: ignoring unreadable settings file: %s", path, exc)
             return cls()
         if not isinstance(raw, dict):

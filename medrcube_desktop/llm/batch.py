@@ -98,8 +98,8 @@ def import_batch_output(
         try:
             record = json.loads(line)
             item_id = str(record["custom_id"])
-        except (ValueError, KeyError, TypeError) as exc:
-            result.problems.append(f"{path} line {number}: not a batch output line: {exc}")
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            result.problems.append(f"{path} line {number}: not a batch output line: {exc!r}")
             continue
         if item_id in done:
             result.skipped += 1

@@ -69,7 +69,7 @@ def import_judgments(store: ReviewStore, model: str, path: str | Path) -> Judgme
             if not isinstance(item_id, str) or not item_id.strip():
                 raise ValueError(f"id must be non-empty text, got {item_id!r}")
             scores = JudgmentModel.model_validate(record).scores()
-        except (ValueError, KeyError) as exc:
+        except (ValueError, KeyError, RecursionError) as exc:
             where = f"{path} line {number}"
             result.problems.append(f"{where}: {str(exc).splitlines()[0] if str(exc) else exc!r}")
             continue

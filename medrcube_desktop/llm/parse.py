@@ -56,7 +56,7 @@ def parse_judgment(text: str | None) -> dict[str, int]:
         raise UnusableAnswer("empty answer")
     try:
         value = json.loads(text.strip())
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise UnusableAnswer(f"not a JSON object: {exc}") from None
     if not isinstance(value, dict):
         raise UnusableAnswer(f"expected a JSON object, got {type(value).__name__}")

@@ -441,6 +441,7 @@ class ReviewSessionState(RevealMixin):
             if (
                 item_id in self._by_id
                 and item_id not in self._repeated
+                and not self.has_unsaved_changes(item_id)  # never over a revision draft
                 and is_repeat_candidate(self.reviewer, item_id, share)
             ):
                 return item_id

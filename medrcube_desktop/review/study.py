@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from dataclasses import asdict, dataclass, fields
 
 from medrcube_desktop.errors import StoreError
@@ -66,7 +67,7 @@ class StudySettings:
             return settings
         try:
             values = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             log.warning("%s: ignoring unreadable study settings: %s", store.path, exc)
             return settings
         if not isinstance(values, dict):
@@ -78,14 +79,26 @@ class StudySettings:
             if not _valid(f.name, value, default):
                 log.warning("%s: ignoring study setting %s=%r", store.path, f.name, value)
                 continue
-            setattr(settings, f.name, type(default)(value))
+            setattr(settings, f.name, type(default)(value))  # within LIMITS: no overflow
         return settings
 
     def save(self, store: ReviewStore) -> None:
         """Store these settings in the study database (raises StoreError)."""
-        if not _valid("repeat_share", self.repeat_share, 0.0):
-            raise StoreError(f"repeat share must be between 0 and 1, got {self.repeat_share!r}")
+        for name, (low, high) in LIMITS.items():
+            value = getattr(self, name)
+            if not _valid(name, value, 0.0):
+                raise StoreError(
+                    f"study setting {name} must be between {low:g} and {high:g}, got {value!r}"
+                )
         store.set_state(STATE_KEY, json.dumps(asdict(self)))
+
+
+LIMITS: dict[str, tuple[float, float]] = {
+    "repeat_share": (0.0, 1.0),
+    "repeat_gap": (0, 1_000_000),
+    "idle_after_s": (1.0, 86_400.0),
+}
+"""Accepted range of each number (NaN and infinity are never accepted)."""
 
 
 def _valid(name: str, value: object, default: object) -> bool:
@@ -95,6 +108,5 @@ def _valid(name: str, value: object, default: object) -> bool:
         return isinstance(value, str)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    if name == "repeat_share":
-        return 0.0 <= value <= 1.0
-    return value >= 0 and value == value  # not NaN
+    low, high = LIMITS.get(name, (0.0, float("inf")))
+    return math.isfinite(value) and low <= value <= high

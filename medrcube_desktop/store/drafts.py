@@ -132,18 +132,19 @@ class DraftQueries(StoreBase):
         self._read(write, f"discard the draft of item {item_id}")
 
     def set_flag(self, reviewer: str, item_id: str, flagged: bool, when: str) -> None:
-        """Flag or unflag an item for a reviewer, at once (raises StoreError)."""
+        """Flag or unflag an item for a reviewer, at once (raises StoreError).
+
+        An unflag is kept as a row with ``flagged = 0`` and its time, so that ``merge``
+        lets the later of two changes win.
+        """
 
         def write() -> None:
-            if flagged:
-                self.conn.execute(
-                    "INSERT OR IGNORE INTO flags (reviewer, item_id, flagged_at) VALUES (?,?,?)",
-                    (reviewer, item_id, when),
-                )
-            else:
-                self.conn.execute(
-                    "DELETE FROM flags WHERE reviewer = ? AND item_id = ?", (reviewer, item_id)
-                )
+            self.conn.execute(
+                "INSERT INTO flags (reviewer, item_id, flagged, changed_at) VALUES (?,?,?,?) "
+                "ON CONFLICT (reviewer, item_id) DO UPDATE SET flagged = excluded.flagged, "
+                "changed_at = excluded.changed_at",
+                (reviewer, item_id, int(flagged), when),
+            )
 
         self._read(write, f"flag item {item_id}")
 
@@ -153,7 +154,7 @@ class DraftQueries(StoreBase):
             lambda: {
                 r[0]
                 for r in self.conn.execute(
-                    "SELECT item_id FROM flags WHERE reviewer = ?", (reviewer,)
+                    "SELECT item_id FROM flags WHERE reviewer = ? AND flagged = 1", (reviewer,)
                 )
             },
             "read flags",

@@ -185,12 +185,12 @@ def import_reviews(store: ReviewStore, reviewer: str, csv_path: str | Path) -> I
             store.conn.execute("BEGIN IMMEDIATE")
             history = reviews_by_item(store, reviewer)
             replayed = _replayed_groups(rows, history)
+            seen = _Seen(history)  # constant time per row, however many revisions
             for row in rows:
-                stored = history.setdefault(row.item_id, [])
-                if (row.item_id, row.repeat) in replayed or _already_stored(row, stored):
+                if (row.item_id, row.repeat) in replayed or seen.has(row):
                     summary.skipped += 1
                     continue
-                stored.append(_insert(store, _review(reviewer, row, now, stored)))
+                seen.add(_insert(store, _review(reviewer, row, now, seen.revision(row.item_id))))
                 summary.imported += 1
     except sqlite3.Error as exc:
         raise StoreError(f"{store.path or ':memory:'}: cannot import {path}: {exc}") from exc
@@ -202,14 +202,38 @@ def _content(review: Review | CsvReview) -> tuple[object, ...]:
     return (tuple(review.scores[r] for r in RULE_IDS), review.comment, review.tags)
 
 
-def _already_stored(row: CsvReview, stored: list[Review]) -> bool:
-    """Whether ``row`` repeats the latest review of its kind, or a review of the same time."""
-    kind = [r for r in stored if r.repeat == row.repeat]
-    if kind and _content(kind[-1]) == _content(row):
-        return True
-    return row.committed_at is not None and any(
-        _content(r) == _content(row) and r.committed_at == row.committed_at for r in kind
-    )
+class _Seen:
+    """What is stored for the reviewer, indexed for :func:`import_reviews`.
+
+    A row is already stored when it repeats the latest review of its kind (revision or
+    intra-rater repeat) of the item, or a review of the same kind, content and time.
+    """
+
+    def __init__(self, history: dict[str, list[Review]]) -> None:
+        self.latest: dict[tuple[str, bool], tuple[object, ...]] = {}
+        self.timed: set[tuple[str, bool, tuple[object, ...], str]] = set()
+        self.revisions: dict[str, int] = {}
+        for reviews in history.values():
+            for review in reviews:  # in revision order: the last one is the latest
+                self.add(review)
+
+    def add(self, review: Review) -> None:
+        content = _content(review)
+        self.latest[(review.item_id, review.repeat)] = content
+        self.timed.add((review.item_id, review.repeat, content, review.committed_at))
+        self.revisions[review.item_id] = max(self.revisions.get(review.item_id, 0), review.revision)
+
+    def has(self, row: CsvReview) -> bool:
+        content = _content(row)
+        if self.latest.get((row.item_id, row.repeat)) == content:
+            return True
+        return row.committed_at is not None and (
+            (row.item_id, row.repeat, content, row.committed_at) in self.timed
+        )
+
+    def revision(self, item_id: str) -> int:
+        """The next revision number of ``item_id``."""
+        return self.revisions.get(item_id, 0) + 1
 
 
 def _replayed_groups(
@@ -231,7 +255,7 @@ def _replayed_groups(
     return replayed
 
 
-def _review(reviewer: str, row: CsvReview, now: str, stored: list[Review]) -> Review:
+def _review(reviewer: str, row: CsvReview, now: str, revision: int) -> Review:
     """The review to store for a CSV row; its revision follows the stored ones.
 
     A row that gives its commit time gets a uid derived from its content, so the same
@@ -251,7 +275,7 @@ def _review(reviewer: str, row: CsvReview, now: str, stored: list[Review]) -> Re
         comment=row.comment,
         started_at=row.started_at or committed,
         committed_at=committed,
-        revision=max((r.revision for r in stored), default=0) + 1,
+        revision=revision,
         active_seconds=row.active_seconds,
         tags=row.tags,
         repeat=row.repeat,

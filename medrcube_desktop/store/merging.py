@@ -134,26 +134,25 @@ def _snapshot(other: Path, copy: Path) -> None:
     Raises StoreError when ``other`` cannot be read, is not a review database or is
     newer than this app.
     """
-    uri = f"{other.resolve().as_uri()}?{_read_mode(other)}"
-    try:
-        source = sqlite3.connect(uri, uri=True)
+    modes = [_read_mode(other)]
+    if modes[0] != "mode=ro":
+        modes.append("mode=ro")  # the file changed under immutable=1: read it with locks
+    for attempt, mode in enumerate(modes):
         try:
-            version = current_version(source)
-            target = sqlite3.connect(copy)
-            try:
-                source.backup(target)
-            finally:
-                target.close()
-        finally:
-            source.close()
-    except sqlite3.Error as exc:
-        hint = (
-            " (its folder is read-only and its -wal file holds changes: open it once in the "
-            "app, or copy it with its -wal file to a writable folder)"
-            if "unable to open" in str(exc)
-            else ""
-        )
-        raise StoreError(f"{other}: cannot read as a review database: {exc}{hint}") from exc
+            version = _copy_with_backup(f"{other.resolve().as_uri()}?{mode}", copy)
+            break
+        except sqlite3.DatabaseError as exc:
+            if attempt + 1 < len(modes) and "malformed" in str(exc):
+                continue
+            hint = ""
+            if "unable to open" in str(exc):
+                hint = (
+                    " (its folder is read-only and its -wal file holds changes: open it once "
+                    "in the app, or copy it with its -wal file to a writable folder)"
+                )
+            elif "malformed" in str(exc):
+                hint = " (if the app has it open, it may have changed while being read: close it and merge again)"
+            raise StoreError(f"{other}: cannot read as a review database: {exc}{hint}") from exc
     latest = available_migrations()[-1][0]
     if version == 0:
         raise StoreError(f"{other}: not a review database (no schema_migrations table)")
@@ -162,6 +161,21 @@ def _snapshot(other: Path, copy: Path) -> None:
             f"{other}: database schema v{version} is newer than this app (v{latest}); "
             "update the app"
         )
+
+
+def _copy_with_backup(uri: str, copy: Path) -> int:
+    """Copy the database at ``uri`` to ``copy``; return its schema version."""
+    source = sqlite3.connect(uri, uri=True)
+    try:
+        version = current_version(source)
+        target = sqlite3.connect(copy)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+    finally:
+        source.close()
+    return version
 
 
 def _read_mode(other: Path) -> str:
@@ -202,11 +216,28 @@ def _merge_one(target: ReviewStore, source: ReviewStore, other: Path) -> FileMer
                     marks = ", ".join(f":{c}" for c in row)
                     conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", row)
                     added[table] += 1
+            added["flags"] += _newer_flags(conn, source)
             for reviewer, item_id in sorted(groups):
                 renumber_revisions(target, reviewer, item_id, origin)
     except (sqlite3.Error, UnicodeError) as exc:
         raise StoreError(f"{target.path or ':memory:'}: cannot merge {other}: {exc}") from exc
     return FileMerge(other, added, len(groups))
+
+
+def _newer_flags(conn: sqlite3.Connection, source: ReviewStore) -> int:
+    """Apply the other file's flag changes that are later than the target's (an unflag
+    included); return how many changed."""
+    changed = 0
+    for reviewer, item_id, flagged, when in source.conn.execute(
+        "SELECT reviewer, item_id, flagged, changed_at FROM flags"
+    ):
+        cursor = conn.execute(
+            "UPDATE flags SET flagged = ?, changed_at = ? WHERE reviewer = ? AND item_id = ? "
+            "AND changed_at < ? AND flagged != ?",
+            (flagged, when, reviewer, item_id, when, flagged),
+        )
+        changed += cursor.rowcount
+    return changed
 
 
 def _missing_rows(target: ReviewStore, source: ReviewStore, table: str) -> list[dict]:

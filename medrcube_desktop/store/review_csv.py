@@ -47,6 +47,10 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("item_id", *RULE_IDS)
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet treat a cell as a formula (OWASP)."""
 
+MAX_FIELD_CHARS = 64 * 1024 * 1024
+"""Longest cell read back (characters); the csv module's default, 128 KiB, is shorter
+than a comment the app accepts."""
+
 TAG_SEPARATOR = ";"
 """Separator of the quick tags in the ``tags`` cell."""
 
@@ -186,7 +190,9 @@ def read_reviews_csv(path: Path) -> tuple[list[CsvReview], list[str]]:
         raise StoreError(f"{path}: the file is empty; expected a header {','.join(CSV_COLUMNS)}")
     first_line = text.splitlines()[0]
     delimiter = next((d for d in (",", ";", "\t") if d in first_line), ",")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    # strict: an unclosed quote is an error, not a comment that swallows the rows after it
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_FIELD_CHARS))  # long comments
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
         header = [name.strip() for name in next(reader)]
         columns = _columns(path, header)
@@ -236,7 +242,7 @@ def _parse_row(
     found: list[tuple[str, str]] = []  # (column, reason)
     if not item_id:
         found.append(("item_id", "no item id"))
-    if len(cells) > width:
+    if len(cells) != width:
         found.append(("(row)", f"{len(cells)} fields, the header has {width}"))
     scores: dict[str, int] = {}
     for rule in RULE_IDS:

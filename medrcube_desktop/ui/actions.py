@@ -96,6 +96,46 @@ def keymap_conflicts(specs: list[ActionSpec], overrides: dict[str, list[str]]) -
     return [f"{key}: {' and '.join(titles)}" for key, titles in owners.items() if len(titles) > 1]
 
 
+def usable_overrides(
+    specs: list[ActionSpec], overrides: dict[str, list[str]]
+) -> tuple[dict[str, list[str]], list[str]]:
+    """The remapped keys that can be used, and why the others are ignored.
+
+    Dropped: unknown action ids, key texts Qt cannot read, and every remapping that
+    makes two actions share a key (both keep their defaults then), so a hand-edited
+    ``settings.json`` never leaves a key that silently does nothing.
+    """
+    known = {spec.id for spec in specs}
+    usable: dict[str, list[str]] = {}
+    problems: list[str] = []
+    for action, keys in overrides.items():
+        if action not in known:
+            problems.append(f"unknown action {action!r} ignored")
+            continue
+        bad = [k for k in keys if k and QKeySequence(k).toString() == ""]
+        if bad:
+            problems.append(f"{action}: key {bad[0]!r} is not a key Qt knows; default kept")
+            continue
+        usable[action] = [k for k in keys if k]
+    conflicts = keymap_conflicts(specs, usable)
+    if conflicts:
+        problems += [f"{c}: defaults kept" for c in conflicts]
+        clashing = {
+            QKeySequence(k).toString(QKeySequence.SequenceFormat.PortableText)
+            for c in conflicts
+            for k in [c.split(":", 1)[0]]
+        }
+        usable = {
+            action: keys
+            for action, keys in usable.items()
+            if not any(
+                QKeySequence(k).toString(QKeySequence.SequenceFormat.PortableText) in clashing
+                for k in keys
+            )
+        }
+    return usable, problems
+
+
 def _no_argument(spec: ActionSpec, on_trigger: Callable[[str], None] | None) -> Callable[[], None]:
     """A slot that takes no argument, so PySide6 never passes ``triggered(bool)`` to it.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -116,7 +117,13 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
         name = "unattended"  # a placeholder for scripted runs; never remembered
     prefs.last_dataset = str(benchmark.root)
     prefs.save()
-    store = ReviewStore(db_path or settings.default_db_path(benchmark.root))
+    db_file = Path(db_path or settings.default_db_path(benchmark.root)).expanduser()
+    if db_file.exists() and not os.access(db_file, os.W_OK):
+        # Say it now, not at the first keystroke ("Draft NOT saved").
+        raise MedRCubeError(
+            f"{db_file}: the review database is read-only; reviews could not be saved"
+        )
+    store = ReviewStore(db_file)
     log.info("reviews are saved in %s", store.path)
     try:
         return _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms)

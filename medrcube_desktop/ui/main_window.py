@@ -32,6 +32,7 @@ from medrcube_desktop.ui.actions import (
     install_actions,
     refresh_enabled,
     review_actions,
+    usable_overrides,
 )
 from medrcube_desktop.ui.dialogs import (
     ShortcutsDialog,
@@ -136,16 +137,25 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self.setMinimumSize(1024, 700)
         self._build_widgets()
         self.actions_table = review_actions(self)
-        self.qactions = install_actions(
-            self, self.actions_table, self.prefs.shortcuts, self._action_fired
+        overrides, self.shortcut_problems = usable_overrides(
+            self.actions_table, self.prefs.shortcuts
         )
+        for problem in self.shortcut_problems:
+            log.warning("settings.json shortcuts: %s", problem)
+        self.qactions = install_actions(self, self.actions_table, overrides, self._action_fired)
+        if self.shortcut_problems:
+            self.statusBar().showMessage(
+                "Remapped keys ignored (see the log): " + "; ".join(self.shortcut_problems[:2]),
+                20000,
+            )
         self._show_keys()
         self._start_session()
         QApplication.instance().installEventFilter(self)  # input = activity (active time)
 
     def _key_of(self, action_id: str) -> str:
         keys = self.qactions[action_id].shortcuts()
-        return keys[0].toString(QKeySequence.SequenceFormat.NativeText) if keys else "—"
+        text = keys[0].toString(QKeySequence.SequenceFormat.NativeText) if keys else "—"
+        return "Enter" if text == "Return" else text  # the key's everyday name
 
     def _show_keys(self) -> None:
         """Labels that name keys follow the (possibly remapped) action table."""
@@ -329,6 +339,7 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self.rubric_pane.show_comment("")
         self.rubric_pane.show_status("")
         self.rubric_pane.show_tags({rule: None for rule in RULE_IDS}, [])
+        self.rubric_pane.show_comparison("", None, [])  # nothing of an earlier item stays
         self.reveal_pane.show_hidden(False, anything=False)
         self.image_view.clear()
         self.slice_slider.setVisible(False)

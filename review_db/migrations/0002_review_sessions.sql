@@ -40,10 +40,13 @@ CREATE TABLE drafts (
     PRIMARY KEY (reviewer, item_id)
 );
 
+-- An unflag keeps its row (flagged = 0) so that merge can tell it from "never flagged":
+-- the later change wins.
 CREATE TABLE flags (
-    reviewer    TEXT NOT NULL,
-    item_id     TEXT NOT NULL,
-    flagged_at  TEXT NOT NULL,
+    reviewer    TEXT    NOT NULL,
+    item_id     TEXT    NOT NULL,
+    flagged     INTEGER NOT NULL CHECK (flagged IN (0, 1)),
+    changed_at  TEXT    NOT NULL,
     PRIMARY KEY (reviewer, item_id)
 );
 

@@ -251,3 +251,21 @@ def test_a_file_that_fails_halfway_adds_nothing(tmp_path):
     with pytest.raises(StoreError, match=f"cannot merge {bad}: FOREIGN KEY constraint failed"):
         merge(study, [bad])
     assert counts(study) == before  # the review copied before the note was rolled back
+
+
+def test_the_later_flag_change_wins_and_an_unflag_is_not_undone_by_a_re_merge(tmp_path):
+    study = ReviewStore(tmp_path / "study.db")
+    laptop = ReviewStore(tmp_path / "laptop.db")
+    laptop.set_flag("dr-b", "x", True, at(9))
+    laptop.set_flag("dr-b", "y", True, at(9))
+    laptop.close()
+    assert merge(study, [tmp_path / "laptop.db"]).total("flags") == 2
+    study.set_flag("dr-b", "x", False, at(11))  # unflagged in the study later
+    assert merge(study, [tmp_path / "laptop.db"]).total("flags") == 0
+    assert study.flags("dr-b") == {"y"}
+    laptop = ReviewStore(tmp_path / "laptop.db")
+    laptop.set_flag("dr-b", "y", False, at(12))  # unflagged on the laptop, later still
+    laptop.set_flag("dr-b", "x", True, at(10))  # an older change than the study's unflag
+    laptop.close()
+    assert merge(study, [tmp_path / "laptop.db"]).total("flags") == 1
+    assert study.flags("dr-b") == set()
