@@ -322,6 +322,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
             added = ", ".join(f"{n} {table}" for table, n in merged.added.items())
             print(f"{merged.path}: added {added}")
         print(f"{summary.total('reviews')} reviews merged into {args.study}")
+    for merged in summary.files:
+        for warning in merged.warnings:
+            print(f"medrcube-desktop: warning: {warning}", file=sys.stderr)
     return 0
 
 

@@ -101,6 +101,7 @@ def test_merge_prints_what_each_file_added(tmp_path, capsys):
                 "path": str(other),
                 "added": {"reviews": 1, "judgments": 0, "disagreement_notes": 0, "flags": 0},
                 "renumbered_items": 1,
+                "warnings": [],
             }
         ],
         "total": {"reviews": 1, "judgments": 0, "disagreement_notes": 0, "flags": 0},
@@ -112,6 +113,12 @@ def test_merge_prints_what_each_file_added(tmp_path, capsys):
     ]
     assert main(["merge", str(study), str(study)]) == 2
     assert "is the study database itself" in capsys.readouterr().err
+    curation = tmp_path / "curation.db"
+    store = ReviewStore(curation)
+    store.set_state("study.settings", json.dumps({"blind": False}))
+    store.close()
+    assert main(["merge", str(study), str(curation)]) == 0
+    assert "warning: " in capsys.readouterr().err  # another protocol: said, not hidden
 
 
 def test_every_exchange_option_is_documented_in_the_readme():

@@ -12,6 +12,7 @@ content included) and the copy, migrated to the current schema, is read. Public 
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sqlite3
@@ -48,11 +49,14 @@ class FileMerge:
         Rows copied, by table (every table of :data:`MERGED_TABLES`).
     renumbered_items : int
         (reviewer, item) pairs whose revisions were renumbered by commit time.
+    warnings : list of str
+        Differences worth a look, e.g. study settings (blinding) unlike the target's.
     """
 
     path: Path
     added: dict[str, int]
     renumbered_items: int = 0
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,12 @@ class MergeSummary:
         """JSON-ready form: ``{"files": [{"path", "added", "renumbered_items"}], "total"}``."""
         return {
             "files": [
-                {"path": str(f.path), "added": f.added, "renumbered_items": f.renumbered_items}
+                {
+                    "path": str(f.path),
+                    "added": f.added,
+                    "renumbered_items": f.renumbered_items,
+                    "warnings": f.warnings,
+                }
                 for f in self.files
             ],
             "total": {table: self.total(table) for table in MERGED_TABLES},
@@ -221,7 +230,31 @@ def _merge_one(target: ReviewStore, source: ReviewStore, other: Path) -> FileMer
                 renumber_revisions(target, reviewer, item_id, origin)
     except (sqlite3.Error, UnicodeError) as exc:
         raise StoreError(f"{target.path or ':memory:'}: cannot merge {other}: {exc}") from exc
-    return FileMerge(other, added, len(groups))
+    return FileMerge(other, added, len(groups), _protocol_warnings(target, source, other))
+
+
+def _protocol_warnings(target: ReviewStore, source: ReviewStore, other: Path) -> list[str]:
+    """Study settings (``app_state`` ``study.settings``) of ``other`` unlike the target's.
+
+    Each review keeps its own ``blind`` flag, so nothing is lost; the warning says the
+    studies were run under different protocols.
+    """
+
+    def settings(store: ReviewStore) -> dict:
+        try:
+            value = json.loads(store.get_state("study.settings") or "{}")
+        except (ValueError, RecursionError):
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    mine, theirs = settings(target), settings(source)
+    differing = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+    if not differing:
+        return []
+    return [
+        f"{other}: collected under other study settings ({', '.join(differing)}); each "
+        "review keeps its blind flag"
+    ]
 
 
 def _newer_flags(conn: sqlite3.Connection, source: ReviewStore) -> int:

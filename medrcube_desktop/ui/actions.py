@@ -152,9 +152,10 @@ def _no_argument(spec: ActionSpec, on_trigger: Callable[[str], None] | None) -> 
 
 
 def cheat_sheet_html(specs: list[ActionSpec], actions: dict[str, QAction] | None = None) -> str:
-    """An HTML table of every action and its keys (as remapped), grouped by menu."""
+    """Every action and its keys (as remapped), grouped by menu, in two columns (the
+    Review menu first: the keys used most), plus the mouse gestures."""
     rows = []
-    for menu in MENUS:
+    for menu in ("Review", "View", "File", "Help"):
         for spec in (s for s in specs if s.menu == menu):
             sequences = (
                 actions[spec.id].shortcuts()
@@ -166,7 +167,31 @@ def cheat_sheet_html(specs: list[ActionSpec], actions: dict[str, QAction] | None
                 f"<tr><td style='padding-right:18px'><b>{escape(keys) or '—'}</b></td>"
                 f"<td>{escape(spec.title)}</td><td style='color:#57606a'>{menu}</td></tr>"
             )
-    return "<table cellspacing='4'>" + "".join(rows) + "</table>"
+    rows += [
+        f"<tr><td style='padding-right:18px'><b>{gesture}</b></td><td>{what}</td>"
+        "<td style='color:#57606a'>Mouse</td></tr>"
+        for gesture, what in MOUSE_GESTURES
+    ]
+    half = (len(rows) + 1) // 2
+    columns = [
+        "<table cellspacing='3'>" + "".join(part) + "</table>"
+        for part in (rows[:half], rows[half:])
+    ]
+    return (
+        "<table><tr><td valign='top'>"
+        + columns[0]
+        + "</td><td width='24'></td><td valign='top'>"
+        + columns[1]
+        + "</td></tr></table>"
+    )
+
+
+MOUSE_GESTURES: tuple[tuple[str, str], ...] = (
+    ("Wheel", "Zoom about the cursor"),
+    ("Left drag", "Pan"),
+    ("Right drag", "Window: horizontal width, vertical center"),
+    ("Click a rule", "Fail / pass it"),
+)
 
 
 def review_actions(window) -> list[ActionSpec]:
