@@ -16,6 +16,11 @@ from pathlib import Path
 from medrcube_desktop import __version__
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.llm.commands import LLM_SUBCOMMANDS, add_llm_parsers, run_llm_command
+from medrcube_desktop.review.commands import (
+    AGREEMENT_SUBCOMMANDS,
+    add_agreement_parsers,
+    run_agreement_command,
+)
 
 SUBCOMMANDS = (
     "validate",
@@ -28,6 +33,8 @@ SUBCOMMANDS = (
     "judge",
     "import-judgments",
     "export-judgments",
+    "study",
+    "agreement",
 )
 log = logging.getLogger("medrcube_desktop")
 
@@ -121,6 +128,7 @@ def _jobs_parser() -> argparse.ArgumentParser:
     _add_render_parser(sub)
     _add_exchange_parsers(sub)
     add_llm_parsers(sub)
+    add_agreement_parsers(sub)
     return parser
 
 
@@ -374,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
                 return cmd_merge(args)
             if args.command in LLM_SUBCOMMANDS:
                 return run_llm_command(args)
+            if args.command in AGREEMENT_SUBCOMMANDS:
+                return run_agreement_command(args)
             return cmd_demo_build(args.out_dir, args.json)
         args = _gui_parser().parse_args(argv)
         return run_gui(args)

@@ -26,7 +26,14 @@ from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.migrations import available_migrations, current_version
 from medrcube_desktop.store.reviews import ReviewStore
 
-MERGED_TABLES = ("reviews", "judgments", "disagreement_notes", "flags")
+MERGED_TABLES = (
+    "reviews",
+    "judgments",
+    "disagreement_notes",
+    "flags",
+    "studies",
+    "study_items",
+)
 """Tables :func:`merge` copies rows of, in the order it copies them."""
 
 _KEYS = {
@@ -34,6 +41,8 @@ _KEYS = {
     "judgments": ("uid",),
     "disagreement_notes": ("review_uid",),
     "flags": ("reviewer", "item_id"),
+    "studies": ("name",),  # a study of the same name is kept as the target has it
+    "study_items": ("study", "item_id"),
 }
 
 

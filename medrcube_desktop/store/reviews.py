@@ -21,6 +21,7 @@ from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.drafts import DraftQueries
 from medrcube_desktop.store.judgments import JudgmentQueries
 from medrcube_desktop.store.migrations import migrate
+from medrcube_desktop.store.studies import StudyQueries
 
 BUSY_TIMEOUT_S = 5.0
 """How long a write waits for another connection's lock before failing (seconds)."""
@@ -98,7 +99,7 @@ def _retry_while_busy(operation, seconds: float = BUSY_TIMEOUT_S) -> None:
             time.sleep(0.05)
 
 
-class ReviewStore(DraftQueries, JudgmentQueries):
+class ReviewStore(DraftQueries, JudgmentQueries, StudyQueries):
     """A study's review database.
 
     Parameters

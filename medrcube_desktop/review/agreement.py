@@ -1,0 +1,368 @@
+"""Agreement between two raters on the NBME rubric (paper E.6, Table 5), with the
+chance-corrected statistics and intervals a paper's reviewers will ask for.
+
+Raters are given as ``{item_id: {rule_id: 0|1}}`` (first judgments). Only items both
+raters judged are compared; the others are counted as excluded.
+
+Figures per sub-principle and per principle verdict:
+
+- percent agreement p_o = (n00 + n11) / n;
+- Cohen's kappa, (p_o − p_e) / (1 − p_e) with p_e = Σ_k p_A(k) p_B(k) (Cohen 1960);
+  ``None`` when p_e = 1 (both raters gave one and the same value throughout);
+- Gwet's AC1, (p_o − p_e) / (1 − p_e) with p_e = 2 π (1 − π), π the mean of the two
+  raters' pass rates (Gwet 2008, Br J Math Stat Psychol 61:29–48, two categories);
+- PABAK = 2 p_o − 1 (Byrt, Bishop & Carlin 1993, J Clin Epidemiol 46:423–429);
+- the 2×2 table ``[[both fail, A fails B passes], [A passes B fails, both pass]]``;
+- McNemar's exact test: two-sided binomial test of the discordant pairs (statsmodels);
+  1.0 when there is none.
+
+Bootstrap 95 % intervals resample items with replacement (percentile method, seeded
+``numpy.random.Generator``), the same draws for every figure of one call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from medrcube_desktop.core.rubric import RULE_IDS
+
+Scores = Mapping[str, Mapping[str, int]]
+"""item id → rule id → 0 (fail) / 1 (pass)."""
+
+PRINCIPLES: dict[str, tuple[str, ...]] = {
+    "1": ("1.1", "1.2", "1.3", "1.4"),
+    "2": ("2.1", "2.2", "2.3"),
+}
+"""Sub-principles of each principle (paper Table 10)."""
+
+DEFAULT_BOOTSTRAP = 2000
+
+
+def confusion(a: np.ndarray, b: np.ndarray) -> list[list[int]]:
+    """``[[both fail, a fails b passes], [a passes b fails, both pass]]`` of two 0/1
+    vectors of equal length."""
+    a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
+    return [
+        [int(np.sum((a == 0) & (b == 0))), int(np.sum((a == 0) & (b == 1)))],
+        [int(np.sum((a == 1) & (b == 0))), int(np.sum((a == 1) & (b == 1)))],
+    ]
+
+
+def percent_agreement(table: Sequence[Sequence[int]]) -> float | None:
+    """p_o = (n00 + n11) / n from a 2×2 table; ``None`` for n = 0."""
+    n = sum(map(sum, table))
+    return (table[0][0] + table[1][1]) / n if n else None
+
+
+def cohen_kappa(table: Sequence[Sequence[int]]) -> float | None:
+    """Cohen's kappa of a 2×2 table (Cohen 1960); ``None`` when p_e = 1 or n = 0.
+
+    p_e = p_A(fail) p_B(fail) + p_A(pass) p_B(pass); rows are rater A, columns rater B.
+    """
+    n = sum(map(sum, table))
+    if not n:
+        return None
+    po = (table[0][0] + table[1][1]) / n
+    a_fail, b_fail = (table[0][0] + table[0][1]) / n, (table[0][0] + table[1][0]) / n
+    pe = a_fail * b_fail + (1 - a_fail) * (1 - b_fail)
+    if math.isclose(pe, 1.0):
+        return None
+    return (po - pe) / (1 - pe)
+
+
+def gwet_ac1(table: Sequence[Sequence[int]]) -> float | None:
+    """Gwet's AC1 of a 2×2 table (Gwet 2008): p_e = 2 π (1 − π), π = mean pass rate.
+
+    Defined whenever n > 0 (p_e ≤ 0.5), including when both raters are constant.
+    """
+    n = sum(map(sum, table))
+    if not n:
+        return None
+    po = (table[0][0] + table[1][1]) / n
+    pi = ((table[1][0] + table[1][1]) / n + (table[0][1] + table[1][1]) / n) / 2
+    pe = 2 * pi * (1 - pi)
+    return (po - pe) / (1 - pe)
+
+
+def pabak(table: Sequence[Sequence[int]]) -> float | None:
+    """Prevalence- and bias-adjusted kappa, 2 p_o − 1 (Byrt et al. 1993)."""
+    po = percent_agreement(table)
+    return None if po is None else 2 * po - 1
+
+
+def mcnemar_exact_p(table: Sequence[Sequence[int]]) -> float:
+    """Two-sided exact McNemar p-value (binomial test of the discordant pairs, via
+    ``statsmodels.stats.contingency_tables.mcnemar(exact=True)``); 1.0 without any."""
+    if table[0][1] + table[1][0] == 0:
+        return 1.0
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    return float(mcnemar(np.asarray(table), exact=True).pvalue)
+
+
+@dataclass
+class PairFigures:
+    """Statistics of one binary judgment (a rule or a principle verdict) for two raters."""
+
+    agreement: float | None
+    ci95: tuple[float, float] | None
+    cohen_kappa: float | None
+    gwet_ac1: float | None
+    pabak: float | None
+    confusion: list[list[int]]
+    mcnemar_p: float
+    kappa_ci95: tuple[float, float] | None = None
+    ac1_ci95: tuple[float, float] | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form of ``agreement --json``."""
+        return {
+            "agreement": _round(self.agreement),
+            "ci95": _interval(self.ci95),
+            "cohen_kappa": _round(self.cohen_kappa),
+            "gwet_ac1": _round(self.gwet_ac1),
+            "pabak": _round(self.pabak),
+            "confusion": self.confusion,
+            "mcnemar_p": _round(self.mcnemar_p),
+            "cohen_kappa_ci95": _interval(self.kappa_ci95),
+            "gwet_ac1_ci95": _interval(self.ac1_ci95),
+        }
+
+
+@dataclass
+class AgreementResult:
+    """Everything ``agreement`` reports for two raters.
+
+    Attributes
+    ----------
+    items : list of str
+        Items both raters judged, sorted (the rows of every vector below).
+    excluded : list of str
+        Items of the sample that one rater or both have not judged.
+    sample_level, sample_ci95
+        Share of items where all seven judgments match, and its interval.
+    rules : dict
+        Rule id → :class:`PairFigures`.
+    principles : dict
+        Principle id → ``{"all_match", "all_match_ci95", "verdict": PairFigures}``.
+    """
+
+    items: list[str]
+    excluded: list[str]
+    sample_level: float | None
+    sample_ci95: tuple[float, float] | None
+    rules: dict[str, PairFigures]
+    principles: dict[str, dict[str, object]]
+    bootstrap: int = DEFAULT_BOOTSTRAP
+    seed: int = 0
+    first: dict[str, dict[str, int]] = field(default_factory=dict)
+    second: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        """The ``agreement --json`` object (issue 6)."""
+        principles = {}
+        for pid, values in self.principles.items():
+            verdict: PairFigures = values["verdict"]  # type: ignore[assignment]
+            principles[pid] = {
+                "all_match": _round(values["all_match"]),  # type: ignore[arg-type]
+                "all_match_ci95": _interval(values["all_match_ci95"]),  # type: ignore[arg-type]
+                "verdict_agreement": _round(verdict.agreement),
+                **{k: v for k, v in verdict.to_dict().items() if k != "agreement"},
+            }
+        return {
+            "n_samples": len(self.items),
+            "n_excluded": len(self.excluded),
+            "sample_level": {
+                "agreement": _round(self.sample_level),
+                "ci95": _interval(self.sample_ci95),
+            },
+            "rules": {rule: figures.to_dict() for rule, figures in self.rules.items()},
+            "principles": principles,
+            "bootstrap": {"draws": self.bootstrap, "seed": self.seed},
+        }
+
+    def verdict(self, principle: str) -> PairFigures:
+        """The figures of a principle's verdict (``"1"`` or ``"2"``)."""
+        figures = self.principles[principle]["verdict"]
+        assert isinstance(figures, PairFigures)
+        return figures
+
+    def items_in_cell(self, judgment: str, first: int, second: int) -> list[str]:
+        """Items behind one cell of a 2×2 table: ``judgment`` is a rule id or
+        ``"P1"``/``"P2"`` (principle verdicts); ``first``/``second`` the values 0/1."""
+        out = []
+        for item in self.items:
+            a, b = self.first[item], self.second[item]
+            if judgment.startswith("P"):
+                rules = PRINCIPLES[judgment[1:]]
+                va, vb = int(all(a[r] for r in rules)), int(all(b[r] for r in rules))
+            else:
+                va, vb = a[judgment], b[judgment]
+            if (va, vb) == (first, second):
+                out.append(item)
+        return out
+
+
+def _round(value: float | None, digits: int = 6) -> float | None:
+    return None if value is None else round(float(value), digits)
+
+
+def _interval(ci: tuple[float, float] | None) -> list[float] | None:
+    return None if ci is None else [round(ci[0], 6), round(ci[1], 6)]
+
+
+def compare(
+    first: Scores,
+    second: Scores,
+    sample: Sequence[str] | None = None,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+) -> AgreementResult:
+    """Agreement of two raters over the items both judged.
+
+    Parameters
+    ----------
+    first, second : mapping
+        item id → rule id → 0/1 (all seven rules).
+    sample : sequence of str, optional
+        The study's items; default: every item either rater judged.
+    bootstrap : int
+        Bootstrap draws for the 95 % intervals (0: no intervals).
+    seed : int
+        Seed of the bootstrap's ``numpy.random.default_rng``.
+
+    Raises
+    ------
+    ValueError
+        A score is not 0/1 or a rule is missing.
+    """
+    universe = sorted(set(sample) if sample is not None else set(first) | set(second))
+    items = [i for i in universe if i in first and i in second]
+    excluded = [i for i in universe if i not in first or i not in second]
+    a = _matrix(first, items)
+    b = _matrix(second, items)
+    n = len(items)
+    draws = _draws(n, bootstrap, seed)
+    matches = a == b  # (n, 7) bool
+    all_seven = matches.all(axis=1)
+    result_rules = {rule: _figures(a[:, k], b[:, k], draws) for k, rule in enumerate(RULE_IDS)}
+    principles: dict[str, dict[str, object]] = {}
+    for pid, rules in PRINCIPLES.items():
+        cols = [RULE_IDS.index(r) for r in rules]
+        all_match = matches[:, cols].all(axis=1)
+        verdict_a = a[:, cols].all(axis=1).astype(int)
+        verdict_b = b[:, cols].all(axis=1).astype(int)
+        principles[pid] = {
+            "all_match": float(all_match.mean()) if n else None,
+            "all_match_ci95": _percentile_ci(all_match.astype(float), draws),
+            "verdict": _figures(verdict_a, verdict_b, draws),
+        }
+    return AgreementResult(
+        items=items,
+        excluded=excluded,
+        sample_level=float(all_seven.mean()) if n else None,
+        sample_ci95=_percentile_ci(all_seven.astype(float), draws),
+        rules=result_rules,
+        principles=principles,
+        bootstrap=bootstrap,
+        seed=seed,
+        first={i: {r: int(first[i][r]) for r in RULE_IDS} for i in items},
+        second={i: {r: int(second[i][r]) for r in RULE_IDS} for i in items},
+    )
+
+
+def _matrix(scores: Scores, items: Sequence[str]) -> np.ndarray:
+    """(n_items, 7) int array of 0/1 in rubric order."""
+    out = np.zeros((len(items), len(RULE_IDS)), dtype=int)
+    for row, item in enumerate(items):
+        for col, rule in enumerate(RULE_IDS):
+            value = scores[item].get(rule)
+            if value not in (0, 1) or isinstance(value, bool):
+                raise ValueError(f"item {item}: rule {rule} must be 0 or 1, got {value!r}")
+            out[row, col] = value
+    return out
+
+
+def _draws(n: int, bootstrap: int, seed: int) -> np.ndarray | None:
+    """(bootstrap, n) int array of resampled row indices, or None without intervals."""
+    if bootstrap <= 0 or n == 0:
+        return None
+    return np.random.default_rng(seed).integers(0, n, size=(bootstrap, n))
+
+
+def _percentile_ci(values: np.ndarray, draws: np.ndarray | None) -> tuple[float, float] | None:
+    """Percentile 95 % interval of the mean of ``values`` over the bootstrap draws."""
+    if draws is None:
+        return None
+    means = values[draws].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _statistic_ci(a: np.ndarray, b: np.ndarray, draws: np.ndarray | None, statistic):
+    """Percentile 95 % interval of a 2×2 statistic; draws where it is undefined are
+    left out (``None`` when it is undefined in every draw)."""
+    if draws is None:
+        return None
+    values = []
+    for rows in draws:
+        value = statistic(confusion(a[rows], b[rows]))
+        if value is not None:
+            values.append(value)
+    if not values:
+        return None
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _figures(a: np.ndarray, b: np.ndarray, draws: np.ndarray | None) -> PairFigures:
+    table = confusion(a, b)
+    agree = (a == b).astype(float)
+    return PairFigures(
+        agreement=percent_agreement(table),
+        ci95=_percentile_ci(agree, draws),
+        cohen_kappa=cohen_kappa(table),
+        gwet_ac1=gwet_ac1(table),
+        pabak=pabak(table),
+        confusion=table,
+        mcnemar_p=mcnemar_exact_p(table),
+        kappa_ci95=_statistic_ci(a, b, draws, cohen_kappa),
+        ac1_ci95=_statistic_ci(a, b, draws, gwet_ac1),
+    )
+
+
+def multi_rater(raters: Mapping[str, Scores], sample: Sequence[str] | None = None) -> dict:
+    """Fleiss' kappa (statsmodels) and Krippendorff's alpha (krippendorff, nominal) per
+    rule for three or more raters, over the items every rater judged.
+
+    Returns ``{"raters": [...], "n_samples": n, "rules": {rule: {"fleiss_kappa",
+    "krippendorff_alpha"}}}``; a figure is ``None`` where it is undefined (no
+    variation at all).
+    """
+    import krippendorff
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    names = sorted(raters)
+    universe = sorted(
+        set(sample) if sample is not None else set().union(*map(set, raters.values()))
+    )
+    items = [i for i in universe if all(i in raters[name] for name in names)]
+    rules: dict[str, dict[str, float | None]] = {}
+    for rule in RULE_IDS:
+        data = np.array([[raters[name][i][rule] for name in names] for i in items], dtype=int)
+        if len(items) == 0 or np.all(data == data.flat[0]):
+            rules[rule] = {"fleiss_kappa": None, "krippendorff_alpha": None}
+            continue
+        counts, _ = aggregate_raters(data, n_cat=2)
+        alpha = krippendorff.alpha(
+            reliability_data=data.T.astype(float), level_of_measurement="nominal"
+        )
+        rules[rule] = {
+            "fleiss_kappa": _round(float(fleiss_kappa(counts, method="fleiss"))),
+            "krippendorff_alpha": _round(float(alpha)),
+        }
+    return {"raters": names, "n_samples": len(items), "rules": rules}

@@ -1,0 +1,155 @@
+"""Assembling an agreement study from the database: who is compared, on which items.
+
+The expert side is always first judgments (revision 1, repeats excluded); the LLM side
+the latest successful judgment of each item by the model. Everything that identifies
+the computation (app, rubric, prompt hashes, model, study, seed) travels with the result
+so every export can record it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from medrcube_desktop import __version__
+from medrcube_desktop.core.rubric import load_rubric
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.agreement import (
+    DEFAULT_BOOTSTRAP,
+    AgreementResult,
+    compare,
+    multi_rater,
+)
+from medrcube_desktop.store.reviews import ReviewStore, utc_now
+
+
+@dataclass
+class StudyRun:
+    """An agreement result and what it was computed from.
+
+    ``meta`` holds ``app_version``, ``rubric_version``, ``prompt_sha256`` (list),
+    ``judge_model``, ``first``, ``second`` (rater labels), ``study``, ``study_seed``,
+    ``bootstrap``, ``seed`` and ``created_at``.
+    """
+
+    result: AgreementResult
+    meta: dict[str, Any]
+    multi: dict | None = None
+    intra: dict[str, object] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        """The ``agreement --json`` object, with ``meta`` (and ``multi_rater`` /
+        ``intra_rater`` when there is something to report)."""
+        data = self.result.to_dict()
+        data["meta"] = self.meta
+        if self.multi is not None:
+            data["multi_rater"] = self.multi
+        if self.intra:
+            data["intra_rater"] = self.intra
+        return data
+
+
+def expert_scores(store: ReviewStore, reviewer: str) -> dict[str, dict[str, int]]:
+    """First judgments of ``reviewer``: item id → rule → 0/1 (raises StoreError)."""
+    return {item: dict(r.scores) for item, r in store.first_reviews(reviewer).items()}
+
+
+def run_study(
+    store: ReviewStore,
+    reviewer: str,
+    model: str | None = None,
+    reviewer2: str | None = None,
+    study: str | None = None,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+) -> StudyRun:
+    """Compare ``reviewer`` with ``model`` (LLM) or with ``reviewer2``.
+
+    Over the study's items when ``study`` names one, else over every item either rater
+    judged. Also reports Fleiss' kappa and Krippendorff's alpha when the study has three
+    or more raters (every reviewer, plus the model), and intra-rater agreement of
+    ``reviewer`` on the items shown twice.
+
+    Raises
+    ------
+    MedRCubeError
+        Neither or both of ``model`` and ``reviewer2``; unknown study; a rater with no
+        judgment at all.
+    StoreError
+        The database cannot be read.
+    """
+    if (model is None) == (reviewer2 is None):
+        raise MedRCubeError("compare the reviewer with either --model or --reviewer2")
+    sample = None
+    study_seed = None
+    if study is not None:
+        record = store.study(study)
+        if record is None:
+            known = ", ".join(store.study_names()) or "none"
+            raise MedRCubeError(f"no study named {study!r} (studies: {known})")
+        sample, study_seed = list(record.item_ids), record.seed
+    first = expert_scores(store, reviewer)
+    if not first:
+        known = ", ".join(store.reviewers()) or "none"
+        raise MedRCubeError(f"no reviews by {reviewer!r} (reviewers: {known})")
+    hashes: list[str] = []
+    if model is not None:
+        judgments = store.judgments(model)
+        if not judgments:
+            known = ", ".join(store.judgment_models()) or "none"
+            raise MedRCubeError(f"no judgments by model {model!r} (models: {known})")
+        second = {item: dict(j.scores or {}) for item, j in judgments.items()}
+        hashes = sorted({j.prompt_sha256 for j in judgments.values() if j.prompt_sha256})
+        label = f"LLM {model}"
+    else:
+        assert reviewer2 is not None
+        second = expert_scores(store, reviewer2)
+        if not second:
+            raise MedRCubeError(f"no reviews by {reviewer2!r}")
+        label = reviewer2
+    result = compare(first, second, sample, bootstrap=bootstrap, seed=seed)
+    meta: dict[str, Any] = {
+        "app_version": __version__,
+        "rubric_version": load_rubric().version,
+        "prompt_sha256": hashes,
+        "judge_model": model or "",
+        "first": reviewer,
+        "second": label,
+        "judgments": "first judgments of each reviewer; latest successful LLM judgment",
+        "study": study or "",
+        "study_seed": study_seed,
+        "bootstrap": bootstrap,
+        "seed": seed,
+        "created_at": utc_now(),
+    }
+    return StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
+
+
+def _multi(store: ReviewStore, model: str | None, sample: list[str] | None) -> dict | None:
+    raters = {name: expert_scores(store, name) for name in store.reviewers()}
+    if model is not None:
+        raters[f"LLM {model}"] = {
+            item: dict(j.scores or {}) for item, j in store.judgments(model).items()
+        }
+    raters = {name: scores for name, scores in raters.items() if scores}
+    return multi_rater(raters, sample) if len(raters) >= 3 else None
+
+
+def _intra(store: ReviewStore, reviewer: str, sample: list[str] | None) -> dict[str, object]:
+    """First judgment against the intra-rater repeat, for the repeated items."""
+    repeats = {item: dict(r.scores) for item, r in store.repeat_reviews(reviewer).items()}
+    if sample is not None:
+        repeats = {i: s for i, s in repeats.items() if i in set(sample)}
+    if not repeats:
+        return {}
+    first = expert_scores(store, reviewer)
+    result = compare(first, repeats, sorted(repeats), bootstrap=0)
+    return {
+        "reviewer": reviewer,
+        "n_repeated": len(result.items),
+        "sample_level": result.sample_level,
+        "rules": {
+            rule: {"agreement": f.agreement, "cohen_kappa": f.cohen_kappa, "gwet_ac1": f.gwet_ac1}
+            for rule, f in result.rules.items()
+        },
+    }
