@@ -99,12 +99,26 @@ def test_merge_prints_what_each_file_added(tmp_path, capsys):
         "files": [
             {
                 "path": str(other),
-                "added": {"reviews": 1, "judgments": 0, "disagreement_notes": 0, "flags": 0, "studies": 0, "study_items": 0},
+                "added": {
+                    "reviews": 1,
+                    "judgments": 0,
+                    "disagreement_notes": 0,
+                    "flags": 0,
+                    "studies": 0,
+                    "study_items": 0,
+                },
                 "renumbered_items": 1,
                 "warnings": [],
             }
         ],
-        "total": {"reviews": 1, "judgments": 0, "disagreement_notes": 0, "flags": 0, "studies": 0, "study_items": 0},
+        "total": {
+            "reviews": 1,
+            "judgments": 0,
+            "disagreement_notes": 0,
+            "flags": 0,
+            "studies": 0,
+            "study_items": 0,
+        },
     }
     assert main(["merge", str(study), str(other)]) == 0
     assert capsys.readouterr().out.splitlines() == [

@@ -113,7 +113,7 @@ def test_bootstrap_intervals_are_seeded_and_contain_the_estimate():
     assert one.rules["2.2"].ci95 == two.rules["2.2"].ci95
     assert one.rules["2.2"].ci95 != other.rules["2.2"].ci95
     low, high = one.rules["2.2"].ci95
-    assert low <= 0.7 <= high and 0 <= low and high <= 1
+    assert low <= 0.7 <= high and low >= 0 and high <= 1
     assert one.rules["1.1"].ci95 == (1.0, 1.0)  # no disagreement in any resample
     assert one.sample_ci95[0] <= one.sample_level <= one.sample_ci95[1]
 

@@ -84,7 +84,11 @@ def test_imported_study_reproduces_the_hand_checked_figures(study, capsys):
     other = run(capsys, study, "--seed", "12", "--bootstrap", "400")
 
     def intervals(d):
-        return [d["rules"][r][k] for r in RULE_IDS for k in ("ci95", "cohen_kappa_ci95", "gwet_ac1_ci95")]
+        return [
+            d["rules"][r][k]
+            for r in RULE_IDS
+            for k in ("ci95", "cohen_kappa_ci95", "gwet_ac1_ci95")
+        ]
 
     assert intervals(again) == intervals(data) and intervals(other) != intervals(data)
     assert data["meta"]["judge_model"] == "gpt-5.1" and data["meta"]["study_seed"] == 3
@@ -104,7 +108,8 @@ def test_out_writes_every_file_with_the_provenance(study, capsys, tmp_path):
         "confusion_tables.svg",
         "report.html",
     ]
-    rows = list(csv.DictReader(open(out / "agreement_long.csv", encoding="utf-8-sig")))
+    with open(out / "agreement_long.csv", encoding="utf-8-sig") as f:
+        rows = list(csv.DictReader(f))
     assert len(rows) == 10 * 7 * 2 and rows[0]["judge_model"] == "gpt-5.1"
     assert rows[0]["rubric_version"] == "nbme-medrcube-1"
     html = (out / "report.html").read_text()

@@ -11,11 +11,11 @@ from tests.conftest import dicom_file, item, write_benchmark
 
 @pytest.fixture
 def items(tmp_path):
-    records = [
-        item(f"ct{n:02d}", modality="CT") for n in range(12)
-    ] + [item(f"mr{n:02d}", modality="MR") for n in range(6)] + [
-        item(f"us{n:02d}", modality="US") for n in range(2)
-    ]
+    records = (
+        [item(f"ct{n:02d}", modality="CT") for n in range(12)]
+        + [item(f"mr{n:02d}", modality="MR") for n in range(6)]
+        + [item(f"us{n:02d}", modality="US") for n in range(2)]
+    )
     root = write_benchmark(
         tmp_path / "b", {"ds1": records}, {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")}
     )

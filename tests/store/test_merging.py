@@ -53,8 +53,28 @@ def test_merging_two_reviewers_gives_the_union(tmp_path):
     summary = merge(study, [tmp_path / "a.db", tmp_path / "b.db"])
     assert isinstance(summary, MergeSummary)
     assert [(f.path.name, f.added) for f in summary.files] == [
-        ("a.db", {"reviews": 1, "judgments": 0, "disagreement_notes": 0, "flags": 0, "studies": 0, "study_items": 0}),
-        ("b.db", {"reviews": 2, "judgments": 1, "disagreement_notes": 1, "flags": 1, "studies": 0, "study_items": 0}),
+        (
+            "a.db",
+            {
+                "reviews": 1,
+                "judgments": 0,
+                "disagreement_notes": 0,
+                "flags": 0,
+                "studies": 0,
+                "study_items": 0,
+            },
+        ),
+        (
+            "b.db",
+            {
+                "reviews": 2,
+                "judgments": 1,
+                "disagreement_notes": 1,
+                "flags": 1,
+                "studies": 0,
+                "study_items": 0,
+            },
+        ),
     ]
     assert summary.to_dict()["total"] == {
         "reviews": 3,
