@@ -45,7 +45,8 @@ class ItemFilter:
 
     ``task`` is a Table 6 abbreviation; ``status`` one of :data:`STATUS_CHOICES`;
     ``text`` a case-insensitive search over id, question and options; ``order`` is
-    ``"benchmark"`` or ``"random"`` (reproducible per reviewer).
+    ``"benchmark"`` or ``"random"`` (reproducible per reviewer); ``study`` the name of an
+    agreement study whose items only are listed.
     """
 
     task: str = ALL
@@ -55,6 +56,7 @@ class ItemFilter:
     status: str = ALL
     text: str = ""
     order: str = ORDER_BENCHMARK
+    study: str = ALL
 
 
 @dataclass
@@ -63,7 +65,8 @@ class QueueFacts:
 
     ``failed`` maps item id to the rules failed in the latest review; ``disagrees`` holds
     the ids of committed items whose latest review differs from the LLM judgment, and
-    ``note_missing`` those of them still lacking the note the study asks for.
+    ``note_missing`` those of them still lacking the note the study asks for;
+    ``study_items`` the items of the chosen agreement study (``None``: no restriction).
     """
 
     reviewed: set[str] = field(default_factory=set)
@@ -71,6 +74,7 @@ class QueueFacts:
     failed: dict[str, list[str]] = field(default_factory=dict)
     disagrees: set[str] = field(default_factory=set)
     note_missing: set[str] = field(default_factory=set)
+    study_items: set[str] | None = None
 
 
 def matches(item: Item, f: ItemFilter, facts: QueueFacts) -> bool:
@@ -82,6 +86,8 @@ def matches(item: Item, f: ItemFilter, facts: QueueFacts) -> bool:
     if f.dataset and item.dataset != f.dataset:
         return False
     if f.text and not _mentions(item, f.text):
+        return False
+    if facts.study_items is not None and item.id not in facts.study_items:
         return False
     return _status_matches(item.id, f.status, facts)
 

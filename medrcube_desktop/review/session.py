@@ -117,7 +117,10 @@ class ReviewSessionState(RevealMixin):
 
     # -- listing --------------------------------------------------------------
     def choices(self, attribute: str) -> list[str]:
-        """Sorted distinct values of ``task`` (abbreviation), ``modality``, ``region`` or ``dataset``."""
+        """Sorted distinct values of ``task`` (abbreviation), ``modality``, ``region`` or
+        ``dataset``; for ``study``, the names of the agreement studies."""
+        if attribute == "study":
+            return self.store.study_names()
         values = {
             item.task.abbreviation if attribute == "task" else getattr(item, attribute)
             for item in self.items
@@ -144,6 +147,9 @@ class ReviewSessionState(RevealMixin):
         Raises ``ValueError`` for an unknown status or order.
         """
         facts = self.facts()
+        if item_filter.study:
+            record = self.store.study(item_filter.study)
+            facts.study_items = set(record.item_ids) if record is not None else set()
         chosen = [item for item in self.items if matches(item, item_filter, facts)]
         self.filter = item_filter
         self.visible = ordered(chosen, item_filter.order, self.reviewer)

@@ -34,6 +34,7 @@ from medrcube_desktop.ui.actions import (
     review_actions,
     usable_overrides,
 )
+from medrcube_desktop.ui.agreement_pane import AgreementPane
 from medrcube_desktop.ui.dialogs import (
     ShortcutsDialog,
     StudySettingsDialog,
@@ -119,6 +120,7 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self.prefs = prefs if prefs is not None else settings.Settings()
         self.fired_actions: list[str] = []  # action ids in trigger order (tests, debugging)
         self.judge_dialog: JudgeDialog | None = None
+        self.agreement_pane: AgreementPane | None = None
         self.session = session
         self.benchmark = benchmark
         self.rubric = load_rubric()
@@ -185,7 +187,7 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
     def _build_widgets(self) -> None:
         s = self.session
         self.list_pane = ItemListPane(
-            {k: s.choices(k) for k in ("task", "modality", "region", "dataset")}
+            {k: s.choices(k) for k in ("task", "modality", "region", "dataset", "study")}
         )
         self.list_pane.filter_changed.connect(self._apply_filter)
         self.list_pane.item_chosen.connect(self.show_item)
@@ -423,6 +425,8 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         save_window_state(self)
         if self.judge_dialog is not None:
             self.judge_dialog.close()  # cancels a run in progress; its results stay stored
+        if self.agreement_pane is not None:
+            self.agreement_pane.close()
         QApplication.instance().removeEventFilter(self)
         event.accept()
 
@@ -484,6 +488,19 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self.judge_dialog.show()
         self.judge_dialog.raise_()
         return self.judge_dialog
+
+    def open_agreement_pane(self) -> AgreementPane:
+        """Review › Agreement study: the statistics, figures and the items behind them."""
+        if self.agreement_pane is None:
+            self.agreement_pane = AgreementPane(self, self)
+            self.agreement_pane.open_item.connect(self.show_item)
+            self.agreement_pane.study_saved.connect(self._studies_changed)
+        self.agreement_pane.show()
+        self.agreement_pane.raise_()
+        return self.agreement_pane
+
+    def _studies_changed(self) -> None:
+        self.list_pane.set_studies(self.session.choices("study"))
 
     def _judgments_arrived(self) -> None:
         """New LLM judgments are stored: read them (still hidden until each commit)."""

@@ -82,6 +82,12 @@ class ItemListPane(QWidget):
         status.currentIndexChanged.connect(self._emit_filter)
         self.combos["status"] = status
         form.addRow("&Queue", status)
+        study = QComboBox()
+        study.setObjectName("studyFilter")
+        self.combos["study"] = study
+        self.set_studies(choices.get("study", []))
+        study.currentIndexChanged.connect(self._emit_filter)
+        form.addRow("S&tudy", study)
         order = QComboBox()
         order.addItem("Benchmark order", ORDER_BENCHMARK)
         order.addItem("Random order (fixed per reviewer)", ORDER_RANDOM)
@@ -104,6 +110,18 @@ class ItemListPane(QWidget):
         layout.addLayout(form)
         layout.addWidget(self.count_label)
         layout.addWidget(self.list, 1)
+
+    def set_studies(self, names: list[str]) -> None:
+        """Offer these agreement studies in the Study filter (keeping the choice)."""
+        combo = self.combos["study"]
+        chosen = combo.currentData()
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem("All items", ALL)
+        for name in names:
+            combo.addItem(name, name)
+        combo.setCurrentIndex(max(0, combo.findData(chosen)))
+        combo.blockSignals(False)
 
     def current_filter(self) -> ItemFilter:
         """The filter the combo boxes describe now."""

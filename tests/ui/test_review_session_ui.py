@@ -133,6 +133,7 @@ def test_every_shortcut_of_the_action_table_runs_its_action(
         "edit_study_settings",
         "ask_reviewer",
         "open_judge_dialog",
+        "open_agreement_pane",
         "close",  # restored before qtbot closes the window
     ):
         monkeypatch.setattr(window, name, lambda: None)  # dialogs would wait for a click

@@ -1,0 +1,380 @@
+"""Review › Agreement study: the Table-5-style table, the figures, the items behind a cell.
+
+The statistics run on a worker thread with its own database connection
+(:func:`~medrcube_desktop.review.agreement_run.run_study`); the pane only shows results.
+In a blind study the items behind a cell are listed only when the reviewer of this
+window has committed them, so the pane never reveals a judgment the review window would
+still hide.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, QThread, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.agreement_report import (
+    fmt,
+    fmt_ci,
+    fmt_p,
+    table_rows,
+    write_outputs,
+)
+from medrcube_desktop.review.agreement_run import StudyRun, run_study
+from medrcube_desktop.review.studies import create_or_extend_study
+from medrcube_desktop.store.reviews import ReviewStore
+
+log = logging.getLogger(__name__)
+
+COLUMNS = (
+    "",
+    "Agreement [95% CI]",
+    "Cohen's κ",
+    "Gwet's AC1",
+    "PABAK",
+    "McNemar p",
+    "both fail",
+    "1st ✗ 2nd ✓",
+    "1st ✓ 2nd ✗",
+    "both pass",
+)
+CELL_COLUMNS = {6: (0, 0), 7: (0, 1), 8: (1, 0), 9: (1, 1)}
+"""Table column → (first rater's value, second rater's value) of a 2×2 cell."""
+
+
+class StudyWorker(QThread):
+    """Computes one study on its own connection; emits ``done(run)`` or ``failed(text)``."""
+
+    done = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, db_path: Path, kwargs: dict, parent: QObject) -> None:
+        super().__init__(parent)
+        self.db_path, self.kwargs = db_path, kwargs
+
+    def run(self) -> None:  # noqa: D401 (QThread API)
+        try:
+            store = ReviewStore(self.db_path)
+            try:
+                self.done.emit(run_study(store, **self.kwargs))
+            finally:
+                store.close()
+        except MedRCubeError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001 - shown in the pane and logged
+            log.exception("agreement study failed")
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+
+
+class AgreementPane(QDialog):
+    """Choose raters, study and bootstrap; see the table, the figures and the items.
+
+    ``open_item(item_id)`` asks the review window to show an item.
+    """
+
+    open_item = Signal(str)
+    study_saved = Signal()
+    computed = Signal()  # a result (or an error) is on screen
+
+    def __init__(self, parent: QWidget, window) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Agreement study")
+        self.window_ = window
+        self.store: ReviewStore = window.session.store
+        self.run: StudyRun | None = None
+        self.worker: StudyWorker | None = None
+        self.first = QComboBox()
+        self.second = QComboBox()
+        self.study = QComboBox()
+        self.bootstrap = QSpinBox()
+        self.bootstrap.setRange(0, 100_000)
+        self.bootstrap.setValue(2000)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.compute_button = QPushButton("&Compute")
+        self.compute_button.clicked.connect(self.compute)
+        self.export_button = QPushButton("&Export…")
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(self.export)
+        self.new_study_button = QPushButton("&New study…")
+        self.new_study_button.clicked.connect(self.new_study)
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setVisible(False)
+        self.summary = QLabel()
+        self.summary.setObjectName("agreementSummary")
+        self.summary.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("agreementTable")
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.setToolTip("Click a count in the last four columns to list its items")
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.cellClicked.connect(self._cell_clicked)
+        self.items = QListWidget()
+        self.items.setObjectName("agreementItems")
+        self.items.itemDoubleClicked.connect(self._open)
+        self.items_label = QLabel("Click a count in the 2×2 columns to list its items.")
+        self.items_label.setWordWrap(True)
+        self.figures = QTabWidget()
+        self._build_layout()
+        self._fill_choices()
+
+    def _build_layout(self) -> None:
+        form = QFormLayout()
+        form.addRow("&First rater (first judgments)", self.first)
+        form.addRow("&Compared with", self.second)
+        study_row = QHBoxLayout()
+        study_row.addWidget(self.study, 1)
+        study_row.addWidget(self.new_study_button)
+        form.addRow("Items", study_row)
+        numbers = QHBoxLayout()
+        numbers.addWidget(QLabel("Bootstrap draws"))
+        numbers.addWidget(self.bootstrap)
+        numbers.addWidget(QLabel("Seed"))
+        numbers.addWidget(self.seed)
+        numbers.addStretch(1)
+        numbers.addWidget(self.compute_button)
+        numbers.addWidget(self.export_button)
+        form.addRow(numbers)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.items_label)
+        side_layout.addWidget(self.items, 1)
+        lower = QSplitter()
+        lower.addWidget(self.figures)
+        lower.addWidget(side)
+        lower.setSizes([700, 300])
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.busy)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 2)
+        layout.addWidget(lower, 3)
+        self.resize(1100, 860)
+
+    def _fill_choices(self) -> None:
+        reviewers = self.store.reviewers()
+        self.first.clear()
+        for name in reviewers:
+            self.first.addItem(name, name)
+        current = self.window_.session.reviewer
+        if current in reviewers:
+            self.first.setCurrentIndex(reviewers.index(current))
+        self.second.clear()
+        for model in self.store.judgment_models():
+            self.second.addItem(f"LLM: {model}", ("model", model))
+        for name in reviewers:
+            self.second.addItem(f"Reviewer: {name}", ("reviewer", name))
+        self.study.clear()
+        self.study.addItem("Every item both judged", None)
+        for name in self.store.study_names():
+            record = self.store.study(name)
+            count = len(record.item_ids) if record else 0
+            self.study.addItem(f"Study {name} ({count} items)", name)
+
+    def compute(self) -> None:
+        """Start the computation on a worker thread."""
+        if self.worker is not None and self.worker.isRunning():
+            return
+        first, second = self.first.currentData(), self.second.currentData()
+        if first is None or second is None:
+            self.summary.setText("Needs a reviewer with reviews and someone to compare with.")
+            return
+        if self.store.path is None:
+            self.summary.setText("This study has no database file to read on a worker thread.")
+            return
+        kind, name = second
+        kwargs = {
+            "reviewer": first,
+            "model": name if kind == "model" else None,
+            "reviewer2": name if kind == "reviewer" else None,
+            "study": self.study.currentData(),
+            "bootstrap": self.bootstrap.value(),
+            "seed": self.seed.value(),
+        }
+        self.busy.setVisible(True)
+        self.compute_button.setEnabled(False)
+        self.summary.setText("Computing…")
+        self.worker = StudyWorker(self.store.path, kwargs, self)
+        self.worker.done.connect(self._show)
+        self.worker.failed.connect(self._failed)
+        self.worker.start()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """Wait for a computation in progress (it only reads)."""
+        if self.worker is not None and self.worker.isRunning():
+            self.worker.wait(60_000)
+        event.accept()
+
+    def _failed(self, text: str) -> None:
+        self.busy.setVisible(False)
+        self.compute_button.setEnabled(True)
+        self.summary.setText(f"<span style='color:#b42318'>{text}</span>")
+        self.computed.emit()
+
+    def _show(self, run: StudyRun) -> None:
+        self.busy.setVisible(False)
+        self.compute_button.setEnabled(True)
+        self.export_button.setEnabled(True)
+        self.run = run
+        result = run.result
+        self.summary.setText(
+            f"<b>{run.meta['first']}</b> vs <b>{run.meta['second']}</b>: "
+            f"{len(result.items)} items both judged, {len(result.excluded)} excluded. "
+            f"Sample level (all seven match): <b>{fmt(result.sample_level)}</b> "
+            f"{fmt_ci(result.sample_ci95)}."
+        )
+        rows = table_rows(run)
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            table = row.get("confusion")
+            cells = [
+                str(row["label"]),
+                f"{fmt(row['agreement'])} {fmt_ci(row.get('ci95'))}",
+                fmt(row.get("cohen_kappa")),
+                fmt(row.get("gwet_ac1")),
+                fmt(row.get("pabak")),
+                fmt_p(row.get("mcnemar_p")) if row["key"] != "sample" else "",
+            ]
+            cells += [str(table[i][j]) if table else "" for i, j in CELL_COLUMNS.values()]
+            for c, text in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                cell.setData(Qt.ItemDataRole.UserRole, row["key"])
+                if c:
+                    cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                if row["key"] == "sample" or str(row["key"]).startswith("P"):
+                    font = cell.font()
+                    font.setBold(True)
+                    cell.setFont(font)
+                self.table.setItem(r, c, cell)
+        self._show_figures(run)
+        self.computed.emit()
+
+    def _show_figures(self, run: StudyRun) -> None:
+        from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+
+        from medrcube_desktop.review.agreement_report import _bar_figure, _confusion_figure
+
+        while self.figures.count():
+            widget = self.figures.widget(0)
+            self.figures.removeTab(0)
+            widget.deleteLater()
+        for draw, title in ((_bar_figure, "Agreement per rule"), (_confusion_figure, "2×2 tables")):
+            figure = draw(run)
+            figure.set_dpi(90)  # the export's 150 dpi would draw everything too big here
+            self.figures.addTab(FigureCanvasQTAgg(figure), title)
+
+    def _cell_clicked(self, row: int, column: int) -> None:
+        if self.run is None or column not in CELL_COLUMNS:
+            return
+        key = self.table.item(row, column).data(Qt.ItemDataRole.UserRole)
+        if key == "sample":
+            return
+        first, second = CELL_COLUMNS[column]
+        judgment = key if not str(key).startswith("P") else key
+        found = self.run.result.items_in_cell(judgment, first, second)
+        shown = self._visible_to_reviewer(found)
+        verdict = ("fails", "passes")
+        self.items_label.setText(
+            f"{key}: {self.run.meta['first']} {verdict[first]}, {self.run.meta['second']} "
+            f"{verdict[second]}: {len(found)} item{'' if len(found) == 1 else 's'}"
+            + (
+                f" ({len(found) - len(shown)} hidden: not committed by you in this blind study)"
+                if len(shown) < len(found)
+                else ""
+            )
+            + ". Double-click opens one in the review window."
+        )
+        self.items.clear()
+        for item_id in shown:
+            entry = QListWidgetItem(item_id)
+            entry.setData(Qt.ItemDataRole.UserRole, item_id)
+            self.items.addItem(entry)
+
+    def _visible_to_reviewer(self, item_ids: list[str]) -> list[str]:
+        session = self.window_.session
+        if not session.study.blind:
+            return item_ids
+        return [i for i in item_ids if i in session.saved]
+
+    def _open(self, entry: QListWidgetItem) -> None:
+        self.open_item.emit(entry.data(Qt.ItemDataRole.UserRole))
+
+    def export(self) -> None:
+        """Write the CSV, XLSX, JSON, figures and HTML report to a chosen folder."""
+        if self.run is None:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Export the agreement study to")
+        if not folder:
+            return
+        try:
+            written = write_outputs(self.run, Path(folder))
+        except OSError as exc:
+            QMessageBox.critical(self, "Export failed", f"{folder}: {exc}")
+            return
+        self.summary.setText(f"{len(written)} files written to {folder} (open report.html).")
+
+    def new_study(self) -> None:
+        """Draw (or extend) a named, seeded random sample of the benchmark's items."""
+        items = self.window_.session.items
+        name, ok = QInputDialog.getText(self, "New study", "Study name:")
+        if not ok or not name.strip():
+            return
+        n, ok = QInputDialog.getInt(
+            self, "New study", f"Items (1–{len(items)}):", min(50, len(items)), 1, len(items)
+        )
+        if not ok:
+            return
+        strata = ["none", "task", "modality", "region"]
+        stratify, ok = QInputDialog.getItem(self, "New study", "Stratify by:", strata, 0, False)
+        if not ok:
+            return
+        try:
+            record = create_or_extend_study(
+                self.store,
+                name.strip(),
+                items,
+                n,
+                self.seed.value(),
+                "" if stratify == "none" else stratify,
+            )
+        except MedRCubeError as exc:
+            QMessageBox.critical(self, "Study not created", str(exc))
+            return
+        self._fill_choices()
+        self.study.setCurrentIndex(self.study.findData(record.name))
+        self.study_saved.emit()
+        self.summary.setText(
+            f"Study {record.name}: {len(record.item_ids)} items (seed {record.seed}). "
+            "Review them (Study filter of the item list) and press Compute."
+        )

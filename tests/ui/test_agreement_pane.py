@@ -1,0 +1,63 @@
+"""Review › Agreement study in the window: table, items behind a cell, blinding kept."""
+
+from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store.judgments import Judgment
+from medrcube_desktop.store.reviews import Review, utc_now
+from tests.ui.test_review_window import open_window
+
+ALL_PASS = dict.fromkeys(RULE_IDS, 1)
+
+
+def prepare(db):
+    store = ReviewStore(db)
+    for item_id in ("ct-1", "ct-2"):
+        store.save_judgment(
+            Judgment(item_id, "gpt-5.1", {**ALL_PASS, "1.3": 0}, created_at=utc_now())
+        )
+    store.save_review(Review("dr-a", "ct-1", ALL_PASS, "", utc_now(), utc_now()))
+    store.save_review(Review("dr-b", "ct-1", ALL_PASS, "", utc_now(), utc_now()))
+    store.save_review(Review("dr-b", "ct-2", ALL_PASS, "", utc_now(), utc_now()))
+    store.close()
+
+
+def test_the_table_and_the_items_behind_a_cell(qtbot, ct_benchmark, tmp_path):
+    prepare(tmp_path / "s.db")
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    pane = window.open_agreement_pane()
+    pane.first.setCurrentIndex(pane.first.findData("dr-b"))
+    pane.bootstrap.setValue(50)
+    with qtbot.waitSignal(pane.computed, timeout=30000):
+        pane.compute_button.click()
+    table = pane.table
+    labels = [table.item(r, 0).text() for r in range(table.rowCount())]
+    row = labels.index("1.3 Unambiguous Phrasing")
+    assert table.item(row, 1).text().startswith("0.00")  # dr-b passes, the LLM fails both
+    assert [table.item(row, c).text() for c in (6, 7, 8, 9)] == ["0", "0", "2", "0"]
+    assert "2 items both judged" in pane.summary.text()
+    pane._cell_clicked(row, 8)  # dr-b passes, LLM fails: ct-1 (dr-a committed it) only
+    assert [pane.items.item(i).text() for i in range(pane.items.count())] == ["ct-1"]
+    assert "1 hidden" in pane.items_label.text()  # ct-2: not committed by dr-a, blind study
+    with qtbot.waitSignal(pane.open_item):
+        pane.items.itemDoubleClicked.emit(pane.items.item(0))
+    assert window.session.current.id == "ct-1"
+    pane.close()
+
+
+def test_a_new_study_becomes_a_filter_of_the_item_list(qtbot, ct_benchmark, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    prepare(tmp_path / "s.db")
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    pane = window.open_agreement_pane()
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("pilot", True))
+    monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (1, True))
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("none", True))
+    pane.new_study()
+    record = store.study("pilot")
+    assert record is not None and len(record.item_ids) == 1
+    combo = window.list_pane.combos["study"]
+    combo.setCurrentIndex(combo.findData("pilot"))
+    assert [i.id for i in window.session.visible] == list(record.item_ids)
+    assert window.list_pane.list.count() == 1
+    pane.close()
