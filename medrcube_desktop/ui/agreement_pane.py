@@ -66,6 +66,27 @@ CELL_COLUMNS = {6: (0, 0), 7: (0, 1), 8: (1, 0), 9: (1, 1)}
 """Table column → (first rater's value, second rater's value) of a 2×2 cell."""
 
 
+def _extra_summary(run: StudyRun) -> str:
+    """Intra-rater and multi-rater figures in a sentence each (details in the export)."""
+    parts = []
+    if run.intra:
+        parts.append(
+            f"<br>Intra-rater ({run.intra['reviewer']}, {run.intra['n_repeated']} items shown "
+            f"twice): all seven match on {fmt(run.intra['sample_level'])}."
+        )
+    if run.multi:
+        kappas = [
+            v["fleiss_kappa"] for v in run.multi["rules"].values() if v["fleiss_kappa"] is not None
+        ]
+        if kappas:
+            parts.append(
+                f"<br>{len(run.multi['raters'])} raters on {run.multi['n_samples']} items: "
+                f"Fleiss' κ per rule from {min(kappas):.2f} to {max(kappas):.2f} "
+                "(Krippendorff's α in the export)."
+            )
+    return "".join(parts)
+
+
 class StudyWorker(QThread):
     """Computes one study on its own connection; emits ``done(run)`` or ``failed(text)``."""
 
@@ -252,7 +273,7 @@ class AgreementPane(QDialog):
             f"<b>{run.meta['first']}</b> vs <b>{run.meta['second']}</b>: "
             f"{len(result.items)} items both judged, {len(result.excluded)} excluded. "
             f"Sample level (all seven match): <b>{fmt(result.sample_level)}</b> "
-            f"{fmt_ci(result.sample_ci95)}."
+            f"{fmt_ci(result.sample_ci95)}." + _extra_summary(run)
         )
         rows = table_rows(run)
         self.table.setRowCount(len(rows))

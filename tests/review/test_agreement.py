@@ -135,3 +135,38 @@ def test_fleiss_kappa_and_krippendorff_alpha_by_hand():
 
 def test_confusion_orientation_first_rater_in_rows():
     assert confusion(np.array([0, 0, 1, 1]), np.array([1, 0, 0, 0])) == [[1, 1], [2, 0]]
+
+
+def test_run_study_adds_multi_rater_and_intra_rater_figures(tmp_path):
+    from medrcube_desktop.review.agreement_run import run_study
+    from medrcube_desktop.store import ReviewStore
+    from medrcube_desktop.store.judgments import Judgment
+    from medrcube_desktop.store.reviews import Review, utc_now
+
+    store = ReviewStore(tmp_path / "s.db")
+    passing = dict.fromkeys(RULE_IDS, 1)
+    votes = [(1, 1, 1), (0, 0, 0), (0, 1, 1), (0, 0, 1)]  # the Fleiss example above, on 2.1
+    for k, vote in enumerate(votes):
+        for name, v in zip(("a", "b", "c"), vote, strict=True):
+            store.save_review(
+                Review(name, f"i{k}", {**passing, "2.1": v}, "", utc_now(), utc_now())
+            )
+    # reviewer a sees i0 and i2 again: same on i0, 2.1 flipped on i2
+    store.save_review(
+        Review("a", "i0", {**passing, "2.1": 1}, "", utc_now(), utc_now(), repeat=True)
+    )
+    store.save_review(
+        Review("a", "i2", {**passing, "2.1": 1}, "", utc_now(), utc_now(), repeat=True)
+    )
+    run = run_study(store, "a", reviewer2="b", bootstrap=0)
+    assert run.multi["n_samples"] == 4
+    assert run.multi["rules"]["2.1"]["fleiss_kappa"] == pytest.approx(1 / 3, abs=1e-6)
+    assert run.multi["rules"]["1.1"]["fleiss_kappa"] is None  # everyone passes 1.1
+    assert run.intra["n_repeated"] == 2
+    assert run.intra["rules"]["2.1"]["agreement"] == pytest.approx(0.5)
+    assert run.intra["sample_level"] == pytest.approx(0.5)
+    data = run.to_dict()
+    assert "multi_rater" in data and data["intra_rater"]["reviewer"] == "a"
+    store.save_judgment(Judgment("i0", "m", passing, created_at=utc_now()))
+    with_llm = run_study(store, "a", model="m", bootstrap=0)
+    assert with_llm.result.items == ["i0"] and with_llm.result.excluded == ["i1", "i2", "i3"]
