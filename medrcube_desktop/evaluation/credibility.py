@@ -1,0 +1,125 @@
+"""Credibility of correct diagnoses: paired low/high-level outcomes on the same image
+(paper Section 6 and Appendix H).
+
+For every image (matched by its resolved path), every pair of a high-level item H with a
+prerequisite item L on that image falls in one group:
+
+- A: L right, H right (grounded success);   B: L right, H wrong;
+- C: L wrong, H wrong;                        D: L wrong, H right (luck or shortcut).
+
+Luck Rate = D / (A + D); Rationality = 1 − Luck Rate; Shortcut Probability
+P_SC = D / (C + D) (eq. 6); Acc_H = (A + D) / (A + B + C + D) (eq. 5). A figure whose
+denominator is zero is ``None``.
+
+Presets decide which tasks are high-level and which are prerequisites:
+
+- ``paper``: high = DD, AD, SG; prerequisites = every low- and mid-level task (MR, VR,
+  IPR, OR, RG), view recognition included (Section 3).
+- ``official``: what the public ``shortcut_analysis.py`` does, on the task names as
+  written in the benchmark: exactly "Disease Diagnosis", "Abnormity Diagnosis" and
+  "Severity Grading" are high; "View Identification" and "Report Generation" are
+  ignored; every other task is a prerequisite. Names that this rule treats differently
+  from the paper's taxonomy are warned about (never silently reclassified).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from medrcube_desktop.core.taxonomy import Level
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.metrics import Outcome
+
+OFFICIAL_HIGH = ("Disease Diagnosis", "Abnormity Diagnosis", "Severity Grading")
+OFFICIAL_IGNORED = ("View Identification", "Report Generation")
+PRESETS = ("paper", "official")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One (prerequisite, high-level) pair on one image, and its group (A–D)."""
+
+    image: str
+    low: Outcome
+    high: Outcome
+
+    @property
+    def group(self) -> str:
+        """A, B, C or D (see the module docstring)."""
+        return {(True, True): "A", (True, False): "B", (False, False): "C", (False, True): "D"}[
+            (self.low.correct, self.high.correct)
+        ]
+
+
+def _role(outcome: Outcome, preset: str, warnings: set[str]) -> str | None:
+    """``"high"``, ``"low"`` (a prerequisite) or ``None`` (left out) for one item."""
+    item = outcome.item
+    if preset == "paper":
+        return "high" if item.task.level == Level.HIGH else "low"
+    name = item.raw_task
+    if name in OFFICIAL_HIGH:
+        return "high"
+    if name in OFFICIAL_IGNORED:
+        return None
+    if item.task.level == Level.HIGH:
+        warnings.add(
+            f"task {name!r} ({item.task.abbreviation}, high level in the paper) is not "
+            f"spelled as the official script expects ({', '.join(OFFICIAL_HIGH)}): the "
+            "official preset counts it as a prerequisite"
+        )
+    return "low"
+
+
+def pair_outcomes(
+    outcomes: Sequence[Outcome], preset: str = "paper"
+) -> tuple[list[Pair], list[str]]:
+    """Every (prerequisite, high-level) pair on the same image, and the warnings.
+
+    Raises
+    ------
+    MedRCubeError
+        Unknown preset.
+    """
+    if preset not in PRESETS:
+        raise MedRCubeError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+    warnings: set[str] = set()
+    by_image: dict[str, dict[str, list[Outcome]]] = {}
+    for outcome in outcomes:
+        role = _role(outcome, preset, warnings)
+        if role is None:
+            continue
+        image = str(Path(outcome.item.image_path).resolve())
+        by_image.setdefault(image, {"high": [], "low": []})[role].append(outcome)
+    pairs = [
+        Pair(image, low, high)
+        for image in sorted(by_image)
+        for high in by_image[image]["high"]
+        for low in by_image[image]["low"]
+    ]
+    return pairs, sorted(warnings)
+
+
+def credibility(pairs: Sequence[Pair]) -> dict[str, object]:
+    """Group counts and the paper's credibility figures.
+
+    Returns ``{"group_a", "group_b", "group_c", "group_d", "total_pairs", "luck_rate",
+    "rationality", "shortcut_prob", "acc_h"}``.
+    """
+    counts = dict.fromkeys("ABCD", 0)
+    for pair in pairs:
+        counts[pair.group] += 1
+    a, b, c, d = (counts[g] for g in "ABCD")
+    luck = d / (a + d) if a + d else None
+    return {
+        "group_a": a,
+        "group_b": b,
+        "group_c": c,
+        "group_d": d,
+        "total_pairs": a + b + c + d,
+        "luck_rate": luck,
+        "rationality": 1 - luck if luck is not None else None,
+        "shortcut_prob": d / (c + d) if c + d else None,
+        "acc_h": (a + d) / (a + b + c + d) if a + b + c + d else None,
+    }

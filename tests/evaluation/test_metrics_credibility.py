@@ -1,0 +1,86 @@
+"""Accuracy over the cube and the credibility groups, against a fixture computed by hand."""
+
+import pytest
+
+from medrcube_desktop.core.dataset import load_benchmark
+from medrcube_desktop.evaluation.credibility import credibility, pair_outcomes
+from medrcube_desktop.evaluation.metrics import Outcome, random_baseline, summarize
+from tests.conftest import dicom_file, item, write_benchmark
+
+# (id, image, task as written, modality, model right?)
+FIXTURE = [
+    ("m1", "ct", "Modality Recognition", "CT", True),
+    ("v1", "ct", "View Identification", "CT", False),
+    ("d1", "ct", "Disease Diagnosis", "CT", True),
+    ("a1", "ct", "Abnormity Diagnosis", "CT", False),
+    ("o2", "mr", "Organ Recognition", "MR", True),
+    ("s2", "mr", "Severity Grading", "MR", True),
+    ("x2", "mr", "Abnormality Diagnosis", "MR", True),  # the paper's spelling
+]
+
+
+@pytest.fixture
+def outcomes(tmp_path):
+    records = [
+        item(i, image=f"images/{img}.dcm", task=task, modality=mod, gt_answer="CT")
+        for i, img, task, mod, _ in FIXTURE
+    ]
+    records[-1]["option_D"] = None  # one item with three options
+    records[-1]["option_C"] = "Ultrasound"
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": records},
+        {
+            "ds1/images/ct.dcm": dicom_file("CT_small.dcm"),
+            "ds1/images/mr.dcm": dicom_file("MR_small.dcm"),
+        },
+    )
+    items = {i.id: i for i in load_benchmark(root).items}
+    right = {i: ok for i, _, _, _, ok in FIXTURE}
+    # the ground truth "CT" is option B; a wrong answer picks A
+    return [Outcome(items[i], "B" if right[i] else "A") for i, *_ in FIXTURE]
+
+
+def test_paper_preset_groups_by_hand(outcomes):
+    pairs, warnings = pair_outcomes(outcomes, "paper")
+    # ct: high d1 (right), a1 (wrong) × low m1 (right), v1 (wrong): A, D, B, C
+    # mr: high s2 (right), x2 (right) × low o2 (right): A, A
+    assert sorted(p.group for p in pairs) == ["A", "A", "A", "B", "C", "D"]
+    figures = credibility(pairs)
+    assert figures == {
+        "group_a": 3,
+        "group_b": 1,
+        "group_c": 1,
+        "group_d": 1,
+        "total_pairs": 6,
+        "luck_rate": pytest.approx(1 / 4),
+        "rationality": pytest.approx(3 / 4),
+        "shortcut_prob": pytest.approx(1 / 2),
+        "acc_h": pytest.approx(4 / 6),
+    }
+    assert warnings == []
+
+
+def test_official_preset_groups_by_hand_and_warns_about_spelling(outcomes):
+    pairs, warnings = pair_outcomes(outcomes, "official")
+    # ct: View Identification ignored; high d1, a1 × low m1: A, B
+    # mr: high s2 × low o2 and x2 ("Abnormality Diagnosis" is a prerequisite here): A, A
+    assert sorted(p.group for p in pairs) == ["A", "A", "A", "B"]
+    figures = credibility(pairs)
+    assert (figures["group_a"], figures["group_b"], figures["total_pairs"]) == (3, 1, 4)
+    assert figures["luck_rate"] == 0.0 and figures["shortcut_prob"] is None  # C + D = 0
+    assert figures["acc_h"] == pytest.approx(3 / 4)
+    assert len(warnings) == 1 and "'Abnormality Diagnosis'" in warnings[0]
+
+
+def test_accuracy_over_the_cube_and_the_random_baseline(outcomes):
+    summary = summarize(outcomes)
+    assert (summary["n"], summary["correct"]) == (7, 5)
+    assert summary["accuracy"] == pytest.approx(5 / 7)
+    assert summary["by_task"]["AD"] == {"n": 2, "correct": 1, "accuracy": 0.5}
+    assert summary["by_modality"]["MR"]["accuracy"] == 1.0
+    assert summary["by_voxel"]["VR|CT|Chest"] == {"n": 1, "correct": 0, "accuracy": 0.0}
+    # six items with four options, one with three: (6/4 + 1/3) / 7
+    assert summary["random_baseline"] == pytest.approx((6 / 4 + 1 / 3) / 7)
+    assert random_baseline([]) is None
+    assert summary["unparsed"] == 0
