@@ -15,6 +15,11 @@ from pathlib import Path
 
 from medrcube_desktop import __version__
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.commands import (
+    EVALUATION_SUBCOMMANDS,
+    add_evaluation_parsers,
+    run_evaluation_command,
+)
 from medrcube_desktop.llm.commands import LLM_SUBCOMMANDS, add_llm_parsers, run_llm_command
 from medrcube_desktop.review.commands import (
     AGREEMENT_SUBCOMMANDS,
@@ -35,6 +40,10 @@ SUBCOMMANDS = (
     "export-judgments",
     "study",
     "agreement",
+    "evaluate",
+    "credibility",
+    "export-run",
+    "import-run",
 )
 log = logging.getLogger("medrcube_desktop")
 
@@ -129,6 +138,7 @@ def _jobs_parser() -> argparse.ArgumentParser:
     _add_exchange_parsers(sub)
     add_llm_parsers(sub)
     add_agreement_parsers(sub)
+    add_evaluation_parsers(sub)
     return parser
 
 
@@ -384,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
                 return run_llm_command(args)
             if args.command in AGREEMENT_SUBCOMMANDS:
                 return run_agreement_command(args)
+            if args.command in EVALUATION_SUBCOMMANDS:
+                return run_evaluation_command(args)
             return cmd_demo_build(args.out_dir, args.json)
         args = _gui_parser().parse_args(argv)
         return run_gui(args)

@@ -277,7 +277,7 @@ class _Runner:
                 error = self._say(f"rate limited (429): {exc}")
                 if waits > self.config.max_rate_limit_waits:
                     break
-                await asyncio.sleep(_retry_after(exc.response) or self._backoff(waits))
+                await asyncio.sleep(retry_after_seconds(exc.response) or self._backoff(waits))
                 continue
             except openai.BadRequestError as exc:
                 if self.structured and self.config.structured == "auto" and _about_format(exc):
@@ -357,7 +357,7 @@ def _about_format(exc) -> bool:
     return any(word in text for word in ("response_format", "json_schema", "structured"))
 
 
-def _retry_after(response) -> float | None:
+def retry_after_seconds(response) -> float | None:
     """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP
     date, RFC 9110 §10.2.3); ``None`` when absent or unreadable. Capped at 10 minutes."""
     headers = getattr(response, "headers", None) or {}

@@ -19,6 +19,7 @@ from medrcube_desktop import __version__
 from medrcube_desktop.core.rubric import RULE_IDS, load_rubric, score_column
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.drafts import DraftQueries
+from medrcube_desktop.store.evaluation import EvaluationQueries
 from medrcube_desktop.store.judgments import JudgmentQueries
 from medrcube_desktop.store.migrations import migrate
 from medrcube_desktop.store.studies import StudyQueries
@@ -99,7 +100,7 @@ def _retry_while_busy(operation, seconds: float = BUSY_TIMEOUT_S) -> None:
             time.sleep(0.05)
 
 
-class ReviewStore(DraftQueries, JudgmentQueries, StudyQueries):
+class ReviewStore(DraftQueries, JudgmentQueries, StudyQueries, EvaluationQueries):
     """A study's review database.
 
     Parameters

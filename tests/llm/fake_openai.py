@@ -92,6 +92,8 @@ class FakeOpenAI:
 
     def _reply_for(self, body: dict) -> tuple[Reply, str]:
         user = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
+        if isinstance(user, list):  # content parts (image, text): match on the text
+            user = "\n".join(part.get("text", "") for part in user if isinstance(part, dict))
         with self.lock:
             self.requests.append(
                 {"user": user, "body": body, "structured": "response_format" in body}
@@ -117,6 +119,12 @@ class FakeOpenAI:
                 # Headers and body go out in two writes: without TCP_NODELAY, Nagle's
                 # algorithm and delayed ACKs would add ~40 ms to every reply.
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server API): vLLM's /health
+                status = 200 if self.path.rstrip("/").endswith("/health") else 404
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
             def do_POST(self) -> None:  # noqa: N802 (http.server API)
                 length = int(self.headers.get("Content-Length", 0))

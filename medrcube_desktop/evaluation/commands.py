@@ -1,0 +1,263 @@
+"""The ``evaluate``, ``credibility``, ``export-run`` and ``import-run`` subcommands.
+
+Exit status as in the CLI: 0 success, 1 some items failed or the run was interrupted,
+2 bad input or an engine that cannot start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+
+EVALUATION_SUBCOMMANDS = ("evaluate", "credibility", "export-run", "import-run")
+ENGINES = ("vllm", "vllm-server", "openai")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_evaluation_parsers(sub) -> None:
+    """Add the four subcommands to an argparse sub-parser group."""
+    ev = sub.add_parser(
+        "evaluate",
+        help="run a model on the benchmark with the Table 9 prompt (resumable)",
+        description="Ask a model every item the run has not answered; each answer is parsed "
+        "and stored as it arrives, so the same --run resumes after a kill or Ctrl+C.",
+    )
+    ev.add_argument("--dataset", type=Path, required=True, metavar="DIR")
+    ev.add_argument("--db", type=Path, required=True, metavar="FILE")
+    ev.add_argument("--engine", choices=ENGINES, required=True)
+    ev.add_argument("--model", required=True, metavar="NAME")
+    ev.add_argument(
+        "--base-url", action="append", default=[], metavar="URL",
+        help="endpoint (repeat to spread items over servers); vllm-server: attach to it",
+    )  # fmt: skip
+    ev.add_argument(
+        "--text-only", action="store_true", help="send no image (prior-leakage baseline)"
+    )
+    ev.add_argument("--concurrency", type=_positive, default=16, metavar="N")
+    ev.add_argument("--max-tokens", type=_positive, default=8192, metavar="N")
+    ev.add_argument("--temperature", type=float, default=0.0, metavar="T")
+    ev.add_argument("--top-p", type=float, default=0.0001, metavar="P")
+    ev.add_argument("--seed", type=int, default=0, metavar="S")
+    ev.add_argument("--max-model-len", type=_positive, default=16384, metavar="N")
+    ev.add_argument(
+        "--max-pixels", type=_positive, default=None, metavar="N", help="image pixel budget"
+    )
+    ev.add_argument("--tensor-parallel-size", type=_positive, default=1, metavar="N")
+    ev.add_argument("--pipeline-parallel-size", type=_positive, default=1, metavar="N")
+    ev.add_argument("--revision", default="", metavar="REV", help="model revision")
+    ev.add_argument("--api-key-env", metavar="VAR", help="openai engine: read the key from VAR")
+    ev.add_argument("--run", metavar="NAME", help="run name (default: model and engine)")
+    ev.add_argument("--limit", type=_positive, metavar="N", help="only the first N items")
+    ev.add_argument(
+        "--json", action="store_true", help='print {"run", "n", "accuracy", "unparsed", "by_task"}'
+    )
+    cred = sub.add_parser(
+        "credibility",
+        help="paired low/high-level outcomes: groups A-D, Luck Rate, Shortcut Probability",
+    )
+    source = cred.add_mutually_exclusive_group(required=True)
+    source.add_argument("--results", type=Path, metavar="results.json")
+    source.add_argument("--run", metavar="NAME", help="a run in --db (needs --dataset)")
+    cred.add_argument("--db", type=Path, metavar="FILE")
+    cred.add_argument("--dataset", type=Path, metavar="DIR")
+    cred.add_argument("--preset", choices=("paper", "official"), default="paper")
+    cred.add_argument("--json", action="store_true", help="print the figures as JSON")
+    exp = sub.add_parser("export-run", help="write a run as the public evaluator's results.json")
+    exp.add_argument("--db", type=Path, required=True, metavar="FILE")
+    exp.add_argument("--run", required=True, metavar="NAME")
+    exp.add_argument("--dataset", type=Path, required=True, metavar="DIR")
+    exp.add_argument("--out", type=Path, required=True, metavar="results.json")
+    imp = sub.add_parser("import-run", help="store a results.json as a run (responses re-parsed)")
+    imp.add_argument("--db", type=Path, required=True, metavar="FILE")
+    imp.add_argument("--run", required=True, metavar="NAME")
+    imp.add_argument("--model", required=True, metavar="NAME")
+    imp.add_argument("--dataset", type=Path, required=True, metavar="DIR")
+    imp.add_argument("results", type=Path, metavar="results.json")
+
+
+def run_evaluation_command(args: argparse.Namespace) -> int:
+    """Dispatch one of :data:`EVALUATION_SUBCOMMANDS`."""
+    return {
+        "evaluate": cmd_evaluate,
+        "credibility": cmd_credibility,
+        "export-run": cmd_export_run,
+        "import-run": cmd_import_run,
+    }[args.command](args)
+
+
+def build_engine(args: argparse.Namespace):
+    """The engine the arguments describe (raises EngineError / JudgeError for a bad one)."""
+    from medrcube_desktop.errors import EngineError
+    from medrcube_desktop.evaluation.engines.base import SamplingConfig
+
+    sampling = SamplingConfig(args.temperature, args.top_p, args.max_tokens, args.seed)
+    if args.engine == "openai":
+        from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
+        from medrcube_desktop.llm.keys import find_api_key
+
+        if not args.base_url:
+            raise EngineError("--engine openai needs --base-url")
+        key, _ = find_api_key(args.base_url[0], args.api_key_env)
+        return OpenAIEngine(args.model, args.base_url, key, sampling, args.concurrency)
+    if args.engine == "vllm-server":
+        from medrcube_desktop.evaluation.engines.vllm_engine import VLLMServerEngine
+
+        return VLLMServerEngine(
+            args.model,
+            sampling,
+            base_url=args.base_url[0] if args.base_url else None,
+            revision=args.revision,
+            max_model_len=args.max_model_len,
+            tensor_parallel_size=args.tensor_parallel_size,
+            pipeline_parallel_size=args.pipeline_parallel_size,
+            concurrency=args.concurrency,
+        )
+    from medrcube_desktop.evaluation.engines.vllm_engine import VLLMEngine
+
+    return VLLMEngine(
+        args.model,
+        sampling,
+        revision=args.revision,
+        max_model_len=args.max_model_len,
+        max_pixels=args.max_pixels,
+        tensor_parallel_size=args.tensor_parallel_size,
+        pipeline_parallel_size=args.pipeline_parallel_size,
+    )
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """``evaluate``: run (or resume) and print the summary."""
+    from tqdm import tqdm
+
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.evaluation.images import DEFAULT_MAX_PIXELS
+    from medrcube_desktop.evaluation.runner import (
+        EvalProgress,
+        ImageOptions,
+        run_evaluation,
+        run_record,
+        run_summary,
+    )
+    from medrcube_desktop.store.reviews import ReviewStore
+
+    benchmark = load_benchmark(args.dataset)
+    items = benchmark.items[: args.limit] if args.limit else benchmark.items
+    engine = build_engine(args)
+    images = ImageOptions(args.text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS)
+    name = args.run or f"{args.model}-{args.engine}{'-text-only' if args.text_only else ''}"
+    record = run_record(name, engine, args.model, images, str(benchmark.root), args.revision)
+    store = ReviewStore(args.db)
+    cancel = threading.Event()
+    try:
+        with tqdm(total=0, unit="item", disable=args.json, file=sys.stderr) as bar:
+
+            def progress(state: EvalProgress) -> None:
+                bar.total = state.total
+                bar.n = state.answered + len(state.failed)
+                bar.set_postfix(correct=state.correct, unparsed=state.unparsed)
+                bar.refresh()
+
+            try:
+                state = run_evaluation(items, store, record, engine, images, progress, cancel)
+            except KeyboardInterrupt:
+                cancel.set()
+                engine.close()
+                print(f"interrupted: run evaluate --run {name} again to resume", file=sys.stderr)
+                return 1
+        summary = run_summary(store, name, items)
+    finally:
+        store.close()
+    for failure in state.failed:
+        print(f"{failure['item']}: {failure['error']}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({**summary, "failed": state.failed, "skipped": state.skipped}))
+    else:
+        acc, base = summary["accuracy"], summary["random_baseline"]
+        print(
+            f"run {name}: {summary['n']} answered ({state.skipped} before this run), accuracy "
+            f"{'—' if acc is None else f'{acc:.4f}'}, unparsed {summary['unparsed']}, "
+            f"random baseline {'—' if base is None else f'{base:.4f}'}"
+        )
+    return 1 if state.failed or state.cancelled else 0
+
+
+def cmd_credibility(args: argparse.Namespace) -> int:
+    """``credibility``: the paired-outcome figures of a run or a results.json."""
+    from medrcube_desktop.errors import MedRCubeError
+    from medrcube_desktop.evaluation.credibility import credibility, pair_outcomes
+
+    if args.results is not None:
+        from medrcube_desktop.evaluation.results_json import read_results
+
+        outcomes, warnings = read_results(args.results)
+    else:
+        if args.db is None or args.dataset is None:
+            raise MedRCubeError("credibility --run needs --db and --dataset")
+        from medrcube_desktop.core.dataset import load_benchmark
+        from medrcube_desktop.evaluation.runner import run_outcomes
+        from medrcube_desktop.store.reviews import ReviewStore
+
+        store = ReviewStore(args.db)
+        try:
+            if store.eval_run(args.run) is None:
+                raise MedRCubeError(f"no run named {args.run!r}")
+            outcomes = run_outcomes(store, args.run, load_benchmark(args.dataset).items)
+        finally:
+            store.close()
+        warnings = []
+    pairs, pair_warnings = pair_outcomes(outcomes, args.preset)
+    for warning in warnings + pair_warnings:
+        print(f"medrcube-desktop: warning: {warning}", file=sys.stderr)
+    figures = credibility(pairs)
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key:14} {value if not isinstance(value, float) else round(value, 4)}")
+    return 0
+
+
+def cmd_export_run(args: argparse.Namespace) -> int:
+    """``export-run``: results.json with our extra fields."""
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.evaluation.results_json import export_run
+    from medrcube_desktop.store.reviews import ReviewStore
+
+    store = ReviewStore(args.db)
+    try:
+        count = export_run(store, args.run, load_benchmark(args.dataset).items, args.out)
+    finally:
+        store.close()
+    print(f"{count} records written to {args.out}")
+    return 0
+
+
+def cmd_import_run(args: argparse.Namespace) -> int:
+    """``import-run``: responses of a results.json stored as a run, re-parsed."""
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.evaluation.results_json import import_run
+    from medrcube_desktop.store.reviews import ReviewStore
+
+    store = ReviewStore(args.db)
+    try:
+        added, problems = import_run(
+            store, args.run, args.model, load_benchmark(args.dataset).items, args.results
+        )
+    finally:
+        store.close()
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(f"{added} responses stored in run {args.run}")
+    return 1 if problems else 0

@@ -1,0 +1,1 @@
+"""Model engines behind one small interface (:class:`base.Engine`)."""

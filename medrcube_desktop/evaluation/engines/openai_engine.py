@@ -1,0 +1,214 @@
+"""The ``openai`` engine: any OpenAI-compatible endpoint, bounded concurrency, retries.
+
+Several base URLs spread the items over servers (data parallel): request workers are
+assigned to the URLs in turn. 429 waits for Retry-After; timeouts, connection errors and
+5xx back off with full jitter; a refused key or unknown model stops the run. The SDK's
+own retries are off so these rules hold (as in :mod:`medrcube_desktop.llm.judge`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import random
+import threading
+import time
+from collections.abc import Iterable, Iterator
+
+from medrcube_desktop.errors import EngineError
+from medrcube_desktop.evaluation.engines.base import (
+    EvalRequest,
+    EvalResponse,
+    OnResponse,
+    SamplingConfig,
+)
+from medrcube_desktop.llm.judge import retry_after_seconds
+from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url
+
+
+def chat_messages(request: EvalRequest) -> list[dict]:
+    """One user message: the image first (a PNG data URL), then the Table 9 text."""
+    content: list[dict] = []
+    if request.image_png is not None:
+        data = base64.b64encode(request.image_png).decode("ascii")
+        content.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}})
+    content.append({"type": "text", "text": request.prompt})
+    return [{"role": "user", "content": content}]
+
+
+class OpenAIEngine:
+    """Chat completions over HTTP.
+
+    Parameters
+    ----------
+    model : str
+    base_urls : list of str
+        One or more endpoints (``http://host:8000/v1``); items are spread over them.
+    api_key : str
+        Sent as the bearer token; never stored or shown.
+    sampling : SamplingConfig
+    concurrency : int
+        Requests in flight at once, over all URLs.
+    timeout_s : float
+        Per request, seconds.
+    max_attempts : int
+        Attempts per item for timeouts, connection errors and 5xx.
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_urls: list[str],
+        api_key: str,
+        sampling: SamplingConfig | None = None,
+        concurrency: int = 16,
+        timeout_s: float = 600.0,
+        max_attempts: int = 3,
+        backoff_base_s: float = 1.0,
+    ) -> None:
+        if not base_urls:
+            raise EngineError("the openai engine needs at least one --base-url")
+        self.model = model
+        self.base_urls = list(base_urls)
+        self.api_key = api_key
+        self.sampling = sampling or SamplingConfig()
+        self.concurrency = max(1, concurrency)
+        self.timeout_s = timeout_s
+        self.max_attempts = max(1, max_attempts)
+        self.backoff_base_s = backoff_base_s
+
+    def describe(self) -> dict[str, object]:
+        """Parameters for the run record (the key is not among them)."""
+        return {
+            "base_urls": [safe_base_url(u) for u in self.base_urls],
+            "concurrency": self.concurrency,
+            "timeout_s": self.timeout_s,
+            "max_attempts": self.max_attempts,
+            "temperature": self.sampling.temperature,
+            "top_p": self.sampling.top_p,
+            "max_tokens": self.sampling.max_tokens,
+            "seed": self.sampling.seed,
+            **({"extra": self.sampling.extra} if self.sampling.extra else {}),
+        }
+
+    def library_versions(self) -> dict[str, str]:
+        import openai
+
+        return {"openai": openai.__version__}
+
+    def gpu(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        return None
+
+    def run(
+        self, requests: Iterable[EvalRequest], on_response: OnResponse, cancel: threading.Event
+    ) -> None:
+        """Answer every request (see :class:`~medrcube_desktop.evaluation.engines.base.Engine`)."""
+        with KeyRedactor(self.api_key) as redactor:
+            asyncio.run(self._run(iter(requests), on_response, cancel, redactor))
+
+    async def _run(self, requests: Iterator[EvalRequest], on_response, cancel, redactor) -> None:
+        from openai import AsyncOpenAI
+
+        clients = [
+            AsyncOpenAI(api_key=self.api_key, base_url=url, max_retries=0, timeout=self.timeout_s)
+            for url in self.base_urls
+        ]
+        lock = asyncio.Lock()
+        loop = asyncio.get_running_loop()
+        fatal: list[str] = []
+
+        async def next_request() -> EvalRequest | None:
+            async with lock:  # the iterator prepares images: one call at a time, off the loop
+                return await loop.run_in_executor(None, next, requests, None)
+
+        async def worker(index: int) -> None:
+            client = clients[index % len(clients)]
+            while not cancel.is_set() and not fatal:
+                request = await next_request()
+                if request is None:
+                    return
+                try:
+                    response = await self._ask(client, request, redactor)
+                except EngineError as exc:
+                    fatal.append(str(exc))
+                    cancel.set()
+                    return
+                on_response(response)
+
+        try:
+            tasks = [asyncio.create_task(worker(k)) for k in range(self.concurrency)]
+            while not all(t.done() for t in tasks):
+                if cancel.is_set():
+                    for task in tasks:
+                        task.cancel()
+                await asyncio.wait(tasks, timeout=0.1)
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            for client in clients:
+                await client.close()
+        if fatal:
+            raise EngineError(fatal[0])
+
+    async def _ask(self, client, request: EvalRequest, redactor: KeyRedactor) -> EvalResponse:
+        import openai
+
+        s = self.sampling
+        kwargs = {
+            "model": self.model,
+            "messages": chat_messages(request),
+            "temperature": s.temperature,
+            "top_p": s.top_p,
+            "max_tokens": s.max_tokens,
+            "seed": s.seed,
+            **({"extra_body": s.extra} if s.extra else {}),
+        }
+        attempt, waits, error = 0, 0, ""
+        while attempt < self.max_attempts:
+            started = time.monotonic()
+            try:
+                completion = await client.chat.completions.create(**kwargs)
+            except openai.RateLimitError as exc:
+                waits += 1
+                error = redactor.scrub(f"rate limited (429): {exc}")
+                if waits > 20:
+                    break
+                await asyncio.sleep(retry_after_seconds(exc.response) or self._backoff(waits))
+                continue
+            except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+                raise EngineError(
+                    redactor.scrub(f"the endpoint refused the API key: {exc}")
+                ) from None
+            except openai.NotFoundError as exc:
+                raise EngineError(
+                    redactor.scrub(f"model {self.model} or endpoint not found (404): {exc}")
+                ) from None
+            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+                attempt += 1
+                error = redactor.scrub(f"{type(exc).__name__}: {exc}")
+                await asyncio.sleep(self._backoff(attempt))
+                continue
+            except openai.APIStatusError as exc:
+                attempt += 1
+                error = redactor.scrub(f"HTTP {exc.status_code}: {exc}")
+                if exc.status_code >= 500:
+                    await asyncio.sleep(self._backoff(attempt))
+                    continue
+                break  # another 4xx: asking again gives the same answer
+            message = completion.choices[0].message if completion.choices else None
+            usage = completion.usage
+            return EvalResponse(
+                item_id=request.item_id,
+                text=(message.content or message.refusal or "") if message is not None else "",
+                latency_s=round(time.monotonic() - started, 4),
+                prompt_tokens=usage.prompt_tokens if usage else None,
+                completion_tokens=usage.completion_tokens if usage else None,
+            )
+        return EvalResponse(item_id=request.item_id, error=error[:500] or "no answer")
+
+    def _backoff(self, attempt: int) -> float:
+        return random.uniform(0, min(60.0, self.backoff_base_s * 2**attempt))

@@ -1,0 +1,198 @@
+"""The public MedRCube evaluator's ``results.json``: a flat list of the benchmark's item
+records, each with ``model_response`` and ``correct`` (and its own ``image_path``
+resolved). We export runs in that layout, adding ``response``, ``parsed_answer``,
+``parse_method`` and ``official_correct``, and read such files back, re-parsing every
+response with our parser (the file's own ``correct`` used the public rule).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.taxonomy import canonical_task
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.metrics import Outcome
+from medrcube_desktop.evaluation.parse import parse_answer
+from medrcube_desktop.store.reviews import ReviewStore
+
+LETTERS = ("A", "B", "C", "D")
+
+
+def item_record(item: Item) -> dict[str, object]:
+    """An item as the public ``test.json`` writes it (image path absolute)."""
+    record: dict[str, object] = {"id": item.id, "question": item.question}
+    for letter, text in item.options.items():
+        record[f"option_{letter}"] = text
+    record.update(
+        {
+            "gt_answer": item.answer_text,
+            "image_path": str(Path(item.image_path).resolve()),
+            "task": item.raw_task,
+            "modality": item.modality,
+            "parts": item.region,
+            "dataset": item.dataset,
+        }
+    )
+    return record
+
+
+def export_run(store: ReviewStore, run: str, items: Sequence[Item], path: str | Path) -> int:
+    """Write ``run``'s answers as ``results.json``; return the records written.
+
+    Raises
+    ------
+    MedRCubeError
+        No such run.
+    OSError
+        The file cannot be written.
+    """
+    if store.eval_run(run) is None:
+        raise MedRCubeError(
+            f"no run named {run!r} (runs: {', '.join(store.eval_run_names()) or 'none'})"
+        )
+    answers = store.responses(run)
+    records = []
+    for item in items:
+        answer = answers.get(item.id)
+        if answer is None:
+            continue
+        records.append(
+            {
+                **item_record(item),
+                "model_response": answer.response,
+                "correct": answer.correct,
+                "response": answer.response,
+                "parsed_answer": answer.parsed_answer,
+                "parse_method": answer.parse_method,
+                "official_answer": answer.official_answer,
+                "official_correct": answer.official_correct,
+            }
+        )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump(records, out, indent=2, ensure_ascii=False)
+    os.replace(tmp, path)
+    return len(records)
+
+
+def read_results(path: str | Path) -> tuple[list[Outcome], list[str]]:
+    """Outcomes from a ``results.json`` (ours or the public evaluator's), and warnings.
+
+    Each response is parsed again with our rules; a record without options falls back
+    to its own ``correct``. Records whose task name is unknown are left out with a
+    warning (never silently reclassified).
+
+    Raises
+    ------
+    MedRCubeError
+        The file cannot be read or is not a JSON list.
+    """
+    path = Path(path)
+    try:
+        records = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise MedRCubeError(f"{path}: cannot read results: {exc}") from exc
+    if not isinstance(records, list):
+        raise MedRCubeError(f"{path}: expected a JSON list of records")
+    outcomes, warnings = [], []
+    for number, record in enumerate(records):
+        if not isinstance(record, dict):
+            warnings.append(f"{path} record {number}: not an object; left out")
+            continue
+        task = canonical_task(str(record.get("task", "")))
+        if task is None:
+            warnings.append(
+                f"{path} record {number} (id {record.get('id')!r}): unknown task "
+                f"{record.get('task')!r}; left out"
+            )
+            continue
+        options = {L: str(record[f"option_{L}"]) for L in LETTERS if f"option_{L}" in record}
+        answer = next((L for L, text in options.items() if text == record.get("gt_answer")), "")
+        item = Item(
+            id=str(record.get("id", number)),
+            question=str(record.get("question", "")),
+            options=options,
+            answer=answer,
+            task=task,
+            raw_task=str(record.get("task")),
+            modality=str(record.get("modality", "")),
+            region=str(record.get("parts", "")),
+            dataset=str(record.get("dataset", "")),
+            image_path=Path(str(record.get("image_path", ""))),
+            source_file=path,
+        )
+        response = record.get("response", record.get("model_response"))
+        if options and isinstance(response, str):
+            letter = parse_answer(response, options).letter
+        else:
+            letter = answer if record.get("correct") is True else None
+        outcomes.append(Outcome(item, letter))
+    return outcomes, warnings
+
+
+def import_run(
+    store: ReviewStore, run: str, model: str, items: Sequence[Item], path: str | Path
+) -> tuple[int, list[str]]:
+    """Store the responses of a ``results.json`` as run ``run`` (engine ``import``),
+    parsed with our rules against the benchmark's items; return (stored, problems).
+
+    Records whose id is not in the benchmark are problems; an item already answered in
+    the run is skipped (importing twice adds nothing).
+
+    Raises
+    ------
+    MedRCubeError
+        The file cannot be read; the run exists with other settings.
+    """
+    from medrcube_desktop import __version__
+    from medrcube_desktop.evaluation.parse import official_answer
+    from medrcube_desktop.evaluation.prompt import prompt_sha256
+    from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
+    from medrcube_desktop.store.reviews import utc_now
+
+    path = Path(path)
+    try:
+        records = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise MedRCubeError(f"{path}: cannot read results: {exc}") from exc
+    if not isinstance(records, list):
+        raise MedRCubeError(f"{path}: expected a JSON list of records")
+    store.save_run(
+        RunRecord(
+            name=run, engine="import", model=model, params={"source": path.name},
+            prompt_sha256=prompt_sha256(), app_version=__version__, created_at=utc_now(),
+        )
+    )  # fmt: skip
+    by_id = {item.id: item for item in items}
+    stored, problems = 0, []
+    for number, record in enumerate(records):
+        item_id = str(record.get("id")) if isinstance(record, dict) else None
+        item = by_id.get(item_id or "")
+        response = (
+            record.get("response", record.get("model_response"))
+            if isinstance(record, dict)
+            else None
+        )
+        if item is None or not isinstance(response, str):
+            problems.append(
+                f"{path} record {number}: id {item_id!r} not in the benchmark or no response"
+            )
+            continue
+        parsed = parse_answer(response, item.options)
+        official = official_answer(response)
+        stored += store.save_response(
+            ResponseRecord(
+                run=run, item_id=item.id, response=response, parsed_answer=parsed.letter,
+                parse_method=parsed.method, correct=parsed.letter == item.answer,
+                official_answer=official, official_correct=official == item.answer,
+                created_at=utc_now(),
+            )
+        )  # fmt: skip
+    return stored, problems

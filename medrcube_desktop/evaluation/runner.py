@@ -1,0 +1,178 @@
+"""Running a model over the benchmark: each answer parsed and stored as it arrives.
+
+A killed or cancelled run resumes under the same name: items already answered are not
+asked again, and the database refuses a second answer to an item (primary key).
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from medrcube_desktop import __version__
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.evaluation.engines.base import Engine, EvalRequest, EvalResponse
+from medrcube_desktop.evaluation.images import DEFAULT_MAX_PIXELS, DEFAULT_MIN_SIDE, model_image
+from medrcube_desktop.evaluation.metrics import Outcome, summarize
+from medrcube_desktop.evaluation.parse import official_answer, parse_answer
+from medrcube_desktop.evaluation.prompt import build_prompt, prompt_sha256
+from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
+from medrcube_desktop.store.reviews import ReviewStore, utc_now
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ImageOptions:
+    """How images are sent: ``text_only`` sends none (the prior-leakage baseline)."""
+
+    text_only: bool = False
+    min_side: int = DEFAULT_MIN_SIDE
+    max_pixels: int = DEFAULT_MAX_PIXELS
+
+
+@dataclass
+class EvalProgress:
+    """Counts so far: answered in this run, already done before, failed (not stored)."""
+
+    total: int = 0
+    answered: int = 0
+    skipped: int = 0
+    unparsed: int = 0
+    correct: int = 0
+    failed: list[dict[str, str]] = field(default_factory=list)
+    cancelled: bool = False
+
+
+Progress = Callable[[EvalProgress], None]
+
+
+def run_record(
+    name: str, engine: Engine, model: str, images: ImageOptions, benchmark: str, revision: str = ""
+) -> RunRecord:
+    """The run's record: engine parameters, image handling, prompt hash, versions, GPU."""
+    params = {**engine.describe(), "image": images.__dict__}
+    return RunRecord(
+        name=name,
+        engine=engine.name,
+        model=model,
+        params=params,
+        prompt_sha256=prompt_sha256(),
+        app_version=__version__,
+        created_at=utc_now(),
+        model_revision=revision,
+        text_only=images.text_only,
+        library_versions={"python": platform.python_version(), **engine.library_versions()},
+        gpu=engine.gpu(),
+        benchmark=benchmark,
+    )
+
+
+def run_evaluation(
+    items: Sequence[Item],
+    store: ReviewStore,
+    run: RunRecord,
+    engine: Engine,
+    images: ImageOptions | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> EvalProgress:
+    """Ask ``engine`` every item ``run`` has no answer to; store each answer at once.
+
+    Raises
+    ------
+    StoreError
+        The run exists with other settings, or a write failed.
+    EngineError
+        The engine could not start or died (what was stored stays stored).
+    """
+    images = images or ImageOptions()
+    cancel = cancel or threading.Event()
+    run = store.save_run(run)
+    done = store.answered_ids(run.name)
+    todo = [item for item in items if item.id not in done]
+    state = EvalProgress(total=len(todo), skipped=len(items) - len(todo))
+    by_id = {item.id: item for item in todo}
+    sent: dict[str, dict] = {}
+
+    def requests() -> Iterator[EvalRequest]:
+        for item in todo:
+            if cancel.is_set():
+                return
+            png = None
+            if not images.text_only:
+                try:
+                    png, sent[item.id] = model_image(item, images.min_side, images.max_pixels)
+                except ImageLoadError as exc:
+                    state.failed.append({"item": item.id, "error": f"image: {exc}"})
+                    continue
+            yield EvalRequest(item.id, build_prompt(item), png)
+
+    def on_response(response: EvalResponse) -> None:
+        item = by_id[response.item_id]
+        if response.error:
+            state.failed.append({"item": item.id, "error": response.error})
+        else:
+            parsed = parse_answer(response.text, item.options)
+            official = official_answer(response.text)
+            stored = store.save_response(
+                ResponseRecord(
+                    run=run.name,
+                    item_id=item.id,
+                    response=response.text,
+                    parsed_answer=parsed.letter,
+                    parse_method=parsed.method,
+                    correct=parsed.letter == item.answer,
+                    official_answer=official,
+                    official_correct=official == item.answer,
+                    created_at=utc_now(),
+                    latency_s=response.latency_s,
+                    prompt_tokens=response.prompt_tokens,
+                    completion_tokens=response.completion_tokens,
+                    image=sent.pop(item.id, {}),
+                )
+            )
+            if stored:
+                state.answered += 1
+                state.unparsed += parsed.letter is None
+                state.correct += parsed.letter == item.answer
+            else:
+                log.warning(
+                    "item %s already answered in run %s: not stored twice", item.id, run.name
+                )
+        if progress is not None:
+            progress(state)
+
+    try:
+        engine.run(requests(), on_response, cancel)
+    finally:
+        engine.close()
+        store.add_run_provenance(run.name, engine.library_versions(), engine.gpu())
+    state.cancelled = cancel.is_set()
+    return state
+
+
+def run_outcomes(store: ReviewStore, run: str, items: Sequence[Item]) -> list[Outcome]:
+    """The run's answers as outcomes of the benchmark's items (items without an answer
+    are left out)."""
+    answers = store.responses(run)
+    return [Outcome(item, answers[item.id].parsed_answer) for item in items if item.id in answers]
+
+
+def run_summary(store: ReviewStore, run: str, items: Sequence[Item]) -> dict[str, Any]:
+    """``{"run", "n", "accuracy", "unparsed", "unparsed_rate", "official_accuracy",
+    "random_baseline", "by_task", …}`` over every stored answer of the run."""
+    answers = store.responses(run)
+    outcomes = run_outcomes(store, run, items)
+    summary = summarize(outcomes)
+    official = [answers[o.item.id].official_correct for o in outcomes]
+    return {
+        "run": run,
+        **summary,
+        "official_accuracy": sum(official) / len(official) if official else None,
+    }
