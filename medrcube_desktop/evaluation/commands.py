@@ -12,8 +12,9 @@ import sys
 import threading
 from pathlib import Path
 
+from medrcube_desktop.evaluation.engines.factory import ENGINES
+
 EVALUATION_SUBCOMMANDS = ("evaluate", "credibility", "export-run", "import-run")
-ENGINES = ("vllm", "vllm-server", "openai")
 
 
 def _positive(text: str) -> int:
@@ -98,42 +99,27 @@ def run_evaluation_command(args: argparse.Namespace) -> int:
 
 
 def build_engine(args: argparse.Namespace):
-    """The engine the arguments describe (raises EngineError / JudgeError for a bad one)."""
-    from medrcube_desktop.errors import EngineError
-    from medrcube_desktop.evaluation.engines.base import SamplingConfig
+    """The engine the arguments describe (see :mod:`.engines.factory`)."""
+    from medrcube_desktop.evaluation.engines.factory import EngineOptions
+    from medrcube_desktop.evaluation.engines.factory import build_engine as build
 
-    sampling = SamplingConfig(args.temperature, args.top_p, args.max_tokens, args.seed)
-    if args.engine == "openai":
-        from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
-        from medrcube_desktop.llm.keys import find_api_key
-
-        if not args.base_url:
-            raise EngineError("--engine openai needs --base-url")
-        key, _ = find_api_key(args.base_url[0], args.api_key_env)
-        return OpenAIEngine(args.model, args.base_url, key, sampling, args.concurrency)
-    if args.engine == "vllm-server":
-        from medrcube_desktop.evaluation.engines.vllm_engine import VLLMServerEngine
-
-        return VLLMServerEngine(
-            args.model,
-            sampling,
-            base_url=args.base_url[0] if args.base_url else None,
-            revision=args.revision,
+    return build(
+        EngineOptions(
+            engine=args.engine,
+            model=args.model,
+            base_urls=list(args.base_url),
+            concurrency=args.concurrency,
+            max_tokens=args.max_tokens,
+            temperature=args.temperature,
+            top_p=args.top_p,
+            seed=args.seed,
             max_model_len=args.max_model_len,
+            max_pixels=args.max_pixels,
             tensor_parallel_size=args.tensor_parallel_size,
             pipeline_parallel_size=args.pipeline_parallel_size,
-            concurrency=args.concurrency,
+            revision=args.revision,
+            api_key_env=args.api_key_env,
         )
-    from medrcube_desktop.evaluation.engines.vllm_engine import VLLMEngine
-
-    return VLLMEngine(
-        args.model,
-        sampling,
-        revision=args.revision,
-        max_model_len=args.max_model_len,
-        max_pixels=args.max_pixels,
-        tensor_parallel_size=args.tensor_parallel_size,
-        pipeline_parallel_size=args.pipeline_parallel_size,
     )
 
 

@@ -41,6 +41,7 @@ from medrcube_desktop.ui.dialogs import (
     problems_box,
     shortcuts_box,
 )
+from medrcube_desktop.ui.evaluate_pane import EvaluatePane
 from medrcube_desktop.ui.image_controls import ImageControls
 from medrcube_desktop.ui.image_view import ImageView
 from medrcube_desktop.ui.judge_dialog import JudgeDialog
@@ -121,6 +122,7 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self.fired_actions: list[str] = []  # action ids in trigger order (tests, debugging)
         self.judge_dialog: JudgeDialog | None = None
         self.agreement_pane: AgreementPane | None = None
+        self.evaluate_pane: EvaluatePane | None = None
         self.session = session
         self.benchmark = benchmark
         self.rubric = load_rubric()
@@ -427,6 +429,8 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
             self.judge_dialog.close()  # cancels a run in progress; its results stay stored
         if self.agreement_pane is not None:
             self.agreement_pane.close()
+        if self.evaluate_pane is not None:
+            self.evaluate_pane.close()  # cancels a run; its answers stay stored
         QApplication.instance().removeEventFilter(self)
         event.accept()
 
@@ -498,6 +502,15 @@ class MainWindow(ImageControls, ReviewControls, QMainWindow):
         self.agreement_pane.show()
         self.agreement_pane.raise_()
         return self.agreement_pane
+
+    def open_evaluate_pane(self) -> EvaluatePane:
+        """Review › Evaluate a model: run it on the benchmark and inspect its answers."""
+        if self.evaluate_pane is None:
+            self.evaluate_pane = EvaluatePane(self, self)
+            self.evaluate_pane.open_item.connect(self.show_item)
+        self.evaluate_pane.show()
+        self.evaluate_pane.raise_()
+        return self.evaluate_pane
 
     def _studies_changed(self) -> None:
         self.list_pane.set_studies(self.session.choices("study"))

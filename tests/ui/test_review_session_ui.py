@@ -134,6 +134,7 @@ def test_every_shortcut_of_the_action_table_runs_its_action(
         "ask_reviewer",
         "open_judge_dialog",
         "open_agreement_pane",
+        "open_evaluate_pane",
         "close",  # restored before qtbot closes the window
     ):
         monkeypatch.setattr(window, name, lambda: None)  # dialogs would wait for a click

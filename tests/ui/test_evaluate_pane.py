@@ -1,0 +1,48 @@
+"""Review › Evaluate a model: a run against a local server, the cube, a group D pair."""
+
+from medrcube_desktop.core.dataset import load_benchmark
+from tests.conftest import dicom_file, item, write_benchmark
+from tests.llm.fake_openai import FakeOpenAI, text
+from tests.ui.test_review_window import open_window
+
+
+def test_run_results_and_a_right_diagnosis_with_wrong_perception(qtbot, tmp_path):
+    root = write_benchmark(
+        tmp_path / "b",
+        {
+            "ds1": [
+                item("m1", task="Modality Recognition", question="q-modality?"),
+                item("d1", task="Disease Diagnosis", question="q-disease?"),
+            ]
+        },
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    window, store = open_window(qtbot, root, tmp_path / "s.db")
+    pane = window.open_evaluate_pane()
+    script = {"q-modality": [text("A")], "q-disease": [text("The answer is B")]}  # L wrong, H right
+    with FakeOpenAI(script) as server:
+        pane.engine.setCurrentText("openai")
+        pane.model.setText("qwen-test")
+        pane.base_urls.setText(server.base_url)
+        pane.run_name.setEditText("first-run")
+        with qtbot.waitSignal(pane.run_finished, timeout=30000):
+            pane.start_button.click()
+    assert "finished" in pane.status.text()
+    assert "Accuracy <b>50.0%</b>" in pane.summary.text()
+    rows = {
+        pane.results.item(r, 0).text(): pane.results.item(r, 3).text()
+        for r in range(pane.results.rowCount())
+    }
+    assert rows == {"DD": "100.0%", "MR": "0.0%"}
+    pane.group_filter.setCurrentIndex(pane.group_filter.findData("D"))
+    assert pane.pairs_table.rowCount() == 1 and pane.pairs_table.item(0, 5).text() == "D"
+    assert "Luck Rate 1.000" in pane.credibility_label.text()
+    pane.pairs_table.setCurrentCell(0, 0)
+    assert "Read as:</i> B (answer_phrase)" in pane.pair_text.text()
+    assert pane.pair_image.pixmap() is not None and not pane.pair_image.pixmap().isNull()
+    with qtbot.waitSignal(pane.open_item):
+        pane.review_low.click()
+    assert window.session.current.id == "m1"
+    assert len(store.responses("first-run")) == 2
+    assert [i.id for i in load_benchmark(root).items] == ["m1", "d1"]
+    pane.close()
