@@ -148,6 +148,7 @@ def test_vllm_offline_engine_through_its_child_process(bench, tmp_path, monkeypa
     assert engine_args["max_model_len"] == 8192 and engine_args["tensor_parallel_size"] == 2
     assert engine_args["limit_mm_per_prompt"] == {"image": 1}
     assert engine_args["mm_processor_kwargs"] == {"max_pixels": 401408}
+    assert engine_args["generation_config"] == "vllm"  # not the checkpoint's defaults
     sampling = next(c for c in calls if c["kind"] == "sampling")
     assert (sampling["temperature"], sampling["top_p"], sampling["max_tokens"]) == (
         0.0,

@@ -54,6 +54,9 @@ def main() -> int:
         "gpu_memory_utilization": config["gpu_memory_utilization"],
         "seed": config["seed"],
         "trust_remote_code": config.get("trust_remote_code", False),
+        # vLLM's own defaults, not the checkpoint's generation_config.json (which newer
+        # vLLM loads by default); every value that matters is in SamplingParams anyway.
+        "generation_config": "vllm",
     }
     if config.get("revision"):
         engine_args["revision"] = config["revision"]
