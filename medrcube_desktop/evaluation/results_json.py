@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from medrcube_desktop.core.files import as_new_file
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import MedRCubeError
@@ -76,6 +77,7 @@ def export_run(store: ReviewStore, run: str, items: Sequence[Item], path: str | 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    as_new_file(tmp)
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         json.dump(records, out, indent=2, ensure_ascii=False)
     os.replace(tmp, path)

@@ -68,6 +68,7 @@ def import_judgments(store: ReviewStore, model: str, path: str | Path) -> Judgme
             item_id = record.pop("id")
             if not isinstance(item_id, str) or not item_id.strip():
                 raise ValueError(f"id must be non-empty text, got {item_id!r}")
+            item_id = item_id.strip()  # as import-reviews and the benchmark loader do
             scores = JudgmentModel.model_validate(record).scores()
         except (ValueError, KeyError, RecursionError) as exc:
             where = f"{path} line {number}"

@@ -17,7 +17,9 @@ Figures per sub-principle and per principle verdict:
   1.0 when there is none.
 
 Bootstrap 95 % intervals resample items with replacement (percentile method, seeded
-``numpy.random.Generator``), the same draws for every figure of one call.
+``numpy.random.Generator``), the same draws for every figure of one call. A percentile
+interval collapses to a point when every resample agrees (100 % agreement), so each
+agreement also gets a Wilson score interval (``agreement_wilson_ci95``).
 """
 
 from __future__ import annotations
@@ -114,9 +116,10 @@ class PairFigures:
     gwet_ac1: float | None
     pabak: float | None
     confusion: list[list[int]]
-    mcnemar_p: float
+    mcnemar_p: float | None
     kappa_ci95: tuple[float, float] | None = None
     ac1_ci95: tuple[float, float] | None = None
+    wilson_ci95: tuple[float, float] | None = None
 
     def to_dict(self) -> dict[str, object]:
         """The JSON form of ``agreement --json``."""
@@ -130,6 +133,7 @@ class PairFigures:
             "mcnemar_p": _round(self.mcnemar_p),
             "cohen_kappa_ci95": _interval(self.kappa_ci95),
             "gwet_ac1_ci95": _interval(self.ac1_ci95),
+            "agreement_wilson_ci95": _interval(self.wilson_ci95),
         }
 
 
@@ -208,11 +212,11 @@ class AgreementResult:
 
 
 def _round(value: float | None, digits: int = 6) -> float | None:
-    return None if value is None else round(float(value), digits)
+    return None if value is None else round(float(value), digits) + 0.0  # no "-0.0"
 
 
 def _interval(ci: tuple[float, float] | None) -> list[float] | None:
-    return None if ci is None else [round(ci[0], 6), round(ci[1], 6)]
+    return None if ci is None else [round(ci[0], 6) + 0.0, round(ci[1], 6) + 0.0]
 
 
 def compare(
@@ -303,25 +307,49 @@ def _percentile_ci(values: np.ndarray, draws: np.ndarray | None) -> tuple[float,
     return float(low), float(high)
 
 
-def _statistic_ci(a: np.ndarray, b: np.ndarray, draws: np.ndarray | None, statistic):
-    """Percentile 95 % interval of a 2×2 statistic; draws where it is undefined are
-    left out (``None`` when it is undefined in every draw)."""
-    if draws is None:
+def _draw_statistics(a: np.ndarray, b: np.ndarray, draws: np.ndarray) -> dict[str, np.ndarray]:
+    """Cohen's kappa and Gwet's AC1 of every bootstrap draw at once (vectorised forms of
+    :func:`cohen_kappa` and :func:`gwet_ac1`); NaN where kappa is undefined."""
+    a_draw, b_draw = a[draws], b[draws]  # (draws, n) 0/1
+    n = draws.shape[1]
+    po = (a_draw == b_draw).mean(axis=1)
+    pa, pb = a_draw.mean(axis=1), b_draw.mean(axis=1)  # pass rates
+    pe_kappa = pa * pb + (1 - pa) * (1 - pb)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(np.isclose(pe_kappa, 1.0), np.nan, (po - pe_kappa) / (1 - pe_kappa))
+    pi = (pa + pb) / 2
+    pe_ac1 = 2 * pi * (1 - pi)
+    ac1 = (po - pe_ac1) / (1 - pe_ac1)
+    assert n > 0
+    return {"kappa": kappa, "ac1": ac1}
+
+
+def _nan_percentile_ci(values: np.ndarray) -> tuple[float, float] | None:
+    """Percentile 95 % interval, draws where the statistic is undefined (NaN) left out."""
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
         return None
-    values = []
-    for rows in draws:
-        value = statistic(confusion(a[rows], b[rows]))
-        if value is not None:
-            values.append(value)
-    if not values:
+    low, high = np.percentile(finite, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def wilson_ci(successes: int, n: int) -> tuple[float, float] | None:
+    """Wilson score 95 % interval of a proportion (statsmodels ``proportion_confint``,
+    method "wilson"); unlike a percentile bootstrap it does not collapse to a point at
+    100 % agreement (50 of 50 gives about [0.93, 1.00])."""
+    if n == 0:
         return None
-    low, high = np.percentile(values, [2.5, 97.5])
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(successes, n, alpha=0.05, method="wilson")
     return float(low), float(high)
 
 
 def _figures(a: np.ndarray, b: np.ndarray, draws: np.ndarray | None) -> PairFigures:
     table = confusion(a, b)
     agree = (a == b).astype(float)
+    per_draw = _draw_statistics(a, b, draws) if draws is not None else None
+    n = len(a)
     return PairFigures(
         agreement=percent_agreement(table),
         ci95=_percentile_ci(agree, draws),
@@ -329,9 +357,10 @@ def _figures(a: np.ndarray, b: np.ndarray, draws: np.ndarray | None) -> PairFigu
         gwet_ac1=gwet_ac1(table),
         pabak=pabak(table),
         confusion=table,
-        mcnemar_p=mcnemar_exact_p(table),
-        kappa_ci95=_statistic_ci(a, b, draws, cohen_kappa),
-        ac1_ci95=_statistic_ci(a, b, draws, gwet_ac1),
+        mcnemar_p=mcnemar_exact_p(table) if n else None,
+        kappa_ci95=_nan_percentile_ci(per_draw["kappa"]) if per_draw else None,
+        ac1_ci95=_nan_percentile_ci(per_draw["ac1"]) if per_draw else None,
+        wilson_ci95=wilson_ci(int(agree.sum()), n),
     )
 
 

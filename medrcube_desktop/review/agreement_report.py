@@ -16,9 +16,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from medrcube_desktop.core.files import as_new_file
 from medrcube_desktop.core.rubric import RULE_IDS, load_rubric
 from medrcube_desktop.review.agreement import PRINCIPLES, PairFigures
 from medrcube_desktop.review.agreement_run import StudyRun
+from medrcube_desktop.store.review_csv import neutralise_cell
 
 PRINCIPLE_NAMES = {"1": "Question Integrity", "2": "Option Set Effectiveness"}
 
@@ -70,6 +72,9 @@ def _figures(figures: PairFigures) -> dict[str, Any]:
         "pabak": figures.pabak,
         "mcnemar_p": figures.mcnemar_p,
         "confusion": figures.confusion,
+        "wilson_ci95": figures.wilson_ci95,
+        "kappa_ci95": figures.kappa_ci95,
+        "ac1_ci95": figures.ac1_ci95,
     }
 
 
@@ -96,6 +101,18 @@ def fmt_p(p: Any) -> str:
     if p is None:
         return "—"
     return "<0.001" if float(p) < 0.001 else f"{float(p):.3f}"
+
+
+def _safe(value: object) -> object:
+    """A text cell a spreadsheet will not run as a formula (same rule as the review
+    CSV: a leading ``'`` before ``= + - @``, tab or CR; OWASP CSV injection)."""
+    return neutralise_cell(value) if isinstance(value, str) else value
+
+
+def _plain(text: object) -> str:
+    """Text for matplotlib without mathtext: ``$`` would start a formula (and a lone one
+    raises), so it is escaped."""
+    return str(text).replace("$", r"\$")
 
 
 def _meta_line(run: StudyRun) -> str:
@@ -138,6 +155,7 @@ def write_outputs(run: StudyRun, out_dir: str | Path) -> list[Path]:
 
 def _atomic(path: Path, write) -> Path:
     handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    as_new_file(tmp)
     os.close(handle)
     try:
         write(Path(tmp))
@@ -182,7 +200,9 @@ def _write_xlsx(run: StudyRun, path: Path) -> None:
     book = Workbook()
     sheet = book.active
     sheet.title = "Table 5"
-    header = ["", "Agreement", "95% CI", "Cohen's kappa", "Gwet's AC1", "PABAK",
+    header = ["", "Agreement", "CI low (bootstrap)", "CI high (bootstrap)",
+              "CI low (Wilson)", "CI high (Wilson)", "Cohen's kappa", "kappa CI low",
+              "kappa CI high", "Gwet's AC1", "AC1 CI low", "AC1 CI high", "PABAK",
               "McNemar p", "Both fail", "1st fails, 2nd passes", "1st passes, 2nd fails",
               "Both pass"]  # fmt: skip
     sheet.append(header)
@@ -190,14 +210,20 @@ def _write_xlsx(run: StudyRun, path: Path) -> None:
         cell.font = Font(bold=True)
     for row in table_rows(run):
         table = row.get("confusion") or [[None, None], [None, None]]
-        ci = row.get("ci95")
+
+        def ends(ci):
+            return list(ci) if ci else [None, None]
+
         sheet.append(
             [
-                row["label"],
+                _safe(row["label"]),
                 row.get("agreement"),
-                fmt_ci(ci),
+                *ends(row.get("ci95")),
+                *ends(row.get("wilson_ci95")),
                 row.get("cohen_kappa"),
+                *ends(row.get("kappa_ci95")),
                 row.get("gwet_ac1"),
+                *ends(row.get("ac1_ci95")),
                 row.get("pabak"),
                 row.get("mcnemar_p"),
                 table[0][0],
@@ -206,18 +232,45 @@ def _write_xlsx(run: StudyRun, path: Path) -> None:
                 table[1][1],
             ]
         )
+    for column in sheet.iter_cols(min_col=2, max_col=14, min_row=2):
+        for cell in column:
+            cell.number_format = "0.000"
     sheet.column_dimensions["A"].width = 52
     long = book.create_sheet("Long")
     long.append(["item_id", "rule", "rater", "score"])
     for item in run.result.items:
         for rule in RULE_IDS:
-            long.append([item, rule, run.meta["first"], run.result.first[item][rule]])
-            long.append([item, rule, run.meta["second"], run.result.second[item][rule]])
+            long.append([_safe(item), rule, _safe(run.meta["first"]), run.result.first[item][rule]])
+            long.append(
+                [_safe(item), rule, _safe(run.meta["second"]), run.result.second[item][rule]]
+            )
     about = book.create_sheet("About")
     for key, value in run.meta.items():
-        about.append([key, json.dumps(value) if isinstance(value, list | dict) else value])
+        about.append([key, _safe(json.dumps(value) if isinstance(value, list | dict) else value)])
     about.append(["n_samples", len(run.result.items)])
-    about.append(["excluded_items", ", ".join(run.result.excluded)])
+    about.append(["excluded_items", _safe(", ".join(run.result.excluded))])
+    if run.multi or run.intra:
+        others = book.create_sheet("Other raters")
+        if run.multi:
+            others.append(
+                [
+                    _safe(f"Raters: {', '.join(run.multi['raters'])}"),
+                    f"n = {run.multi['n_samples']}",
+                ]
+            )
+            others.append(["Rule", "Fleiss' kappa", "Krippendorff's alpha"])
+            for rule, values in run.multi["rules"].items():
+                others.append([rule, values["fleiss_kappa"], values["krippendorff_alpha"]])
+        if run.intra:
+            others.append([])
+            others.append(
+                [_safe(f"Intra-rater: {run.intra['reviewer']}"), f"n = {run.intra['n_repeated']}"]
+            )
+            others.append(["Rule", "Agreement", "Cohen's kappa", "Gwet's AC1"])
+            for rule, values in run.intra["rules"].items():
+                others.append(
+                    [rule, values["agreement"], values["cohen_kappa"], values["gwet_ac1"]]
+                )
     book.properties.title = "MedRCube agreement study"
     book.properties.description = _meta_line(run)
     book.save(path)
@@ -250,9 +303,12 @@ def _bar_figure(run: StudyRun):
     axes.set_ylim(0, 1.05)
     axes.set_ylabel("Agreement (share of items)")
     axes.set_title(
-        f"{run.meta['first']} vs {run.meta['second']}: agreement per sub-principle "
-        f"(n = {len(run.result.items)}, 95% bootstrap CI)",
-        fontsize=9,
+        _plain(
+            f"{run.meta['first']} vs {run.meta['second']}: agreement per sub-principle, "
+            f"principle verdict (P1, P2) and all seven (n = {len(run.result.items)}, "
+            "95% bootstrap CI)"
+        ),
+        fontsize=8,
     )
     axes.spines[["top", "right"]].set_visible(False)
     return figure
@@ -276,8 +332,8 @@ def _confusion_figure(run: StudyRun):
                           color="white" if dark else "black", fontsize=11)  # fmt: skip
         axes.set_xticks([0, 1], ["fail", "pass"])
         axes.set_yticks([0, 1], ["fail", "pass"])
-        axes.set_xlabel(str(run.meta["second"]), fontsize=7)
-        axes.set_ylabel(str(run.meta["first"]), fontsize=7)
+        axes.set_xlabel(_plain(run.meta["second"]), fontsize=7)
+        axes.set_ylabel(_plain(run.meta["first"]), fontsize=7)
         axes.set_title(title, fontsize=9)
     figure.suptitle("Judgments of the two raters (counts of items)", fontsize=10)
     return figure
@@ -291,6 +347,35 @@ def _save(figure, path: Path, ext: str, run: StudyRun) -> None:
     if ext == "png":
         metadata["Software"] = f"MedRCube Desktop {run.meta['app_version']}"
     figure.savefig(path, format=ext, metadata=metadata)
+
+
+def _others_html(run: StudyRun) -> str:
+    """Multi-rater and intra-rater tables, when the study has them."""
+    parts = []
+    if run.multi:
+        rows = "".join(
+            f"<tr><td>{rule}</td><td>{fmt(v['fleiss_kappa'])}</td><td>{fmt(v['krippendorff_alpha'])}</td></tr>"
+            for rule, v in run.multi["rules"].items()
+        )
+        names = html.escape(", ".join(run.multi["raters"]))
+        parts.append(
+            f"<table><caption><b>Table 2.</b> All {len(run.multi['raters'])} raters ({names}) on the "
+            f"{run.multi['n_samples']} items every one of them judged.</caption><thead><tr><th>Rule</th>"
+            f"<th>Fleiss' κ</th><th>Krippendorff's α</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+    if run.intra:
+        rows = "".join(
+            f"<tr><td>{rule}</td><td>{fmt(v['agreement'])}</td><td>{fmt(v['cohen_kappa'])}</td>"
+            f"<td>{fmt(v['gwet_ac1'])}</td></tr>"
+            for rule, v in run.intra["rules"].items()
+        )
+        parts.append(
+            f"<table><caption><b>Table 3.</b> Intra-rater agreement of {html.escape(str(run.intra['reviewer']))}: "
+            f"first judgment against the repeat, {run.intra['n_repeated']} items shown twice (all seven "
+            f"match on {fmt(run.intra['sample_level'])}).</caption><thead><tr><th>Rule</th><th>Agreement</th>"
+            f"<th>Cohen's κ</th><th>Gwet's AC1</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+    return "".join(parts)
 
 
 def _write_html(run: StudyRun, path: Path, out: Path) -> None:
@@ -317,9 +402,28 @@ def _write_html(run: StudyRun, path: Path, out: Path) -> None:
         svgs.append(svg[svg.index("<svg") :])
     m = run.meta
     n, excluded = len(run.result.items), len(run.result.excluded)
+    strata = f", stratified by {m['study_stratify']}" if m.get("study_stratify") else ""
     study = (
-        f"study “{html.escape(str(m['study']))}” (seed {m['study_seed']}), " if m["study"] else ""
+        f"study “{html.escape(str(m['study']))}” (seed {m['study_seed']}{strata}), "
+        if m["study"]
+        else ""
     )
+    ci_head = "Agreement [95% CI]" if m["bootstrap"] else "Agreement"
+    ones = [r["key"] for r in table_rows(run) if r.get("agreement") == 1.0 and r["key"] != "sample"]
+    wilson_note = (
+        "<p>Where agreement is 1.00 every bootstrap resample agrees too, so its percentile "
+        "interval is [1.00, 1.00]; the Wilson score interval is given in the JSON and XLSX "
+        f"for every agreement (here for {', '.join(map(str, ones))}).</p>"
+        if ones and m["bootstrap"]
+        else ""
+    )
+    llm_note = (
+        f"The LLM side is the latest successful judgment of each item by {html.escape(str(m['judge_model']))}"
+        f" (prompt SHA-256 {', '.join(h[:12] for h in m.get('prompt_sha256') or []) or 'not recorded'}). "
+        if m["judge_model"]
+        else ""
+    )
+    others = _others_html(run)
     text = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="generator" content="MedRCube Desktop {html.escape(str(m["app_version"]))}">
@@ -344,13 +448,13 @@ figcaption, footer {{ font-size: 0.85rem; color: #333; }}
 footer {{ border-top: 1px solid #999; margin-top: 1.5rem; padding-top: 0.5rem; }}
 </style></head><body>
 <h1>Agreement of {html.escape(str(m["first"]))} and {html.escape(str(m["second"]))} on the NBME quality rubric</h1>
-<p class="sub">{study}{n} items judged by both raters, {excluded} excluded (a judgment missing).
-First judgments of each expert; bootstrap 95% intervals from {m["bootstrap"]} resamples of items (seed {m["seed"]}).</p>
+<p class="sub">{study}{n} items judged by both raters, {excluded} judged by only one of them (excluded).
+First judgment of each expert (revision 1, intra-rater repeats excluded). {llm_note}Bootstrap 95% intervals from {m["bootstrap"]} resamples of items (seed {m["seed"]}).</p>
 <table>
 <caption><b>Table 1.</b> Consistency between {html.escape(str(m["first"]))} and {html.escape(str(m["second"]))}
 (MedRCube rubric, paper Table 10; layout of paper Table 5). A principle's verdict passes
 only when all its sub-principles pass.</caption>
-<thead><tr><th></th><th>Agreement [95% CI]</th><th>Cohen's κ</th><th>Gwet's AC1</th><th>PABAK</th><th>McNemar p</th></tr></thead>
+<thead><tr><th></th><th>{ci_head}</th><th>Cohen's κ</th><th>Gwet's AC1</th><th>PABAK</th><th>McNemar p</th></tr></thead>
 <tbody>
 {"".join(body_rows)}
 </tbody></table>
@@ -358,9 +462,11 @@ only when all its sub-principles pass.</caption>
 and sample level, with bootstrap 95% intervals; dashed line at 0.90.</figcaption></figure>
 <figure>{svgs[1]}<figcaption><b>Figure 2.</b> 2×2 tables of the two raters' judgments
 (rows: {html.escape(str(m["first"]))}; columns: {html.escape(str(m["second"]))}).</figcaption></figure>
+{others}
 <footer><p><b>Method.</b> Percent agreement p<sub>o</sub>; Cohen's κ = (p<sub>o</sub> − p<sub>e</sub>)/(1 − p<sub>e</sub>)
 (Cohen 1960; — where undefined, both raters constant); Gwet's AC1 with p<sub>e</sub> = 2π(1 − π)
 (Gwet 2008); PABAK = 2p<sub>o</sub> − 1 (Byrt et al. 1993); McNemar's exact test on the discordant pairs.</p>
+{wilson_note}
 <p>{html.escape(_meta_line(run))}. Items are identified by benchmark id only.</p></footer>
 </body></html>
 """

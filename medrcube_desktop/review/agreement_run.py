@@ -35,7 +35,7 @@ class StudyRun:
     result: AgreementResult
     meta: dict[str, Any]
     multi: dict | None = None
-    intra: dict[str, object] = field(default_factory=dict)
+    intra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         """The ``agreement --json`` object, with ``meta`` (and ``multi_rater`` /
@@ -62,11 +62,13 @@ def run_study(
     study: str | None = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
+    only_items: set[str] | None = None,
 ) -> StudyRun:
     """Compare ``reviewer`` with ``model`` (LLM) or with ``reviewer2``.
 
     Over the study's items when ``study`` names one, else over every item either rater
-    judged. Also reports Fleiss' kappa and Krippendorff's alpha when the study has three
+    judged; ``only_items`` narrows that further (the review window passes the items its
+    reviewer has committed, so a blind study reveals nothing through the statistics). Also reports Fleiss' kappa and Krippendorff's alpha when the study has three
     or more raters (every reviewer, plus the model), and intra-rater agreement of
     ``reviewer`` on the items shown twice.
 
@@ -81,17 +83,18 @@ def run_study(
     if (model is None) == (reviewer2 is None):
         raise MedRCubeError("compare the reviewer with either --model or --reviewer2")
     sample = None
-    study_seed = None
+    study_seed, study_stratify = None, ""
     if study is not None:
         record = store.study(study)
         if record is None:
             known = ", ".join(store.study_names()) or "none"
             raise MedRCubeError(f"no study named {study!r} (studies: {known})")
-        sample, study_seed = list(record.item_ids), record.seed
+        sample, study_seed, study_stratify = list(record.item_ids), record.seed, record.stratify
     first = expert_scores(store, reviewer)
     if not first:
         known = ", ".join(store.reviewers()) or "none"
-        raise MedRCubeError(f"no reviews by {reviewer!r} (reviewers: {known})")
+        detail = " (only intra-rater repeats)" if reviewer in store.reviewers() else ""
+        raise MedRCubeError(f"no first judgments by {reviewer!r}{detail} (reviewers: {known})")
     hashes: list[str] = []
     if model is not None:
         judgments = store.judgments(model)
@@ -107,7 +110,15 @@ def run_study(
         if not second:
             raise MedRCubeError(f"no reviews by {reviewer2!r}")
         label = reviewer2
+    if only_items is not None:
+        universe = sample if sample is not None else sorted(set(first) | set(second))
+        sample = [i for i in universe if i in only_items]
     result = compare(first, second, sample, bootstrap=bootstrap, seed=seed)
+    if not result.items:
+        raise MedRCubeError(
+            f"no item was judged by both {reviewer} and {label}"
+            + (f" among the {len(sample)} items of study {study!r}" if sample is not None else "")
+        )
     meta: dict[str, Any] = {
         "app_version": __version__,
         "rubric_version": load_rubric().version,
@@ -115,13 +126,16 @@ def run_study(
         "judge_model": model or "",
         "first": reviewer,
         "second": label,
-        "judgments": "first judgments of each reviewer; latest successful LLM judgment",
+        "judgments": "first judgment of each reviewer (revision 1, repeats excluded); "
+        "latest successful judgment of the LLM",
         "study": study or "",
         "study_seed": study_seed,
+        "study_stratify": study_stratify,
         "bootstrap": bootstrap,
         "seed": seed,
         "created_at": utc_now(),
     }
+    meta["restricted_to_committed_by_viewer"] = only_items is not None
     return StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
 
 
@@ -135,7 +149,7 @@ def _multi(store: ReviewStore, model: str | None, sample: list[str] | None) -> d
     return multi_rater(raters, sample) if len(raters) >= 3 else None
 
 
-def _intra(store: ReviewStore, reviewer: str, sample: list[str] | None) -> dict[str, object]:
+def _intra(store: ReviewStore, reviewer: str, sample: list[str] | None) -> dict[str, Any]:
     """First judgment against the intra-rater repeat, for the repeated items."""
     repeats = {item: dict(r.scores) for item, r in store.repeat_reviews(reviewer).items()}
     if sample is not None:

@@ -23,6 +23,17 @@ def _count(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    """argparse type: a seed from 0 to 2**32 − 1 (what numpy's generators take)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {2**32 - 1}, got {value}")
+    return value
+
+
 def add_agreement_parsers(sub) -> None:
     """Add ``study`` and ``agreement`` to an argparse sub-parser group."""
     study = sub.add_parser(
@@ -36,7 +47,7 @@ def add_agreement_parsers(sub) -> None:
     study.add_argument("--db", type=Path, required=True, metavar="FILE")
     study.add_argument("--name", required=True, metavar="NAME")
     study.add_argument("--n", type=_count, required=True, metavar="N", help="items in the study")
-    study.add_argument("--seed", type=int, default=0, metavar="S")
+    study.add_argument("--seed", type=_seed, default=0, metavar="S")
     study.add_argument("--stratify", choices=("task", "modality", "region"), default="")
     study.add_argument("--json", action="store_true", help='print {"name", "seed", "items"}')
     agreement = sub.add_parser(
@@ -53,7 +64,7 @@ def add_agreement_parsers(sub) -> None:
     other.add_argument("--reviewer2", metavar="NAME", help="a second reviewer")
     agreement.add_argument("--study", metavar="NAME", help="only the items of this study")
     agreement.add_argument("--bootstrap", type=_count, default=2000, metavar="N")
-    agreement.add_argument("--seed", type=int, default=0, metavar="S")
+    agreement.add_argument("--seed", type=_seed, default=0, metavar="S")
     agreement.add_argument(
         "--out", type=Path, metavar="DIR", help="write CSV, XLSX, JSON, figures, HTML"
     )
@@ -120,11 +131,11 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         f"{run.meta['first']} vs {run.meta['second']}: {len(run.result.items)} items, "
         f"{len(run.result.excluded)} excluded"
     )
-    print(f"{'':46} {'agreement':>22} {'kappa':>7} {'AC1':>7} {'PABAK':>7} {'McNemar p':>10}")
+    print(f"{'':60} {'agreement':>22} {'kappa':>7} {'AC1':>7} {'PABAK':>7} {'McNemar p':>10}")
     for row in table_rows(run):
         agreement = f"{fmt(row['agreement'])} {fmt_ci(row.get('ci95'))}"
         print(
-            f"{str(row['label'])[:46]:46} {agreement:>22} {fmt(row.get('cohen_kappa')):>7} "
+            f"{str(row['label'])[:60]:60} {agreement:>22} {fmt(row.get('cohen_kappa')):>7} "
             f"{fmt(row.get('gwet_ac1')):>7} {fmt(row.get('pabak')):>7} "
             f"{fmt_p(row.get('mcnemar_p')) if row['key'] != 'sample' else '':>10}"
         )

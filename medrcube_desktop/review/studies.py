@@ -67,6 +67,8 @@ def draw_sample(items: Sequence[Item], n: int, seed: int, stratify: str = "") ->
     MedRCubeError
         ``n`` is not between 1 and the number of items, or ``stratify`` is unknown.
     """
+    if not 0 <= seed < 2**32:
+        raise MedRCubeError(f"the seed must be between 0 and {2**32 - 1}, got {seed}")
     if stratify not in STRATA:
         raise MedRCubeError(f"stratify must be one of task, modality, region; got {stratify!r}")
     ids = sorted({item.id for item in items})

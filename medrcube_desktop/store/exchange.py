@@ -16,7 +16,7 @@ from pathlib import Path
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store.merging import FileMerge, MergeSummary, merge
+from medrcube_desktop.store.merging import FileMerge, MergeSummary, merge, renumber_revisions
 from medrcube_desktop.store.review_csv import (
     CSV_COLUMNS,
     REQUIRED_COLUMNS,
@@ -186,12 +186,16 @@ def import_reviews(store: ReviewStore, reviewer: str, csv_path: str | Path) -> I
             history = reviews_by_item(store, reviewer)
             replayed = _replayed_groups(rows, history)
             seen = _Seen(history)  # constant time per row, however many revisions
+            touched: set[str] = set()
             for row in rows:
                 if (row.item_id, row.repeat) in replayed or seen.has(row):
                     summary.skipped += 1
                     continue
                 seen.add(_insert(store, _review(reviewer, row, now, seen.revision(row.item_id))))
                 summary.imported += 1
+                touched.add(row.item_id)
+            for item_id in sorted(touched):  # revision 1 is the earliest judgment, as in merge
+                renumber_revisions(store, reviewer, item_id)
     except sqlite3.Error as exc:
         raise StoreError(f"{store.path or ':memory:'}: cannot import {path}: {exc}") from exc
     return summary

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from medrcube_desktop.core.files import as_new_file
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.reviews import Review
@@ -135,6 +136,7 @@ def write_reviews_csv(path: Path, rows: Iterable[list[str]]) -> None:
         if path.is_dir():
             raise StoreError(f"{path}: is a folder, not a CSV file")
         handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        as_new_file(temp)
         # utf-8-sig: the byte-order mark makes Excel read accents and symbols as UTF-8
         with open(handle, "w", encoding="utf-8-sig", newline="") as out:
             writer = csv.writer(out)

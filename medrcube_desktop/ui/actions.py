@@ -239,6 +239,24 @@ def review_actions(window) -> list[ActionSpec]:
         ActionSpec(
             "review.search", "Search question and options", ("Ctrl+F",), window.focus_search
         ),
+        ActionSpec(
+            "review.llm",
+            "Run LLM review…",
+            ("Ctrl+Shift+L",),
+            lambda: window.open_judge_dialog(),
+        ),
+        ActionSpec(
+            "review.agreement",
+            "Agreement study…",
+            ("Ctrl+Shift+A",),
+            lambda: window.open_agreement_pane(),
+        ),
+        ActionSpec(
+            "review.evaluate",
+            "Evaluate a model…",
+            ("Ctrl+Shift+E",),
+            lambda: window.open_evaluate_pane(),
+        ),
         ActionSpec("view.zoom_in", "Zoom in", ("+", "="), lambda: view.zoom(1.25), "View"),
         ActionSpec("view.zoom_out", "Zoom out", ("-",), lambda: view.zoom(0.8), "View"),
         ActionSpec("view.fit", "Fit image to the window", ("0",), view.fit, "View"),

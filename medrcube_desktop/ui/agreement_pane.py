@@ -9,6 +9,7 @@ still hide.
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def _extra_summary(run: StudyRun) -> str:
     parts = []
     if run.intra:
         parts.append(
-            f"<br>Intra-rater ({run.intra['reviewer']}, {run.intra['n_repeated']} items shown "
+            f"<br>Intra-rater ({html.escape(str(run.intra['reviewer']))}, {run.intra['n_repeated']} items shown "
             f"twice): all seven match on {fmt(run.intra['sample_level'])}."
         )
     if run.multi:
@@ -80,7 +81,8 @@ def _extra_summary(run: StudyRun) -> str:
         ]
         if kappas:
             parts.append(
-                f"<br>{len(run.multi['raters'])} raters on {run.multi['n_samples']} items: "
+                f"<br>{len(run.multi['raters'])} raters ({html.escape(', '.join(run.multi['raters']))}) "
+                f"on the {run.multi['n_samples']} items all of them judged: "
                 f"Fleiss' κ per rule from {min(kappas):.2f} to {max(kappas):.2f} "
                 "(Krippendorff's α in the export)."
             )
@@ -230,9 +232,11 @@ class AgreementPane(QDialog):
         first, second = self.first.currentData(), self.second.currentData()
         if first is None or second is None:
             self.summary.setText("Needs a reviewer with reviews and someone to compare with.")
+            self.computed.emit()
             return
         if self.store.path is None:
             self.summary.setText("This study has no database file to read on a worker thread.")
+            self.computed.emit()
             return
         kind, name = second
         kwargs = {
@@ -243,6 +247,9 @@ class AgreementPane(QDialog):
             "bootstrap": self.bootstrap.value(),
             "seed": self.seed.value(),
         }
+        session = self.window_.session
+        if session.study.blind:  # nothing the review window would hide, not even counts
+            kwargs["only_items"] = set(session.saved)
         self.busy.setVisible(True)
         self.compute_button.setEnabled(False)
         self.summary.setText("Computing…")
@@ -260,7 +267,7 @@ class AgreementPane(QDialog):
     def _failed(self, text: str) -> None:
         self.busy.setVisible(False)
         self.compute_button.setEnabled(True)
-        self.summary.setText(f"<span style='color:#b42318'>{text}</span>")
+        self.summary.setText(f"<span style='color:#b42318'>{html.escape(text)}</span>")
         self.computed.emit()
 
     def _show(self, run: StudyRun) -> None:
@@ -269,11 +276,19 @@ class AgreementPane(QDialog):
         self.export_button.setEnabled(True)
         self.run = run
         result = run.result
+        blind = (
+            f"<br>Blind study: only the items {html.escape(self.window_.session.reviewer)} "
+            "has committed are counted."
+            if run.meta.get("restricted_to_committed_by_viewer")
+            else ""
+        )
         self.summary.setText(
-            f"<b>{run.meta['first']}</b> vs <b>{run.meta['second']}</b>: "
-            f"{len(result.items)} items both judged, {len(result.excluded)} excluded. "
+            f"<b>{html.escape(str(run.meta['first']))}</b> vs "
+            f"<b>{html.escape(str(run.meta['second']))}</b>: "
+            f"{len(result.items)} item{'' if len(result.items) == 1 else 's'} both judged, "
+            f"{len(result.excluded)} judged by one only. "
             f"Sample level (all seven match): <b>{fmt(result.sample_level)}</b> "
-            f"{fmt_ci(result.sample_ci95)}." + _extra_summary(run)
+            f"{fmt_ci(result.sample_ci95)}." + blind + _extra_summary(run)
         )
         rows = table_rows(run)
         self.table.setRowCount(len(rows))

@@ -170,3 +170,21 @@ def test_run_study_adds_multi_rater_and_intra_rater_figures(tmp_path):
     store.save_judgment(Judgment("i0", "m", passing, created_at=utc_now()))
     with_llm = run_study(store, "a", model="m", bootstrap=0)
     assert with_llm.result.items == ["i0"] and with_llm.result.excluded == ["i1", "i2", "i3"]
+
+
+def test_vectorised_bootstrap_statistics_equal_the_2x2_formulas():
+    from medrcube_desktop.review.agreement import _draw_statistics, wilson_ci
+
+    rng = np.random.default_rng(4)
+    a, b = rng.integers(0, 2, 30), rng.integers(0, 2, 30)
+    draws = rng.integers(0, 30, size=(50, 30))
+    per_draw = _draw_statistics(a, b, draws)
+    for k, rows in enumerate(draws):
+        table = confusion(a[rows], b[rows])
+        kappa = cohen_kappa(table)
+        assert (np.isnan(per_draw["kappa"][k]) and kappa is None) or per_draw["kappa"][
+            k
+        ] == pytest.approx(kappa)
+        assert per_draw["ac1"][k] == pytest.approx(gwet_ac1(table))
+    low, high = wilson_ci(50, 50)  # Wilson: 1 / (1 + z²/n) = 0.9287 for 50 of 50
+    assert low == pytest.approx(0.9287, abs=1e-4) and high == pytest.approx(1.0)

@@ -152,6 +152,8 @@ def test_every_shortcut_of_the_action_table_runs_its_action(
         assert window.fired_actions[before:] == [spec.id], spec.shortcuts[0]
         checked.append(spec.id)
     assert len(checked) >= 45 and "review.flag" in checked and "help.shortcuts" in checked
+    for opened in ("review.llm", "review.agreement", "review.evaluate"):  # the three panes
+        assert opened in checked
 
 
 def test_remapped_keys_replace_the_defaults_and_conflicts_are_named(qtbot, ct_benchmark, tmp_path):
