@@ -375,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``medrcube-desktop`` gui script; returns the exit status."""
     argv = _join_negative_values(list(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    for chatty in ("httpx", "httpx2", "httpcore", "openai"):  # one line per request otherwise
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
         if argv and argv[0] in SUBCOMMANDS:
             args = _jobs_parser().parse_args(argv)

@@ -9,6 +9,8 @@ standard price and completes within 24 hours.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import os
 import tempfile
@@ -105,7 +107,18 @@ def import_batch_output(
         if item_id in done:
             result.skipped += 1
             continue
-        judgment = _judgment_from_output(record, item_id, model, prompt.sha256, base_url)
+        try:
+            judgment = _judgment_from_output(record, item_id, model, prompt.sha256, base_url)
+        except (AttributeError, TypeError, ValueError) as exc:
+            result.problems.append(
+                f"{path} line {number} item {item_id}: not a batch output line: {exc!r}"
+            )
+            continue
+        uid = "batch:" + hashlib.sha256(f"{model}\0{line}".encode()).hexdigest()[:32]
+        if store.has_judgment_uid(uid):  # this very line was imported before
+            result.skipped += 1
+            continue
+        judgment = dataclasses.replace(judgment, uid=uid)
         store.save_judgment(judgment)
         if judgment.status == STATUS_OK:
             done.add(item_id)

@@ -25,6 +25,24 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    """argparse type: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _name(text: str) -> str:
+    """argparse type: a non-blank name."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be blank")
+    return text.strip()
+
+
 def _price(text: str) -> tuple[float, float]:
     try:
         values = tuple(float(v) for v in text.split(","))
@@ -47,11 +65,13 @@ def add_llm_parsers(sub) -> None:
     )
     judge.add_argument("--dataset", type=Path, required=True, metavar="DIR")
     judge.add_argument("--db", type=Path, required=True, metavar="FILE")
-    judge.add_argument("--model", required=True, metavar="NAME")
+    judge.add_argument("--model", required=True, type=_name, metavar="NAME")
     judge.add_argument("--base-url", metavar="URL", help="endpoint (default: OpenAI)")
     judge.add_argument("--concurrency", type=_positive, default=8, metavar="N")
-    judge.add_argument("--limit", type=_positive, metavar="N", help="judge at most N items")
-    judge.add_argument("--timeout", type=float, default=60.0, metavar="S", help="per request")
+    judge.add_argument(
+        "--limit", type=_positive, metavar="N", help="only the first N items of the benchmark"
+    )
+    judge.add_argument("--timeout", type=_seconds, default=60.0, metavar="S", help="per request")
     judge.add_argument("--max-attempts", type=_positive, default=3, metavar="N")
     judge.add_argument("--temperature", type=float, metavar="T", help="default: not sent")
     judge.add_argument(
@@ -76,7 +96,7 @@ def add_llm_parsers(sub) -> None:
         "output file of an OpenAI batch made with judge --batch-out.",
     )
     imp.add_argument("--db", type=Path, required=True, metavar="FILE")
-    imp.add_argument("--model", required=True, metavar="NAME")
+    imp.add_argument("--model", required=True, type=_name, metavar="NAME")
     imp.add_argument("--batch", action="store_true", help="FILE is a Batch API output file")
     imp.add_argument("file", type=Path, metavar="FILE.jsonl")
     imp.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -84,7 +104,7 @@ def add_llm_parsers(sub) -> None:
         "export-judgments", help="write a model's successful judgments as JSON Lines"
     )
     exp.add_argument("--db", type=Path, required=True, metavar="FILE")
-    exp.add_argument("--model", required=True, metavar="NAME")
+    exp.add_argument("--model", required=True, type=_name, metavar="NAME")
     exp.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl")
     exp.add_argument("--json", action="store_true", help='print {"exported": N}')
 
@@ -117,6 +137,12 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from medrcube_desktop.llm.keys import find_api_key
 
     benchmark = load_benchmark(args.dataset)
+    if benchmark.problems:
+        print(
+            f"{len(benchmark.problems)} items cannot be loaded and are not judged "
+            f"(medrcube-desktop validate {args.dataset} lists them)",
+            file=sys.stderr,
+        )
     items = benchmark.items[: args.limit] if args.limit else benchmark.items
     config = JudgeConfig(
         model=args.model,
@@ -139,14 +165,21 @@ def cmd_judge(args: argparse.Namespace) -> int:
             )
             return 0
         key, source = find_api_key(args.base_url, args.api_key_env)
-        print(f"API key from {source}", file=sys.stderr)
+        print(
+            "no API key needed (local server)"
+            if source == "none needed"
+            else f"API key from {source}",
+            file=sys.stderr,
+        )
         cancel = threading.Event()
         with tqdm(total=0, unit="item", disable=args.json, file=sys.stderr) as bar:
 
             def progress(done: int, total: int, summary: JudgeSummary) -> None:
                 bar.total = total
                 bar.n = done
-                bar.set_postfix(failed=len(summary.failed), tokens=summary.prompt_tokens)
+                bar.set_postfix_str(
+                    f"failed={len(summary.failed)}, tokens={summary.prompt_tokens + summary.completion_tokens:,}"
+                )
                 bar.refresh()
 
             try:
@@ -154,6 +187,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
             except KeyboardInterrupt:  # Ctrl+C: what is stored stays stored
                 cancel.set()
                 print("interrupted: run judge again to resume", file=sys.stderr)
+                if args.json:
+                    print(json.dumps({"cancelled": True, "note": "run judge again to resume"}))
                 return 1
     finally:
         store.close()
@@ -212,8 +247,15 @@ def cmd_export_judgments(args: argparse.Namespace) -> int:
     store = _open_store(args.db, must_exist=True)
     try:
         count = export_judgments(store, args.model, args.out)
+        models = store.judgment_models() if count == 0 else []
     finally:
         store.close()
+    if count == 0:
+        print(
+            f"medrcube-desktop: no successful judgments by {args.model!r} "
+            f"(models: {', '.join(models) or 'none'})",
+            file=sys.stderr,
+        )
     print(
         json.dumps({"exported": count}) if args.json else f"{count} judgments written to {args.out}"
     )

@@ -6,14 +6,17 @@ holds successful judgments only (the latest per item); failures are listed by ``
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import JudgeError
 from medrcube_desktop.llm.batch import _write_atomically
-from medrcube_desktop.llm.parse import JudgmentModel
+from medrcube_desktop.llm.parse import JudgmentModel, format_errors
 from medrcube_desktop.store.judgments import Judgment
 from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
@@ -70,16 +73,26 @@ def import_judgments(store: ReviewStore, model: str, path: str | Path) -> Judgme
                 raise ValueError(f"id must be non-empty text, got {item_id!r}")
             item_id = item_id.strip()  # as import-reviews and the benchmark loader do
             scores = JudgmentModel.model_validate(record).scores()
-        except (ValueError, KeyError, RecursionError) as exc:
-            where = f"{path} line {number}"
-            result.problems.append(f"{where}: {str(exc).splitlines()[0] if str(exc) else exc!r}")
+        except ValidationError as exc:
+            result.problems.append(f"{path} line {number}: not a judgment: {format_errors(exc)}")
             continue
+        except KeyError:
+            result.problems.append(f'{path} line {number}: no "id"')
+            continue
+        except (ValueError, RecursionError) as exc:
+            result.problems.append(f"{path} line {number}: {exc}")
+            continue
+        # the same line of the same file imported again is recognised by its uid
+        uid = (
+            "import:"
+            + hashlib.sha256(f"{model}\0{number}\0{line.strip()}".encode()).hexdigest()[:32]
+        )
         previous = stored.get(item_id)
-        if previous is not None and previous.scores == scores:
+        if store.has_judgment_uid(uid) or (previous is not None and previous.scores == scores):
             result.skipped += 1
             continue
         stored[item_id] = store.save_judgment(
-            Judgment(item_id, model, scores, created_at=utc_now(), source="import")
+            Judgment(item_id, model, scores, created_at=utc_now(), source="import", uid=uid)
         )
         result.imported += 1
     return result

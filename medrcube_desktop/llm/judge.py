@@ -15,23 +15,33 @@ AWS Architecture Blog, 2015). The SDK's own retries are off so that these rules 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import os
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.errors import JudgeError
-from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url
+from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 from medrcube_desktop.llm.parse import UnusableAnswer, parse_judgment
 from medrcube_desktop.llm.prompt import ReviewPrompt, load_prompt, response_format
 from medrcube_desktop.store.judgments import STATUS_FAILED, Judgment
 from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
 log = logging.getLogger(__name__)
+
+MAX_RETRY_AFTER_S = 300.0
+"""Longest wait honoured for one 429 (seconds); a longer Retry-After is logged and cut."""
+
+MAX_RAW_CHARS = 100_000
+"""Raw answer text kept with a judgment (characters); a runaway answer is cut."""
 
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     "gpt-5.1": (1.25, 10.0),
@@ -174,13 +184,48 @@ def run_judge(
     prompt = load_prompt()
     todo, skipped = items_to_judge(items, store, config.model, prompt)
     summary = JudgeSummary(skipped=skipped, total=len(todo))
+    summary.update_cost(config.prices())
     if not todo:
         return summary
-    with KeyRedactor(api_key) as redactor:
-        runner = _Runner(store, config, api_key, prompt, summary, progress, cancel, redactor)
-        asyncio.run(runner.run(todo))
+    lock_key = f"judge.running:{config.model}"
+    me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now()})
+    holder = store.claim(lock_key, me, _holder_gone)
+    if holder is not None:
+        raise JudgeError(
+            f"another judge run of {config.model} on this database is in progress ({holder}); "
+            "two runs would ask and pay for every item twice"
+        )
+    try:
+        with KeyRedactor(api_key, url_secrets(config.base_url)) as redactor:
+            runner = _Runner(store, config, api_key, prompt, summary, progress, cancel, redactor)
+            asyncio.run(runner.run(todo))
+    finally:
+        store.release(lock_key, me)
     summary.update_cost(config.prices())
     return summary
+
+
+def _holder_gone(value: str) -> bool:
+    """Whether the run that claimed the lock is gone (its process on this host has
+    ended; a holder on another host is trusted for 24 hours)."""
+    try:
+        holder = json.loads(value)
+        pid, host = int(holder["pid"]), str(holder["host"])
+    except (ValueError, KeyError, TypeError):
+        return True
+    if host != socket.gethostname():
+        try:
+            since = datetime.fromisoformat(str(holder.get("since")))
+        except ValueError:
+            return True
+        return (datetime.now(UTC) - since).total_seconds() > 86_400
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 class _Fatal(Exception):
@@ -202,6 +247,8 @@ class _Runner:
         self.structured = config.structured != "off"
         self.done = 0
         self.fatal: str | None = None
+        self.successes = 0  # HTTP answers received, for telling a dead endpoint early
+        self.connection_failures = 0
 
     async def run(self, todo: list[Item]) -> None:
         from openai import AsyncOpenAI
@@ -221,12 +268,15 @@ class _Runner:
         ]
         watcher = asyncio.create_task(self._watch_cancel(workers))
         try:
-            await asyncio.gather(*workers, return_exceptions=True)
+            outcomes = await asyncio.gather(*workers, return_exceptions=True)
         finally:
             watcher.cancel()
             await client.close()
         if self.fatal is not None:
             raise JudgeError(self.fatal)
+        for outcome in outcomes:  # a worker that died (a database write failed): say so
+            if isinstance(outcome, Exception):
+                raise outcome
 
     async def _watch_cancel(self, workers: list[asyncio.Task]) -> None:
         while not self.cancel.is_set():
@@ -244,7 +294,20 @@ class _Runner:
                 self.fatal = str(exc)
                 self.cancel.set()
                 return
-            self.store.save_judgment(judgment)
+            except Exception as exc:  # noqa: BLE001 - e.g. a 200 answer that is not JSON
+                log.warning("item %s: %s", item.id, self._say(f"{type(exc).__name__}: {exc}"))
+                judgment = self._judgment(
+                    item,
+                    None,
+                    "",
+                    self._say(f"unreadable answer: {type(exc).__name__}: {exc}"),
+                    [0, 0],
+                )
+            try:
+                self.store.save_judgment(judgment)
+            except Exception:
+                self.cancel.set()  # stop the other workers: nothing more can be stored
+                raise
             if judgment.status == STATUS_FAILED:
                 self.summary.failed.append({"item": item.id, "error": judgment.error})
             else:
@@ -271,13 +334,29 @@ class _Runner:
                 kwargs["response_format"] = response_format()
             self.summary.requests += 1
             try:
-                response = await client.chat.completions.create(**kwargs)
+                # the SDK's timeout bounds each read; this bounds the whole request
+                response = await asyncio.wait_for(
+                    client.chat.completions.create(**kwargs), self.config.timeout_s
+                )
+            except TimeoutError:
+                attempt += 1
+                error = f"no complete answer within {self.config.timeout_s:g} s"
+                if attempt < self.config.max_attempts:
+                    await asyncio.sleep(self._backoff(attempt))
+                continue
             except openai.RateLimitError as exc:
                 waits += 1
                 error = self._say(f"rate limited (429): {exc}")
                 if waits > self.config.max_rate_limit_waits:
                     break
-                await asyncio.sleep(retry_after_seconds(exc.response) or self._backoff(waits))
+                asked = retry_after_seconds(exc.response)
+                wait = min(asked, MAX_RETRY_AFTER_S) if asked is not None else self._backoff(waits)
+                if asked is not None and asked > MAX_RETRY_AFTER_S:
+                    log.warning(
+                        "item %s: the endpoint asks to wait %.0f s; waiting %.0f s",
+                        item.id, asked, wait,
+                    )  # fmt: skip
+                await asyncio.sleep(wait)
                 continue
             except openai.BadRequestError as exc:
                 if self.structured and self.config.structured == "auto" and _about_format(exc):
@@ -295,16 +374,25 @@ class _Runner:
                 ) from None
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 attempt += 1
-                error = self._say(f"{type(exc).__name__}: {exc}")
-                await asyncio.sleep(self._backoff(attempt))
+                where = safe_base_url(self.config.base_url)
+                cause = f" ({exc.__cause__})" if exc.__cause__ else ""
+                error = self._say(f"{type(exc).__name__} at {where}: {exc}{cause}")
+                self.connection_failures += 1
+                if self.successes == 0 and self.connection_failures >= 3 * self.config.concurrency:
+                    raise _Fatal(f"nothing answers at {where}: {error}") from None
+                if attempt < self.config.max_attempts:
+                    await asyncio.sleep(self._backoff(attempt))
                 continue
             except openai.APIStatusError as exc:  # 5xx and other statuses
                 attempt += 1
                 error = self._say(f"HTTP {exc.status_code}: {exc}")
-                if exc.status_code >= 500 or exc.status_code == 409:
+                if (
+                    exc.status_code >= 500 or exc.status_code == 409
+                ) and attempt < self.config.max_attempts:
                     await asyncio.sleep(self._backoff(attempt))
                 continue
             attempt += 1
+            self.successes += 1
             if response.usage is not None:
                 usage[0] += response.usage.prompt_tokens or 0
                 usage[1] += response.usage.completion_tokens or 0
@@ -334,7 +422,7 @@ class _Runner:
             base_url=safe_base_url(self.config.base_url),
             prompt_sha256=self.prompt.sha256,
             temperature=self.config.temperature,
-            raw_text=self.redactor.scrub(raw),
+            raw_text=self.redactor.scrub(raw[:MAX_RAW_CHARS]),
             error=self.redactor.scrub(error),
             prompt_tokens=usage[0],
             completion_tokens=usage[1],

@@ -44,6 +44,14 @@ def safe_base_url(base_url: str | None) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+def url_secrets(base_url: str | None) -> list[str]:
+    """Parts of a URL that may hold a secret: user info and the query string."""
+    if not base_url:
+        return []
+    parts = urlsplit(base_url)
+    return [s for s in (parts.password or "", parts.username or "", parts.query) if s]
+
+
 def find_api_key(base_url: str | None, variable: str | None = None) -> tuple[str, str]:
     """The API key for an endpoint and where it came from (never the key in messages).
 
@@ -72,7 +80,7 @@ def find_api_key(base_url: str | None, variable: str | None = None) -> tuple[str
 
         stored = keyring.get_password(KEYRING_SERVICE, host)
     except Exception as exc:  # noqa: BLE001 - any backend failure means "no keyring key"
-        log.info("OS keyring not available (%s): %s", type(exc).__name__, exc)
+        log.debug("OS keyring not available (%s): %s", type(exc).__name__, exc)
         stored = None
     if stored:
         return stored.strip(), "keyring"
@@ -91,18 +99,23 @@ class KeyRedactor(logging.Filter):
     text with :meth:`scrub`.
     """
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, extra: list[str] | None = None) -> None:
         super().__init__()
-        self.key = key if len(key) >= 8 else ""  # placeholders like "not-needed" stay
+        self.key = key if len(key) >= 4 and key != "not-needed" else ""
+        self.extra = [s for s in (extra or []) if len(s) >= 4]  # e.g. secrets in a URL
 
     def scrub(self, text: str) -> str:
-        """``text`` with the key replaced."""
-        return text.replace(self.key, "[API key]") if self.key and text else text
+        """``text`` with the key (and the other secrets) replaced."""
+        if not text:
+            return text
+        for secret in ([self.key] if self.key else []) + self.extra:
+            text = text.replace(secret, "[API key]")
+        return text
 
     def filter(self, record: logging.LogRecord) -> bool:  # noqa: A003 (logging API)
-        if self.key:
+        if self.key or self.extra:
             message = record.getMessage()
-            if self.key in message:
+            if self.scrub(message) != message:
                 record.msg, record.args = self.scrub(message), None
             if record.exc_info:  # a traceback could quote the key too
                 record.exc_text = self.scrub(logging.Formatter().formatException(record.exc_info))

@@ -36,6 +36,23 @@ class JudgmentModel(BaseModel):
         return {rule: int(data[rule]) for rule in RULE_IDS}
 
 
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """``json`` hook: a key given twice ({"1.1": 0, "1.1": 1}) is ambiguous, refused."""
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ValueError(f"key {', '.join(repeated)} given twice")
+    return dict(pairs)
+
+
+def format_errors(exc: ValidationError) -> str:
+    """pydantic's errors as ``key: reason`` pairs."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in error['loc']) or 'object'}: {error['msg']}"
+        for error in exc.errors()
+    )
+
+
 class UnusableAnswer(ValueError):
     """The answer is not a valid judgment; the message says why (without the answer)."""
 
@@ -55,7 +72,7 @@ def parse_judgment(text: str | None) -> dict[str, int]:
     if text is None or not text.strip():
         raise UnusableAnswer("empty answer")
     try:
-        value = json.loads(text.strip())
+        value = json.loads(text.strip(), object_pairs_hook=_no_duplicate_keys)
     except (ValueError, RecursionError) as exc:
         raise UnusableAnswer(f"not a JSON object: {exc}") from None
     if not isinstance(value, dict):
@@ -63,8 +80,4 @@ def parse_judgment(text: str | None) -> dict[str, int]:
     try:
         return JudgmentModel.model_validate(value).scores()
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'object'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        raise UnusableAnswer(f"not a judgment: {problems}") from None
+        raise UnusableAnswer(f"not a judgment: {format_errors(exc)}") from None

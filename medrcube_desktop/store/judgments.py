@@ -125,6 +125,16 @@ class JudgmentQueries(StoreBase):
 
         return self._read(query, f"read the judgments of {model}")
 
+    def has_judgment_uid(self, uid: str) -> bool:
+        """Whether a judgment with this stable id is stored (raises StoreError)."""
+        return self._read(
+            lambda: (
+                self.conn.execute("SELECT 1 FROM judgments WHERE uid = ?", (uid,)).fetchone()
+                is not None
+            ),
+            "look a judgment up",
+        )
+
     def judged_item_ids(self, model: str, prompt_sha256: str | None = None) -> set[str]:
         """Ids of the items with a successful judgment by ``model`` (under that prompt
         hash when given): what a resumed run skips (raises StoreError)."""

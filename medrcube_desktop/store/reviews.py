@@ -294,6 +294,38 @@ class ReviewStore(DraftQueries, JudgmentQueries, StudyQueries, EvaluationQueries
 
         self._read(write, f"save {key}")
 
+    def claim(self, key: str, value: str, is_stale) -> str | None:
+        """Set ``app_state[key] = value`` unless another holder's value is there and
+        ``is_stale(value)`` says it is still alive; return that holder's value, or
+        ``None`` when the claim succeeded. Atomic across processes (raises StoreError).
+        """
+
+        def write() -> str | None:
+            with self.db.conn:
+                self.conn.execute("BEGIN IMMEDIATE")
+                row = self.conn.execute(
+                    "SELECT value FROM app_state WHERE key = ?", (key,)
+                ).fetchone()
+                if row is not None and not is_stale(row[0]):
+                    return row[0]
+                self.conn.execute(
+                    "INSERT INTO app_state (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
+            return None
+
+        return self._read(write, f"claim {key}")
+
+    def release(self, key: str, value: str) -> None:
+        """Drop ``app_state[key]`` if it still holds ``value`` (raises StoreError)."""
+        self._read(
+            lambda: self.conn.execute(
+                "DELETE FROM app_state WHERE key = ? AND value = ?", (key, value)
+            ),
+            f"release {key}",
+        )
+
     def set_state_quickly(self, key: str, value: str, wait_ms: int = 200) -> None:
         """Like :meth:`set_state` but waits at most ``wait_ms`` for a lock (GUI thread use).
 

@@ -147,7 +147,7 @@ class JudgeDialog(QDialog):
         layout.addWidget(QLabel("Failures (the model's raw answer is stored with each):"))
         layout.addWidget(self.failures, 1)
         layout.addWidget(buttons)
-        self.base_url.textChanged.connect(self._show_key_source)
+        self.base_url.editingFinished.connect(self._show_key_source)  # not on every key
         self._show_key_source()
         self.resize(640, 520)
 

@@ -30,6 +30,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     error: str = ""
+    body: bytes | None = None  # sent as is (e.g. an HTML page with status 200)
 
 
 def ok(scores: dict[str, int] | None = None, delay_s: float = 0.0) -> Reply:
@@ -164,7 +165,7 @@ class FakeOpenAI:
                             "total_tokens": 1020,
                         },
                     }
-                data = json.dumps(payload).encode()
+                data = reply.body if reply.body is not None else json.dumps(payload).encode()
                 try:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")

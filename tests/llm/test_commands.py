@@ -107,3 +107,30 @@ def test_batch_request_file_and_output_import(tmp_path, capsys):
     assert store.failed_judgments("gpt-5.1")["b"].raw_text == "```json\n{}\n```"
     assert main([*args, "--batch-out", str(requests)]) == 0  # only "b" is left to ask
     assert [json.loads(x)["custom_id"] for x in requests.read_text().splitlines()] == ["b"]
+
+
+def test_importing_a_file_twice_adds_nothing_even_with_two_lines_per_item(tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    path.write_text(
+        json.dumps({"id": "x", **ALL_PASS}) + "\n" + json.dumps({"id": "x", **FAIL_22}) + "\n"
+    )
+    db = tmp_path / "s.db"
+    args = ["import-judgments", "--db", str(db), "--model", "m", str(path), "--json"]
+    assert main(args) == 0 and json.loads(capsys.readouterr().out)["imported"] == 2
+    assert main(args) == 0 and json.loads(capsys.readouterr().out)["imported"] == 0
+    assert ReviewStore(db).judgments("m")["x"].scores == FAIL_22
+
+
+def test_a_malformed_batch_line_is_a_problem_not_a_crash(tmp_path, capsys):
+    output = tmp_path / "out.jsonl"
+    output.write_text(
+        json.dumps({"custom_id": "a", "response": {"status_code": 200, "body": "a string"}})
+        + "\n"
+        + json.dumps({"custom_id": "b", "response": "str"})
+        + "\n"
+    )
+    db = tmp_path / "s.db"
+    args = ["import-judgments", "--db", str(db), "--model", "m", "--batch", str(output)]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "line 1 item a" in err and "line 2 item b" in err

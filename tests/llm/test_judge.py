@@ -171,3 +171,41 @@ def test_the_api_key_is_in_no_database_log_or_export(tmp_path):
     for path in tmp_path.iterdir():
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path.name
+
+
+def test_a_200_answer_that_is_not_json_is_a_stored_failure_and_the_run_goes_on(tmp_path):
+    from tests.llm.fake_openai import Reply
+
+    items = benchmark(tmp_path, ["[html]", "[valid]", "[other]"])
+    store = ReviewStore(tmp_path / "study.db")
+    html = Reply(body=b"<html><body>Gateway</body></html>")
+    with FakeOpenAI({"[html]": [html]}) as server:
+        summary = run_judge(items, store, config(server, concurrency=1), KEY)
+    assert summary.judged == 2 and [f["item"] for f in summary.failed] == ["i0"]
+    assert "unreadable answer" in store.failed_judgments("gpt-5.1")["i0"].error
+
+
+def test_an_answer_giving_a_rule_twice_is_refused():
+    from medrcube_desktop.llm.parse import UnusableAnswer, parse_judgment
+
+    with pytest.raises(UnusableAnswer, match="1.1 given twice"):
+        parse_judgment('{"1.1":0,"1.1":1,"1.2":1,"1.3":1,"1.4":1,"2.1":1,"2.2":1,"2.3":1}')
+
+
+def test_a_second_run_of_the_same_model_on_the_same_database_is_refused(tmp_path):
+    import json as _json
+    import os
+
+    items = benchmark(tmp_path, ["[valid]"])
+    store = ReviewStore(tmp_path / "study.db")
+    import socket
+
+    alive = _json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": "x"})
+    store.set_state("judge.running:gpt-5.1", alive)
+    with FakeOpenAI() as server, pytest.raises(JudgeError, match="in progress"):
+        run_judge(items, store, config(server), KEY)
+    gone = _json.dumps({"pid": 2**22 + 12345, "host": socket.gethostname(), "since": "x"})
+    store.set_state("judge.running:gpt-5.1", gone)  # a crashed run's claim
+    with FakeOpenAI() as server:
+        assert run_judge(items, store, config(server), KEY).judged == 1
+    assert store.get_state("judge.running:gpt-5.1") is None  # released

@@ -17,6 +17,7 @@ def test_a_run_shows_progress_and_failures_and_the_judgments_stay_blind(
         dialog = window.open_judge_dialog()
         dialog.model.setText("gpt-5.1-ui")
         dialog.base_url.setText(server.base_url)
+        dialog.base_url.editingFinished.emit()
         assert "not needed" in dialog.key_label.text()
         with qtbot.waitSignal(dialog.run_finished, timeout=20000):
             dialog.start_button.click()
