@@ -23,7 +23,7 @@ from medrcube_desktop.evaluation.engines.base import (
     SamplingConfig,
 )
 from medrcube_desktop.llm.judge import retry_after_seconds
-from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url
+from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 
 
 def chat_messages(request: EvalRequest) -> list[dict]:
@@ -78,6 +78,8 @@ class OpenAIEngine:
         self.timeout_s = timeout_s
         self.max_attempts = max(1, max_attempts)
         self.backoff_base_s = backoff_base_s
+        self._answers = 0  # HTTP answers so far, to tell a dead endpoint early
+        self._connection_failures = 0
 
     def describe(self) -> dict[str, object]:
         """Parameters for the run record (the key is not among them)."""
@@ -108,7 +110,8 @@ class OpenAIEngine:
         self, requests: Iterable[EvalRequest], on_response: OnResponse, cancel: threading.Event
     ) -> None:
         """Answer every request (see :class:`~medrcube_desktop.evaluation.engines.base.Engine`)."""
-        with KeyRedactor(self.api_key) as redactor:
+        secrets = [s for url in self.base_urls for s in url_secrets(url)]
+        with KeyRedactor(self.api_key, secrets) as redactor:
             asyncio.run(self._run(iter(requests), on_response, cancel, redactor))
 
     async def _run(self, requests: Iterator[EvalRequest], on_response, cancel, redactor) -> None:
@@ -138,7 +141,16 @@ class OpenAIEngine:
                     fatal.append(str(exc))
                     cancel.set()
                     return
-                on_response(response)
+                except Exception as exc:  # noqa: BLE001 - e.g. a 200 answer that is not JSON
+                    response = EvalResponse(
+                        request.item_id,
+                        error=redactor.scrub(f"unreadable answer: {type(exc).__name__}: {exc}"),
+                    )
+                try:
+                    on_response(response)
+                except Exception:
+                    cancel.set()  # the answer could not be stored: stop every worker
+                    raise
 
         try:
             tasks = [asyncio.create_task(worker(k)) for k in range(self.concurrency)]
@@ -147,12 +159,15 @@ class OpenAIEngine:
                     for task in tasks:
                         task.cancel()
                 await asyncio.wait(tasks, timeout=0.1)
-            await asyncio.gather(*tasks, return_exceptions=True)
+            outcomes = await asyncio.gather(*tasks, return_exceptions=True)
         finally:
             for client in clients:
                 await client.close()
         if fatal:
             raise EngineError(fatal[0])
+        for outcome in outcomes:  # a worker that died (a database write failed): say so
+            if isinstance(outcome, Exception):
+                raise outcome
 
     async def _ask(self, client, request: EvalRequest, redactor: KeyRedactor) -> EvalResponse:
         import openai
@@ -171,13 +186,23 @@ class OpenAIEngine:
         while attempt < self.max_attempts:
             started = time.monotonic()
             try:
-                completion = await client.chat.completions.create(**kwargs)
+                # the SDK's timeout bounds each read; this bounds the whole request
+                completion = await asyncio.wait_for(
+                    client.chat.completions.create(**kwargs), self.timeout_s
+                )
+            except TimeoutError:
+                attempt += 1
+                error = f"no complete answer within {self.timeout_s:g} s"
+                continue
             except openai.RateLimitError as exc:
                 waits += 1
                 error = redactor.scrub(f"rate limited (429): {exc}")
                 if waits > 20:
                     break
-                await asyncio.sleep(retry_after_seconds(exc.response) or self._backoff(waits))
+                asked = retry_after_seconds(exc.response)
+                await asyncio.sleep(
+                    min(asked, 300.0) if asked is not None else self._backoff(waits)
+                )
                 continue
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
                 raise EngineError(
@@ -189,8 +214,14 @@ class OpenAIEngine:
                 ) from None
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 attempt += 1
-                error = redactor.scrub(f"{type(exc).__name__}: {exc}")
-                await asyncio.sleep(self._backoff(attempt))
+                cause = f" ({exc.__cause__})" if exc.__cause__ else ""
+                where = safe_base_url(str(client.base_url))
+                error = redactor.scrub(f"{type(exc).__name__} at {where}: {exc}{cause}")
+                self._connection_failures += 1
+                if self._answers == 0 and self._connection_failures >= 3 * self.concurrency:
+                    raise EngineError(f"nothing answers at {where}: {error}") from None
+                if attempt < self.max_attempts:
+                    await asyncio.sleep(self._backoff(attempt))
                 continue
             except openai.APIStatusError as exc:
                 attempt += 1
@@ -199,6 +230,7 @@ class OpenAIEngine:
                     await asyncio.sleep(self._backoff(attempt))
                     continue
                 break  # another 4xx: asking again gives the same answer
+            self._answers += 1
             message = completion.choices[0].message if completion.choices else None
             usage = completion.usage
             return EvalResponse(
