@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from medrcube_desktop import __version__
+from medrcube_desktop.core import argtypes
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.commands import (
     EVALUATION_SUBCOMMANDS,
@@ -94,7 +95,7 @@ def _gui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--reviewer",
-        type=_reviewer_name,
+        type=argtypes.name,
         metavar="NAME",
         help="reviewer name (asked once if not given)",
     )
@@ -235,7 +236,7 @@ def _add_exchange_parsers(sub) -> None:
     imports.add_argument("reviews", type=Path, metavar="REVIEWS.csv")
     imports.add_argument("--db", type=Path, required=True, metavar="FILE", help="review database")
     imports.add_argument(
-        "--reviewer", required=True, type=_reviewer_name, metavar="NAME", help="whose reviews"
+        "--reviewer", required=True, type=argtypes.name, metavar="NAME", help="whose reviews"
     )
     imports.add_argument(
         "--json", action="store_true", help='print {"imported", "skipped", "problems"}'
@@ -248,7 +249,7 @@ def _add_exchange_parsers(sub) -> None:
     )
     export.add_argument("--db", type=Path, required=True, metavar="FILE", help="review database")
     export.add_argument(
-        "--reviewer", required=True, type=_reviewer_name, metavar="NAME", help="whose reviews"
+        "--reviewer", required=True, type=argtypes.name, metavar="NAME", help="whose reviews"
     )
     export.add_argument("--out", type=Path, required=True, metavar="REVIEWS.csv")
     export.add_argument(
@@ -360,15 +361,6 @@ def cmd_render(args: argparse.Namespace) -> int:
         shape: list[int] = facts["shape"]  # type: ignore[assignment]
         print(f"{out}: slice {facts['slice_index']}, {shape[1]}x{shape[0]} pixels")
     return 0
-
-
-def _reviewer_name(text: str) -> str:
-    """argparse type: a reviewer name, stripped; blank is refused (every review carries
-    its reviewer)."""
-    name = text.strip()
-    if not name:
-        raise argparse.ArgumentTypeError("the reviewer name is blank")
-    return name
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,19 +12,10 @@ import sys
 import threading
 from pathlib import Path
 
+from medrcube_desktop.core import argtypes
 from medrcube_desktop.evaluation.engines.factory import ENGINES
 
 EVALUATION_SUBCOMMANDS = ("evaluate", "credibility", "export-run", "import-run")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def add_evaluation_parsers(sub) -> None:
@@ -46,21 +37,29 @@ def add_evaluation_parsers(sub) -> None:
     ev.add_argument(
         "--text-only", action="store_true", help="send no image (prior-leakage baseline)"
     )
-    ev.add_argument("--concurrency", type=_positive, default=16, metavar="N")
-    ev.add_argument("--max-tokens", type=_positive, default=8192, metavar="N")
+    ev.add_argument("--concurrency", type=argtypes.positive, default=16, metavar="N")
+    ev.add_argument("--max-tokens", type=argtypes.positive, default=8192, metavar="N")
     ev.add_argument("--temperature", type=float, default=0.0, metavar="T")
     ev.add_argument("--top-p", type=float, default=0.0001, metavar="P")
     ev.add_argument("--seed", type=int, default=0, metavar="S")
-    ev.add_argument("--max-model-len", type=_positive, default=16384, metavar="N")
+    ev.add_argument("--max-model-len", type=argtypes.positive, default=16384, metavar="N")
     ev.add_argument(
-        "--max-pixels", type=_positive, default=None, metavar="N", help="image pixel budget"
+        "--max-pixels", type=argtypes.positive, default=None, metavar="N", help="image pixel budget"
     )
-    ev.add_argument("--tensor-parallel-size", type=_positive, default=1, metavar="N")
-    ev.add_argument("--pipeline-parallel-size", type=_positive, default=1, metavar="N")
+    ev.add_argument("--tensor-parallel-size", type=argtypes.positive, default=1, metavar="N")
+    ev.add_argument("--pipeline-parallel-size", type=argtypes.positive, default=1, metavar="N")
     ev.add_argument("--revision", default="", metavar="REV", help="model revision")
     ev.add_argument("--api-key-env", metavar="VAR", help="openai engine: read the key from VAR")
+    ev.add_argument(
+        "--timeout", type=argtypes.seconds, default=600.0, metavar="S", help="per request"
+    )
+    ev.add_argument("--max-attempts", type=argtypes.positive, default=3, metavar="N")
+    ev.add_argument(
+        "--chunk-size", type=argtypes.positive, default=32, metavar="N",
+        help="vllm: requests per LLM.chat call (answers are saved after each)",
+    )  # fmt: skip
     ev.add_argument("--run", metavar="NAME", help="run name (default: model and engine)")
-    ev.add_argument("--limit", type=_positive, metavar="N", help="only the first N items")
+    ev.add_argument("--limit", type=argtypes.positive, metavar="N", help="only the first N items")
     ev.add_argument(
         "--json", action="store_true", help='print {"run", "n", "accuracy", "unparsed", "by_task"}'
     )
@@ -74,6 +73,12 @@ def add_evaluation_parsers(sub) -> None:
     cred.add_argument("--db", type=Path, metavar="FILE")
     cred.add_argument("--dataset", type=Path, metavar="DIR")
     cred.add_argument("--preset", choices=("paper", "official"), default="paper")
+    cred.add_argument(
+        "--file-correct",
+        action="store_true",
+        help="with --results: use each record's own 'correct' (the public scoring) instead "
+        "of parsing the response again",
+    )
     cred.add_argument("--json", action="store_true", help="print the figures as JSON")
     exp = sub.add_parser("export-run", help="write a run as the public evaluator's results.json")
     exp.add_argument("--db", type=Path, required=True, metavar="FILE")
@@ -119,6 +124,9 @@ def build_engine(args: argparse.Namespace):
             pipeline_parallel_size=args.pipeline_parallel_size,
             revision=args.revision,
             api_key_env=args.api_key_env,
+            timeout_s=args.timeout,
+            max_attempts=args.max_attempts,
+            chunk_size=args.chunk_size,
         )
     )
 
@@ -139,6 +147,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from medrcube_desktop.store.reviews import ReviewStore
 
     benchmark = load_benchmark(args.dataset)
+    _say_not_loaded(benchmark, args.dataset)
     items = benchmark.items[: args.limit] if args.limit else benchmark.items
     engine = build_engine(args)
     images = ImageOptions(args.text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS)
@@ -168,7 +177,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for failure in state.failed:
         print(f"{failure['item']}: {failure['error']}", file=sys.stderr)
     if args.json:
-        print(json.dumps({**summary, "failed": state.failed, "skipped": state.skipped}))
+        print(
+            json.dumps(
+                {
+                    **summary,
+                    "failed": state.failed,
+                    "skipped": state.skipped,
+                    "not_loaded": len(benchmark.problems),
+                }
+            )
+        )
     else:
         acc, base = summary["accuracy"], summary["random_baseline"]
         print(
@@ -179,6 +197,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 1 if state.failed or state.cancelled else 0
 
 
+def _say_not_loaded(benchmark, dataset: Path) -> None:
+    """Tell on stderr how many items the loader refused (they are not in the figures)."""
+    if benchmark.problems:
+        print(
+            f"medrcube-desktop: warning: {len(benchmark.problems)} items cannot be loaded and are "
+            f"not evaluated or counted (medrcube-desktop validate {dataset} lists them)",
+            file=sys.stderr,
+        )
+
+
 def cmd_credibility(args: argparse.Namespace) -> int:
     """``credibility``: the paired-outcome figures of a run or a results.json."""
     from medrcube_desktop.errors import MedRCubeError
@@ -187,7 +215,7 @@ def cmd_credibility(args: argparse.Namespace) -> int:
     if args.results is not None:
         from medrcube_desktop.evaluation.results_json import read_results
 
-        outcomes, warnings = read_results(args.results)
+        outcomes, warnings = read_results(args.results, reparse=not args.file_correct)
     else:
         if args.db is None or args.dataset is None:
             raise MedRCubeError("credibility --run needs --db and --dataset")
@@ -195,14 +223,21 @@ def cmd_credibility(args: argparse.Namespace) -> int:
         from medrcube_desktop.evaluation.runner import run_outcomes
         from medrcube_desktop.store.reviews import ReviewStore
 
+        benchmark = load_benchmark(args.dataset)
+        _say_not_loaded(benchmark, args.dataset)
         store = ReviewStore(args.db)
         try:
             if store.eval_run(args.run) is None:
                 raise MedRCubeError(f"no run named {args.run!r}")
-            outcomes = run_outcomes(store, args.run, load_benchmark(args.dataset).items)
+            outcomes = run_outcomes(store, args.run, benchmark.items)
         finally:
             store.close()
         warnings = []
+        if len(outcomes) < len(benchmark.items):
+            warnings.append(
+                f"run {args.run} has answered {len(outcomes)} of {len(benchmark.items)} items; "
+                "the figures cover those"
+            )
     pairs, pair_warnings = pair_outcomes(outcomes, args.preset)
     for warning in warnings + pair_warnings:
         print(f"medrcube-desktop: warning: {warning}", file=sys.stderr)

@@ -84,11 +84,11 @@ def export_run(store: ReviewStore, run: str, items: Sequence[Item], path: str | 
     return len(records)
 
 
-def read_results(path: str | Path) -> tuple[list[Outcome], list[str]]:
+def read_results(path: str | Path, reparse: bool = True) -> tuple[list[Outcome], list[str]]:
     """Outcomes from a ``results.json`` (ours or the public evaluator's), and warnings.
 
-    Each response is parsed again with our rules; a record without options falls back
-    to its own ``correct``. Records whose task name is unknown are left out with a
+    Each response is parsed again with our rules (``reparse``); otherwise, and for a
+    record without options, the record's own ``correct`` decides (the public scoring). Records whose task name is unknown are left out with a
     warning (never silently reclassified).
 
     Raises
@@ -131,7 +131,7 @@ def read_results(path: str | Path) -> tuple[list[Outcome], list[str]]:
             source_file=path,
         )
         response = record.get("response", record.get("model_response"))
-        if options and isinstance(response, str):
+        if reparse and options and isinstance(response, str):
             letter = parse_answer(response, options).letter
         else:
             letter = answer if record.get("correct") is True else None

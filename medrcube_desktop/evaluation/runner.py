@@ -6,8 +6,11 @@ asked again, and the database refuses a second answer to an item (primary key).
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import platform
+import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -15,12 +18,13 @@ from typing import Any
 
 from medrcube_desktop import __version__
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.errors import EngineError, ImageLoadError
 from medrcube_desktop.evaluation.engines.base import Engine, EvalRequest, EvalResponse
 from medrcube_desktop.evaluation.images import DEFAULT_MAX_PIXELS, DEFAULT_MIN_SIDE, model_image
 from medrcube_desktop.evaluation.metrics import Outcome, summarize
 from medrcube_desktop.evaluation.parse import official_answer, parse_answer
 from medrcube_desktop.evaluation.prompt import build_prompt, prompt_sha256
+from medrcube_desktop.llm.judge import holder_gone
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
@@ -148,10 +152,19 @@ def run_evaluation(
         if progress is not None:
             progress(state)
 
+    lock_key = f"evaluate.running:{run.name}"
+    me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now()})
+    holder = store.claim(lock_key, me, holder_gone)
+    if holder is not None:
+        raise EngineError(
+            f"run {run.name} is being evaluated by another process ({holder}); two would ask "
+            "every item twice"
+        )
     try:
         engine.run(requests(), on_response, cancel)
     finally:
         engine.close()
+        store.release(lock_key, me)
         store.add_run_provenance(run.name, engine.library_versions(), engine.gpu())
     state.cancelled = cancel.is_set()
     return state

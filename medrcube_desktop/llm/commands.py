@@ -12,35 +12,9 @@ import sys
 import threading
 from pathlib import Path
 
+from medrcube_desktop.core import argtypes
+
 LLM_SUBCOMMANDS = ("judge", "import-judgments", "export-judgments")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    """argparse type: a positive, finite number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (value > 0 and value != float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
-
-
-def _name(text: str) -> str:
-    """argparse type: a non-blank name."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("must not be blank")
-    return text.strip()
 
 
 def _price(text: str) -> tuple[float, float]:
@@ -65,14 +39,19 @@ def add_llm_parsers(sub) -> None:
     )
     judge.add_argument("--dataset", type=Path, required=True, metavar="DIR")
     judge.add_argument("--db", type=Path, required=True, metavar="FILE")
-    judge.add_argument("--model", required=True, type=_name, metavar="NAME")
+    judge.add_argument("--model", required=True, type=argtypes.name, metavar="NAME")
     judge.add_argument("--base-url", metavar="URL", help="endpoint (default: OpenAI)")
-    judge.add_argument("--concurrency", type=_positive, default=8, metavar="N")
+    judge.add_argument("--concurrency", type=argtypes.positive, default=8, metavar="N")
     judge.add_argument(
-        "--limit", type=_positive, metavar="N", help="only the first N items of the benchmark"
+        "--limit",
+        type=argtypes.positive,
+        metavar="N",
+        help="only the first N items of the benchmark",
     )
-    judge.add_argument("--timeout", type=_seconds, default=60.0, metavar="S", help="per request")
-    judge.add_argument("--max-attempts", type=_positive, default=3, metavar="N")
+    judge.add_argument(
+        "--timeout", type=argtypes.seconds, default=60.0, metavar="S", help="per request"
+    )
+    judge.add_argument("--max-attempts", type=argtypes.positive, default=3, metavar="N")
     judge.add_argument("--temperature", type=float, metavar="T", help="default: not sent")
     judge.add_argument(
         "--structured",
@@ -96,7 +75,7 @@ def add_llm_parsers(sub) -> None:
         "output file of an OpenAI batch made with judge --batch-out.",
     )
     imp.add_argument("--db", type=Path, required=True, metavar="FILE")
-    imp.add_argument("--model", required=True, type=_name, metavar="NAME")
+    imp.add_argument("--model", required=True, type=argtypes.name, metavar="NAME")
     imp.add_argument("--batch", action="store_true", help="FILE is a Batch API output file")
     imp.add_argument("file", type=Path, metavar="FILE.jsonl")
     imp.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -104,7 +83,7 @@ def add_llm_parsers(sub) -> None:
         "export-judgments", help="write a model's successful judgments as JSON Lines"
     )
     exp.add_argument("--db", type=Path, required=True, metavar="FILE")
-    exp.add_argument("--model", required=True, type=_name, metavar="NAME")
+    exp.add_argument("--model", required=True, type=argtypes.name, metavar="NAME")
     exp.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl")
     exp.add_argument("--json", action="store_true", help='print {"exported": N}')
 

@@ -189,7 +189,7 @@ def run_judge(
         return summary
     lock_key = f"judge.running:{config.model}"
     me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now()})
-    holder = store.claim(lock_key, me, _holder_gone)
+    holder = store.claim(lock_key, me, holder_gone)
     if holder is not None:
         raise JudgeError(
             f"another judge run of {config.model} on this database is in progress ({holder}); "
@@ -205,7 +205,7 @@ def run_judge(
     return summary
 
 
-def _holder_gone(value: str) -> bool:
+def holder_gone(value: str) -> bool:
     """Whether the run that claimed the lock is gone (its process on this host has
     ended; a holder on another host is trusted for 24 hours)."""
     try:

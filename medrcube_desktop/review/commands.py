@@ -10,28 +10,9 @@ import json
 import sys
 from pathlib import Path
 
+from medrcube_desktop.core import argtypes
+
 AGREEMENT_SUBCOMMANDS = ("study", "agreement")
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    """argparse type: a seed from 0 to 2**32 − 1 (what numpy's generators take)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 0 <= value < 2**32:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {2**32 - 1}, got {value}")
-    return value
 
 
 def add_agreement_parsers(sub) -> None:
@@ -46,8 +27,10 @@ def add_agreement_parsers(sub) -> None:
     study.add_argument("--dataset", type=Path, required=True, metavar="DIR")
     study.add_argument("--db", type=Path, required=True, metavar="FILE")
     study.add_argument("--name", required=True, metavar="NAME")
-    study.add_argument("--n", type=_count, required=True, metavar="N", help="items in the study")
-    study.add_argument("--seed", type=_seed, default=0, metavar="S")
+    study.add_argument(
+        "--n", type=argtypes.count, required=True, metavar="N", help="items in the study"
+    )
+    study.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
     study.add_argument("--stratify", choices=("task", "modality", "region"), default="")
     study.add_argument("--json", action="store_true", help='print {"name", "seed", "items"}')
     agreement = sub.add_parser(
@@ -63,8 +46,8 @@ def add_agreement_parsers(sub) -> None:
     other.add_argument("--model", metavar="NAME", help="the LLM judge to compare with")
     other.add_argument("--reviewer2", metavar="NAME", help="a second reviewer")
     agreement.add_argument("--study", metavar="NAME", help="only the items of this study")
-    agreement.add_argument("--bootstrap", type=_count, default=2000, metavar="N")
-    agreement.add_argument("--seed", type=_seed, default=0, metavar="S")
+    agreement.add_argument("--bootstrap", type=argtypes.count, default=2000, metavar="N")
+    agreement.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
     agreement.add_argument(
         "--out", type=Path, metavar="DIR", help="write CSV, XLSX, JSON, figures, HTML"
     )

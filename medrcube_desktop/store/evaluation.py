@@ -70,13 +70,26 @@ class EvaluationQueries(StoreBase):
         """
         existing = self.eval_run(run.name)
         if existing is not None:
-            same = (existing.engine, existing.model, existing.prompt_sha256, existing.text_only)
-            if same != (run.engine, run.model, run.prompt_sha256, run.text_only) or (
-                existing.params != run.params
-            ):
+            differ = [
+                name
+                for name, old, new in (
+                    ("engine", existing.engine, run.engine),
+                    ("model", existing.model, run.model),
+                    ("prompt", existing.prompt_sha256, run.prompt_sha256),
+                    ("text_only", existing.text_only, run.text_only),
+                )
+                if old != new
+            ]
+            old_params, new_params = _answer_relevant(existing.params), _answer_relevant(run.params)
+            differ += sorted(
+                key
+                for key in set(old_params) | set(new_params)
+                if old_params.get(key) != new_params.get(key)
+            )
+            if differ:
                 raise StoreError(
-                    f"run {run.name!r} exists with other settings ({existing.engine} "
-                    f"{existing.model}); resume it with the same ones or pick another name"
+                    f"run {run.name!r} exists with other settings ({', '.join(differ)} differ); "
+                    "resume it with the same ones or pick another name"
                 )
             return existing
         row = asdict(run)
@@ -176,6 +189,17 @@ class EvaluationQueries(StoreBase):
             },
             f"read run {run}",
         )
+
+
+OPERATIONAL_PARAMS = {
+    "base_urls", "concurrency", "timeout_s", "max_attempts", "chunk_size", "attached_to",
+    "gpu_memory_utilization",
+}  # fmt: skip
+"""Run parameters that do not change the answers: a resume may use other values."""
+
+
+def _answer_relevant(params: dict) -> dict:
+    return {key: value for key, value in params.items() if key not in OPERATIONAL_PARAMS}
 
 
 def check_run_name(name: str) -> str:

@@ -7,6 +7,7 @@ never in this process. The pane shows results it reads from the database.
 
 from __future__ import annotations
 
+import html
 import logging
 import threading
 import time
@@ -222,7 +223,7 @@ class EvaluatePane(QDialog):
         self.pairs_table = QTableWidget(0, 6)
         self.pairs_table.setObjectName("pairsTable")
         self.pairs_table.setHorizontalHeaderLabels(
-            ["Image", "Prerequisite item", "", "High-level item", "", "Group"]
+            ["Image", "Prerequisite item", "Right?", "High-level item", "Right?", "Group"]
         )
         self.pairs_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.pairs_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
@@ -298,6 +299,7 @@ class EvaluatePane(QDialog):
         self.worker.progressed.connect(self._on_progress)
         self.worker.finished_run.connect(self._on_finished)
         self._started = time.monotonic()
+        self._last_state: EvalProgress | None = None
         self.progress.setRange(0, 0)
         self.status.setText(f"Starting {options.engine} with {model}…")
         self.start_button.setEnabled(False)
@@ -311,6 +313,7 @@ class EvaluatePane(QDialog):
             self.status.setText("Cancelling…")
 
     def _on_progress(self, state: EvalProgress) -> None:
+        self._last_state = state
         done = state.answered + len(state.failed)
         self.progress.setRange(0, max(1, state.total))
         self.progress.setValue(done)
@@ -334,7 +337,15 @@ class EvaluatePane(QDialog):
         elif self.worker is not None and self.worker.cancel.is_set():
             self.status.setText("Cancelled; Start resumes the run.")
         else:
-            self.status.setText(f"Run {run} finished.")
+            failed = len(self._last_state.failed) if self._last_state else 0
+            self.status.setText(
+                f"Run {run} finished"
+                + (
+                    f"; {failed} items failed and were not stored (Start again retries them)."
+                    if failed
+                    else "."
+                )
+            )
         self._fill_runs()
         self.run_finished.emit()
 
@@ -423,7 +434,8 @@ class EvaluatePane(QDialog):
             raw = (answer.response if answer else "").replace("<", "&lt;")[:600]
             how = f"{answer.parsed_answer or 'none'} ({answer.parse_method})" if answer else "—"
             blocks.append(
-                f"<p><b>{title}: {item.id}</b> · {item.task.name}<br>{item.question}<br>{options}"
+                f"<p><b>{title}: {html.escape(item.id)}</b> · {item.task.name}<br>"
+                f"{html.escape(item.question)}<br>{options}"
                 f"<br><i>Model answered:</i> <code>{raw}</code><br><i>Read as:</i> {how} "
                 f"{'✓' if outcome.correct else '✗'}</p>"
             )

@@ -31,6 +31,9 @@ class EngineOptions:
     pipeline_parallel_size: int = 1
     revision: str = ""
     api_key_env: str | None = None
+    timeout_s: float = 600.0
+    max_attempts: int = 3
+    chunk_size: int = 32
 
 
 def build_engine(options: EngineOptions) -> Engine:
@@ -51,7 +54,15 @@ def build_engine(options: EngineOptions) -> Engine:
         if not options.base_urls:
             raise EngineError("the openai engine needs --base-url")
         key, _ = find_api_key(options.base_urls[0], options.api_key_env)
-        return OpenAIEngine(options.model, options.base_urls, key, sampling, options.concurrency)
+        return OpenAIEngine(
+            options.model,
+            options.base_urls,
+            key,
+            sampling,
+            options.concurrency,
+            options.timeout_s,
+            options.max_attempts,
+        )
     if options.engine == "vllm-server":
         from medrcube_desktop.evaluation.engines.vllm_engine import VLLMServerEngine
 
@@ -64,6 +75,7 @@ def build_engine(options: EngineOptions) -> Engine:
             tensor_parallel_size=options.tensor_parallel_size,
             pipeline_parallel_size=options.pipeline_parallel_size,
             concurrency=options.concurrency,
+            timeout_s=options.timeout_s,
         )
     if options.engine == "vllm":
         from medrcube_desktop.evaluation.engines.vllm_engine import VLLMEngine
@@ -76,5 +88,6 @@ def build_engine(options: EngineOptions) -> Engine:
             max_pixels=options.max_pixels,
             tensor_parallel_size=options.tensor_parallel_size,
             pipeline_parallel_size=options.pipeline_parallel_size,
+            chunk_size=options.chunk_size,
         )
     raise EngineError(f"unknown engine {options.engine!r} (engines: {', '.join(ENGINES)})")

@@ -233,9 +233,13 @@ class OpenAIEngine:
             self._answers += 1
             message = completion.choices[0].message if completion.choices else None
             usage = completion.usage
+            if message is None or (message.content is None and not message.refusal):
+                attempt += 1  # a reply without an answer is the server's fault, not the model's
+                error = "the reply holds no answer (no choices or null content)"
+                continue
             return EvalResponse(
                 item_id=request.item_id,
-                text=(message.content or message.refusal or "") if message is not None else "",
+                text=message.content or message.refusal or "",
                 latency_s=round(time.monotonic() - started, 4),
                 prompt_tokens=usage.prompt_tokens if usage else None,
                 completion_tokens=usage.completion_tokens if usage else None,

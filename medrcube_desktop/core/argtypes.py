@@ -1,0 +1,55 @@
+"""argparse value types shared by every subcommand: one message per kind of bad value."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def positive(text: str) -> int:
+    """A whole number of at least 1."""
+    value = _whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def count(text: str) -> int:
+    """A whole number of at least 0."""
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def seed(text: str) -> int:
+    """A seed from 0 to 2**32 − 1 (what numpy's generators take)."""
+    value = _whole(text)
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {2**32 - 1}, got {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def name(text: str) -> str:
+    """A non-blank name, stripped."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be blank")
+    return text.strip()
