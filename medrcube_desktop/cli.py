@@ -352,6 +352,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     from medrcube_desktop.imaging.batch import render_to_png
 
     out = args.out or Path(args.source.name.split(".")[0] + ".png")
+    if out.exists() and args.source.exists() and out.resolve() == args.source.resolve():
+        raise MedRCubeError(
+            f"{out}: would overwrite the source image; choose another file with --out"
+        )
     facts = render_to_png(
         args.source, out, args.mask, args.bbox, args.slice, args.window, args.preset
     )

@@ -71,3 +71,16 @@ def test_quit_after_ms_out_of_qt_range_is_a_usage_error(capsys):
         main(["--dataset", ".", "--quit-after-ms", str(2**31)])
     assert exit_info.value.code == 2
     assert "must be between 0 and 2147483647 ms" in capsys.readouterr().err
+
+
+def test_render_refuses_to_overwrite_its_source(tmp_path, capsys, monkeypatch):
+
+    source = tmp_path / "scan.png"
+    from PIL import Image
+
+    Image.new("L", (8, 8), 100).save(source)
+    before = source.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", "scan.png"]) == 2
+    assert "would overwrite the source" in capsys.readouterr().err
+    assert source.read_bytes() == before

@@ -246,7 +246,8 @@ def cmd_credibility(args: argparse.Namespace) -> int:
         print(json.dumps(figures))
     else:
         for key, value in figures.items():
-            print(f"{key:14} {value if not isinstance(value, float) else round(value, 4)}")
+            shown = "—" if value is None else round(value, 4) if isinstance(value, float) else value
+            print(f"{key:14} {shown}")
     return 0
 
 

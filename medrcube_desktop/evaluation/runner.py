@@ -97,6 +97,7 @@ def run_evaluation(
     """
     images = images or ImageOptions()
     cancel = cancel or threading.Event()
+    new_run = store.eval_run(run.name) is None
     run = store.save_run(run)
     done = store.answered_ids(run.name)
     todo = [item for item in items if item.id not in done]
@@ -162,10 +163,15 @@ def run_evaluation(
         )
     try:
         engine.run(requests(), on_response, cancel)
+    except EngineError:
+        if new_run and not store.answered_ids(run.name):
+            store.delete_empty_run(run.name)  # an engine that never started leaves no run
+        raise
     finally:
         engine.close()
         store.release(lock_key, me)
-        store.add_run_provenance(run.name, engine.library_versions(), engine.gpu())
+        if store.eval_run(run.name) is not None:
+            store.add_run_provenance(run.name, engine.library_versions(), engine.gpu())
     state.cancelled = cancel.is_set()
     return state
 

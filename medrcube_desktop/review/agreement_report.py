@@ -84,7 +84,7 @@ def fmt(value: object, digits: int = 2) -> str:
     if value is None:
         return "—"
     if isinstance(value, float | int):
-        return f"{value:.{digits}f}"
+        return f"{round(float(value), digits) + 0.0:.{digits}f}"  # never "-0.00"
     return str(value)
 
 
@@ -371,7 +371,8 @@ def _others_html(run: StudyRun) -> str:
         )
         parts.append(
             f"<table><caption><b>Table 3.</b> Intra-rater agreement of {html.escape(str(run.intra['reviewer']))}: "
-            f"first judgment against the repeat, {run.intra['n_repeated']} items shown twice (all seven "
+            f"first judgment against the repeat, {run.intra['n_repeated']} "
+            f"item{'' if run.intra['n_repeated'] == 1 else 's'} shown twice (all seven "
             f"match on {fmt(run.intra['sample_level'])}).</caption><thead><tr><th>Rule</th><th>Agreement</th>"
             f"<th>Cohen's κ</th><th>Gwet's AC1</th></tr></thead><tbody>{rows}</tbody></table>"
         )

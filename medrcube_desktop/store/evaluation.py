@@ -119,6 +119,18 @@ class EvaluationQueries(StoreBase):
             f"update run {name}",
         )
 
+    def delete_empty_run(self, name: str) -> None:
+        """Remove a run that holds no response (its engine never started); raises
+        StoreError. A run with answers is never deleted."""
+        self._read(
+            lambda: self.conn.execute(
+                "DELETE FROM eval_runs WHERE name = ? AND NOT EXISTS "
+                "(SELECT 1 FROM eval_responses WHERE run = ?)",
+                (name, name),
+            ),
+            f"remove the empty run {name}",
+        )
+
     def eval_run(self, name: str) -> RunRecord | None:
         """A run by name, or ``None`` (raises StoreError)."""
 

@@ -290,7 +290,24 @@ def _missing_rows(target: ReviewStore, source: ReviewStore, table: str) -> list[
     have = set(target.conn.execute(f"SELECT {', '.join(key)} FROM {table}"))
     cursor = source.conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY rowid")
     rows = [dict(zip(columns, values, strict=True)) for values in cursor]
-    return [row for row in rows if tuple(row[k] for k in key) not in have]
+    missing = [row for row in rows if tuple(row[k] for k in key) not in have]
+    if table == "reviews":  # the same review under another uid (exported, then imported)
+        same = {_review_content(row) for row in _rows(target, "reviews", columns)}
+        missing = [row for row in missing if _review_content(row) not in same]
+    return missing
+
+
+def _rows(store: ReviewStore, table: str, columns: list[str]) -> list[dict]:
+    cursor = store.conn.execute(f"SELECT {', '.join(columns)} FROM {table}")
+    return [dict(zip(columns, values, strict=True)) for values in cursor]
+
+
+def _review_content(row: dict) -> tuple:
+    """What makes two review rows the same review whatever their uid: reviewer, item,
+    scores, comment, tags, repeat and commit time."""
+    scores = tuple(row[k] for k in sorted(row) if k.startswith("score_"))
+    return (row["reviewer"], row["item_id"], scores, row["comment"], row["tags"], row["repeat"],
+            row["committed_at"])  # fmt: skip
 
 
 def _next_revision(conn: sqlite3.Connection, reviewer: str, item_id: str) -> int:

@@ -72,7 +72,8 @@ def _extra_summary(run: StudyRun) -> str:
     parts = []
     if run.intra:
         parts.append(
-            f"<br>Intra-rater ({html.escape(str(run.intra['reviewer']))}, {run.intra['n_repeated']} items shown "
+            f"<br>Intra-rater ({html.escape(str(run.intra['reviewer']))}, {run.intra['n_repeated']} "
+            f"item{'' if run.intra['n_repeated'] == 1 else 's'} shown "
             f"twice): all seven match on {fmt(run.intra['sample_level'])}."
         )
     if run.multi:

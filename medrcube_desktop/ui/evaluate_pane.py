@@ -360,6 +360,12 @@ class EvaluatePane(QDialog):
             self._fill_pairs_table()
             return
         summary = run_summary(self.store, run, self.items)
+        if not self.model.text().strip():  # an existing run: its model and endpoints
+            self.model.setText(record.model)
+            self.engine.setCurrentText(record.engine if record.engine in ENGINES else "openai")
+            urls = record.params.get("base_urls") or []
+            if urls and not self.base_urls.text().strip():
+                self.base_urls.setText(" ".join(urls))
 
         def pct(value):
             return "—" if value is None else f"{value:.1%}"
@@ -405,7 +411,10 @@ class EvaluatePane(QDialog):
         wanted = self.group_filter.currentData()
         shown = [p for p in self.pairs if not wanted or p.group == wanted]
         self.shown_pairs = shown
+        self.pair_text.setText("Select a pair to see its image, questions and answers.")
+        self.pair_image.clear()
         self.pairs_table.setRowCount(len(shown))
+        self.pairs_table.setCurrentCell(-1, -1)
         for row, pair in enumerate(shown):
             values = [
                 Path(pair.image).name,

@@ -212,3 +212,15 @@ def test_cancel_stops_the_openai_engine(bench, tmp_path):
         state = run_evaluation(load_benchmark(bench).items, store, record, engine,
                                progress=lambda s: cancel.set(), cancel=cancel)  # fmt: skip
     assert state.cancelled and state.answered < 12
+
+
+def test_vllm_not_installed_says_how_to_install_and_leaves_no_empty_run(
+    bench, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # no vllm anywhere on the path
+    store = ReviewStore(tmp_path / "s.db")
+    engine = VLLMEngine("m")
+    record = run_record("novllm", engine, "m", ImageOptions(), str(bench))
+    with pytest.raises(EngineError, match="not installed"):
+        run_evaluation(load_benchmark(bench).items[:1], store, record, engine)
+    assert store.eval_run("novllm") is None  # retrying with other settings is not refused

@@ -291,3 +291,15 @@ def test_the_later_flag_change_wins_and_an_unflag_is_not_undone_by_a_re_merge(tm
     laptop.close()
     assert merge(study, [tmp_path / "laptop.db"]).total("flags") == 1
     assert study.flags("dr-b") == set()
+
+
+def test_a_review_exported_and_imported_elsewhere_is_not_merged_twice(tmp_path):
+    from medrcube_desktop.store.exchange import export_reviews, import_reviews
+
+    study = reviewer_db(tmp_path / "study.db", "alice", "i1", 9, fails=("1.3",))
+    export_reviews(study, "alice", tmp_path / "alice.csv")
+    other = ReviewStore(tmp_path / "other.db")
+    assert import_reviews(other, "alice", tmp_path / "alice.csv").imported == 1
+    other.close()
+    assert merge(study, [tmp_path / "other.db"]).total("reviews") == 0  # same review, new uid
+    assert [r.revision for r in study.review_history("alice", "i1")] == [1]

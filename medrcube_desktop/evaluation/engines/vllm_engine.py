@@ -156,6 +156,13 @@ class VLLMEngine:
         self.process.stdin.flush()
         ready = self._read_line(log)
         if ready is None or not ready.get("ready"):
+            self.process.wait(30)
+            log.thread.join(5)
+            if "No module named 'vllm'" in log.text():
+                raise EngineError(
+                    f"vLLM is not installed for {self.python}: pip install -e '.[vllm]' on a "
+                    "machine with an NVIDIA GPU, or use --engine openai / vllm-server --base-url"
+                )
             raise EngineError(f"vLLM did not start (model {self.model}):\n{log.text()}")
         self._versions = {"vllm": str(ready.get("vllm", ""))}
         self._gpu = str(ready.get("gpu", ""))
