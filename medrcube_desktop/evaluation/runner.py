@@ -6,11 +6,8 @@ asked again, and the database refuses a second answer to an item (primary key).
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import platform
-import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,8 +21,8 @@ from medrcube_desktop.evaluation.images import DEFAULT_MAX_PIXELS, DEFAULT_MIN_S
 from medrcube_desktop.evaluation.metrics import Outcome, summarize
 from medrcube_desktop.evaluation.parse import official_answer, parse_answer
 from medrcube_desktop.evaluation.prompt import build_prompt, prompt_sha256
-from medrcube_desktop.llm.judge import holder_gone
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
+from medrcube_desktop.store.locks import process_lock
 from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
 log = logging.getLogger(__name__)
@@ -153,25 +150,17 @@ def run_evaluation(
         if progress is not None:
             progress(state)
 
-    lock_key = f"evaluate.running:{run.name}"
-    me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now()})
-    holder = store.claim(lock_key, me, holder_gone)
-    if holder is not None:
-        raise EngineError(
-            f"run {run.name} is being evaluated by another process ({holder}); two would ask "
-            "every item twice"
-        )
-    try:
-        engine.run(requests(), on_response, cancel)
-    except EngineError:
-        if new_run and not store.answered_ids(run.name):
-            store.delete_empty_run(run.name)  # an engine that never started leaves no run
-        raise
-    finally:
-        engine.close()
-        store.release(lock_key, me)
-        if store.eval_run(run.name) is not None:
-            store.add_run_provenance(run.name, engine.library_versions(), engine.gpu())
+    with process_lock(store, f"evaluate.running:{run.name}", f"run {run.name}"):
+        try:
+            engine.run(requests(), on_response, cancel)
+        except EngineError:
+            if new_run and not store.answered_ids(run.name):
+                store.delete_empty_run(run.name)  # an engine that never started leaves no run
+            raise
+        finally:
+            engine.close()
+            if store.eval_run(run.name) is not None:
+                store.add_run_provenance(run.name, engine.library_versions(), engine.gpu())
     state.cancelled = cancel.is_set()
     return state
 

@@ -15,16 +15,12 @@ AWS Architecture Blog, 2015). The SDK's own retries are off so that these rules 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import os
 import random
-import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 from medrcube_desktop.core.items import Item
@@ -33,6 +29,7 @@ from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 from medrcube_desktop.llm.parse import UnusableAnswer, parse_judgment
 from medrcube_desktop.llm.prompt import ReviewPrompt, load_prompt, response_format
 from medrcube_desktop.store.judgments import STATUS_FAILED, Judgment
+from medrcube_desktop.store.locks import process_lock
 from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
 log = logging.getLogger(__name__)
@@ -179,7 +176,8 @@ def run_judge(
     JudgeError
         The endpoint refused the key or the model (401, 403, 404): no item can succeed.
     StoreError
-        A judgment could not be written.
+        A judgment could not be written; ``LockHeld`` when another process is judging
+        with the same model on this database.
     """
     prompt = load_prompt()
     todo, skipped = items_to_judge(items, store, config.model, prompt)
@@ -187,45 +185,12 @@ def run_judge(
     summary.update_cost(config.prices())
     if not todo:
         return summary
-    lock_key = f"judge.running:{config.model}"
-    me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now()})
-    holder = store.claim(lock_key, me, holder_gone)
-    if holder is not None:
-        raise JudgeError(
-            f"another judge run of {config.model} on this database is in progress ({holder}); "
-            "two runs would ask and pay for every item twice"
-        )
-    try:
-        with KeyRedactor(api_key, url_secrets(config.base_url)) as redactor:
-            runner = _Runner(store, config, api_key, prompt, summary, progress, cancel, redactor)
-            asyncio.run(runner.run(todo))
-    finally:
-        store.release(lock_key, me)
+    lock = process_lock(store, f"judge.running:{config.model}", f"a judge run of {config.model}")
+    with lock, KeyRedactor(api_key, url_secrets(config.base_url)) as redactor:
+        runner = _Runner(store, config, api_key, prompt, summary, progress, cancel, redactor)
+        asyncio.run(runner.run(todo))
     summary.update_cost(config.prices())
     return summary
-
-
-def holder_gone(value: str) -> bool:
-    """Whether the run that claimed the lock is gone (its process on this host has
-    ended; a holder on another host is trusted for 24 hours)."""
-    try:
-        holder = json.loads(value)
-        pid, host = int(holder["pid"]), str(holder["host"])
-    except (ValueError, KeyError, TypeError):
-        return True
-    if host != socket.gethostname():
-        try:
-            since = datetime.fromisoformat(str(holder.get("since")))
-        except ValueError:
-            return True
-        return (datetime.now(UTC) - since).total_seconds() > 86_400
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
 
 
 class _Fatal(Exception):

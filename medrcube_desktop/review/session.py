@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.review.draft import Draft, ReviewIncomplete, draft_from_stored
+from medrcube_desktop.review.draft import Draft, ReviewIncomplete, Snapshot, draft_from_stored
 from medrcube_desktop.review.queues import (
     ALL,
     STATUS_REVIEWED,
@@ -290,21 +290,19 @@ class ReviewSessionState(RevealMixin):
     def undo(self) -> bool:
         """Undo the last score, comment or tag edit of the current item; False if none."""
         draft = self._current_draft()
-        if not draft.undo_stack:
-            return False
-        draft.redo_stack.append(draft.snapshot())
-        draft.restore(draft.undo_stack.pop())
-        draft.last_edit = ""
-        self._persist(draft)
-        return True
+        return self._step(draft, draft.undo_stack, draft.redo_stack)
 
     def redo(self) -> bool:
         """Redo the last undone edit of the current item; False if none."""
         draft = self._current_draft()
-        if not draft.redo_stack:
+        return self._step(draft, draft.redo_stack, draft.undo_stack)
+
+    def _step(self, draft: Draft, source: list[Snapshot], target: list[Snapshot]) -> bool:
+        """Restore the last snapshot of ``source``, keeping the present one in ``target``."""
+        if not source:
             return False
-        draft.undo_stack.append(draft.snapshot())
-        draft.restore(draft.redo_stack.pop())
+        target.append(draft.snapshot())
+        draft.restore(source.pop())
         draft.last_edit = ""
         self._persist(draft)
         return True

@@ -13,7 +13,7 @@ import html
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -38,16 +38,12 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.review.agreement_report import (
-    fmt,
-    fmt_ci,
-    fmt_p,
-    table_rows,
-    write_outputs,
-)
+from medrcube_desktop.review.agreement_report import write_outputs
 from medrcube_desktop.review.agreement_run import StudyRun, run_study
+from medrcube_desktop.review.agreement_table import fmt, fmt_ci, fmt_p, table_rows
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.ui.workers import StoreJob
 
 log = logging.getLogger(__name__)
 
@@ -90,30 +86,6 @@ def _extra_summary(run: StudyRun) -> str:
     return "".join(parts)
 
 
-class StudyWorker(QThread):
-    """Computes one study on its own connection; emits ``done(run)`` or ``failed(text)``."""
-
-    done = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self, db_path: Path, kwargs: dict, parent: QObject) -> None:
-        super().__init__(parent)
-        self.db_path, self.kwargs = db_path, kwargs
-
-    def run(self) -> None:  # noqa: D401 (QThread API)
-        try:
-            store = ReviewStore(self.db_path)
-            try:
-                self.done.emit(run_study(store, **self.kwargs))
-            finally:
-                store.close()
-        except MedRCubeError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:  # noqa: BLE001 - shown in the pane and logged
-            log.exception("agreement study failed")
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-
-
 class AgreementPane(QDialog):
     """Choose raters, study and bootstrap; see the table, the figures and the items.
 
@@ -130,7 +102,7 @@ class AgreementPane(QDialog):
         self.window_ = window
         self.store: ReviewStore = window.session.store
         self.run: StudyRun | None = None
-        self.worker: StudyWorker | None = None
+        self.worker: StoreJob | None = None
         self.first = QComboBox()
         self.second = QComboBox()
         self.study = QComboBox()
@@ -254,9 +226,10 @@ class AgreementPane(QDialog):
         self.busy.setVisible(True)
         self.compute_button.setEnabled(False)
         self.summary.setText("Computing…")
-        self.worker = StudyWorker(self.store.path, kwargs, self)
-        self.worker.done.connect(self._show)
-        self.worker.failed.connect(self._failed)
+        self.worker = StoreJob(
+            self.store.path, lambda store, cancel, report: run_study(store, **kwargs), self
+        )
+        self.worker.finished_job.connect(self._on_done)
         self.worker.start()
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
@@ -264,6 +237,12 @@ class AgreementPane(QDialog):
         if self.worker is not None and self.worker.isRunning():
             self.worker.wait(60_000)
         event.accept()
+
+    def _on_done(self, run: StudyRun | None, error: str) -> None:
+        if error or run is None:
+            self._failed(error or "no result")
+        else:
+            self._show(run)
 
     def _failed(self, text: str) -> None:
         self.busy.setVisible(False)
@@ -320,13 +299,13 @@ class AgreementPane(QDialog):
     def _show_figures(self, run: StudyRun) -> None:
         from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 
-        from medrcube_desktop.review.agreement_report import _bar_figure, _confusion_figure
+        from medrcube_desktop.review.agreement_figures import bar_figure, confusion_figure
 
         while self.figures.count():
             widget = self.figures.widget(0)
             self.figures.removeTab(0)
             widget.deleteLater()
-        for draw, title in ((_bar_figure, "Agreement per rule"), (_confusion_figure, "2×2 tables")):
+        for draw, title in ((bar_figure, "Agreement per rule"), (confusion_figure, "2×2 tables")):
             figure = draw(run)
             figure.set_dpi(90)  # the export's 150 dpi would draw everything too big here
             self.figures.addTab(FigureCanvasQTAgg(figure), title)

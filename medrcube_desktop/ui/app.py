@@ -17,8 +17,9 @@ from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store.reviews import ReviewStore
 from medrcube_desktop.ui.image_view import render_pool
-from medrcube_desktop.ui.main_window import MainWindow, restore_window_state
+from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.themes import apply_theme
+from medrcube_desktop.ui.window_tools import restore_window_state
 
 log = logging.getLogger(__name__)
 DEFAULT_SIZE = (1360, 860)

@@ -7,14 +7,10 @@ never in this process. The pane shows results it reads from the database.
 
 from __future__ import annotations
 
-import html
 import logging
-import threading
 import time
-from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal
-from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -27,16 +23,12 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSpinBox,
-    QSplitter,
     QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.evaluation.credibility import Pair, credibility, pair_outcomes
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions, build_engine
 from medrcube_desktop.evaluation.metrics import GROUPINGS, grouped
 from medrcube_desktop.evaluation.runner import (
@@ -47,64 +39,17 @@ from medrcube_desktop.evaluation.runner import (
     run_record,
     run_summary,
 )
-from medrcube_desktop.imaging.render import render_item
 from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.ui.pairs_view import PairsView, table_cell
 from medrcube_desktop.ui.review_controls import format_duration
+from medrcube_desktop.ui.workers import StoreJob
 
 log = logging.getLogger(__name__)
-
-
-class EvalWorker(QThread):
-    """Runs one evaluation; emits ``progressed(state)`` and ``finished_run(error)``."""
-
-    progressed = Signal(object)
-    finished_run = Signal(str)
-
-    def __init__(self, db_path: Path, items, options: EngineOptions, run_name: str,
-                 images: ImageOptions, benchmark: str, parent: QObject) -> None:  # fmt: skip
-        super().__init__(parent)
-        self.db_path, self.items, self.options = db_path, items, options
-        self.run_name, self.images, self.benchmark = run_name, images, benchmark
-        self.cancel = threading.Event()
-
-    def run(self) -> None:  # noqa: D401 (QThread API)
-        error = ""
-        try:
-            engine = build_engine(self.options)
-            record = run_record(
-                self.run_name, engine, self.options.model, self.images, self.benchmark
-            )
-            store = ReviewStore(self.db_path)
-            try:
-                run_evaluation(
-                    self.items,
-                    store,
-                    record,
-                    engine,
-                    self.images,
-                    lambda state: self.progressed.emit(_copy(state)),
-                    self.cancel,
-                )
-            finally:
-                store.close()
-        except MedRCubeError as exc:
-            error = str(exc)
-        except Exception as exc:  # noqa: BLE001 - shown in the pane, and logged
-            log.exception("evaluation failed")
-            error = f"{type(exc).__name__}: {exc}"
-        self.finished_run.emit(error)
 
 
 def _copy(state: EvalProgress) -> EvalProgress:
     return EvalProgress(state.total, state.answered, state.skipped, state.unparsed,
                         state.correct, list(state.failed), state.cancelled)  # fmt: skip
-
-
-def _cell(text: object, align: bool = True) -> QTableWidgetItem:
-    cell = QTableWidgetItem("—" if text is None else str(text))
-    if align:
-        cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-    return cell
 
 
 class EvaluatePane(QDialog):
@@ -122,8 +67,7 @@ class EvaluatePane(QDialog):
         self.window_ = window
         self.store: ReviewStore = window.session.store
         self.items = list(window.session.items)
-        self.worker: EvalWorker | None = None
-        self.pairs: list[Pair] = []
+        self.worker: StoreJob | None = None
         self._build()
         self._fill_runs()
 
@@ -175,7 +119,9 @@ class EvaluatePane(QDialog):
         form.addRow(numbers)
         self.tabs = QTabWidget()
         self.tabs.addTab(self._results_tab(), "Results over the cube")
-        self.tabs.addTab(self._pairs_tab(), "Paired outcomes (credibility)")
+        self.pairs_view = PairsView()
+        self.pairs_view.open_item.connect(self.open_item)
+        self.tabs.addTab(self.pairs_view, "Paired outcomes (credibility)")
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.progress)
@@ -202,64 +148,6 @@ class EvaluatePane(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.grouping)
         layout.addWidget(self.results, 1)
-        return tab
-
-    def _pairs_tab(self) -> QWidget:
-        tab = QWidget()
-        self.preset = QComboBox()
-        self.preset.addItem("Paper preset (DD AD SG vs every low/mid task)", "paper")
-        self.preset.addItem("Official script preset (task names as written)", "official")
-        self.preset.currentIndexChanged.connect(self._show_pairs)
-        self.group_filter = QComboBox()
-        for value, title in (("", "All groups"), ("A", "A: both right"),
-                             ("B", "B: perception right, diagnosis wrong"),
-                             ("C", "C: both wrong"),
-                             ("D", "D: right diagnosis, wrong perception")):  # fmt: skip
-            self.group_filter.addItem(title, value)
-        self.group_filter.currentIndexChanged.connect(self._fill_pairs_table)
-        self.credibility_label = QLabel()
-        self.credibility_label.setObjectName("credibility")
-        self.credibility_label.setWordWrap(True)
-        self.pairs_table = QTableWidget(0, 6)
-        self.pairs_table.setObjectName("pairsTable")
-        self.pairs_table.setHorizontalHeaderLabels(
-            ["Image", "Prerequisite item", "Right?", "High-level item", "Right?", "Group"]
-        )
-        self.pairs_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.pairs_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.pairs_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.pairs_table.verticalHeader().setVisible(False)
-        self.pairs_table.currentCellChanged.connect(lambda row, *_: self._show_pair(row))
-        self.pair_image = QLabel()
-        self.pair_image.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.pair_image.setMinimumSize(260, 260)
-        self.pair_text = QLabel()
-        self.pair_text.setObjectName("pairDetail")
-        self.pair_text.setWordWrap(True)
-        self.pair_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.review_low = QPushButton("Review the prerequisite item")
-        self.review_high = QPushButton("Review the high-level item")
-        self.review_low.clicked.connect(lambda: self._review(low=True))
-        self.review_high.clicked.connect(lambda: self._review(low=False))
-        detail = QWidget()
-        detail_layout = QVBoxLayout(detail)
-        detail_layout.addWidget(self.pair_image)
-        detail_layout.addWidget(self.pair_text, 1)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.review_low)
-        buttons.addWidget(self.review_high)
-        detail_layout.addLayout(buttons)
-        split = QSplitter()
-        split.addWidget(self.pairs_table)
-        split.addWidget(detail)
-        split.setSizes([700, 420])
-        filters = QHBoxLayout()
-        filters.addWidget(self.preset, 1)
-        filters.addWidget(self.group_filter, 1)
-        layout = QVBoxLayout(tab)
-        layout.addLayout(filters)
-        layout.addWidget(self.credibility_label)
-        layout.addWidget(split, 1)
         return tab
 
     def _fill_runs(self) -> None:
@@ -295,9 +183,18 @@ class EvaluatePane(QDialog):
         )
         images = ImageOptions(text_only=self.text_only.isChecked())
         benchmark = str(self.window_.benchmark.root)
-        self.worker = EvalWorker(self.store.path, self.items, options, run, images, benchmark, self)
+        items = self.items
+
+        def job(store, cancel, report):
+            engine = build_engine(options)  # on the worker: a key lookup or vLLM check
+            record = run_record(run, engine, options.model, images, benchmark)
+            return run_evaluation(
+                items, store, record, engine, images, lambda state: report(_copy(state)), cancel
+            )
+
+        self.worker = StoreJob(self.store.path, job, self)
         self.worker.progressed.connect(self._on_progress)
-        self.worker.finished_run.connect(self._on_finished)
+        self.worker.finished_job.connect(self._on_finished)
         self._started = time.monotonic()
         self._last_state: EvalProgress | None = None
         self.progress.setRange(0, 0)
@@ -326,7 +223,7 @@ class EvaluatePane(QDialog):
             f"{len(state.failed)} failed"
         )
 
-    def _on_finished(self, error: str) -> None:
+    def _on_finished(self, _state: EvalProgress | None, error: str) -> None:
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.progress.setRange(0, 1)
@@ -356,8 +253,7 @@ class EvaluatePane(QDialog):
         if record is None:
             self.summary.setText("No such run yet: Start creates it.")
             self.results.setRowCount(0)
-            self.pairs = []
-            self._fill_pairs_table()
+            self.pairs_view.show_run(None, "", [])
             return
         summary = run_summary(self.store, run, self.items)
         if not self.model.text().strip():  # an existing run: its model and endpoints
@@ -381,87 +277,11 @@ class EvaluatePane(QDialog):
         cells = grouped(outcomes, GROUPINGS[self.grouping.currentData()])
         self.results.setRowCount(len(cells))
         for row, (name, cell) in enumerate(cells.items()):
-            self.results.setItem(row, 0, _cell(name, align=False))
-            self.results.setItem(row, 1, _cell(cell.n))
-            self.results.setItem(row, 2, _cell(cell.correct))
-            self.results.setItem(row, 3, _cell(pct(cell.accuracy)))
-        self._show_pairs()
-
-    def _show_pairs(self) -> None:
-        run = self.run_name.currentText().strip()
-        if not run or self.store.eval_run(run) is None:
-            return
-        outcomes = run_outcomes(self.store, run, self.items)
-        self.pairs, warnings = pair_outcomes(outcomes, self.preset.currentData())
-        figures = credibility(self.pairs)
-
-        def num(value):
-            return "—" if value is None else f"{value:.3f}"
-
-        self.credibility_label.setText(
-            f"Pairs {figures['total_pairs']}: A {figures['group_a']} · B {figures['group_b']} · "
-            f"C {figures['group_c']} · D {figures['group_d']}. Luck Rate {num(figures['luck_rate'])}, "
-            f"Rationality {num(figures['rationality'])}, Shortcut Probability "
-            f"{num(figures['shortcut_prob'])}, Acc_H {num(figures['acc_h'])}."
-            + "".join(f"<br><span style='color:#9a6700'>⚠ {w}</span>" for w in warnings)
-        )
-        self._fill_pairs_table()
-
-    def _fill_pairs_table(self) -> None:
-        wanted = self.group_filter.currentData()
-        shown = [p for p in self.pairs if not wanted or p.group == wanted]
-        self.shown_pairs = shown
-        self.pair_text.setText("Select a pair to see its image, questions and answers.")
-        self.pair_image.clear()
-        self.pairs_table.setRowCount(len(shown))
-        self.pairs_table.setCurrentCell(-1, -1)
-        for row, pair in enumerate(shown):
-            values = [
-                Path(pair.image).name,
-                f"{pair.low.item.id} ({pair.low.item.task.abbreviation})",
-                "✓" if pair.low.correct else "✗",
-                f"{pair.high.item.id} ({pair.high.item.task.abbreviation})",
-                "✓" if pair.high.correct else "✗",
-                pair.group,
-            ]
-            for column, value in enumerate(values):
-                self.pairs_table.setItem(row, column, _cell(value, align=column in (2, 4, 5)))
-
-    def _show_pair(self, row: int) -> None:
-        if row < 0 or row >= len(getattr(self, "shown_pairs", [])):
-            return
-        pair = self.shown_pairs[row]
-        answers = self.store.responses(self.run_name.currentText().strip())
-        blocks = []
-        for title, outcome in (("Prerequisite", pair.low), ("High level", pair.high)):
-            item = outcome.item
-            answer = answers.get(item.id)
-            options = "<br>".join(
-                f"{'<b>' if item.answer == L else ''}{L}. {t}{'</b>' if item.answer == L else ''}"
-                for L, t in item.options.items()
-            )
-            raw = (answer.response if answer else "").replace("<", "&lt;")[:600]
-            how = f"{answer.parsed_answer or 'none'} ({answer.parse_method})" if answer else "—"
-            blocks.append(
-                f"<p><b>{title}: {html.escape(item.id)}</b> · {item.task.name}<br>"
-                f"{html.escape(item.question)}<br>{options}"
-                f"<br><i>Model answered:</i> <code>{raw}</code><br><i>Read as:</i> {how} "
-                f"{'✓' if outcome.correct else '✗'}</p>"
-            )
-        self.pair_text.setText("".join(blocks) + f"<p>Group <b>{pair.group}</b></p>")
-        try:
-            rgba = render_item(pair.high.item, max_side=320).rgba
-            image = QImage(rgba.data, rgba.shape[1], rgba.shape[0], rgba.strides[0],
-                           QImage.Format.Format_RGBA8888).copy()  # fmt: skip
-            self.pair_image.setPixmap(QPixmap.fromImage(image))
-        except MedRCubeError as exc:
-            self.pair_image.setText(f"Image not shown: {exc}")
-
-    def _review(self, low: bool) -> None:
-        row = self.pairs_table.currentRow()
-        if 0 <= row < len(getattr(self, "shown_pairs", [])):
-            pair = self.shown_pairs[row]
-            self.open_item.emit((pair.low if low else pair.high).item.id)
+            self.results.setItem(row, 0, table_cell(name, align=False))
+            self.results.setItem(row, 1, table_cell(cell.n))
+            self.results.setItem(row, 2, table_cell(cell.correct))
+            self.results.setItem(row, 3, table_cell(pct(cell.accuracy)))
+        self.pairs_view.show_run(self.store, run, self.items)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         """Closing cancels a run in progress and waits for it (answers stay stored)."""

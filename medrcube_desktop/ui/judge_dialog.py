@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import threading
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -34,49 +33,10 @@ from medrcube_desktop.core.items import Item
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.llm.judge import JudgeConfig, JudgeSummary, run_judge
 from medrcube_desktop.llm.keys import find_api_key
-from medrcube_desktop.store.reviews import ReviewStore
 from medrcube_desktop.ui.review_controls import format_duration
+from medrcube_desktop.ui.workers import StoreJob
 
 log = logging.getLogger(__name__)
-
-
-class JudgeWorker(QThread):
-    """Runs one judging run; emits ``progressed(done, total, summary)`` and
-    ``finished_run(summary, error)`` (error '' on success). Touches no widget."""
-
-    progressed = Signal(int, int, object)
-    finished_run = Signal(object, str)
-
-    def __init__(
-        self, db_path: Path, items: list[Item], config: JudgeConfig, key: str, parent: QObject
-    ) -> None:
-        super().__init__(parent)
-        self.db_path, self.items, self.config, self.key = db_path, items, config, key
-        self.cancel = threading.Event()
-
-    def run(self) -> None:  # noqa: D401 (QThread API)
-        summary, error = JudgeSummary(), ""
-        try:
-            store = ReviewStore(self.db_path)  # a connection of this thread's own
-            try:
-                summary = run_judge(
-                    self.items,
-                    store,
-                    self.config,
-                    self.key,
-                    lambda done, total, s: self.progressed.emit(
-                        done, total, dataclasses.replace(s, failed=list(s.failed))
-                    ),
-                    self.cancel,
-                )
-            finally:
-                store.close()
-        except MedRCubeError as exc:
-            error = str(exc)
-        except Exception as exc:  # noqa: BLE001 - reported in the dialog, and logged
-            log.exception("LLM review run failed")
-            error = f"{type(exc).__name__}: {exc}"
-        self.finished_run.emit(summary, error)
 
 
 class JudgeDialog(QDialog):
@@ -98,7 +58,7 @@ class JudgeDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Run LLM review")
         self.db_path, self.filtered, self.everything = db_path, filtered, everything
-        self.worker: JudgeWorker | None = None
+        self.worker: StoreJob | None = None
         self.failed_ids: list[str] = []
         self.model = QLineEdit(model)
         self.model.setObjectName("judgeModel")
@@ -193,9 +153,22 @@ class JudgeDialog(QDialog):
         self.progress.setRange(0, 0)  # busy until the first answer says how many
         self.status.setText(f"Judging with {config.model}…")
         self._started = time.monotonic()
-        self.worker = JudgeWorker(self.db_path, items, config, key, self)
+
+        def job(store, cancel, report):
+            return run_judge(
+                items,
+                store,
+                config,
+                key,
+                lambda done, total, s: report(
+                    (done, total, dataclasses.replace(s, failed=list(s.failed)))
+                ),
+                cancel,
+            )
+
+        self.worker = StoreJob(self.db_path, job, self)
         self.worker.progressed.connect(self._on_progress)
-        self.worker.finished_run.connect(self._on_finished)
+        self.worker.finished_job.connect(self._on_finished)
         for button in (self.start_button, self.retry_button):
             button.setEnabled(False)
         self.cancel_button.setEnabled(True)
@@ -207,7 +180,8 @@ class JudgeDialog(QDialog):
             self.worker.cancel.set()
             self.status.setText("Cancelling…")
 
-    def _on_progress(self, done: int, total: int, summary: JudgeSummary) -> None:
+    def _on_progress(self, payload: tuple[int, int, JudgeSummary]) -> None:
+        done, total, summary = payload
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
         elapsed = time.monotonic() - self._started
@@ -228,7 +202,8 @@ class JudgeDialog(QDialog):
         ]
         return " · ".join(parts + ([tail] if tail else []))
 
-    def _on_finished(self, summary: JudgeSummary, error: str) -> None:
+    def _on_finished(self, summary: JudgeSummary | None, error: str) -> None:
+        summary = summary or JudgeSummary()
         self.cancel_button.setEnabled(False)
         self.start_button.setEnabled(True)
         self.retry_button.setEnabled(bool(self.failed_ids))

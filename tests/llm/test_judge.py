@@ -202,7 +202,9 @@ def test_a_second_run_of_the_same_model_on_the_same_database_is_refused(tmp_path
 
     alive = _json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": "x"})
     store.set_state("judge.running:gpt-5.1", alive)
-    with FakeOpenAI() as server, pytest.raises(JudgeError, match="in progress"):
+    from medrcube_desktop.store.locks import LockHeld
+
+    with FakeOpenAI() as server, pytest.raises(LockHeld, match="already in progress"):
         run_judge(items, store, config(server), KEY)
     gone = _json.dumps({"pid": 2**22 + 12345, "host": socket.gethostname(), "since": "x"})
     store.set_state("judge.running:gpt-5.1", gone)  # a crashed run's claim

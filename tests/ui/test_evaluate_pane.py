@@ -34,14 +34,20 @@ def test_run_results_and_a_right_diagnosis_with_wrong_perception(qtbot, tmp_path
         for r in range(pane.results.rowCount())
     }
     assert rows == {"DD": "100.0%", "MR": "0.0%"}
-    pane.group_filter.setCurrentIndex(pane.group_filter.findData("D"))
-    assert pane.pairs_table.rowCount() == 1 and pane.pairs_table.item(0, 5).text() == "D"
-    assert "Luck Rate 1.000" in pane.credibility_label.text()
-    pane.pairs_table.setCurrentCell(0, 0)
-    assert "Read as:</i> B (answer_phrase)" in pane.pair_text.text()
-    assert pane.pair_image.pixmap() is not None and not pane.pair_image.pixmap().isNull()
+    pane.pairs_view.group_filter.setCurrentIndex(pane.pairs_view.group_filter.findData("D"))
+    assert (
+        pane.pairs_view.pairs_table.rowCount() == 1
+        and pane.pairs_view.pairs_table.item(0, 5).text() == "D"
+    )
+    assert "Luck Rate 1.000" in pane.pairs_view.credibility_label.text()
+    pane.pairs_view.pairs_table.setCurrentCell(0, 0)
+    assert "Read as:</i> B (answer_phrase)" in pane.pairs_view.pair_text.text()
+    assert (
+        pane.pairs_view.pair_image.pixmap() is not None
+        and not pane.pairs_view.pair_image.pixmap().isNull()
+    )
     with qtbot.waitSignal(pane.open_item):
-        pane.review_low.click()
+        pane.pairs_view.review_low.click()
     assert window.session.current.id == "m1"
     assert len(store.responses("first-run")) == 2
     assert [i.id for i in load_benchmark(root).items] == ["m1", "d1"]

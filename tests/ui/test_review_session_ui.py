@@ -229,7 +229,7 @@ def test_intra_rater_repeat_comes_back_unscored_with_a_banner(qtbot, ct_benchmar
 def test_themes_font_scale_and_window_layout_are_applied_and_restored(
     qtbot, ct_benchmark, tmp_path
 ):
-    from medrcube_desktop.ui.main_window import restore_window_state, save_window_state
+    from medrcube_desktop.ui.window_tools import restore_window_state, save_window_state
 
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     app = QApplication.instance()

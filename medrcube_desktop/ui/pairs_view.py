@@ -1,0 +1,192 @@
+"""The paired-outcome view of an evaluation run (paper Section 6): every prerequisite /
+high-level pair per image with its group, the credibility figures, and the pair's image,
+questions, raw answers and how they were read."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.credibility import Pair, credibility, pair_outcomes
+from medrcube_desktop.evaluation.runner import run_outcomes
+from medrcube_desktop.imaging.render import render_item
+from medrcube_desktop.store.reviews import ReviewStore
+
+
+def table_cell(text: object, align: bool = True) -> QTableWidgetItem:
+    """A read-only cell; ``None`` shows as —."""
+    cell = QTableWidgetItem("—" if text is None else str(text))
+    if align:
+        cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+    return cell
+
+
+class PairsView(QWidget):
+    """Preset and group filters, the pairs table, the selected pair in detail.
+
+    ``open_item(item_id)`` asks the review window to show an item.
+    """
+
+    open_item = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store: ReviewStore | None = None
+        self.run = ""
+        self.items: list = []
+        self.pairs: list[Pair] = []
+        self.shown_pairs: list[Pair] = []
+        self.preset = QComboBox()
+        self.preset.addItem("Paper preset (DD AD SG vs every low/mid task)", "paper")
+        self.preset.addItem("Official script preset (task names as written)", "official")
+        self.preset.currentIndexChanged.connect(self.refresh)
+        self.group_filter = QComboBox()
+        for value, title in (("", "All groups"), ("A", "A: both right"),
+                             ("B", "B: perception right, diagnosis wrong"),
+                             ("C", "C: both wrong"),
+                             ("D", "D: right diagnosis, wrong perception")):  # fmt: skip
+            self.group_filter.addItem(title, value)
+        self.group_filter.currentIndexChanged.connect(self._fill_pairs_table)
+        self.credibility_label = QLabel()
+        self.credibility_label.setObjectName("credibility")
+        self.credibility_label.setWordWrap(True)
+        self.pairs_table = QTableWidget(0, 6)
+        self.pairs_table.setObjectName("pairsTable")
+        self.pairs_table.setHorizontalHeaderLabels(
+            ["Image", "Prerequisite item", "Right?", "High-level item", "Right?", "Group"]
+        )
+        self.pairs_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.pairs_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.pairs_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.pairs_table.verticalHeader().setVisible(False)
+        self.pairs_table.currentCellChanged.connect(lambda row, *_: self._show_pair(row))
+        self.pair_image = QLabel()
+        self.pair_image.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.pair_image.setMinimumSize(260, 260)
+        self.pair_text = QLabel()
+        self.pair_text.setObjectName("pairDetail")
+        self.pair_text.setWordWrap(True)
+        self.pair_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.review_low = QPushButton("Review the prerequisite item")
+        self.review_high = QPushButton("Review the high-level item")
+        self.review_low.clicked.connect(lambda: self._review(low=True))
+        self.review_high.clicked.connect(lambda: self._review(low=False))
+        detail = QWidget()
+        detail_layout = QVBoxLayout(detail)
+        detail_layout.addWidget(self.pair_image)
+        detail_layout.addWidget(self.pair_text, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.review_low)
+        buttons.addWidget(self.review_high)
+        detail_layout.addLayout(buttons)
+        split = QSplitter()
+        split.addWidget(self.pairs_table)
+        split.addWidget(detail)
+        split.setSizes([700, 420])
+        filters = QHBoxLayout()
+        filters.addWidget(self.preset, 1)
+        filters.addWidget(self.group_filter, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(self.credibility_label)
+        layout.addWidget(split, 1)
+
+    def show_run(self, store: ReviewStore | None, run: str, items: list) -> None:
+        """Pairs of ``run`` over ``items`` (``store`` None: nothing to show)."""
+        self.store, self.run, self.items = store, run, items
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute the pairs for the chosen preset."""
+        if self.store is None or not self.run or self.store.eval_run(self.run) is None:
+            self.pairs = []
+            self.credibility_label.clear()
+            self._fill_pairs_table()
+            return
+        outcomes = run_outcomes(self.store, self.run, self.items)
+        self.pairs, warnings = pair_outcomes(outcomes, self.preset.currentData())
+        figures = credibility(self.pairs)
+
+        def num(value):
+            return "—" if value is None else f"{value:.3f}"
+
+        self.credibility_label.setText(
+            f"Pairs {figures['total_pairs']}: A {figures['group_a']} · B {figures['group_b']} · "
+            f"C {figures['group_c']} · D {figures['group_d']}. Luck Rate {num(figures['luck_rate'])}, "
+            f"Rationality {num(figures['rationality'])}, Shortcut Probability "
+            f"{num(figures['shortcut_prob'])}, Acc_H {num(figures['acc_h'])}."
+            + "".join(f"<br><span style='color:#9a6700'>⚠ {w}</span>" for w in warnings)
+        )
+        self._fill_pairs_table()
+
+    def _fill_pairs_table(self) -> None:
+        wanted = self.group_filter.currentData()
+        shown = [p for p in self.pairs if not wanted or p.group == wanted]
+        self.shown_pairs = shown
+        self.pair_text.setText("Select a pair to see its image, questions and answers.")
+        self.pair_image.clear()
+        self.pairs_table.setRowCount(len(shown))
+        self.pairs_table.setCurrentCell(-1, -1)
+        for row, pair in enumerate(shown):
+            values = [
+                Path(pair.image).name,
+                f"{pair.low.item.id} ({pair.low.item.task.abbreviation})",
+                "✓" if pair.low.correct else "✗",
+                f"{pair.high.item.id} ({pair.high.item.task.abbreviation})",
+                "✓" if pair.high.correct else "✗",
+                pair.group,
+            ]
+            for column, value in enumerate(values):
+                self.pairs_table.setItem(row, column, table_cell(value, align=column in (2, 4, 5)))
+
+    def _show_pair(self, row: int) -> None:
+        if row < 0 or row >= len(getattr(self, "shown_pairs", [])):
+            return
+        pair = self.shown_pairs[row]
+        answers = self.store.responses(self.run) if self.store is not None else {}
+        blocks = []
+        for title, outcome in (("Prerequisite", pair.low), ("High level", pair.high)):
+            item = outcome.item
+            answer = answers.get(item.id)
+            options = "<br>".join(
+                f"{'<b>' if item.answer == L else ''}{L}. {t}{'</b>' if item.answer == L else ''}"
+                for L, t in item.options.items()
+            )
+            raw = (answer.response if answer else "").replace("<", "&lt;")[:600]
+            how = f"{answer.parsed_answer or 'none'} ({answer.parse_method})" if answer else "—"
+            blocks.append(
+                f"<p><b>{title}: {html.escape(item.id)}</b> · {item.task.name}<br>"
+                f"{html.escape(item.question)}<br>{options}"
+                f"<br><i>Model answered:</i> <code>{raw}</code><br><i>Read as:</i> {how} "
+                f"{'✓' if outcome.correct else '✗'}</p>"
+            )
+        self.pair_text.setText("".join(blocks) + f"<p>Group <b>{pair.group}</b></p>")
+        try:
+            rgba = render_item(pair.high.item, max_side=320).rgba
+            image = QImage(rgba.data, rgba.shape[1], rgba.shape[0], rgba.strides[0],
+                           QImage.Format.Format_RGBA8888).copy()  # fmt: skip
+            self.pair_image.setPixmap(QPixmap.fromImage(image))
+        except MedRCubeError as exc:
+            self.pair_image.setText(f"Image not shown: {exc}")
+
+    def _review(self, low: bool) -> None:
+        row = self.pairs_table.currentRow()
+        if 0 <= row < len(getattr(self, "shown_pairs", [])):
+            pair = self.shown_pairs[row]
+            self.open_item.emit((pair.low if low else pair.high).item.id)
