@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QTextCursor
@@ -32,11 +33,8 @@ from medrcube_desktop.ui.actions import (
     review_actions,
     usable_overrides,
 )
-from medrcube_desktop.ui.agreement_pane import AgreementPane
-from medrcube_desktop.ui.evaluate_pane import EvaluatePane
 from medrcube_desktop.ui.image_controls import ImageControls
 from medrcube_desktop.ui.image_view import ImageView
-from medrcube_desktop.ui.judge_dialog import JudgeDialog
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane
 from medrcube_desktop.ui.reveal_pane import RevealPane
 from medrcube_desktop.ui.review_controls import ReviewControls, format_duration
@@ -45,6 +43,11 @@ from medrcube_desktop.ui.window_tools import (
     WindowTools,
     save_window_state,
 )
+
+if TYPE_CHECKING:  # loaded when first opened (see window_tools)
+    from medrcube_desktop.ui.agreement_pane import AgreementPane
+    from medrcube_desktop.ui.evaluate_pane import EvaluatePane
+    from medrcube_desktop.ui.judge_dialog import JudgeDialog
 
 log = logging.getLogger(__name__)
 

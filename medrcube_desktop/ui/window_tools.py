@@ -5,6 +5,8 @@ small."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox
@@ -14,16 +16,18 @@ from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.ui.actions import effective_keys
-from medrcube_desktop.ui.agreement_pane import AgreementPane
 from medrcube_desktop.ui.dialogs import (
     ShortcutsDialog,
     StudySettingsDialog,
     problems_box,
     shortcuts_box,
 )
-from medrcube_desktop.ui.evaluate_pane import EvaluatePane
-from medrcube_desktop.ui.judge_dialog import JudgeDialog
 from medrcube_desktop.ui.themes import FONT_SCALES, apply_theme
+
+if TYPE_CHECKING:  # the panes load when first opened (pydantic, statistics: start-up time)
+    from medrcube_desktop.ui.agreement_pane import AgreementPane
+    from medrcube_desktop.ui.evaluate_pane import EvaluatePane
+    from medrcube_desktop.ui.judge_dialog import JudgeDialog
 
 
 def _window_settings() -> QSettings:
@@ -114,6 +118,8 @@ class WindowTools:
     def open_judge_dialog(self) -> JudgeDialog:
         """Review › Run LLM review: judge the listed items (or all) in the background."""
         if self.judge_dialog is None:
+            from medrcube_desktop.ui.judge_dialog import JudgeDialog
+
             self.judge_dialog = JudgeDialog(
                 self,
                 self.session.store.path,
@@ -131,6 +137,8 @@ class WindowTools:
     def open_agreement_pane(self) -> AgreementPane:
         """Review › Agreement study: the statistics, figures and the items behind them."""
         if self.agreement_pane is None:
+            from medrcube_desktop.ui.agreement_pane import AgreementPane
+
             self.agreement_pane = AgreementPane(self, self)
             self.agreement_pane.open_item.connect(self.show_item)
             self.agreement_pane.study_saved.connect(self._studies_changed)
@@ -141,6 +149,8 @@ class WindowTools:
     def open_evaluate_pane(self) -> EvaluatePane:
         """Review › Evaluate a model: run it on the benchmark and inspect its answers."""
         if self.evaluate_pane is None:
+            from medrcube_desktop.ui.evaluate_pane import EvaluatePane
+
             self.evaluate_pane = EvaluatePane(self, self)
             self.evaluate_pane.open_item.connect(self.show_item)
         self.evaluate_pane.show()

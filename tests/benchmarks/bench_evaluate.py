@@ -13,9 +13,6 @@ of concurrency / latency requests per second. Exits 1 when slower.
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import multiprocessing
 import sys
 import tempfile
 import time
@@ -26,29 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine  # noqa: E402
 from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record  # noqa: E402
 from medrcube_desktop.store import ReviewStore  # noqa: E402
-from tests.benchmarks.bench_commit import items  # noqa: E402
-from tests.benchmarks.bench_judge import _serve  # noqa: E402
+from tests.benchmarks.bench_judge import setup  # noqa: E402
 
 TARGET_SHARE = 0.8
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=320)
-    parser.add_argument("--latency", type=float, default=0.5, help="seconds per reply")
-    parser.add_argument("--concurrency", type=int, default=16)
-    args = parser.parse_args()
-    benchmark_items = [
-        dataclasses.replace(item, question=f"{item.question} (#{n})")
-        for n, item in enumerate(items(args.items))
-    ]
-    context = multiprocessing.get_context("spawn")
-    ready = context.Queue()
-    server = context.Process(target=_serve, args=(args.latency, ready), daemon=True)
-    server.start()
-    base_url = ready.get(timeout=30)
-    import openai  # noqa: F401 - the import is start-up, not evaluation
-
+    args, benchmark_items, server, base_url = setup(__doc__.splitlines()[0])
     with tempfile.TemporaryDirectory() as tmp:
         store = ReviewStore(Path(tmp) / "bench.db")
         engine = OpenAIEngine("bench", [base_url], "not-needed", concurrency=args.concurrency)
