@@ -47,6 +47,9 @@ class _LogTail:
             self.lines.append(line.rstrip())
 
     def text(self) -> str:
+        """The lines kept. Called when the child has failed: waits (at most 5 s) for the
+        reader to reach the end of its output, so the last lines, the error, are in."""
+        self.thread.join(5)
         return "\n".join(self.lines)
 
 
@@ -157,7 +160,6 @@ class VLLMEngine:
         ready = self._read_line(log)
         if ready is None or not ready.get("ready"):
             self.process.wait(30)
-            log.thread.join(5)
             if "No module named 'vllm'" in log.text():
                 raise EngineError(
                     f"vLLM is not installed for {self.python}: pip install -e '.[vllm]' on a "
