@@ -27,6 +27,11 @@ from medrcube_desktop.review.commands import (
     add_agreement_parsers,
     run_agreement_command,
 )
+from medrcube_desktop.store.commands import (
+    EXCHANGE_SUBCOMMANDS,
+    add_exchange_parsers,
+    run_exchange_command,
+)
 
 SUBCOMMANDS = (
     "validate",
@@ -136,7 +141,7 @@ def _jobs_parser() -> argparse.ArgumentParser:
     build.add_argument("out_dir", type=Path, metavar="OUT_DIR")
     build.add_argument("--json", action="store_true", help="print a JSON summary")
     _add_render_parser(sub)
-    _add_exchange_parsers(sub)
+    add_exchange_parsers(sub)
     add_llm_parsers(sub)
     add_agreement_parsers(sub)
     add_evaluation_parsers(sub)
@@ -225,128 +230,6 @@ def _add_render_parser(sub) -> None:
     )
 
 
-def _add_exchange_parsers(sub) -> None:
-    imports = sub.add_parser(
-        "import-reviews",
-        help="add a reviewer's reviews from a CSV file to a review database",
-        description="Add each row of REVIEWS.csv as the reviewer's next revision of the item; "
-        "rows identical to the latest review are skipped. Exit status: 0 all rows usable, "
-        "1 some rows had problems (listed on stderr, the rest imported), 2 unusable file.",
-    )
-    imports.add_argument("reviews", type=Path, metavar="REVIEWS.csv")
-    imports.add_argument("--db", type=Path, required=True, metavar="FILE", help="review database")
-    imports.add_argument(
-        "--reviewer", required=True, type=argtypes.name, metavar="NAME", help="whose reviews"
-    )
-    imports.add_argument(
-        "--json", action="store_true", help='print {"imported", "skipped", "problems"}'
-    )
-    export = sub.add_parser(
-        "export-reviews",
-        help="write a reviewer's reviews to a CSV file",
-        description="Write one row per review, sorted by item id and revision. Cells a "
-        "spreadsheet would run as a formula get a leading quote, which import-reviews removes.",
-    )
-    export.add_argument("--db", type=Path, required=True, metavar="FILE", help="review database")
-    export.add_argument(
-        "--reviewer", required=True, type=argtypes.name, metavar="NAME", help="whose reviews"
-    )
-    export.add_argument("--out", type=Path, required=True, metavar="REVIEWS.csv")
-    export.add_argument(
-        "--revisions",
-        choices=("latest", "first", "all"),
-        default="latest",
-        help="latest revision of each item (default), first judgment, or every revision and repeat",
-    )
-    export.add_argument("--json", action="store_true", help='print {"rows", "out"}')
-    merge = sub.add_parser(
-        "merge",
-        help="fold other reviewers' databases into a study database",
-        description="Copy the reviews, LLM judgments, disagreement notes and flags of each "
-        "OTHER.db that STUDY.db lacks; the other files are only read. Merging again adds "
-        "nothing.",
-    )
-    merge.add_argument("study", type=Path, metavar="STUDY.db")
-    merge.add_argument("others", type=Path, nargs="+", metavar="OTHER.db")
-    merge.add_argument("--json", action="store_true", help='print {"files": [...], "total": {...}}')
-
-
-def cmd_import_reviews(args: argparse.Namespace) -> int:
-    """``import-reviews``: 0 all rows usable, 1 some rows had problems, 2 unusable input."""
-    from medrcube_desktop.errors import StoreError
-    from medrcube_desktop.store.exchange import import_reviews
-    from medrcube_desktop.store.reviews import ReviewStore
-
-    if not args.reviews.is_file():  # before the database is created
-        raise StoreError(f"{args.reviews}: no such CSV file")
-    store = ReviewStore(args.db)
-    try:
-        summary = import_reviews(store, args.reviewer, args.reviews)
-    finally:
-        store.close()
-    for problem in summary.problems:
-        print(problem, file=sys.stderr)
-    if args.json:
-        print(json.dumps(summary.to_dict()))
-    else:
-        print(
-            f"{summary.imported} reviews imported, {summary.skipped} skipped as unchanged, "
-            f"{len(summary.problems)} problems in {args.reviews}"
-        )
-    return 1 if summary.problems else 0
-
-
-def cmd_export_reviews(args: argparse.Namespace) -> int:
-    """``export-reviews``: write the CSV; 2 when the database is missing or unreadable."""
-    from medrcube_desktop.errors import StoreError
-    from medrcube_desktop.store.exchange import export_reviews
-    from medrcube_desktop.store.reviews import ReviewStore
-
-    if not args.db.is_file():  # never create an empty database just to export it
-        raise StoreError(f"{args.db}: no such review database file")
-    store = ReviewStore(args.db)
-    try:
-        rows = export_reviews(store, args.reviewer, args.out, args.revisions)
-        known = store.reviewers() if rows == 0 else []
-    finally:
-        store.close()
-    if rows == 0 and args.reviewer not in known:
-        print(
-            f"medrcube-desktop: no reviews by {args.reviewer!r} in {args.db} "
-            f"(reviewers: {', '.join(known) or 'none'})",
-            file=sys.stderr,
-        )
-    if args.json:
-        print(json.dumps({"rows": rows, "out": str(args.out)}))
-    else:
-        print(f"{rows} reviews by {args.reviewer} written to {args.out}")
-    return 0
-
-
-def cmd_merge(args: argparse.Namespace) -> int:
-    """``merge STUDY.db OTHER.db...``: 0 merged, 2 an unusable database (nothing merged
-    from it)."""
-    from medrcube_desktop.store.exchange import merge
-    from medrcube_desktop.store.reviews import ReviewStore
-
-    store = ReviewStore(args.study)
-    try:
-        summary = merge(store, args.others)
-    finally:
-        store.close()
-    if args.json:
-        print(json.dumps(summary.to_dict()))
-    else:
-        for merged in summary.files:
-            added = ", ".join(f"{n} {table}" for table, n in merged.added.items())
-            print(f"{merged.path}: added {added}")
-        print(f"{summary.total('reviews')} reviews merged into {args.study}")
-    for merged in summary.files:
-        for warning in merged.warnings:
-            print(f"medrcube-desktop: warning: {warning}", file=sys.stderr)
-    return 0
-
-
 def cmd_render(args: argparse.Namespace) -> int:
     """``render SOURCE``: write the PNG; 2 (via ImageLoadError) for unreadable input."""
     from medrcube_desktop.imaging.batch import render_to_png
@@ -382,12 +265,8 @@ def main(argv: list[str] | None = None) -> int:
                 return cmd_render(args)
             if args.command == "render-batch":
                 return cmd_render_batch(args.dir, args.out, args.json)
-            if args.command == "import-reviews":
-                return cmd_import_reviews(args)
-            if args.command == "export-reviews":
-                return cmd_export_reviews(args)
-            if args.command == "merge":
-                return cmd_merge(args)
+            if args.command in EXCHANGE_SUBCOMMANDS:
+                return run_exchange_command(args)
             if args.command in LLM_SUBCOMMANDS:
                 return run_llm_command(args)
             if args.command in AGREEMENT_SUBCOMMANDS:
