@@ -53,3 +53,34 @@ def name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be blank")
     return text.strip()
+
+
+def fraction(text: str) -> float:
+    """A number greater than 0 and at most 1 (a share, such as vLLM's memory fraction)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text!r}")
+    return value
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def byte_size(text: str) -> int:
+    """A size in bytes: a whole number, or one with K, M, G or T (powers of 1024, with an
+    optional ``iB``/``B``: ``2G``, ``512MiB``), at least 1."""
+    clean = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = clean[-1:] if clean[-1:] in _UNITS else ""
+    number = clean[: len(clean) - len(unit)]
+    try:
+        value = int(float(number) * _UNITS[unit])
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a size in bytes such as 2G or 512M, got {text!r}"
+        )
+    return value

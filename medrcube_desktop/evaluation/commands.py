@@ -42,12 +42,54 @@ def add_evaluation_parsers(sub) -> None:
     ev.add_argument("--temperature", type=float, default=0.0, metavar="T")
     ev.add_argument("--top-p", type=float, default=0.0001, metavar="P")
     ev.add_argument("--seed", type=int, default=0, metavar="S")
-    ev.add_argument("--max-model-len", type=argtypes.positive, default=16384, metavar="N")
+    ev.add_argument(
+        "--max-model-len", type=argtypes.positive, default=None, metavar="N",
+        help="vllm: context length (default: the model's own)",
+    )  # fmt: skip
     ev.add_argument(
         "--max-pixels", type=argtypes.positive, default=None, metavar="N", help="image pixel budget"
     )
     ev.add_argument("--tensor-parallel-size", type=argtypes.positive, default=1, metavar="N")
     ev.add_argument("--pipeline-parallel-size", type=argtypes.positive, default=1, metavar="N")
+    ev.add_argument(
+        "--data-parallel-size",
+        type=argtypes.positive,
+        default=1,
+        metavar="N",
+        help="vllm, hf: model replicas (N x tensor x pipeline GPUs); vllm-server: passed on",
+    )
+    ev.add_argument(
+        "--gpu-memory-utilization",
+        type=argtypes.fraction,
+        default=None,
+        metavar="F",
+        help="vllm: share of GPU memory vLLM may take (its default 0.9); without a GPU, "
+        "the share of RAM for the KV cache",
+    )
+    ev.add_argument(
+        "--kv-cache-memory-bytes",
+        type=argtypes.byte_size,
+        default=None,
+        metavar="SIZE",
+        help="vllm: KV cache size (e.g. 2G) instead of a share; what a CPU-only machine needs",
+    )
+    ev.add_argument(
+        "--python",
+        metavar="PATH",
+        help="vllm, vllm-server, hf: the interpreter with vLLM or transformers (default: "
+        "the app's own)",
+    )
+    ev.add_argument(
+        "--image-workers",
+        type=argtypes.count,
+        default=None,
+        metavar="N",
+        help="processes preparing images ahead of the requests (default: one per core)",
+    )
+    ev.add_argument(
+        "--no-image-cache", action="store_true",
+        help="prepare every image again instead of reusing the image cache",
+    )  # fmt: skip
     ev.add_argument("--revision", default="", metavar="REV", help="model revision")
     ev.add_argument("--api-key-env", metavar="VAR", help="openai engine: read the key from VAR")
     ev.add_argument(
@@ -122,6 +164,10 @@ def build_engine(args: argparse.Namespace):
             max_pixels=args.max_pixels,
             tensor_parallel_size=args.tensor_parallel_size,
             pipeline_parallel_size=args.pipeline_parallel_size,
+            data_parallel_size=args.data_parallel_size,
+            gpu_memory_utilization=args.gpu_memory_utilization,
+            kv_cache_memory_bytes=args.kv_cache_memory_bytes,
+            python=args.python,
             revision=args.revision,
             api_key_env=args.api_key_env,
             timeout_s=args.timeout,
@@ -150,7 +196,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     _say_not_loaded(benchmark, args.dataset)
     items = benchmark.items[: args.limit] if args.limit else benchmark.items
     engine = build_engine(args)
-    images = ImageOptions(args.text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS)
+    images = ImageOptions(
+        args.text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS,
+        workers=args.image_workers, cache=not args.no_image_cache,
+    )  # fmt: skip
     name = args.run or f"{args.model}-{args.engine}{'-text-only' if args.text_only else ''}"
     record = run_record(name, engine, args.model, images, str(benchmark.root), args.revision)
     store = ReviewStore(args.db)
@@ -176,6 +225,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         store.close()
     for failure in state.failed:
         print(f"{failure['item']}: {failure['error']}", file=sys.stderr)
+    timing = timing_summary(state)
+    if not args.json and not args.text_only:
+        print(timing_line(timing), file=sys.stderr)
     if args.json:
         print(
             json.dumps(
@@ -184,6 +236,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                     "failed": state.failed,
                     "skipped": state.skipped,
                     "not_loaded": len(benchmark.problems),
+                    "timing": timing,
                 }
             )
         )
@@ -195,6 +248,33 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             f"random baseline {'—' if base is None else f'{base:.4f}'}"
         )
     return 1 if state.failed or state.cancelled else 0
+
+
+def timing_summary(state) -> dict[str, object]:
+    """Where the run's time went (issue 11): image preparation (worker seconds, counts
+    by how each image was obtained), seconds requests waited for a prepared image, and
+    seconds the endpoint took, summed over answers."""
+    stats = state.images
+    return {
+        "prepare_s": round(stats.prepare_s, 3),
+        "queue_wait_s": round(stats.wait_s, 3),
+        "endpoint_s": round(state.endpoint_s, 3),
+        "images": stats.images,
+        "original": stats.original,
+        "rendered": stats.rendered,
+        "cached": stats.cached,
+        "image_workers": stats.workers,
+    }
+
+
+def timing_line(timing: dict[str, object]) -> str:
+    """:func:`timing_summary` in one line for people."""
+    return (
+        f"images: {timing['images']} prepared ({timing['original']} sent as stored, "
+        f"{timing['rendered']} rendered, {timing['cached']} from the cache) in "
+        f"{timing['prepare_s']:.2f} s over {timing['image_workers']} workers; requests waited "
+        f"{timing['queue_wait_s']:.2f} s for images; endpoint time {timing['endpoint_s']:.2f} s"
+    )
 
 
 def _say_not_loaded(benchmark, dataset: Path) -> None:

@@ -1,38 +1,132 @@
-"""The image a model sees: rendered as the reviewer sees it, 8-bit RGB, bounded.
+"""The image a model sees: rendered as the reviewer sees it, 8-bit, lossless, bounded.
 
 Paper Appendix E.1 and issue 7: the overlay (mask, box) burned in; 16-bit and float
 images windowed, not saturated (the renderer's job); square pixels; a tiny image padded
-to the model's minimum side; a huge one shrunk to the pixel budget. What was done is
-returned so the run can record it per item.
+to the model's minimum side; a huge one shrunk to the pixel budget.
+
+Issue 11: this runs for every item of a run, so it is built for speed without loss:
+
+- **original**: an 8-bit greyscale or RGB PNG/JPEG with no overlay, no EXIF turn and a
+  size within the limits renders to exactly its own pixels (the renderer shows 8-bit
+  pictures unchanged), so its file is sent as it is, with no decode or encode at all.
+- **png**: everything else is rendered and written as PNG with zlib level 1 (lossless;
+  about 4x faster than Pillow's default level 6 for files ~10% larger), in greyscale
+  (mode L) when the rendered picture has no colour, which is a third of the bytes.
+
+What was done is returned so the run can record it per item (``encoding``,
+``mime``, sizes, window).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
 
+import numpy as np
+
+from medrcube_desktop import __version__
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.imaging.render import render_item
 
 DEFAULT_MIN_SIDE = 28
 """Smallest side (pixels) sent; Qwen2-VL-style processors refuse less than 28."""
 
 DEFAULT_MAX_PIXELS = 1280 * 28 * 28
-"""Pixel budget per image (Qwen2.5-VL's default ``max_pixels``, 1,003,520)."""
+"""Pixel budget per image (Qwen2.5-VL's recommended ``max_pixels``, 1,003,520)."""
+
+PNG_COMPRESS_LEVEL = 1
+"""zlib level of the PNGs sent (Pillow ``compress_level``): lossless at any level; 1 is
+the fastest that still compresses (level 6, Pillow's default, costs ~4x the time)."""
+
+ENCODING_VERSION = f"{__version__}/png{PNG_COMPRESS_LEVEL}"
+"""Part of every cache key: a new app version may render differently."""
+
+PASSTHROUGH_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg"}
+
+
+@dataclass(frozen=True)
+class PreparedImage:
+    """An image ready to send: encoded ``data`` of type ``mime`` and what was done.
+
+    ``info``: ``encoding`` ("original" or "png"), ``mode`` ("L" or "RGB"), ``mime``,
+    ``bytes``, ``rendered`` [H, W] before resizing, ``sent`` [H, W], ``padded`` (bool),
+    ``scaled`` (factor <= 1), ``slice_index``, ``window`` [center, width] or None.
+    """
+
+    data: bytes
+    mime: str
+    info: dict[str, object] = field(default_factory=dict)
 
 
 def model_image(
     item: Item, min_side: int = DEFAULT_MIN_SIDE, max_pixels: int = DEFAULT_MAX_PIXELS
-) -> tuple[bytes, dict[str, object]]:
-    """PNG bytes of the item's image for a model, and what was done to it.
+) -> PreparedImage:
+    """The item's image for a model (see the module docstring for the two encodings).
 
-    Returns
-    -------
-    png : bytes
-        8-bit RGB PNG.
-    info : dict
-        ``rendered`` [H, W] before resizing, ``sent`` [H, W], ``padded`` (bool),
-        ``scaled`` (factor ≤ 1), ``slice_index``, ``window`` [center, width] or None.
+    Raises
+    ------
+    ImageLoadError
+        The image or its mask cannot be read, or it exceeds the pixel limit
+        (``MEDRCUBE_MAX_PIXELS``).
+    """
+    original = original_image(item, min_side, max_pixels)
+    if original is not None:
+        return original
+    return rendered_image(item, min_side, max_pixels)
+
+
+def original_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage | None:
+    """The file itself when rendering it would give back exactly its pixels, else None.
+
+    Only the header is read (Pillow opens lazily). The conditions mirror the renderer:
+    8-bit L or RGB is shown unchanged (``render._to_gray8``), and nothing else is drawn
+    or turned when there is no mask, no box and no EXIF orientation.
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    from medrcube_desktop.imaging.loading import PICTURE_SUFFIXES, check_pixel_count
+
+    path = item.image_path
+    if item.mask_path is not None or item.bbox is not None:
+        return None
+    if path.suffix.lower() not in PICTURE_SUFFIXES or not path.is_file():
+        return None
+    try:
+        with Image.open(path) as img:
+            mime = PASSTHROUGH_FORMATS.get(img.format or "")
+            if mime is None or img.mode not in ("L", "RGB") or "transparency" in img.info:
+                return None
+            if int(img.getexif().get(0x0112, 1) or 1) != 1:
+                return None
+            width, height = img.size
+            if width * height > max_pixels or min(width, height) < min_side:
+                return None
+            check_pixel_count(path, width * height)
+            mode = img.mode
+    except (OSError, UnidentifiedImageError, ValueError):
+        return None  # the renderer reads it, or says precisely why it cannot
+    data = path.read_bytes()
+    info: dict[str, object] = {
+        "encoding": "original",
+        "mode": mode,
+        "mime": mime,
+        "bytes": len(data),
+        "rendered": [height, width],
+        "sent": [height, width],
+        "padded": False,
+        "scaled": 1.0,
+        "slice_index": 0,
+        "window": None,
+    }
+    return PreparedImage(data, mime, info)
+
+
+def rendered_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage:
+    """The item rendered with its overlay, resized to the policy and written as PNG
+    (greyscale when it has no colour).
 
     Raises
     ------
@@ -41,8 +135,14 @@ def model_image(
     """
     from PIL import Image
 
+    from medrcube_desktop.imaging.render import render_item
+
     rendered = render_item(item)
-    image = Image.fromarray(rendered.rgba[..., :3])
+    rgb = rendered.rgba[..., :3]
+    gray = bool(
+        np.array_equal(rgb[..., 0], rgb[..., 1]) and np.array_equal(rgb[..., 0], rgb[..., 2])
+    )
+    image = Image.fromarray(np.ascontiguousarray(rgb[..., 0]) if gray else rgb)
     height = max(1, round(image.height * rendered.pixel_aspect))
     if height != image.height:  # square pixels, as in the batch renderer
         image = image.resize((image.width, height), Image.Resampling.BILINEAR)
@@ -54,14 +154,19 @@ def model_image(
         image = image.resize(size, Image.Resampling.LANCZOS)
     padded = False
     if image.width < min_side or image.height < min_side:
-        canvas = Image.new("RGB", (max(image.width, min_side), max(image.height, min_side)))
+        canvas = Image.new(image.mode, (max(image.width, min_side), max(image.height, min_side)))
         canvas.paste(
             image, ((canvas.width - image.width) // 2, (canvas.height - image.height) // 2)
         )
         image, padded = canvas, True
     out = io.BytesIO()
-    image.save(out, format="PNG")
+    image.save(out, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    data = out.getvalue()
     info: dict[str, object] = {
+        "encoding": "png",
+        "mode": image.mode,
+        "mime": "image/png",
+        "bytes": len(data),
         "rendered": before,
         "sent": [image.height, image.width],
         "padded": padded,
@@ -69,4 +174,121 @@ def model_image(
         "slice_index": rendered.slice_index,
         "window": list(rendered.window) if rendered.window else None,
     }
-    return out.getvalue(), info
+    return PreparedImage(data, "image/png", info)
+
+
+def preparation_key(item: Item, min_side: int, max_pixels: int) -> str:
+    """What decides the prepared image, as a hex digest: the bytes of the image (every
+    file of a series folder) and of the mask, the box, the modality (it picks a default
+    window), the size policy and :data:`ENCODING_VERSION`.
+
+    Items with the same key get the same image, so a group of items on one image is
+    prepared once, and a second run (another model) on the same benchmark finds it in
+    the :class:`ImageCache`. Keyed by content, not path or time: a file replaced under
+    the same name is prepared again.
+
+    Raises
+    ------
+    OSError
+        A file cannot be read.
+    """
+    digest = hashlib.blake2b(digest_size=20)
+    for path in _files_of(item.image_path) + _files_of(item.mask_path):
+        digest.update(path.name.encode() + b"\0")
+        with open(path, "rb") as stream:  # only regular files reach here (_files_of)
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    policy = repr((item.bbox, item.modality, min_side, max_pixels, ENCODING_VERSION))
+    digest.update(policy.encode())
+    return digest.hexdigest()
+
+
+def _files_of(path: Path | None) -> list[Path]:
+    if path is None:
+        return []
+    if path.is_dir():  # a DICOM series: every regular file, in name order
+        return sorted(p for p in path.iterdir() if p.is_file())
+    if not path.is_file():
+        raise OSError(f"{path}: not a regular file")
+    return [path]
+
+
+class ImageCache:
+    """Prepared images on disk, one file per :func:`preparation_key`.
+
+    Each entry is ``<key>.<ext>`` beside ``<key>.json`` (its info); both are written to a
+    temporary name and renamed, so a reader never sees half a file and two processes
+    may prepare the same image at once. ``max_bytes`` bounds the folder: :meth:`prune`
+    removes the least recently used entries above it.
+    """
+
+    def __init__(self, folder: Path, max_bytes: int = 2 << 30) -> None:
+        self.folder = Path(folder)
+        self.max_bytes = max_bytes
+
+    def get(self, key: str) -> PreparedImage | None:
+        """The cached image, or None (missing or unreadable: it is prepared again)."""
+        import json
+
+        meta = self.folder / f"{key}.json"
+        try:
+            info = json.loads(meta.read_text(encoding="utf-8"))
+            data = (self.folder / f"{key}.{_extension(info['mime'])}").read_bytes()
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if len(data) != info.get("bytes"):
+            return None
+        os.utime(meta)  # recently used (prune keeps it)
+        return PreparedImage(data, str(info["mime"]), info)
+
+    def put(self, key: str, image: PreparedImage) -> None:
+        """Store ``image`` (errors are raised: the caller logs them and goes on)."""
+        import json
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        _write_atomic(self.folder / f"{key}.{_extension(image.mime)}", image.data)
+        _write_atomic(self.folder / f"{key}.json", json.dumps(image.info).encode())
+
+    def prune(self) -> int:
+        """Remove least recently used entries until the folder is under ``max_bytes``;
+        return how many were removed."""
+        if not self.folder.is_dir():
+            return 0
+        entries = []
+        for meta in self.folder.glob("*.json"):
+            files = [p for p in self.folder.glob(f"{meta.stem}.*")]
+            try:
+                size = sum(p.stat().st_size for p in files)
+                entries.append((meta.stat().st_mtime, size, files))
+            except OSError:
+                continue
+        total = sum(size for _, size, _ in entries)
+        removed = 0
+        for _, size, files in sorted(entries, key=lambda e: e[0]):
+            if total <= self.max_bytes:
+                break
+            for path in files:
+                path.unlink(missing_ok=True)
+            total -= size
+            removed += 1
+        return removed
+
+
+def default_cache_folder() -> Path:
+    """``<user cache dir>/model-images`` (platformdirs), or ``MEDRCUBE_IMAGE_CACHE``."""
+    configured = os.environ.get("MEDRCUBE_IMAGE_CACHE")
+    if configured:
+        return Path(configured)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("medrcube-desktop")) / "model-images"
+
+
+def _extension(mime: str) -> str:
+    return {"image/png": "png", "image/jpeg": "jpg"}[mime]
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)

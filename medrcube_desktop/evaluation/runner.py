@@ -15,11 +15,17 @@ from typing import Any
 
 from medrcube_desktop import __version__
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.errors import EngineError, ImageLoadError
+from medrcube_desktop.errors import EngineError
 from medrcube_desktop.evaluation.engines.base import Engine, EvalRequest, EvalResponse
-from medrcube_desktop.evaluation.images import DEFAULT_MAX_PIXELS, DEFAULT_MIN_SIDE, model_image
+from medrcube_desktop.evaluation.images import (
+    DEFAULT_MAX_PIXELS,
+    DEFAULT_MIN_SIDE,
+    ImageCache,
+    default_cache_folder,
+)
 from medrcube_desktop.evaluation.metrics import Outcome, summarize
 from medrcube_desktop.evaluation.parse import official_answer, parse_answer
+from medrcube_desktop.evaluation.prepare import ImagePipeline, PipelineStats
 from medrcube_desktop.evaluation.prompt import build_prompt, prompt_sha256
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from medrcube_desktop.store.locks import process_lock
@@ -30,11 +36,24 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class ImageOptions:
-    """How images are sent: ``text_only`` sends none (the prior-leakage baseline)."""
+    """How images are sent: ``text_only`` sends none (the prior-leakage baseline).
+
+    ``min_side`` and ``max_pixels`` (pixels) decide the image and are recorded with the
+    run; ``workers`` (preparing processes, None: one per core, 0: in this process) and
+    ``cache`` (keep prepared images in :func:`default_cache_folder` for the next run)
+    only decide how fast it is prepared.
+    """
 
     text_only: bool = False
     min_side: int = DEFAULT_MIN_SIDE
     max_pixels: int = DEFAULT_MAX_PIXELS
+    workers: int | None = None
+    cache: bool = True
+
+    def recorded(self) -> dict[str, object]:
+        """What the run records (what changes the image a model sees)."""
+        return {"text_only": self.text_only, "min_side": self.min_side,
+                "max_pixels": self.max_pixels}  # fmt: skip
 
 
 @dataclass
@@ -48,6 +67,9 @@ class EvalProgress:
     correct: int = 0
     failed: list[dict[str, str]] = field(default_factory=list)
     cancelled: bool = False
+    images: PipelineStats = field(default_factory=PipelineStats)
+    endpoint_s: float = 0.0
+    """Seconds the endpoint took, summed over answers that report a latency."""
 
 
 Progress = Callable[[EvalProgress], None]
@@ -57,7 +79,7 @@ def run_record(
     name: str, engine: Engine, model: str, images: ImageOptions, benchmark: str, revision: str = ""
 ) -> RunRecord:
     """The run's record: engine parameters, image handling, prompt hash, versions, GPU."""
-    params = {**engine.describe(), "image": images.__dict__}
+    params = {**engine.describe(), "image": images.recorded()}
     return RunRecord(
         name=name,
         engine=engine.name,
@@ -102,21 +124,37 @@ def run_evaluation(
     by_id = {item.id: item for item in todo}
     sent: dict[str, dict] = {}
 
+    pipeline = None
+    if not images.text_only:
+        cache = ImageCache(default_cache_folder()) if images.cache else None
+        pipeline = ImagePipeline(todo, images.min_side, images.max_pixels, cache, images.workers)
+        state.images = pipeline.stats
+
     def requests() -> Iterator[EvalRequest]:
-        for item in todo:
+        if pipeline is None:
+            for item in todo:
+                if cancel.is_set():
+                    return
+                yield EvalRequest(item.id, build_prompt(item))
+            return
+        for prepared in pipeline:
             if cancel.is_set():
                 return
-            png = None
-            if not images.text_only:
-                try:
-                    png, sent[item.id] = model_image(item, images.min_side, images.max_pixels)
-                except ImageLoadError as exc:
-                    state.failed.append({"item": item.id, "error": f"image: {exc}"})
-                    continue
-            yield EvalRequest(item.id, build_prompt(item), png)
+            if prepared.image is None:
+                state.failed.append({"item": prepared.item.id, "error": prepared.error})
+                if progress is not None:
+                    progress(state)
+                continue
+            sent[prepared.item.id] = prepared.image.info
+            yield EvalRequest(
+                prepared.item.id, build_prompt(prepared.item), prepared.image.data,
+                prepared.image.mime,
+            )  # fmt: skip
 
     def on_response(response: EvalResponse) -> None:
         item = by_id[response.item_id]
+        if response.latency_s is not None:
+            state.endpoint_s += response.latency_s
         if response.error:
             state.failed.append({"item": item.id, "error": response.error})
         else:
@@ -158,6 +196,8 @@ def run_evaluation(
                 store.delete_empty_run(run.name)  # an engine that never started leaves no run
             raise
         finally:
+            if pipeline is not None:
+                pipeline.close()
             engine.close()
             if store.eval_run(run.name) is not None:
                 store.add_run_provenance(run.name, engine.library_versions(), engine.gpu())

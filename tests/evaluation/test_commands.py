@@ -79,9 +79,9 @@ def test_evaluate_export_import_and_credibility(bench, tmp_path, capsys):
 
 
 def test_engine_that_cannot_start_is_one_line_exit_2(bench, tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("PATH", str(tmp_path))  # no vllm command anywhere
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # no vllm importable
     args = ["evaluate", "--dataset", str(bench), "--db", str(tmp_path / "s.db")]
     assert main([*args, "--engine", "vllm-server", "--model", "m"]) == 2
-    assert "not found: install vLLM" in capsys.readouterr().err
+    assert "vLLM is not installed for" in capsys.readouterr().err
     assert main([*args, "--engine", "openai", "--model", "m"]) == 2
     assert "needs --base-url" in capsys.readouterr().err

@@ -67,7 +67,9 @@ class FakeOpenAI:
         script: dict[str, list[Reply]] | None = None,
         latency_s: float = 0.0,
         refuse_response_format: bool = False,
+        version: str = "",
     ) -> None:
+        self.version = version  # answered at /version when set, as vLLM's server does
         self.script = script or {}
         self.latency_s = latency_s
         self.refuse_response_format = refuse_response_format
@@ -121,11 +123,16 @@ class FakeOpenAI:
                 # algorithm and delayed ACKs would add ~40 ms to every reply.
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-            def do_GET(self) -> None:  # noqa: N802 (http.server API): vLLM's /health
-                status = 200 if self.path.rstrip("/").endswith("/health") else 404
+            def do_GET(self) -> None:  # noqa: N802 (http.server API): vLLM's /health, /version
+                path = self.path.rstrip("/")
+                body = b""
+                if path.endswith("/version") and fake.version:
+                    body = json.dumps({"version": fake.version}).encode()
+                status = 200 if path.endswith("/health") or body else 404
                 self.send_response(status)
-                self.send_header("Content-Length", "0")
+                self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
+                self.wfile.write(body)
 
             def do_POST(self) -> None:  # noqa: N802 (http.server API)
                 length = int(self.headers.get("Content-Length", 0))

@@ -15,12 +15,21 @@ from typing import Protocol
 
 @dataclass(frozen=True)
 class EvalRequest:
-    """One item to answer: the Table 9 text and the image (PNG bytes, or ``None`` in
-    text-only mode)."""
+    """One item to answer: the Table 9 text and the image (encoded bytes of type
+    ``image_mime``, or ``None`` in text-only mode)."""
 
     item_id: str
     prompt: str
-    image_png: bytes | None = None
+    image: bytes | None = None
+    image_mime: str = "image/png"
+
+    def image_data_url(self) -> str | None:
+        """The image as a ``data:`` URL (RFC 2397), as chat APIs take it, or None."""
+        if self.image is None:
+            return None
+        import base64
+
+        return f"data:{self.image_mime};base64,{base64.b64encode(self.image).decode('ascii')}"
 
 
 @dataclass(frozen=True)

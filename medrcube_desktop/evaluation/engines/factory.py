@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 from medrcube_desktop.errors import EngineError
 from medrcube_desktop.evaluation.engines.base import Engine, SamplingConfig
 
-ENGINES = ("vllm", "vllm-server", "openai")
+ENGINES = ("vllm", "vllm-server", "openai", "hf")
 
 
 @dataclass
 class EngineOptions:
     """Everything that chooses and configures an engine.
 
-    ``base_urls``: the openai engine's endpoints, or the vllm-server to attach to.
+    ``base_urls``: the openai engine's endpoints, or the vllm servers to attach to.
+    ``max_model_len`` None: the model's own. ``gpu_memory_utilization`` None: vLLM's
+    default (0.9); without a GPU vLLM reads it as a fraction of RAM, so give
+    ``kv_cache_memory_bytes`` there. ``python``: the interpreter of the model's child
+    process (None: the app's own).
     """
 
     engine: str
@@ -25,10 +30,14 @@ class EngineOptions:
     temperature: float = 0.0
     top_p: float = 0.0001
     seed: int = 0
-    max_model_len: int = 16384
+    max_model_len: int | None = None
     max_pixels: int | None = None
     tensor_parallel_size: int = 1
     pipeline_parallel_size: int = 1
+    data_parallel_size: int = 1
+    gpu_memory_utilization: float | None = None
+    kv_cache_memory_bytes: int | None = None
+    python: str | None = None
     revision: str = ""
     api_key_env: str | None = None
     timeout_s: float = 600.0
@@ -63,22 +72,29 @@ def build_engine(options: EngineOptions) -> Engine:
             options.timeout_s,
             options.max_attempts,
         )
+    python = options.python or sys.executable
     if options.engine == "vllm-server":
         from medrcube_desktop.evaluation.engines.vllm_engine import VLLMServerEngine
 
         return VLLMServerEngine(
             options.model,
             sampling,
-            base_url=options.base_urls[0] if options.base_urls else None,
+            base_urls=options.base_urls,
             revision=options.revision,
             max_model_len=options.max_model_len,
+            max_pixels=options.max_pixels,
             tensor_parallel_size=options.tensor_parallel_size,
             pipeline_parallel_size=options.pipeline_parallel_size,
+            data_parallel_size=options.data_parallel_size,
+            gpu_memory_utilization=options.gpu_memory_utilization,
+            kv_cache_memory_bytes=options.kv_cache_memory_bytes,
             concurrency=options.concurrency,
             timeout_s=options.timeout_s,
+            max_attempts=options.max_attempts,
+            python=python,
         )
     if options.engine == "vllm":
-        from medrcube_desktop.evaluation.engines.vllm_engine import VLLMEngine
+        from medrcube_desktop.evaluation.engines.worker_engine import VLLMEngine
 
         return VLLMEngine(
             options.model,
@@ -88,6 +104,21 @@ def build_engine(options: EngineOptions) -> Engine:
             max_pixels=options.max_pixels,
             tensor_parallel_size=options.tensor_parallel_size,
             pipeline_parallel_size=options.pipeline_parallel_size,
+            data_parallel_size=options.data_parallel_size,
+            gpu_memory_utilization=options.gpu_memory_utilization,
+            kv_cache_memory_bytes=options.kv_cache_memory_bytes,
             chunk_size=options.chunk_size,
+            python=python,
+        )
+    if options.engine == "hf":
+        from medrcube_desktop.evaluation.engines.worker_engine import HFEngine
+
+        return HFEngine(
+            options.model,
+            sampling,
+            revision=options.revision,
+            max_pixels=options.max_pixels,
+            data_parallel_size=options.data_parallel_size,
+            python=python,
         )
     raise EngineError(f"unknown engine {options.engine!r} (engines: {', '.join(ENGINES)})")

@@ -9,7 +9,6 @@ own retries are off so these rules hold (as in :mod:`medrcube_desktop.llm.judge`
 from __future__ import annotations
 
 import asyncio
-import base64
 import random
 import threading
 import time
@@ -27,11 +26,11 @@ from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 
 
 def chat_messages(request: EvalRequest) -> list[dict]:
-    """One user message: the image first (a PNG data URL), then the Table 9 text."""
+    """One user message: the image first (a data URL), then the Table 9 text."""
     content: list[dict] = []
-    if request.image_png is not None:
-        data = base64.b64encode(request.image_png).decode("ascii")
-        content.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}})
+    url = request.image_data_url()
+    if url is not None:
+        content.append({"type": "image_url", "image_url": {"url": url}})
     content.append({"type": "text", "text": request.prompt})
     return [{"role": "user", "content": content}]
 

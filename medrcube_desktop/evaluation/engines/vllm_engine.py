@@ -1,18 +1,16 @@
-"""The ``vllm`` engine (offline ``LLM.chat`` in a child process) and the
-``vllm-server`` engine (``vllm serve`` as a child, or a running server by URL).
+"""The ``vllm-server`` engine: vLLM's OpenAI-compatible server started as a child of
+the app (stopped with the run), or running servers attached by URL.
 
-The model never loads in the app's process: a CUDA crash or out-of-memory ends the
-child, and the error carries the tail of its log.
+The server runs from the app's own interpreter (``python -m
+vllm.entrypoints.openai.api_server``: vllm-cpu's ``vllm`` command is broken upstream,
+and a ``vllm`` on PATH may belong to another environment), in its own process group,
+so stopping it stops vLLM's EngineCore too; a failed start shows the root cause from its
+log. The offline ``vllm`` engine is in :mod:`.worker_engine`.
 """
 
 from __future__ import annotations
 
-import base64
-import collections
-import contextlib
 import json
-import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -23,211 +21,18 @@ import urllib.request
 from collections.abc import Iterable
 
 from medrcube_desktop.errors import EngineError
-from medrcube_desktop.evaluation.engines.base import (
-    EvalRequest,
-    EvalResponse,
-    OnResponse,
-    SamplingConfig,
-)
+from medrcube_desktop.evaluation.engines.base import EvalRequest, OnResponse, SamplingConfig
+from medrcube_desktop.evaluation.engines.child import ModelProcess, failure_message
 from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
+from medrcube_desktop.evaluation.engines.worker_engine import (
+    GUARD,
+    VLLMEngine,
+    pixel_budget_kwargs,
+)
 
-LOG_TAIL_LINES = 40
+__all__ = ["VLLMEngine", "VLLMServerEngine", "server_version"]
 
-
-class _LogTail:
-    """Keeps the last lines a child wrote to a stream (read on a thread)."""
-
-    def __init__(self, stream) -> None:
-        self.lines: collections.deque[str] = collections.deque(maxlen=LOG_TAIL_LINES)
-        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self.thread.start()
-
-    def _read(self, stream) -> None:
-        for line in stream:
-            self.lines.append(line.rstrip())
-
-    def text(self) -> str:
-        """The lines kept. Called when the child has failed: waits (at most 5 s) for the
-        reader to reach the end of its output, so the last lines, the error, are in."""
-        self.thread.join(5)
-        return "\n".join(self.lines)
-
-
-def _parallel_args(tensor: int, pipeline: int) -> dict[str, int]:
-    return {"tensor_parallel_size": max(1, tensor), "pipeline_parallel_size": max(1, pipeline)}
-
-
-class VLLMEngine:
-    """vLLM's offline engine in a child process (:mod:`.vllm_worker`).
-
-    Parameters
-    ----------
-    model, revision : str
-        Hugging Face model id or local folder; revision ('' for the default).
-    sampling : SamplingConfig
-        Passed whole to ``SamplingParams`` (temperature, top_p, max_tokens, seed).
-    max_model_len : int
-        Context length, set explicitly.
-    max_images : int
-        Per-prompt image limit (``limit_mm_per_prompt``).
-    max_pixels : int or None
-        Image pixel budget for the processor (``mm_processor_kwargs``), when set.
-    tensor_parallel_size, pipeline_parallel_size : int
-        GPUs per model (multi-GPU).
-    chunk_size : int
-        Requests per ``LLM.chat`` call: answers are saved after each chunk.
-    python : str
-        Interpreter of the child (the one with vLLM installed).
-    """
-
-    name = "vllm"
-
-    def __init__(
-        self,
-        model: str,
-        sampling: SamplingConfig | None = None,
-        revision: str = "",
-        max_model_len: int = 16384,
-        max_images: int = 1,
-        max_pixels: int | None = None,
-        tensor_parallel_size: int = 1,
-        pipeline_parallel_size: int = 1,
-        gpu_memory_utilization: float = 0.9,
-        chunk_size: int = 32,
-        trust_remote_code: bool = False,
-        python: str = sys.executable,
-        startup_timeout_s: float = 1800.0,
-    ) -> None:
-        self.model, self.revision = model, revision
-        self.sampling = sampling or SamplingConfig()
-        self.max_model_len, self.max_images, self.max_pixels = max_model_len, max_images, max_pixels
-        self.parallel = _parallel_args(tensor_parallel_size, pipeline_parallel_size)
-        self.gpu_memory_utilization = gpu_memory_utilization
-        self.chunk_size, self.trust_remote_code = chunk_size, trust_remote_code
-        self.python, self.startup_timeout_s = python, startup_timeout_s
-        self.process: subprocess.Popen | None = None
-        self._versions: dict[str, str] = {}
-        self._gpu = ""
-
-    def config(self) -> dict[str, object]:
-        """The child's configuration line."""
-        s = self.sampling
-        return {
-            "model": self.model,
-            "revision": self.revision,
-            "max_model_len": self.max_model_len,
-            "limit_mm_per_prompt": {"image": self.max_images},
-            "mm_processor_kwargs": {"max_pixels": self.max_pixels} if self.max_pixels else {},
-            **self.parallel,
-            "gpu_memory_utilization": self.gpu_memory_utilization,
-            "seed": s.seed,
-            "trust_remote_code": self.trust_remote_code,
-            "chunk_size": self.chunk_size,
-            "sampling": {
-                "temperature": s.temperature,
-                "top_p": s.top_p,
-                "max_tokens": s.max_tokens,
-                "seed": s.seed,
-                **s.extra,
-            },
-        }
-
-    def describe(self) -> dict[str, object]:
-        return {key: value for key, value in self.config().items() if key != "model"}
-
-    def library_versions(self) -> dict[str, str]:
-        return dict(self._versions)
-
-    def gpu(self) -> str:
-        return self._gpu
-
-    def run(
-        self, requests: Iterable[EvalRequest], on_response: OnResponse, cancel: threading.Event
-    ) -> None:
-        """Start the child, stream the requests, deliver answers as they come."""
-        self.process = subprocess.Popen(
-            [self.python, "-m", "medrcube_desktop.evaluation.engines.vllm_worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
-        log = _LogTail(self.process.stderr)
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps(self.config()) + "\n")
-        self.process.stdin.flush()
-        ready = self._read_line(log)
-        if ready is None or not ready.get("ready"):
-            self.process.wait(30)
-            if "No module named 'vllm'" in log.text():
-                raise EngineError(
-                    f"vLLM is not installed for {self.python}: pip install -e '.[vllm]' on a "
-                    "machine with an NVIDIA GPU, or use --engine openai / vllm-server --base-url"
-                )
-            raise EngineError(f"vLLM did not start (model {self.model}):\n{log.text()}")
-        self._versions = {"vllm": str(ready.get("vllm", ""))}
-        self._gpu = str(ready.get("gpu", ""))
-        writer = threading.Thread(target=self._feed, args=(requests, cancel), daemon=True)
-        writer.start()
-        while not cancel.is_set():
-            answer = self._read_line(log)
-            if answer is None:
-                break
-            on_response(
-                EvalResponse(
-                    item_id=answer["item_id"],
-                    text=answer.get("text", ""),
-                    prompt_tokens=answer.get("prompt_tokens"),
-                    completion_tokens=answer.get("completion_tokens"),
-                )
-            )
-        if cancel.is_set():
-            self.close()
-            return
-        code = self.process.wait()
-        if code != 0:
-            raise EngineError(f"vLLM stopped with exit status {code}:\n{log.text()}")
-
-    def _feed(self, requests: Iterable[EvalRequest], cancel: threading.Event) -> None:
-        assert self.process is not None and self.process.stdin is not None
-        stdin = self.process.stdin
-        try:
-            for request in requests:
-                if cancel.is_set():
-                    break
-                image = base64.b64encode(request.image_png).decode() if request.image_png else None
-                stdin.write(
-                    json.dumps(
-                        {"item_id": request.item_id, "prompt": request.prompt, "image_b64": image}
-                    )
-                    + "\n"
-                )
-                stdin.flush()
-        except (BrokenPipeError, ValueError):
-            return  # the child is gone; run() reports why
-        finally:
-            with contextlib.suppress(BrokenPipeError, OSError):  # the child may be gone
-                stdin.close()
-
-    def _read_line(self, log: _LogTail) -> dict | None:
-        line = self.process.stdout.readline()  # type: ignore[union-attr]
-        if not line:
-            return None
-        try:
-            return json.loads(line)
-        except ValueError:
-            raise EngineError(f"vLLM worker wrote {line[:200]!r}:\n{log.text()}") from None
-
-    def close(self) -> None:
-        """Stop the child (terminate, then kill after 10 s)."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 
 
 def _free_port() -> int:
@@ -236,13 +41,50 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-class VLLMServerEngine:
-    """``vllm serve`` started as a child (stopped with the run), or a running server.
+def has_module(python: str, module: str) -> bool:
+    """Whether ``module`` can be imported by the interpreter ``python`` (with this
+    process's environment, as a child would run), without importing it."""
+    probe = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"
+    try:
+        return (
+            subprocess.run([python, "-c", probe], capture_output=True, timeout=60).returncode == 0
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
-    With ``base_url`` the engine attaches to a running OpenAI-compatible vLLM server;
-    without, it starts ``vllm serve MODEL`` on a free local port, waits for ``/health``
-    and shows the tail of the server's log if it fails. Requests then go through the
-    :class:`OpenAIEngine`.
+
+def server_version(base_url: str, timeout_s: float = 5.0) -> str:
+    """The vLLM version a server reports at ``/version`` (``{"version": "0.32.0"}``), or
+    '' when it does not say (not vLLM, or unreachable)."""
+    root = base_url.rstrip("/").removesuffix("/v1")
+    try:
+        with urllib.request.urlopen(f"{root}/version", timeout=timeout_s) as answer:
+            return str(json.loads(answer.read().decode("utf-8")).get("version", ""))
+    except (urllib.error.URLError, OSError, ValueError, AttributeError):
+        return ""
+
+
+class VLLMServerEngine:
+    """vLLM's OpenAI-compatible server started as a child, or running servers.
+
+    With ``base_urls`` the engine attaches to running vLLM servers (several spread the
+    items, as the ``openai`` engine does); without, it starts the server on a free local
+    port, waits for ``/health`` and stops it at the end. Requests go through the
+    :class:`OpenAIEngine` (its retries and ``max_attempts``).
+
+    Parameters
+    ----------
+    max_model_len : int or None
+        ``--max-model-len``; None takes the model's own context length.
+    gpu_memory_utilization : float or None
+        ``--gpu-memory-utilization`` (vLLM's default 0.9 when None); without a GPU, vLLM
+        reads it as the fraction of RAM for the KV cache.
+    kv_cache_memory_bytes : int or None
+        ``--kv-cache-memory-bytes``, instead of the fraction.
+    data_parallel_size : int
+        ``--data-parallel-size``: model replicas behind the one server.
+    python : str
+        Interpreter that runs the server (the app's own by default).
     """
 
     name = "vllm-server"
@@ -251,49 +93,78 @@ class VLLMServerEngine:
         self,
         model: str,
         sampling: SamplingConfig | None = None,
-        base_url: str | None = None,
+        base_urls: list[str] | None = None,
         revision: str = "",
-        max_model_len: int = 16384,
+        max_model_len: int | None = None,
         max_images: int = 1,
+        max_pixels: int | None = None,
         tensor_parallel_size: int = 1,
         pipeline_parallel_size: int = 1,
+        data_parallel_size: int = 1,
+        gpu_memory_utilization: float | None = None,
+        kv_cache_memory_bytes: int | None = None,
         concurrency: int = 16,
         timeout_s: float = 600.0,
+        max_attempts: int = 3,
         startup_timeout_s: float = 1800.0,
-        executable: str = "vllm",
+        python: str = sys.executable,
     ) -> None:
-        self.model, self.revision, self.base_url = model, revision, base_url
+        self.model, self.revision = model, revision
+        self.base_urls = list(base_urls or [])
         self.sampling = sampling or SamplingConfig()
-        self.max_model_len, self.max_images = max_model_len, max_images
-        self.parallel = _parallel_args(tensor_parallel_size, pipeline_parallel_size)
-        self.concurrency, self.timeout_s = concurrency, timeout_s
-        self.startup_timeout_s, self.executable = startup_timeout_s, executable
-        self.process: subprocess.Popen | None = None
-        self.log: _LogTail | None = None
+        self.max_model_len, self.max_images, self.max_pixels = max_model_len, max_images, max_pixels
+        self.tensor_parallel_size = max(1, tensor_parallel_size)
+        self.pipeline_parallel_size = max(1, pipeline_parallel_size)
+        self.data_parallel_size = max(1, data_parallel_size)
+        self.gpu_memory_utilization = gpu_memory_utilization
+        self.kv_cache_memory_bytes = kv_cache_memory_bytes
+        self.concurrency, self.timeout_s, self.max_attempts = concurrency, timeout_s, max_attempts
+        self.startup_timeout_s, self.python = startup_timeout_s, python
+        self.process: ModelProcess | None = None
+        self._versions: dict[str, str] = {}
 
     def command(self, port: int) -> list[str]:
-        """The ``vllm serve`` command line, every setting explicit."""
+        """The server's command line, every setting that matters explicit."""
         args = [
-            self.executable, "serve", self.model,
+            self.python, "-m", GUARD, SERVER_MODULE,
+            "--model", self.model,
             "--host", "127.0.0.1", "--port", str(port),
-            "--max-model-len", str(self.max_model_len),
             "--limit-mm-per-prompt", json.dumps({"image": self.max_images}),
-            "--tensor-parallel-size", str(self.parallel["tensor_parallel_size"]),
-            "--pipeline-parallel-size", str(self.parallel["pipeline_parallel_size"]),
+            "--tensor-parallel-size", str(self.tensor_parallel_size),
+            "--pipeline-parallel-size", str(self.pipeline_parallel_size),
             "--seed", str(self.sampling.seed),
             "--generation-config", "vllm",  # not the checkpoint's sampling defaults
         ]  # fmt: skip
+        if self.data_parallel_size > 1:
+            args += ["--data-parallel-size", str(self.data_parallel_size)]
         if self.revision:
             args += ["--revision", self.revision]
+        if self.max_model_len:
+            args += ["--max-model-len", str(self.max_model_len)]
+        if self.gpu_memory_utilization:
+            args += ["--gpu-memory-utilization", str(self.gpu_memory_utilization)]
+        if self.kv_cache_memory_bytes:
+            args += ["--kv-cache-memory-bytes", str(self.kv_cache_memory_bytes)]
+        budget = pixel_budget_kwargs(self.max_pixels)
+        if budget:
+            args += ["--mm-processor-kwargs", json.dumps(budget)]
         return args
 
     def describe(self) -> dict[str, object]:
+        from medrcube_desktop.llm.keys import safe_base_url
+
         return {
-            "attached_to": self.base_url or "",
+            "attached_to": [safe_base_url(u) for u in self.base_urls],
             "max_model_len": self.max_model_len,
             "limit_mm_per_prompt": {"image": self.max_images},
-            **self.parallel,
+            "mm_processor_kwargs": pixel_budget_kwargs(self.max_pixels),
+            "tensor_parallel_size": self.tensor_parallel_size,
+            "pipeline_parallel_size": self.pipeline_parallel_size,
+            "data_parallel_size": self.data_parallel_size,
+            "gpu_memory_utilization": self.gpu_memory_utilization,
+            "kv_cache_memory_bytes": self.kv_cache_memory_bytes,
             "concurrency": self.concurrency,
+            "max_attempts": self.max_attempts,
             "temperature": self.sampling.temperature,
             "top_p": self.sampling.top_p,
             "max_tokens": self.sampling.max_tokens,
@@ -301,67 +172,80 @@ class VLLMServerEngine:
         }
 
     def library_versions(self) -> dict[str, str]:
-        return {"openai": __import__("openai").__version__}
+        return {"openai": __import__("openai").__version__, **self._versions}
 
     def gpu(self) -> str:
         return ""
 
-    def start(self) -> str:
-        """Start the server (unless attached); return its ``/v1`` base URL.
+    def start(self, cancel: threading.Event | None = None) -> list[str]:
+        """Start the server (unless attached); return the ``/v1`` base URLs to use
+        (none when ``cancel`` was set while it started: it is stopped then).
 
         Raises
         ------
         EngineError
-            ``vllm`` is not installed, the server exits, or ``/health`` does not answer
-            within ``startup_timeout_s`` (the log tail is in the message).
+            vLLM is not installed for :attr:`python`, the server exits, or ``/health``
+            does not answer within ``startup_timeout_s`` (root cause and log tail in
+            the message).
         """
-        if self.base_url:
-            return self.base_url
-        if shutil.which(self.executable) is None:
+        if self.base_urls:
+            versions = {server_version(url) for url in self.base_urls} - {""}
+            if versions:
+                self._versions["vllm_server"] = ", ".join(sorted(versions))
+            return self.base_urls
+        if not has_module(self.python, "vllm"):
             raise EngineError(
-                f"{self.executable!r} not found: install vLLM (pip install vllm) or attach "
-                "to a running server with --base-url"
+                f"vLLM is not installed for {self.python}: pip install -e '.[vllm]' on a "
+                "machine with an NVIDIA GPU, packaging/install_vllm_cpu.sh on a CPU-only one, "
+                "or attach to a running server with --base-url"
             )
         port = _free_port()
-        self.process = subprocess.Popen(
-            self.command(port),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env={**os.environ, "VLLM_CONFIGURE_LOGGING": "1"},
-        )
-        self.log = _LogTail(self.process.stdout)
+        try:
+            self.process = ModelProcess(self.command(port), "vllm-serve")
+        except OSError as exc:
+            raise EngineError(f"cannot start {self.python}: {exc}") from None
         root = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
+            if cancel is not None and cancel.is_set():
+                self.close()
+                return []
             if self.process.poll() is not None:
+                code = self.process.poll()
+                self.close()
                 raise EngineError(
-                    f"vllm serve exited with status {self.process.returncode}:\n{self.log.text()}"
+                    failure_message(f"vllm serve exited with status {code}:", self.process)
                 )
             try:
                 with urllib.request.urlopen(f"{root}/health", timeout=2) as answer:
                     if answer.status == 200:
-                        return f"{root}/v1"
+                        version = server_version(root)
+                        if version:
+                            self._versions["vllm_server"] = version
+                        return [f"{root}/v1"]
             except (urllib.error.URLError, OSError):
                 time.sleep(0.5)
         self.close()
-        raise EngineError(f"vllm serve did not become healthy in {self.startup_timeout_s:g} s")
+        raise EngineError(
+            failure_message(
+                f"vllm serve did not become healthy in {self.startup_timeout_s:g} s:",
+                self.process,
+            )
+        )
 
     def run(
         self, requests: Iterable[EvalRequest], on_response: OnResponse, cancel: threading.Event
     ) -> None:
         """Start (or attach), then answer through the OpenAI-compatible API."""
-        url = self.start()
+        urls = self.start(cancel)
+        if not urls:
+            return
         OpenAIEngine(
-            self.model, [url], "not-needed", self.sampling, self.concurrency, self.timeout_s
-        ).run(requests, on_response, cancel)
+            self.model, urls, "not-needed", self.sampling, self.concurrency, self.timeout_s,
+            self.max_attempts,
+        ).run(requests, on_response, cancel)  # fmt: skip
 
     def close(self) -> None:
-        """Stop a server this engine started."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        """Stop a server this engine started, with its whole process group."""
+        if self.process is not None:
+            self.process.stop(grace_s=30.0)

@@ -1,0 +1,445 @@
+"""The ``vllm`` (offline ``LLM.chat``) and ``hf`` (transformers ``generate``) engines:
+the model runs in child processes (:mod:`.model_worker`), never in the app's.
+
+A CUDA crash or out-of-memory ends a child, not the app; the error carries the root
+cause from the child's log (:func:`.child.failure_message`). Cancel, a crash and the
+end of a run stop each child's whole process group, vLLM's EngineCore included.
+
+Data parallel (``data_parallel_size`` N): N children, each with its own share of the
+GPUs (``CUDA_VISIBLE_DEVICES``, ``tensor_parallel_size`` x ``pipeline_parallel_size``
+each), take requests from one queue, so a faster child takes more. This is vLLM's own
+recipe for offline data parallelism (one engine per rank; ``LLM`` itself refuses
+``data_parallel_size > 1``), and serves transformers the same way.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import queue
+import sys
+import threading
+import time
+from collections.abc import Iterable, Iterator
+
+from medrcube_desktop.errors import EngineError
+from medrcube_desktop.evaluation.engines.base import (
+    EvalRequest,
+    EvalResponse,
+    OnResponse,
+    SamplingConfig,
+)
+from medrcube_desktop.evaluation.engines.child import ModelProcess, failure_message
+
+WORKER = "medrcube_desktop.evaluation.engines.model_worker"
+GUARD = "medrcube_desktop.evaluation.engines.guard"
+
+
+def gpu_shares(ranks: int, per_rank: int, visible: str | None) -> list[str | None]:
+    """``CUDA_VISIBLE_DEVICES`` for each of ``ranks`` children using ``per_rank`` GPUs
+    each, taken in order from ``visible`` (the app's own setting) or 0, 1, 2...; one
+    rank leaves the setting alone (``None``)."""
+    if ranks <= 1:
+        return [None]
+    devices = [d for d in (visible or "").split(",") if d.strip()] or [
+        str(n) for n in range(ranks * per_rank)
+    ]
+    if len(devices) < ranks * per_rank:
+        raise EngineError(
+            f"data parallel size {ranks} x {per_rank} GPUs per model needs {ranks * per_rank} "
+            f"GPUs; CUDA_VISIBLE_DEVICES lists {len(devices)}"
+        )
+    return [",".join(devices[r * per_rank : (r + 1) * per_rank]) for r in range(ranks)]
+
+
+class WorkerEngine:
+    """Common part of the child-process engines (see :class:`VLLMEngine`, :class:`HFEngine`).
+
+    Subclasses give :attr:`name`, :attr:`backend`, :meth:`engine_args` and
+    :meth:`describe`.
+    """
+
+    name = ""
+    backend = ""
+    missing_hint = ""
+
+    def __init__(
+        self,
+        model: str,
+        sampling: SamplingConfig | None,
+        revision: str,
+        data_parallel_size: int,
+        gpus_per_rank: int,
+        chunk_size: int,
+        python: str,
+        startup_timeout_s: float,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.model, self.revision = model, revision
+        self.sampling = sampling or SamplingConfig()
+        self.data_parallel_size = max(1, data_parallel_size)
+        self.gpus_per_rank = max(1, gpus_per_rank)
+        self.chunk_size = max(1, chunk_size)
+        self.python, self.startup_timeout_s = python, startup_timeout_s
+        self.env = dict(env or {})
+        self.processes: list[ModelProcess] = []
+        self._versions: dict[str, str] = {}
+        self._gpu = ""
+        self.model_max_len: int | None = None
+
+    def engine_args(self) -> dict[str, object]:
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, object]:
+        raise NotImplementedError
+
+    def config(self) -> dict[str, object]:
+        """The child's configuration line."""
+        s = self.sampling
+        return {
+            "backend": self.backend,
+            "chunk_size": self.chunk_size,
+            "engine_args": self.engine_args(),
+            "sampling": {
+                "temperature": s.temperature,
+                "top_p": s.top_p,
+                "max_tokens": s.max_tokens,
+                "seed": s.seed,
+                **s.extra,
+            },  # fmt: skip
+        }
+
+    def library_versions(self) -> dict[str, str]:
+        return dict(self._versions)
+
+    def gpu(self) -> str:
+        return self._gpu
+
+    # -- running -------------------------------------------------------------------
+
+    def _start_child(self, rank: int, devices: str | None, answers: queue.Queue) -> ModelProcess:
+        read_fd, write_fd = os.pipe()
+        env = dict(self.env)
+        if devices is not None:
+            env["CUDA_VISIBLE_DEVICES"] = devices
+        try:
+            process = ModelProcess(
+                [self.python, "-m", GUARD, WORKER, str(write_fd)],
+                f"{self.name}-{rank}" if self.data_parallel_size > 1 else self.name,
+                env=env,
+                pass_fds=(write_fd,),
+                stdin=True,
+            )
+        except OSError as exc:
+            os.close(read_fd)
+            raise EngineError(f"cannot start {self.python}: {exc}") from None
+        finally:
+            os.close(write_fd)  # the child holds its copy: EOF when it exits
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(self.config()) + "\n")
+        process.stdin.flush()
+        threading.Thread(target=_read_answers, args=(read_fd, rank, answers), daemon=True).start()
+        return process
+
+    def run(
+        self, requests: Iterable[EvalRequest], on_response: OnResponse, cancel: threading.Event
+    ) -> None:
+        """Start the children, stream the requests, deliver answers as they come.
+
+        Raises
+        ------
+        EngineError
+            The backend is not installed, a child did not start within
+            ``startup_timeout_s`` or died (root cause and log tail in the message).
+        """
+        answers: queue.Queue = queue.Queue()
+        shares = gpu_shares(self.data_parallel_size, self.gpus_per_rank,
+                            os.environ.get("CUDA_VISIBLE_DEVICES"))  # fmt: skip
+        self.processes = [self._start_child(r, d, answers) for r, d in enumerate(shares)]
+        ready: set[int] = set()
+        deadline = time.monotonic() + self.startup_timeout_s
+        while len(ready) < len(self.processes):
+            message = self._next(answers, cancel, deadline)
+            if message is None:
+                return  # cancelled while loading
+            rank, line = message
+            if line is None or not line.get("ready"):
+                raise self._died(rank, "did not start")
+            ready.add(rank)
+            self._versions = {str(k): str(v) for k, v in (line.get("versions") or {}).items()}
+            self._gpu = str(line.get("gpu") or "")
+            self.model_max_len = line.get("max_model_len")
+        source = _Shared(iter(requests))
+        for process in self.processes:
+            threading.Thread(target=_feed, args=(process, source, cancel), daemon=True).start()
+        finished: set[int] = set()
+        while len(finished) < len(self.processes):
+            message = self._next(answers, cancel, None)
+            if message is None:
+                return  # cancelled
+            rank, line = message
+            if line is None:
+                code = self.processes[rank].wait()
+                if code != 0:
+                    raise self._died(rank, f"stopped with exit status {code}")
+                finished.add(rank)
+                continue
+            on_response(
+                EvalResponse(
+                    item_id=line["item_id"],
+                    text=line.get("text", ""),
+                    error=line.get("error", ""),
+                    prompt_tokens=line.get("prompt_tokens"),
+                    completion_tokens=line.get("completion_tokens"),
+                )
+            )
+        if source.error is not None:
+            raise source.error
+
+    def _next(self, answers: queue.Queue, cancel, deadline: float | None):
+        """The next (rank, message) of any child (message None: that child's answers
+        ended); None when cancelled (the children are stopped then)."""
+        while True:
+            if cancel.is_set():
+                self.close()
+                return None
+            try:
+                return answers.get(timeout=0.2)
+            except queue.Empty:
+                pass
+            if deadline is not None and time.monotonic() > deadline:
+                self.close()
+                raise EngineError(
+                    f"{self.name}: the model did not load within {self.startup_timeout_s:g} s "
+                    f"(model {self.model})"
+                )
+
+    def _died(self, rank: int, what: str) -> EngineError:
+        process = self.processes[rank]
+        with_code = process.poll()
+        self.close()
+        lines = process.lines()
+        if any("No module named" in line and self.backend_module in line for line in lines):
+            return EngineError(
+                f"{self.backend_module} is not installed for {self.python}: {self.missing_hint}"
+            )
+        status = f" (exit status {with_code})" if with_code is not None else ""
+        return EngineError(
+            failure_message(f"{self.name} {what}{status} (model {self.model}):", process)
+        )
+
+    @property
+    def backend_module(self) -> str:
+        return self.backend if self.backend != "hf" else "transformers"
+
+    def close(self) -> None:
+        """Stop every child and its process group (safe to call twice)."""
+        for process in self.processes:
+            process.stop()
+
+
+class _Shared:
+    """One request iterator shared by the feeders (one ``next`` at a time)."""
+
+    def __init__(self, requests: Iterator[EvalRequest]) -> None:
+        self.requests = requests
+        self.lock = threading.Lock()
+        self.error: BaseException | None = None
+
+    def next(self) -> EvalRequest | None:
+        with self.lock:
+            try:
+                return next(self.requests, None)
+            except Exception as exc:  # noqa: BLE001 - reported by run() at the end
+                self.error = exc
+                return None
+
+
+def _read_answers(fd: int, rank: int, answers: queue.Queue) -> None:
+    with os.fdopen(fd, "r", encoding="utf-8") as stream:
+        for line in stream:
+            try:
+                answers.put((rank, json.loads(line)))
+            except ValueError:
+                answers.put((rank, {"item_id": "", "error": f"unreadable: {line[:200]!r}"}))
+    answers.put((rank, None))
+
+
+def _feed(process: ModelProcess, source: _Shared, cancel: threading.Event) -> None:
+    stdin = process.stdin
+    assert stdin is not None
+    try:
+        while not cancel.is_set():
+            request = source.next()
+            if request is None:
+                break
+            image = base64.b64encode(request.image).decode() if request.image else None
+            line = {"item_id": request.item_id, "prompt": request.prompt,
+                    "image_b64": image, "image_mime": request.image_mime}  # fmt: skip
+            stdin.write(json.dumps(line) + "\n")
+            stdin.flush()
+    except (BrokenPipeError, ValueError, OSError):
+        return  # the child is gone; run() reports why
+    finally:
+        with contextlib.suppress(BrokenPipeError, OSError, ValueError):  # the child may be gone
+            stdin.close()
+
+
+class VLLMEngine(WorkerEngine):
+    """vLLM's offline engine in child processes.
+
+    Parameters
+    ----------
+    model, revision : str
+        Hugging Face model id or local folder; revision ('' for the default).
+    sampling : SamplingConfig
+        Passed whole to ``SamplingParams`` (temperature, top_p, max_tokens, seed).
+    max_model_len : int or None
+        Context length; None takes the model's own (its config).
+    max_images : int
+        Per-prompt image limit (``limit_mm_per_prompt``).
+    max_pixels : int or None
+        Image pixel budget of a Qwen2-VL-style processor (``mm_processor_kwargs``
+        ``size.longest_edge``, a pixel count for these processors).
+    tensor_parallel_size, pipeline_parallel_size, data_parallel_size : int
+        GPUs per model, and models (one child each).
+    gpu_memory_utilization : float or None
+        Fraction of GPU memory vLLM may take (vLLM's default 0.9 when None). On a
+        machine without a GPU vLLM reads it as the fraction of RAM for the KV cache.
+    kv_cache_memory_bytes : int or None
+        KV cache size in bytes, instead of the fraction (vLLM ``kv_cache_memory_bytes``).
+    chunk_size : int
+        Requests per ``LLM.chat`` call: answers are saved after each chunk.
+    python : str
+        Interpreter of the child (the one with vLLM installed).
+    """
+
+    name = "vllm"
+    backend = "vllm"
+    missing_hint = (
+        "pip install -e '.[vllm]' on a machine with an NVIDIA GPU, packaging/install_vllm_cpu.sh "
+        "on a CPU-only one, or use --engine openai / vllm-server --base-url"
+    )
+
+    def __init__(
+        self,
+        model: str,
+        sampling: SamplingConfig | None = None,
+        revision: str = "",
+        max_model_len: int | None = None,
+        max_images: int = 1,
+        max_pixels: int | None = None,
+        tensor_parallel_size: int = 1,
+        pipeline_parallel_size: int = 1,
+        data_parallel_size: int = 1,
+        gpu_memory_utilization: float | None = None,
+        kv_cache_memory_bytes: int | None = None,
+        chunk_size: int = 32,
+        trust_remote_code: bool = False,
+        python: str = sys.executable,
+        startup_timeout_s: float = 1800.0,
+    ) -> None:
+        super().__init__(model, sampling, revision, data_parallel_size,
+                         tensor_parallel_size * pipeline_parallel_size, chunk_size, python,
+                         startup_timeout_s)  # fmt: skip
+        self.max_model_len, self.max_images, self.max_pixels = max_model_len, max_images, max_pixels
+        self.tensor_parallel_size = max(1, tensor_parallel_size)
+        self.pipeline_parallel_size = max(1, pipeline_parallel_size)
+        self.gpu_memory_utilization = gpu_memory_utilization
+        self.kv_cache_memory_bytes = kv_cache_memory_bytes
+        self.trust_remote_code = trust_remote_code
+
+    def engine_args(self) -> dict[str, object]:
+        """Keyword arguments of ``vllm.LLM``: only what is set (vLLM's names)."""
+        args: dict[str, object] = {
+            "model": self.model,
+            "limit_mm_per_prompt": {"image": self.max_images},
+            "tensor_parallel_size": self.tensor_parallel_size,
+            "pipeline_parallel_size": self.pipeline_parallel_size,
+            "seed": self.sampling.seed,
+            "trust_remote_code": self.trust_remote_code,
+            # vLLM's own defaults, not the checkpoint's generation_config.json (which
+            # vLLM loads by default); every value that matters is in SamplingParams.
+            "generation_config": "vllm",
+        }
+        optional = {
+            "revision": self.revision or None,
+            "max_model_len": self.max_model_len,
+            "gpu_memory_utilization": self.gpu_memory_utilization,
+            "kv_cache_memory_bytes": self.kv_cache_memory_bytes,
+            "mm_processor_kwargs": pixel_budget_kwargs(self.max_pixels),
+        }
+        args.update({key: value for key, value in optional.items() if value})
+        return args
+
+    def describe(self) -> dict[str, object]:
+        args = {k: v for k, v in self.engine_args().items() if k != "model"}
+        return {**args, "data_parallel_size": self.data_parallel_size,
+                "chunk_size": self.chunk_size, **self.config()["sampling"]}  # fmt: skip
+
+
+MIN_PIXELS = 56 * 56
+"""Qwen2-VL's default ``min_pixels`` (3,136), sent with a pixel budget: the processor
+needs both bounds."""
+
+
+def pixel_budget_kwargs(max_pixels: int | None) -> dict[str, object] | None:
+    """Processor keyword arguments for a pixel budget, or None.
+
+    Qwen2-VL-style processors in transformers 5 take ``size={"longest_edge": N,
+    "shortest_edge": M}``, both pixel counts (``smart_resize(min_pixels=shortest_edge,
+    max_pixels=longest_edge)`` in transformers 5.19; ``max_pixels`` itself is deprecated
+    and goes in 5.23, and a ``size`` without both keys is refused).
+    """
+    if not max_pixels:
+        return None
+    return {"size": {"longest_edge": int(max_pixels),
+                     "shortest_edge": min(MIN_PIXELS, int(max_pixels))}}  # fmt: skip
+
+
+class HFEngine(WorkerEngine):
+    """transformers ``generate`` in child processes (paper D.3: models vLLM lacks).
+
+    Parameters as :class:`VLLMEngine` where they apply; ``device`` ("auto": CUDA when
+    present, else CPU) and ``dtype`` ("auto": the checkpoint's) choose where and how the
+    weights load. Requests are answered one at a time.
+    """
+
+    name = "hf"
+    backend = "hf"
+    missing_hint = "pip install transformers torch (or use the vllm or openai engines)"
+
+    def __init__(
+        self,
+        model: str,
+        sampling: SamplingConfig | None = None,
+        revision: str = "",
+        max_pixels: int | None = None,
+        data_parallel_size: int = 1,
+        device: str = "auto",
+        dtype: str = "auto",
+        trust_remote_code: bool = False,
+        python: str = sys.executable,
+        startup_timeout_s: float = 1800.0,
+    ) -> None:
+        super().__init__(model, sampling, revision, data_parallel_size, 1, 1, python,
+                         startup_timeout_s)  # fmt: skip
+        self.max_pixels, self.device, self.dtype = max_pixels, device, dtype
+        self.trust_remote_code = trust_remote_code
+
+    def engine_args(self) -> dict[str, object]:
+        return {
+            "model": self.model,
+            "revision": self.revision,
+            "trust_remote_code": self.trust_remote_code,
+            "device": self.device,
+            "dtype": self.dtype,
+            "processor_kwargs": pixel_budget_kwargs(self.max_pixels) or {},
+        }
+
+    def describe(self) -> dict[str, object]:
+        args = {k: v for k, v in self.engine_args().items() if k != "model"}
+        return {**args, "data_parallel_size": self.data_parallel_size,
+                **self.config()["sampling"]}  # fmt: skip

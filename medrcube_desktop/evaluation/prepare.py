@@ -1,0 +1,221 @@
+"""Images prepared ahead of the requests, in parallel worker processes (issue 11).
+
+Rendering and encoding an image costs 5-100 ms of CPU in Python and numpy; done one at
+a time in the request generator, that capped a run at ~9 requests/s whatever the
+endpoint's concurrency. :class:`ImagePipeline` runs :func:`prepare_one` in a process
+pool (the GIL would serialise threads), keeps a bounded number of images ready ahead
+of the requests (bounded memory), prepares a group of items on one image once, and
+hands the results over in the order they are ready.
+
+Each worker looks in the on-disk :class:`~medrcube_desktop.evaluation.images.ImageCache`
+first, so a second model on the same benchmark renders nothing.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import logging
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.evaluation.images import (
+    ImageCache,
+    PreparedImage,
+    original_image,
+    preparation_key,
+    rendered_image,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Prepared:
+    """One item's image, or why there is none (``error``)."""
+
+    item: Item
+    image: PreparedImage | None
+    error: str = ""
+
+
+@dataclass
+class PipelineStats:
+    """Where preparation time went, in seconds.
+
+    ``prepare_s``: worker time summed over images (CPU-bound work, so on a busy machine
+    wall time); ``wait_s``: time the requests waited for a prepared image (0 when the
+    pipeline keeps ahead of the endpoint); counts of images by how they were obtained.
+    """
+
+    prepare_s: float = 0.0
+    wait_s: float = 0.0
+    images: int = 0
+    original: int = 0
+    rendered: int = 0
+    cached: int = 0
+    failed: int = 0
+    workers: int = 0
+    sources: dict[str, int] = field(default_factory=dict)
+
+
+def prepare_one(
+    item: Item, min_side: int, max_pixels: int, cache_folder: str | None
+) -> tuple[PreparedImage | None, str, str, float]:
+    """Prepare one image (in a worker process): the file itself when it can be sent
+    unchanged, else the cached rendering, else a new rendering (then cached).
+
+    Returns ``(image or None, source, error, seconds)`` with ``source`` one of
+    ``original``, ``cached``, ``rendered``, ``failed``. Errors are returned, never
+    raised, so one bad file fails only its items; a cache that cannot be written is
+    logged and the image is still returned.
+    """
+    from medrcube_desktop.errors import ImageLoadError
+
+    started = time.perf_counter()
+    try:
+        key, cache = None, None
+        image = original_image(item, min_side, max_pixels)
+        source = "original"
+        if image is None:
+            if cache_folder is not None:
+                cache = ImageCache(Path(cache_folder))
+                key = preparation_key(item, min_side, max_pixels)
+                image = cache.get(key)
+                source = "cached"
+            if image is None:
+                image = rendered_image(item, min_side, max_pixels)
+                source = "rendered"
+                if cache is not None and key is not None:
+                    try:
+                        cache.put(key, image)
+                    except OSError as exc:
+                        log.warning("image cache %s not written: %s", cache_folder, exc)
+        return image, source, "", time.perf_counter() - started
+    except (ImageLoadError, OSError) as exc:
+        return None, "failed", f"image: {exc}", time.perf_counter() - started
+    except Exception as exc:  # noqa: BLE001 - one unreadable file must not end the run
+        message = f"image: {type(exc).__name__}: {exc}"
+        return None, "failed", message, time.perf_counter() - started
+
+
+def default_workers() -> int:
+    """One worker per CPU core this process may use (at least 1, at most 8)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(8, cores))
+
+
+def _context():
+    # fork is unsafe in a process with threads (the GUI, the engine's event loop);
+    # forkserver forks workers from a clean single-threaded server (Python docs,
+    # "Contexts and start methods"), spawn elsewhere.
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
+
+
+def group_key(item: Item) -> tuple:
+    """Items with the same image, mask, box and modality get one preparation."""
+    return (str(item.image_path), str(item.mask_path), item.bbox, item.modality)
+
+
+class ImagePipeline:
+    """Iterate to get a :class:`Prepared` per item, in the order images are ready.
+
+    Parameters
+    ----------
+    items : sequence of Item
+    min_side, max_pixels : int
+        Size policy (see :func:`~medrcube_desktop.evaluation.images.model_image`).
+    cache : ImageCache or None
+        Where prepared images are kept between runs (None: no cache).
+    workers : int or None
+        Processes (default: one per core). 0 prepares in this process (tests, tiny runs).
+    ahead : int or None
+        Images prepared and not yet handed over, at most (bounds memory; default
+        4 per worker + 16, a few tens of MB).
+    """
+
+    def __init__(
+        self,
+        items: Sequence[Item],
+        min_side: int,
+        max_pixels: int,
+        cache: ImageCache | None = None,
+        workers: int | None = None,
+        ahead: int | None = None,
+    ) -> None:
+        groups: dict[tuple, list[Item]] = {}
+        for item in items:
+            groups.setdefault(group_key(item), []).append(item)
+        self.groups = list(groups.values())
+        self.min_side, self.max_pixels = min_side, max_pixels
+        self.cache = cache
+        self.workers = default_workers() if workers is None else max(0, workers)
+        self.workers = min(self.workers, len(self.groups))
+        self.ahead = ahead or 4 * max(1, self.workers) + 16
+        self.stats = PipelineStats(workers=self.workers)
+        self._executor: futures.ProcessPoolExecutor | None = None
+
+    def __iter__(self) -> Iterator[Prepared]:
+        folder = str(self.cache.folder) if self.cache is not None else None
+        if self.workers == 0:
+            for group in self.groups:
+                yield from self._hand_over(group, prepare_one(group[0], self.min_side,
+                                                              self.max_pixels, folder))  # fmt: skip
+            return
+        executor = futures.ProcessPoolExecutor(self.workers, mp_context=_context())
+        self._executor = executor
+        pending: dict[futures.Future, list[Item]] = {}
+        queue = iter(self.groups)
+        try:
+            while self._executor is not None:  # close() from another thread ends the loop
+                for group in queue:
+                    future = executor.submit(
+                        prepare_one, group[0], self.min_side, self.max_pixels, folder
+                    )
+                    pending[future] = group
+                    if len(pending) >= self.ahead:
+                        break
+                if not pending:
+                    return
+                started = time.perf_counter()
+                done, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
+                self.stats.wait_s += time.perf_counter() - started
+                for future in done:
+                    group = pending.pop(future)
+                    if future.cancelled():
+                        return  # closed
+                    try:
+                        outcome = future.result()
+                    except futures.process.BrokenProcessPool:
+                        outcome = (None, "failed", "image: the preparing process died "
+                                   "(out of memory?)", 0.0)  # fmt: skip
+                    yield from self._hand_over(group, outcome)
+        except RuntimeError:  # submit after close() from another thread
+            if self._executor is not None:
+                raise
+        finally:
+            self.close()
+
+    def _hand_over(self, group: list[Item], outcome) -> Iterator[Prepared]:
+        image, source, error, seconds = outcome
+        self.stats.prepare_s += seconds
+        self.stats.images += 1
+        setattr(self.stats, source, getattr(self.stats, source) + 1)
+        for item in group:
+            yield Prepared(item, image, error)
+
+    def close(self) -> None:
+        """Stop the workers; images not handed over are dropped (safe to call twice)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
