@@ -18,6 +18,8 @@ def isolated_settings(tmp_path_factory, monkeypatch):
     base = tmp_path_factory.mktemp("medrcube-home")
     monkeypatch.setenv("MEDRCUBE_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("MEDRCUBE_CONFIG_DIR", str(base / "config"))
+    monkeypatch.setenv("MEDRCUBE_IMAGE_CACHE", str(base / "image-cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(base / "state"))  # engine children's logs
     return base
 
 

@@ -74,6 +74,10 @@ def add_evaluation_parsers(sub) -> None:
         help="vllm: KV cache size (e.g. 2G) instead of a share; what a CPU-only machine needs",
     )
     ev.add_argument(
+        "--enforce-eager", action="store_true",
+        help="vllm, vllm-server: no CUDA graphs or compilation (starts faster, runs slower)",
+    )  # fmt: skip
+    ev.add_argument(
         "--python",
         metavar="PATH",
         help="vllm, vllm-server, hf: the interpreter with vLLM or transformers (default: "
@@ -168,6 +172,7 @@ def build_engine(args: argparse.Namespace):
             gpu_memory_utilization=args.gpu_memory_utilization,
             kv_cache_memory_bytes=args.kv_cache_memory_bytes,
             python=args.python,
+            enforce_eager=args.enforce_eager,
             revision=args.revision,
             api_key_env=args.api_key_env,
             timeout_s=args.timeout,

@@ -9,9 +9,12 @@ Issue 11: this runs for every item of a run, so it is built for speed without lo
 - **original**: an 8-bit greyscale or RGB PNG/JPEG with no overlay, no EXIF turn and a
   size within the limits renders to exactly its own pixels (the renderer shows 8-bit
   pictures unchanged), so its file is sent as it is, with no decode or encode at all.
-- **png**: everything else is rendered and written as PNG with zlib level 1 (lossless;
-  about 4x faster than Pillow's default level 6 for files ~10% larger), in greyscale
-  (mode L) when the rendered picture has no colour, which is a third of the bytes.
+- **png**: everything else is rendered and written as PNG by imagecodecs (libpng) with
+  zlib level 1, the RLE strategy and the Sub filter on every row, the settings
+  imagecodecs documents for fast encoding: lossless, ~20x faster than Pillow's default
+  (level 6, adaptive filters) and ~4x faster than Pillow at level 1, which cannot choose
+  the filter, for files of about the same size; in greyscale (mode L) when the rendered
+  picture has no colour, a third of the bytes.
 
 What was done is returned so the run can record it per item (``encoding``,
 ``mime``, sizes, window).
@@ -20,7 +23,6 @@ What was done is returned so the run can record it per item (``encoding``,
 from __future__ import annotations
 
 import hashlib
-import io
 import math
 import os
 from dataclasses import dataclass, field
@@ -38,10 +40,18 @@ DEFAULT_MAX_PIXELS = 1280 * 28 * 28
 """Pixel budget per image (Qwen2.5-VL's recommended ``max_pixels``, 1,003,520)."""
 
 PNG_COMPRESS_LEVEL = 1
-"""zlib level of the PNGs sent (Pillow ``compress_level``): lossless at any level; 1 is
-the fastest that still compresses (level 6, Pillow's default, costs ~4x the time)."""
+"""zlib level of the PNGs sent: lossless at any level; 1 is the fastest that still
+compresses (imagecodecs ``png_encode``: ``PNG.COMPRESSION.SPEED``)."""
 
-ENCODING_VERSION = f"{__version__}/png{PNG_COMPRESS_LEVEL}"
+PNG_STRATEGY_RLE = 3
+"""zlib strategy Z_RLE (imagecodecs ``PNG.STRATEGY.RLE``): runs only, the fastest; with
+the Sub filter it compresses medical pictures (flat backgrounds) about as well."""
+
+RESAMPLING = "bicubic"
+"""Pillow filter that shrinks an image over the pixel budget (antialiased when shrinking;
+the filter Qwen2-VL's own processor resizes with)."""
+
+ENCODING_VERSION = f"{__version__}/png{PNG_COMPRESS_LEVEL}-sub-rle/{RESAMPLING}"
 """Part of every cache key: a new app version may render differently."""
 
 PASSTHROUGH_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg"}
@@ -139,10 +149,7 @@ def rendered_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage:
 
     rendered = render_item(item)
     rgb = rendered.rgba[..., :3]
-    gray = bool(
-        np.array_equal(rgb[..., 0], rgb[..., 1]) and np.array_equal(rgb[..., 0], rgb[..., 2])
-    )
-    image = Image.fromarray(np.ascontiguousarray(rgb[..., 0]) if gray else rgb)
+    image = Image.fromarray(np.ascontiguousarray(rgb[..., 0]) if rendered.gray else rgb)
     height = max(1, round(image.height * rendered.pixel_aspect))
     if height != image.height:  # square pixels, as in the batch renderer
         image = image.resize((image.width, height), Image.Resampling.BILINEAR)
@@ -151,7 +158,7 @@ def rendered_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage:
     if image.width * image.height > max_pixels:
         scale = math.sqrt(max_pixels / (image.width * image.height))
         size = (max(1, int(image.width * scale)), max(1, int(image.height * scale)))
-        image = image.resize(size, Image.Resampling.LANCZOS)
+        image = image.resize(size, Image.Resampling[RESAMPLING.upper()])
     padded = False
     if image.width < min_side or image.height < min_side:
         canvas = Image.new(image.mode, (max(image.width, min_side), max(image.height, min_side)))
@@ -159,9 +166,7 @@ def rendered_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage:
             image, ((canvas.width - image.width) // 2, (canvas.height - image.height) // 2)
         )
         image, padded = canvas, True
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-    data = out.getvalue()
+    data = encode_png(np.asarray(image))
     info: dict[str, object] = {
         "encoding": "png",
         "mode": image.mode,
@@ -175,6 +180,22 @@ def rendered_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage:
         "window": list(rendered.window) if rendered.window else None,
     }
     return PreparedImage(data, "image/png", info)
+
+
+def encode_png(pixels: np.ndarray) -> bytes:
+    """``(H, W)`` or ``(H, W, 3)`` uint8 as PNG bytes (lossless), fast: zlib level 1, the
+    RLE strategy and the Sub filter, imagecodecs' documented settings for fast encoding
+    (``png_encode``; see the module docstring)."""
+    import imagecodecs
+
+    return bytes(
+        imagecodecs.png_encode(
+            np.ascontiguousarray(pixels),
+            level=PNG_COMPRESS_LEVEL,
+            strategy=PNG_STRATEGY_RLE,
+            filter=imagecodecs.PNG.FILTER.SUB,
+        )
+    )
 
 
 def preparation_key(item: Item, min_side: int, max_pixels: int) -> str:

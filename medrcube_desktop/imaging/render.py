@@ -85,6 +85,9 @@ class RenderedImage:
         Colour of each mask label drawn, when the mask has several labels.
     file_windows : list of (center, width)
         The windows the file offers, for the reviewer to switch between.
+    gray : bool
+        The three colour channels are equal everywhere (a greyscale slice with nothing
+        drawn in colour), so one channel holds the whole picture.
     """
 
     rgba: np.ndarray
@@ -96,6 +99,7 @@ class RenderedImage:
     edge_labels: dict[str, str] | None = None
     legend: list[tuple[int, tuple[int, int, int]]] = field(default_factory=list)
     file_windows: list[tuple[float, float]] = field(default_factory=list)
+    gray: bool = False
 
 
 def window_to_unit(
@@ -201,10 +205,20 @@ def compose_rgba(
     """
     chosen, window = window, None
     if data.is_color:
-        rgb = data.pixels.astype(np.float64)
+        base = data.pixels
     else:
-        gray, window = to_gray8(data, chosen, invert)
-        rgb = np.repeat(gray[:, :, None], 3, axis=2).astype(np.float64)
+        base, window = to_gray8(data, chosen, invert)
+    drawn = data.mask is not None or data.graphics is not None or data.supplemental is not None
+    if not drawn:  # nothing to blend: the 8-bit pixels as they are (no float round trip)
+        out = np.empty(base.shape[:2] + (4,), dtype=np.uint8)
+        out[..., :3] = base if data.is_color else base[:, :, None]
+        out[..., 3] = 255
+        return _finish(out, data, bbox, window, [], gray=not data.is_color)
+    rgb = (
+        base.astype(np.float64)
+        if data.is_color
+        else np.repeat(base[:, :, None], 3, axis=2).astype(np.float64)
+    )
     legend = []
     if data.mask is not None:
         labels = [int(v) for v in np.unique(data.mask) if v != 0]
@@ -233,6 +247,18 @@ def compose_rgba(
     out = np.empty(rgb.shape[:2] + (4,), dtype=np.uint8)
     out[..., :3] = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
     out[..., 3] = 255
+    return _finish(out, data, bbox, window, legend)
+
+
+def _finish(
+    out: np.ndarray,
+    data: SliceData,
+    bbox: tuple[float, float, float, float] | None,
+    window: tuple[float, float] | None,
+    legend: list,
+    gray: bool = False,
+) -> RenderedImage:
+    """Draw the box on the RGBA ``out`` and wrap it with what the viewer shows beside."""
     notes = list(data.notes)
     if bbox is not None:
         h, w = data.stored_shape or (data.pixels.shape[0], data.pixels.shape[1])
@@ -241,6 +267,7 @@ def compose_rgba(
             notes.append(f"the item's box {list(bbox)} lies outside the image: not drawn")
         else:
             draw_box(out, box)
+            gray = False  # the box is red
     return RenderedImage(
         out,
         data.slice_index,
@@ -251,6 +278,7 @@ def compose_rgba(
         data.edge_labels(),
         legend,
         list(data.file_windows),
+        gray,
     )
 
 

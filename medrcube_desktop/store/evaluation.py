@@ -205,7 +205,7 @@ class EvaluationQueries(StoreBase):
 
 OPERATIONAL_PARAMS = {
     "base_urls", "concurrency", "timeout_s", "max_attempts", "chunk_size", "attached_to",
-    "gpu_memory_utilization",
+    "gpu_memory_utilization", "kv_cache_memory_bytes", "data_parallel_size", "enforce_eager",
 }  # fmt: skip
 """Run parameters that do not change the answers: a resume may use other values."""
 

@@ -7,6 +7,9 @@ never in this process. The pane shows results it reads from the database.
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import html
 import logging
 import time
 
@@ -15,6 +18,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
+    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
@@ -29,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from medrcube_desktop.core.argtypes import byte_size
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions, build_engine
 from medrcube_desktop.evaluation.metrics import GROUPINGS, grouped
 from medrcube_desktop.evaluation.runner import (
@@ -49,7 +54,8 @@ log = logging.getLogger(__name__)
 
 def _copy(state: EvalProgress) -> EvalProgress:
     return EvalProgress(state.total, state.answered, state.skipped, state.unparsed,
-                        state.correct, list(state.failed), state.cancelled)  # fmt: skip
+                        state.correct, list(state.failed), state.cancelled,
+                        dataclasses.replace(state.images), state.endpoint_s)  # fmt: skip
 
 
 class EvaluatePane(QDialog):
@@ -93,6 +99,26 @@ class EvaluatePane(QDialog):
         self.max_tokens.setRange(1, 131072)
         self.max_tokens.setValue(8192)
         self.text_only = QCheckBox("Text only (no image: the prior-leakage baseline)")
+        # vLLM's memory settings (issue 11): 0 / blank leaves vLLM's own default
+        self.max_model_len = QSpinBox()
+        self.max_model_len.setRange(0, 10_000_000)
+        self.max_model_len.setSpecialValueText("model's own")
+        self.gpu_memory = QDoubleSpinBox()
+        self.gpu_memory.setRange(0.0, 1.0)
+        self.gpu_memory.setSingleStep(0.05)
+        self.gpu_memory.setSpecialValueText("vLLM default")
+        self.gpu_memory.setToolTip(
+            "Share of GPU memory vLLM may take (its default 0.9). Without a GPU, vLLM "
+            "reads it as the share of RAM for its KV cache: prefer a KV cache size there."
+        )
+        self.kv_cache = QLineEdit()
+        self.kv_cache.setPlaceholderText("e.g. 2G (needed without a GPU)")
+        self.kv_cache.setToolTip("KV cache size in bytes (K, M, G suffixes), instead of a share")
+        self.data_parallel = QSpinBox()
+        self.data_parallel.setRange(1, 64)
+        self.data_parallel.setToolTip(
+            "Model replicas (vllm, hf: one child each; vllm-server: passed on)"
+        )
         self.start_button = QPushButton("&Start / resume")
         self.start_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Ca&ncel")
@@ -117,6 +143,15 @@ class EvaluatePane(QDialog):
         numbers.addWidget(self.start_button)
         numbers.addWidget(self.cancel_button)
         form.addRow(numbers)
+        memory = QHBoxLayout()
+        for label, widget in (("Context length", self.max_model_len),
+                              ("GPU memory share", self.gpu_memory),
+                              ("KV cache", self.kv_cache),
+                              ("Data parallel", self.data_parallel)):  # fmt: skip
+            memory.addWidget(QLabel(label))
+            memory.addWidget(widget)
+        memory.addStretch(1)
+        form.addRow("vLLM / hf", memory)
         self.tabs = QTabWidget()
         self.tabs.addTab(self._results_tab(), "Results over the cube")
         self.pairs_view = PairsView()
@@ -174,12 +209,23 @@ class EvaluatePane(QDialog):
         if self.store.path is None:
             self.status.setText("This study has no database file to share with the run.")
             return
+        kv_cache = None
+        if self.kv_cache.text().strip():
+            try:
+                kv_cache = byte_size(self.kv_cache.text())
+            except argparse.ArgumentTypeError as exc:
+                self.status.setText(f"KV cache: {exc}")
+                return
         options = EngineOptions(
             engine=self.engine.currentText(),
             model=model,
             base_urls=self.base_urls.text().split(),
             concurrency=self.concurrency.value(),
             max_tokens=self.max_tokens.value(),
+            max_model_len=self.max_model_len.value() or None,
+            gpu_memory_utilization=self.gpu_memory.value() or None,
+            kv_cache_memory_bytes=kv_cache,
+            data_parallel_size=self.data_parallel.value(),
         )
         images = ImageOptions(text_only=self.text_only.isChecked())
         benchmark = str(self.window_.benchmark.root)
@@ -221,6 +267,11 @@ class EvaluatePane(QDialog):
             f"{done} of {state.total} ({state.skipped} answered before) · {rate:.2f} items/s · "
             f"{left} · {state.correct} right · {state.unparsed} unparsed · "
             f"{len(state.failed)} failed"
+            + (
+                f" · waited {state.images.wait_s:.1f} s for images"
+                if state.images.wait_s >= 1
+                else ""
+            )
         )
 
     def _on_finished(self, _state: EvalProgress | None, error: str) -> None:
@@ -230,7 +281,8 @@ class EvaluatePane(QDialog):
         self.progress.setValue(1)
         run = self.run_name.currentText().strip()
         if error:
-            self.status.setText(f"<span style='color:#b42318'>Stopped: {error}</span>")
+            shown = html.escape(error).replace("\n", "<br>")  # a child's log: never markup
+            self.status.setText(f"<span style='color:#b42318'>Stopped: {shown}</span>")
         elif self.worker is not None and self.worker.cancel.is_set():
             self.status.setText("Cancelled; Start resumes the run.")
         else:

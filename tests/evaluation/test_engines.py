@@ -135,3 +135,36 @@ def test_cancel_stops_the_openai_engine(bench, tmp_path):
         state = run_evaluation(load_benchmark(bench).items, store, record, engine,
                                progress=lambda s: cancel.set(), cancel=cancel)  # fmt: skip
     assert state.cancelled and state.answered < 12
+
+
+def test_a_dead_server_among_several_costs_no_answers(bench, tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    store = ReviewStore(tmp_path / "s.db")
+    with FakeOpenAI(latency_s=0.02) as alive:
+        engine = OpenAIEngine("m", [dead, alive.base_url], "not-needed", concurrency=4,
+                              max_attempts=1, backoff_base_s=0.01)  # fmt: skip
+        record = run_record("dp", engine, "m", ImageOptions(), str(bench))
+        state = run_evaluation(load_benchmark(bench).items, store, record, engine)
+        assert len(alive.requests) == 12
+    assert state.failed == [] and state.answered == 12
+
+
+def test_every_server_dead_stops_the_run_naming_them(bench, tmp_path):
+    import socket
+
+    from medrcube_desktop.errors import EngineError
+
+    urls = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            urls.append(f"http://127.0.0.1:{s.getsockname()[1]}/v1")
+    store = ReviewStore(tmp_path / "s.db")
+    engine = OpenAIEngine("m", urls, "not-needed", concurrency=2, backoff_base_s=0.01)
+    record = run_record("dead", engine, "m", ImageOptions(text_only=True), str(bench))
+    with pytest.raises(EngineError, match="nothing answers at .*127.0.0.1.*127.0.0.1"):
+        run_evaluation(load_benchmark(bench).items, store, record, engine, ImageOptions(True))

@@ -38,6 +38,7 @@ class EngineOptions:
     gpu_memory_utilization: float | None = None
     kv_cache_memory_bytes: int | None = None
     python: str | None = None
+    enforce_eager: bool = False
     revision: str = ""
     api_key_env: str | None = None
     timeout_s: float = 600.0
@@ -91,6 +92,7 @@ def build_engine(options: EngineOptions) -> Engine:
             concurrency=options.concurrency,
             timeout_s=options.timeout_s,
             max_attempts=options.max_attempts,
+            enforce_eager=options.enforce_eager,
             python=python,
         )
     if options.engine == "vllm":
@@ -108,6 +110,7 @@ def build_engine(options: EngineOptions) -> Engine:
             gpu_memory_utilization=options.gpu_memory_utilization,
             kv_cache_memory_bytes=options.kv_cache_memory_bytes,
             chunk_size=options.chunk_size,
+            enforce_eager=options.enforce_eager,
             python=python,
         )
     if options.engine == "hf":

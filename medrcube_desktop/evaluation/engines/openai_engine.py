@@ -1,9 +1,13 @@
 """The ``openai`` engine: any OpenAI-compatible endpoint, bounded concurrency, retries.
 
-Several base URLs spread the items over servers (data parallel): request workers are
-assigned to the URLs in turn. 429 waits for Retry-After; timeouts, connection errors and
-5xx back off with full jitter; a refused key or unknown model stops the run. The SDK's
-own retries are off so these rules hold (as in :mod:`medrcube_desktop.llm.judge`).
+Several base URLs spread the items over servers (data parallel): each request goes to
+the next server in turn. A server that cannot be reached is set aside for a while
+(1 s, doubling to 30 s) and its requests go to the others without using up an item's
+attempts, so one dead server among several costs no answers (issue 11); only when
+every server is unreachable and none has ever answered does the run stop. 429 waits for
+Retry-After; timeouts and 5xx back off with full jitter; a refused key or unknown model
+stops the run. The SDK's own retries are off so these rules hold (as in
+:mod:`medrcube_desktop.llm.judge`).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import random
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from medrcube_desktop.errors import EngineError
 from medrcube_desktop.evaluation.engines.base import (
@@ -33,6 +39,18 @@ def chat_messages(request: EvalRequest) -> list[dict]:
         content.append({"type": "image_url", "image_url": {"url": url}})
     content.append({"type": "text", "text": request.prompt})
     return [{"role": "user", "content": content}]
+
+
+@dataclass
+class _Endpoint:
+    """One server: its client, how it has fared, and until when it is set aside."""
+
+    url: str
+    client: Any
+    answers: int = 0
+    failures: int = 0
+    failures_in_a_row: int = 0
+    down_until: float = 0.0
 
 
 class OpenAIEngine:
@@ -77,8 +95,8 @@ class OpenAIEngine:
         self.timeout_s = timeout_s
         self.max_attempts = max(1, max_attempts)
         self.backoff_base_s = backoff_base_s
-        self._answers = 0  # HTTP answers so far, to tell a dead endpoint early
-        self._connection_failures = 0
+        self._endpoints: list[_Endpoint] = []
+        self._turn = 0
 
     def describe(self) -> dict[str, object]:
         """Parameters for the run record (the key is not among them)."""
@@ -116,8 +134,13 @@ class OpenAIEngine:
     async def _run(self, requests: Iterator[EvalRequest], on_response, cancel, redactor) -> None:
         from openai import AsyncOpenAI
 
-        clients = [
-            AsyncOpenAI(api_key=self.api_key, base_url=url, max_retries=0, timeout=self.timeout_s)
+        self._endpoints = [
+            _Endpoint(
+                url,
+                AsyncOpenAI(
+                    api_key=self.api_key, base_url=url, max_retries=0, timeout=self.timeout_s
+                ),
+            )  # fmt: skip
             for url in self.base_urls
         ]
         lock = asyncio.Lock()
@@ -129,13 +152,12 @@ class OpenAIEngine:
                 return await loop.run_in_executor(None, next, requests, None)
 
         async def worker(index: int) -> None:
-            client = clients[index % len(clients)]
             while not cancel.is_set() and not fatal:
                 request = await next_request()
                 if request is None:
                     return
                 try:
-                    response = await self._ask(client, request, redactor)
+                    response = await self._ask(request, redactor)
                 except EngineError as exc:
                     fatal.append(str(exc))
                     cancel.set()
@@ -160,15 +182,27 @@ class OpenAIEngine:
                 await asyncio.wait(tasks, timeout=0.1)
             outcomes = await asyncio.gather(*tasks, return_exceptions=True)
         finally:
-            for client in clients:
-                await client.close()
+            for endpoint in self._endpoints:
+                await endpoint.client.close()
         if fatal:
             raise EngineError(fatal[0])
         for outcome in outcomes:  # a worker that died (a database write failed): say so
             if isinstance(outcome, Exception):
                 raise outcome
 
-    async def _ask(self, client, request: EvalRequest, redactor: KeyRedactor) -> EvalResponse:
+    def _pick(self) -> _Endpoint:
+        """The next server in turn among those not set aside (else the one back first)."""
+        now = time.monotonic()
+        up = [e for e in self._endpoints if e.down_until <= now]
+        pool = up or [min(self._endpoints, key=lambda e: e.down_until)]
+        self._turn += 1
+        return pool[self._turn % len(pool)]
+
+    def _others_up(self, endpoint: _Endpoint) -> bool:
+        now = time.monotonic()
+        return any(e is not endpoint and e.down_until <= now for e in self._endpoints)
+
+    async def _ask(self, request: EvalRequest, redactor: KeyRedactor) -> EvalResponse:
         import openai
 
         s = self.sampling
@@ -181,8 +215,10 @@ class OpenAIEngine:
             "seed": s.seed,
             **({"extra_body": s.extra} if s.extra else {}),
         }
-        attempt, waits, error = 0, 0, ""
+        attempt, waits, moves, error = 0, 0, 0, ""
         while attempt < self.max_attempts:
+            endpoint = self._pick()
+            client = endpoint.client
             started = time.monotonic()
             try:
                 # the SDK's timeout bounds each read; this bounds the whole request
@@ -212,13 +248,24 @@ class OpenAIEngine:
                     redactor.scrub(f"model {self.model} or endpoint not found (404): {exc}")
                 ) from None
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                attempt += 1
                 cause = f" ({exc.__cause__})" if exc.__cause__ else ""
-                where = safe_base_url(str(client.base_url))
+                where = safe_base_url(endpoint.url)
                 error = redactor.scrub(f"{type(exc).__name__} at {where}: {exc}{cause}")
-                self._connection_failures += 1
-                if self._answers == 0 and self._connection_failures >= 3 * self.concurrency:
-                    raise EngineError(f"nothing answers at {where}: {error}") from None
+                endpoint.failures += 1
+                endpoint.failures_in_a_row += 1
+                endpoint.down_until = time.monotonic() + min(
+                    30.0, self.backoff_base_s * 2 ** (endpoint.failures_in_a_row - 1)
+                )
+                if not any(e.answers for e in self._endpoints) and all(
+                    e.failures >= 3 * self.concurrency / len(self._endpoints)
+                    for e in self._endpoints
+                ):
+                    urls = ", ".join(safe_base_url(e.url) for e in self._endpoints)
+                    raise EngineError(f"nothing answers at {urls}: {error}") from None
+                if self._others_up(endpoint) and moves < 4 * len(self._endpoints):
+                    moves += 1  # another server takes it: the item keeps its attempts
+                    continue
+                attempt += 1
                 if attempt < self.max_attempts:
                     await asyncio.sleep(self._backoff(attempt))
                 continue
@@ -229,7 +276,8 @@ class OpenAIEngine:
                     await asyncio.sleep(self._backoff(attempt))
                     continue
                 break  # another 4xx: asking again gives the same answer
-            self._answers += 1
+            endpoint.answers += 1
+            endpoint.failures_in_a_row = 0
             message = completion.choices[0].message if completion.choices else None
             usage = completion.usage
             if message is None or (message.content is None and not message.refusal):

@@ -83,6 +83,8 @@ class VLLMServerEngine:
         ``--kv-cache-memory-bytes``, instead of the fraction.
     data_parallel_size : int
         ``--data-parallel-size``: model replicas behind the one server.
+    enforce_eager : bool
+        ``--enforce-eager`` (no CUDA graphs or torch.compile: a faster start).
     python : str
         Interpreter that runs the server (the app's own by default).
     """
@@ -107,6 +109,7 @@ class VLLMServerEngine:
         timeout_s: float = 600.0,
         max_attempts: int = 3,
         startup_timeout_s: float = 1800.0,
+        enforce_eager: bool = False,
         python: str = sys.executable,
     ) -> None:
         self.model, self.revision = model, revision
@@ -120,6 +123,7 @@ class VLLMServerEngine:
         self.kv_cache_memory_bytes = kv_cache_memory_bytes
         self.concurrency, self.timeout_s, self.max_attempts = concurrency, timeout_s, max_attempts
         self.startup_timeout_s, self.python = startup_timeout_s, python
+        self.enforce_eager = enforce_eager
         self.process: ModelProcess | None = None
         self._versions: dict[str, str] = {}
 
@@ -145,6 +149,8 @@ class VLLMServerEngine:
             args += ["--gpu-memory-utilization", str(self.gpu_memory_utilization)]
         if self.kv_cache_memory_bytes:
             args += ["--kv-cache-memory-bytes", str(self.kv_cache_memory_bytes)]
+        if self.enforce_eager:
+            args.append("--enforce-eager")
         budget = pixel_budget_kwargs(self.max_pixels)
         if budget:
             args += ["--mm-processor-kwargs", json.dumps(budget)]
@@ -163,6 +169,7 @@ class VLLMServerEngine:
             "data_parallel_size": self.data_parallel_size,
             "gpu_memory_utilization": self.gpu_memory_utilization,
             "kv_cache_memory_bytes": self.kv_cache_memory_bytes,
+            "enforce_eager": self.enforce_eager,
             "concurrency": self.concurrency,
             "max_attempts": self.max_attempts,
             "temperature": self.sampling.temperature,

@@ -95,24 +95,33 @@ class WorkerEngine:
     def describe(self) -> dict[str, object]:
         raise NotImplementedError
 
+    def sampling_args(self) -> dict[str, object]:
+        """Decoding, whole (``SamplingParams`` / the generation config)."""
+        s = self.sampling
+        return {
+            "temperature": s.temperature,
+            "top_p": s.top_p,
+            "max_tokens": s.max_tokens,
+            "seed": s.seed,
+            **s.extra,
+        }
+
     def config(self) -> dict[str, object]:
         """The child's configuration line."""
-        s = self.sampling
         return {
             "backend": self.backend,
             "chunk_size": self.chunk_size,
             "engine_args": self.engine_args(),
-            "sampling": {
-                "temperature": s.temperature,
-                "top_p": s.top_p,
-                "max_tokens": s.max_tokens,
-                "seed": s.seed,
-                **s.extra,
-            },  # fmt: skip
+            "sampling": self.sampling_args(),
         }
 
     def library_versions(self) -> dict[str, str]:
-        return dict(self._versions)
+        """Versions the children reported, and the context length the model got
+        (``max_model_len``, from its config unless given)."""
+        versions = dict(self._versions)
+        if self.model_max_len:
+            versions["max_model_len"] = str(self.model_max_len)
+        return versions
 
     def gpu(self) -> str:
         return self._gpu
@@ -312,6 +321,9 @@ class VLLMEngine(WorkerEngine):
         KV cache size in bytes, instead of the fraction (vLLM ``kv_cache_memory_bytes``).
     chunk_size : int
         Requests per ``LLM.chat`` call: answers are saved after each chunk.
+    enforce_eager : bool
+        No CUDA graphs or torch.compile (vLLM ``enforce_eager``): starts in a third of
+        the time, runs slower; for short runs and tests.
     python : str
         Interpreter of the child (the one with vLLM installed).
     """
@@ -338,6 +350,7 @@ class VLLMEngine(WorkerEngine):
         kv_cache_memory_bytes: int | None = None,
         chunk_size: int = 32,
         trust_remote_code: bool = False,
+        enforce_eager: bool = False,
         python: str = sys.executable,
         startup_timeout_s: float = 1800.0,
     ) -> None:
@@ -349,7 +362,7 @@ class VLLMEngine(WorkerEngine):
         self.pipeline_parallel_size = max(1, pipeline_parallel_size)
         self.gpu_memory_utilization = gpu_memory_utilization
         self.kv_cache_memory_bytes = kv_cache_memory_bytes
-        self.trust_remote_code = trust_remote_code
+        self.trust_remote_code, self.enforce_eager = trust_remote_code, enforce_eager
 
     def engine_args(self) -> dict[str, object]:
         """Keyword arguments of ``vllm.LLM``: only what is set (vLLM's names)."""
@@ -370,6 +383,7 @@ class VLLMEngine(WorkerEngine):
             "gpu_memory_utilization": self.gpu_memory_utilization,
             "kv_cache_memory_bytes": self.kv_cache_memory_bytes,
             "mm_processor_kwargs": pixel_budget_kwargs(self.max_pixels),
+            "enforce_eager": self.enforce_eager,
         }
         args.update({key: value for key, value in optional.items() if value})
         return args
@@ -377,7 +391,7 @@ class VLLMEngine(WorkerEngine):
     def describe(self) -> dict[str, object]:
         args = {k: v for k, v in self.engine_args().items() if k != "model"}
         return {**args, "data_parallel_size": self.data_parallel_size,
-                "chunk_size": self.chunk_size, **self.config()["sampling"]}  # fmt: skip
+                "chunk_size": self.chunk_size, **self.sampling_args()}  # fmt: skip
 
 
 MIN_PIXELS = 56 * 56
@@ -442,4 +456,4 @@ class HFEngine(WorkerEngine):
     def describe(self) -> dict[str, object]:
         args = {k: v for k, v in self.engine_args().items() if k != "model"}
         return {**args, "data_parallel_size": self.data_parallel_size,
-                **self.config()["sampling"]}  # fmt: skip
+                **self.sampling_args()}  # fmt: skip

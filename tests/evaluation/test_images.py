@@ -1,0 +1,183 @@
+"""The images a model gets: sent as stored only when rendering would not change a
+pixel, otherwise rendered and written as lossless PNG; prepared once per image, in
+worker processes, and cached by content (issue 11)."""
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from medrcube_desktop.core.dataset import load_benchmark
+from medrcube_desktop.evaluation.images import (
+    ImageCache,
+    model_image,
+    preparation_key,
+)
+from medrcube_desktop.evaluation.prepare import ImagePipeline, prepare_one
+from medrcube_desktop.imaging.render import render_item
+from tests.conftest import dicom_file, item, write_benchmark
+
+BUDGET = 1280 * 28 * 28
+
+
+def ct_pixels(bits: int) -> np.ndarray:
+    """pydicom's CT_small slice (128 x 128, a real CT) scaled to ``bits`` bits."""
+    import pydicom
+
+    raw = pydicom.dcmread(dicom_file("CT_small.dcm")).pixel_array.astype(np.float64)
+    unit = (raw - raw.min()) / (raw.max() - raw.min())
+    return (unit * (255 if bits == 8 else 4095)).astype(np.uint8 if bits == 8 else np.uint16)
+
+
+def decoded(data: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(data)))
+
+
+@pytest.fixture
+def pictures(tmp_path):
+    folder = tmp_path / "bench" / "ds1" / "images"
+    folder.mkdir(parents=True)
+    Image.fromarray(ct_pixels(8)).save(folder / "ct8.png")
+    Image.fromarray(ct_pixels(16)).save(folder / "ct16.png")
+    big = np.tile(ct_pixels(8), (9, 9))  # 1152 x 1152: over the pixel budget
+    Image.fromarray(big).save(folder / "big.png")
+    Image.fromarray(ct_pixels(8)[:10, :12]).save(folder / "tiny.png")
+    mask = np.zeros((128, 128), np.uint8)
+    mask[40:80, 50:90] = 1
+    Image.fromarray(mask).save(folder / "ct8_mask.png")
+    Image.fromarray(ct_pixels(8)).convert("RGB").save(folder / "ct8.jpg", quality=90)
+    records = [
+        item("plain", "images/ct8.png"),
+        item("sixteen", "images/ct16.png"),
+        item("big", "images/big.png"),
+        item("tiny", "images/tiny.png"),
+        item("masked", "images/ct8.png", mask_path="images/ct8_mask.png"),
+        item("boxed", "images/ct8.png", bbox=[10, 10, 60, 60]),
+        item("jpeg", "images/ct8.jpg"),
+    ]
+    root = write_benchmark(tmp_path / "bench", {"ds1": records})
+    return {i.id: i for i in load_benchmark(root).items}
+
+
+def test_an_8_bit_png_without_overlay_is_sent_as_stored_and_that_is_what_renders(pictures):
+    plain = pictures["plain"]
+    sent = model_image(plain)
+    assert sent.info["encoding"] == "original" and sent.mime == "image/png"
+    assert sent.data == plain.image_path.read_bytes()
+    # the renderer shows exactly these pixels: nothing was lost by not rendering
+    assert np.array_equal(decoded(sent.data), render_item(plain).rgba[..., 0])
+    jpeg = model_image(pictures["jpeg"])
+    assert jpeg.mime == "image/jpeg" and jpeg.data == pictures["jpeg"].image_path.read_bytes()
+
+
+def test_a_16_bit_png_is_rendered_windowed_and_written_losslessly_in_greyscale(pictures):
+    sixteen = pictures["sixteen"]
+    sent = model_image(sixteen)
+    assert sent.info["encoding"] == "png" and sent.info["mode"] == "L"
+    assert sent.info["window"] is not None  # windowed, not clipped to 8 bits
+    assert np.array_equal(decoded(sent.data), render_item(sixteen).rgba[..., 0])
+    assert len(np.unique(decoded(sent.data))) > 100  # the 12-bit range spread over 8 bits
+
+
+def test_an_overlay_is_burned_in_and_kept_in_colour(pictures):
+    for name in ("masked", "boxed"):
+        sent = model_image(pictures[name])
+        assert sent.info["encoding"] == "png" and sent.info["mode"] == "RGB"
+        assert np.array_equal(decoded(sent.data), render_item(pictures[name]).rgba[..., :3])
+
+
+def test_an_image_over_the_budget_is_shrunk_and_a_tiny_one_padded(pictures):
+    big = model_image(pictures["big"], max_pixels=BUDGET)
+    height, width = big.info["sent"]
+    assert big.info["encoding"] == "png" and height * width <= BUDGET
+    assert big.info["rendered"] == [1152, 1152] and big.info["scaled"] < 1
+    tiny = model_image(pictures["tiny"])
+    assert tiny.info["sent"] == [28, 28] and tiny.info["padded"] is True
+    assert decoded(tiny.data).shape == (28, 28)
+
+
+def test_the_cache_is_keyed_by_content_and_a_second_run_renders_nothing(pictures, tmp_path):
+    sixteen = pictures["sixteen"]
+    folder = str(tmp_path / "cache")
+    first = prepare_one(sixteen, 28, BUDGET, folder)
+    second = prepare_one(sixteen, 28, BUDGET, folder)
+    assert (first[1], second[1]) == ("rendered", "cached")
+    assert first[0].data == second[0].data and first[0].info == second[0].info
+    key = preparation_key(sixteen, 28, BUDGET)
+    assert preparation_key(sixteen, 28, BUDGET // 2) != key  # the size policy is in the key
+    Image.fromarray(ct_pixels(16)[::-1].copy()).save(sixteen.image_path)  # same name, new pixels
+    assert preparation_key(sixteen, 28, BUDGET) != key
+    third = prepare_one(sixteen, 28, BUDGET, folder)
+    assert third[1] == "rendered" and third[0].data != first[0].data
+    assert prepare_one(pictures["plain"], 28, BUDGET, folder)[1] == "original"  # never cached
+
+
+def test_a_damaged_cache_entry_is_prepared_again(pictures, tmp_path):
+    folder = tmp_path / "cache"
+    sixteen = pictures["sixteen"]
+    good = prepare_one(sixteen, 28, BUDGET, str(folder))[0]
+    key = preparation_key(sixteen, 28, BUDGET)
+    (folder / f"{key}.png").write_bytes(b"\x89PNG truncated")
+    again = prepare_one(sixteen, 28, BUDGET, str(folder))
+    assert again[1] == "rendered" and again[0].data == good.data
+    cache = ImageCache(folder, max_bytes=0)
+    assert cache.prune() == 1 and not list(folder.glob("*.json"))
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_the_pipeline_prepares_each_image_once_and_fails_only_the_items_of_a_bad_file(
+    tmp_path, workers
+):
+    folder = tmp_path / "bench" / "ds1" / "images"
+    folder.mkdir(parents=True)
+    Image.fromarray(ct_pixels(16)).save(folder / "a.png")
+    (folder / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n not really")
+    records = [item(f"a{n}", "images/a.png", question=f"Q{n}?") for n in range(5)]
+    records += [item("b0", "images/broken.png"), item("b1", "images/broken.png", question="?")]
+    root = write_benchmark(tmp_path / "bench", {"ds1": records})
+    items = load_benchmark(root).items
+    pipeline = ImagePipeline(items, 28, BUDGET, ImageCache(tmp_path / "cache"), workers=workers)
+    results = {p.item.id: p for p in pipeline}
+    assert set(results) == {i.id for i in items}
+    assert pipeline.stats.images == 2  # one preparation per image, not per item
+    assert (pipeline.stats.rendered, pipeline.stats.failed) == (1, 1)
+    assert len({results[f"a{n}"].image.data for n in range(5)}) == 1
+    for bad in ("b0", "b1"):
+        assert results[bad].image is None and "broken.png" in results[bad].error
+
+
+def test_pipeline_output_is_the_same_in_workers_and_in_process(pictures, tmp_path):
+    items = list(pictures.values())
+    here = {p.item.id: p.image.data for p in ImagePipeline(items, 28, BUDGET, workers=0)}
+    there = {p.item.id: p.image.data for p in ImagePipeline(items, 28, BUDGET, workers=2)}
+    assert here == there and len(here) == len(items)
+
+
+def test_the_run_records_how_each_image_was_sent(pictures, tmp_path):
+    from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
+    from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record
+    from medrcube_desktop.store import ReviewStore
+    from tests.llm.fake_openai import FakeOpenAI
+
+    items = [pictures["plain"], pictures["sixteen"], pictures["jpeg"]]
+    store = ReviewStore(tmp_path / "s.db")
+    with FakeOpenAI() as server:
+        engine = OpenAIEngine("m", [server.base_url], "not-needed", concurrency=2)
+        record = run_record("r", engine, "m", ImageOptions(), "bench")
+        state = run_evaluation(items, store, record, engine, ImageOptions(workers=1))
+        urls = {
+            r["body"]["messages"][0]["content"][0]["image_url"]["url"].split(",")[0]
+            for r in server.requests
+        }
+    assert state.answered == 3 and state.images.images == 3
+    answers = store.responses("r")
+    assert answers["plain"].image["encoding"] == "original"
+    assert answers["sixteen"].image["encoding"] == "png"
+    assert answers["jpeg"].image["mime"] == "image/jpeg"
+    assert urls == {"data:image/jpeg;base64", "data:image/png;base64"}
+    assert store.eval_run("r").params["image"] == {
+        "text_only": False,
+        "min_side": 28,
+        "max_pixels": BUDGET,
+    }
