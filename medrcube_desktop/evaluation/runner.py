@@ -190,6 +190,8 @@ def run_evaluation(
 
     with process_lock(store, f"evaluate.running:{run.name}", f"run {run.name}"):
         try:
+            if pipeline is not None:
+                pipeline.start()  # images get ready while the engine starts (a model loads)
             engine.run(requests(), on_response, cancel)
         except EngineError:
             if new_run and not store.answered_ids(run.name):
@@ -198,6 +200,11 @@ def run_evaluation(
         finally:
             if pipeline is not None:
                 pipeline.close()
+                if pipeline.cache is not None:
+                    try:
+                        pipeline.cache.prune()
+                    except OSError as exc:  # a cache that cannot be trimmed costs only disk
+                        log.warning("image cache %s not trimmed: %s", pipeline.cache.folder, exc)
             engine.close()
             if store.eval_run(run.name) is not None:
                 store.add_run_provenance(run.name, engine.library_versions(), engine.gpu())

