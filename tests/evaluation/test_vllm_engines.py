@@ -280,3 +280,20 @@ def test_a_killed_app_takes_its_vllm_child_and_engine_core_with_it(bench, tmp_pa
     while any(alive(p) for p in engine_cores(pids)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(alive(p) for p in engine_cores(pids))
+
+
+def test_root_cause_keeps_the_indented_reason_pydantic_gives():
+    log = [
+        "Traceback (most recent call last):",
+        '  File "vllm/config/model.py", line 1, in __post_init__',
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig",
+        "  Value error, User-specified max_model_len (16384) is greater than the derived "
+        "max_model_len (max_position_embeddings=4096.0 or model_max_length=None in model's "
+        "config.json).",
+        "    For further information visit https://errors.pydantic.dev/2.14/v/value_error",
+        "INFO 12-01 09:00:00 next log line",
+    ]
+    (cause,) = root_cause(log)
+    assert cause.startswith("pydantic_core._pydantic_core.ValidationError: 1 validation error")
+    assert "User-specified max_model_len (16384) is greater" in cause
+    assert "next log line" not in cause

@@ -232,3 +232,16 @@ def test_a_killed_app_takes_the_vllm_server_with_it(model, demo, env, tmp_path):
     child.kill()  # SIGKILL: the app gets no chance to stop anything
     child.wait(10)
     assert wait_until_gone(env, 60) == []
+
+
+def test_a_context_longer_than_the_model_shows_vllms_reason(model, demo, env, tmp_path):
+    done = subprocess.run(
+        command(demo, tmp_path / "s.db", "--engine", "vllm", "--model", str(model),
+                "--max-model-len", "16384", *VLLM_FLAGS),
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 2
+    cause = done.stderr.split("root cause:")[1].split("last lines of its log:")[0]
+    assert "User-specified max_model_len (16384) is greater than the derived" in cause
+    assert "whole log: " in done.stderr
+    assert wait_until_gone(env, 30) == []

@@ -48,19 +48,26 @@ MEMORY_HINT = (
 
 def root_cause(lines: list[str], limit: int = 6) -> list[str]:
     """The lines of a child's log that say why it failed: every line that starts with an
-    exception name (``ValueError: ...``, ``RuntimeError: ...``), in order, without the
-    generic wrap-up lines, without repeats, at most ``limit``.
+    exception name (``ValueError: ...``, ``RuntimeError: ...``) with up to three indented
+    lines that continue its message (pydantic puts the reason there), in order, without
+    the generic wrap-up lines, without repeats, at most ``limit`` exceptions.
 
     Source: the shape of CPython tracebacks (the last line of each is ``Name: message``)
     and vLLM's "See root cause above" wrap-up.
     """
     found: list[str] = []
-    for line in lines:
+    for n, line in enumerate(lines):
         text = line.strip()
         if not _EXCEPTION.match(text) or any(g in text for g in _GENERIC):
             continue
-        if text not in found:
-            found.append(text)
+        following = []
+        for more in lines[n + 1 : n + 4]:
+            if not more[:1].isspace() or more.strip().startswith(("File ", "Traceback")):
+                break
+            following.append(more.strip())
+        entry = " ".join([text, *following])
+        if entry not in found:
+            found.append(entry)
     return found[-limit:]
 
 
