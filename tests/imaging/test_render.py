@@ -361,3 +361,21 @@ def test_jpeg_ls_and_jpeg_2000_decode_to_the_same_picture_as_uncompressed():
     plain = render_file(dicom_file("MR_small.dcm")).rgba
     for name in ("MR_small_jpeg_ls_lossless.dcm", "MR_small_jp2klossless.dcm", "MR_small_RLE.dcm"):
         np.testing.assert_array_equal(render_file(dicom_file(name)).rgba, plain, err_msg=name)
+
+
+def test_a_16_bit_picture_maps_through_a_lookup_table_exactly_as_pixel_by_pixel(tmp_path):
+    from PIL import Image
+
+    from medrcube_desktop.imaging.loading import load_slice
+    from medrcube_desktop.imaging.render import _to_gray8, _window_gray8
+
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 4096, (64, 80)).astype(np.uint16)
+    values[0, 0], values[0, 1] = 0, 65535  # the whole 16-bit range: 65,536 table entries
+    Image.fromarray(values).save(tmp_path / "a.png")
+    data = load_slice(tmp_path / "a.png", None, None, None)
+    assert data.source_bits == 16
+    for override in (None, (2000.0, 1500.0), (100.5, 3.0)):
+        gray, window = _to_gray8(data, override)
+        direct = _window_gray8(data.pixels, window, "LINEAR_EXACT", False)
+        assert np.array_equal(gray, direct), override

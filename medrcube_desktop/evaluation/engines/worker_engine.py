@@ -195,6 +195,8 @@ class WorkerEngine:
                     raise self._died(rank, f"stopped with exit status {code}")
                 finished.add(rank)
                 continue
+            if "unreadable" in line or not line.get("item_id"):
+                raise self._died(rank, f"wrote {line.get('unreadable', line)!r} on its answer pipe")
             on_response(
                 EvalResponse(
                     item_id=line["item_id"],
@@ -272,7 +274,7 @@ def _read_answers(fd: int, rank: int, answers: queue.Queue) -> None:
             try:
                 answers.put((rank, json.loads(line)))
             except ValueError:
-                answers.put((rank, {"item_id": "", "error": f"unreadable: {line[:200]!r}"}))
+                answers.put((rank, {"unreadable": line[:200]}))
     answers.put((rank, None))
 
 
