@@ -19,20 +19,9 @@ from medrcube_desktop.evaluation.engines.base import SamplingConfig
 from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
 from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record, run_summary
 from medrcube_desktop.store import ReviewStore
-from tests.conftest import dicom_file, item, write_benchmark
 from tests.llm.fake_openai import FakeOpenAI, text
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def bench(tmp_path):
-    records = [
-        item(f"q{n:02d}", question=f"What is the imaging modality of scan {n}?") for n in range(12)
-    ]
-    return write_benchmark(
-        tmp_path / "bench", {"ds1": records}, {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")}
-    )
 
 
 def test_openai_engine_sends_image_first_and_stores_parsed_answers(bench, tmp_path):

@@ -20,20 +20,9 @@ from medrcube_desktop.evaluation.engines.vllm_engine import VLLMServerEngine, se
 from medrcube_desktop.evaluation.engines.worker_engine import VLLMEngine, gpu_shares
 from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record
 from medrcube_desktop.store import ReviewStore
-from tests.conftest import dicom_file, item, write_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_VLLM = Path(__file__).resolve().parent / "fake_vllm"
-
-
-@pytest.fixture
-def bench(tmp_path):
-    records = [
-        item(f"q{n:02d}", question=f"What is the imaging modality of scan {n}?") for n in range(12)
-    ]
-    return write_benchmark(
-        tmp_path / "bench", {"ds1": records}, {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")}
-    )
 
 
 @pytest.fixture

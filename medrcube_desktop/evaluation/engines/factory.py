@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from medrcube_desktop.errors import EngineError
 from medrcube_desktop.evaluation.engines.base import Engine, SamplingConfig
@@ -74,6 +75,18 @@ def build_engine(options: EngineOptions) -> Engine:
             options.max_attempts,
         )
     python = options.python or sys.executable
+    vllm: dict[str, Any] = {  # what both vLLM engines take, under vLLM's own names
+        "revision": options.revision,
+        "max_model_len": options.max_model_len,
+        "max_pixels": options.max_pixels,
+        "tensor_parallel_size": options.tensor_parallel_size,
+        "pipeline_parallel_size": options.pipeline_parallel_size,
+        "data_parallel_size": options.data_parallel_size,
+        "gpu_memory_utilization": options.gpu_memory_utilization,
+        "kv_cache_memory_bytes": options.kv_cache_memory_bytes,
+        "enforce_eager": options.enforce_eager,
+        "python": python,
+    }
     if options.engine == "vllm-server":
         from medrcube_desktop.evaluation.engines.vllm_engine import VLLMServerEngine
 
@@ -81,38 +94,15 @@ def build_engine(options: EngineOptions) -> Engine:
             options.model,
             sampling,
             base_urls=options.base_urls,
-            revision=options.revision,
-            max_model_len=options.max_model_len,
-            max_pixels=options.max_pixels,
-            tensor_parallel_size=options.tensor_parallel_size,
-            pipeline_parallel_size=options.pipeline_parallel_size,
-            data_parallel_size=options.data_parallel_size,
-            gpu_memory_utilization=options.gpu_memory_utilization,
-            kv_cache_memory_bytes=options.kv_cache_memory_bytes,
             concurrency=options.concurrency,
             timeout_s=options.timeout_s,
             max_attempts=options.max_attempts,
-            enforce_eager=options.enforce_eager,
-            python=python,
+            **vllm,
         )
     if options.engine == "vllm":
         from medrcube_desktop.evaluation.engines.worker_engine import VLLMEngine
 
-        return VLLMEngine(
-            options.model,
-            sampling,
-            revision=options.revision,
-            max_model_len=options.max_model_len,
-            max_pixels=options.max_pixels,
-            tensor_parallel_size=options.tensor_parallel_size,
-            pipeline_parallel_size=options.pipeline_parallel_size,
-            data_parallel_size=options.data_parallel_size,
-            gpu_memory_utilization=options.gpu_memory_utilization,
-            kv_cache_memory_bytes=options.kv_cache_memory_bytes,
-            chunk_size=options.chunk_size,
-            enforce_eager=options.enforce_eager,
-            python=python,
-        )
+        return VLLMEngine(options.model, sampling, chunk_size=options.chunk_size, **vllm)
     if options.engine == "hf":
         from medrcube_desktop.evaluation.engines.worker_engine import HFEngine
 
