@@ -63,7 +63,7 @@ def add_evaluation_parsers(sub) -> None:
         type=argtypes.fraction,
         default=None,
         metavar="F",
-        help="vllm: share of GPU memory vLLM may take (its default 0.9); without a GPU, "
+        help="vllm: share of GPU memory vLLM may take (its default 0.92 in vLLM 0.32); without a GPU, "
         "the share of RAM for the KV cache",
     )
     ev.add_argument(
@@ -209,6 +209,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     record = run_record(name, engine, args.model, images, str(benchmark.root), args.revision)
     store = ReviewStore(args.db)
     cancel = threading.Event()
+    if (
+        args.engine != "openai"
+        and not args.json
+        and not (args.engine == "vllm-server" and args.base_url)
+    ):
+        print(
+            f"starting {args.engine} with {args.model}: loading a model can take minutes "
+            "(its log goes to the user log folder, named in any error)",
+            file=sys.stderr,
+        )
     try:
         with tqdm(total=0, unit="item", disable=args.json, file=sys.stderr) as bar:
 
@@ -263,7 +273,7 @@ def timing_summary(state) -> dict[str, object]:
     return {
         "prepare_s": round(stats.prepare_s, 3),
         "queue_wait_s": round(stats.wait_s, 3),
-        "endpoint_s": round(state.endpoint_s, 3),
+        "endpoint_s": round(state.endpoint_s, 3) if state.timed else None,
         "images": stats.images,
         "original": stats.original,
         "rendered": stats.rendered,
@@ -278,7 +288,12 @@ def timing_line(timing: dict[str, object]) -> str:
         f"images: {timing['images']} prepared ({timing['original']} sent as stored, "
         f"{timing['rendered']} rendered, {timing['cached']} from the cache) in "
         f"{timing['prepare_s']:.2f} s over {timing['image_workers']} workers; requests waited "
-        f"{timing['queue_wait_s']:.2f} s for images; endpoint time {timing['endpoint_s']:.2f} s"
+        f"{timing['queue_wait_s']:.2f} s for images; endpoint time "
+        + (
+            f"{timing['endpoint_s']:.2f} s"
+            if timing["endpoint_s"] is not None
+            else "not measured (answers come in batches)"
+        )
     )
 
 

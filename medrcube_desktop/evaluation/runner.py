@@ -70,6 +70,8 @@ class EvalProgress:
     images: PipelineStats = field(default_factory=PipelineStats)
     endpoint_s: float = 0.0
     """Seconds the endpoint took, summed over answers that report a latency."""
+    timed: int = 0
+    """Answers that report a latency (the ``vllm`` engine answers in batches: none)."""
 
 
 Progress = Callable[[EvalProgress], None]
@@ -121,6 +123,8 @@ def run_evaluation(
     done = store.answered_ids(run.name)
     todo = [item for item in items if item.id not in done]
     state = EvalProgress(total=len(todo), skipped=len(items) - len(todo))
+    if not todo and not new_run:
+        return state  # every item answered: no model to load for nothing
     by_id = {item.id: item for item in todo}
     sent: dict[str, dict] = {}
 
@@ -155,6 +159,7 @@ def run_evaluation(
         item = by_id[response.item_id]
         if response.latency_s is not None:
             state.endpoint_s += response.latency_s
+            state.timed += 1
         if response.error:
             state.failed.append({"item": item.id, "error": response.error})
         else:

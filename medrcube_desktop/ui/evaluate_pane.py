@@ -108,11 +108,14 @@ class EvaluatePane(QDialog):
         self.gpu_memory.setSingleStep(0.05)
         self.gpu_memory.setSpecialValueText("vLLM default")
         self.gpu_memory.setToolTip(
-            "Share of GPU memory vLLM may take (its default 0.9). Without a GPU, vLLM "
+            "Share of GPU memory vLLM may take (its default 0.92 in vLLM 0.32). Without a GPU, vLLM "
             "reads it as the share of RAM for its KV cache: prefer a KV cache size there."
         )
         self.kv_cache = QLineEdit()
         self.kv_cache.setPlaceholderText("e.g. 2G (needed without a GPU)")
+        self.kv_cache.setMinimumWidth(220)
+        self.enforce_eager = QCheckBox("Eager (no compilation: starts faster)")
+        self.enforce_eager.setToolTip("vLLM --enforce-eager: no CUDA graphs or torch.compile")
         self.kv_cache.setToolTip("KV cache size in bytes (K, M, G suffixes), instead of a share")
         self.data_parallel = QSpinBox()
         self.data_parallel.setRange(1, 64)
@@ -150,6 +153,7 @@ class EvaluatePane(QDialog):
                               ("Data parallel", self.data_parallel)):  # fmt: skip
             memory.addWidget(QLabel(label))
             memory.addWidget(widget)
+        memory.addWidget(self.enforce_eager)
         memory.addStretch(1)
         form.addRow("vLLM / hf", memory)
         self.tabs = QTabWidget()
@@ -226,6 +230,7 @@ class EvaluatePane(QDialog):
             gpu_memory_utilization=self.gpu_memory.value() or None,
             kv_cache_memory_bytes=kv_cache,
             data_parallel_size=self.data_parallel.value(),
+            enforce_eager=self.enforce_eager.isChecked(),
         )
         images = ImageOptions(text_only=self.text_only.isChecked())
         benchmark = str(self.window_.benchmark.root)
@@ -298,6 +303,17 @@ class EvaluatePane(QDialog):
         self._fill_runs()
         self.run_finished.emit()
 
+    def _fill_settings(self, params: dict) -> None:
+        """The settings of an existing run, so that Start resumes it as it was run."""
+        self.max_tokens.setValue(int(params.get("max_tokens") or 8192))
+        self.max_model_len.setValue(int(params.get("max_model_len") or 0))
+        self.gpu_memory.setValue(float(params.get("gpu_memory_utilization") or 0.0))
+        kv = params.get("kv_cache_memory_bytes")
+        self.kv_cache.setText(str(kv) if kv else "")
+        self.data_parallel.setValue(int(params.get("data_parallel_size") or 1))
+        self.enforce_eager.setChecked(bool(params.get("enforce_eager")))
+        self.text_only.setChecked(bool(params.get("image", {}).get("text_only")))
+
     # -- results ------------------------------------------------------------------
     def _show_results(self) -> None:
         run = self.run_name.currentText().strip()
@@ -311,9 +327,11 @@ class EvaluatePane(QDialog):
         if not self.model.text().strip():  # an existing run: its model and endpoints
             self.model.setText(record.model)
             self.engine.setCurrentText(record.engine if record.engine in ENGINES else "openai")
-            urls = record.params.get("base_urls") or []
+            urls = record.params.get("base_urls") or record.params.get("attached_to") or []
             if urls and not self.base_urls.text().strip():
                 self.base_urls.setText(" ".join(urls))
+        if self.worker is None or not self.worker.isRunning():
+            self._fill_settings(record.params)  # an existing run resumes as it was run
 
         def pct(value):
             return "—" if value is None else f"{value:.1%}"

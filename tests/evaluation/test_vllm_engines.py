@@ -286,3 +286,22 @@ def test_root_cause_keeps_the_indented_reason_pydantic_gives():
     assert cause.startswith("pydantic_core._pydantic_core.ValidationError: 1 validation error")
     assert "User-specified max_model_len (16384) is greater" in cause
     assert "next log line" not in cause
+
+
+def test_root_cause_behind_vllms_worker_prefix_and_log_header():
+    # vLLM 0.32 on a CPU without --kv-cache-memory-bytes (abridged from a real log)
+    log = [
+        "(VllmWorker-0 pid=14614) ERROR 12-01 09:37:14 [multiproc_executor.py:953]     raise "
+        "ValueError(",
+        "(VllmWorker-0 pid=14614) ERROR 12-01 09:37:14 [multiproc_executor.py:953] ValueError: "
+        "Available memory on node 0 (10.47/14.09 GiB) on startup is less than desired CPU "
+        "memory utilization (0.92, 12.96 GiB). On the CPU backend, the "
+        "`--gpu-memory-utilization` flag controls the fraction of CPU memory reserved",
+        "(EngineCore pid=14542) ERROR 12-01 09:37:16 [core.py:1510] Exception: WorkerProc "
+        "initialization failed due to an exception in a background process. See stack trace "
+        "for root cause.",
+        "RuntimeError: Engine core initialization failed. See root cause above. Failed core "
+        "proc(s): {}",
+    ]
+    (cause,) = root_cause(log)
+    assert "ValueError: Available memory on node 0" in cause

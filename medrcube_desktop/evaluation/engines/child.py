@@ -30,18 +30,26 @@ from pathlib import Path
 LOG_LINES_KEPT = 5000
 """Lines kept in memory per child (the log file keeps every line)."""
 
+LOG_FILES_KEPT = 50
+"""Child log files kept in the user log folder; older ones are removed at each start."""
+
 _EXCEPTION = re.compile(
-    r"^\s*(?:\(\w+(?: pid=\d+)?\)\s*)?(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)"
+    # vLLM's prefixes: "(EngineCore_DP0 pid=4242) " or "(VllmWorker-0 pid=17) ", then
+    # optionally its log header "ERROR 12-01 08:00:09 [core.py:700] "
+    r"^\s*(?:\([\w.-]+(?: pid=\d+)?\)\s*)?"
+    r"(?:(?:ERROR|WARNING|CRITICAL|INFO)\s+\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[[^\]]*\]\s*)?"
+    r"(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)"
     r"|AssertionError|torch\.OutOfMemoryError)\b[:(]?"
 )
 _GENERIC = (
     "Engine core initialization failed",
     "See root cause above",
+    "See stack trace for root cause",
     "Traceback (most recent call last)",
 )
 MEMORY_HINT = (
     "on a machine without a GPU, vLLM reserves --gpu-memory-utilization of the RAM "
-    "(default 0.9) for its KV cache: give --kv-cache-memory-bytes (e.g. 2G) or a lower "
+    "(default 0.92) for its KV cache: give --kv-cache-memory-bytes (e.g. 2G) or a lower "
     "--gpu-memory-utilization"
 )
 
@@ -80,7 +88,8 @@ def failure_message(what: str, process: ModelProcess, tail: int = 12) -> str:
         parts.append("root cause:\n  " + "\n  ".join(cause))
     parts.append("last lines of its log:\n" + "\n".join(lines[-tail:]))
     text = "\n".join(lines).lower()
-    if "memory" in text and ("kv cache" in text or "gpu_memory_utilization" in text):
+    memory_flag = "gpu_memory_utilization" in text or "gpu-memory-utilization" in text
+    if "memory" in text and ("kv cache" in text or memory_flag):
         parts.append(f"hint: {MEMORY_HINT}")
     if process.log_path is not None:
         parts.append(f"whole log: {process.log_path}")
@@ -241,6 +250,9 @@ def _log_file(name: str) -> Path | None:
 
         folder = Path(platformdirs.user_log_dir("medrcube-desktop"))
         folder.mkdir(parents=True, exist_ok=True)
+        old = sorted(folder.glob("*.log"), key=lambda p: p.stat().st_mtime)
+        for stale in old[: max(0, len(old) - LOG_FILES_KEPT + 1)]:
+            stale.unlink(missing_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         handle, path = tempfile.mkstemp(prefix=f"{name}-{stamp}-", suffix=".log", dir=folder)
         os.close(handle)

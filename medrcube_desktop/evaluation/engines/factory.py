@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from medrcube_desktop.errors import EngineError
@@ -18,7 +19,7 @@ class EngineOptions:
 
     ``base_urls``: the openai engine's endpoints, or the vllm servers to attach to.
     ``max_model_len`` None: the model's own. ``gpu_memory_utilization`` None: vLLM's
-    default (0.9); without a GPU vLLM reads it as a fraction of RAM, so give
+    default (0.92); without a GPU vLLM reads it as a fraction of RAM, so give
     ``kv_cache_memory_bytes`` there. ``python``: the interpreter of the model's child
     process (None: the app's own).
     """
@@ -75,6 +76,9 @@ def build_engine(options: EngineOptions) -> Engine:
             options.max_attempts,
         )
     python = options.python or sys.executable
+    local = options.model.startswith(("/", "./", "../", "~"))
+    if local and not Path(options.model).expanduser().is_dir() and not options.base_urls:
+        raise EngineError(f"no model folder {options.model} (a local path; or give a model id)")
     vllm: dict[str, Any] = {  # what both vLLM engines take, under vLLM's own names
         "revision": options.revision,
         "max_model_len": options.max_model_len,

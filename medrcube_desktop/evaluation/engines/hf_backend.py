@@ -84,8 +84,11 @@ class HFBackend:
         return answers
 
     def _answer_one(self, request: dict) -> dict:
+        import time
+
         from PIL import Image
 
+        started = time.monotonic()
         content: list[dict] = []
         if request.get("image_b64"):
             image = Image.open(io.BytesIO(base64.b64decode(request["image_b64"])))
@@ -113,4 +116,5 @@ class HFBackend:
             "prompt_tokens": prompt_tokens,
             "completion_tokens": int(len(new)),
             "finish_reason": finish,
+            "latency_s": round(time.monotonic() - started, 4),
         }

@@ -77,7 +77,7 @@ class VLLMServerEngine:
     max_model_len : int or None
         ``--max-model-len``; None takes the model's own context length.
     gpu_memory_utilization : float or None
-        ``--gpu-memory-utilization`` (vLLM's default 0.9 when None); without a GPU, vLLM
+        ``--gpu-memory-utilization`` (vLLM's default 0.92 when None); without a GPU, vLLM
         reads it as the fraction of RAM for the KV cache.
     kv_cache_memory_bytes : int or None
         ``--kv-cache-memory-bytes``, instead of the fraction.
@@ -221,7 +221,7 @@ class VLLMServerEngine:
                 code = self.process.poll()
                 self.close()
                 raise EngineError(
-                    failure_message(f"vllm serve exited with status {code}:", self.process)
+                    failure_message(f"the vLLM server exited with status {code}:", self.process)
                 )
             try:
                 with urllib.request.urlopen(f"{root}/health", timeout=2) as answer:
@@ -235,7 +235,7 @@ class VLLMServerEngine:
         self.close()
         raise EngineError(
             failure_message(
-                f"vllm serve did not become healthy in {self.startup_timeout_s:g} s:",
+                f"the vLLM server did not become healthy in {self.startup_timeout_s:g} s:",
                 self.process,
             )
         )

@@ -202,6 +202,7 @@ class WorkerEngine:
                     item_id=line["item_id"],
                     text=line.get("text", ""),
                     error=line.get("error", ""),
+                    latency_s=line.get("latency_s"),
                     prompt_tokens=line.get("prompt_tokens"),
                     completion_tokens=line.get("completion_tokens"),
                 )
@@ -317,7 +318,7 @@ class VLLMEngine(WorkerEngine):
     tensor_parallel_size, pipeline_parallel_size, data_parallel_size : int
         GPUs per model, and models (one child each).
     gpu_memory_utilization : float or None
-        Fraction of GPU memory vLLM may take (vLLM's default 0.9 when None). On a
+        Fraction of GPU memory vLLM may take (vLLM's default 0.92 when None). On a
         machine without a GPU vLLM reads it as the fraction of RAM for the KV cache.
     kv_cache_memory_bytes : int or None
         KV cache size in bytes, instead of the fraction (vLLM ``kv_cache_memory_bytes``).
