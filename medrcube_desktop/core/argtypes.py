@@ -77,10 +77,21 @@ def byte_size(text: str) -> int:
     number = clean[: len(clean) - len(unit)]
     try:
         value = int(float(number) * _UNITS[unit])
-    except ValueError:
+    except (ValueError, OverflowError):  # "abc", "inf"
         value = 0
-    if value < 1:
+    if not 1 <= value <= 1 << 60:
         raise argparse.ArgumentTypeError(
             f"expected a size in bytes such as 2G or 512M, got {text!r}"
         )
+    return value
+
+
+def finite(text: str) -> float:
+    """A finite number (not NaN or infinite), as a sampling parameter must be."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value

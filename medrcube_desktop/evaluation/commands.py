@@ -39,9 +39,9 @@ def add_evaluation_parsers(sub) -> None:
     )
     ev.add_argument("--concurrency", type=argtypes.positive, default=16, metavar="N")
     ev.add_argument("--max-tokens", type=argtypes.positive, default=8192, metavar="N")
-    ev.add_argument("--temperature", type=float, default=0.0, metavar="T")
-    ev.add_argument("--top-p", type=float, default=0.0001, metavar="P")
-    ev.add_argument("--seed", type=int, default=0, metavar="S")
+    ev.add_argument("--temperature", type=argtypes.finite, default=0.0, metavar="T")
+    ev.add_argument("--top-p", type=argtypes.finite, default=0.0001, metavar="P")
+    ev.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
     ev.add_argument(
         "--max-model-len", type=argtypes.positive, default=None, metavar="N",
         help="vllm: context length (default: the model's own)",

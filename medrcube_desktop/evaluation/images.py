@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,7 +63,7 @@ class PreparedImage:
     """An image ready to send: encoded ``data`` of type ``mime`` and what was done.
 
     ``info``: ``encoding`` ("original" or "png"), ``mode`` ("L" or "RGB"), ``mime``,
-    ``bytes``, ``rendered`` [H, W] before resizing, ``sent`` [H, W], ``padded`` (bool),
+    ``bytes``, ``blake2b`` (hex digest of ``data``, 16 bytes), ``rendered`` [H, W] before resizing, ``sent`` [H, W], ``padded`` (bool),
     ``scaled`` (factor <= 1), ``slice_index``, ``window`` [center, width] or None.
     """
 
@@ -116,6 +117,7 @@ def original_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage 
                 return None
             check_pixel_count(path, width * height)
             mode = img.mode
+            img.load()  # a truncated or damaged file fails here, not at the endpoint
     except (OSError, UnidentifiedImageError, ValueError):
         return None  # the renderer reads it, or says precisely why it cannot
     data = path.read_bytes()
@@ -124,6 +126,7 @@ def original_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage 
         "mode": mode,
         "mime": mime,
         "bytes": len(data),
+        "blake2b": _digest(data),
         "rendered": [height, width],
         "sent": [height, width],
         "padded": False,
@@ -172,6 +175,7 @@ def rendered_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage:
         "mode": image.mode,
         "mime": "image/png",
         "bytes": len(data),
+        "blake2b": _digest(data),
         "rendered": before,
         "sent": [image.height, image.width],
         "padded": padded,
@@ -257,8 +261,8 @@ class ImageCache:
             data = (self.folder / f"{key}.{_extension(info['mime'])}").read_bytes()
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        if len(data) != info.get("bytes"):
-            return None
+        if len(data) != info.get("bytes") or _digest(data) != info.get("blake2b"):
+            return None  # damaged or replaced: prepared again
         os.utime(meta)  # recently used (prune keeps it)
         return PreparedImage(data, str(info["mime"]), info)
 
@@ -272,14 +276,18 @@ class ImageCache:
 
     def prune(self) -> int:
         """Remove least recently used entries until the folder is under ``max_bytes``;
-        return how many were removed."""
+        return how many were removed. Only the cache's own files are touched
+        (``<40 hex digits>.json`` and its image): the folder may be one the user named
+        (``MEDRCUBE_IMAGE_CACHE``) holding other files."""
         if not self.folder.is_dir():
             return 0
         entries = []
         for meta in self.folder.glob("*.json"):
-            files = [p for p in self.folder.glob(f"{meta.stem}.*")]
+            if not _ENTRY.fullmatch(meta.stem):
+                continue
+            files = [meta] + [self.folder / f"{meta.stem}.{e}" for e in ("png", "jpg")]
             try:
-                size = sum(p.stat().st_size for p in files)
+                size = sum(p.stat().st_size for p in files if p.exists())
                 entries.append((meta.stat().st_mtime, size, files))
             except OSError:
                 continue
@@ -295,6 +303,10 @@ class ImageCache:
         return removed
 
 
+_ENTRY = re.compile(r"[0-9a-f]{40}")
+"""A cache entry's name: a :func:`preparation_key`."""
+
+
 def default_cache_folder() -> Path:
     """``<user cache dir>/model-images`` (platformdirs), or ``MEDRCUBE_IMAGE_CACHE``."""
     configured = os.environ.get("MEDRCUBE_IMAGE_CACHE")
@@ -303,6 +315,10 @@ def default_cache_folder() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("medrcube-desktop")) / "model-images"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _extension(mime: str) -> str:

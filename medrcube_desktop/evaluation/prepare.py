@@ -108,7 +108,12 @@ def _watch_app(app_pid: int) -> None:
     """Worker initializer: end this worker when the app is gone (killed with SIGKILL, it
     cannot shut its pool down). A forkserver's worker is not the app's child, so
     ``PR_SET_PDEATHSIG`` cannot be used; a daemon thread looks once a second."""
+    import signal
     import threading
+
+    # Ctrl+C in a terminal reaches the whole process group: the app stops the pool
+    # itself, so a worker need not die with a traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while True:
@@ -190,6 +195,9 @@ class ImagePipeline:
         self._executor: futures.ProcessPoolExecutor | None = None
         self._pending: dict[futures.Future, list[Item]] = {}
         self._queue: Iterator[list[Item]] = iter(())
+        self._retry: list[list[Item]] = []
+        self._failed_now: list[tuple[list[Item], tuple]] = []
+        self._tries: dict[int, int] = {}
         self._started = False
 
     def start(self) -> None:
@@ -198,22 +206,51 @@ class ImagePipeline:
         if self.workers == 0 or self._executor is not None or self._started:
             return
         self._started = True
-        self._executor = futures.ProcessPoolExecutor(
-            self.workers, mp_context=_context(), initializer=_watch_app, initargs=(os.getpid(),)
-        )
+        self._executor = self._new_executor()
         self._queue = iter(self.groups)
         self._fill()
 
+    def _new_executor(self) -> futures.ProcessPoolExecutor:
+        return futures.ProcessPoolExecutor(
+            self.workers, mp_context=_context(), initializer=_watch_app, initargs=(os.getpid(),)
+        )
+
     def _fill(self) -> None:
-        executor = self._executor
-        if executor is None:
-            return
         folder = str(self.cache.folder) if self.cache is not None else None
-        for group in self._queue:
-            future = executor.submit(prepare_one, group[0], self.min_side, self.max_pixels, folder)
+        while len(self._pending) < self.ahead:
+            executor = self._executor
+            if executor is None:
+                return
+            group = self._retry.pop() if self._retry else next(self._queue, None)
+            if group is None:
+                return
+            try:
+                future = executor.submit(prepare_one, group[0], self.min_side,
+                                         self.max_pixels, folder)  # fmt: skip
+            except futures.process.BrokenProcessPool:
+                self._retry.append(group)
+                self._failed_now.extend(self._restart_pool())
+                continue
             self._pending[future] = group
-            if len(self._pending) >= self.ahead:
-                break
+
+    def _restart_pool(self) -> list[tuple[list[Item], tuple]]:
+        """A worker died (killed, out of memory): a new pool takes the images that were
+        in flight, once; an image in flight when a second pool broke fails (it is likely
+        the one killing them). Returns the groups that fail now, with their outcome."""
+        broken = self._executor
+        if broken is not None:
+            broken.shutdown(wait=False, cancel_futures=True)
+        self._executor = self._new_executor()
+        failed = []
+        for group in list(self._pending.values()):
+            self._tries[id(group)] = self._tries.get(id(group), 0) + 1
+            if self._tries[id(group)] >= 2:
+                failed.append((group, (None, "failed", "image: the preparing process died "
+                                       "twice on it (out of memory?)", 0.0)))  # fmt: skip
+            else:
+                self._retry.append(group)
+        self._pending.clear()
+        return failed
 
     def __iter__(self) -> Iterator[Prepared]:
         if self.workers == 0:
@@ -227,21 +264,24 @@ class ImagePipeline:
         try:
             while self._executor is not None:  # close() from another thread ends the loop
                 self._fill()
+                while self._failed_now:
+                    yield from self._hand_over(*self._failed_now.pop())
                 if not pending:
                     return
                 started = time.perf_counter()
-                done, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
+                done, _ = futures.wait(list(pending), return_when=futures.FIRST_COMPLETED)
                 self.stats.wait_s += time.perf_counter() - started
                 for future in done:
-                    group = pending.pop(future)
+                    if future not in pending:
+                        continue  # taken by a restart of the pool
                     if future.cancelled():
                         return  # closed
                     try:
                         outcome = future.result()
                     except futures.process.BrokenProcessPool:
-                        outcome = (None, "failed", "image: the preparing process died "
-                                   "(out of memory?)", 0.0)  # fmt: skip
-                    yield from self._hand_over(group, outcome)
+                        self._failed_now.extend(self._restart_pool())
+                        break
+                    yield from self._hand_over(pending.pop(future), outcome)
         except RuntimeError:  # submit after close() from another thread
             if self._executor is not None:
                 raise

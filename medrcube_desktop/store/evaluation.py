@@ -77,6 +77,12 @@ class EvaluationQueries(StoreBase):
                     ("model", existing.model, run.model),
                     ("prompt", existing.prompt_sha256, run.prompt_sha256),
                     ("text_only", existing.text_only, run.text_only),
+                    # another benchmark: its items would count as answered by id
+                    (
+                        "benchmark",
+                        existing.benchmark or run.benchmark,
+                        run.benchmark or existing.benchmark,
+                    ),
                 )
                 if old != new
             ]

@@ -157,3 +157,44 @@ def test_every_server_dead_stops_the_run_naming_them(bench, tmp_path):
     record = run_record("dead", engine, "m", ImageOptions(text_only=True), str(bench))
     with pytest.raises(EngineError, match="nothing answers at .*127.0.0.1.*127.0.0.1"):
         run_evaluation(load_benchmark(bench).items, store, record, engine, ImageOptions(True))
+
+
+def _silent_server():
+    """A server that accepts connections and never answers; returns (url, socket)."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    return f"http://127.0.0.1:{listener.getsockname()[1]}/v1", listener
+
+
+def test_a_server_that_never_answers_is_set_aside_and_costs_no_answers(bench, tmp_path):
+    silent, listener = _silent_server()
+    store = ReviewStore(tmp_path / "s.db")
+    try:
+        with FakeOpenAI(latency_s=0.02) as alive:
+            engine = OpenAIEngine("m", [silent, alive.base_url], "not-needed", concurrency=2,
+                                  timeout_s=0.5, max_attempts=1, backoff_base_s=5)  # fmt: skip
+            record = run_record("hang", engine, "m", ImageOptions(text_only=True), str(bench))
+            state = run_evaluation(
+                load_benchmark(bench).items, store, record, engine, ImageOptions(True)
+            )
+    finally:
+        listener.close()
+    assert state.failed == [] and state.answered == 12
+
+
+def test_a_server_sending_html_is_set_aside_and_named(bench, tmp_path):
+    from tests.llm.fake_openai import Reply
+
+    store = ReviewStore(tmp_path / "s.db")
+    page = Reply(body=b"<html>proxy login</html>", headers={"Content-Type": "text/html"})
+    with FakeOpenAI({"scan": [page]}) as html, FakeOpenAI() as alive:
+        engine = OpenAIEngine("m", [html.base_url, alive.base_url], "not-needed",
+                              concurrency=2, max_attempts=1, backoff_base_s=5)  # fmt: skip
+        record = run_record("html", engine, "m", ImageOptions(text_only=True), str(bench))
+        state = run_evaluation(
+            load_benchmark(bench).items, store, record, engine, ImageOptions(True)
+        )
+    assert state.failed == [] and state.answered == 12

@@ -226,3 +226,56 @@ def test_a_killed_app_leaves_no_image_worker(tmp_path):
     while left() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert left() == []
+
+
+def test_prune_touches_only_the_caches_own_files(pictures, tmp_path):
+    folder = tmp_path / "user-folder"
+    folder.mkdir()
+    mine = {"notes.json": b"{}", "notes.txt": b"x", "report.json": b"{}", "big.bin": b"0" * 5000}
+    for name, data in mine.items():
+        (folder / name).write_bytes(data)
+    prepare_one(pictures["sixteen"], 28, BUDGET, str(folder))
+    assert ImageCache(folder, max_bytes=0).prune() == 1
+    assert sorted(p.name for p in folder.iterdir()) == sorted(mine)
+
+
+def test_a_cache_entry_replaced_by_other_bytes_of_the_same_length_is_not_sent(pictures, tmp_path):
+    folder = tmp_path / "cache"
+    sixteen = pictures["sixteen"]
+    good = prepare_one(sixteen, 28, BUDGET, str(folder))[0]
+    key = preparation_key(sixteen, 28, BUDGET)
+    entry = folder / f"{key}.png"
+    entry.write_bytes(bytes(reversed(entry.read_bytes())))  # same length, other bytes
+    again = prepare_one(sixteen, 28, BUDGET, str(folder))
+    assert again[1] == "rendered" and again[0].data == good.data
+
+
+def test_a_truncated_jpeg_is_never_sent_as_stored(tmp_path):
+    folder = tmp_path / "bench" / "ds1" / "images"
+    folder.mkdir(parents=True)
+    buffer = io.BytesIO()
+    Image.fromarray(np.tile(ct_pixels(8), (4, 4))).save(buffer, format="JPEG")
+    (folder / "cut.jpg").write_bytes(buffer.getvalue()[: len(buffer.getvalue()) // 3])
+    root = write_benchmark(tmp_path / "bench", {"ds1": [item("cut", "images/cut.jpg")]})
+    (cut,) = load_benchmark(root).items
+    image, source, error, _ = prepare_one(cut, 28, BUDGET, None)
+    assert image is None and source == "failed" and "truncated" in error
+
+
+def test_a_killed_image_worker_costs_no_item(tmp_path):
+    import os
+    import signal
+
+    from tests.benchmarks.bench_evaluate import build_benchmark
+
+    items = load_benchmark(build_benchmark(tmp_path, 40, 1)).items
+    pipeline = ImagePipeline(items, 28, BUDGET, workers=2)
+    results = {}
+    for prepared in pipeline:
+        results[prepared.item.id] = prepared
+        if len(results) == 2:  # kill a worker in the middle
+            assert pipeline._executor is not None
+            os.kill(next(iter(pipeline._executor._processes)), signal.SIGKILL)
+    assert set(results) == {i.id for i in items}
+    failed = [p for p in results.values() if p.image is None]
+    assert all("died" in p.error for p in failed) and len(failed) <= 2

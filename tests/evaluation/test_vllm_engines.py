@@ -305,3 +305,24 @@ def test_root_cause_behind_vllms_worker_prefix_and_log_header():
     ]
     (cause,) = root_cause(log)
     assert "ValueError: Available memory on node 0" in cause
+
+
+def test_a_killed_engine_core_stops_the_run_instead_of_hanging(
+    bench, tmp_path, fake_vllm, monkeypatch
+):
+    _, pids = fake_vllm
+    monkeypatch.setenv("FAKE_VLLM_CHAT_DELAY", "0.5")
+    store = ReviewStore(tmp_path / "s.db")
+    engine = VLLMEngine("m", chunk_size=1)
+    record = run_record("core", engine, "m", ImageOptions(text_only=True), str(bench))
+    killed = []
+
+    def progress(state) -> None:
+        if state.answered == 2 and not killed:
+            killed.append(engine_cores(pids)[0])
+            os.kill(killed[0], signal.SIGKILL)  # as the OOM killer would
+
+    with pytest.raises(EngineError, match="lost a process of its engine"):
+        run_evaluation(load_benchmark(bench).items, store, record, engine,
+                       ImageOptions(True), progress)  # fmt: skip
+    assert 2 <= len(store.responses("core")) < 12

@@ -245,3 +245,20 @@ def test_a_context_longer_than_the_model_shows_vllms_reason(model, demo, env, tm
     assert "User-specified max_model_len (16384) is greater than the derived" in cause
     assert "whole log: " in done.stderr
     assert wait_until_gone(env, 30) == []
+
+
+def test_a_killed_engine_core_ends_the_run_with_a_message(model, demo, env, tmp_path):
+    db = tmp_path / "s.db"
+    args = command(demo, db, "--engine", "vllm", "--model", str(model), "--run", "k",
+                   "--chunk-size", "1", *VLLM_FLAGS)  # fmt: skip
+    child = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 600
+    while stored(db) < 2 and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    cores = [p for p in model_processes(env) if "VLLM::EngineCore" in p]
+    assert child.poll() is None and cores
+    os.kill(int(cores[0].split(":")[0]), signal.SIGKILL)  # as the OOM killer would
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 2 and "lost a process of its engine" in err
+    assert wait_until_gone(env, 30) == []

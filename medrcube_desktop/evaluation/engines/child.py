@@ -87,9 +87,7 @@ def failure_message(what: str, process: ModelProcess, tail: int = 12) -> str:
     if cause:
         parts.append("root cause:\n  " + "\n  ".join(cause))
     parts.append("last lines of its log:\n" + "\n".join(lines[-tail:]))
-    text = "\n".join(lines).lower()
-    memory_flag = "gpu_memory_utilization" in text or "gpu-memory-utilization" in text
-    if "memory" in text and ("kv cache" in text or memory_flag):
+    if any("memory" in line.lower() for line in cause):  # the cause, not any log line
         parts.append(f"hint: {MEMORY_HINT}")
     if process.log_path is not None:
         parts.append(f"whole log: {process.log_path}")
@@ -259,3 +257,19 @@ def _log_file(name: str) -> Path | None:
         return Path(path)
     except OSError:
         return None
+
+
+def engine_processes(group: int) -> set[int]:
+    """Pids of vLLM's own processes in process group ``group`` (their command line starts
+    with ``VLLM::``: EngineCore, Worker), alive; empty where /proc is missing (Linux)."""
+    found: set[int] = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) != group or fields[0] == "Z":
+                continue
+            if (stat.parent / "cmdline").read_bytes().startswith(b"VLLM::"):
+                found.add(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found

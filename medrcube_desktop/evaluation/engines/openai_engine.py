@@ -16,7 +16,7 @@ import asyncio
 import random
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +70,9 @@ class OpenAIEngine:
         Per request, seconds.
     max_attempts : int
         Attempts per item for timeouts, connection errors and 5xx.
+    owner_failure : callable or None
+        For a server this run started: returns why it died (its root cause), or None;
+        asked on every server fault, so a dead server stops the run at once.
     """
 
     name = "openai"
@@ -84,6 +87,7 @@ class OpenAIEngine:
         timeout_s: float = 600.0,
         max_attempts: int = 3,
         backoff_base_s: float = 1.0,
+        owner_failure: Callable[[], str | None] | None = None,
     ) -> None:
         if not base_urls:
             raise EngineError("the openai engine needs at least one --base-url")
@@ -95,6 +99,7 @@ class OpenAIEngine:
         self.timeout_s = timeout_s
         self.max_attempts = max(1, max_attempts)
         self.backoff_base_s = backoff_base_s
+        self.owner_failure = owner_failure  # the server process's death, when we run it
         self._endpoints: list[_Endpoint] = []
         self._turn = 0
 
@@ -198,6 +203,35 @@ class OpenAIEngine:
         self._turn += 1
         return pool[self._turn % len(pool)]
 
+    def _server_fault(self, endpoint: _Endpoint, error: str) -> bool:
+        """Set ``endpoint`` aside after a failure that is the server's (1 s, doubling to
+        30 s); return whether another server can take the request.
+
+        Raises
+        ------
+        EngineError
+            The server process this run started has died (its root cause), no server
+            has ever answered, or every server has failed many times in a row.
+        """
+        endpoint.failures += 1
+        endpoint.failures_in_a_row += 1
+        endpoint.down_until = time.monotonic() + min(
+            30.0, self.backoff_base_s * 2 ** (endpoint.failures_in_a_row - 1)
+        )
+        if self.owner_failure is not None:
+            died = self.owner_failure()
+            if died:
+                raise EngineError(died)
+        share = max(3.0, 3 * self.concurrency / len(self._endpoints))
+        urls = ", ".join(safe_base_url(e.url) for e in self._endpoints)
+        if not any(e.answers for e in self._endpoints) and all(
+            e.failures >= share for e in self._endpoints
+        ):
+            raise EngineError(f"nothing answers at {urls}: {error}")
+        if all(e.failures_in_a_row >= share for e in self._endpoints):
+            raise EngineError(f"every server stopped answering ({urls}): {error}")
+        return self._others_up(endpoint)
+
     def _others_up(self, endpoint: _Endpoint) -> bool:
         now = time.monotonic()
         return any(e is not endpoint and e.down_until <= now for e in self._endpoints)
@@ -219,15 +253,21 @@ class OpenAIEngine:
         while attempt < self.max_attempts:
             endpoint = self._pick()
             client = endpoint.client
+            where = safe_base_url(endpoint.url)
             started = time.monotonic()
             try:
                 # the SDK's timeout bounds each read; this bounds the whole request
                 completion = await asyncio.wait_for(
                     client.chat.completions.create(**kwargs), self.timeout_s
                 )
+                if not hasattr(completion, "choices"):  # an HTML page, a proxy's text
+                    raise TypeError(f"not a chat completion: {str(completion)[:80]!r}")
             except TimeoutError:
+                error = f"no complete answer from {where} within {self.timeout_s:g} s"
+                if self._server_fault(endpoint, error) and moves < 4 * len(self._endpoints):
+                    moves += 1
+                    continue
                 attempt += 1
-                error = f"no complete answer within {self.timeout_s:g} s"
                 continue
             except openai.RateLimitError as exc:
                 waits += 1
@@ -249,20 +289,8 @@ class OpenAIEngine:
                 ) from None
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 cause = f" ({exc.__cause__})" if exc.__cause__ else ""
-                where = safe_base_url(endpoint.url)
                 error = redactor.scrub(f"{type(exc).__name__} at {where}: {exc}{cause}")
-                endpoint.failures += 1
-                endpoint.failures_in_a_row += 1
-                endpoint.down_until = time.monotonic() + min(
-                    30.0, self.backoff_base_s * 2 ** (endpoint.failures_in_a_row - 1)
-                )
-                if not any(e.answers for e in self._endpoints) and all(
-                    e.failures >= 3 * self.concurrency / len(self._endpoints)
-                    for e in self._endpoints
-                ):
-                    urls = ", ".join(safe_base_url(e.url) for e in self._endpoints)
-                    raise EngineError(f"nothing answers at {urls}: {error}") from None
-                if self._others_up(endpoint) and moves < 4 * len(self._endpoints):
+                if self._server_fault(endpoint, error) and moves < 4 * len(self._endpoints):
                     moves += 1  # another server takes it: the item keeps its attempts
                     continue
                 attempt += 1
@@ -271,11 +299,22 @@ class OpenAIEngine:
                 continue
             except openai.APIStatusError as exc:
                 attempt += 1
-                error = redactor.scrub(f"HTTP {exc.status_code}: {exc}")
+                error = redactor.scrub(f"HTTP {exc.status_code} from {where}: {exc}")
                 if exc.status_code >= 500:
                     await asyncio.sleep(self._backoff(attempt))
                     continue
                 break  # another 4xx: asking again gives the same answer
+            except (openai.OpenAIError, ValueError, TypeError, AttributeError) as exc:
+                # a 200 answer that is no chat completion (HTML, cut-off JSON): the server's
+                # fault, so it is set aside like one that cannot be reached
+                error = redactor.scrub(
+                    f"{where} sent no chat completion: {type(exc).__name__}: {exc}"
+                )
+                if self._server_fault(endpoint, error) and moves < 4 * len(self._endpoints):
+                    moves += 1
+                    continue
+                attempt += 1
+                continue
             endpoint.answers += 1
             endpoint.failures_in_a_row = 0
             message = completion.choices[0].message if completion.choices else None

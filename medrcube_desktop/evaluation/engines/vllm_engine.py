@@ -249,8 +249,16 @@ class VLLMServerEngine:
             return
         OpenAIEngine(
             self.model, urls, "not-needed", self.sampling, self.concurrency, self.timeout_s,
-            self.max_attempts,
+            self.max_attempts, owner_failure=self._server_died,
         ).run(requests, on_response, cancel)  # fmt: skip
+
+    def _server_died(self) -> str | None:
+        """Why the server this engine started has stopped, or None (it runs, or was
+        attached)."""
+        if self.process is None or self.process.poll() is None:
+            return None
+        code = self.process.poll()
+        return failure_message(f"the vLLM server stopped (exit status {code}):", self.process)
 
     def close(self) -> None:
         """Stop a server this engine started, with its whole process group."""

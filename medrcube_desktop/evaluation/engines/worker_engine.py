@@ -31,7 +31,11 @@ from medrcube_desktop.evaluation.engines.base import (
     OnResponse,
     SamplingConfig,
 )
-from medrcube_desktop.evaluation.engines.child import ModelProcess, failure_message
+from medrcube_desktop.evaluation.engines.child import (
+    ModelProcess,
+    engine_processes,
+    failure_message,
+)
 
 WORKER = "medrcube_desktop.evaluation.engines.model_worker"
 GUARD = "medrcube_desktop.evaluation.engines.guard"
@@ -88,6 +92,8 @@ class WorkerEngine:
         self._versions: dict[str, str] = {}
         self._gpu = ""
         self.model_max_len: int | None = None
+        self._engine_pids: list[set[int]] = []
+        self._checked = 0.0
 
     def engine_args(self) -> dict[str, object]:
         raise NotImplementedError
@@ -147,8 +153,13 @@ class WorkerEngine:
         finally:
             os.close(write_fd)  # the child holds its copy: EOF when it exits
         assert process.stdin is not None
-        process.stdin.write(json.dumps(self.config()) + "\n")
-        process.stdin.flush()
+        try:
+            process.stdin.write(json.dumps(self.config()) + "\n")
+            process.stdin.flush()
+        except OSError:  # it exited at once (not a Python, say): its log says why
+            os.close(read_fd)
+            self.processes.append(process)
+            raise self._died(len(self.processes) - 1, "did not start") from None
         threading.Thread(target=_read_answers, args=(read_fd, rank, answers), daemon=True).start()
         return process
 
@@ -166,7 +177,9 @@ class WorkerEngine:
         answers: queue.Queue = queue.Queue()
         shares = gpu_shares(self.data_parallel_size, self.gpus_per_rank,
                             os.environ.get("CUDA_VISIBLE_DEVICES"))  # fmt: skip
-        self.processes = [self._start_child(r, d, answers) for r, d in enumerate(shares)]
+        self.processes = []
+        for rank, devices in enumerate(shares):
+            self.processes.append(self._start_child(rank, devices, answers))
         ready: set[int] = set()
         deadline = time.monotonic() + self.startup_timeout_s
         while len(ready) < len(self.processes):
@@ -180,6 +193,8 @@ class WorkerEngine:
             self._versions = {str(k): str(v) for k, v in (line.get("versions") or {}).items()}
             self._gpu = str(line.get("gpu") or "")
             self.model_max_len = line.get("max_model_len")
+        self._engine_pids = [engine_processes(p.pid) for p in self.processes]
+        self._checked = time.monotonic()
         source = _Shared(iter(requests))
         for process in self.processes:
             threading.Thread(target=_feed, args=(process, source, cancel), daemon=True).start()
@@ -192,7 +207,7 @@ class WorkerEngine:
             if line is None:
                 code = self.processes[rank].wait()
                 if code != 0:
-                    raise self._died(rank, f"stopped with exit status {code}")
+                    raise self._died(rank, "stopped")
                 finished.add(rank)
                 continue
             if "unreadable" in line or not line.get("item_id"):
@@ -221,12 +236,23 @@ class WorkerEngine:
                 return answers.get(timeout=0.2)
             except queue.Empty:
                 pass
+            if deadline is None and time.monotonic() - self._checked > 2.0:
+                self._check_engine_processes()
             if deadline is not None and time.monotonic() > deadline:
                 self.close()
                 raise EngineError(
                     f"{self.name}: the model did not load within {self.startup_timeout_s:g} s "
                     f"(model {self.model})"
                 )
+
+    def _check_engine_processes(self) -> None:
+        """vLLM's child hangs when its EngineCore or a Worker is killed: notice that one
+        of them has gone (every 2 s) and stop with the log rather than wait forever."""
+        self._checked = time.monotonic()
+        for rank, (process, pids) in enumerate(zip(self.processes, self._engine_pids, strict=True)):
+            if pids and not pids <= engine_processes(process.pid):
+                raise self._died(rank, "lost a process of its engine (vLLM's EngineCore or a "
+                                 "Worker died: killed, or out of memory?)")  # fmt: skip
 
     def _died(self, rank: int, what: str) -> EngineError:
         process = self.processes[rank]

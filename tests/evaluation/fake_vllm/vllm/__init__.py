@@ -29,7 +29,9 @@ def _record(kind, payload):
 
 def start_engine_core():
     """A child that sleeps, as vLLM's EngineCore process would run (same group)."""
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    # argv[0] as vLLM's setproctitle gives it ("VLLM::EngineCore")
+    child = subprocess.Popen(["VLLM::EngineCore", "-c", "import time; time.sleep(600)"],
+                             executable=sys.executable)  # fmt: skip
     if os.environ.get("FAKE_VLLM_PIDS"):
         with open(os.environ["FAKE_VLLM_PIDS"], "a", encoding="utf-8") as f:
             f.write(f"{child.pid}\n")
@@ -80,6 +82,7 @@ class LLM:
                 print("CUDA error: an illegal memory access was encountered", file=sys.stderr)
                 sys.stderr.flush()
                 os._exit(3)
+            time.sleep(float(os.environ.get("FAKE_VLLM_CHAT_DELAY", "0")))
             outputs.append(_Output(os.environ.get("FAKE_VLLM_ANSWER", "B")))
             _answered += 1
         print(f"INFO answered {len(outputs)} conversations", flush=True)  # stdout, as vLLM
