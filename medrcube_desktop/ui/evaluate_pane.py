@@ -58,6 +58,14 @@ def _copy(state: EvalProgress) -> EvalProgress:
                         dataclasses.replace(state.images), state.endpoint_s)  # fmt: skip
 
 
+def _size_text(size: int) -> str:
+    """Bytes as the KV cache box takes them: 2147483648 -> "2G"."""
+    for unit, shift in (("T", 40), ("G", 30), ("M", 20), ("K", 10)):
+        if size % (1 << shift) == 0:
+            return f"{size >> shift}{unit}"
+    return str(size)
+
+
 class EvaluatePane(QDialog):
     """Engine, model, run; progress; results over the cube; paired outcomes per image.
 
@@ -309,7 +317,7 @@ class EvaluatePane(QDialog):
         self.max_model_len.setValue(int(params.get("max_model_len") or 0))
         self.gpu_memory.setValue(float(params.get("gpu_memory_utilization") or 0.0))
         kv = params.get("kv_cache_memory_bytes")
-        self.kv_cache.setText(str(kv) if kv else "")
+        self.kv_cache.setText(_size_text(int(kv)) if kv else "")
         self.data_parallel.setValue(int(params.get("data_parallel_size") or 1))
         self.enforce_eager.setChecked(bool(params.get("enforce_eager")))
         self.text_only.setChecked(bool(params.get("image", {}).get("text_only")))

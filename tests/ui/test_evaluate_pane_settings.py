@@ -20,6 +20,6 @@ def test_picking_an_existing_run_fills_its_settings(qtbot, tmp_path):
     pane.run_name.setEditText("cli-run")
     assert (pane.engine.currentText(), pane.model.text()) == ("vllm", "tiny")
     assert (pane.max_tokens.value(), pane.max_model_len.value()) == (64, 2048)
-    assert pane.kv_cache.text() == str(256 << 20) and pane.data_parallel.value() == 2
+    assert pane.kv_cache.text() == "256M" and pane.data_parallel.value() == 2
     assert pane.enforce_eager.isChecked() and pane.gpu_memory.value() == 0.0
     pane.close()
