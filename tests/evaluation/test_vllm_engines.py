@@ -16,8 +16,9 @@ import pytest
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.errors import EngineError
 from medrcube_desktop.evaluation.engines.child import ModelProcess, group_alive, root_cause
+from medrcube_desktop.evaluation.engines.local_engines import VLLMEngine
 from medrcube_desktop.evaluation.engines.vllm_engine import VLLMServerEngine, server_version
-from medrcube_desktop.evaluation.engines.worker_engine import VLLMEngine, gpu_shares
+from medrcube_desktop.evaluation.engines.worker_engine import gpu_shares
 from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record
 from medrcube_desktop.store import ReviewStore
 
@@ -253,7 +254,7 @@ def test_a_killed_app_takes_its_vllm_child_and_engine_core_with_it(bench, tmp_pa
     _, pids = fake_vllm
     script = (
         "import sys\n"
-        "from medrcube_desktop.evaluation.engines.worker_engine import VLLMEngine\n"
+        "from medrcube_desktop.evaluation.engines.local_engines import VLLMEngine\n"
         "import threading\n"
         "VLLMEngine('m').run(iter([]), print, threading.Event())\n"
     )

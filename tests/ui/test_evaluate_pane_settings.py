@@ -1,7 +1,7 @@
 """The Evaluate pane resumes an existing run with the settings it was run with."""
 
 from medrcube_desktop.evaluation.engines.base import SamplingConfig
-from medrcube_desktop.evaluation.engines.worker_engine import VLLMEngine
+from medrcube_desktop.evaluation.engines.local_engines import VLLMEngine
 from medrcube_desktop.evaluation.runner import ImageOptions, run_record
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.ui.test_review_window import open_window

@@ -104,11 +104,11 @@ def build_engine(options: EngineOptions) -> Engine:
             **vllm,
         )
     if options.engine == "vllm":
-        from medrcube_desktop.evaluation.engines.worker_engine import VLLMEngine
+        from medrcube_desktop.evaluation.engines.local_engines import VLLMEngine
 
         return VLLMEngine(options.model, sampling, chunk_size=options.chunk_size, **vllm)
     if options.engine == "hf":
-        from medrcube_desktop.evaluation.engines.worker_engine import HFEngine
+        from medrcube_desktop.evaluation.engines.local_engines import HFEngine
 
         return HFEngine(
             options.model,

