@@ -233,12 +233,22 @@ class ImagePipeline:
                 continue
             self._pending[future] = group
 
+    def _worker_died(self) -> bool:
+        """Whether a worker of the pool has exited. The pool notices a dead worker itself,
+        except when one dies while sending its result: then its manager waits forever
+        for the rest of the message (CPython's ProcessPoolExecutor), so look."""
+        processes = getattr(self._executor, "_processes", None) or {}
+        return any(p.exitcode is not None for p in list(processes.values()))
+
     def _restart_pool(self) -> list[tuple[list[Item], tuple]]:
         """A worker died (killed, out of memory): a new pool takes the images that were
         in flight, once; an image in flight when a second pool broke fails (it is likely
         the one killing them). Returns the groups that fail now, with their outcome."""
         broken = self._executor
         if broken is not None:
+            for process in list((getattr(broken, "_processes", None) or {}).values()):
+                if process.exitcode is None:
+                    process.kill()  # the old pool's survivors: nothing waits for them
             broken.shutdown(wait=False, cancel_futures=True)
         self._executor = self._new_executor()
         failed = []
@@ -269,8 +279,12 @@ class ImagePipeline:
                 if not pending:
                     return
                 started = time.perf_counter()
-                done, _ = futures.wait(list(pending), return_when=futures.FIRST_COMPLETED)
+                done, _ = futures.wait(list(pending), 1.0, futures.FIRST_COMPLETED)
                 self.stats.wait_s += time.perf_counter() - started
+                if not done:
+                    if self._worker_died():
+                        self._failed_now.extend(self._restart_pool())
+                    continue
                 for future in done:
                     if future not in pending:
                         continue  # taken by a restart of the pool
