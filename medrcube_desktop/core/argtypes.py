@@ -37,12 +37,17 @@ def seed(text: str) -> int:
     return value
 
 
+def _number(text: str) -> float:
+    """``text`` as a float, NaN when it is none (every check below refuses NaN)."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
 def seconds(text: str) -> float:
     """A positive, finite number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    value = _number(text)
     if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
     return value
@@ -57,10 +62,7 @@ def name(text: str) -> str:
 
 def fraction(text: str) -> float:
     """A number greater than 0 and at most 1 (a share, such as vLLM's memory fraction)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    value = _number(text)
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text!r}")
     return value
@@ -86,12 +88,17 @@ def byte_size(text: str) -> int:
     return value
 
 
+def byte_size_text(size: int) -> str:
+    """Bytes as :func:`byte_size` reads them, in the largest whole unit: 2147483648 -> "2G"."""
+    for unit in ("T", "G", "M", "K"):
+        if size % _UNITS[unit] == 0:
+            return f"{size // _UNITS[unit]}{unit}"
+    return str(size)
+
+
 def finite(text: str) -> float:
     """A finite number (not NaN or infinite), as a sampling parameter must be."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    value = _number(text)
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value

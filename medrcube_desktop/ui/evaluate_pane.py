@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from medrcube_desktop.core.argtypes import byte_size
+from medrcube_desktop.core.argtypes import byte_size, byte_size_text
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions, build_engine
 from medrcube_desktop.evaluation.metrics import GROUPINGS, grouped
 from medrcube_desktop.evaluation.runner import (
@@ -53,17 +53,9 @@ log = logging.getLogger(__name__)
 
 
 def _copy(state: EvalProgress) -> EvalProgress:
-    return EvalProgress(state.total, state.answered, state.skipped, state.unparsed,
-                        state.correct, list(state.failed), state.cancelled,
-                        dataclasses.replace(state.images), state.endpoint_s)  # fmt: skip
-
-
-def _size_text(size: int) -> str:
-    """Bytes as the KV cache box takes them: 2147483648 -> "2G"."""
-    for unit, shift in (("T", 40), ("G", 30), ("M", 20), ("K", 10)):
-        if size % (1 << shift) == 0:
-            return f"{size >> shift}{unit}"
-    return str(size)
+    """A snapshot for the GUI thread (the run goes on changing ``state``)."""
+    return dataclasses.replace(state, failed=list(state.failed),
+                               images=dataclasses.replace(state.images))  # fmt: skip
 
 
 class EvaluatePane(QDialog):
@@ -122,9 +114,9 @@ class EvaluatePane(QDialog):
         self.kv_cache = QLineEdit()
         self.kv_cache.setPlaceholderText("e.g. 2G (needed without a GPU)")
         self.kv_cache.setMinimumWidth(220)
+        self.kv_cache.setToolTip("KV cache size in bytes (K, M, G suffixes), instead of a share")
         self.enforce_eager = QCheckBox("Eager (no compilation: starts faster)")
         self.enforce_eager.setToolTip("vLLM --enforce-eager: no CUDA graphs or torch.compile")
-        self.kv_cache.setToolTip("KV cache size in bytes (K, M, G suffixes), instead of a share")
         self.data_parallel = QSpinBox()
         self.data_parallel.setRange(1, 64)
         self.data_parallel.setToolTip(
@@ -317,7 +309,7 @@ class EvaluatePane(QDialog):
         self.max_model_len.setValue(int(params.get("max_model_len") or 0))
         self.gpu_memory.setValue(float(params.get("gpu_memory_utilization") or 0.0))
         kv = params.get("kv_cache_memory_bytes")
-        self.kv_cache.setText(_size_text(int(kv)) if kv else "")
+        self.kv_cache.setText(byte_size_text(int(kv)) if kv else "")
         self.data_parallel.setValue(int(params.get("data_parallel_size") or 1))
         self.enforce_eager.setChecked(bool(params.get("enforce_eager")))
         self.text_only.setChecked(bool(params.get("image", {}).get("text_only")))

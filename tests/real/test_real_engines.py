@@ -112,6 +112,20 @@ def stored(db: Path) -> int:
         return 0
 
 
+def start_until_stored(demo: Path, db: Path, env: dict, count: int, *args: str):
+    """Start an evaluate run in the background; return it once it has stored ``count``
+    answers, still running (the test fails with its stderr if it ended first)."""
+    child = subprocess.Popen(command(demo, db, *args), cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 600
+    while stored(db) < count and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if child.poll() is not None:
+        pytest.fail(f"the run ended first: {child.communicate()[1][-4000:]}")
+    assert stored(db) >= count, "no answers within 600 s"
+    return child
+
+
 def check_run(db: Path, demo: Path, name: str) -> dict:
     """Every demo item answered once, with the image in the prompt; the run record."""
     items = load_benchmark(demo).items
@@ -198,14 +212,8 @@ def test_ctrl_c_in_the_middle_stops_every_vllm_process_and_the_run_resumes(
     model, demo, env, tmp_path
 ):
     db = tmp_path / "s.db"
-    args = command(demo, db, "--engine", "vllm", "--model", str(model), "--run", "c",
-                   "--chunk-size", "1", *VLLM_FLAGS)  # fmt: skip
-    child = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)  # fmt: skip
-    deadline = time.monotonic() + 600
-    while stored(db) < 3 and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert child.poll() is None, child.stderr.read()[-4000:] if child.stderr else ""
+    child = start_until_stored(demo, db, env, 3, "--engine", "vllm", "--model", str(model),
+                               "--run", "c", "--chunk-size", "1", *VLLM_FLAGS)  # fmt: skip
     assert any("VLLM::" in p for p in model_processes(env))  # vLLM's own processes run
     child.send_signal(signal.SIGINT)  # what Ctrl+C in a terminal does
     assert child.wait(120) == 1
@@ -221,14 +229,9 @@ def test_ctrl_c_in_the_middle_stops_every_vllm_process_and_the_run_resumes(
 
 def test_a_killed_app_takes_the_vllm_server_with_it(model, demo, env, tmp_path):
     db = tmp_path / "s.db"
-    args = command(demo, db, "--engine", "vllm-server", "--model", str(model), "--run", "k",
-                   "--concurrency", "1", *VLLM_FLAGS)  # fmt: skip
-    child = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)  # fmt: skip
-    deadline = time.monotonic() + 600
-    while stored(db) < 2 and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert child.poll() is None and any("VLLM::" in p for p in model_processes(env))
+    child = start_until_stored(demo, db, env, 2, "--engine", "vllm-server", "--model",
+                               str(model), "--run", "k", "--concurrency", "1", *VLLM_FLAGS)  # fmt: skip
+    assert any("VLLM::" in p for p in model_processes(env))
     child.kill()  # SIGKILL: the app gets no chance to stop anything
     child.wait(10)
     assert wait_until_gone(env, 60) == []
@@ -249,15 +252,10 @@ def test_a_context_longer_than_the_model_shows_vllms_reason(model, demo, env, tm
 
 def test_a_killed_engine_core_ends_the_run_with_a_message(model, demo, env, tmp_path):
     db = tmp_path / "s.db"
-    args = command(demo, db, "--engine", "vllm", "--model", str(model), "--run", "k",
-                   "--chunk-size", "1", *VLLM_FLAGS)  # fmt: skip
-    child = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)  # fmt: skip
-    deadline = time.monotonic() + 600
-    while stored(db) < 2 and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
+    child = start_until_stored(demo, db, env, 2, "--engine", "vllm", "--model", str(model),
+                               "--run", "k", "--chunk-size", "1", *VLLM_FLAGS)  # fmt: skip
     cores = [p for p in model_processes(env) if "VLLM::EngineCore" in p]
-    assert child.poll() is None and cores
+    assert cores
     os.kill(int(cores[0].split(":")[0]), signal.SIGKILL)  # as the OOM killer would
     _, err = child.communicate(timeout=120)
     assert child.returncode == 2 and "lost a process of its engine" in err
