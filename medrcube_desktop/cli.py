@@ -315,10 +315,10 @@ def cmd_demo_build(out_dir: Path, as_json: bool) -> int:
     check_output_folder(out_dir)  # refuse a non-empty folder before drawing a progress bar
     with tqdm(total=0, unit="image", disable=as_json, file=sys.stderr) as bar:
 
-        def progress(done: int, total: int, message: str) -> None:
-            bar.total = total
-            bar.n = done
-            bar.set_postfix_str(message[:40])
+        def progress(record) -> None:
+            bar.total = record.total
+            bar.n = record.done
+            bar.set_postfix_str(record.label[:40])
             bar.refresh()
 
         root = build_demo(out_dir, progress)
@@ -348,13 +348,13 @@ def cmd_render_batch(root: Path, out: Path, as_json: bool) -> int:
     benchmark = load_benchmark(root)
     with tqdm(total=len(benchmark.items), unit="item", disable=as_json, file=sys.stderr) as bar:
 
-        def progress(done: int, total: int, item_id: str) -> None:
-            bar.n = done
-            bar.set_postfix_str(item_id[:30])
+        def progress(record) -> None:
+            bar.n = record.done
+            bar.set_postfix_str(record.label[:30])
             bar.refresh()
 
         try:
-            summary = render_benchmark(benchmark.items, out, progress)
+            summary = render_benchmark(benchmark.items, out, progress).to_dict()
         except KeyboardInterrupt:  # Ctrl+C: what is written stays written
             summary = {"rendered": bar.n, "failed": [], "cancelled": True}
     # items the loader already refused are failures of the batch too

@@ -25,6 +25,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.demo.dicom_sources import DICOM_RECIPES
 from medrcube_desktop.demo.mni_sources import slices_recipe, volume_recipe
 from medrcube_desktop.demo.sources import DraftItem, FileRecord, RecipeResult
@@ -40,7 +41,6 @@ ITEMS_FILE = "test.json"
 CREATED_BY = "medrcube-desktop demo build"
 OPTION_LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 
-ProgressFn = Callable[[int, int, str], None]
 Recipe = Callable[[Path], RecipeResult]
 
 
@@ -60,8 +60,8 @@ def build_demo(out_dir: Path, progress: ProgressFn | None = None) -> Path:
     out_dir : Path
         Benchmark root to create; it may exist but must then be an empty folder.
     progress : callable, optional
-        Called as ``progress(done, total, label)`` before each step and once at the
-        end with ``done == total``.
+        Gets a :class:`~medrcube_desktop.core.progress.Progress` (unit "step", its label
+        the source) before each step and once at the end with ``done == total``.
 
     Returns
     -------
@@ -248,5 +248,4 @@ def _replace(target: Path, staging: Path) -> None:
 
 
 def _report(progress: ProgressFn | None, done: int, total: int, label: str) -> None:
-    if progress is not None:
-        progress(done, total, label)
+    report(progress, Progress(done, total, "step", label))

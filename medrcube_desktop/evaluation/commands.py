@@ -189,7 +189,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from medrcube_desktop.core.dataset import load_benchmark
     from medrcube_desktop.evaluation.images import DEFAULT_MAX_PIXELS
     from medrcube_desktop.evaluation.runner import (
-        EvalProgress,
         ImageOptions,
         run_evaluation,
         run_record,
@@ -222,10 +221,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     try:
         with tqdm(total=0, unit="item", disable=args.json, file=sys.stderr) as bar:
 
-            def progress(state: EvalProgress) -> None:
-                bar.total = state.total
-                bar.n = state.answered + len(state.failed)
-                bar.set_postfix(correct=state.correct, unparsed=state.unparsed)
+            def progress(record) -> None:
+                bar.total = record.total
+                bar.n = record.done
+                bar.set_postfix(record.counts)
                 bar.refresh()
 
             try:

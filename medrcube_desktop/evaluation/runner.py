@@ -6,15 +6,17 @@ asked again, and the database refuses a second answer to an item (primary key).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import platform
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from medrcube_desktop import __version__
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.errors import EngineError
 from medrcube_desktop.evaluation.engines.base import Engine, EvalRequest, EvalResponse
 from medrcube_desktop.evaluation.images import (
@@ -73,8 +75,16 @@ class EvalProgress:
     timed: int = 0
     """Answers that report a latency (the ``vllm`` engine answers in batches: none)."""
 
-
-Progress = Callable[[EvalProgress], None]
+    def progress(self) -> Progress:
+        """The progress record now, with a copy of this state as its ``detail``."""
+        snapshot = dataclasses.replace(
+            self, failed=list(self.failed), images=dataclasses.replace(self.images)
+        )
+        return Progress(
+            self.answered + len(self.failed), self.total, "item", "",
+            {"correct": self.correct, "unparsed": self.unparsed, "failed": len(self.failed)},
+            snapshot,
+        )  # fmt: skip
 
 
 def run_record(
@@ -104,10 +114,14 @@ def run_evaluation(
     run: RunRecord,
     engine: Engine,
     images: ImageOptions | None = None,
-    progress: Progress | None = None,
+    progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
 ) -> EvalProgress:
     """Ask ``engine`` every item ``run`` has no answer to; store each answer at once.
+
+    ``progress`` gets a :class:`~medrcube_desktop.core.progress.Progress` after every
+    answer or failure, its ``detail`` a copy of the :class:`EvalProgress` so far; setting
+    ``cancel`` stops the run between requests (what is stored stays stored).
 
     Raises
     ------
@@ -146,8 +160,7 @@ def run_evaluation(
                 return
             if prepared.image is None:
                 state.failed.append({"item": prepared.item.id, "error": prepared.error})
-                if progress is not None:
-                    progress(state)
+                report(progress, state.progress())
                 continue
             sent[prepared.item.id] = prepared.image.info
             yield EvalRequest(
@@ -190,8 +203,7 @@ def run_evaluation(
                 log.warning(
                     "item %s already answered in run %s: not stored twice", item.id, run.name
                 )
-        if progress is not None:
-            progress(state)
+        report(progress, state.progress())
 
     with process_lock(store, f"evaluate.running:{run.name}", f"run {run.name}"):
         try:

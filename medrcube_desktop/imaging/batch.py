@@ -6,11 +6,13 @@ in; :func:`render_to_png` returns the facts the ``render --json`` command prints
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.loading import load_slice
 from medrcube_desktop.imaging.render import CT_PRESETS, compose_rgba
@@ -94,17 +96,31 @@ def render_to_png(
     }
 
 
+@dataclass
+class RenderSummary:
+    """What :func:`render_benchmark` did: items rendered, ``failed`` as
+    ``{"item", "file", "message"}`` records, whether it was cancelled."""
+
+    rendered: int = 0
+    failed: list[dict[str, str]] = field(default_factory=list)
+    cancelled: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready (the ``render-batch --json`` output)."""
+        return {"rendered": self.rendered, "failed": self.failed, "cancelled": self.cancelled}
+
+
 def render_benchmark(
     items: list,
     out_dir: Path,
-    progress: Callable[[int, int, str], None] | None = None,
-    cancelled: Callable[[], bool] | None = None,
-) -> dict[str, object]:
+    progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+) -> RenderSummary:
     """Render every item's image (with its overlay) to ``out_dir/<dataset>/<id>.png``.
 
-    A long job in the STYLE.md sense: reports ``progress(done, total, item_id)``, stops
-    between items when ``cancelled()`` returns True, and keeps going past items whose
-    image cannot be read (they are listed, with the reason, in ``failed``).
+    A long job (``core.progress``): reports a :class:`Progress` before each item (its
+    label the item id), stops between items once ``cancel`` is set, and keeps going past
+    items whose image cannot be read (they are listed, with the reason, in ``failed``).
 
     Parameters
     ----------
@@ -113,30 +129,31 @@ def render_benchmark(
     out_dir : Path
         Output root, created if needed.
 
-    Returns
-    -------
-    dict
-        ``rendered`` (count), ``failed`` ([{"item", "file", "message"}]), ``cancelled`` (bool).
+    Raises
+    ------
+    OSError
+        ``out_dir`` cannot be created (an item's own write failure is listed instead).
     """
-    rendered, failed = 0, list[dict[str, str]]()
+    summary = RenderSummary()
     total = len(items)
     used: set[Path] = set()
     for done, item in enumerate(items):
-        if cancelled is not None and cancelled():
-            return {"rendered": rendered, "failed": failed, "cancelled": True}
-        if progress is not None:
-            progress(done, total, item.id)
+        if cancel is not None and cancel.is_set():
+            summary.cancelled = True
+            return summary
+        report(progress, Progress(done, total, "item", item.id, {"failed": len(summary.failed)}))
         target = _unique_png(out_dir / item.dataset, item.id, used)
         try:
             render_to_png(
                 item.image_path, target, item.mask_path, item.bbox, modality=item.modality
             )
-            rendered += 1
+            summary.rendered += 1
         except (ImageLoadError, OSError) as exc:
-            failed.append({"item": item.id, "file": str(item.image_path), "message": str(exc)})
-    if progress is not None:
-        progress(total, total, "done")
-    return {"rendered": rendered, "failed": failed, "cancelled": False}
+            summary.failed.append(
+                {"item": item.id, "file": str(item.image_path), "message": str(exc)}
+            )
+    report(progress, Progress(total, total, "item", "done", {"failed": len(summary.failed)}))
+    return summary
 
 
 def _unique_png(folder: Path, item_id: str, used: set[Path]) -> Path:

@@ -112,7 +112,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     from medrcube_desktop.core.dataset import load_benchmark
     from medrcube_desktop.llm.batch import export_batch_requests
-    from medrcube_desktop.llm.judge import JudgeConfig, JudgeSummary, run_judge
+    from medrcube_desktop.llm.judge import JudgeConfig, run_judge
     from medrcube_desktop.llm.keys import find_api_key
 
     benchmark = load_benchmark(args.dataset)
@@ -153,12 +153,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
         cancel = threading.Event()
         with tqdm(total=0, unit="item", disable=args.json, file=sys.stderr) as bar:
 
-            def progress(done: int, total: int, summary: JudgeSummary) -> None:
-                bar.total = total
-                bar.n = done
-                bar.set_postfix_str(
-                    f"failed={len(summary.failed)}, tokens={summary.prompt_tokens + summary.completion_tokens:,}"
-                )
+            def progress(record) -> None:
+                bar.total = record.total
+                bar.n = record.done
+                bar.set_postfix(record.counts)
                 bar.refresh()
 
             try:

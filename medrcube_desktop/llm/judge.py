@@ -15,15 +15,17 @@ AWS Architecture Blog, 2015). The SDK's own retries are off so that these rules 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.errors import JudgeError
 from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 from medrcube_desktop.llm.parse import UnusableAnswer, parse_judgment
@@ -121,6 +123,15 @@ class JudgeSummary:
                 self.prompt_tokens * prices[0] + self.completion_tokens * prices[1]
             ) / 1e6
 
+    def progress(self, done: int) -> Progress:
+        """The progress record after ``done`` items, with a copy of this summary."""
+        snapshot = dataclasses.replace(self, failed=list(self.failed))
+        return Progress(
+            done, self.total, "item", "",
+            {"failed": len(self.failed), "tokens": self.prompt_tokens + self.completion_tokens},
+            snapshot,
+        )  # fmt: skip
+
     def to_dict(self) -> dict[str, object]:
         """JSON-ready summary (the ``judge --json`` output)."""
         return {
@@ -132,10 +143,6 @@ class JudgeSummary:
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 4),
             "cancelled": self.cancelled,
         }
-
-
-Progress = Callable[[int, int, JudgeSummary], None]
-"""``progress(done, total, summary)`` after every item (from the run's thread)."""
 
 
 def items_to_judge(
@@ -154,7 +161,7 @@ def run_judge(
     store: ReviewStore,
     config: JudgeConfig,
     api_key: str,
-    progress: Progress | None = None,
+    progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
 ) -> JudgeSummary:
     """Judge every item not judged yet; store each outcome at once.
@@ -168,6 +175,8 @@ def run_judge(
     api_key : str
         Used for the requests only; never stored, logged or put in a message.
     progress : callable, optional
+        Gets a :class:`~medrcube_desktop.core.progress.Progress` after every item, its
+        ``detail`` a copy of the :class:`JudgeSummary` so far (from the run's thread).
     cancel : threading.Event, optional
         Set it to stop: requests in flight are abandoned (their items stay unjudged).
 
@@ -279,8 +288,7 @@ class _Runner:
                 self.summary.judged += 1
             self.done += 1
             self.summary.update_cost(self.config.prices())
-            if self.progress is not None:
-                self.progress(self.done, self.summary.total, self.summary)
+            report(self.progress, self.summary.progress(self.done))
 
     async def _judge(self, client, item: Item) -> Judgment:
         """Ask until a judgment comes or the attempts are used up."""

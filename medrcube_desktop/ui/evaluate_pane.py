@@ -8,7 +8,6 @@ never in this process. The pane shows results it reads from the database.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import html
 import logging
 import time
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.core.argtypes import byte_size, byte_size_text
+from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions, build_engine
 from medrcube_desktop.evaluation.metrics import GROUPINGS, grouped
 from medrcube_desktop.evaluation.runner import (
@@ -50,12 +50,6 @@ from medrcube_desktop.ui.review_controls import format_duration
 from medrcube_desktop.ui.workers import StoreJob
 
 log = logging.getLogger(__name__)
-
-
-def _copy(state: EvalProgress) -> EvalProgress:
-    """A snapshot for the GUI thread (the run goes on changing ``state``)."""
-    return dataclasses.replace(state, failed=list(state.failed),
-                               images=dataclasses.replace(state.images))  # fmt: skip
 
 
 class EvaluatePane(QDialog):
@@ -239,9 +233,7 @@ class EvaluatePane(QDialog):
         def job(store, cancel, report):
             engine = build_engine(options)  # on the worker: a key lookup or vLLM check
             record = run_record(run, engine, options.model, images, benchmark)
-            return run_evaluation(
-                items, store, record, engine, images, lambda state: report(_copy(state)), cancel
-            )
+            return run_evaluation(items, store, record, engine, images, report, cancel)
 
         self.worker = StoreJob(self.store.path, job, self)
         self.worker.progressed.connect(self._on_progress)
@@ -260,7 +252,9 @@ class EvaluatePane(QDialog):
             self.worker.cancel.set()
             self.status.setText("Cancelling…")
 
-    def _on_progress(self, state: EvalProgress) -> None:
+    def _on_progress(self, record: Progress) -> None:
+        state = record.detail
+        assert isinstance(state, EvalProgress)
         self._last_state = state
         done = state.answered + len(state.failed)
         self.progress.setRange(0, max(1, state.total))

@@ -8,7 +8,6 @@ judgments it stores stay out of the review window until the reviewer commits eac
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from pathlib import Path
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.llm.judge import JudgeConfig, JudgeSummary, run_judge
 from medrcube_desktop.llm.keys import find_api_key
@@ -155,16 +155,7 @@ class JudgeDialog(QDialog):
         self._started = time.monotonic()
 
         def job(store, cancel, report):
-            return run_judge(
-                items,
-                store,
-                config,
-                key,
-                lambda done, total, s: report(
-                    (done, total, dataclasses.replace(s, failed=list(s.failed)))
-                ),
-                cancel,
-            )
+            return run_judge(items, store, config, key, report, cancel)
 
         self.worker = StoreJob(self.db_path, job, self)
         self.worker.progressed.connect(self._on_progress)
@@ -180,8 +171,9 @@ class JudgeDialog(QDialog):
             self.worker.cancel.set()
             self.status.setText("Cancelling…")
 
-    def _on_progress(self, payload: tuple[int, int, JudgeSummary]) -> None:
-        done, total, summary = payload
+    def _on_progress(self, record: Progress) -> None:
+        done, total, summary = record.done, record.total or 0, record.detail
+        assert isinstance(summary, JudgeSummary)
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
         elapsed = time.monotonic() - self._started

@@ -42,8 +42,11 @@ T1 = "mni_icbm152_t1_tal_nlin_sym_09a_converted.nii.gz"
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory) -> Path:
-    calls: list[tuple[int, int, str]] = []
-    root = build_demo(tmp_path_factory.mktemp("demo") / "bench", lambda *a: calls.append(a))
+    calls: list[tuple[int, int | None, str]] = []
+    root = build_demo(
+        tmp_path_factory.mktemp("demo") / "bench",
+        lambda p: calls.append((p.done, p.total, p.label)),
+    )
     assert calls[-1][0] == calls[-1][1]  # progress ends at done == total
     return root
 

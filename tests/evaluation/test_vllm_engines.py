@@ -66,7 +66,7 @@ def test_vllm_offline_engine_answers_on_its_own_channel_while_vllm_logs_on_stdou
     record = run_record("v", engine, "Qwen/Qwen2.5-VL-7B-Instruct", ImageOptions(), str(bench))
     seen = []
     state = run_evaluation(load_benchmark(bench).items, store, record, engine,
-                           progress=lambda s: seen.append(s.answered))  # fmt: skip
+                           progress=lambda p: seen.append(p.detail.answered))  # fmt: skip
     assert state.answered == 12 and seen == list(range(1, 13))  # stored one by one
     assert all(r.parsed_answer == "B" and r.correct for r in store.responses("v").values())
     engine_args = calls(record_file, "engine")[0]
@@ -318,8 +318,8 @@ def test_a_killed_engine_core_stops_the_run_instead_of_hanging(
     record = run_record("core", engine, "m", ImageOptions(text_only=True), str(bench))
     killed = []
 
-    def progress(state) -> None:
-        if state.answered == 2 and not killed:
+    def progress(record) -> None:
+        if record.detail.answered == 2 and not killed:
             killed.append(engine_cores(pids)[0])
             os.kill(killed[0], signal.SIGKILL)  # as the OOM killer would
 

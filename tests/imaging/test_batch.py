@@ -1,6 +1,7 @@
 """The `render` command: square pixels, the facts it reports, one-line errors."""
 
 import json
+import threading
 
 import nibabel as nib
 import numpy as np
@@ -105,14 +106,16 @@ def test_render_benchmark_stops_when_cancelled(tmp_path):
         {"ds1": [item("a"), item("b")]},
         {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
     )
+    cancel = threading.Event()
     seen = []
-    summary = render_benchmark(
-        load_benchmark(root).items,
-        tmp_path / "out",
-        lambda d, t, i: seen.append(i),
-        lambda: len(seen) >= 1,
-    )
-    assert summary == {"rendered": 1, "failed": [], "cancelled": True}
+
+    def progress(record):
+        seen.append(record.label)
+        cancel.set()  # after the first item has started
+
+    summary = render_benchmark(load_benchmark(root).items, tmp_path / "out", progress, cancel)
+    assert seen == ["a"]
+    assert summary.to_dict() == {"rendered": 1, "failed": [], "cancelled": True}
 
 
 def test_negative_window_center_can_follow_the_option(tmp_path, capsys):

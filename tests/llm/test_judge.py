@@ -127,8 +127,8 @@ def test_cancel_stops_the_run_and_a_later_run_finishes_the_rest(tmp_path):
     store = ReviewStore(tmp_path / "study.db")
     cancel = threading.Event()
 
-    def progress(done, total, summary):
-        if done >= 2:
+    def progress(record):
+        if record.done >= 2:
             cancel.set()
 
     with FakeOpenAI(latency_s=0.2) as server:
@@ -155,7 +155,7 @@ def test_the_api_key_is_in_no_database_log_or_export(tmp_path):
     script = {**SCRIPT, "[echo]": [status(500, f"bad key {KEY} in header"), text(KEY)]}
     try:
 
-        def progress(done, total, summary):  # a careless log line during the run
+        def progress(record):  # a careless log line during the run
             logging.getLogger("medrcube_desktop").error("run used key %s", KEY)
 
         with FakeOpenAI(script) as server:
