@@ -45,3 +45,41 @@ def test_the_ui_package_does_import_qt():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode != 0 and "PySide6" in result.stderr
+
+
+def _top_level_modules() -> set[str]:
+    import pkgutil
+
+    import medrcube_desktop
+
+    return {
+        f"medrcube_desktop.{m.name}"
+        for m in pkgutil.iter_modules(medrcube_desktop.__path__)
+        if m.name != "__main__"
+    }
+
+
+def _contracts() -> dict[str, dict]:
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    config = tomllib.loads(pyproject.read_text())["tool"]["importlinter"]["contracts"]
+    return {contract["name"]: contract for contract in config}
+
+
+def test_the_layer_contract_names_every_module_of_the_package():
+    # a new package or module cannot slip past the layers by not being listed
+    layers = _contracts()["Layers of DESIGN.md: nothing points back up"]["layers"]
+    listed = {name.strip() for layer in layers for name in layer.split("|")}
+    assert listed == _top_level_modules()
+
+
+def test_the_qt_and_argparse_contracts_cover_everything_but_their_own_homes():
+    everything = _top_level_modules()
+    qt = _contracts()["Only medrcube_desktop.ui imports Qt"]["source_modules"]
+    assert set(qt) == everything - {"medrcube_desktop.ui"}
+    terminal = _contracts()[
+        "argparse and tqdm stay in the command line and the terminal job runner"
+    ]["source_modules"]
+    assert set(terminal) == everything - {"medrcube_desktop.cli", "medrcube_desktop.jobs"}

@@ -7,7 +7,6 @@ never in this process. The pane shows results it reads from the database.
 
 from __future__ import annotations
 
-import argparse
 import html
 import logging
 import time
@@ -32,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from medrcube_desktop.core.argtypes import byte_size, byte_size_text
 from medrcube_desktop.core.progress import Progress
+from medrcube_desktop.core.units import byte_size_text, parse_byte_size
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions, build_engine
 from medrcube_desktop.evaluation.metrics import GROUPINGS, grouped
 from medrcube_desktop.evaluation.runner import (
@@ -210,8 +209,8 @@ class EvaluatePane(QDialog):
         kv_cache = None
         if self.kv_cache.text().strip():
             try:
-                kv_cache = byte_size(self.kv_cache.text())
-            except argparse.ArgumentTypeError as exc:
+                kv_cache = parse_byte_size(self.kv_cache.text())
+            except ValueError as exc:
                 self.status.setText(f"KV cache: {exc}")
                 return
         options = EngineOptions(

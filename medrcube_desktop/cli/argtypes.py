@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 
+from medrcube_desktop.core.units import parse_byte_size
+
 
 def _whole(text: str) -> int:
     try:
@@ -68,32 +70,12 @@ def fraction(text: str) -> float:
     return value
 
 
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-
-
 def byte_size(text: str) -> int:
-    """A size in bytes: a whole number, or one with K, M, G or T (powers of 1024, with an
-    optional ``iB``/``B``: ``2G``, ``512MiB``), at least 1."""
-    clean = text.strip().upper().removesuffix("B").removesuffix("I")
-    unit = clean[-1:] if clean[-1:] in _UNITS else ""
-    number = clean[: len(clean) - len(unit)]
+    """A size in bytes (``2G``, ``512MiB``; :func:`core.units.parse_byte_size`)."""
     try:
-        value = int(float(number) * _UNITS[unit])
-    except (ValueError, OverflowError):  # "abc", "inf"
-        value = 0
-    if not 1 <= value <= 1 << 60:
-        raise argparse.ArgumentTypeError(
-            f"expected a size in bytes such as 2G or 512M, got {text!r}"
-        )
-    return value
-
-
-def byte_size_text(size: int) -> str:
-    """Bytes as :func:`byte_size` reads them, in the largest whole unit: 2147483648 -> "2G"."""
-    for unit in ("T", "G", "M", "K"):
-        if size % _UNITS[unit] == 0:
-            return f"{size // _UNITS[unit]}{unit}"
-    return str(size)
+        return parse_byte_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def finite(text: str) -> float:

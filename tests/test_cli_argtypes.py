@@ -4,7 +4,8 @@ import argparse
 
 import pytest
 
-from medrcube_desktop.core.argtypes import byte_size, byte_size_text, finite, fraction
+from medrcube_desktop.cli.argtypes import byte_size, finite, fraction
+from medrcube_desktop.core.units import byte_size_text, parse_byte_size
 
 
 def test_byte_sizes_read_with_units_and_written_back_in_the_largest_whole_one():
@@ -16,6 +17,8 @@ def test_byte_sizes_read_with_units_and_written_back_in_the_largest_whole_one():
     for bad in ("abc", "0", "inf", "1e400", "2X"):
         with pytest.raises(argparse.ArgumentTypeError):
             byte_size(bad)
+        with pytest.raises(ValueError, match="such as 2G"):
+            parse_byte_size(bad)  # what the Evaluate pane reads
 
 
 def test_shares_and_sampling_numbers_refuse_what_no_run_can_use():

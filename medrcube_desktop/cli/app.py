@@ -1,0 +1,104 @@
+"""The one parser: the window's options, then one subcommand per job.
+
+Each command group is a module (``benchmark``, ``reviews``, ``judge``, ``agreement``,
+``evaluate``) that adds its sub-parsers with ``set_defaults(func=…)``; :func:`main`
+parses, runs ``args.func(args)`` and turns an error into one line on stderr and an exit
+status by outcome (:mod:`medrcube_desktop.cli.common`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from medrcube_desktop import __version__
+from medrcube_desktop.cli import agreement, benchmark, evaluate, judge, reviews
+from medrcube_desktop.cli.common import PROG, exit_status
+from medrcube_desktop.cli.gui import GUI_OPTIONS, add_gui_options, run_gui
+from medrcube_desktop.core.progress import Outcome
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.jobs.terminal import Interrupted, JobFailed
+
+GROUPS = (benchmark, reviews, judge, agreement, evaluate)
+"""The command modules, in the order ``--help`` lists their commands."""
+
+NEGATIVE_VALUE_OPTIONS = ("--window", "--bbox")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: the window's options and every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Review MedRCube benchmark items on the NBME rubric (no subcommand: open "
+        "the window), or run a job. Exit status: 0 done, 1 a job failed or was cancelled or a "
+        "check found problems, 2 bad usage or input.",
+    )
+    add_gui_options(parser)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.set_defaults(func=run_gui, command=None)
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for group in GROUPS:
+        group.add_parsers(sub)
+    return parser
+
+
+def commands(parser: argparse.ArgumentParser | None = None) -> dict[str, argparse.ArgumentParser]:
+    """Every runnable command by its full name (``"demo build"``), with its parser."""
+    found: dict[str, argparse.ArgumentParser] = {}
+
+    def walk(p: argparse.ArgumentParser, prefix: str) -> None:
+        for action in p._actions:  # argparse keeps sub-parsers only here
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    full = f"{prefix} {name}".strip()
+                    if child.get_default("func") is not None:
+                        found[full] = child
+                    walk(child, full)
+
+    walk(parser or build_parser(), "")
+    return found
+
+
+def join_negative_values(argv: list[str]) -> list[str]:
+    """``--window -600,1500`` → ``--window=-600,1500``: argparse would read the value,
+    which starts with "-", as an option (CT lung windows have negative centers)."""
+    joined: list[str] = []
+    for arg in argv:
+        if joined and joined[-1] in NEGATIVE_VALUE_OPTIONS and arg.startswith("-"):
+            joined[-1] = f"{joined[-1]}={arg}"
+        else:
+            joined.append(arg)
+    return joined
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``medrcube-desktop`` (both the gui and the console script); returns
+    the exit status. Usage errors exit 2 through argparse (``SystemExit``)."""
+    argv = join_negative_values(list(sys.argv[1:] if argv is None else argv))
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    for chatty in ("httpx", "httpx2", "httpcore", "openai"):  # one line per request otherwise
+        logging.getLogger(chatty).setLevel(logging.WARNING)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is not None:
+        given = [f"--{d.replace('_', '-')}" for d in GUI_OPTIONS if getattr(args, d, None)]
+        if given and not _also_a_command_option(args.command, given, parser):
+            parser.error(f"{', '.join(given)} opens the window; give it after {args.command}")
+    try:
+        return int(args.func(args))
+    except (JobFailed, Interrupted) as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return Outcome.FAILED
+    except (MedRCubeError, OSError) as exc:  # bad input, an unusable path, a failed write
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return exit_status(exc)
+    except KeyboardInterrupt:  # Ctrl+C outside a job (loading a benchmark, say)
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return Outcome.FAILED
+
+
+def _also_a_command_option(command: str, given: list[str], parser) -> bool:
+    """Whether every window option found is one the command itself has (``--db``)."""
+    own = {flag for action in commands(parser)[command]._actions for flag in action.option_strings}
+    return all(flag in own for flag in given)

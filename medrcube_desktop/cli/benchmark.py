@@ -1,0 +1,181 @@
+"""``validate``, ``demo build``, ``render`` and ``render-batch``: the benchmark and its
+pictures (paper Appendix E.1)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from medrcube_desktop.cli.common import add_command, add_json, emit, list_failures
+from medrcube_desktop.core.progress import Outcome, outcome_of
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.jobs.terminal import run_in_terminal
+
+
+def add_parsers(sub) -> None:
+    """Add this group's commands to the sub-parser group ``sub``."""
+    from medrcube_desktop.imaging.render import CT_PRESETS
+
+    validate = add_command(
+        sub, "validate", cmd_validate,
+        help="check a benchmark folder and list every problem",
+        description="Check a MedRCube-layout benchmark: every */test.json and every item. "
+        "Exit status: 0 no problems, 1 problems found (or no loadable item), 2 DIR unusable.",
+    )  # fmt: skip
+    validate.add_argument(
+        "dir", type=Path, metavar="DIR", help="benchmark root (sub-folders hold test.json)"
+    )
+    add_json(validate, '{"items": N, "problems": [...]}')
+    demo = sub.add_parser("demo", help="the demo benchmark built from real public images")
+    demo_sub = demo.add_subparsers(dest="demo_command", required=True, metavar="build")
+    build = add_command(
+        demo_sub, "build", cmd_demo_build, help="write the demo benchmark to OUT_DIR"
+    )
+    build.set_defaults(command="demo build")
+    build.add_argument("out_dir", type=Path, metavar="OUT_DIR", help="a new or empty folder")
+    add_json(build, '{"root", "items", "problems"}')
+
+    render = add_command(
+        sub, "render", cmd_render,
+        help="render one slice (with mask and box) to a PNG with square pixels",
+        description="Render a slice of a DICOM, NIfTI or picture file as the review window "
+        "shows it (paper Appendix E.1). Exit 2 with a one-line reason for unreadable input.",
+    )  # fmt: skip
+    render.add_argument("source", type=Path, metavar="SOURCE")
+    render.add_argument("--mask", type=Path, metavar="MASK", help="mask on the source grid")
+    render.add_argument(
+        "--bbox", type=number_list(4), metavar="X0,Y0,X1,Y1",
+        help="box in source pixels (x = column, y = row, inclusive)",
+    )  # fmt: skip
+    render.add_argument(
+        "--slice", type=slice_choice, default=None, metavar="auto|N",
+        help="slice or frame (default auto: largest mask area, else central)",
+    )  # fmt: skip
+    choice = render.add_mutually_exclusive_group()
+    choice.add_argument(
+        "--window", type=number_list(2), metavar="CENTER,WIDTH",
+        help="window in modality units (HU for CT)",
+    )  # fmt: skip
+    choice.add_argument(
+        "--preset", choices=sorted(CT_PRESETS), metavar="NAME",
+        help=f"CT preset: {', '.join(CT_PRESETS)}",
+    )  # fmt: skip
+    render.add_argument(
+        "--out", type=Path, metavar="PNG", help="output file (default: SOURCE name + .png here)"
+    )
+    add_json(render, "what was rendered")
+    batch = add_command(
+        sub, "render-batch", cmd_render_batch,
+        help="render every item of a benchmark to PNG, past bad ones",
+        description="Render each item's image with its overlay to OUT_DIR/<dataset>/<id>.png "
+        "with a progress bar. Exit 1 when an item could not be rendered (all are listed).",
+    )  # fmt: skip
+    batch.add_argument("dir", type=Path, metavar="DIR", help="benchmark root")
+    batch.add_argument("--out", type=Path, required=True, metavar="OUT_DIR")
+    add_json(batch, '{"rendered", "failed", "cancelled"}')
+
+
+def number_list(count: int):
+    """argparse type: ``count`` comma-separated finite numbers, e.g. ``40,400``."""
+
+    def parse(text: str) -> tuple[float, ...]:
+        try:
+            values = tuple(float(v) for v in text.split(","))
+        except ValueError:
+            values = ()
+        if len(values) != count or not all(math.isfinite(v) for v in values):
+            raise argparse.ArgumentTypeError(
+                f"expected {count} comma-separated finite numbers, got {text!r}"
+            )
+        return values
+
+    return parse
+
+
+def slice_choice(text: str) -> int | None:
+    """argparse type: ``auto`` or a 0-based slice number."""
+    if text == "auto":
+        return None
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a slice number, got {text!r}")
+    return int(text)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """``validate DIR``: 0 with no problems, 1 with problems, 2 when DIR is unusable."""
+    from medrcube_desktop.core.dataset import load_benchmark
+
+    benchmark = load_benchmark(args.dir)
+    emit(
+        args.json,
+        {"items": len(benchmark.items), "problems": [p.to_dict() for p in benchmark.problems]},
+        [
+            *(str(problem) for problem in benchmark.problems),
+            f"{len(benchmark.items)} loadable items, {len(benchmark.problems)} problems "
+            f"in {benchmark.root}",
+        ],
+    )
+    return Outcome.FAILED if benchmark.problems or not benchmark.items else Outcome.DONE
+
+
+def cmd_demo_build(args: argparse.Namespace) -> int:
+    """``demo build OUT_DIR``: write the demo benchmark, with a progress bar."""
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.demo.build import build_demo, check_output_folder
+
+    check_output_folder(args.out_dir)  # refuse a non-empty folder before drawing a bar
+    root = run_in_terminal(
+        lambda progress, cancel: build_demo(args.out_dir, progress), quiet=args.json, unit="step"
+    )
+    benchmark = load_benchmark(root)
+    emit(
+        args.json,
+        {"root": str(root), "items": len(benchmark.items), "problems": len(benchmark.problems)},
+        f"demo benchmark with {len(benchmark.items)} items written to {root}",
+    )
+    return Outcome.FAILED if benchmark.problems else Outcome.DONE
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """``render SOURCE``: write the PNG; 2 (via ImageLoadError) for unreadable input."""
+    from medrcube_desktop.imaging.batch import render_to_png
+
+    out = args.out or Path(args.source.name.split(".")[0] + ".png")
+    if out.exists() and args.source.exists() and out.resolve() == args.source.resolve():
+        raise MedRCubeError(
+            f"{out}: would overwrite the source image; choose another file with --out"
+        )
+    facts = render_to_png(
+        args.source, out, args.mask, args.bbox, args.slice, args.window, args.preset
+    )
+    shape: list[int] = facts["shape"]  # type: ignore[assignment]
+    emit(args.json, facts, f"{out}: slice {facts['slice_index']}, {shape[1]}x{shape[0]} pixels")
+    return Outcome.DONE
+
+
+def cmd_render_batch(args: argparse.Namespace) -> int:
+    """``render-batch DIR --out OUT_DIR``: 0 all rendered, 1 some failed or cancelled."""
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.imaging.batch import render_benchmark
+
+    benchmark = load_benchmark(args.dir)
+    summary = run_in_terminal(
+        lambda progress, cancel: render_benchmark(benchmark.items, args.out, progress, cancel),
+        quiet=args.json,
+        on_cancel="cancelling: the pictures written stay written",
+    )
+    # items the loader already refused are failures of the batch too
+    summary.failed[:0] = [
+        {"item": p.item or "", "file": p.file, "message": f"{p.field}: {p.message}"}
+        for p in benchmark.problems
+    ]
+    if not args.json:
+        list_failures(summary.failed)
+    emit(
+        args.json,
+        summary.to_dict(),
+        f"{summary.rendered} items rendered to {args.out}, {len(summary.failed)} failed"
+        + (" (cancelled)" if summary.cancelled else ""),
+    )
+    return outcome_of(summary)

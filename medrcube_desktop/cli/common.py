@@ -1,0 +1,172 @@
+"""What every command shares: the database and benchmark options, one policy for opening
+a database, ``--json`` and the exit status of an error.
+
+Exit status (DESIGN.md, Interfaces): 0 done; 1 a job failed or was cancelled, a check
+found problems, or a write failed on the way (disk full); 2 bad usage or input that
+cannot be used (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import json
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import MISSING, fields
+from pathlib import Path
+from typing import Any
+
+from medrcube_desktop.core.progress import Outcome
+from medrcube_desktop.errors import MedRCubeError, StoreError
+
+PROG = "medrcube-desktop"
+
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EFBIG})
+"""errno values of a write that failed on the way (the input was fine): exit 1."""
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def add_command(sub, name: str, func: Command, **kwargs: Any) -> argparse.ArgumentParser:
+    """A sub-parser that runs ``func(args)`` (``set_defaults(func=…)``)."""
+    parser = sub.add_parser(name, **kwargs)
+    parser.set_defaults(func=func, command=name)
+    return parser
+
+
+def add_json(parser: argparse.ArgumentParser, shape: str = "the summary") -> None:
+    """``--json``: print ``shape`` as one JSON document on stdout (messages stay on stderr,
+    and no progress bar is drawn)."""
+    parser.add_argument("--json", action="store_true", help=f"print {shape} as JSON")
+
+
+def add_db(parser: argparse.ArgumentParser, *, creates: bool) -> None:
+    """``--db FILE``, the review database; ``creates``: a missing file is created (and
+    said so), else a missing file is an error."""
+    parser.add_argument(
+        "--db",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="review database" + (" (created if missing)" if creates else " (must exist)"),
+    )
+
+
+def add_dataset(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    """``--dataset DIR``, a benchmark root in the MedRCube layout."""
+    parser.add_argument(
+        "--dataset", type=Path, required=required, metavar="DIR", help="benchmark root"
+    )
+
+
+def default_of(cls: type, name: str) -> Any:
+    """The default of dataclass field ``name``: the one place a setting's default is
+    written (``EngineOptions``, ``JudgeConfig``); the parser shows it, never repeats it."""
+    for f in fields(cls):
+        if f.name == name:
+            if f.default is not MISSING:
+                return f.default
+            if f.default_factory is not MISSING:
+                return f.default_factory()
+    raise KeyError(f"{cls.__name__} has no default for {name!r}")
+
+
+@contextlib.contextmanager
+def open_database(path: Path, *, create: bool) -> Iterator[Any]:
+    """The one policy for a command's database.
+
+    A command that only reads (exports, agreement, credibility) never creates a file:
+    a missing one is an error. A command that stores results creates it, and says so on
+    stderr once its work is done, so a typo in ``--db`` is never silent. The store is
+    closed on the way out.
+
+    Raises
+    ------
+    StoreError
+        ``create`` is False and ``path`` is not a file; or it cannot be opened.
+    """
+    from medrcube_desktop.store.reviews import ReviewStore
+
+    new = not path.is_file()
+    if new:
+        if not create:
+            raise StoreError(f"{path}: no such review database")
+        if path.exists():
+            raise StoreError(f"{path}: is not a file")
+    store = ReviewStore(path)
+    try:
+        yield store
+    finally:
+        store.close()
+    if new:  # after the work, so that a refused input's one line stays the only line
+        say(f"{PROG}: created a new review database {path}")
+
+
+def load_items(dataset: Path, limit: int | None = None, verb: str = "used") -> tuple[Any, list]:
+    """The benchmark at ``dataset`` and its first ``limit`` loadable items; how many
+    items the loader refused is said on stderr (they are not ``verb``).
+
+    Raises
+    ------
+    DatasetError
+        ``dataset`` cannot be used at all.
+    """
+    from medrcube_desktop.core.dataset import load_benchmark
+
+    benchmark = load_benchmark(dataset)
+    if benchmark.problems:
+        warn(
+            f"{len(benchmark.problems)} items cannot be loaded and are not {verb} "
+            f"({PROG} validate {dataset} lists them)"
+        )
+    items = benchmark.items[:limit] if limit else benchmark.items
+    return benchmark, items
+
+
+def say(message: str) -> None:
+    """A message for people, on stderr (stdout is for results)."""
+    print(message, file=sys.stderr)
+
+
+def warn(message: str) -> None:
+    """A warning on stderr, prefixed so that scripts can grep it."""
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+def emit(as_json: bool, data: object, text: str | Sequence[str]) -> None:
+    """Print ``data`` as JSON with ``--json``, else ``text`` (a line or lines)."""
+    if as_json:
+        print(json.dumps(data))
+    elif isinstance(text, str):
+        print(text)
+    else:
+        for line in text:
+            print(line)
+
+
+def list_failures(failed: Sequence[dict[str, str]]) -> None:
+    """One line per failed item on stderr: ``item: reason``."""
+    for failure in failed:
+        reason = failure.get("error") or failure.get("message") or ""
+        print(f"{failure.get('item', '')}: {reason}", file=sys.stderr)
+
+
+def exit_status(exc: BaseException) -> int:
+    """The exit status of an error that ended a command (see the module docstring):
+    a write that failed on the way (disk full, I/O error, read-only file system, at any
+    depth of the cause chain) is 1; anything else the command could not use is 2."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, OSError) and cause.errno in WRITE_FAILURES:
+            return Outcome.FAILED
+        if isinstance(cause, sqlite3.OperationalError) and any(
+            words in str(cause) for words in ("disk is full", "disk I/O error")
+        ):
+            return Outcome.FAILED
+        cause = cause.__cause__ or cause.__context__
+    return Outcome.BAD_INPUT if isinstance(exc, MedRCubeError | OSError) else Outcome.FAILED

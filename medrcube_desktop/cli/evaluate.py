@@ -1,0 +1,386 @@
+"""``evaluate``, ``credibility``, ``export-run`` and ``import-run``: a model on the
+benchmark with the Table 9 prompt (paper Appendix D) and its paired outcomes (Section 6).
+
+Exit status: 0 done, 1 some items failed or the run was cancelled, 2 bad input or an
+engine that cannot start.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from medrcube_desktop.cli import argtypes
+from medrcube_desktop.cli.common import (
+    add_command,
+    add_dataset,
+    add_db,
+    add_json,
+    default_of,
+    emit,
+    list_failures,
+    load_items,
+    open_database,
+    say,
+    warn,
+)
+from medrcube_desktop.core.progress import Outcome, outcome_of
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions
+from medrcube_desktop.jobs.terminal import run_in_terminal
+
+
+def _default(name: str):
+    return default_of(EngineOptions, name)
+
+
+def add_parsers(sub) -> None:
+    """Add this group's commands to the sub-parser group ``sub``."""
+    ev = add_command(
+        sub,
+        "evaluate",
+        cmd_evaluate,
+        help="run a model on the benchmark with the Table 9 prompt (resumable)",
+        description="Ask a model every item the run has not answered; each answer is parsed "
+        "and stored as it arrives, so the same --run resumes after a kill or Ctrl+C.",
+    )
+    add_dataset(ev)
+    add_db(ev, creates=True)
+    ev.add_argument("--engine", choices=ENGINES, required=True)
+    ev.add_argument("--model", required=True, metavar="NAME")
+    ev.add_argument(
+        "--base-url", action="append", default=[], metavar="URL",
+        help="endpoint (repeat to spread items over servers); vllm-server: attach to it",
+    )  # fmt: skip
+    ev.add_argument(
+        "--text-only", action="store_true", help="send no image (prior-leakage baseline)"
+    )
+    ev.add_argument(
+        "--concurrency", type=argtypes.positive, default=_default("concurrency"), metavar="N"
+    )
+    ev.add_argument(
+        "--max-tokens", type=argtypes.positive, default=_default("max_tokens"), metavar="N"
+    )
+    ev.add_argument(
+        "--temperature", type=argtypes.finite, default=_default("temperature"), metavar="T"
+    )
+    ev.add_argument("--top-p", type=argtypes.finite, default=_default("top_p"), metavar="P")
+    ev.add_argument("--seed", type=argtypes.seed, default=_default("seed"), metavar="S")
+    ev.add_argument(
+        "--max-model-len", type=argtypes.positive, default=None, metavar="N",
+        help="vllm: context length (default: the model's own)",
+    )  # fmt: skip
+    ev.add_argument(
+        "--max-pixels", type=argtypes.positive, default=None, metavar="N", help="image pixel budget"
+    )
+    ev.add_argument(
+        "--tensor-parallel-size",
+        type=argtypes.positive,
+        default=_default("tensor_parallel_size"),
+        metavar="N",
+    )
+    ev.add_argument(
+        "--pipeline-parallel-size",
+        type=argtypes.positive,
+        default=_default("pipeline_parallel_size"),
+        metavar="N",
+    )
+    ev.add_argument(
+        "--data-parallel-size",
+        type=argtypes.positive,
+        default=_default("data_parallel_size"),
+        metavar="N",
+        help="vllm, hf: model replicas (N x tensor x pipeline GPUs); vllm-server: passed on",
+    )
+    ev.add_argument(
+        "--gpu-memory-utilization",
+        type=argtypes.fraction,
+        default=None,
+        metavar="F",
+        help="vllm: share of GPU memory vLLM may take (its default 0.92 in vLLM 0.32); without a GPU, "
+        "the share of RAM for the KV cache",
+    )
+    ev.add_argument(
+        "--kv-cache-memory-bytes",
+        type=argtypes.byte_size,
+        default=None,
+        metavar="SIZE",
+        help="vllm: KV cache size (e.g. 2G) instead of a share; what a CPU-only machine needs",
+    )
+    ev.add_argument(
+        "--enforce-eager", action="store_true",
+        help="vllm, vllm-server: no CUDA graphs or compilation (starts faster, runs slower)",
+    )  # fmt: skip
+    ev.add_argument(
+        "--python",
+        metavar="PATH",
+        help="vllm, vllm-server, hf: the interpreter with vLLM or transformers (default: "
+        "the app's own)",
+    )
+    ev.add_argument(
+        "--image-workers",
+        type=argtypes.count,
+        default=None,
+        metavar="N",
+        help="processes preparing images ahead of the requests (default: one per core)",
+    )
+    ev.add_argument(
+        "--no-image-cache", action="store_true",
+        help="prepare every image again instead of reusing the image cache",
+    )  # fmt: skip
+    ev.add_argument(
+        "--revision", default=_default("revision"), metavar="REV", help="model revision"
+    )
+    ev.add_argument("--api-key-env", metavar="VAR", help="openai engine: read the key from VAR")
+    ev.add_argument(
+        "--timeout",
+        type=argtypes.seconds,
+        default=_default("timeout_s"),
+        metavar="S",
+        help="per request",
+    )
+    ev.add_argument(
+        "--max-attempts", type=argtypes.positive, default=_default("max_attempts"), metavar="N"
+    )
+    ev.add_argument(
+        "--chunk-size", type=argtypes.positive, default=_default("chunk_size"), metavar="N",
+        help="vllm: requests per LLM.chat call (answers are saved after each)",
+    )  # fmt: skip
+    ev.add_argument("--run", metavar="NAME", help="run name (default: model and engine)")
+    ev.add_argument("--limit", type=argtypes.positive, metavar="N", help="only the first N items")
+    add_json(ev, '{"run", "n", "accuracy", "unparsed", "by_task", "failed", "timing"}')
+    cred = add_command(
+        sub,
+        "credibility",
+        cmd_credibility,
+        help="paired low/high-level outcomes: groups A-D, Luck Rate, Shortcut Probability",
+    )
+    source = cred.add_mutually_exclusive_group(required=True)
+    source.add_argument("--results", type=Path, metavar="results.json")
+    source.add_argument("--run", metavar="NAME", help="a run in --db (needs --dataset)")
+    cred.add_argument("--db", type=Path, metavar="FILE")
+    cred.add_argument("--dataset", type=Path, metavar="DIR")
+    cred.add_argument("--preset", choices=("paper", "official"), default="paper")
+    cred.add_argument(
+        "--file-correct",
+        action="store_true",
+        help="with --results: use each record's own 'correct' (the public scoring) instead "
+        "of parsing the response again",
+    )
+    add_json(cred, "the figures")
+    exp = add_command(
+        sub, "export-run", cmd_export_run, help="write a run as the public evaluator's results.json"
+    )
+    add_db(exp, creates=False)
+    exp.add_argument("--run", required=True, metavar="NAME")
+    add_dataset(exp)
+    exp.add_argument("--out", type=Path, required=True, metavar="results.json")
+    add_json(exp, '{"records", "out"}')
+    imp = add_command(
+        sub, "import-run", cmd_import_run,
+        help="store a results.json as a run (responses re-parsed)",
+    )  # fmt: skip
+    add_db(imp, creates=True)
+    imp.add_argument("--run", required=True, metavar="NAME")
+    imp.add_argument("--model", required=True, metavar="NAME")
+    add_dataset(imp)
+    imp.add_argument("results", type=Path, metavar="results.json")
+    add_json(imp, '{"stored", "run", "problems"}')
+
+
+def engine_options(args: argparse.Namespace) -> EngineOptions:
+    """The engine the arguments describe (built by :func:`.engines.factory.build_engine`)."""
+    return EngineOptions(
+        engine=args.engine,
+        model=args.model,
+        base_urls=list(args.base_url),
+        concurrency=args.concurrency,
+        max_tokens=args.max_tokens,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        seed=args.seed,
+        max_model_len=args.max_model_len,
+        max_pixels=args.max_pixels,
+        tensor_parallel_size=args.tensor_parallel_size,
+        pipeline_parallel_size=args.pipeline_parallel_size,
+        data_parallel_size=args.data_parallel_size,
+        gpu_memory_utilization=args.gpu_memory_utilization,
+        kv_cache_memory_bytes=args.kv_cache_memory_bytes,
+        python=args.python,
+        enforce_eager=args.enforce_eager,
+        revision=args.revision,
+        api_key_env=args.api_key_env,
+        timeout_s=args.timeout,
+        max_attempts=args.max_attempts,
+        chunk_size=args.chunk_size,
+    )
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """``evaluate``: run (or resume) and print the summary."""
+    from medrcube_desktop.evaluation.engines.factory import build_engine
+    from medrcube_desktop.evaluation.images import DEFAULT_MAX_PIXELS
+    from medrcube_desktop.evaluation.runner import (
+        ImageOptions,
+        run_evaluation,
+        run_record,
+        run_summary,
+    )
+
+    benchmark, items = load_items(args.dataset, args.limit, "evaluated or counted")
+    engine = build_engine(engine_options(args))
+    images = ImageOptions(
+        args.text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS,
+        workers=args.image_workers, cache=not args.no_image_cache,
+    )  # fmt: skip
+    name = args.run or f"{args.model}-{args.engine}{'-text-only' if args.text_only else ''}"
+    record = run_record(name, engine, args.model, images, str(benchmark.root), args.revision)
+    if (
+        args.engine != "openai"
+        and not args.json
+        and not (args.engine == "vllm-server" and args.base_url)
+    ):
+        say(
+            f"starting {args.engine} with {args.model}: loading a model can take minutes "
+            "(its log goes to the user log folder, named in any error)"
+        )
+
+    def job(progress, cancel):
+        with open_database(args.db, create=True) as store:
+            try:
+                state = run_evaluation(items, store, record, engine, images, progress, cancel)
+            finally:
+                engine.close()
+            return state, run_summary(store, name, items)
+
+    state, summary = run_in_terminal(
+        job, quiet=args.json, on_cancel=f"cancelling: run evaluate --run {name} again to resume"
+    )
+    list_failures(state.failed)
+    timing = timing_summary(state)
+    if not args.json and not args.text_only:
+        say(timing_line(timing))
+    acc, base = summary["accuracy"], summary["random_baseline"]
+    emit(
+        args.json,
+        {
+            **summary,
+            "failed": state.failed,
+            "skipped": state.skipped,
+            "cancelled": state.cancelled,
+            "not_loaded": len(benchmark.problems),
+            "timing": timing,
+        },
+        f"run {name}: {summary['n']} answered ({state.skipped} before this run), accuracy "
+        f"{'—' if acc is None else f'{acc:.4f}'}, unparsed {summary['unparsed']}, "
+        f"random baseline {'—' if base is None else f'{base:.4f}'}"
+        + (f" (cancelled: run evaluate --run {name} again to resume)" if state.cancelled else ""),
+    )
+    return outcome_of(state)
+
+
+def timing_summary(state) -> dict[str, object]:
+    """Where the run's time went (issue 11): image preparation (worker seconds, counts
+    by how each image was obtained), seconds requests waited for a prepared image, and
+    seconds the endpoint took, summed over answers."""
+    stats = state.images
+    return {
+        "prepare_s": round(stats.prepare_s, 3),
+        "queue_wait_s": round(stats.wait_s, 3),
+        "endpoint_s": round(state.endpoint_s, 3) if state.timed else None,
+        "images": stats.images,
+        "original": stats.original,
+        "rendered": stats.rendered,
+        "cached": stats.cached,
+        "image_workers": stats.workers,
+    }
+
+
+def timing_line(timing: dict[str, object]) -> str:
+    """:func:`timing_summary` in one line for people."""
+    return (
+        f"images: {timing['images']} prepared ({timing['original']} sent as stored, "
+        f"{timing['rendered']} rendered, {timing['cached']} from the cache) in "
+        f"{timing['prepare_s']:.2f} s over {timing['image_workers']} workers; requests waited "
+        f"{timing['queue_wait_s']:.2f} s for images; endpoint time "
+        + (
+            f"{timing['endpoint_s']:.2f} s"
+            if timing["endpoint_s"] is not None
+            else "not measured (answers come in batches)"
+        )
+    )
+
+
+def cmd_credibility(args: argparse.Namespace) -> int:
+    """``credibility``: the paired-outcome figures of a run or a results.json."""
+    from medrcube_desktop.evaluation.credibility import credibility, pair_outcomes
+
+    if args.results is not None:
+        from medrcube_desktop.evaluation.results_json import read_results
+
+        outcomes, warnings = read_results(args.results, reparse=not args.file_correct)
+    else:
+        if args.db is None or args.dataset is None:
+            raise MedRCubeError("credibility --run needs --db and --dataset")
+        from medrcube_desktop.evaluation.runner import run_outcomes
+
+        _, items = load_items(args.dataset, verb="evaluated or counted")
+        with open_database(args.db, create=False) as store:
+            if store.eval_run(args.run) is None:
+                raise MedRCubeError(f"{args.db}: no run named {args.run!r}")
+            outcomes = run_outcomes(store, args.run, items)
+        warnings = []
+        if len(outcomes) < len(items):
+            warnings.append(
+                f"run {args.run} has answered {len(outcomes)} of {len(items)} items; "
+                "the figures cover those"
+            )
+    pairs, pair_warnings = pair_outcomes(outcomes, args.preset)
+    for warning in warnings + pair_warnings:
+        warn(warning)
+    figures = credibility(pairs)
+    emit(
+        args.json,
+        figures,
+        [
+            f"{key:14} "
+            f"{'—' if value is None else round(value, 4) if isinstance(value, float) else value}"
+            for key, value in figures.items()
+        ],
+    )
+    return Outcome.DONE
+
+
+def cmd_export_run(args: argparse.Namespace) -> int:
+    """``export-run``: results.json with our extra fields."""
+    from medrcube_desktop.evaluation.results_json import export_run
+
+    _, items = load_items(args.dataset, verb="exported")
+    with open_database(args.db, create=False) as store:
+        count = export_run(store, args.run, items, args.out)
+    emit(
+        args.json,
+        {"records": count, "out": str(args.out)},
+        f"{count} records written to {args.out}",
+    )
+    return Outcome.DONE
+
+
+def cmd_import_run(args: argparse.Namespace) -> int:
+    """``import-run``: responses of a results.json stored as a run, re-parsed."""
+    from medrcube_desktop.evaluation.results_json import import_run
+
+    _, items = load_items(args.dataset, verb="imported")
+    if not args.results.is_file():  # before the database is created
+        raise MedRCubeError(f"{args.results}: no such results file")
+    with open_database(args.db, create=True) as store:
+        added, problems = import_run(store, args.run, args.model, items, args.results)
+    if not args.json:
+        for problem in problems:
+            say(str(problem))
+    emit(
+        args.json,
+        {"stored": added, "run": args.run, "problems": [str(p) for p in problems]},
+        f"{added} responses stored in run {args.run}",
+    )
+    return Outcome.FAILED if problems else Outcome.DONE

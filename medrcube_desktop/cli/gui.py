@@ -1,0 +1,85 @@
+"""The window's own options (``medrcube-desktop [--demo | --dataset DIR] …``) and opening
+it; Qt is imported only when the window opens."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from medrcube_desktop.cli import argtypes
+
+GUI_OPTIONS = ("demo", "dataset", "db", "reviewer", "screenshot", "quit_after_ms")
+"""Destinations of the window's options (a subcommand given with one is a usage error)."""
+
+
+def milliseconds(text: str) -> int:
+    """argparse type: a delay in ms that Qt timers accept (0 to 2**31 - 1)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of milliseconds: {text!r}") from None
+    if not 0 <= value < 2**31:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {2**31 - 1} ms, got {value}")
+    return value
+
+
+def add_gui_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the window (the parser's own, before any subcommand)."""
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--demo",
+        action="store_true",
+        help="open the demo benchmark (built once from real public images)",
+    )
+    source.add_argument(
+        "--dataset", type=Path, metavar="DIR", help="benchmark root folder (MedRCube layout)"
+    )
+    parser.add_argument(
+        "--db",
+        type=Path,
+        metavar="FILE",
+        help="review database (default: one per benchmark in the user data folder)",
+    )
+    parser.add_argument(
+        "--reviewer",
+        type=argtypes.name,
+        metavar="NAME",
+        help="reviewer name (asked once if not given)",
+    )
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="PNG",
+        help="save a grab of the window once the first item is shown",
+    )
+    parser.add_argument(
+        "--quit-after-ms",
+        type=milliseconds,
+        metavar="N",
+        help="exit N milliseconds after the first item is shown",
+    )
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    """Resolve the benchmark and database, then open the review window; its exit status."""
+    from medrcube_desktop import settings
+
+    root: Path | None
+    if args.demo:
+        from medrcube_desktop.demo.build import ensure_demo
+
+        root = ensure_demo(settings.demo_benchmark_dir())
+    elif args.dataset is not None:
+        root = args.dataset
+    else:
+        last = settings.Settings.load().last_dataset
+        root = Path(last) if last else None
+    from medrcube_desktop.ui.app import run_app  # Qt is imported only here
+
+    return run_app(
+        dataset=root,
+        db_path=args.db,
+        reviewer=args.reviewer,
+        screenshot=args.screenshot,
+        quit_after_ms=args.quit_after_ms,
+    )
