@@ -85,9 +85,14 @@ def cmd_study(args: argparse.Namespace) -> int:
 def cmd_agreement(args: argparse.Namespace) -> int:
     """``agreement``: compute, print, and write the outputs with ``--out``."""
     from medrcube_desktop.errors import StoreError
-    from medrcube_desktop.review.agreement_report import write_outputs
-    from medrcube_desktop.review.agreement_run import run_study
-    from medrcube_desktop.review.agreement_table import fmt, fmt_ci, fmt_p, table_rows
+    from medrcube_desktop.review.agreement import (
+        fmt,
+        fmt_ci,
+        fmt_p,
+        run_study,
+        table_rows,
+        write_outputs,
+    )
     from medrcube_desktop.store.reviews import ReviewStore
 
     if not args.db.is_file():

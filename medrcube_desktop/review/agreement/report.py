@@ -1,5 +1,5 @@
 """Publishable outputs of an agreement study: JSON, long CSV, XLSX, and (through
-:mod:`.agreement_figures` and :mod:`.agreement_html`) the figures and the HTML report.
+:mod:`.figures` and :mod:`.html`) the figures and the HTML report.
 
 Every file records the app version, rubric version, prompt hash(es) and judge model
 (``StudyRun.meta``) and identifies items only by their benchmark id.
@@ -15,10 +15,10 @@ from pathlib import Path
 
 from medrcube_desktop.core.files import as_new_file
 from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.review.agreement_figures import bar_figure, confusion_figure, save_figure
-from medrcube_desktop.review.agreement_html import write_html
-from medrcube_desktop.review.agreement_run import StudyRun
-from medrcube_desktop.review.agreement_table import meta_line, table_rows
+from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
+from medrcube_desktop.review.agreement.html import write_html
+from medrcube_desktop.review.agreement.run import StudyRun
+from medrcube_desktop.review.agreement.table import meta_line, table_rows
 from medrcube_desktop.store.review_csv import neutralise_cell
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.review.agreement import PRINCIPLES
-from medrcube_desktop.review.agreement_run import StudyRun
-from medrcube_desktop.review.agreement_table import meta_line, table_rows
+from medrcube_desktop.review.agreement.stats import PRINCIPLES
+from medrcube_desktop.review.agreement.run import StudyRun
+from medrcube_desktop.review.agreement.table import meta_line, table_rows
 
 
 def _plain(text: object) -> str:
