@@ -98,7 +98,8 @@ def original_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage 
     """
     from PIL import Image, UnidentifiedImageError
 
-    from medrcube_desktop.imaging.loading import PICTURE_SUFFIXES, check_pixel_count
+    from medrcube_desktop.imaging.loading import PICTURE_SUFFIXES
+    from medrcube_desktop.imaging.slice_data import check_pixel_count
 
     path = item.image_path
     if item.mask_path is not None or item.bbox is not None:

@@ -20,7 +20,7 @@ from medrcube_desktop.imaging.geometry import (
     lps_direction_code,
     projection_display_transform,
 )
-from medrcube_desktop.imaging.loading import SliceData, check_pixel_count, plausible_aspect
+from medrcube_desktop.imaging.slice_data import SliceData, check_pixel_count, plausible_aspect
 
 _WARNINGS_LOCK = threading.Lock()
 

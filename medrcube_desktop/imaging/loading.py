@@ -1,0 +1,155 @@
+"""Loading one displayable 2-D slice (and its mask) from DICOM, NIfTI, NRRD/MHA, a
+DICOM series folder or a picture file.
+
+This module holds the dispatcher and the picture loader; the slice model and the helpers
+the readers share are in :mod:`.slice_data`, the readers in :mod:`.dicom`, :mod:`.nifti`,
+:mod:`.itk` and :mod:`.series` (imported when a file of theirs is opened). No Qt here.
+
+Arrays follow numpy order: ``(rows, columns)``, row 0 at the top of the screen.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
+from medrcube_desktop.imaging.slice_data import SliceData, check_pixel_count
+
+DICOM_SUFFIXES = {".dcm", ".dicom", ".ima"}
+NIFTI_SUFFIXES = (".nii", ".nii.gz")
+PICTURE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp"}
+
+
+def image_kind(path: Path) -> str:
+    """Return ``"dicom"``, ``"nifti"``, ``"itk"`` (NRRD/MHA) or ``"picture"`` from the name.
+
+    Files without a known suffix are sniffed for the DICOM preamble (PS3.10 7.1: 128
+    bytes then ``DICM``). Raises :class:`ImageLoadError` for anything else.
+    """
+    name = path.name.lower()
+    if path.is_dir():
+        return "series"
+    if name.endswith(NIFTI_SUFFIXES):
+        return "nifti"
+    if name.endswith((".nrrd", ".nhdr", ".mha", ".mhd")):
+        return "itk"
+    if path.suffix.lower() in DICOM_SUFFIXES:
+        return "dicom"
+    if path.suffix.lower() in PICTURE_SUFFIXES:
+        return "picture"
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(132)
+    except OSError as exc:
+        raise ImageLoadError(f"{path}: cannot read: {exc}") from exc
+    if head[128:132] == b"DICM":
+        return "dicom"
+    raise ImageLoadError(
+        f"{path}: unknown image format (expected DICOM, NIfTI, NRRD/MHA, PNG, JPEG or TIFF)"
+    )
+
+
+def load_slice(
+    path: Path,
+    slice_index: int | None = None,
+    mask_path: Path | None = None,
+    modality: str | None = None,
+) -> SliceData:
+    """Load the slice to display from ``path``, with its mask if one is given.
+
+    Parameters
+    ----------
+    path : Path
+        DICOM (single- or multi-frame), NIfTI-1/2 (3-D or 4-D) or PNG/JPEG/TIFF file.
+    slice_index : int or None
+        Frame (DICOM) or slice along the third voxel axis (NIfTI). ``None``: for NIfTI
+        the slice with the largest mask area, else the central slice (paper Appendix
+        E.1); for multi-frame DICOM the central frame (masks are 2-D pictures there).
+    mask_path : Path or None
+        Label mask on the image grid: NIfTI for a NIfTI volume, a picture for a 2-D image.
+    modality : str or None
+        The item's modality ("CT", "MRI"...), a hint for files that record none (NIfTI,
+        pictures): a CT NIfTI in Hounsfield units then gets the CT window.
+
+    Raises
+    ------
+    ImageLoadError
+        The file (or mask) cannot be read or decoded, or the mask is on another grid.
+    """
+    modality = "CT" if modality and modality.strip().upper() == "CT" else None
+    kind = image_kind(path)
+    try:
+        if kind == "nifti":
+            from medrcube_desktop.imaging.nifti import load_nifti_slice
+
+            return load_nifti_slice(path, slice_index, mask_path, modality)
+        if kind == "series":
+            from medrcube_desktop.imaging.series import load_series_slice
+
+            return load_series_slice(path, slice_index, mask_path, modality)
+        if kind == "itk":
+            from medrcube_desktop.imaging.itk import load_itk_slice
+
+            return load_itk_slice(path, slice_index, mask_path, modality)
+        if kind == "dicom":
+            from medrcube_desktop.imaging.dicom import load_dicom_slice
+
+            data = load_dicom_slice(path, slice_index)
+        else:
+            data = _load_picture(path)
+    except ImageLoadError:
+        raise
+    except Exception as exc:  # decoders raise many types; name the file and keep the cause
+        raise ImageLoadError(f"{path}: cannot decode image: {exc}") from exc
+    if mask_path is not None:  # the mask is on the stored grid: give it the same transform
+        mask = _load_picture_mask(mask_path, data.stored_shape or data.pixels.shape[:2])
+        data.mask = data.transform.apply(mask)
+    return data
+
+
+def _load_picture(path: Path) -> SliceData:
+    """PNG/JPEG/TIFF through Pillow: 16-bit kept 16-bit, float kept float, EXIF orientation.
+
+    The pixels are read as stored and turned with the EXIF Orientation tag through a
+    :class:`DisplayTransform`, so that a mask or box given on the stored grid follows.
+    """
+    from PIL import Image
+
+    with Image.open(path) as img:
+        check_pixel_count(path, img.width * img.height)  # before decoding anything
+        orientation = int(img.getexif().get(0x0112, 1) or 1)
+        if img.mode in ("I;16", "I;16B", "I;16L", "I"):
+            arr = np.asarray(img)
+            bits = 16 if img.mode.startswith("I;16") or arr.max(initial=0) > 255 else 8
+            data = SliceData(arr.astype(np.float64), False, "MONOCHROME2", source_bits=bits)
+        elif img.mode == "F":  # 32-bit float (TIFF): window from its own range
+            data = SliceData(np.asarray(img, dtype=np.float64), False, "MONOCHROME2")
+        elif img.mode in ("L", "1"):
+            data = SliceData(
+                np.asarray(img.convert("L"), dtype=np.float64), False, "MONOCHROME2", source_bits=8
+            )
+        else:
+            data = SliceData(
+                np.asarray(img.convert("RGB"), dtype=np.uint8), True, "RGB", source_bits=8
+            )
+    transform = EXIF_TRANSFORMS.get(orientation, DisplayTransform())
+    data.display(transform, f"turned upright by its EXIF orientation ({orientation})")
+    return data
+
+
+def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
+    from PIL import Image
+
+    try:
+        with Image.open(path) as img:
+            mask = np.asarray(img.convert("I")).astype(np.int32)  # label values, 0 = none
+    except Exception as exc:
+        raise ImageLoadError(f"{path}: cannot read mask: {exc}") from exc
+    if mask.shape != tuple(shape):
+        raise ImageLoadError(
+            f"{path}: mask is {mask.shape[1]}x{mask.shape[0]} pixels, image is {shape[1]}x{shape[0]}"
+        )
+    return mask
