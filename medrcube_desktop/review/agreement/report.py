@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import tempfile
 from pathlib import Path
 
-from medrcube_desktop.core.files import as_new_file
+from medrcube_desktop.core.files import atomic_path
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
 from medrcube_desktop.review.agreement.html import write_html
@@ -58,15 +56,9 @@ def write_outputs(run: StudyRun, out_dir: str | Path) -> list[Path]:
 
 
 def _atomic(path: Path, write) -> Path:
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    as_new_file(tmp)
-    os.close(handle)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """``write(tmp)`` to a temporary file, then rename it over ``path``."""
+    with atomic_path(path) as tmp:
+        write(tmp)
     return path
 
 
