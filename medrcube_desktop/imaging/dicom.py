@@ -263,12 +263,6 @@ def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
     return pixels
 
 
-def _dicom_window(ds, frame: int) -> tuple[float, float] | None:
-    """First valid (center, width) pair from the file (see :func:`dicom_windows`)."""
-    windows = dicom_windows(ds, frame)
-    return windows[0] if windows else None
-
-
 def dicom_windows(ds, frame: int) -> list[tuple[float, float]]:
     """Every valid (center, width) pair the file offers, in file order.
 

@@ -22,8 +22,6 @@ from medrcube_desktop.imaging.slice_data import (
     plausible_aspect,
 )
 
-ITK_SUFFIXES = (".nrrd", ".nhdr", ".mha", ".mhd")
-
 
 def load_itk_slice(
     path: Path, slice_index: int | None, mask_path: Path | None, modality: str | None = None

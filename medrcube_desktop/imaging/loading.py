@@ -20,6 +20,7 @@ from medrcube_desktop.imaging.slice_data import SliceData, check_pixel_count
 
 DICOM_SUFFIXES = {".dcm", ".dicom", ".ima"}
 NIFTI_SUFFIXES = (".nii", ".nii.gz")
+ITK_SUFFIXES = (".nrrd", ".nhdr", ".mha", ".mhd")
 PICTURE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp"}
 
 
@@ -34,7 +35,7 @@ def image_kind(path: Path) -> str:
         return "series"
     if name.endswith(NIFTI_SUFFIXES):
         return "nifti"
-    if name.endswith((".nrrd", ".nhdr", ".mha", ".mhd")):
+    if name.endswith(ITK_SUFFIXES):
         return "itk"
     if path.suffix.lower() in DICOM_SUFFIXES:
         return "dicom"

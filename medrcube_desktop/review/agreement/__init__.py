@@ -11,6 +11,10 @@ What callers use is re-exported here: ``from medrcube_desktop.review.agreement i
 run_study, write_outputs, table_rows``.
 """
 
+from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
+from medrcube_desktop.review.agreement.html import write_html
+from medrcube_desktop.review.agreement.report import write_outputs
+from medrcube_desktop.review.agreement.run import StudyRun, expert_scores, run_study
 from medrcube_desktop.review.agreement.stats import (
     DEFAULT_BOOTSTRAP,
     PRINCIPLES,
@@ -27,11 +31,7 @@ from medrcube_desktop.review.agreement.stats import (
     percent_agreement,
     wilson_ci,
 )
-from medrcube_desktop.review.agreement.run import StudyRun, expert_scores, run_study
 from medrcube_desktop.review.agreement.table import fmt, fmt_ci, fmt_p, meta_line, table_rows
-from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
-from medrcube_desktop.review.agreement.html import write_html
-from medrcube_desktop.review.agreement.report import write_outputs
 
 __all__ = [
     "DEFAULT_BOOTSTRAP",

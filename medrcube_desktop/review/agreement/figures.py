@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.review.agreement.stats import PRINCIPLES
 from medrcube_desktop.review.agreement.run import StudyRun
+from medrcube_desktop.review.agreement.stats import PRINCIPLES
 from medrcube_desktop.review.agreement.table import meta_line, table_rows
 
 

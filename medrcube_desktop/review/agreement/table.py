@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from medrcube_desktop.core.rubric import load_rubric
-from medrcube_desktop.review.agreement.stats import PRINCIPLES, PairFigures
 from medrcube_desktop.review.agreement.run import StudyRun
+from medrcube_desktop.review.agreement.stats import PRINCIPLES, PairFigures
 
 PRINCIPLE_NAMES = {"1": "Question Integrity", "2": "Option Set Effectiveness"}
 
