@@ -57,7 +57,9 @@ def export_batch_requests(
             body["temperature"] = config.temperature
         line = {"custom_id": item.id, "method": "POST", "url": BATCH_URL, "body": body}
         lines.append(json.dumps(line, ensure_ascii=False))
-    _write_atomically(Path(path), "".join(f"{line}\n" for line in lines))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, "".join(f"{line}\n" for line in lines), newline="\n")
     return len(lines)
 
 
@@ -160,8 +162,3 @@ def _judgment_from_output(record, item_id, model, prompt_sha256, base_url) -> Ju
         completion_tokens=usage.get("completion_tokens"),
         source="batch",
     )
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text, newline="\n")
