@@ -15,6 +15,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from medrcube_desktop.core.files import atomic_write
+
 APP_NAME = "medrcube-desktop"
 log = logging.getLogger(__name__)
 
@@ -171,9 +173,7 @@ class Settings:
         path = self.path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".json.tmp")
-            tmp.write_text(json.dumps(asdict(self), indent=2), "utf-8")
-            tmp.replace(path)
+            atomic_write(path, json.dumps(asdict(self), indent=2))
         except OSError as exc:
             log.warning("%s: cannot save settings: %s", path, exc)
             return False

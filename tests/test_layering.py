@@ -83,3 +83,29 @@ def test_the_qt_and_argparse_contracts_cover_everything_but_their_own_homes():
         "argparse and tqdm stay in the command line and the terminal job runner"
     ]["source_modules"]
     assert set(terminal) == everything - {"medrcube_desktop.cli", "medrcube_desktop.jobs"}
+
+
+def test_no_import_cycle():
+    # Every import counts, those inside functions too: a module that imports another is
+    # never imported back by it, directly or through others (issue 12: imaging/loading.py
+    # and its readers, evaluation/engines/model_worker.py and its backends).
+    import grimp
+
+    graph = grimp.build_graph("medrcube_desktop", cache_dir=None)
+    cycles = [
+        [module, *chain]
+        for module in sorted(graph.modules)
+        for imported in sorted(graph.find_modules_directly_imported_by(module))
+        if (chain := graph.find_shortest_chain(importer=imported, imported=module))
+    ]
+    assert cycles == []
+    # the graph does hold the lazy imports: loading opens the readers inside load_slice
+    assert graph.find_shortest_chain(
+        importer="medrcube_desktop.imaging.loading", imported="medrcube_desktop.imaging.dicom"
+    ) == ("medrcube_desktop.imaging.loading", "medrcube_desktop.imaging.dicom")
+    assert (
+        graph.find_shortest_chain(
+            importer="medrcube_desktop.imaging.dicom", imported="medrcube_desktop.imaging.loading"
+        )
+        is None
+    )

@@ -77,9 +77,14 @@ def cmd_study(args: argparse.Namespace) -> int:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     """``agreement``: compute, print, and write the outputs with ``--out``."""
-    from medrcube_desktop.review.agreement_report import write_outputs
-    from medrcube_desktop.review.agreement_run import run_study
-    from medrcube_desktop.review.agreement_table import fmt, fmt_ci, fmt_p, table_rows
+    from medrcube_desktop.review.agreement import (
+        fmt,
+        fmt_ci,
+        fmt_p,
+        run_study,
+        table_rows,
+        write_outputs,
+    )
 
     with open_database(args.db, create=False) as store:
         run = run_study(

@@ -1,9 +1,14 @@
-"""Small file helpers shared by every writer of exports."""
+"""Small file helpers shared by every writer of files: one atomic write, and the
+permissions a new file gets."""
 
 from __future__ import annotations
 
 import os
+import stat
+import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 _UMASK_LOCK = threading.Lock()
@@ -22,3 +27,106 @@ def as_new_file(path: str | Path) -> None:
     newly created file would have (0666 minus the umask), so an export on a shared drive
     is readable by colleagues as usual."""
     os.chmod(path, 0o666 & ~current_umask())
+
+
+@contextmanager
+def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
+    """A temporary file beside ``path`` to write; renamed over ``path`` when the block ends.
+
+    The temporary file is created in ``path``'s folder (so the rename stays on one file
+    system and is atomic), named ``.<name>.<random>.tmp<suffix>`` (writers that pick a
+    format from the extension still see ``path``'s), and given the permissions of the
+    file it replaces, or those of a new file (0666 minus the umask) when there is none.
+    When the block ends normally the file is flushed to disk (``os.fsync``, unless
+    ``durable`` is False) and ``os.replace``-d over ``path``: a reader sees the old file
+    or the new one, never half of one. When the block raises, the temporary file is
+    removed and ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write; its folder must exist.
+    durable : bool
+        Flush the new contents to disk before the rename (a crash or power loss then
+        leaves the old file or the whole new one). False only for data that is checked
+        when read back (the image cache, by digest).
+
+    Yields
+    ------
+    Path
+        The temporary file: write it by name (``workbook.save(tmp)``) or open it.
+
+    Raises
+    ------
+    OSError
+        The folder cannot hold the temporary file, or the rename fails.
+    """
+    path = Path(path)
+    handle, name = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=f".tmp{path.suffix}"
+    )
+    os.close(handle)
+    tmp = Path(name)
+    try:
+        _take_mode(tmp, path)
+        yield tmp
+        if durable:
+            _fsync_file(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write(
+    path: str | Path,
+    data: str | bytes,
+    *,
+    encoding: str = "utf-8",
+    newline: str | None = None,
+    durable: bool = True,
+) -> Path:
+    """Replace ``path`` with ``data`` atomically (see :func:`atomic_path`); return ``path``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write; its folder must exist.
+    data : str or bytes
+        Bytes are written as they are; text in ``encoding``, with ``newline`` as for
+        :func:`open` (None: ``"\\n"`` becomes the platform's line ending).
+    durable : bool
+        See :func:`atomic_path`.
+
+    Raises
+    ------
+    OSError
+        The file cannot be written; ``path`` is then unchanged and no temporary file is
+        left behind.
+    """
+    path = Path(path)
+    with atomic_path(path, durable=durable) as tmp:
+        if isinstance(data, bytes):
+            tmp.write_bytes(data)
+        else:
+            with tmp.open("w", encoding=encoding, newline=newline) as out:
+                out.write(data)
+    return path
+
+
+def _take_mode(tmp: Path, path: Path) -> None:
+    """Give ``tmp`` the permission bits of ``path``, or those of a new file."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        as_new_file(tmp)
+    else:
+        os.chmod(tmp, mode)
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))  # Windows: a writable handle
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop import __version__
+from medrcube_desktop.core.files import atomic_write
 from medrcube_desktop.core.items import Item
 
 DEFAULT_MIN_SIDE = 28
@@ -98,7 +99,8 @@ def original_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage 
     """
     from PIL import Image, UnidentifiedImageError
 
-    from medrcube_desktop.imaging.loading import PICTURE_SUFFIXES, check_pixel_count
+    from medrcube_desktop.imaging.loading import PICTURE_SUFFIXES
+    from medrcube_desktop.imaging.slice_data import check_pixel_count
 
     path = item.image_path
     if item.mask_path is not None or item.bbox is not None:
@@ -271,8 +273,9 @@ class ImageCache:
         import json
 
         self.folder.mkdir(parents=True, exist_ok=True)
-        _write_atomic(self.folder / f"{key}.{_extension(image.mime)}", image.data)
-        _write_atomic(self.folder / f"{key}.json", json.dumps(image.info).encode())
+        # not flushed to disk: an entry torn by a crash fails its digest check in get()
+        atomic_write(self.folder / f"{key}.{_extension(image.mime)}", image.data, durable=False)
+        atomic_write(self.folder / f"{key}.json", json.dumps(image.info).encode(), durable=False)
 
     def prune(self) -> int:
         """Remove least recently used entries until the folder is under ``max_bytes``;
@@ -323,9 +326,3 @@ def _digest(data: bytes) -> str:
 
 def _extension(mime: str) -> str:
     return {"image/png": "png", "image/jpeg": "jpg"}[mime]
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)

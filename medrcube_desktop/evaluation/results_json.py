@@ -8,12 +8,10 @@ response with our parser (the file's own ``correct`` used the public rule).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from medrcube_desktop.core.files import as_new_file
+from medrcube_desktop.core.files import atomic_path
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import MedRCubeError
@@ -76,11 +74,8 @@ def export_run(store: ReviewStore, run: str, items: Sequence[Item], path: str | 
         )
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    as_new_file(tmp)
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as out:
         json.dump(records, out, indent=2, ensure_ascii=False)
-    os.replace(tmp, path)
     return len(records)
 
 

@@ -20,7 +20,7 @@ from medrcube_desktop.imaging.geometry import (
     lps_direction_code,
     projection_display_transform,
 )
-from medrcube_desktop.imaging.loading import SliceData, check_pixel_count, plausible_aspect
+from medrcube_desktop.imaging.slice_data import SliceData, check_pixel_count, plausible_aspect
 
 _WARNINGS_LOCK = threading.Lock()
 
@@ -261,12 +261,6 @@ def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
             item.get("RescaleIntercept", 0.0)
         )
     return pixels
-
-
-def _dicom_window(ds, frame: int) -> tuple[float, float] | None:
-    """First valid (center, width) pair from the file (see :func:`dicom_windows`)."""
-    windows = dicom_windows(ds, frame)
-    return windows[0] if windows else None
 
 
 def dicom_windows(ds, frame: int) -> list[tuple[float, float]]:

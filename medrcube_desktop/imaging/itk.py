@@ -13,7 +13,7 @@ import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import lps_direction_code, voxel_display_transform
-from medrcube_desktop.imaging.loading import (
+from medrcube_desktop.imaging.slice_data import (
     SliceData,
     check_pixel_count,
     choose_slice,
@@ -21,8 +21,6 @@ from medrcube_desktop.imaging.loading import (
     mask_labels,
     plausible_aspect,
 )
-
-ITK_SUFFIXES = (".nrrd", ".nhdr", ".mha", ".mhd")
 
 
 def load_itk_slice(

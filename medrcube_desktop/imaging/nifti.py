@@ -15,7 +15,7 @@ import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import voxel_display_transform
-from medrcube_desktop.imaging.loading import (
+from medrcube_desktop.imaging.slice_data import (
     SliceData,
     check_pixel_count,
     choose_slice,

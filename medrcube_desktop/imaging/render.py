@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.imaging.loading import (
+from medrcube_desktop.imaging.loading import load_slice
+from medrcube_desktop.imaging.slice_data import (
     SliceData,
     foreground_window,
-    load_slice,
     robust_window,
     to_neurological,
 )

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.loading import SliceData
+from medrcube_desktop.imaging.slice_data import SliceData
 
 
 def series_geometry(folder: Path) -> tuple[list[Path], list[float], list[str]]:

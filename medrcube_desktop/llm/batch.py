@@ -12,13 +12,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from medrcube_desktop.core.files import as_new_file
+from medrcube_desktop.core.files import atomic_write
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.errors import JudgeError
 from medrcube_desktop.llm.judge import JudgeConfig, items_to_judge
@@ -59,7 +57,9 @@ def export_batch_requests(
             body["temperature"] = config.temperature
         line = {"custom_id": item.id, "method": "POST", "url": BATCH_URL, "body": body}
         lines.append(json.dumps(line, ensure_ascii=False))
-    _write_atomically(Path(path), "".join(f"{line}\n" for line in lines))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, "".join(f"{line}\n" for line in lines), newline="\n")
     return len(lines)
 
 
@@ -162,16 +162,3 @@ def _judgment_from_output(record, item_id, model, prompt_sha256, base_url) -> Ju
         completion_tokens=usage.get("completion_tokens"),
         source="batch",
     )
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    as_new_file(tmp)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from medrcube_desktop.core.files import atomic_write
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import JudgeError
-from medrcube_desktop.llm.batch import _write_atomically
 from medrcube_desktop.llm.parse import JudgmentModel, format_errors
 from medrcube_desktop.store.judgments import Judgment
 from medrcube_desktop.store.reviews import ReviewStore, utc_now
@@ -29,7 +29,9 @@ def export_judgments(store: ReviewStore, model: str, path: str | Path) -> int:
     for item_id in sorted(judged):
         scores = judged[item_id].scores or {}
         lines.append(json.dumps({"id": item_id, **{r: scores[r] for r in RULE_IDS}}))
-    _write_atomically(Path(path), "".join(f"{line}\n" for line in lines))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, "".join(f"{line}\n" for line in lines), newline="\n")
     return len(lines)
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, create_model
 
 from medrcube_desktop.core.rubric import RULE_IDS
 
@@ -13,27 +13,29 @@ Score = Annotated[StrictInt, Field(ge=0, le=1)]
 """0 (fail) or 1 (pass); StrictInt refuses ``true``, ``1.0`` and ``"1"``."""
 
 
-class JudgmentModel(BaseModel):
-    """The seven sub-principle scores of paper Table 10; each exactly 0 or 1.
-
-    Extra keys, missing keys, ``true``/``false``, ``"1"`` or ``1.0`` are all refused
-    (pydantic strict mode): an answer that does not say 0 or 1 is not a judgment.
-    """
-
+class _Judgment(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=False)
-
-    r1_1: Score = Field(alias="1.1")
-    r1_2: Score = Field(alias="1.2")
-    r1_3: Score = Field(alias="1.3")
-    r1_4: Score = Field(alias="1.4")
-    r2_1: Score = Field(alias="2.1")
-    r2_2: Score = Field(alias="2.2")
-    r2_3: Score = Field(alias="2.3")
 
     def scores(self) -> dict[str, int]:
         """Rule id → 0/1, in rubric order."""
         data = self.model_dump(by_alias=True)
         return {rule: int(data[rule]) for rule in RULE_IDS}
+
+
+_FIELDS: dict[str, Any] = {
+    "r" + rule.replace(".", "_"): (Score, Field(alias=rule)) for rule in RULE_IDS
+}
+JudgmentModel: type[_Judgment] = create_model(
+    "JudgmentModel",
+    __base__=_Judgment,
+    __doc__=(
+        "The sub-principle scores of the rubric (paper Table 10), one field per rule id "
+        '(alias "1.1" …), each exactly 0 or 1; built from ``resources/rubric.json``.\n\n'
+        'Extra keys, missing keys, ``true``/``false``, ``"1"`` or ``1.0`` are all refused '
+        "(pydantic strict mode): an answer that does not say 0 or 1 is not a judgment."
+    ),
+    **_FIELDS,
+)
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:

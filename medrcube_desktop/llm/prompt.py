@@ -1,4 +1,4 @@
-"""The quality-review prompt (paper Table 10) and the response schema.
+"""The quality-review prompt (paper Table 10) and the structured-output request.
 
 The system prompt and the user template are resources (``resources/prompts/``), read
 with importlib.resources; their SHA-256 is stored with every judgment.
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import judgment_schema
 from medrcube_desktop.errors import JudgeError
 
 SYSTEM_FILE = "quality_review_system.txt"
@@ -69,20 +69,9 @@ def load_prompt() -> ReviewPrompt:
     return ReviewPrompt(system, user, digest)
 
 
-def judgment_schema() -> dict:
-    """JSON schema of a judgment: an object with keys "1.1" … "2.3", each 0 or 1, and
-    nothing else (OpenAI structured outputs, strict mode: every key required,
-    ``additionalProperties`` false)."""
-    return {
-        "type": "object",
-        "properties": {rule: {"type": "integer", "enum": [0, 1]} for rule in RULE_IDS},
-        "required": list(RULE_IDS),
-        "additionalProperties": False,
-    }
-
-
 def response_format() -> dict:
-    """The ``response_format`` argument asking for :func:`judgment_schema`, strict."""
+    """The ``response_format`` argument asking for a judgment, strict (the schema is
+    :func:`medrcube_desktop.core.rubric.judgment_schema`, derived from the rubric)."""
     return {
         "type": "json_schema",
         "json_schema": {"name": "nbme_quality_review", "strict": True, "schema": judgment_schema()},

@@ -38,9 +38,15 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.review.agreement_report import write_outputs
-from medrcube_desktop.review.agreement_run import StudyRun, run_study
-from medrcube_desktop.review.agreement_table import fmt, fmt_ci, fmt_p, table_rows
+from medrcube_desktop.review.agreement import (
+    StudyRun,
+    fmt,
+    fmt_ci,
+    fmt_p,
+    run_study,
+    table_rows,
+    write_outputs,
+)
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store.reviews import ReviewStore
 from medrcube_desktop.ui.workers import StoreJob
@@ -299,7 +305,7 @@ class AgreementPane(QDialog):
     def _show_figures(self, run: StudyRun) -> None:
         from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 
-        from medrcube_desktop.review.agreement_figures import bar_figure, confusion_figure
+        from medrcube_desktop.review.agreement import bar_figure, confusion_figure
 
         while self.figures.count():
             widget = self.figures.widget(0)

@@ -138,7 +138,7 @@ def test_confusion_orientation_first_rater_in_rows():
 
 
 def test_run_study_adds_multi_rater_and_intra_rater_figures(tmp_path):
-    from medrcube_desktop.review.agreement_run import run_study
+    from medrcube_desktop.review.agreement import run_study
     from medrcube_desktop.store import ReviewStore
     from medrcube_desktop.store.judgments import Judgment
     from medrcube_desktop.store.reviews import Review, utc_now
@@ -173,7 +173,7 @@ def test_run_study_adds_multi_rater_and_intra_rater_figures(tmp_path):
 
 
 def test_vectorised_bootstrap_statistics_equal_the_2x2_formulas():
-    from medrcube_desktop.review.agreement import _draw_statistics, wilson_ci
+    from medrcube_desktop.review.agreement.stats import _draw_statistics, wilson_ci
 
     rng = np.random.default_rng(4)
     a, b = rng.integers(0, 2, 30), rng.integers(0, 2, 30)

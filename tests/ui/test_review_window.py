@@ -18,7 +18,6 @@ def open_window(qtbot, root, db_path, reviewer="dr-a"):
     benchmark = load_benchmark(root)
     store = ReviewStore(db_path)
     window = MainWindow(ReviewSessionState(benchmark.items, store, reviewer), benchmark)
-    window.setProperty("unattended", True)  # no "unsaved changes?" question on teardown
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.first_item_shown, timeout=10000):
         window.show()
@@ -182,7 +181,6 @@ def test_closing_keeps_the_draft_without_asking_and_a_new_window_resumes_it(
     qtbot, ct_benchmark, tmp_path
 ):
     window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
-    window.setProperty("unattended", False)
     window.show_item("ct-2")
     qtbot.keyClick(window.image_view, Qt.Key.Key_3)
     window.close()

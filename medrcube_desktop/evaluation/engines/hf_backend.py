@@ -15,7 +15,7 @@ import base64
 import copy
 import io
 
-from medrcube_desktop.evaluation.engines.model_worker import gpu_name
+from medrcube_desktop.evaluation.engines.backend_common import gpu_name
 
 
 class HFBackend:

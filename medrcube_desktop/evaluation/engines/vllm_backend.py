@@ -10,7 +10,7 @@ whole to ``SamplingParams``. Source: vLLM's ``LLM`` and ``SamplingParams`` API
 
 from __future__ import annotations
 
-from medrcube_desktop.evaluation.engines.model_worker import conversation, gpu_name
+from medrcube_desktop.evaluation.engines.backend_common import conversation, gpu_name
 
 
 class VLLMBackend:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.review.agreement import PRINCIPLES
-from medrcube_desktop.review.agreement_run import StudyRun
-from medrcube_desktop.review.agreement_table import meta_line, table_rows
+from medrcube_desktop.core.rubric import PRINCIPLES, RULE_IDS
+from medrcube_desktop.review.agreement.run import StudyRun
+from medrcube_desktop.review.agreement.table import meta_line, table_rows
 
 
 def _plain(text: object) -> str:
@@ -49,7 +48,7 @@ def bar_figure(run: StudyRun):
     axes.set_title(
         _plain(
             f"{run.meta['first']} vs {run.meta['second']}: agreement per sub-principle, "
-            f"principle verdict (P1, P2) and all seven (n = {len(run.result.items)}, "
+            f"principle verdict ({', '.join(f'P{pid}' for pid in PRINCIPLES)}) and all seven (n = {len(run.result.items)}, "
             "95% bootstrap CI)"
         ),
         fontsize=8,

@@ -30,16 +30,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import PRINCIPLES, RULE_IDS
 
 Scores = Mapping[str, Mapping[str, int]]
 """item id → rule id → 0 (fail) / 1 (pass)."""
-
-PRINCIPLES: dict[str, tuple[str, ...]] = {
-    "1": ("1.1", "1.2", "1.3", "1.4"),
-    "2": ("2.1", "2.2", "2.3"),
-}
-"""Sub-principles of each principle (paper Table 10)."""
 
 DEFAULT_BOOTSTRAP = 2000
 

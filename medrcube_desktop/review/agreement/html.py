@@ -6,8 +6,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from medrcube_desktop.review.agreement_run import StudyRun
-from medrcube_desktop.review.agreement_table import fmt, fmt_ci, fmt_p, meta_line, table_rows
+from medrcube_desktop.review.agreement.run import StudyRun
+from medrcube_desktop.review.agreement.table import fmt, fmt_ci, fmt_p, meta_line, table_rows
 
 
 def _others_html(run: StudyRun) -> str:

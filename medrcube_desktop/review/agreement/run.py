@@ -14,7 +14,7 @@ from typing import Any
 from medrcube_desktop import __version__
 from medrcube_desktop.core.rubric import load_rubric
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.review.agreement import (
+from medrcube_desktop.review.agreement.stats import (
     DEFAULT_BOOTSTRAP,
     AgreementResult,
     compare,

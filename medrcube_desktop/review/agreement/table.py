@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from medrcube_desktop.core.rubric import load_rubric
-from medrcube_desktop.review.agreement import PRINCIPLES, PairFigures
-from medrcube_desktop.review.agreement_run import StudyRun
-
-PRINCIPLE_NAMES = {"1": "Question Integrity", "2": "Option Set Effectiveness"}
+from medrcube_desktop.core.rubric import PRINCIPLES, load_rubric
+from medrcube_desktop.review.agreement.run import StudyRun
+from medrcube_desktop.review.agreement.stats import PairFigures
 
 
 def table_rows(run: StudyRun) -> list[dict[str, Any]]:
@@ -21,7 +19,7 @@ def table_rows(run: StudyRun) -> list[dict[str, Any]]:
     """
     result = run.result
     rubric = load_rubric()
-    names = {rule.id: rule.name for rule in rubric.rules}
+    labels = {rule.id: rule.label for rule in rubric.rules}
     rows: list[dict[str, Any]] = [
         {
             "key": "sample",
@@ -36,16 +34,14 @@ def table_rows(run: StudyRun) -> list[dict[str, Any]]:
         rows.append(
             {
                 "key": f"P{pid}",
-                "label": f"Principle {pid}: {PRINCIPLE_NAMES[pid]} (verdict)",
+                "label": f"{rubric.principle_label(pid)} (verdict)",
                 **_figures(verdict),
                 "all_match": values["all_match"],
                 "all_match_ci95": values["all_match_ci95"],
             }
         )
         for rule in rules:
-            rows.append(
-                {"key": rule, "label": f"{rule} {names[rule]}", **_figures(result.rules[rule])}
-            )
+            rows.append({"key": rule, "label": labels[rule], **_figures(result.rules[rule])})
     return rows
 
 

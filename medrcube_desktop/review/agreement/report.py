@@ -1,5 +1,5 @@
 """Publishable outputs of an agreement study: JSON, long CSV, XLSX, and (through
-:mod:`.agreement_figures` and :mod:`.agreement_html`) the figures and the HTML report.
+:mod:`.figures` and :mod:`.html`) the figures and the HTML report.
 
 Every file records the app version, rubric version, prompt hash(es) and judge model
 (``StudyRun.meta``) and identifies items only by their benchmark id.
@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import tempfile
 from pathlib import Path
 
-from medrcube_desktop.core.files import as_new_file
+from medrcube_desktop.core.files import atomic_path
 from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.review.agreement_figures import bar_figure, confusion_figure, save_figure
-from medrcube_desktop.review.agreement_html import write_html
-from medrcube_desktop.review.agreement_run import StudyRun
-from medrcube_desktop.review.agreement_table import meta_line, table_rows
+from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
+from medrcube_desktop.review.agreement.html import write_html
+from medrcube_desktop.review.agreement.run import StudyRun
+from medrcube_desktop.review.agreement.table import meta_line, table_rows
 from medrcube_desktop.store.review_csv import neutralise_cell
 
 
@@ -58,15 +56,9 @@ def write_outputs(run: StudyRun, out_dir: str | Path) -> list[Path]:
 
 
 def _atomic(path: Path, write) -> Path:
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    as_new_file(tmp)
-    os.close(handle)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """``write(tmp)`` to a temporary file, then rename it over ``path``."""
+    with atomic_path(path) as tmp:
+        write(tmp)
     return path
 
 

@@ -1,0 +1,248 @@
+"""The slice model every reader returns, and the helpers the readers share.
+
+:class:`SliceData` is one displayable 2-D slice with what rendering needs to map it; the
+readers (:mod:`.dicom`, :mod:`.nifti`, :mod:`.itk`, :mod:`.series`) and the dispatcher
+(:mod:`.loading`) build it, :mod:`.render` turns it into RGBA. The readers import from
+here, and only :mod:`.loading` imports the readers, so the imaging package has no
+import cycle. No Qt here.
+
+Arrays follow numpy order: ``(rows, columns)``, row 0 at the top of the screen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.geometry import DisplayTransform, edge_labels
+
+
+@dataclass
+class SliceData:
+    """One 2-D slice ready for intensity mapping, plus what is needed to map it.
+
+    Attributes
+    ----------
+    pixels : ndarray
+        Greyscale: ``(H, W)`` float64 in modality units (Hounsfield units for CT after
+        Rescale Slope/Intercept, arbitrary units otherwise). Colour: ``(H, W, 3)`` uint8
+        RGB.
+    is_color : bool
+        True for RGB, YBR (converted to RGB) and PALETTE COLOR pictures.
+    photometric : str
+        DICOM Photometric Interpretation, or ``"MONOCHROME2"``/``"RGB"`` for other files.
+    modality : str or None
+        DICOM Modality (0008,0060) when known (``"CT"``, ``"MR"``...).
+    window : tuple of (float, float) or None
+        (center, width) from the file, in the same units as ``pixels``.
+    voi_lut_function : str
+        DICOM VOI LUT Function (0028,1056): ``LINEAR``, ``LINEAR_EXACT`` or ``SIGMOID``.
+    source_bits : int or None
+        Bit depth of a picture file (8 or 16), used to show 8-bit pictures unchanged.
+    slice_index, slice_count : int
+        Which slice (or frame) of the file this is, 0-based, and how many there are.
+    mask : ndarray or None
+        ``(H, W)`` int32 labels on the same grid as ``pixels`` (0 = no structure).
+    notes : list[str]
+        Things the user should know (4-D file shown as first volume...).
+    graphics : ndarray or None
+        ``(H, W)`` bool: the file's own overlay planes (DICOM 60xx), drawn in yellow.
+    supplemental, supplemental_rgb : ndarray or None
+        ``(H, W)`` bool and ``(H, W, 3)`` uint8: pixels shown in colour through a
+        Supplemental Palette Color LUT (PS3.3 C.7.6.3.1.5), e.g. a perfusion map.
+    transform : DisplayTransform
+        How ``pixels`` (and ``mask``) were turned from the stored array for display; a box
+        given in stored pixels must follow it.
+    stored_shape : tuple of (int, int) or None
+        ``(H, W)`` of the stored array before ``transform`` (``None``: same as ``pixels``).
+    pixel_aspect : float
+        Height / width of one displayed pixel (row spacing / column spacing), 1 for
+        square pixels; the view draws the image at this aspect.
+    pixel_spacing : tuple of (float, float) or None
+        (row, column) spacing of the displayed pixels in mm; None when the file gives no
+        physical size (pictures, ultrasound with only a Pixel Aspect Ratio).
+    file_windows : list of (float, float)
+        Every window the file offers (DICOM may store several); ``window`` is the first.
+    axis_codes : tuple of (str, str) or None
+        Patient directions (R L A P S I) toward which the *stored* row and column indices
+        increase; None when the file does not say (pictures, ultrasound).
+    """
+
+    pixels: np.ndarray
+    is_color: bool
+    photometric: str
+    modality: str | None = None
+    window: tuple[float, float] | None = None
+    voi_lut_function: str = "LINEAR"
+    source_bits: int | None = None
+    slice_index: int = 0
+    slice_count: int = 1
+    mask: np.ndarray | None = None
+    notes: list[str] = field(default_factory=list)
+    graphics: np.ndarray | None = None
+    supplemental: np.ndarray | None = None
+    supplemental_rgb: np.ndarray | None = None
+    transform: DisplayTransform = field(default_factory=DisplayTransform)
+    stored_shape: tuple[int, int] | None = None
+    pixel_aspect: float = 1.0
+    pixel_spacing: tuple[float, float] | None = None
+    axis_codes: tuple[str, str] | None = None
+    file_windows: list[tuple[float, float]] = field(default_factory=list)
+
+    def edge_labels(self) -> dict[str, str] | None:
+        """Orientation letters at the edges of the displayed slice (see geometry.edge_labels)."""
+        if self.axis_codes is None:
+            return None
+        return edge_labels(self.axis_codes[0], self.axis_codes[1], self.transform)
+
+    def display(self, transform: DisplayTransform, note: str | None = None) -> None:
+        """Apply ``transform`` to pixels (and mask) for display, remembering the stored shape."""
+        if transform.is_identity:
+            return
+        self.stored_shape = self.stored_shape or (
+            int(self.pixels.shape[0]),
+            int(self.pixels.shape[1]),
+        )
+        self.pixels = transform.apply(self.pixels)
+        if self.mask is not None:
+            self.mask = transform.apply(self.mask)
+        if self.graphics is not None:
+            self.graphics = transform.apply(self.graphics)
+        if self.supplemental is not None and self.supplemental_rgb is not None:
+            self.supplemental = transform.apply(self.supplemental)
+            self.supplemental_rgb = transform.apply(self.supplemental_rgb)
+        self.transform = transform
+        if transform.transpose:
+            self.pixel_aspect = 1.0 / self.pixel_aspect
+            if self.pixel_spacing is not None:
+                self.pixel_spacing = (self.pixel_spacing[1], self.pixel_spacing[0])
+        if note:
+            self.notes.append(note)
+
+
+def check_pixel_count(path: Path, pixels: int, factor: int = 1) -> None:
+    """Refuse an image larger than the configured limit before decoding it.
+
+    Raises
+    ------
+    ImageLoadError
+        ``pixels`` exceeds ``factor`` times ``settings.max_image_pixels()``.
+    """
+    from medrcube_desktop.settings import max_image_pixels
+
+    limit = max_image_pixels() * factor
+    if pixels > limit:
+        raise ImageLoadError(
+            f"{path}: {pixels:,} pixels exceed the limit of {limit:,} (set MEDRCUBE_MAX_PIXELS "
+            "to open it; very large images can exhaust memory)"
+        )
+
+
+def robust_window(values: np.ndarray, low: float = 0.5, high: float = 99.5) -> tuple[float, float]:
+    """(center, width) spanning the ``low``..``high`` percentiles of the finite ``values``.
+
+    Falls back to the full range when the percentiles coincide; width is at least 1e-6.
+    Raises ``ValueError`` when no value is finite.
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        raise ValueError("no finite value to window")
+    lo, hi = np.percentile(finite, [low, high])
+    if hi <= lo:
+        lo, hi = float(finite.min()), float(finite.max())
+    width = max(float(hi - lo), 1e-6)
+    return float(lo + width / 2.0), width
+
+
+def to_neurological(data: SliceData) -> SliceData:
+    """The same slice in neurological convention: patient right on screen right.
+
+    Only slices whose horizontal axis runs right-left (axial, coronal) change; a copy is
+    returned (pixels, mask and the transform for boxes all mirrored), the input is kept.
+    """
+    labels = data.edge_labels()
+    if labels is None or {labels["left"], labels["right"]} != {"R", "L"}:
+        return data
+    t = data.transform
+    return dataclasses.replace(
+        data,
+        pixels=np.ascontiguousarray(data.pixels[:, ::-1]),
+        mask=None if data.mask is None else np.ascontiguousarray(data.mask[:, ::-1]),
+        graphics=None if data.graphics is None else np.ascontiguousarray(data.graphics[:, ::-1]),
+        supplemental=None
+        if data.supplemental is None
+        else np.ascontiguousarray(data.supplemental[:, ::-1]),
+        supplemental_rgb=None
+        if data.supplemental_rgb is None
+        else np.ascontiguousarray(data.supplemental_rgb[:, ::-1]),
+        transform=DisplayTransform(t.transpose, t.flip_rows, not t.flip_cols),
+        stored_shape=data.stored_shape or (int(data.pixels.shape[0]), int(data.pixels.shape[1])),
+        notes=[*data.notes, "neurological convention: patient right on screen right"],
+    )
+
+
+def foreground_window(
+    values: np.ndarray, low: float = 0.5, high: float = 99.5
+) -> tuple[float, float]:
+    """Robust window over the foreground: the finite values above the image minimum.
+
+    MR (and most NIfTI volumes) have a large background at the minimum (zero padding, air)
+    that would drag the lower percentile down and wash the tissue out; the ``low``..``high``
+    percentiles of the foreground describe the anatomy instead. When the foreground is
+    empty or flat, the window spans the background level to the foreground maximum.
+    Width is at least 1e-6. Raises ``ValueError`` when no value is finite.
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        raise ValueError("no finite value to window")
+    floor = float(finite.min())
+    foreground = finite[finite > floor]
+    if foreground.size == 0:
+        return floor, 1e-6
+    lo, hi = (float(v) for v in np.percentile(foreground, [low, high]))
+    if hi <= lo:
+        lo, hi = floor, float(foreground.max())
+    width = max(hi - lo, 1e-6)
+    return lo + width / 2.0, width
+
+
+MAX_PIXEL_ASPECT = 20.0
+"""Pixel height/width ratios beyond 1:20 or 20:1 are taken as header errors."""
+
+
+def plausible_aspect(ratio: float) -> float:
+    """``ratio`` (pixel height / width) if finite and within 1/20..20, else 1 (square)."""
+    if np.isfinite(ratio) and 1.0 / MAX_PIXEL_ASPECT <= ratio <= MAX_PIXEL_ASPECT:
+        return float(ratio)
+    return 1.0
+
+
+def choose_slice(slice_index: int | None, count: int, mask_area: np.ndarray | None) -> int:
+    """The slice to show: the one asked for (clamped), else the largest mask area, else
+    the central slice (paper Appendix E.1).
+
+    Parameters
+    ----------
+    slice_index : int or None
+        Requested 0-based slice.
+    count : int
+        Number of slices.
+    mask_area : ndarray of shape (count,) or None
+        Labelled pixels on each slice.
+    """
+    if slice_index is None:
+        if mask_area is not None and mask_area.any():
+            slice_index = int(np.argmax(mask_area))
+        else:
+            slice_index = count // 2
+    return max(0, min(int(slice_index), count - 1))
+
+
+def mask_labels(values: np.ndarray) -> np.ndarray:
+    """Mask voxels as int32 labels: rounded, NaN/inf as 0, clipped to the int32 range."""
+    finite = np.where(np.isfinite(values), np.rint(values), 0)
+    return np.clip(finite, -(2**31), 2**31 - 1).astype(np.int32)
