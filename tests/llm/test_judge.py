@@ -49,8 +49,6 @@ def config(server, **overrides):
         concurrency=4,
         timeout_s=0.8,
         max_attempts=3,
-        backoff_base_s=0.01,
-        backoff_max_s=0.05,
     )
     values.update(overrides)
     return JudgeConfig(**values)
