@@ -150,3 +150,54 @@ def test_the_call_deadline_counts_every_request_and_the_sdks_longest_wait():
     assert call_deadline_s(60.0, 1) == 70.0  # connect 10 s + read 60 s
     assert call_deadline_s(60.0, 3) == 3 * 70.0 + 2 * 120.0
     assert call_deadline_s(2.0, 2) == 2 * 4.0 + 120.0  # connect within min(timeout, 10 s)
+
+
+def _trickling_server():
+    """A server that sends a 200 header, then one byte of its body every 0.1 s, so no
+    read ever times out; returns (base URL, stop event)."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.recv(65536)
+                head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                conn.sendall(head + b"Content-Length: 100000\r\n\r\n")
+                while not stop.wait(0.1):
+                    try:
+                        conn.sendall(b" ")
+                    except OSError:
+                        break
+        listener.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}/v1", stop
+
+
+def test_a_server_that_trickles_bytes_is_cut_at_the_call_deadline():
+    url, stop = _trickling_server()
+
+    async def go():
+        async with ChatClient(
+            [url], KEY, model="m", redactor=KeyRedactor(KEY), timeout_s=0.3, max_attempts=1
+        ) as chat:
+            return await chat.ask({"model": "m", "messages": []}, content)
+
+    started = time.monotonic()
+    try:
+        with pytest.raises(AnswerFailed, match=r"no complete answer .* within 0.6 s"):
+            asyncio.run(go())
+    finally:
+        stop.set()
+    assert time.monotonic() - started < 3  # each read came within 0.3 s: only the deadline cut it
