@@ -7,9 +7,10 @@ Every outcome is written to the study database the moment it arrives, so a kille
 resumes where it stopped: items already judged by the same model with the same prompt
 hash are skipped and get no request.
 
-Retries: 429 waits for ``Retry-After`` (or ``retry-after-ms``); timeouts, connection
-errors and 5xx back off exponentially with full jitter ("Exponential Backoff And Jitter",
-AWS Architecture Blog, 2015). The SDK's own retries are off so that these rules hold.
+Requests go through :class:`~medrcube_desktop.llm.client.ChatClient`, as the evaluation
+engines' do: the openai SDK retries the transport (connection errors, timeouts, 408, 409,
+429 with its Retry-After, 5xx); this module only asks again when the answer is unusable,
+and the client falls back to plain JSON when the endpoint refuses ``response_format``.
 """
 
 from __future__ import annotations
@@ -17,16 +18,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import random
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.errors import JudgeError
+from medrcube_desktop.llm.client import AnswerFailed, ChatClient, ChatFatal, Unusable
 from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 from medrcube_desktop.llm.parse import UnusableAnswer, parse_judgment
 from medrcube_desktop.llm.prompt import ReviewPrompt, load_prompt, response_format
@@ -35,9 +34,6 @@ from medrcube_desktop.store.locks import process_lock
 from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
 log = logging.getLogger(__name__)
-
-MAX_RETRY_AFTER_S = 300.0
-"""Longest wait honoured for one 429 (seconds); a longer Retry-After is logged and cut."""
 
 MAX_RAW_CHARS = 100_000
 """Raw answer text kept with a judgment (characters); a runaway answer is cut."""
@@ -68,19 +64,17 @@ class JudgeConfig:
     concurrency : int
         Requests in flight at once (at least 1).
     timeout_s : float
-        Per-request timeout, seconds.
+        Per HTTP request, seconds; one call with its retries is cut at
+        :func:`~medrcube_desktop.llm.client.call_deadline_s`.
     max_attempts : int
-        Requests per item for unusable answers, timeouts and server errors before the
-        item is stored as failed.
-    max_rate_limit_waits : int
-        429 answers tolerated per item (each waits for Retry-After) before it fails.
+        HTTP requests per call (the SDK retries connection errors, timeouts, 408, 409,
+        429 and 5xx ``max_attempts - 1`` times), and answers asked per item when they are
+        unusable, before the item is stored as failed.
     temperature : float or None
         Sent when not None (reasoning models such as GPT-5.1 accept only the default).
     structured : str
         ``"auto"``: ask for the JSON schema, and fall back to plain text for the rest of
         the run when the endpoint refuses ``response_format``; ``"on"`` or ``"off"``.
-    backoff_base_s, backoff_max_s : float
-        Exponential backoff: attempt *k* waits uniform(0, min(max, base · 2^k)) seconds.
     price_per_mtok : (float, float) or None
         USD per million input and output tokens; ``None``: :data:`PRICES_PER_MTOK`.
     """
@@ -90,11 +84,8 @@ class JudgeConfig:
     concurrency: int = 8
     timeout_s: float = 60.0
     max_attempts: int = 3
-    max_rate_limit_waits: int = 20
     temperature: float | None = None
     structured: str = "auto"
-    backoff_base_s: float = 1.0
-    backoff_max_s: float = 60.0
     price_per_mtok: tuple[float, float] | None = None
 
     def prices(self) -> tuple[float, float] | None:
@@ -183,7 +174,8 @@ def run_judge(
     Raises
     ------
     JudgeError
-        The endpoint refused the key or the model (401, 403, 404): no item can succeed.
+        The endpoint refused the key or the model (401, 403, 404), nothing answers at
+        it, or it stopped answering: no item can succeed.
     StoreError
         A judgment could not be written; ``LockHeld`` when another process is judging
         with the same model on this database.
@@ -202,14 +194,20 @@ def run_judge(
     return summary
 
 
-class _Fatal(Exception):
-    """An error that no retry can fix (bad key, unknown model)."""
-
-
 class _Runner:
     """One run's state inside its event loop."""
 
-    def __init__(self, store, config, api_key, prompt, summary, progress, cancel, redactor):
+    def __init__(
+        self,
+        store: ReviewStore,
+        config: JudgeConfig,
+        api_key: str,
+        prompt: ReviewPrompt,
+        summary: JudgeSummary,
+        progress: ProgressFn | None,
+        cancel: threading.Event | None,
+        redactor: KeyRedactor,
+    ) -> None:
         self.store = store
         self.config = config
         self.api_key = api_key
@@ -218,34 +216,33 @@ class _Runner:
         self.progress = progress
         self.cancel = cancel or threading.Event()
         self.redactor = redactor
-        self.structured = config.structured != "off"
         self.done = 0
         self.fatal: str | None = None
-        self.successes = 0  # HTTP answers received, for telling a dead endpoint early
-        self.connection_failures = 0
+        self.chat: ChatClient | None = None
 
     async def run(self, todo: list[Item]) -> None:
-        from openai import AsyncOpenAI
-
-        client = AsyncOpenAI(
-            api_key=self.api_key,
-            base_url=self.config.base_url,
-            max_retries=0,  # retries follow this module's rules
-            timeout=self.config.timeout_s,
-        )
         queue: asyncio.Queue[Item] = asyncio.Queue()
         for item in todo:
             queue.put_nowait(item)
-        workers = [
-            asyncio.create_task(self._worker(client, queue))
-            for _ in range(max(1, min(self.config.concurrency, len(todo))))
-        ]
-        watcher = asyncio.create_task(self._watch_cancel(workers))
-        try:
-            outcomes = await asyncio.gather(*workers, return_exceptions=True)
-        finally:
-            watcher.cancel()
-            await client.close()
+        concurrency = max(1, min(self.config.concurrency, len(todo)))
+        self.chat = ChatClient(
+            [self.config.base_url],
+            self.api_key,
+            model=self.config.model,
+            redactor=self.redactor,
+            timeout_s=self.config.timeout_s,
+            max_attempts=self.config.max_attempts,
+            concurrency=self.config.concurrency,
+            structured=self.config.structured,
+        )
+        async with self.chat:
+            workers = [asyncio.create_task(self._worker(queue)) for _ in range(concurrency)]
+            watcher = asyncio.create_task(self._watch_cancel(workers))
+            try:
+                outcomes = await asyncio.gather(*workers, return_exceptions=True)
+            finally:
+                watcher.cancel()
+                self.summary.requests = self.chat.requests
         if self.fatal is not None:
             raise JudgeError(self.fatal)
         for outcome in outcomes:  # a worker that died (a database write failed): say so
@@ -259,24 +256,19 @@ class _Runner:
         for worker in workers:
             worker.cancel()
 
-    async def _worker(self, client, queue: asyncio.Queue[Item]) -> None:
+    async def _worker(self, queue: asyncio.Queue[Item]) -> None:
         while not queue.empty() and self.fatal is None and not self.cancel.is_set():
             item = queue.get_nowait()
             try:
-                judgment = await self._judge(client, item)
-            except _Fatal as exc:
+                judgment = await self._judge(item)
+            except ChatFatal as exc:
                 self.fatal = str(exc)
                 self.cancel.set()
                 return
-            except Exception as exc:  # noqa: BLE001 - e.g. a 200 answer that is not JSON
+            except Exception as exc:  # noqa: BLE001 - stored as a failure, the run goes on
                 log.warning("item %s: %s", item.id, self._say(f"{type(exc).__name__}: {exc}"))
-                judgment = self._judgment(
-                    item,
-                    None,
-                    "",
-                    self._say(f"unreadable answer: {type(exc).__name__}: {exc}"),
-                    [0, 0],
-                )
+                error = self._say(f"unreadable answer: {type(exc).__name__}: {exc}")
+                judgment = self._judgment(item, None, "", error, [0, 0])
             try:
                 self.store.save_judgment(judgment)
             except Exception:
@@ -287,103 +279,44 @@ class _Runner:
             else:
                 self.summary.judged += 1
             self.done += 1
+            assert self.chat is not None
+            self.summary.requests = self.chat.requests
             self.summary.update_cost(self.config.prices())
             report(self.progress, self.summary.progress(self.done))
 
-    async def _judge(self, client, item: Item) -> Judgment:
-        """Ask until a judgment comes or the attempts are used up."""
-        import openai
+    async def _judge(self, item: Item) -> Judgment:
+        """Ask until a usable judgment comes or the attempts are used up (raises
+        ChatFatal when no item can succeed)."""
+        assert self.chat is not None
+        kwargs: dict[str, object] = {
+            "model": self.config.model,
+            "messages": self.prompt.messages(item),
+        }
+        if self.config.temperature is not None:
+            kwargs["temperature"] = self.config.temperature
+        usage, raw = [0, 0], [""]
 
-        attempt, waits, raw, error = 0, 0, "", ""
-        usage = [0, 0]
-        while attempt < self.config.max_attempts:
-            kwargs: dict[str, object] = {
-                "model": self.config.model,
-                "messages": self.prompt.messages(item),
-            }
-            if self.config.temperature is not None:
-                kwargs["temperature"] = self.config.temperature
-            if self.structured:
-                kwargs["response_format"] = response_format()
-            self.summary.requests += 1
-            try:
-                # the SDK's timeout bounds each read; this bounds the whole request
-                response = await asyncio.wait_for(
-                    client.chat.completions.create(**kwargs), self.config.timeout_s
-                )
-            except TimeoutError:
-                attempt += 1
-                error = f"no complete answer within {self.config.timeout_s:g} s"
-                if attempt < self.config.max_attempts:
-                    await asyncio.sleep(self._backoff(attempt))
-                continue
-            except openai.RateLimitError as exc:
-                waits += 1
-                error = self._say(f"rate limited (429): {exc}")
-                if waits > self.config.max_rate_limit_waits:
-                    break
-                asked = retry_after_seconds(exc.response)
-                wait = min(asked, MAX_RETRY_AFTER_S) if asked is not None else self._backoff(waits)
-                if asked is not None and asked > MAX_RETRY_AFTER_S:
-                    log.warning(
-                        "item %s: the endpoint asks to wait %.0f s; waiting %.0f s",
-                        item.id, asked, wait,
-                    )  # fmt: skip
-                await asyncio.sleep(wait)
-                continue
-            except openai.BadRequestError as exc:
-                if self.structured and self.config.structured == "auto" and _about_format(exc):
-                    log.info("%s refuses response_format; asking for plain JSON", self.config.model)
-                    self.structured = False
-                    continue
-                attempt += 1
-                error = self._say(f"request refused (400): {exc}")
-                continue
-            except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-                raise _Fatal(self._say(f"the endpoint refused the API key: {exc}")) from None
-            except openai.NotFoundError as exc:
-                raise _Fatal(
-                    self._say(f"model {self.config.model} or endpoint not found (404): {exc}")
-                ) from None
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                attempt += 1
-                where = safe_base_url(self.config.base_url)
-                cause = f" ({exc.__cause__})" if exc.__cause__ else ""
-                error = self._say(f"{type(exc).__name__} at {where}: {exc}{cause}")
-                self.connection_failures += 1
-                if self.successes == 0 and self.connection_failures >= 3 * self.config.concurrency:
-                    raise _Fatal(f"nothing answers at {where}: {error}") from None
-                if attempt < self.config.max_attempts:
-                    await asyncio.sleep(self._backoff(attempt))
-                continue
-            except openai.APIStatusError as exc:  # 5xx and other statuses
-                attempt += 1
-                error = self._say(f"HTTP {exc.status_code}: {exc}")
-                if (
-                    exc.status_code >= 500 or exc.status_code == 409
-                ) and attempt < self.config.max_attempts:
-                    await asyncio.sleep(self._backoff(attempt))
-                continue
-            attempt += 1
-            self.successes += 1
+        def accept(response, latency_s: float) -> dict[str, int]:
             if response.usage is not None:
-                usage[0] += response.usage.prompt_tokens or 0
-                usage[1] += response.usage.completion_tokens or 0
-                self.summary.prompt_tokens += response.usage.prompt_tokens or 0
-                self.summary.completion_tokens += response.usage.completion_tokens or 0
+                tokens = (response.usage.prompt_tokens or 0, response.usage.completion_tokens or 0)
+                usage[0], usage[1] = usage[0] + tokens[0], usage[1] + tokens[1]
+                self.summary.prompt_tokens += tokens[0]
+                self.summary.completion_tokens += tokens[1]
             message = response.choices[0].message if response.choices else None
             refusal = getattr(message, "refusal", None) if message is not None else None
-            raw = (message.content if message is not None else None) or refusal or ""
+            raw[0] = (message.content if message is not None else None) or refusal or ""
             if refusal:
-                error = self._say(f"the model refused: {refusal}")
-                continue
+                raise Unusable(f"the model refused: {refusal}")
             try:
-                scores = parse_judgment(message.content if message is not None else None)
+                return parse_judgment(message.content if message is not None else None)
             except UnusableAnswer as exc:
-                error = f"unusable answer: {exc}"
-                continue
-            return self._judgment(item, scores, raw, "", usage)
-        return self._judgment(item, None, raw, error or "no answer", usage)
+                raise Unusable(f"unusable answer: {exc}") from None
+
+        try:
+            scores = await self.chat.ask(kwargs, accept, response_format())
+        except AnswerFailed as exc:
+            return self._judgment(item, None, raw[0], str(exc), usage)
+        return self._judgment(item, scores, raw[0], "", usage)
 
     def _judgment(self, item, scores, raw, error, usage) -> Judgment:
         return Judgment(
@@ -405,33 +338,3 @@ class _Runner:
     def _say(self, text: str) -> str:
         """An error text safe to store and show: the key scrubbed, kept short."""
         return self.redactor.scrub(text)[:500]
-
-    def _backoff(self, attempt: int) -> float:
-        """Full jitter: uniform(0, min(max, base · 2^attempt)) seconds."""
-        ceiling = min(self.config.backoff_max_s, self.config.backoff_base_s * 2**attempt)
-        return random.uniform(0, ceiling)
-
-
-def _about_format(exc) -> bool:
-    """Whether a 400 complains about ``response_format`` / JSON schema support."""
-    text = str(exc).lower()
-    return any(word in text for word in ("response_format", "json_schema", "structured"))
-
-
-def retry_after_seconds(response) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP
-    date, RFC 9110 §10.2.3); ``None`` when absent or unreadable. Capped at 10 minutes."""
-    headers = getattr(response, "headers", None) or {}
-    try:
-        if headers.get("retry-after-ms"):
-            return min(600.0, max(0.0, float(headers["retry-after-ms"]) / 1000))
-        value = headers.get("retry-after")
-        if not value:
-            return None
-        try:
-            return min(600.0, max(0.0, float(value)))
-        except ValueError:
-            when = parsedate_to_datetime(value)
-            return min(600.0, max(0.0, when.timestamp() - time.time()))
-    except (TypeError, ValueError):
-        return None

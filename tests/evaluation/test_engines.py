@@ -198,3 +198,25 @@ def test_a_server_sending_html_is_set_aside_and_named(bench, tmp_path):
             load_benchmark(bench).items, store, record, engine, ImageOptions(True)
         )
     assert state.failed == [] and state.answered == 12
+
+
+def test_the_judge_and_the_engine_stop_with_the_same_message_on_a_refused_key(bench, tmp_path):
+    from medrcube_desktop.errors import EngineError, JudgeError
+    from medrcube_desktop.llm.judge import JudgeConfig, run_judge
+    from tests.llm.fake_openai import status
+
+    key = "sk-test-LEAK-0123456789abcdef"
+    items = load_benchmark(bench).items[:2]
+    refused = {"": [status(401, f"Incorrect API key provided: {key}")]}  # every request
+    with FakeOpenAI(refused) as server:
+        config = JudgeConfig(model="m", base_url=server.base_url, concurrency=1)
+        with pytest.raises(JudgeError) as judged:
+            run_judge(items, ReviewStore(tmp_path / "j.db"), config, key)
+        engine = OpenAIEngine("m", [server.base_url], key, concurrency=1)
+        record = run_record("r", engine, "m", ImageOptions(text_only=True), str(bench))
+        with pytest.raises(EngineError) as evaluated:
+            run_evaluation(
+                items, ReviewStore(tmp_path / "e.db"), record, engine, ImageOptions(True)
+            )
+    assert str(judged.value) == str(evaluated.value)
+    assert "refused the API key (401)" in str(judged.value) and key not in str(judged.value)

@@ -327,3 +327,26 @@ def test_a_killed_engine_core_stops_the_run_instead_of_hanging(
         run_evaluation(load_benchmark(bench).items, store, record, engine,
                        ImageOptions(True), progress)  # fmt: skip
     assert 2 <= len(store.responses("core")) < 12
+
+
+@pytest.mark.parametrize("attempts", [1, 4])
+def test_vllm_server_honours_max_attempts_for_server_errors_and_empty_replies(
+    bench, tmp_path, attempts
+):
+    from medrcube_desktop.evaluation.engines.factory import EngineOptions, build_engine
+    from tests.llm.fake_openai import FakeOpenAI, Reply, status
+
+    script = {"scan 0?": [status(500, "engine died")], "scan 1?": [Reply(content=None)]}
+    store = ReviewStore(tmp_path / "s.db")
+    with FakeOpenAI(script) as server:  # attached, as --engine vllm-server --base-url does
+        engine = build_engine(EngineOptions(engine="vllm-server", model="m", concurrency=2,
+                                            base_urls=[server.base_url], max_attempts=attempts))  # fmt: skip
+        record = run_record("a", engine, "m", ImageOptions(text_only=True), str(bench))
+        items = load_benchmark(bench).items[:3]
+        state = run_evaluation(items, store, record, engine, ImageOptions(True))
+        assert server.per_key["scan 0?"] == attempts  # HTTP requests, the SDK's retries
+        assert server.per_key["scan 1?"] == attempts  # replies asked, by the client's loop
+    failed = {f["item"]: f["error"] for f in state.failed}
+    assert sorted(failed) == ["q00", "q01"] and state.answered == 1
+    assert "HTTP 500" in failed["q00"] and "holds no answer" in failed["q01"]
+    assert engine.describe()["max_attempts"] == attempts

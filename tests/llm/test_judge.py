@@ -49,8 +49,6 @@ def config(server, **overrides):
         concurrency=4,
         timeout_s=0.8,
         max_attempts=3,
-        backoff_base_s=0.01,
-        backoff_max_s=0.05,
     )
     values.update(overrides)
     return JudgeConfig(**values)
@@ -211,3 +209,17 @@ def test_a_second_run_of_the_same_model_on_the_same_database_is_refused(tmp_path
     with FakeOpenAI() as server:
         assert run_judge(items, store, config(server), KEY).judged == 1
     assert store.get_state("judge.running:gpt-5.1") is None  # released
+
+
+def test_a_dead_endpoint_stops_the_run_naming_it_after_the_sdks_retries(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    items = benchmark(tmp_path, [f"[n{n}]" for n in range(6)])
+    store = ReviewStore(tmp_path / "study.db")
+    config = JudgeConfig(model="gpt-5.1", base_url=dead, concurrency=1, max_attempts=1)
+    with pytest.raises(JudgeError, match=r"nothing answers at http://127\.0\.0\.1:\d+/v1"):
+        run_judge(items, store, config, KEY)
+    assert len(store.failed_judgments("gpt-5.1")) == 2  # the third call stopped the run

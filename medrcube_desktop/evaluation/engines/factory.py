@@ -71,9 +71,9 @@ def build_engine(options: EngineOptions) -> Engine:
             options.base_urls,
             key,
             sampling,
-            options.concurrency,
-            options.timeout_s,
-            options.max_attempts,
+            concurrency=options.concurrency,
+            timeout_s=options.timeout_s,
+            max_attempts=options.max_attempts,
         )
     python = options.python or sys.executable
     local = options.model.startswith(("/", "./", "../", "~"))

@@ -1,24 +1,22 @@
-"""The ``openai`` engine: any OpenAI-compatible endpoint, bounded concurrency, retries.
+"""The ``openai`` engine: any OpenAI-compatible endpoint, bounded concurrency.
 
-Several base URLs spread the items over servers (data parallel): each request goes to
-the next server in turn. A server that cannot be reached is set aside for a while
-(1 s, doubling to 30 s) and its requests go to the others without using up an item's
-attempts, so one dead server among several costs no answers (issue 11); only when
-every server is unreachable and none has ever answered does the run stop. 429 waits for
-Retry-After; timeouts and 5xx back off with full jitter; a refused key or unknown model
-stops the run. The SDK's own retries are off so these rules hold (as in
-:mod:`medrcube_desktop.llm.judge`).
+Requests go through :class:`~medrcube_desktop.llm.client.ChatClient`, as the judge's
+do: the openai SDK retries the transport (connection errors, timeouts, 408, 409, 429 with
+its Retry-After, 5xx, ``max_attempts`` requests in all); a reply without an answer is
+asked again (up to ``max_attempts``). Several base URLs spread the items over servers
+(data parallel): each request goes to the next server in turn. A server that cannot be
+reached, or sends no chat completion, is set aside for a while (1 s, doubling to 30 s)
+and its requests go to the others without using up an item's attempts, so one dead
+server among several costs no answers (issue 11); the run stops when every server is
+unreachable and none has ever answered, when every server fails many times in a row,
+when a server this run started has died, or when the key or the model is refused.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
 
 from medrcube_desktop.errors import EngineError
 from medrcube_desktop.evaluation.engines.base import (
@@ -27,7 +25,7 @@ from medrcube_desktop.evaluation.engines.base import (
     OnResponse,
     SamplingConfig,
 )
-from medrcube_desktop.llm.judge import retry_after_seconds
+from medrcube_desktop.llm.client import AnswerFailed, ChatClient, ChatFatal, Unusable
 from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 
 
@@ -39,18 +37,6 @@ def chat_messages(request: EvalRequest) -> list[dict]:
         content.append({"type": "image_url", "image_url": {"url": url}})
     content.append({"type": "text", "text": request.prompt})
     return [{"role": "user", "content": content}]
-
-
-@dataclass
-class _Endpoint:
-    """One server: its client, how it has fared, and until when it is set aside."""
-
-    url: str
-    client: Any
-    answers: int = 0
-    failures: int = 0
-    failures_in_a_row: int = 0
-    down_until: float = 0.0
 
 
 class OpenAIEngine:
@@ -67,9 +53,13 @@ class OpenAIEngine:
     concurrency : int
         Requests in flight at once, over all URLs.
     timeout_s : float
-        Per request, seconds.
+        Per HTTP request, seconds; one call with its retries is cut at
+        :func:`~medrcube_desktop.llm.client.call_deadline_s`.
     max_attempts : int
-        Attempts per item for timeouts, connection errors and 5xx.
+        HTTP requests per call (the SDK retries ``max_attempts - 1`` times), and replies
+        asked per item when they hold no answer.
+    backoff_base_s : float
+        First set-aside of a failing server, seconds (doubling, at most 30 s).
     owner_failure : callable or None
         For a server this run started: returns why it died (its root cause), or None;
         asked on every server fault, so a dead server stops the run at once.
@@ -100,8 +90,6 @@ class OpenAIEngine:
         self.max_attempts = max(1, max_attempts)
         self.backoff_base_s = backoff_base_s
         self.owner_failure = owner_failure  # the server process's death, when we run it
-        self._endpoints: list[_Endpoint] = []
-        self._turn = 0
 
     def describe(self) -> dict[str, object]:
         """Parameters for the run record (the key is not among them)."""
@@ -137,37 +125,37 @@ class OpenAIEngine:
             asyncio.run(self._run(iter(requests), on_response, cancel, redactor))
 
     async def _run(self, requests: Iterator[EvalRequest], on_response, cancel, redactor) -> None:
-        from openai import AsyncOpenAI
-
-        self._endpoints = [
-            _Endpoint(
-                url,
-                AsyncOpenAI(
-                    api_key=self.api_key, base_url=url, max_retries=0, timeout=self.timeout_s
-                ),
-            )  # fmt: skip
-            for url in self.base_urls
-        ]
         lock = asyncio.Lock()
         loop = asyncio.get_running_loop()
         fatal: list[str] = []
+        chat = ChatClient(
+            self.base_urls,
+            self.api_key,
+            model=self.model,
+            redactor=redactor,
+            timeout_s=self.timeout_s,
+            max_attempts=self.max_attempts,
+            concurrency=self.concurrency,
+            set_aside_s=self.backoff_base_s,
+            owner_failure=self.owner_failure,
+        )
 
         async def next_request() -> EvalRequest | None:
             async with lock:  # the iterator prepares images: one call at a time, off the loop
                 return await loop.run_in_executor(None, next, requests, None)
 
-        async def worker(index: int) -> None:
+        async def worker() -> None:
             while not cancel.is_set() and not fatal:
                 request = await next_request()
                 if request is None:
                     return
                 try:
-                    response = await self._ask(request, redactor)
-                except EngineError as exc:
+                    response = await self._ask(chat, request)
+                except ChatFatal as exc:
                     fatal.append(str(exc))
                     cancel.set()
                     return
-                except Exception as exc:  # noqa: BLE001 - e.g. a 200 answer that is not JSON
+                except Exception as exc:  # noqa: BLE001 - stored as a failure, the run goes on
                     response = EvalResponse(
                         request.item_id,
                         error=redactor.scrub(f"unreadable answer: {type(exc).__name__}: {exc}"),
@@ -178,67 +166,23 @@ class OpenAIEngine:
                     cancel.set()  # the answer could not be stored: stop every worker
                     raise
 
-        try:
-            tasks = [asyncio.create_task(worker(k)) for k in range(self.concurrency)]
+        async with chat:
+            tasks = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
             while not all(t.done() for t in tasks):
                 if cancel.is_set():
                     for task in tasks:
                         task.cancel()
                 await asyncio.wait(tasks, timeout=0.1)
             outcomes = await asyncio.gather(*tasks, return_exceptions=True)
-        finally:
-            for endpoint in self._endpoints:
-                await endpoint.client.close()
         if fatal:
             raise EngineError(fatal[0])
         for outcome in outcomes:  # a worker that died (a database write failed): say so
             if isinstance(outcome, Exception):
                 raise outcome
 
-    def _pick(self) -> _Endpoint:
-        """The next server in turn among those not set aside (else the one back first)."""
-        now = time.monotonic()
-        up = [e for e in self._endpoints if e.down_until <= now]
-        pool = up or [min(self._endpoints, key=lambda e: e.down_until)]
-        self._turn += 1
-        return pool[self._turn % len(pool)]
-
-    def _server_fault(self, endpoint: _Endpoint, error: str) -> bool:
-        """Set ``endpoint`` aside after a failure that is the server's (1 s, doubling to
-        30 s); return whether another server can take the request.
-
-        Raises
-        ------
-        EngineError
-            The server process this run started has died (its root cause), no server
-            has ever answered, or every server has failed many times in a row.
-        """
-        endpoint.failures += 1
-        endpoint.failures_in_a_row += 1
-        endpoint.down_until = time.monotonic() + min(
-            30.0, self.backoff_base_s * 2 ** (endpoint.failures_in_a_row - 1)
-        )
-        if self.owner_failure is not None:
-            died = self.owner_failure()
-            if died:
-                raise EngineError(died)
-        share = max(3.0, 3 * self.concurrency / len(self._endpoints))
-        urls = ", ".join(safe_base_url(e.url) for e in self._endpoints)
-        if not any(e.answers for e in self._endpoints) and all(
-            e.failures >= share for e in self._endpoints
-        ):
-            raise EngineError(f"nothing answers at {urls}: {error}")
-        if all(e.failures_in_a_row >= share for e in self._endpoints):
-            raise EngineError(f"every server stopped answering ({urls}): {error}")
-        return self._others_up(endpoint)
-
-    def _others_up(self, endpoint: _Endpoint) -> bool:
-        now = time.monotonic()
-        return any(e is not endpoint and e.down_until <= now for e in self._endpoints)
-
-    async def _ask(self, request: EvalRequest, redactor: KeyRedactor) -> EvalResponse:
-        import openai
-
+    async def _ask(self, chat: ChatClient, request: EvalRequest) -> EvalResponse:
+        """One request's answer, or its failure as an :class:`EvalResponse` with
+        ``error`` (raises ChatFatal when the run must stop)."""
         s = self.sampling
         kwargs = {
             "model": self.model,
@@ -249,88 +193,22 @@ class OpenAIEngine:
             "seed": s.seed,
             **({"extra_body": s.extra} if s.extra else {}),
         }
-        attempt, waits, moves, error = 0, 0, 0, ""
-        while attempt < self.max_attempts:
-            endpoint = self._pick()
-            client = endpoint.client
-            where = safe_base_url(endpoint.url)
-            started = time.monotonic()
-            try:
-                # the SDK's timeout bounds each read; this bounds the whole request
-                completion = await asyncio.wait_for(
-                    client.chat.completions.create(**kwargs), self.timeout_s
-                )
-                if not hasattr(completion, "choices"):  # an HTML page, a proxy's text
-                    raise TypeError(f"not a chat completion: {str(completion)[:80]!r}")
-            except TimeoutError:
-                error = f"no complete answer from {where} within {self.timeout_s:g} s"
-                if self._server_fault(endpoint, error) and moves < 4 * len(self._endpoints):
-                    moves += 1
-                    continue
-                attempt += 1
-                continue
-            except openai.RateLimitError as exc:
-                waits += 1
-                error = redactor.scrub(f"rate limited (429): {exc}")
-                if waits > 20:
-                    break
-                asked = retry_after_seconds(exc.response)
-                await asyncio.sleep(
-                    min(asked, 300.0) if asked is not None else self._backoff(waits)
-                )
-                continue
-            except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-                raise EngineError(
-                    redactor.scrub(f"the endpoint refused the API key: {exc}")
-                ) from None
-            except openai.NotFoundError as exc:
-                raise EngineError(
-                    redactor.scrub(f"model {self.model} or endpoint not found (404): {exc}")
-                ) from None
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                cause = f" ({exc.__cause__})" if exc.__cause__ else ""
-                error = redactor.scrub(f"{type(exc).__name__} at {where}: {exc}{cause}")
-                if self._server_fault(endpoint, error) and moves < 4 * len(self._endpoints):
-                    moves += 1  # another server takes it: the item keeps its attempts
-                    continue
-                attempt += 1
-                if attempt < self.max_attempts:
-                    await asyncio.sleep(self._backoff(attempt))
-                continue
-            except openai.APIStatusError as exc:
-                attempt += 1
-                error = redactor.scrub(f"HTTP {exc.status_code} from {where}: {exc}")
-                if exc.status_code >= 500:
-                    await asyncio.sleep(self._backoff(attempt))
-                    continue
-                break  # another 4xx: asking again gives the same answer
-            except (openai.OpenAIError, ValueError, TypeError, AttributeError) as exc:
-                # a 200 answer that is no chat completion (HTML, cut-off JSON): the server's
-                # fault, so it is set aside like one that cannot be reached
-                error = redactor.scrub(
-                    f"{where} sent no chat completion: {type(exc).__name__}: {exc}"
-                )
-                if self._server_fault(endpoint, error) and moves < 4 * len(self._endpoints):
-                    moves += 1
-                    continue
-                attempt += 1
-                continue
-            endpoint.answers += 1
-            endpoint.failures_in_a_row = 0
+
+        def accept(completion, latency_s: float) -> EvalResponse:
             message = completion.choices[0].message if completion.choices else None
-            usage = completion.usage
             if message is None or (message.content is None and not message.refusal):
-                attempt += 1  # a reply without an answer is the server's fault, not the model's
-                error = "the reply holds no answer (no choices or null content)"
-                continue
+                # a reply without an answer is the server's fault, not the model's
+                raise Unusable("the reply holds no answer (no choices or null content)")
+            usage = completion.usage
             return EvalResponse(
                 item_id=request.item_id,
                 text=message.content or message.refusal or "",
-                latency_s=round(time.monotonic() - started, 4),
+                latency_s=latency_s,
                 prompt_tokens=usage.prompt_tokens if usage else None,
                 completion_tokens=usage.completion_tokens if usage else None,
             )
-        return EvalResponse(item_id=request.item_id, error=error[:500] or "no answer")
 
-    def _backoff(self, attempt: int) -> float:
-        return random.uniform(0, min(60.0, self.backoff_base_s * 2**attempt))
+        try:
+            return await chat.ask(kwargs, accept)
+        except AnswerFailed as exc:
+            return EvalResponse(item_id=request.item_id, error=str(exc))

@@ -67,7 +67,9 @@ class VLLMServerEngine:
     With ``base_urls`` the engine attaches to running vLLM servers (several spread the
     items, as the ``openai`` engine does); without, it starts the server on a free local
     port, waits for ``/health`` and stops it at the end. Requests go through the
-    :class:`OpenAIEngine` (its retries and ``max_attempts``).
+    :class:`OpenAIEngine`, so through :class:`~medrcube_desktop.llm.client.ChatClient`:
+    ``timeout_s`` per HTTP request (seconds) and ``max_attempts`` requests per call and
+    answers per item, as for ``--engine openai``.
 
     Parameters
     ----------
@@ -245,9 +247,15 @@ class VLLMServerEngine:
         if not urls:
             return
         OpenAIEngine(
-            self.model, urls, "not-needed", self.sampling, self.concurrency, self.timeout_s,
-            self.max_attempts, owner_failure=self._server_died,
-        ).run(requests, on_response, cancel)  # fmt: skip
+            self.model,
+            urls,
+            "not-needed",
+            self.sampling,
+            concurrency=self.concurrency,
+            timeout_s=self.timeout_s,
+            max_attempts=self.max_attempts,
+            owner_failure=self._server_died,
+        ).run(requests, on_response, cancel)
 
     def _server_died(self) -> str | None:
         """Why the server this engine started has stopped, or None (it runs, or was

@@ -1,0 +1,365 @@
+"""One OpenAI-compatible chat client, used by the judge and the evaluation engines.
+
+Who retries what
+----------------
+*Transport: the openai SDK.* Each server gets an ``AsyncOpenAI(max_retries=max_attempts - 1)``.
+As read in ``openai/_base_client.py`` (openai 3.57, ``AsyncAPIClient.request``,
+``_should_retry``, ``_calculate_retry_timeout``), it retries connection errors, timeouts,
+and the statuses 408, 409, 429 and 5xx, unless the server answers ``x-should-retry:
+false`` (``true`` forces a retry). Between tries it waits what ``retry-after-ms`` or
+``Retry-After`` (seconds or an HTTP date) asks when that is more than 0 and at most
+120 s (``MAX_RETRY_AFTER_DELAY``); a longer Retry-After is not waited for at all, the
+error is raised at once. Otherwise it backs off 0.5 s · 2^k, at most 8 s, less 0-25 %
+jitter. Any other 4xx is raised at once. All tries of one request reuse one
+idempotency key.
+
+*This module's loop* (:meth:`ChatClient.ask`), only for what the SDK cannot know:
+
+- unusable answers: the model answered, but the caller's ``accept`` raises
+  :class:`Unusable` (not JSON, a refusal, no content): the item is asked again, up to
+  ``max_attempts`` answers;
+- dead endpoints: a server still unreachable after the SDK's tries, or one that sends
+  something that is no chat completion, is set aside (``set_aside_s`` doubling to 30 s)
+  and the request goes to another base URL without using up the item's attempts; the
+  run stops (:class:`ChatFatal`) when a server this run started has died
+  (``owner_failure``), when no server has ever answered, or when every server has
+  failed many times in a row;
+- the structured-output fallback: with ``structured="auto"``, a 400 that is about
+  ``response_format`` switches the client to plain requests for the rest of the run.
+
+Deadlines
+---------
+``timeout_s`` bounds each HTTP request: connecting within ``min(timeout_s, 10)``
+seconds, and every read and write within ``timeout_s`` (an httpx ``Timeout`` given to the
+SDK). One call (a request with the SDK's retries and their waits) is cut at
+:func:`call_deadline_s`, so a server that trickles bytes cannot hold an item forever.
+An item therefore takes at most ``max_attempts`` calls of that length (plus moves to
+other servers).
+
+Fatal errors
+------------
+401 and 403 (the key refused) and 404 (model or endpoint unknown) raise
+:class:`ChatFatal` at once: no item can succeed. Every message and log line goes
+through the :class:`~medrcube_desktop.llm.keys.KeyRedactor`: the key never appears.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+CONNECT_TIMEOUT_S = 10.0
+"""Longest wait for a TCP/TLS connection, seconds (less when ``timeout_s`` is less)."""
+
+SDK_MAX_RETRY_AFTER_S = 120.0
+"""The longest Retry-After the SDK waits for, seconds (``MAX_RETRY_AFTER_DELAY``)."""
+
+SET_ASIDE_MAX_S = 30.0
+"""Longest time a failing server is set aside, seconds."""
+
+MESSAGE_CHARS = 500
+"""Error texts are cut to this many characters."""
+
+
+class ChatFatal(Exception):
+    """No request can succeed (key or model refused, no server answers, the server this
+    run started died). The message is safe to show: the key is scrubbed."""
+
+
+class Unusable(Exception):
+    """Raised by an ``accept`` callback: the reply came but cannot be used (ask again)."""
+
+
+class AnswerFailed(Exception):
+    """An item's attempts are used up; the message (key scrubbed) says the last reason."""
+
+
+def request_timeout(timeout_s: float) -> Any:
+    """The SDK's per-request timeout: connect within ``min(timeout_s, 10)`` s, every read,
+    write and wait for a pooled connection within ``timeout_s`` s."""
+    import openai
+
+    return openai.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S))
+
+
+def call_deadline_s(timeout_s: float, max_attempts: int) -> float:
+    """Wall-clock bound on one call, seconds: ``max_attempts`` requests of at most
+    connect + ``timeout_s`` each, and the SDK's longest wait (120 s) between them."""
+    per_request = timeout_s + min(timeout_s, CONNECT_TIMEOUT_S)
+    return max_attempts * per_request + (max_attempts - 1) * SDK_MAX_RETRY_AFTER_S
+
+
+def fatal_message(exc: Exception, model: str, where: str) -> str | None:
+    """The message that stops a run for an SDK error no retry can fix, else None
+    (not yet scrubbed)."""
+    import openai
+
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return f"the endpoint {where} refused the API key ({exc.status_code}): {exc}"
+    if isinstance(exc, openai.NotFoundError):
+        return f"model {model} or endpoint {where} not found (404): {exc}"
+    return None
+
+
+def about_format(exc: Exception) -> bool:
+    """Whether a 400 complains about ``response_format`` / JSON schema support."""
+    text = str(exc).lower()
+    return any(word in text for word in ("response_format", "json_schema", "structured"))
+
+
+@dataclass
+class Endpoint:
+    """One server: its SDK client, how it has fared, and until when it is set aside
+    (``time.monotonic()`` seconds)."""
+
+    url: str | None
+    client: Any
+    answers: int = 0
+    failures: int = 0  # could not be reached (after the SDK's tries)
+    failures_in_a_row: int = 0
+    strikes: int = 0  # faults in a row of any kind: sets the set-aside time
+    down_until: float = 0.0
+
+
+class ChatClient:
+    """Chat completions over one or more OpenAI-compatible base URLs.
+
+    Use as ``async with ChatClient(...) as chat:`` inside the run's event loop.
+
+    Parameters
+    ----------
+    base_urls : sequence of (str or None)
+        One or more endpoints (``http://host:8000/v1``; None: OpenAI's); requests take
+        them in turn.
+    api_key : str
+        The bearer token; never stored, logged or put in a message.
+    model : str
+        Named in the messages of fatal errors.
+    redactor : KeyRedactor
+        Scrubs the key (and URL secrets) from every error text.
+    timeout_s : float
+        Per HTTP request, seconds (see the module's Deadlines).
+    max_attempts : int
+        HTTP requests per call (the SDK retries ``max_attempts - 1`` times), and answers
+        asked per item when they are unusable.
+    concurrency : int
+        Requests in flight at once over all URLs; sizes the stop rules.
+    structured : str
+        ``"auto"``, ``"on"`` or ``"off"``: whether a ``response_format`` given to
+        :meth:`ask` is sent (``auto``: until the endpoint refuses it once).
+    set_aside_s : float
+        First set-aside of a failing server, seconds (doubles, at most 30 s).
+    owner_failure : callable or None
+        For a server this run started: why it died, or None; asked on every fault.
+    """
+
+    def __init__(
+        self,
+        base_urls: Sequence[str | None],
+        api_key: str,
+        *,
+        model: str,
+        redactor: KeyRedactor,
+        timeout_s: float = 600.0,
+        max_attempts: int = 3,
+        concurrency: int = 1,
+        structured: str = "off",
+        set_aside_s: float = 1.0,
+        owner_failure: Callable[[], str | None] | None = None,
+    ) -> None:
+        if not base_urls:
+            raise ValueError("a chat client needs at least one base URL")
+        self.base_urls = list(base_urls)
+        self.api_key = api_key
+        self.model = model
+        self.redactor = redactor
+        self.timeout_s = timeout_s
+        self.max_attempts = max(1, max_attempts)
+        self.concurrency = max(1, concurrency)
+        self.structured = structured
+        self.set_aside_s = set_aside_s
+        self.owner_failure = owner_failure
+        self.deadline_s = call_deadline_s(timeout_s, self.max_attempts)
+        self.requests = 0
+        """HTTP requests sent, the SDK's retries included."""
+        self.endpoints: list[Endpoint] = []
+        self._turn = 0
+
+    async def __aenter__(self) -> ChatClient:
+        self.endpoints = [Endpoint(url, self._sdk_client(url)) for url in self.base_urls]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for endpoint in self.endpoints:
+            await endpoint.client.close()
+
+    def _sdk_client(self, url: str | None) -> Any:
+        import openai
+
+        async def count(request: Any) -> None:
+            self.requests += 1
+
+        timeout = request_timeout(self.timeout_s)
+        return openai.AsyncOpenAI(
+            api_key=self.api_key,
+            base_url=url,
+            max_retries=self.max_attempts - 1,
+            timeout=timeout,
+            http_client=openai.DefaultAsyncHttpxClient(
+                timeout=timeout, event_hooks={"request": [count]}
+            ),
+        )
+
+    async def ask(
+        self,
+        kwargs: dict[str, Any],
+        accept: Callable[[Any, float], T],
+        response_format: dict[str, Any] | None = None,
+    ) -> T:
+        """One item's chat completion, asked until ``accept`` takes an answer.
+
+        Parameters
+        ----------
+        kwargs : dict
+            Arguments of ``chat.completions.create`` (``model``, ``messages``...).
+        accept : callable
+            ``accept(completion, latency_s)`` returns what the caller keeps, or raises
+            :class:`Unusable` to ask again; ``latency_s`` is seconds from sending the
+            call that answered (the SDK's retries included).
+        response_format : dict, optional
+            Sent while :attr:`structured` allows it.
+
+        Raises
+        ------
+        AnswerFailed
+            The attempts are used up, the SDK gave up, or the request was refused (a
+            4xx other than below): the item fails, the run goes on.
+        ChatFatal
+            401, 403, 404, or a dead endpoint that stops the run (see the module).
+        """
+        import openai
+
+        attempt, moves, error = 0, 0, ""
+        while attempt < self.max_attempts:
+            endpoint = self._pick()
+            where = safe_base_url(endpoint.url)
+            send = dict(kwargs)
+            if response_format is not None and self.structured != "off":
+                send["response_format"] = response_format
+            started = time.monotonic()
+            try:
+                completion = await asyncio.wait_for(
+                    endpoint.client.chat.completions.create(**send), self.deadline_s
+                )
+                if not hasattr(completion, "choices"):  # an HTML page, a proxy's text
+                    raise TypeError(f"not a chat completion: {str(completion)[:80]!r}")
+            except (TimeoutError, openai.APIConnectionError) as exc:
+                error = self._unreachable(exc, where)
+                if self._fault(endpoint, error) and moves < 4 * len(self.endpoints):
+                    moves += 1  # another server takes it: the item keeps its attempts
+                    continue
+                break  # the SDK has tried max_attempts times already
+            except openai.APIStatusError as exc:
+                if self._refuses_format(exc, send):
+                    continue
+                fatal = fatal_message(exc, self.model, where)
+                if fatal is not None:
+                    raise ChatFatal(self._say(fatal)) from None
+                what = "rate limited (429)" if exc.status_code == 429 else f"HTTP {exc.status_code}"
+                error = self._say(f"{what} from {where}: {exc}")
+                break  # retried by the SDK where retrying helps
+            except (openai.OpenAIError, ValueError, TypeError, AttributeError) as exc:
+                error = self._say(f"unreadable answer from {where}: {type(exc).__name__}: {exc}")
+                if self._set_aside(endpoint) and moves < 4 * len(self.endpoints):
+                    moves += 1
+                    continue
+                attempt += 1
+                continue
+            endpoint.answers += 1
+            endpoint.failures_in_a_row = endpoint.strikes = 0
+            attempt += 1
+            try:
+                return accept(completion, round(time.monotonic() - started, 4))
+            except Unusable as exc:
+                error = self._say(str(exc))
+        raise AnswerFailed(error or "no answer")
+
+    def _pick(self) -> Endpoint:
+        """The next server in turn among those not set aside (else the one back first)."""
+        now = time.monotonic()
+        up = [e for e in self.endpoints if e.down_until <= now]
+        pool = up or [min(self.endpoints, key=lambda e: e.down_until)]
+        self._turn += 1
+        return pool[self._turn % len(pool)]
+
+    def _set_aside(self, endpoint: Endpoint) -> bool:
+        """Set ``endpoint`` aside (``set_aside_s`` doubling per strike, at most 30 s);
+        return whether another server is up to take the request."""
+        endpoint.strikes += 1
+        wait = min(SET_ASIDE_MAX_S, self.set_aside_s * 2 ** (endpoint.strikes - 1))
+        endpoint.down_until = time.monotonic() + wait
+        now = time.monotonic()
+        return any(e is not endpoint and e.down_until <= now for e in self.endpoints)
+
+    def _fault(self, endpoint: Endpoint, error: str) -> bool:
+        """Count a server that could not be reached, set it aside; return whether
+        another server can take the request.
+
+        Raises
+        ------
+        ChatFatal
+            The server process this run started has died (its root cause), no server
+            has ever answered, or every server has failed many times in a row.
+        """
+        endpoint.failures += 1
+        endpoint.failures_in_a_row += 1
+        others_up = self._set_aside(endpoint)
+        if self.owner_failure is not None:
+            died = self.owner_failure()
+            if died:
+                raise ChatFatal(self._say(died))
+        share = max(3.0, 3 * self.concurrency / len(self.endpoints))
+        urls = ", ".join(safe_base_url(e.url) for e in self.endpoints)
+        if not any(e.answers for e in self.endpoints) and all(
+            e.failures >= share for e in self.endpoints
+        ):
+            raise ChatFatal(f"nothing answers at {urls}: {error}")
+        if all(e.failures_in_a_row >= share for e in self.endpoints):
+            raise ChatFatal(f"every server stopped answering ({urls}): {error}")
+        return others_up
+
+    def _refuses_format(self, exc: Exception, send: dict[str, Any]) -> bool:
+        """Whether this 400 refuses ``response_format`` under ``structured="auto"``; if
+        so, the rest of the run asks for plain JSON."""
+        import openai
+
+        if (
+            isinstance(exc, openai.BadRequestError)
+            and "response_format" in send
+            and self.structured == "auto"
+            and about_format(exc)
+        ):
+            log.info("%s refuses response_format; asking for plain JSON", self.model)
+            self.structured = "off"
+            return True
+        return False
+
+    def _unreachable(self, exc: Exception, where: str) -> str:
+        if isinstance(exc, TimeoutError):
+            return f"no complete answer from {where} within {self.deadline_s:g} s"
+        cause = f" ({exc.__cause__})" if exc.__cause__ else ""
+        return self._say(f"{type(exc).__name__} at {where}: {exc}{cause}")
+
+    def _say(self, text: str) -> str:
+        """An error text safe to store and show: the key scrubbed, kept short."""
+        return self.redactor.scrub(text)[:MESSAGE_CHARS]
