@@ -137,7 +137,9 @@ class RevealMixin:
         if self.note_needed is None:
             raise RuntimeError("no disagreement note is pending")
         if not comment.strip():
-            raise ReviewIncomplete("say why you disagree with the LLM", needs_comment=True)
+            raise ReviewIncomplete(
+                "say why you disagree with the LLM", needs_comment=True, needs_note=True
+            )
         review, rules = self.note_needed
         self.store.add_disagreement_note(
             review.uid, self.llm_model, rules, comment.strip(), utc_now()

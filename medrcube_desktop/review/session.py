@@ -303,7 +303,7 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         if self.current is None:
             return CommitOutcome(CommitKind.NO_ITEM)
         item_id = self.current.id
-        if self.note_needed is not None and not self.has_unsaved_changes(item_id):
+        if self.enter_saves_note():
             self.add_disagreement_note(note)
             return CommitOutcome(CommitKind.NOTE_SAVED)
         if self.is_saved_unchanged(item_id):
@@ -322,6 +322,16 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
                 return CommitOutcome(CommitKind.NOTE_PENDING, review, tuple(pending[1]))
             return CommitOutcome(CommitKind.REVEALED, review)
         return CommitOutcome(CommitKind.COMMITTED, review)
+
+    def enter_saves_note(self) -> bool:
+        """Whether :meth:`commit` would store the pending disagreement note (a note is
+        pending and the scores were not changed since)."""
+        current = self.current
+        return (
+            current is not None
+            and self.note_needed is not None
+            and not self.has_unsaved_changes(current.id)
+        )
 
     def commit_draft(self) -> Review:
         """Save the current draft as a committed review at once and return it.

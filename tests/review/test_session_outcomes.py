@@ -3,6 +3,7 @@ and the one blinding rule the panes share."""
 
 import pytest
 
+from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.review import blinding
 from medrcube_desktop.review.session import (
@@ -13,8 +14,26 @@ from medrcube_desktop.review.session import (
     ReviewSessionState,
 )
 from medrcube_desktop.review.study import StudySettings
+from medrcube_desktop.store import ReviewStore
 from medrcube_desktop.store.reviews import Review, utc_now
-from tests.review.test_session_flow import ALL_PASS, items, judge, store  # noqa: F401 (fixtures)
+from tests.conftest import dicom_file, item, write_benchmark
+from tests.review.test_session_flow import ALL_PASS, QUESTIONS, judge
+
+
+@pytest.fixture
+def items(tmp_path):
+    records = [item(f"q{n}", question=q, dataset="ds1") for n, q in enumerate(QUESTIONS)]
+    root = write_benchmark(
+        tmp_path / "bench", {"ds1": records}, {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")}
+    )
+    return load_benchmark(root).items
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = ReviewStore(tmp_path / "study.db")
+    yield store
+    store.close()
 
 
 def scored(session, item_id, failed=(), comment=""):
