@@ -164,6 +164,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         self.slice_label = QLabel()
         self.image_message = QLabel()
         self.image_message.setObjectName("imageMessage")
+        self.image_message.setTextFormat(Qt.TextFormat.RichText)  # values in it are escaped
         self.image_message.setWordWrap(True)
         centre = QWidget()
         centre_layout = QVBoxLayout(centre)
