@@ -36,7 +36,7 @@ from medrcube_desktop.ui.image_controls import ImageControls
 from medrcube_desktop.ui.image_view import ImageView
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane
 from medrcube_desktop.ui.reveal_pane import RevealPane
-from medrcube_desktop.ui.review_binding import ReviewBinding, local_time
+from medrcube_desktop.ui.review_binding import ReviewBinding
 from medrcube_desktop.ui.review_controls import ReviewControls
 from medrcube_desktop.ui.rubric_pane import RubricPane
 from medrcube_desktop.ui.window_tools import (
@@ -58,7 +58,7 @@ _ACTIVITY_EVENTS = (
 )
 
 
-__all__ = ["MainWindow", "local_time"]
+__all__ = ["MainWindow"]
 
 
 class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):

@@ -17,9 +17,8 @@ from PySide6.QtWidgets import QMessageBox
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.review.flow import CommitKind, CommitOutcome
 from medrcube_desktop.review.session import ReviewIncomplete
-from medrcube_desktop.ui.text import format_duration
 
-__all__ = ["ReviewControls", "format_duration"]
+__all__ = ["ReviewControls"]
 
 log = logging.getLogger(__name__)
 
