@@ -74,6 +74,7 @@ class JudgeDialog(QDialog):
         self.scope_all = QRadioButton(f"Whole benchmark ({len(everything)})")
         self.scope_filtered.setChecked(True)
         self.key_label = QLabel()
+        self.key_label.setTextFormat(Qt.TextFormat.RichText)  # values in it are escaped
         self.key_label.setWordWrap(True)
         self.status = QLabel("Items already judged by this model with this prompt are skipped.")
         self.status.setObjectName("judgeStatus")
