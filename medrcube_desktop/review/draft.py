@@ -16,12 +16,14 @@ Snapshot = tuple[tuple[int | None, ...], str, tuple[str, ...]]
 class ReviewIncomplete(MedRCubeError):
     """A commit was refused: a rule is not scored, or a comment is missing.
 
-    ``needs_comment`` is True when the missing piece is the comment.
+    ``needs_comment`` is True when the missing piece is the comment; ``needs_note`` when
+    it is the disagreement note.
     """
 
-    def __init__(self, message: str, needs_comment: bool = False) -> None:
+    def __init__(self, message: str, needs_comment: bool = False, needs_note: bool = False) -> None:
         super().__init__(message)
         self.needs_comment = needs_comment
+        self.needs_note = needs_note
 
 
 @dataclass

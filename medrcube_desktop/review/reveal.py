@@ -1,4 +1,6 @@
-"""Blinding: what of others' judgments a reviewer may see, and the disagreement note.
+"""The reveal: what of others' judgments a reviewer may see, and the disagreement note.
+
+The rule itself is :mod:`medrcube_desktop.review.blinding`.
 
 A mixin of :class:`~medrcube_desktop.review.session.ReviewSessionState` (which sets the
 attributes declared below), kept apart so each module stays small.
@@ -7,10 +9,13 @@ attributes declared below), kept apart so each module stays small.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.review import blinding
 from medrcube_desktop.review.draft import Draft, ReviewIncomplete
+from medrcube_desktop.review.flow import Aspect
 from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.store.judgments import Judgment
 from medrcube_desktop.store.reviews import Review, ReviewStore, utc_now
@@ -47,16 +52,25 @@ class RevealMixin:
     current: Item | None
     _noted: set[str]
 
-    def is_revealed(self, item_id: str) -> bool:
-        """Whether the LLM judgment and other reviewers' scores of an item may be shown.
+    if TYPE_CHECKING:
 
-        With a blind study: only once the reviewer has committed the item, and not while
-        an intra-rater repeat of it is open.
-        """
+        def _notify(self, aspect: Aspect, item_id: str | None = None) -> None: ...
+
+    def is_revealed(self, item_id: str) -> bool:
+        """Whether the LLM judgment and other reviewers' scores of an item may be shown
+        (:func:`~medrcube_desktop.review.blinding.may_reveal`)."""
         draft = self.drafts.get(item_id)
-        if draft is not None and draft.repeat:
-            return False
-        return not self.study.blind or item_id in self.saved
+        return blinding.may_reveal(
+            self.study.blind, item_id in self.saved, draft is not None and draft.repeat
+        )
+
+    def agreement_items(self) -> set[str] | None:
+        """The items an agreement study may count for this reviewer (None: every item)."""
+        return blinding.counted_items(self.study.blind, self.saved.keys())
+
+    def shown_item_ids(self, item_ids: list[str]) -> list[str]:
+        """Those of ``item_ids`` this reviewer may be shown by id beside a judgment."""
+        return blinding.visible_items(self.study.blind, self.saved.keys(), item_ids)
 
     def reveal(self, item_id: str) -> Reveal | None:
         """The judgments to show beside the reviewer's, or ``None`` while they are hidden."""
@@ -123,9 +137,12 @@ class RevealMixin:
         if self.note_needed is None:
             raise RuntimeError("no disagreement note is pending")
         if not comment.strip():
-            raise ReviewIncomplete("say why you disagree with the LLM", needs_comment=True)
+            raise ReviewIncomplete(
+                "say why you disagree with the LLM", needs_comment=True, needs_note=True
+            )
         review, rules = self.note_needed
         self.store.add_disagreement_note(
             review.uid, self.llm_model, rules, comment.strip(), utc_now()
         )
         self._noted.add(review.uid)
+        self._notify(Aspect.NOTE, review.item_id)

@@ -2,7 +2,10 @@
 
 Plain Python (glue-style state object): the Qt views only display it and call its
 methods, so the whole review flow is testable without a window. Every edit is written to
-the study database as a draft at once; a commit turns the draft into a review.
+the study database as a draft at once; a commit turns the draft into a review. The
+session decides what Enter does (:meth:`ReviewSessionState.commit` returns a
+:class:`~medrcube_desktop.review.flow.CommitOutcome`) and tells its observers what
+changed (:class:`~medrcube_desktop.review.flow.Change`); the window only renders.
 """
 
 from __future__ import annotations
@@ -13,37 +16,53 @@ from collections.abc import Callable, Sequence
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.review.draft import Draft, ReviewIncomplete, Snapshot, draft_from_stored
+from medrcube_desktop.review.draft import Draft, ReviewIncomplete, draft_from_stored
+from medrcube_desktop.review.editing import DraftEditingMixin
+from medrcube_desktop.review.flow import (
+    Aspect,
+    Change,
+    CommitKind,
+    CommitOutcome,
+    Observable,
+    Observer,
+)
+from medrcube_desktop.review.navigation import NavigationMixin
 from medrcube_desktop.review.queues import (
     ALL,
     STATUS_REVIEWED,
     STATUS_UNREVIEWED,
     ItemFilter,
     QueueFacts,
-    is_repeat_candidate,
     matches,
     ordered,
 )
 from medrcube_desktop.review.reveal import Reveal, RevealMixin
 from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.review.timing import ActiveTimer
-from medrcube_desktop.store.drafts import StoredDraft
 from medrcube_desktop.store.reviews import Review, ReviewStore, utc_now
 
 __all__ = [
     "ALL",
     "STATUS_REVIEWED",
     "STATUS_UNREVIEWED",
+    "Aspect",
+    "Change",
+    "CommitKind",
+    "CommitOutcome",
     "Draft",
     "ItemFilter",
+    "Observer",
     "Reveal",
     "ReviewIncomplete",
     "ReviewSessionState",
 ]
 
 
-class ReviewSessionState(RevealMixin):
+class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observable):
     """One reviewer working through one benchmark.
+
+    Observers (:meth:`subscribe`) are told after every change: the current item, a draft
+    edit, a commit, a note, a flag, the visible list, the judgments read again.
 
     Parameters
     ----------
@@ -96,6 +115,7 @@ class ReviewSessionState(RevealMixin):
         }
         self._noted: set[str] = store.noted_review_uids(reviewer)
         self._after_repeat: str | None = None
+        self._observers: list[Observer] = []
 
     def reload_judgments(self) -> None:
         """Read the LLM judgments again (after a run stored new ones; raises StoreError).
@@ -105,6 +125,7 @@ class ReviewSessionState(RevealMixin):
         models = self.store.judgment_models()
         self.llm_model = self.study.llm_model or (models[0] if models else "")
         self.judgments = self.store.judgments(self.llm_model) if self.llm_model else {}
+        self._notify(Aspect.JUDGMENTS)
 
     @property
     def require_comment_on_fail(self) -> bool:
@@ -153,6 +174,7 @@ class ReviewSessionState(RevealMixin):
         chosen = [item for item in self.items if matches(item, item_filter, facts)]
         self.filter = item_filter
         self.visible = ordered(chosen, item_filter.order, self.reviewer)
+        self._notify(Aspect.VISIBLE)
         return self.visible
 
     def progress(self) -> tuple[int, int]:
@@ -204,6 +226,7 @@ class ReviewSessionState(RevealMixin):
             draft.started_at = utc_now()
         self.current = item
         self.timer.tick()
+        self._notify(Aspect.CURRENT, item_id)
         return item
 
     def clear_current(self) -> None:
@@ -211,6 +234,7 @@ class ReviewSessionState(RevealMixin):
         self.activity()
         self.timer.pause()
         self.current = None
+        self._notify(Aspect.CURRENT)
 
     def activity(self) -> None:
         """The reviewer did something (key, click, scroll): credit the active time since
@@ -254,106 +278,63 @@ class ReviewSessionState(RevealMixin):
                 return item.id
         return self.visible[0].id if self.visible else None
 
-    # -- blinding -------------------------------------------------------------------
-    # -- editing ----------------------------------------------------------------------
-    def toggle(self, rule_id: str) -> int:
-        """Score one rule: unscored → fail (0), fail → pass (1), pass → fail.
-
-        Returns the new value. Raises ``RuntimeError`` when no item is current and
-        ``StoreError`` when the draft cannot be saved (the edit stays on screen).
-        """
-        draft = self._current_draft()
-        value = 1 if draft.scores[rule_id] == 0 else 0
-        self._edit("score", lambda d: d.scores.__setitem__(rule_id, value))
-        return value
-
-    def pass_unscored(self) -> list[str]:
-        """Score every unscored rule as pass (1); return the rules changed."""
-        changed = self._current_draft().unscored()
-        if changed:
-            self._edit("score", lambda d: d.scores.update(dict.fromkeys(changed, 1)))
-        return changed
-
-    def set_comment(self, text: str) -> None:
-        """Replace the draft comment (consecutive comment edits undo as one step)."""
-        draft = self.draft
-        if draft is not None and draft.comment != text:
-            self._edit("comment", lambda d: setattr(d, "comment", text))
-
-    def toggle_tag(self, tag: str) -> bool:
-        """Add or remove a quick tag; return True when it is now set."""
-        draft = self._current_draft()
-        on = tag not in draft.tags
-        self._edit("tag", lambda d: d.tags.append(tag) if on else d.tags.remove(tag))
-        return on
-
-    def undo(self) -> bool:
-        """Undo the last score, comment or tag edit of the current item; False if none."""
-        draft = self._current_draft()
-        return self._step(draft, draft.undo_stack, draft.redo_stack)
-
-    def redo(self) -> bool:
-        """Redo the last undone edit of the current item; False if none."""
-        draft = self._current_draft()
-        return self._step(draft, draft.redo_stack, draft.undo_stack)
-
-    def _step(self, draft: Draft, source: list[Snapshot], target: list[Snapshot]) -> bool:
-        """Restore the last snapshot of ``source``, keeping the present one in ``target``."""
-        if not source:
-            return False
-        target.append(draft.snapshot())
-        draft.restore(source.pop())
-        draft.last_edit = ""
-        self._persist(draft)
-        return True
-
-    def _edit(self, kind: str, change: Callable[[Draft], object]) -> None:
-        draft = self._current_draft()
-        self.activity()
-        if not (kind == "comment" and draft.last_edit == "comment"):  # typing is one step
-            draft.undo_stack.append(draft.snapshot())
-        draft.redo_stack.clear()
-        draft.last_edit = kind
-        change(draft)
-        self._persist(draft)
-
-    def _persist(self, draft: Draft) -> None:
-        """Save the draft (or drop it when back where it started) at once."""
-        draft.dirty = draft.snapshot() != draft.base or draft.repeat
-        if draft.dirty:
-            self.store.save_draft(
-                StoredDraft(
-                    self.reviewer,
-                    draft.item_id,
-                    dict(draft.scores),
-                    draft.comment,
-                    tuple(draft.tags),
-                    draft.repeat,
-                    draft.active_seconds,
-                    draft.started_at,
-                    utc_now(),
-                ),
-                position_key=self._position_key,
-            )
-        else:
-            self.store.delete_draft(self.reviewer, draft.item_id)
-
-    def _current_draft(self) -> Draft:
-        if self.draft is None:
-            raise RuntimeError("no current item")
-        return self.draft
-
-    def toggle_flag(self) -> bool:
-        """Flag or unflag the current item (saved at once); return True when flagged."""
-        item_id = self._current_draft().item_id
-        on = item_id not in self.flagged
-        self.store.set_flag(self.reviewer, item_id, on, utc_now())
-        (self.flagged.add if on else self.flagged.discard)(item_id)
-        return on
-
     # -- committing -------------------------------------------------------------------
-    def commit(self) -> Review:
-        """Save the draft as a committed review at once and return it.
+    def commit(self, note: str = "") -> CommitOutcome:
+        """What Enter does on the current item; return what happened.
+
+        - A disagreement note is pending and the scores are unchanged: store ``note``
+          (``NOTE_SAVED``; an empty note raises :class:`ReviewIncomplete`).
+        - The item is committed and not edited since: nothing is saved (``UNCHANGED``, no
+          duplicate revision).
+        - Otherwise the draft is saved as a review (:meth:`commit_draft`). When that
+          reveals what a blind study hid (an LLM judgment or another reviewer's scores),
+          the reviewer stays to see it (``REVEALED``), or to say why they differ from the
+          LLM (``NOTE_PENDING``); else ``COMMITTED``.
+
+        :attr:`CommitOutcome.goes_on` says whether to go on to :meth:`next_target`.
+
+        Raises
+        ------
+        ReviewIncomplete
+            See :meth:`commit_draft`; or the pending note is empty.
+        StoreError
+            The database write failed (the draft or note is kept on screen).
+        """
+        if self.current is None:
+            return CommitOutcome(CommitKind.NO_ITEM)
+        item_id = self.current.id
+        if self.enter_saves_note():
+            self.add_disagreement_note(note)
+            return CommitOutcome(CommitKind.NOTE_SAVED)
+        if self.is_saved_unchanged(item_id):
+            return CommitOutcome(CommitKind.UNCHANGED)
+        was_hidden = not self.is_revealed(item_id)
+        review = self.commit_draft()
+        shown = self.reveal(item_id)
+        if (
+            was_hidden
+            and not review.repeat
+            and shown is not None
+            and (shown.llm is not None or bool(shown.others))
+        ):
+            pending = self.note_needed
+            if pending is not None:
+                return CommitOutcome(CommitKind.NOTE_PENDING, review, tuple(pending[1]))
+            return CommitOutcome(CommitKind.REVEALED, review)
+        return CommitOutcome(CommitKind.COMMITTED, review)
+
+    def enter_saves_note(self) -> bool:
+        """Whether :meth:`commit` would store the pending disagreement note (a note is
+        pending and the scores were not changed since)."""
+        current = self.current
+        return (
+            current is not None
+            and self.note_needed is not None
+            and not self.has_unsaved_changes(current.id)
+        )
+
+    def commit_draft(self) -> Review:
+        """Save the current draft as a committed review at once and return it.
 
         The review records whether anything had been revealed before (``blind``). A blind
         study may then want a note on why the reviewer disagrees with the LLM: see
@@ -398,6 +379,7 @@ class ReviewSessionState(RevealMixin):
         self.drafts[review.item_id] = Draft(
             review.item_id, dict(latest.scores), latest.comment, list(latest.tags)
         )
+        self._notify(Aspect.SAVED, review.item_id)
         return review
 
     def _check_complete(self, draft: Draft) -> None:
@@ -428,55 +410,3 @@ class ReviewSessionState(RevealMixin):
                 f"{', '.join(differs)}: say why in the comment",
                 needs_comment=True,
             )
-
-    # -- what comes next ------------------------------------------------------------
-    def due_repeat(self) -> str | None:
-        """An item due for its intra-rater repeat, or ``None``.
-
-        An item is repeated when it is one of the study's ``repeat_share`` for this
-        reviewer, has a first review followed by at least ``repeat_gap`` other first
-        reviews, and has not been repeated yet.
-        """
-        share, gap = self.study.repeat_share, self.study.repeat_gap
-        order = self._first_order
-        for position, item_id in enumerate(order):
-            if len(order) - 1 - position < gap:
-                break
-            if (
-                item_id in self._by_id
-                and item_id not in self._repeated
-                and not self.has_unsaved_changes(item_id)  # never over a revision draft
-                and is_repeat_candidate(self.reviewer, item_id, share)
-            ):
-                return item_id
-        return None
-
-    def next_target(self) -> tuple[str, bool] | None:
-        """What to show after a commit: ``(item_id, is_repeat)``, or ``None`` when every
-        visible item is reviewed.
-
-        A due intra-rater repeat comes first, and afterwards the reviewer goes on from
-        where they were before it. Otherwise the visible item after the current one; past
-        the end of the list, the first visible item not reviewed yet (so a list re-ordered
-        mid-way still offers every item).
-        """
-        following = self._after_repeat if self._after_repeat is not None else self.next_item_id()
-        repeat = self.due_repeat()
-        if repeat is not None and not (self.current is not None and self.current.id == repeat):
-            self._after_repeat = following
-            return repeat, True
-        self._after_repeat = None
-        if following is None:
-            current = self.current.id if self.current is not None else None
-            following = next(
-                (i.id for i in self.visible if i.id not in self.saved and i.id != current), None
-            )
-        return (following, False) if following is not None else None
-
-    def next_item_id(self) -> str | None:
-        """The visible item after the current one, or ``None`` at the end of the list."""
-        ids = [i.id for i in self.visible]
-        if self.current is None or self.current.id not in ids:
-            return ids[0] if ids else None
-        position = ids.index(self.current.id)
-        return ids[position + 1] if position + 1 < len(ids) else None

@@ -1,15 +1,16 @@
 """Review › Agreement study: the Table-5-style table, the figures, the items behind a cell.
 
-The statistics run on a worker thread with its own database connection
-(:func:`~medrcube_desktop.review.agreement_run.run_study`); the pane only shows results.
-In a blind study the items behind a cell are listed only when the reviewer of this
-window has committed them, so the pane never reveals a judgment the review window would
+The statistics run through the one Qt job runner
+(:class:`~medrcube_desktop.ui.job_runner.JobRunnerView`, its own thread and database
+connection; :func:`~medrcube_desktop.review.agreement_run.run_study`); the pane only shows
+results. What it may count and list follows the session's blinding rule
+(:mod:`medrcube_desktop.review.blinding`): in a blind study only items the reviewer of
+this window has committed, so the pane never reveals a judgment the review window would
 still hide.
 """
 
 from __future__ import annotations
 
-import html
 import logging
 from pathlib import Path
 
@@ -26,7 +27,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMessageBox,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -49,7 +49,8 @@ from medrcube_desktop.review.agreement import (
 )
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store.reviews import ReviewStore
-from medrcube_desktop.ui.workers import StoreJob
+from medrcube_desktop.ui.job_runner import JobRunnerView
+from medrcube_desktop.ui.text import esc
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ def _extra_summary(run: StudyRun) -> str:
     parts = []
     if run.intra:
         parts.append(
-            f"<br>Intra-rater ({html.escape(str(run.intra['reviewer']))}, {run.intra['n_repeated']} "
+            f"<br>Intra-rater ({esc(str(run.intra['reviewer']))}, {run.intra['n_repeated']} "
             f"item{'' if run.intra['n_repeated'] == 1 else 's'} shown "
             f"twice): all seven match on {fmt(run.intra['sample_level'])}."
         )
@@ -84,7 +85,7 @@ def _extra_summary(run: StudyRun) -> str:
         ]
         if kappas:
             parts.append(
-                f"<br>{len(run.multi['raters'])} raters ({html.escape(', '.join(run.multi['raters']))}) "
+                f"<br>{len(run.multi['raters'])} raters ({esc(', '.join(run.multi['raters']))}) "
                 f"on the {run.multi['n_samples']} items all of them judged: "
                 f"Fleiss' κ per rule from {min(kappas):.2f} to {max(kappas):.2f} "
                 "(Krippendorff's α in the export)."
@@ -108,7 +109,6 @@ class AgreementPane(QDialog):
         self.window_ = window
         self.store: ReviewStore = window.session.store
         self.run: StudyRun | None = None
-        self.worker: StoreJob | None = None
         self.first = QComboBox()
         self.second = QComboBox()
         self.study = QComboBox()
@@ -124,11 +124,11 @@ class AgreementPane(QDialog):
         self.export_button.clicked.connect(self.export)
         self.new_study_button = QPushButton("&New study…")
         self.new_study_button.clicked.connect(self.new_study)
-        self.busy = QProgressBar()
-        self.busy.setRange(0, 0)
-        self.busy.setVisible(False)
+        self.runner = JobRunnerView(self, hide_when_idle=True)  # busy while computing
+        self.runner.finished.connect(self._on_done)
         self.summary = QLabel()
         self.summary.setObjectName("agreementSummary")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("agreementTable")
@@ -145,6 +145,7 @@ class AgreementPane(QDialog):
         self.items.setObjectName("agreementItems")
         self.items.itemDoubleClicked.connect(self._open)
         self.items_label = QLabel("Click a count in the 2×2 columns to list its items.")
+        self.items_label.setTextFormat(Qt.TextFormat.PlainText)  # names from the database
         self.items_label.setWordWrap(True)
         self.figures = QTabWidget()
         self._build_layout()
@@ -178,7 +179,7 @@ class AgreementPane(QDialog):
         lower.setSizes([700, 300])
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(self.busy)
+        layout.addWidget(self.runner)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 2)
         layout.addWidget(lower, 3)
@@ -206,7 +207,7 @@ class AgreementPane(QDialog):
 
     def compute(self) -> None:
         """Start the computation on a worker thread."""
-        if self.worker is not None and self.worker.isRunning():
+        if self.runner.is_running():
             return
         first, second = self.first.currentData(), self.second.currentData()
         if first is None or second is None:
@@ -226,23 +227,14 @@ class AgreementPane(QDialog):
             "bootstrap": self.bootstrap.value(),
             "seed": self.seed.value(),
         }
-        session = self.window_.session
-        if session.study.blind:  # nothing the review window would hide, not even counts
-            kwargs["only_items"] = set(session.saved)
-        self.busy.setVisible(True)
+        counted = self.window_.session.agreement_items()  # blind: nothing it would hide
+        if counted is not None:
+            kwargs["only_items"] = counted
         self.compute_button.setEnabled(False)
         self.summary.setText("Computing…")
-        self.worker = StoreJob(
-            self.store.path, lambda store, cancel, report: run_study(store, **kwargs), self
+        self.runner.start(
+            self.store.path, lambda store, cancel, progress: run_study(store, **kwargs)
         )
-        self.worker.finished_job.connect(self._on_done)
-        self.worker.start()
-
-    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        """Wait for a computation in progress (it only reads)."""
-        if self.worker is not None and self.worker.isRunning():
-            self.worker.wait(60_000)
-        event.accept()
 
     def _on_done(self, run: StudyRun | None, error: str) -> None:
         if error or run is None:
@@ -251,26 +243,24 @@ class AgreementPane(QDialog):
             self._show(run)
 
     def _failed(self, text: str) -> None:
-        self.busy.setVisible(False)
         self.compute_button.setEnabled(True)
-        self.summary.setText(f"<span style='color:#b42318'>{html.escape(text)}</span>")
+        self.summary.setText(f"<span style='color:#b42318'>{esc(text)}</span>")
         self.computed.emit()
 
     def _show(self, run: StudyRun) -> None:
-        self.busy.setVisible(False)
         self.compute_button.setEnabled(True)
         self.export_button.setEnabled(True)
         self.run = run
         result = run.result
         blind = (
-            f"<br>Blind study: only the items {html.escape(self.window_.session.reviewer)} "
+            f"<br>Blind study: only the items {esc(self.window_.session.reviewer)} "
             "has committed are counted."
             if run.meta.get("restricted_to_committed_by_viewer")
             else ""
         )
         self.summary.setText(
-            f"<b>{html.escape(str(run.meta['first']))}</b> vs "
-            f"<b>{html.escape(str(run.meta['second']))}</b>: "
+            f"<b>{esc(str(run.meta['first']))}</b> vs "
+            f"<b>{esc(str(run.meta['second']))}</b>: "
             f"{len(result.items)} item{'' if len(result.items) == 1 else 's'} both judged, "
             f"{len(result.excluded)} judged by one only. "
             f"Sample level (all seven match): <b>{fmt(result.sample_level)}</b> "
@@ -325,7 +315,7 @@ class AgreementPane(QDialog):
         first, second = CELL_COLUMNS[column]
         judgment = key if not str(key).startswith("P") else key
         found = self.run.result.items_in_cell(judgment, first, second)
-        shown = self._visible_to_reviewer(found)
+        shown = self.window_.session.shown_item_ids(found)
         verdict = ("fails", "passes")
         self.items_label.setText(
             f"{key}: {self.run.meta['first']} {verdict[first]}, {self.run.meta['second']} "
@@ -343,12 +333,6 @@ class AgreementPane(QDialog):
             entry.setData(Qt.ItemDataRole.UserRole, item_id)
             self.items.addItem(entry)
 
-    def _visible_to_reviewer(self, item_ids: list[str]) -> list[str]:
-        session = self.window_.session
-        if not session.study.blind:
-            return item_ids
-        return [i for i in item_ids if i in session.saved]
-
     def _open(self, entry: QListWidgetItem) -> None:
         self.open_item.emit(entry.data(Qt.ItemDataRole.UserRole))
 
@@ -364,7 +348,7 @@ class AgreementPane(QDialog):
         except OSError as exc:
             QMessageBox.critical(self, "Export failed", f"{folder}: {exc}")
             return
-        self.summary.setText(f"{len(written)} files written to {folder} (open report.html).")
+        self.summary.setText(f"{len(written)} files written to {esc(folder)} (open report.html).")
 
     def new_study(self) -> None:
         """Draw (or extend) a named, seeded random sample of the benchmark's items."""
@@ -397,6 +381,6 @@ class AgreementPane(QDialog):
         self.study.setCurrentIndex(self.study.findData(record.name))
         self.study_saved.emit()
         self.summary.setText(
-            f"Study {record.name}: {len(record.item_ids)} items (seed {record.seed}). "
+            f"Study {esc(record.name)}: {len(record.item_ids)} items (seed {record.seed}). "
             "Review them (Study filter of the item list) and press Compute."
         )

@@ -1,17 +1,18 @@
 """Review › Evaluate a model: run it on the benchmark, see the cube, inspect each pair.
 
-The run is :func:`~medrcube_desktop.evaluation.runner.run_evaluation` on a worker thread
-with its own database connection; a vLLM model runs in a child process or a server,
-never in this process. The pane shows results it reads from the database.
+The run is :func:`~medrcube_desktop.evaluation.runner.run_evaluation` driven by the one Qt
+job runner (:class:`~medrcube_desktop.ui.job_runner.JobRunnerView`: its own thread and
+database connection, progress bar with ETA, Cancel); a vLLM model runs in a child process
+or a server, never in this process. The pane shows results it reads from the database,
+each run's responses once per refresh (:func:`~medrcube_desktop.ui.run_results.read_run`);
+typing in the Run box refreshes once the typing pauses.
 """
 
 from __future__ import annotations
 
-import html
 import logging
-import time
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -22,7 +23,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QTableWidget,
@@ -39,14 +39,16 @@ from medrcube_desktop.evaluation.runner import (
     EvalProgress,
     ImageOptions,
     run_evaluation,
-    run_outcomes,
     run_record,
-    run_summary,
 )
 from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.pairs_view import PairsView, table_cell
-from medrcube_desktop.ui.review_controls import format_duration
-from medrcube_desktop.ui.workers import StoreJob
+from medrcube_desktop.ui.run_results import read_run
+from medrcube_desktop.ui.text import esc, esc_lines
+
+RUN_BOX_PAUSE_MS = 300
+"""Typing in the Run box refreshes the results once the keys pause this long."""
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +68,7 @@ class EvaluatePane(QDialog):
         self.window_ = window
         self.store: ReviewStore = window.session.store
         self.items = list(window.session.items)
-        self.worker: StoreJob | None = None
+        self._last_state: EvalProgress | None = None
         self._build()
         self._fill_runs()
 
@@ -84,7 +86,11 @@ class EvaluatePane(QDialog):
         self.run_name = QComboBox()
         self.run_name.setEditable(True)
         self.run_name.setObjectName("runName")
-        self.run_name.currentTextChanged.connect(self._show_results)
+        self.run_name.currentTextChanged.connect(self._run_name_changed)
+        self._run_timer = QTimer(self)
+        self._run_timer.setSingleShot(True)
+        self._run_timer.setInterval(RUN_BOX_PAUSE_MS)
+        self._run_timer.timeout.connect(self._show_results)
         self.concurrency = QSpinBox()
         self.concurrency.setRange(1, 1024)
         self.concurrency.setValue(16)
@@ -117,12 +123,12 @@ class EvaluatePane(QDialog):
         )
         self.start_button = QPushButton("&Start / resume")
         self.start_button.clicked.connect(self.start)
-        self.cancel_button = QPushButton("Ca&ncel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar()
+        self.runner = JobRunnerView(self)
+        self.runner.progressed.connect(self._on_progress)
+        self.runner.finished.connect(self._on_finished)
         self.status = QLabel("Answers are saved as they arrive; Start again resumes a run.")
         self.status.setObjectName("evalStatus")
+        self.status.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
         self.status.setWordWrap(True)
         form = QFormLayout()
         form.addRow("&Engine", self.engine)
@@ -137,7 +143,6 @@ class EvaluatePane(QDialog):
         numbers.addWidget(self.text_only)
         numbers.addStretch(1)
         numbers.addWidget(self.start_button)
-        numbers.addWidget(self.cancel_button)
         form.addRow(numbers)
         memory = QHBoxLayout()
         for label, widget in (("Context length", self.max_model_len),
@@ -156,7 +161,7 @@ class EvaluatePane(QDialog):
         self.tabs.addTab(self.pairs_view, "Paired outcomes (credibility)")
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(self.progress)
+        layout.addWidget(self.runner)
         layout.addWidget(self.status)
         layout.addWidget(self.tabs, 1)
         self.resize(1180, 860)
@@ -165,6 +170,7 @@ class EvaluatePane(QDialog):
         tab = QWidget()
         self.summary = QLabel()
         self.summary.setObjectName("evalSummary")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
         self.summary.setWordWrap(True)
         self.grouping = QComboBox()
         for name in GROUPINGS:
@@ -193,10 +199,18 @@ class EvaluatePane(QDialog):
         self.run_name.blockSignals(False)
         self._show_results()
 
+    def _run_name_changed(self, _text: str) -> None:
+        """Typed: refresh once the keys pause; picked from the list or set: at once."""
+        if self.run_name.lineEdit() is not None and self.run_name.lineEdit().isModified():
+            self._run_timer.start()
+        else:
+            self._run_timer.stop()
+            self._show_results()
+
     # -- running ----------------------------------------------------------------
     def start(self) -> None:
         """Start (or resume) the run named in the Run box."""
-        if self.worker is not None and self.worker.isRunning():
+        if self.runner.is_running():
             return
         model = self.model.text().strip()
         run = self.run_name.currentText().strip()
@@ -211,7 +225,7 @@ class EvaluatePane(QDialog):
             try:
                 kv_cache = parse_byte_size(self.kv_cache.text())
             except ValueError as exc:
-                self.status.setText(f"KV cache: {exc}")
+                self.status.setText(f"KV cache: {esc(exc)}")
                 return
         options = EngineOptions(
             engine=self.engine.currentText(),
@@ -234,37 +248,22 @@ class EvaluatePane(QDialog):
             record = run_record(run, engine, options.model, images, benchmark)
             return run_evaluation(items, store, record, engine, images, report, cancel)
 
-        self.worker = StoreJob(self.store.path, job, self)
-        self.worker.progressed.connect(self._on_progress)
-        self.worker.finished_job.connect(self._on_finished)
-        self._started = time.monotonic()
-        self._last_state: EvalProgress | None = None
-        self.progress.setRange(0, 0)
-        self.status.setText(f"Starting {options.engine} with {model}…")
+        self._last_state = None
+        self.status.setText(f"Starting {esc(options.engine)} with {esc(model)}…")
         self.start_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self.worker.start()
+        self.runner.start(self.store.path, job)
 
     def cancel(self) -> None:
         """Stop the run; every stored answer stays (Start resumes)."""
-        if self.worker is not None:
-            self.worker.cancel.set()
-            self.status.setText("Cancelling…")
+        self.runner.cancel()
 
     def _on_progress(self, record: Progress) -> None:
         state = record.detail
         assert isinstance(state, EvalProgress)
         self._last_state = state
-        done = state.answered + len(state.failed)
-        self.progress.setRange(0, max(1, state.total))
-        self.progress.setValue(done)
-        elapsed = max(1e-6, time.monotonic() - self._started)
-        rate = done / elapsed
-        left = format_duration((state.total - done) / rate) + " left" if rate > 0 else ""
         self.status.setText(
-            f"{done} of {state.total} ({state.skipped} answered before) · {rate:.2f} items/s · "
-            f"{left} · {state.correct} right · {state.unparsed} unparsed · "
-            f"{len(state.failed)} failed"
+            f"{state.skipped} answered before · {state.correct} right · "
+            f"{state.unparsed} unparsed · {len(state.failed)} failed"
             + (
                 f" · waited {state.images.wait_s:.1f} s for images"
                 if state.images.wait_s >= 1
@@ -274,19 +273,16 @@ class EvaluatePane(QDialog):
 
     def _on_finished(self, _state: EvalProgress | None, error: str) -> None:
         self.start_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.progress.setRange(0, 1)
-        self.progress.setValue(1)
         run = self.run_name.currentText().strip()
         if error:
-            shown = html.escape(error).replace("\n", "<br>")  # a child's log: never markup
+            shown = esc_lines(error)  # a child's log: never markup
             self.status.setText(f"<span style='color:#b42318'>Stopped: {shown}</span>")
-        elif self.worker is not None and self.worker.cancel.is_set():
+        elif self.runner.cancelled:
             self.status.setText("Cancelled; Start resumes the run.")
         else:
             failed = len(self._last_state.failed) if self._last_state else 0
             self.status.setText(
-                f"Run {run} finished"
+                f"Run {esc(run)} finished"
                 + (
                     f"; {failed} items failed and were not stored (Start again retries them)."
                     if failed
@@ -309,46 +305,39 @@ class EvaluatePane(QDialog):
 
     # -- results ------------------------------------------------------------------
     def _show_results(self) -> None:
+        self._run_timer.stop()
         run = self.run_name.currentText().strip()
-        record = self.store.eval_run(run) if run else None
-        if record is None:
+        results = read_run(self.store, run, self.items)  # every response, read once
+        if results is None:
             self.summary.setText("No such run yet: Start creates it.")
             self.results.setRowCount(0)
-            self.pairs_view.show_run(None, "", [])
+            self.pairs_view.show_run(None)
             return
-        summary = run_summary(self.store, run, self.items)
+        record, summary = results.record, results.summary
         if not self.model.text().strip():  # an existing run: its model and endpoints
             self.model.setText(record.model)
             self.engine.setCurrentText(record.engine if record.engine in ENGINES else "openai")
             urls = record.params.get("base_urls") or record.params.get("attached_to") or []
             if urls and not self.base_urls.text().strip():
                 self.base_urls.setText(" ".join(urls))
-        if self.worker is None or not self.worker.isRunning():
+        if not self.runner.is_running():
             self._fill_settings(record.params)  # an existing run resumes as it was run
 
         def pct(value):
             return "—" if value is None else f"{value:.1%}"
 
         self.summary.setText(
-            f"<b>{run}</b>: {record.engine} · {record.model}"
+            f"<b>{esc(run)}</b>: {esc(record.engine)} · {esc(record.model)}"
             f"{' · text only' if record.text_only else ''} · {summary['n']} answered. "
             f"Accuracy <b>{pct(summary['accuracy'])}</b> (the public evaluator's rule: "
             f"{pct(summary['official_accuracy'])}); unparsed {summary['unparsed']}; random "
             f"baseline {pct(summary['random_baseline'])}."
         )
-        outcomes = run_outcomes(self.store, run, self.items)
-        cells = grouped(outcomes, GROUPINGS[self.grouping.currentData()])
+        cells = grouped(results.outcomes, GROUPINGS[self.grouping.currentData()])
         self.results.setRowCount(len(cells))
         for row, (name, cell) in enumerate(cells.items()):
             self.results.setItem(row, 0, table_cell(name, align=False))
             self.results.setItem(row, 1, table_cell(cell.n))
             self.results.setItem(row, 2, table_cell(cell.correct))
             self.results.setItem(row, 3, table_cell(pct(cell.accuracy)))
-        self.pairs_view.show_run(self.store, run, self.items)
-
-    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        """Closing cancels a run in progress and waits for it (answers stay stored)."""
-        if self.worker is not None and self.worker.isRunning():
-            self.worker.cancel.set()
-            self.worker.wait(60_000)
-        event.accept()
+        self.pairs_view.show_run(results)

@@ -5,11 +5,11 @@ and the session; kept apart so each module stays small."""
 
 from __future__ import annotations
 
-import html
 import math
 
 from medrcube_desktop.imaging.render import RenderedImage
 from medrcube_desktop.ui.image_view import RenderTask, render_pool
+from medrcube_desktop.ui.text import esc
 
 
 class ImageControls:
@@ -73,7 +73,7 @@ class ImageControls:
             f"<span style='color:rgb{colour}'>■</span> label {label}"
             for label, colour in result.legend
         )
-        parts = [window, legend, *(html.escape(note) for note in result.notes)]
+        parts = [window, legend, *(esc(note) for note in result.notes)]
         self.image_message.setText("  ·  ".join(part for part in parts if part))
         self._announce_first()
 
@@ -82,7 +82,7 @@ class ImageControls:
             return
         self.image_view.clear()
         self.image_message.setText(
-            f"<span style='color:#b42318'>Cannot show the image: {message}</span>"
+            f"<span style='color:#b42318'>Cannot show the image: {esc(message)}</span>"
         )
         self._announce_first()
 

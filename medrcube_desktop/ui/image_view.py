@@ -201,7 +201,11 @@ class RenderSignals(QObject):
 
 
 class RenderTask(QRunnable):
-    """Renders an item off the GUI thread; touches no widget, only emits signals."""
+    """Renders an item off the GUI thread; touches no widget, only emits signals.
+
+    Run it on :func:`render_pool`; ``generation`` lets the receiver drop a result that a
+    newer request superseded. ``max_side`` (pixels) reduces the picture for display.
+    """
 
     def __init__(
         self,
@@ -214,12 +218,14 @@ class RenderTask(QRunnable):
         mask_alpha: float = 0.4,
         mask_outline: bool = False,
         neurological: bool = False,
+        max_side: int = DISPLAY_MAX_SIDE,
     ) -> None:
         super().__init__()
         self.generation, self.item, self.slice_index = generation, item, slice_index
         self.overlay, self.window, self.invert = overlay, window, invert
         self.mask_alpha, self.mask_outline = mask_alpha, mask_outline
         self.neurological = neurological
+        self.max_side = max_side
         self.signals = RenderSignals()
 
     def run(self) -> None:
@@ -233,7 +239,7 @@ class RenderTask(QRunnable):
                 self.mask_alpha,
                 self.mask_outline,
                 self.neurological,
-                DISPLAY_MAX_SIDE,
+                self.max_side,
             )
         except Exception as exc:  # shown to the user in the view; logged with traceback
             log.exception("rendering item %s failed", self.item.id)

@@ -1,7 +1,9 @@
 """Review › Run LLM review: judge items with an LLM while the reviewer keeps working.
 
-The run is :func:`medrcube_desktop.llm.judge.run_judge` on a worker thread with its own
-database connection; the dialog only shows progress it receives through signals. The
+The run is :func:`medrcube_desktop.llm.judge.run_judge` driven by the one Qt job runner
+(:class:`~medrcube_desktop.ui.job_runner.JobRunnerView`: its own thread and database
+connection, the progress bar with ETA, Cancel); the dialog shows its own counts from
+each record's ``JudgeSummary``. The
 judgments it stores stay out of the review window until the reviewer commits each item
 (blinding is the session's job, not this dialog's).
 """
@@ -9,10 +11,9 @@ judgments it stores stay out of the review window until the reviewer commits eac
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -20,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QProgressBar,
     QPushButton,
     QRadioButton,
     QSpinBox,
@@ -33,8 +33,8 @@ from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.llm.judge import JudgeConfig, JudgeSummary, run_judge
 from medrcube_desktop.llm.keys import find_api_key
-from medrcube_desktop.ui.review_controls import format_duration
-from medrcube_desktop.ui.workers import StoreJob
+from medrcube_desktop.ui.job_runner import JobRunnerView
+from medrcube_desktop.ui.text import esc
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,9 @@ class JudgeDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Run LLM review")
         self.db_path, self.filtered, self.everything = db_path, filtered, everything
-        self.worker: StoreJob | None = None
+        self.runner = JobRunnerView(self)
+        self.runner.progressed.connect(self._on_progress)
+        self.runner.finished.connect(self._on_finished)
         self.failed_ids: list[str] = []
         self.model = QLineEdit(model)
         self.model.setObjectName("judgeModel")
@@ -72,10 +74,11 @@ class JudgeDialog(QDialog):
         self.scope_all = QRadioButton(f"Whole benchmark ({len(everything)})")
         self.scope_filtered.setChecked(True)
         self.key_label = QLabel()
+        self.key_label.setTextFormat(Qt.TextFormat.RichText)  # values in it are escaped
         self.key_label.setWordWrap(True)
-        self.progress = QProgressBar()
         self.status = QLabel("Items already judged by this model with this prompt are skipped.")
         self.status.setObjectName("judgeStatus")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # errors and model names as written
         self.status.setWordWrap(True)
         self.failures = QListWidget()
         self.failures.setObjectName("judgeFailures")
@@ -83,12 +86,9 @@ class JudgeDialog(QDialog):
         self.failures.itemDoubleClicked.connect(self._open_failure)
         self.start_button = QPushButton("&Start")
         self.retry_button = QPushButton("&Retry failed")
-        self.cancel_button = QPushButton("Ca&ncel run")
         self.retry_button.setEnabled(False)
-        self.cancel_button.setEnabled(False)
         self.start_button.clicked.connect(lambda: self.start(None))
         self.retry_button.clicked.connect(lambda: self.start(self.failed_ids))
-        self.cancel_button.clicked.connect(self.cancel)
         form = QFormLayout()
         form.addRow("&Model", self.model)
         form.addRow("&Endpoint", self.base_url)
@@ -97,12 +97,12 @@ class JudgeDialog(QDialog):
         form.addRow("", self.scope_all)
         form.addRow("API key", self.key_label)
         buttons = QDialogButtonBox()
-        for button in (self.start_button, self.retry_button, self.cancel_button):
+        for button in (self.start_button, self.retry_button):
             buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.close)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(self.progress)
+        layout.addWidget(self.runner)
         layout.addWidget(self.status)
         layout.addWidget(QLabel("Failures (the model's raw answer is stored with each):"))
         layout.addWidget(self.failures, 1)
@@ -115,12 +115,12 @@ class JudgeDialog(QDialog):
         try:
             _, source = find_api_key(self.base_url.text().strip() or None)
         except MedRCubeError as exc:
-            self.key_label.setText(f"<span style='color:#b42318'>{exc}</span>")
+            self.key_label.setText(f"<span style='color:#b42318'>{esc(exc)}</span>")
             return
         if source == "none needed":
             self.key_label.setText("not needed for a server on this computer")
         else:
-            self.key_label.setText(f"from {source} (never stored or shown)")
+            self.key_label.setText(f"from {esc(source)} (never stored or shown)")
 
     def _open_failure(self, entry) -> None:
         item_id = self.failed_ids[self.failures.row(entry)]
@@ -128,7 +128,7 @@ class JudgeDialog(QDialog):
 
     def start(self, only_ids: list[str] | None) -> None:
         """Start a run on the chosen items (or only ``only_ids``)."""
-        if self.worker is not None and self.worker.isRunning():
+        if self.runner.is_running():
             return
         if self.db_path is None:
             self.status.setText("This study has no database file to share with the run.")
@@ -150,35 +150,24 @@ class JudgeDialog(QDialog):
         )
         self.failures.clear()
         self.failed_ids = []
-        self.progress.setRange(0, 0)  # busy until the first answer says how many
         self.status.setText(f"Judging with {config.model}…")
-        self._started = time.monotonic()
+        self._judging = config.model
 
-        def job(store, cancel, report):
-            return run_judge(items, store, config, key, report, cancel)
+        def job(store, cancel, progress):
+            return run_judge(items, store, config, key, progress, cancel)
 
-        self.worker = StoreJob(self.db_path, job, self)
-        self.worker.progressed.connect(self._on_progress)
-        self.worker.finished_job.connect(self._on_finished)
         for button in (self.start_button, self.retry_button):
             button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self.worker.start()
+        self.runner.start(self.db_path, job)
 
     def cancel(self) -> None:
         """Stop the run; what is stored stays stored (a later run resumes)."""
-        if self.worker is not None:
-            self.worker.cancel.set()
-            self.status.setText("Cancelling…")
+        self.runner.cancel()
 
     def _on_progress(self, record: Progress) -> None:
-        done, total, summary = record.done, record.total or 0, record.detail
+        summary = record.detail
         assert isinstance(summary, JudgeSummary)
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
-        elapsed = time.monotonic() - self._started
-        left = format_duration(elapsed / done * (total - done)) + " left" if done else ""
-        self.status.setText(self._summary_text(summary, f"{done} of {total}", left))
+        self.status.setText(self._summary_text(summary, f"Judging with {self._judging}"))
         while len(self.failed_ids) < len(summary.failed):
             failure = summary.failed[len(self.failed_ids)]
             self.failed_ids.append(failure["item"])
@@ -196,11 +185,8 @@ class JudgeDialog(QDialog):
 
     def _on_finished(self, summary: JudgeSummary | None, error: str) -> None:
         summary = summary or JudgeSummary()
-        self.cancel_button.setEnabled(False)
         self.start_button.setEnabled(True)
         self.retry_button.setEnabled(bool(self.failed_ids))
-        self.progress.setRange(0, 1)
-        self.progress.setValue(1 if not summary.cancelled else 0)
         if error:
             self.status.setText(f"Stopped: {error}")
         else:
@@ -210,10 +196,3 @@ class JudgeDialog(QDialog):
         if summary.judged:
             self.judged.emit()
         self.run_finished.emit()
-
-    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        """Closing cancels a run in progress and waits for its thread."""
-        if self.worker is not None and self.worker.isRunning():
-            self.worker.cancel.set()
-            self.worker.wait(30_000)
-        event.accept()

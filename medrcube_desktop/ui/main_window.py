@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -24,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import Benchmark
-from medrcube_desktop.core.rubric import RULE_IDS, load_review_tags, load_rubric
+from medrcube_desktop.core.rubric import load_review_tags, load_rubric
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.review.session import ItemFilter, ReviewSessionState
 from medrcube_desktop.ui.actions import (
@@ -37,7 +36,8 @@ from medrcube_desktop.ui.image_controls import ImageControls
 from medrcube_desktop.ui.image_view import ImageView
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane
 from medrcube_desktop.ui.reveal_pane import RevealPane
-from medrcube_desktop.ui.review_controls import ReviewControls, format_duration
+from medrcube_desktop.ui.review_binding import ReviewBinding
+from medrcube_desktop.ui.review_controls import ReviewControls
 from medrcube_desktop.ui.rubric_pane import RubricPane
 from medrcube_desktop.ui.window_tools import (
     WindowTools,
@@ -58,16 +58,14 @@ _ACTIVITY_EVENTS = (
 )
 
 
-def local_time(iso: str) -> str:
-    """An ISO 8601 UTC timestamp as local time, e.g. ``2026-11-29 15:10``."""
-    try:
-        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return iso
+__all__ = ["MainWindow"]
 
 
 class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
     """Review window bound to a :class:`ReviewSessionState`.
+
+    The panes render the session through :class:`ReviewBinding` (the session tells it
+    what changed); key and click handlers only call the session.
 
     Emits ``first_item_shown`` once the first item's image is on screen (or once it is
     clear that there is no item to show). ``reviewer_changed(name)`` when the reviewer
@@ -96,6 +94,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         self.agreement_pane: AgreementPane | None = None
         self.evaluate_pane: EvaluatePane | None = None
         self.session = session
+        self.binding = ReviewBinding(self)
+        self.binding.bind(session)
         self.benchmark = benchmark
         self.rubric = load_rubric()
         self._generation = 0
@@ -148,7 +148,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
     def _build_widgets(self) -> None:
         s = self.session
         self.list_pane = ItemListPane(
-            {k: s.choices(k) for k in ("task", "modality", "region", "dataset", "study")}
+            {k: s.choices(k) for k in ("task", "modality", "region", "dataset", "study")},
+            self.binding.mark,
         )
         self.list_pane.filter_changed.connect(self._apply_filter)
         self.list_pane.item_chosen.connect(self.show_item)
@@ -163,6 +164,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         self.slice_label = QLabel()
         self.image_message = QLabel()
         self.image_message.setObjectName("imageMessage")
+        self.image_message.setTextFormat(Qt.TextFormat.RichText)  # values in it are escaped
         self.image_message.setWordWrap(True)
         centre = QWidget()
         centre_layout = QVBoxLayout(centre)
@@ -225,9 +227,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
     def _start_session(self) -> None:
         """Show the session's list and open the item the reviewer resumes on."""
         self.setWindowTitle(f"MedRCube Desktop — {self.benchmark.name} — {self.session.reviewer}")
-        self.session.set_filter(self.list_pane.current_filter())
-        self._refresh_list()
-        self._update_progress()
+        self.session.set_filter(self.list_pane.current_filter())  # the list follows
+        self.binding.render_progress()
         first = self.session.resume_item_id()
         if first is not None:
             self.show_item(first)
@@ -248,17 +249,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         """
         previous = self.session.current.id if self.session.current else None
         note_had_focus = self.reveal_pane.note.hasFocus()
-        item = self.session.select(item_id, repeat=repeat)
+        self.session.select(item_id, repeat=repeat)  # the panes follow (ReviewBinding)
         self._position_timer.start()  # store the resume position once the reviewer settles
-        self.list_pane.select(item_id)
-        self.item_pane.show_item(item)
-        draft = self.session.draft
-        self.rubric_pane.show_scores(draft.scores)
-        self.rubric_pane.show_tags(draft.scores, draft.tags)
-        self.rubric_pane.show_comment(draft.comment)
-        self._show_saved_status()
-        self._show_reveal()
-        self._refresh_actions()
         if note_had_focus:  # the note box is hidden now: keys go back to the review
             self.image_view.setFocus()
         if item_id != previous:
@@ -278,32 +270,10 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
             log.warning("%s", exc)
             self.statusBar().showMessage(f"Could not store the current position: {exc}", 8000)
 
-    def _show_saved_status(self) -> None:
-        item_id = self.session.current.id
-        saved = self.session.saved.get(item_id)
-        draft = self.session.draft
-        if draft is not None and draft.repeat:
-            text = "Repeat for intra-rater agreement: score afresh, Enter commits."
-        elif self.session.has_unsaved_changes(item_id):
-            text = "Draft saved, not committed (Enter commits; Ctrl+Z undoes)."
-        elif saved:
-            text = f"Saved: revision {saved.revision}, committed {local_time(saved.committed_at)}."
-        else:
-            text = "Not reviewed yet."
-        if item_id in self.session.flagged:
-            text += "  ⚑ Flagged (F unflags)."
-        self.rubric_pane.show_status(text)
-
     def _show_no_item(self, message: str) -> None:
-        self.session.clear_current()
+        self.session.clear_current()  # the rubric and reveal empty (ReviewBinding)
         self._generation += 1  # drop any render still in flight
         self.item_pane.show_nothing(message)
-        self.rubric_pane.show_scores({rule: None for rule in RULE_IDS})
-        self.rubric_pane.show_comment("")
-        self.rubric_pane.show_status("")
-        self.rubric_pane.show_tags({rule: None for rule in RULE_IDS}, [])
-        self.rubric_pane.show_comparison("", None, [])  # nothing of an earlier item stays
-        self.reveal_pane.show_hidden(False, anything=False)
         self.image_view.clear()
         self.slice_slider.setVisible(False)
         self.slice_label.setText("")
@@ -335,33 +305,17 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         self.list_pane.search.selectAll()
 
     def _apply_filter(self, item_filter: ItemFilter) -> None:
-        visible = self.session.set_filter(item_filter)
         current = self.session.current.id if self.session.current else None
-        self._refresh_list()
+        visible = self.session.set_filter(item_filter)  # the list follows
         if not visible:
             self._show_no_item("No item matches the filters.")
         elif current not in {i.id for i in visible}:
             self.show_item(visible[0].id)
 
-    def _refresh_list(self) -> None:
-        current = self.session.current.id if self.session.current else None
-        states = {item.id: self._mark(item.id) for item in self.session.visible}
-        self.list_pane.set_items(self.session.visible, states, current)
-
-    def _update_progress(self) -> None:
-        done, total = self.session.progress()
-        eta = self.session.eta_seconds()
-        left = f" · {format_duration(eta)} left" if eta is not None and done < total else ""
-        self.progress_label.setText(f"{done} of {total} reviewed{left}")
-        self.progress_label.setToolTip(
-            "Time left = unreviewed items × your median active time per item"
-        )
-        self.progress_bar.setRange(0, max(total, 1))
-        self.progress_bar.setValue(done)
-
     def set_session(self, session: ReviewSessionState) -> None:
         """Bind the window to another session (another reviewer on the same study)."""
         self.session = session
+        self.binding.bind(session)
         self.rubric_pane.comment_edited.disconnect()
         self.rubric_pane.comment_edited.connect(self._comment_edited)
         self._start_session()

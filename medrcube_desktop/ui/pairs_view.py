@@ -1,14 +1,18 @@
 """The paired-outcome view of an evaluation run (paper Section 6): every prerequisite /
 high-level pair per image with its group, the credibility figures, and the pair's image,
-questions, raw answers and how they were read."""
+questions, raw answers and how they were read.
+
+It shows a :class:`~medrcube_desktop.ui.run_results.RunResults` (the run's answers read
+once by the pane) and renders a pair's image on the render pool; the result is applied on
+the GUI thread, a stale one dropped. Every benchmark and model text is escaped.
+"""
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -22,11 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.credibility import Pair, credibility, pair_outcomes
-from medrcube_desktop.evaluation.runner import run_outcomes
-from medrcube_desktop.imaging.render import render_item
-from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.imaging.render import RenderedImage
+from medrcube_desktop.ui.image_view import RenderTask, render_pool, rgba_to_qimage
+from medrcube_desktop.ui.run_results import RunResults
+from medrcube_desktop.ui.text import esc
+
+PAIR_IMAGE_SIDE = 320
+"""The pair's picture is rendered at most this many pixels per side."""
 
 
 def table_cell(text: object, align: bool = True) -> QTableWidgetItem:
@@ -47,9 +54,8 @@ class PairsView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.store: ReviewStore | None = None
-        self.run = ""
-        self.items: list = []
+        self.results: RunResults | None = None
+        self._generation = 0  # of the pair image requested last
         self.pairs: list[Pair] = []
         self.shown_pairs: list[Pair] = []
         self.preset = QComboBox()
@@ -65,6 +71,7 @@ class PairsView(QWidget):
         self.group_filter.currentIndexChanged.connect(self._fill_pairs_table)
         self.credibility_label = QLabel()
         self.credibility_label.setObjectName("credibility")
+        self.credibility_label.setTextFormat(Qt.TextFormat.RichText)
         self.credibility_label.setWordWrap(True)
         self.pairs_table = QTableWidget(0, 6)
         self.pairs_table.setObjectName("pairsTable")
@@ -79,8 +86,10 @@ class PairsView(QWidget):
         self.pair_image = QLabel()
         self.pair_image.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.pair_image.setMinimumSize(260, 260)
+        self.pair_image.setTextFormat(Qt.TextFormat.PlainText)  # an error's text as written
         self.pair_text = QLabel()
         self.pair_text.setObjectName("pairDetail")
+        self.pair_text.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
         self.pair_text.setWordWrap(True)
         self.pair_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.review_low = QPushButton("Review the prerequisite item")
@@ -107,20 +116,19 @@ class PairsView(QWidget):
         layout.addWidget(self.credibility_label)
         layout.addWidget(split, 1)
 
-    def show_run(self, store: ReviewStore | None, run: str, items: list) -> None:
-        """Pairs of ``run`` over ``items`` (``store`` None: nothing to show)."""
-        self.store, self.run, self.items = store, run, items
+    def show_run(self, results: RunResults | None) -> None:
+        """The pairs of one run's results (None: nothing to show)."""
+        self.results = results
         self.refresh()
 
     def refresh(self) -> None:
-        """Recompute the pairs for the chosen preset."""
-        if self.store is None or not self.run or self.store.eval_run(self.run) is None:
+        """Recompute the pairs for the chosen preset (from the results: no database read)."""
+        if self.results is None:
             self.pairs = []
             self.credibility_label.clear()
             self._fill_pairs_table()
             return
-        outcomes = run_outcomes(self.store, self.run, self.items)
-        self.pairs, warnings = pair_outcomes(outcomes, self.preset.currentData())
+        self.pairs, warnings = pair_outcomes(self.results.outcomes, self.preset.currentData())
         figures = credibility(self.pairs)
 
         def num(value):
@@ -131,7 +139,7 @@ class PairsView(QWidget):
             f"C {figures['group_c']} · D {figures['group_d']}. Luck Rate {num(figures['luck_rate'])}, "
             f"Rationality {num(figures['rationality'])}, Shortcut Probability "
             f"{num(figures['shortcut_prob'])}, Acc_H {num(figures['acc_h'])}."
-            + "".join(f"<br><span style='color:#9a6700'>⚠ {w}</span>" for w in warnings)
+            + "".join(f"<br><span style='color:#9a6700'>⚠ {esc(w)}</span>" for w in warnings)
         )
         self._fill_pairs_table()
 
@@ -140,6 +148,7 @@ class PairsView(QWidget):
         shown = [p for p in self.pairs if not wanted or p.group == wanted]
         self.shown_pairs = shown
         self.pair_text.setText("Select a pair to see its image, questions and answers.")
+        self._generation += 1  # a render still in flight is for a pair no longer shown
         self.pair_image.clear()
         self.pairs_table.setRowCount(len(shown))
         self.pairs_table.setCurrentCell(-1, -1)
@@ -156,37 +165,51 @@ class PairsView(QWidget):
                 self.pairs_table.setItem(row, column, table_cell(value, align=column in (2, 4, 5)))
 
     def _show_pair(self, row: int) -> None:
-        if row < 0 or row >= len(getattr(self, "shown_pairs", [])):
+        if row < 0 or row >= len(self.shown_pairs) or self.results is None:
             return
         pair = self.shown_pairs[row]
-        answers = self.store.responses(self.run) if self.store is not None else {}
-        blocks = []
-        for title, outcome in (("Prerequisite", pair.low), ("High level", pair.high)):
-            item = outcome.item
-            answer = answers.get(item.id)
-            options = "<br>".join(
-                f"{'<b>' if item.answer == L else ''}{L}. {t}{'</b>' if item.answer == L else ''}"
-                for L, t in item.options.items()
-            )
-            raw = (answer.response if answer else "").replace("<", "&lt;")[:600]
-            how = f"{answer.parsed_answer or 'none'} ({answer.parse_method})" if answer else "—"
-            blocks.append(
-                f"<p><b>{title}: {html.escape(item.id)}</b> · {item.task.name}<br>"
-                f"{html.escape(item.question)}<br>{options}"
-                f"<br><i>Model answered:</i> <code>{raw}</code><br><i>Read as:</i> {how} "
-                f"{'✓' if outcome.correct else '✗'}</p>"
-            )
-        self.pair_text.setText("".join(blocks) + f"<p>Group <b>{pair.group}</b></p>")
-        try:
-            rgba = render_item(pair.high.item, max_side=320).rgba
-            image = QImage(rgba.data, rgba.shape[1], rgba.shape[0], rgba.strides[0],
-                           QImage.Format.Format_RGBA8888).copy()  # fmt: skip
-            self.pair_image.setPixmap(QPixmap.fromImage(image))
-        except MedRCubeError as exc:
-            self.pair_image.setText(f"Image not shown: {exc}")
+        answers = self.results.answers
+        blocks = [
+            _outcome_block(title, outcome, answers.get(outcome.item.id))
+            for title, outcome in (("Prerequisite", pair.low), ("High level", pair.high))
+        ]
+        self.pair_text.setText("".join(blocks) + f"<p>Group <b>{esc(pair.group)}</b></p>")
+        self._generation += 1
+        self.pair_image.clear()
+        self.pair_image.setText("Rendering…")
+        task = RenderTask(self._generation, pair.high.item, None, max_side=PAIR_IMAGE_SIDE)
+        task.signals.done.connect(self._on_rendered)
+        task.signals.failed.connect(self._on_render_failed)
+        render_pool().start(task)
+
+    def _on_rendered(self, generation: int, result: RenderedImage) -> None:
+        if generation == self._generation:  # else another pair is shown now
+            self.pair_image.setPixmap(QPixmap.fromImage(rgba_to_qimage(result.rgba)))
+
+    def _on_render_failed(self, generation: int, message: str) -> None:
+        if generation == self._generation:
+            self.pair_image.setText(f"Image not shown: {message}")
 
     def _review(self, low: bool) -> None:
         row = self.pairs_table.currentRow()
-        if 0 <= row < len(getattr(self, "shown_pairs", [])):
+        if 0 <= row < len(self.shown_pairs):
             pair = self.shown_pairs[row]
             self.open_item.emit((pair.low if low else pair.high).item.id)
+
+
+def _outcome_block(title: str, outcome, answer) -> str:
+    """One item of a pair as rich text: question, options (ground truth bold), the raw
+    answer and how it was read; every value escaped."""
+    item = outcome.item
+    options = "<br>".join(
+        f"<b>{esc(L)}. {esc(t)}</b>" if item.answer == L else f"{esc(L)}. {esc(t)}"
+        for L, t in item.options.items()
+    )
+    raw = esc((answer.response if answer else "")[:600])
+    how = f"{esc(answer.parsed_answer or 'none')} ({esc(answer.parse_method)})" if answer else "—"
+    return (
+        f"<p><b>{esc(title)}: {esc(item.id)}</b> · {esc(item.task.name)}<br>"
+        f"{esc(item.question)}<br>{options}"
+        f"<br><i>Model answered:</i> <code>{raw}</code><br><i>Read as:</i> {how} "
+        f"{'✓' if outcome.correct else '✗'}</p>"
+    )

@@ -3,17 +3,17 @@
 
 from __future__ import annotations
 
-from html import escape
+from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QApplication,
     QComboBox,
     QFormLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QVBoxLayout,
     QWidget,
 )
@@ -27,8 +27,10 @@ from medrcube_desktop.review.queues import (
     STATUS_CHOICES,
     ItemFilter,
 )
+from medrcube_desktop.ui.item_list_model import ITEM_ID_ROLE, ItemListModel
+from medrcube_desktop.ui.text import esc
 
-ITEM_ID_ROLE = Qt.ItemDataRole.UserRole
+__all__ = ["ITEM_ID_ROLE", "ItemListPane", "ItemPane", "SearchEdit"]
 
 
 class SearchEdit(QLineEdit):
@@ -47,12 +49,17 @@ class SearchEdit(QLineEdit):
 
 class ItemListPane(QWidget):
     """Queue filters (task, modality, region, dataset, status, search, order) above the
-    list of items."""
+    list of items (a :class:`QListView` over an :class:`ItemListModel`).
+
+    ``mark_of(item_id)`` gives each row's mark when it is painted.
+    """
 
     filter_changed = Signal(object)  # ItemFilter
     item_chosen = Signal(str)  # item id
 
-    def __init__(self, choices: dict[str, list[str]], parent=None) -> None:
+    def __init__(
+        self, choices: dict[str, list[str]], mark_of: Callable[[str], str], parent=None
+    ) -> None:
         super().__init__(parent)
         form = QFormLayout()
         self.combos: dict[str, QComboBox] = {}
@@ -95,11 +102,16 @@ class ItemListPane(QWidget):
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._emit_filter)
         form.addRow("Searc&h", self.search)
-        self.list = QListWidget()
+        self.model = ItemListModel(mark_of, self)
+        self.list = QListView()
         self.list.setObjectName("itemList")
+        self.list.setModel(self.model)
+        self.list.setUniformItemSizes(True)  # 7,600 rows lay out at once
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.list.currentItemChanged.connect(self._on_current)
+        self.list.selectionModel().currentChanged.connect(self._on_current)
+        self._quiet = False  # True while the window moves the selection itself
         self.count_label = QLabel()
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -126,49 +138,53 @@ class ItemListPane(QWidget):
     def _emit_filter(self) -> None:
         self.filter_changed.emit(self.current_filter())
 
-    def set_items(self, items: list[Item], states: dict[str, str], current_id: str | None) -> None:
-        """Fill the list without emitting ``item_chosen``; keep ``current_id`` selected.
+    def set_items(self, items: Sequence[Item], current_id: str | None) -> None:
+        """List ``items`` without emitting ``item_chosen``; keep ``current_id`` selected.
 
-        ``states`` maps item ids to a mark: ``"✓"`` committed, ``"✎"`` a draft, with
-        ``"⚑"`` added for a flagged item.
+        Marks (``"✓"`` committed, ``"✎"`` a draft, ``"⚑"`` added when flagged) come
+        from ``mark_of`` as rows are painted.
         """
-        self.list.blockSignals(True)
-        self.list.clear()
-        for item in items:
-            entry = QListWidgetItem(self._label(item, states.get(item.id, "")))
-            entry.setData(ITEM_ID_ROLE, item.id)
-            entry.setToolTip(item.question)
-            self.list.addItem(entry)
-            if item.id == current_id:
-                self.list.setCurrentItem(entry)
-        self.list.blockSignals(False)
+        self._quiet = True
+        try:
+            self.model.set_items(items)
+            row = self.model.row_of(current_id) if current_id is not None else None
+            if row is not None:
+                self.list.setCurrentIndex(self.model.index(row, 0))
+        finally:
+            self._quiet = False
         self.count_label.setText(f"{len(items)} items shown")
         self.count_label.setToolTip("✓ committed · ✎ draft saved, not committed · ⚑ flagged")
 
-    def set_mark(self, item: Item, mark: str) -> None:
-        """Show ``mark`` (see :meth:`set_items`) in front of one item."""
-        for row in range(self.list.count()):
-            entry = self.list.item(row)
-            if entry.data(ITEM_ID_ROLE) == item.id:
-                entry.setText(self._label(item, mark))
+    def refresh_mark(self, item_id: str) -> None:
+        """The mark of one item may have changed (see :meth:`set_items`)."""
+        self.model.refresh(item_id)
+
+    def count(self) -> int:
+        """Number of items listed."""
+        return self.model.rowCount()
+
+    def row_text(self, row: int) -> str:
+        """The text of one row, mark first."""
+        return self.model.text(row)
 
     def select(self, item_id: str) -> None:
         """Highlight one item without emitting ``item_chosen``."""
-        for row in range(self.list.count()):
-            if self.list.item(row).data(ITEM_ID_ROLE) == item_id:
-                self.list.blockSignals(True)
-                self.list.setCurrentRow(row)
-                self.list.blockSignals(False)
-                self.list.scrollToItem(self.list.item(row))
-                return
+        row = self.model.row_of(item_id)
+        if row is None:
+            return
+        index = self.model.index(row, 0)
+        self._quiet = True
+        try:
+            self.list.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
+        finally:
+            self._quiet = False
+        self.list.scrollTo(index)
 
-    @staticmethod
-    def _label(item: Item, mark: str) -> str:
-        return f"{mark or '·'}  {item.id}  {item.task.name} · {item.modality}"
-
-    def _on_current(self, entry: QListWidgetItem | None, _previous) -> None:
-        if entry is not None:
-            self.item_chosen.emit(entry.data(ITEM_ID_ROLE))
+    def _on_current(self, index: QModelIndex, _previous: QModelIndex) -> None:
+        if not self._quiet and index.isValid():
+            self.item_chosen.emit(index.data(ITEM_ID_ROLE))
 
 
 class ItemPane(QWidget):
@@ -183,8 +199,10 @@ class ItemPane(QWidget):
         self.source.setObjectName("sourceFact")
         self.source.setWordWrap(True)
         self.source.setProperty("muted", True)
+        self.source.setTextFormat(Qt.TextFormat.PlainText)
         self.question = QLabel()
         self.question.setObjectName("question")
+        self.question.setTextFormat(Qt.TextFormat.PlainText)  # benchmark text: never markup
         self.question.setWordWrap(True)
         self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.options = QLabel()
@@ -199,8 +217,8 @@ class ItemPane(QWidget):
     def show_item(self, item: Item) -> None:
         """Show an item's facts, question, options (ground truth marked) and source."""
         self.meta.setText(
-            f"<b>{escape(item.id)}</b> · {escape(item.task.name)} ({item.task.abbreviation}, "
-            f"{item.task.level.value} level) · {escape(item.modality)} · {escape(item.region)} · {escape(item.dataset)}"
+            f"<b>{esc(item.id)}</b> · {esc(item.task.name)} ({esc(item.task.abbreviation)}, "
+            f"{item.task.level.value} level) · {esc(item.modality)} · {esc(item.region)} · {esc(item.dataset)}"
         )
         self.question.setText(item.question)
         dark = QApplication.palette().window().color().lightness() < 128
@@ -209,10 +227,10 @@ class ItemPane(QWidget):
         for letter, text in item.options.items():
             if letter == item.answer:
                 rows.append(
-                    f"<p><b style='color:{green}'>{letter}. {escape(text)}  ✔ ground truth</b></p>"
+                    f"<p><b style='color:{green}'>{esc(letter)}. {esc(text)}  ✔ ground truth</b></p>"
                 )
             else:
-                rows.append(f"<p>{letter}. {escape(text)}</p>")
+                rows.append(f"<p>{esc(letter)}. {esc(text)}</p>")
         self.options.setText("".join(rows))
         fact = item.extra.get("source_fact")
         self.source.setText(f"Ground truth source: {fact}" if isinstance(fact, str) else "")
@@ -220,6 +238,6 @@ class ItemPane(QWidget):
 
     def show_nothing(self, message: str) -> None:
         """No current item: show why instead."""
-        self.meta.setText(message)
+        self.meta.setText(esc(message))
         for label in (self.question, self.options, self.source):
             label.setText("")

@@ -48,6 +48,7 @@ class RevealPane(QWidget):
         super().__init__(parent)
         self.title = QLabel()
         self.title.setObjectName("revealTitle")
+        self.title.setTextFormat(Qt.TextFormat.RichText)  # names in it are escaped
         self.title.setWordWrap(True)
         self.table = QTableWidget()
         self.table.setObjectName("revealTable")

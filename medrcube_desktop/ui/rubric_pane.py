@@ -148,6 +148,7 @@ class RubricPane(QWidget):
         footer.addWidget(self.commit_button)
         self.saved_label = QLabel()
         self.saved_label.setObjectName("savedLabel")
+        self.saved_label.setTextFormat(Qt.TextFormat.PlainText)  # messages name items as written
         self.saved_label.setWordWrap(True)
         footer.addWidget(self.saved_label)
 

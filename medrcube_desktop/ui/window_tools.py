@@ -161,14 +161,12 @@ class WindowTools:
         self.list_pane.set_studies(self.session.choices("study"))
 
     def _judgments_arrived(self) -> None:
-        """New LLM judgments are stored: read them (still hidden until each commit)."""
+        """New LLM judgments are stored: read them (still hidden until each commit; the
+        reveal pane follows through the session)."""
         try:
             self.session.reload_judgments()
         except StoreError as exc:
             self.statusBar().showMessage(f"Could not read the new judgments: {exc}", 8000)
-            return
-        if self.session.current is not None:
-            self._show_reveal()
 
     def _run_dialog(self, dialog) -> bool:
         """Run a dialog; True when accepted (a seam for tests)."""

@@ -50,7 +50,7 @@ def test_a_failed_rule_needs_a_comment_unless_configured_off(session, ct_benchma
     relaxed.select("ct-1")
     relaxed.toggle("1.4")
     relaxed.pass_unscored()
-    assert relaxed.commit().scores["1.4"] == 0
+    assert relaxed.commit().review.scores["1.4"] == 0
 
 
 def test_unsaved_draft_survives_moving_to_another_item(session):
@@ -73,7 +73,7 @@ def test_filter_commit_progress_and_resume(session, tmp_path):
     session.toggle("1.4")
     session.pass_unscored()
     session.set_comment("  answerable without the image  ")
-    review = session.commit()
+    review = session.commit().review
     assert review.scores["1.4"] == 0 and review.comment == "answerable without the image"
     assert not session.has_unsaved_changes("ct-1")
     assert session.progress() == (1, 2)

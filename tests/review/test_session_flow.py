@@ -67,7 +67,7 @@ def score(session, item_id, failed=(), comment=""):
     session.pass_unscored()
     if comment:
         session.set_comment(comment)
-    return session.commit()
+    return session.commit().review
 
 
 def test_the_llm_judgment_is_hidden_until_the_reviewer_commits(items, store):
@@ -110,7 +110,7 @@ def test_without_blinding_the_judgment_shows_first_and_disagreeing_needs_a_comme
         session.commit()
     assert refused.value.needs_comment
     session.set_comment("2.3 passes: the distractors are all CT findings")
-    assert session.commit().comment.startswith("2.3 passes")
+    assert session.commit().review.comment.startswith("2.3 passes")
     relaxed = StudySettings(blind=False, require_comment_on_disagreement=False)
     assert score(ReviewSessionState(items, store, "dr-c", relaxed), "q1").comment == ""
 
@@ -219,7 +219,7 @@ def test_intra_rater_repeats_come_back_blind_after_the_gap(items, store):
     assert session.draft.scores == dict.fromkeys(RULE_IDS)  # the first scores are hidden
     assert session.reveal("q0") is None  # and so is the LLM
     session.pass_unscored()
-    repeat = session.commit()
+    repeat = session.commit().review
     assert repeat.repeat and repeat.scores == ALL_PASS
     assert store.latest_reviews("dr-a")["q0"].scores["1.3"] == 0  # not a revision
     assert store.repeat_reviews("dr-a")["q0"].scores == ALL_PASS
@@ -250,7 +250,7 @@ def test_active_time_leaves_out_idle_gaps_and_is_stored(items, store):
     clock.now += 30
     session.pass_unscored()  # first input after the pause: +0
     clock.now += 4
-    review = session.commit()  # +4 s
+    review = session.commit().review  # +4 s
     assert review.active_seconds == pytest.approx(39.0)
     assert store.latest_reviews("dr-a")["q0"].active_seconds == pytest.approx(39.0)
     assert session.eta_seconds() == pytest.approx(5 * 39.0)  # 5 items left at the median
@@ -289,7 +289,7 @@ def test_changing_scores_after_the_reveal_is_a_new_revision_that_is_not_blind(it
     assert first.blind
     session.toggle("2.3")  # convinced by the LLM
     session.set_comment("distractor B is implausible")
-    second = session.commit()
+    second = session.commit().review
     assert (second.revision, second.blind, second.scores["2.3"]) == (2, False, 0)
     assert session.note_needed is None  # now agrees: no note wanted
     assert store.first_reviews("dr-a")["q1"].blind  # the first judgment stays the blind one

@@ -59,5 +59,5 @@ def test_a_new_study_becomes_a_filter_of_the_item_list(qtbot, ct_benchmark, tmp_
     combo = window.list_pane.combos["study"]
     combo.setCurrentIndex(combo.findData("pilot"))
     assert [i.id for i in window.session.visible] == list(record.item_ids)
-    assert window.list_pane.list.count() == 1
+    assert window.list_pane.count() == 1
     pane.close()

@@ -42,9 +42,8 @@ def test_run_results_and_a_right_diagnosis_with_wrong_perception(qtbot, tmp_path
     assert "Luck Rate 1.000" in pane.pairs_view.credibility_label.text()
     pane.pairs_view.pairs_table.setCurrentCell(0, 0)
     assert "Read as:</i> B (answer_phrase)" in pane.pairs_view.pair_text.text()
-    assert (
-        pane.pairs_view.pair_image.pixmap() is not None
-        and not pane.pairs_view.pair_image.pixmap().isNull()
+    qtbot.waitUntil(  # rendered on the render pool, applied on the GUI thread
+        lambda: not pane.pairs_view.pair_image.pixmap().isNull(), timeout=10000
     )
     with qtbot.waitSignal(pane.open_item):
         pane.pairs_view.review_low.click()

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QLabel,
     QLineEdit,
+    QListView,
     QListWidget,
     QPlainTextEdit,
     QTableWidget,
@@ -59,6 +60,12 @@ def visible_texts(window) -> str:
     for widget in own(QListWidget):
         for row in range(widget.count()):
             texts += [widget.item(row).text(), widget.item(row).toolTip()]
+    for view in own(QListView):  # model-based lists (the item list)
+        model = view.model()
+        for row in range(model.rowCount()):
+            index = model.index(row, 0)
+            for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+                texts.append(str(index.data(role) or ""))
     for table in own(QTableWidget):
         for column in range(table.columnCount()):
             header = table.horizontalHeaderItem(column)
@@ -189,7 +196,7 @@ def test_ctrl_z_and_ctrl_shift_z_undo_and_redo_scores_and_comment(qtbot, ct_benc
 def test_flag_tags_and_queue_filters_in_the_window(qtbot, ct_benchmark, tmp_path):
     window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     qtbot.keyClick(window.image_view, Qt.Key.Key_F)
-    assert "⚑" in window.list_pane.list.item(0).text()
+    assert "⚑" in window.list_pane.row_text(0)
     assert store.flags("dr-a") == {"ct-1"}
     qtbot.keyClick(window.image_view, Qt.Key.Key_6)  # fail 2.2: its tags are offered
     assert window.rubric_pane.tag_items() == {
@@ -200,11 +207,11 @@ def test_flag_tags_and_queue_filters_in_the_window(qtbot, ct_benchmark, tmp_path
     assert window.session.draft.tags == ["overlapping options"]
     queue = window.list_pane.combos["status"]
     queue.setCurrentIndex(queue.findData("flagged"))
-    assert window.list_pane.list.count() == 1
+    assert window.list_pane.count() == 1
     queue.setCurrentIndex(queue.findData(""))
     window.list_pane.search.setText("plane")
-    assert [window.list_pane.list.item(r).text().split()[1] for r in range(1)] == ["ct-2"]
-    assert window.list_pane.list.count() == 1
+    assert [window.list_pane.row_text(r).split()[1] for r in range(1)] == ["ct-2"]
+    assert window.list_pane.count() == 1
 
 
 def test_intra_rater_repeat_comes_back_unscored_with_a_banner(qtbot, ct_benchmark, tmp_path):

@@ -80,7 +80,7 @@ def test_filters_restrict_the_list(qtbot, ct_benchmark, tmp_path):
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     task = window.list_pane.combos["task"]
     task.setCurrentIndex(task.findData("VR"))
-    assert window.list_pane.list.count() == 1
+    assert window.list_pane.count() == 1
     assert window.session.current.id == "ct-2"
 
 
@@ -160,7 +160,7 @@ def test_unsaved_edits_survive_switching_items_and_are_marked(qtbot, ct_benchmar
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     qtbot.keyClick(window.image_view, Qt.Key.Key_3)
     window.show_item("ct-2")
-    assert window.list_pane.list.item(0).text().startswith("✎")
+    assert window.list_pane.row_text(0).startswith("✎")
     window.show_item("ct-1")
     assert window.rubric_pane.buttons["1.3"].text().endswith("FAIL")
     assert "Draft saved, not committed" in window.rubric_pane.saved_label.text()
@@ -170,7 +170,7 @@ def test_no_matching_item_means_nothing_to_commit(qtbot, ct_benchmark, tmp_path)
     window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     status = window.list_pane.combos["status"]
     status.setCurrentIndex(status.findData("reviewed"))  # nothing reviewed yet
-    assert window.list_pane.list.count() == 0 and window.session.current is None
+    assert window.list_pane.count() == 0 and window.session.current is None
     qtbot.keyClick(window.image_view, Qt.Key.Key_P)
     qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
     assert store.latest_reviews("dr-a") == {}
@@ -189,7 +189,7 @@ def test_closing_keeps_the_draft_without_asking_and_a_new_window_resumes_it(
     again, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     assert again.session.current.id == "ct-2"
     assert again.rubric_pane.buttons["1.3"].text().endswith("FAIL")
-    assert again.list_pane.list.item(1).text().startswith("✎")
+    assert again.list_pane.row_text(1).startswith("✎")
 
 
 @pytest.mark.slow
