@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.core.units import byte_size_text, parse_byte_size
+from medrcube_desktop.evaluation.engines.base import CONCURRENCY, SamplingConfig
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions, build_engine
 from medrcube_desktop.evaluation.metrics import GROUPINGS, grouped
 from medrcube_desktop.evaluation.runner import (
@@ -93,10 +94,10 @@ class EvaluatePane(QDialog):
         self._run_timer.timeout.connect(self._show_results)
         self.concurrency = QSpinBox()
         self.concurrency.setRange(1, 1024)
-        self.concurrency.setValue(16)
+        self.concurrency.setValue(CONCURRENCY)
         self.max_tokens = QSpinBox()
         self.max_tokens.setRange(1, 131072)
-        self.max_tokens.setValue(8192)
+        self.max_tokens.setValue(SamplingConfig.max_tokens)
         self.text_only = QCheckBox("Text only (no image: the prior-leakage baseline)")
         # vLLM's memory settings (issue 11): 0 / blank leaves vLLM's own default
         self.max_model_len = QSpinBox()
@@ -294,7 +295,7 @@ class EvaluatePane(QDialog):
 
     def _fill_settings(self, params: dict) -> None:
         """The settings of an existing run, so that Start resumes it as it was run."""
-        self.max_tokens.setValue(int(params.get("max_tokens") or 8192))
+        self.max_tokens.setValue(int(params.get("max_tokens") or SamplingConfig.max_tokens))
         self.max_model_len.setValue(int(params.get("max_model_len") or 0))
         self.gpu_memory.setValue(float(params.get("gpu_memory_utilization") or 0.0))
         kv = params.get("kv_cache_memory_bytes")

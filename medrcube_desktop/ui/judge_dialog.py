@@ -69,7 +69,7 @@ class JudgeDialog(QDialog):
         self.base_url.setPlaceholderText("OpenAI (or e.g. http://localhost:8000/v1 for vLLM)")
         self.concurrency = QSpinBox()
         self.concurrency.setRange(1, 256)
-        self.concurrency.setValue(8)
+        self.concurrency.setValue(JudgeConfig.concurrency)
         self.scope_filtered = QRadioButton(f"Items in the current list ({len(filtered)})")
         self.scope_all = QRadioButton(f"Whole benchmark ({len(everything)})")
         self.scope_filtered.setChecked(True)

@@ -62,6 +62,16 @@ class SamplingConfig:
     extra: dict = field(default_factory=dict)
 
 
+CONCURRENCY = 16
+"""Requests in flight at once (openai, vllm-server) unless the run says otherwise."""
+TIMEOUT_S = 600.0
+"""Per-request timeout, seconds (a long answer at 8192 tokens on a busy server)."""
+MAX_ATTEMPTS = 3
+"""Requests per item before it is stored as failed (llm/client.py: SDK retries and
+unusable answers both count)."""
+CHUNK_SIZE = 32
+"""Requests per ``LLM.chat`` call of the vllm engine (answers are saved after each)."""
+
 OnResponse = Callable[[EvalResponse], None]
 
 

@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from medrcube_desktop.errors import EngineError
-from medrcube_desktop.evaluation.engines.base import Engine, SamplingConfig
+from medrcube_desktop.evaluation.engines.base import (
+    CHUNK_SIZE,
+    CONCURRENCY,
+    MAX_ATTEMPTS,
+    TIMEOUT_S,
+    Engine,
+    SamplingConfig,
+)
 
 ENGINES = ("vllm", "vllm-server", "openai", "hf")
 
@@ -27,11 +34,11 @@ class EngineOptions:
     engine: str
     model: str
     base_urls: list[str] = field(default_factory=list)
-    concurrency: int = 16
-    max_tokens: int = 8192
-    temperature: float = 0.0
-    top_p: float = 0.0001
-    seed: int = 0
+    concurrency: int = CONCURRENCY
+    max_tokens: int = SamplingConfig.max_tokens
+    temperature: float = SamplingConfig.temperature
+    top_p: float = SamplingConfig.top_p
+    seed: int = SamplingConfig.seed
     max_model_len: int | None = None
     max_pixels: int | None = None
     tensor_parallel_size: int = 1
@@ -43,9 +50,9 @@ class EngineOptions:
     enforce_eager: bool = False
     revision: str = ""
     api_key_env: str | None = None
-    timeout_s: float = 600.0
-    max_attempts: int = 3
-    chunk_size: int = 32
+    timeout_s: float = TIMEOUT_S
+    max_attempts: int = MAX_ATTEMPTS
+    chunk_size: int = CHUNK_SIZE
 
 
 def build_engine(options: EngineOptions) -> Engine:

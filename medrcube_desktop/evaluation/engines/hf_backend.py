@@ -16,6 +16,7 @@ import copy
 import io
 
 from medrcube_desktop.evaluation.engines.backend_common import gpu_name
+from medrcube_desktop.evaluation.engines.base import SamplingConfig
 
 
 class HFBackend:
@@ -53,7 +54,7 @@ class HFBackend:
         generation.top_k = None
         generation.num_beams = 1
         generation.repetition_penalty = None
-        generation.max_new_tokens = int(sampling.get("max_tokens", 8192))
+        generation.max_new_tokens = int(sampling.get("max_tokens", SamplingConfig.max_tokens))
         generation.max_length = None
         return generation
 

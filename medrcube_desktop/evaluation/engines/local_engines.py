@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from medrcube_desktop.evaluation.engines.base import SamplingConfig
+from medrcube_desktop.evaluation.engines.base import CHUNK_SIZE, SamplingConfig
 from medrcube_desktop.evaluation.engines.worker_engine import WorkerEngine
 
 
@@ -62,7 +62,7 @@ class VLLMEngine(WorkerEngine):
         data_parallel_size: int = 1,
         gpu_memory_utilization: float | None = None,
         kv_cache_memory_bytes: int | None = None,
-        chunk_size: int = 32,
+        chunk_size: int = CHUNK_SIZE,
         trust_remote_code: bool = False,
         enforce_eager: bool = False,
         python: str = sys.executable,

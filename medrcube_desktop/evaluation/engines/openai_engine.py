@@ -20,6 +20,9 @@ from collections.abc import Callable, Iterable, Iterator
 
 from medrcube_desktop.errors import EngineError
 from medrcube_desktop.evaluation.engines.base import (
+    CONCURRENCY,
+    MAX_ATTEMPTS,
+    TIMEOUT_S,
     EvalRequest,
     EvalResponse,
     OnResponse,
@@ -73,9 +76,9 @@ class OpenAIEngine:
         base_urls: list[str],
         api_key: str,
         sampling: SamplingConfig | None = None,
-        concurrency: int = 16,
-        timeout_s: float = 600.0,
-        max_attempts: int = 3,
+        concurrency: int = CONCURRENCY,
+        timeout_s: float = TIMEOUT_S,
+        max_attempts: int = MAX_ATTEMPTS,
         backoff_base_s: float = 1.0,
         owner_failure: Callable[[], str | None] | None = None,
     ) -> None:

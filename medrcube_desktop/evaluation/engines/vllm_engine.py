@@ -21,7 +21,14 @@ import urllib.request
 from collections.abc import Iterable
 
 from medrcube_desktop.errors import EngineError
-from medrcube_desktop.evaluation.engines.base import EvalRequest, OnResponse, SamplingConfig
+from medrcube_desktop.evaluation.engines.base import (
+    CONCURRENCY,
+    MAX_ATTEMPTS,
+    TIMEOUT_S,
+    EvalRequest,
+    OnResponse,
+    SamplingConfig,
+)
 from medrcube_desktop.evaluation.engines.child import ModelProcess, failure_message
 from medrcube_desktop.evaluation.engines.local_engines import VLLMEngine, pixel_budget_kwargs
 from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
@@ -104,9 +111,9 @@ class VLLMServerEngine:
         data_parallel_size: int = 1,
         gpu_memory_utilization: float | None = None,
         kv_cache_memory_bytes: int | None = None,
-        concurrency: int = 16,
-        timeout_s: float = 600.0,
-        max_attempts: int = 3,
+        concurrency: int = CONCURRENCY,
+        timeout_s: float = TIMEOUT_S,
+        max_attempts: int = MAX_ATTEMPTS,
         startup_timeout_s: float = 1800.0,
         enforce_eager: bool = False,
         python: str = sys.executable,
