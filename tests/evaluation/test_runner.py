@@ -55,3 +55,17 @@ def test_open_run_creates_resumes_or_refuses():
             dataclasses.replace(RUN, prompt_sha256="q", params={**RUN.params, "temperature": 1.0}),
         )
     assert store.eval_run_names() == ["r1"]
+
+
+def test_import_run_keeps_the_resume_rule(tmp_path):
+    from medrcube_desktop.evaluation.results_json import import_run
+
+    store = StudyStore(None)
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_text("[]")
+    assert import_run(store, "imported", "m", [], tmp_path / "a.json") == (0, [])
+    assert import_run(store, "imported", "m", [], tmp_path / "a.json") == (0, [])
+    with pytest.raises(
+        StoreError, match=r"run 'imported' exists with other settings \(source differ\)"
+    ):
+        import_run(store, "imported", "m", [], tmp_path / "b.json")
