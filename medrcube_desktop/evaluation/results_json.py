@@ -151,6 +151,7 @@ def import_run(
     from medrcube_desktop import __version__
     from medrcube_desktop.evaluation.parse import official_answer
     from medrcube_desktop.evaluation.prompt import prompt_sha256
+    from medrcube_desktop.evaluation.runner import open_run
     from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
     from medrcube_desktop.store.reviews import utc_now
 
@@ -161,7 +162,8 @@ def import_run(
         raise MedRCubeError(f"{path}: cannot read results: {exc}") from exc
     if not isinstance(records, list):
         raise MedRCubeError(f"{path}: expected a JSON list of records")
-    store.save_run(
+    open_run(
+        store,
         RunRecord(
             name=run, engine="import", model=model, params={"source": path.name},
             prompt_sha256=prompt_sha256(), app_version=__version__, created_at=utc_now(),

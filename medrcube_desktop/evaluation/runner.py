@@ -17,7 +17,7 @@ from typing import Any
 from medrcube_desktop import __version__
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.progress import Progress, ProgressFn, report
-from medrcube_desktop.errors import EngineError
+from medrcube_desktop.errors import EngineError, StoreError
 from medrcube_desktop.evaluation.engines.base import Engine, EvalRequest, EvalResponse
 from medrcube_desktop.evaluation.images import (
     DEFAULT_MAX_PIXELS,
@@ -108,6 +108,67 @@ def run_record(
     )
 
 
+OPERATIONAL_PARAMS = frozenset({
+    "base_urls", "concurrency", "timeout_s", "max_attempts", "chunk_size", "attached_to",
+    "gpu_memory_utilization", "kv_cache_memory_bytes", "data_parallel_size", "enforce_eager",
+})  # fmt: skip
+"""Engine parameters that do not change the answers: a resume may use other values."""
+
+
+def resume_conflicts(stored: RunRecord, run: RunRecord) -> list[str]:
+    """What differs between a stored run and the one asked for under its name: the
+    engine, model, prompt, text-only mode, benchmark, then every answer-relevant engine
+    parameter (all but :data:`OPERATIONAL_PARAMS`) by name, sorted. Empty when ``run``
+    may resume ``stored``.
+
+    A blank benchmark on either side matches any (runs stored before it was recorded).
+    """
+    differ = [
+        name
+        for name, old, new in (
+            ("engine", stored.engine, run.engine),
+            ("model", stored.model, run.model),
+            ("prompt", stored.prompt_sha256, run.prompt_sha256),
+            ("text_only", stored.text_only, run.text_only),
+            # another benchmark: its items would count as answered by id
+            ("benchmark", stored.benchmark or run.benchmark, run.benchmark or stored.benchmark),
+        )
+        if old != new
+    ]
+    old_params, new_params = _answer_relevant(stored.params), _answer_relevant(run.params)
+    differ += sorted(
+        key
+        for key in set(old_params) | set(new_params)
+        if old_params.get(key) != new_params.get(key)
+    )
+    return differ
+
+
+def _answer_relevant(params: dict) -> dict:
+    return {key: value for key, value in params.items() if key not in OPERATIONAL_PARAMS}
+
+
+def open_run(store: ReviewStore, run: RunRecord) -> RunRecord:
+    """Create ``run`` in ``store``, or return the stored run of that name to resume it.
+
+    Raises
+    ------
+    StoreError
+        A run of that name exists with another engine, model, prompt, benchmark or
+        answer-relevant parameters (:func:`resume_conflicts`): resuming it would mix two
+        experiments. Or the database cannot be written.
+    """
+    stored = store.eval_run(run.name)
+    if stored is not None:
+        differ = resume_conflicts(stored, run)
+        if differ:
+            raise StoreError(
+                f"run {run.name!r} exists with other settings ({', '.join(differ)} differ); "
+                "resume it with the same ones or pick another name"
+            )
+    return store.save_run(run)
+
+
 def run_evaluation(
     items: Sequence[Item],
     store: ReviewStore,
@@ -133,7 +194,7 @@ def run_evaluation(
     images = images or ImageOptions()
     cancel = cancel or threading.Event()
     new_run = store.eval_run(run.name) is None
-    run = store.save_run(run)
+    run = open_run(store, run)
     done = store.answered_ids(run.name)
     todo = [item for item in items if item.id not in done]
     state = EvalProgress(total=len(todo), skipped=len(items) - len(todo))

@@ -1,16 +1,17 @@
 """Evaluation runs and their responses (``eval_runs``, ``eval_responses``).
 
 A response is written the moment it arrives; the primary key (run, item) makes a
-resumed run unable to store an item twice.
+resumed run unable to store an item twice. Named queries over a
+``sqlite_utils.Database``, run by :class:`~medrcube_desktop.store.study_store.StudyStore`.
+Whether a stored run may be resumed with other settings is the runner's rule
+(:func:`medrcube_desktop.evaluation.runner.open_run`), not the store's.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-
-from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store.base import StoreBase
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -56,172 +57,91 @@ class ResponseRecord:
     image: dict = field(default_factory=dict)
 
 
-class EvaluationQueries(StoreBase):
-    """Run and response queries (mixed into ``ReviewStore``)."""
-
-    def save_run(self, run: RunRecord) -> RunRecord:
-        """Create a run, or return the stored one when resuming it.
-
-        Raises
-        ------
-        StoreError
-            A run of that name exists with another engine, model, prompt or parameters
-            (resuming it would mix two experiments).
-        """
-        existing = self.eval_run(run.name)
-        if existing is not None:
-            differ = [
-                name
-                for name, old, new in (
-                    ("engine", existing.engine, run.engine),
-                    ("model", existing.model, run.model),
-                    ("prompt", existing.prompt_sha256, run.prompt_sha256),
-                    ("text_only", existing.text_only, run.text_only),
-                    # another benchmark: its items would count as answered by id
-                    (
-                        "benchmark",
-                        existing.benchmark or run.benchmark,
-                        run.benchmark or existing.benchmark,
-                    ),
-                )
-                if old != new
-            ]
-            old_params, new_params = _answer_relevant(existing.params), _answer_relevant(run.params)
-            differ += sorted(
-                key
-                for key in set(old_params) | set(new_params)
-                if old_params.get(key) != new_params.get(key)
-            )
-            if differ:
-                raise StoreError(
-                    f"run {run.name!r} exists with other settings ({', '.join(differ)} differ); "
-                    "resume it with the same ones or pick another name"
-                )
-            return existing
-        row = asdict(run)
-        row["params"] = json.dumps(run.params, sort_keys=True)
-        row["library_versions"] = json.dumps(run.library_versions, sort_keys=True)
-        row["text_only"] = int(run.text_only)
-        columns = ", ".join(row)
-        marks = ", ".join(f":{c}" for c in row)
-        self._read(
-            lambda: self.conn.execute(f"INSERT INTO eval_runs ({columns}) VALUES ({marks})", row),
-            f"create run {run.name}",
-        )
-        return run
-
-    def add_run_provenance(self, name: str, library_versions: dict, gpu: str) -> None:
-        """Add what the engine learned once started (vLLM version, GPU name) to a run
-        (raises StoreError)."""
-        record = self.eval_run(name)
-        if record is None:
-            return
-        versions = {**record.library_versions, **library_versions}
-        self._read(
-            lambda: self.conn.execute(
-                "UPDATE eval_runs SET library_versions = ?, gpu = ? WHERE name = ?",
-                (json.dumps(versions, sort_keys=True), gpu or record.gpu, name),
-            ),
-            f"update run {name}",
-        )
-
-    def delete_empty_run(self, name: str) -> None:
-        """Remove a run that holds no response (its engine never started); raises
-        StoreError. A run with answers is never deleted."""
-        self._read(
-            lambda: self.conn.execute(
-                "DELETE FROM eval_runs WHERE name = ? AND NOT EXISTS "
-                "(SELECT 1 FROM eval_responses WHERE run = ?)",
-                (name, name),
-            ),
-            f"remove the empty run {name}",
-        )
-
-    def eval_run(self, name: str) -> RunRecord | None:
-        """A run by name, or ``None`` (raises StoreError)."""
-
-        def query() -> RunRecord | None:
-            cursor = self.conn.execute("SELECT * FROM eval_runs WHERE name = ?", (name,))
-            values = cursor.fetchone()
-            if values is None:
-                return None
-            row = dict(zip([d[0] for d in cursor.description], values, strict=True))
-            row["params"] = json.loads(row["params"])
-            row["library_versions"] = json.loads(row["library_versions"])
-            row["text_only"] = bool(row["text_only"])
-            return RunRecord(**row)
-
-        return self._read(query, f"read run {name}")
-
-    def eval_run_names(self) -> list[str]:
-        """Every run, oldest first (raises StoreError)."""
-        return self._read(
-            lambda: [
-                r[0] for r in self.conn.execute("SELECT name FROM eval_runs ORDER BY created_at")
-            ],
-            "list runs",
-        )
-
-    def save_response(self, response: ResponseRecord) -> bool:
-        """Store one response at once; False (nothing written) when the item already has
-        one in this run (raises StoreError)."""
-        row = asdict(response)
-        row["correct"] = int(response.correct)
-        row["official_correct"] = int(response.official_correct)
-        row["image"] = json.dumps(response.image, sort_keys=True)
-        columns = ", ".join(row)
-        marks = ", ".join(f":{c}" for c in row)
-        cursor = self._read(
-            lambda: self.conn.execute(
-                f"INSERT OR IGNORE INTO eval_responses ({columns}) VALUES ({marks})", row
-            ),
-            f"save the response to item {response.item_id}",
-        )
-        return cursor.rowcount == 1
-
-    def responses(self, run: str) -> dict[str, ResponseRecord]:
-        """Every stored response of a run, by item id (raises StoreError)."""
-
-        def query() -> dict[str, ResponseRecord]:
-            cursor = self.conn.execute("SELECT * FROM eval_responses WHERE run = ?", (run,))
-            names = [d[0] for d in cursor.description]
-            found = {}
-            for values in cursor:
-                row = dict(zip(names, values, strict=True))
-                row["correct"] = bool(row["correct"])
-                row["official_correct"] = bool(row["official_correct"])
-                row["image"] = json.loads(row["image"] or "{}")
-                found[row["item_id"]] = ResponseRecord(**row)
-            return found
-
-        return self._read(query, f"read the responses of run {run}")
-
-    def answered_ids(self, run: str) -> set[str]:
-        """Items that already have a response in ``run`` (what a resume skips)."""
-        return self._read(
-            lambda: {
-                r[0]
-                for r in self.conn.execute(
-                    "SELECT item_id FROM eval_responses WHERE run = ?", (run,)
-                )
-            },
-            f"read run {run}",
-        )
+def run_row(run: RunRecord) -> dict[str, Any]:
+    """The ``eval_runs`` columns of a run (the dicts as sorted JSON)."""
+    row = asdict(run)
+    row["params"] = json.dumps(run.params, sort_keys=True)
+    row["library_versions"] = json.dumps(run.library_versions, sort_keys=True)
+    row["text_only"] = int(run.text_only)
+    return row
 
 
-OPERATIONAL_PARAMS = {
-    "base_urls", "concurrency", "timeout_s", "max_attempts", "chunk_size", "attached_to",
-    "gpu_memory_utilization", "kv_cache_memory_bytes", "data_parallel_size", "enforce_eager",
-}  # fmt: skip
-"""Run parameters that do not change the answers: a resume may use other values."""
+def insert_run(db: Any, run: RunRecord) -> None:
+    """Add a run (``sqlite3.IntegrityError`` when the name is taken)."""
+    db["eval_runs"].insert(run_row(run))
 
 
-def _answer_relevant(params: dict) -> dict:
-    return {key: value for key, value in params.items() if key not in OPERATIONAL_PARAMS}
+def eval_run(db: Any, name: str) -> RunRecord | None:
+    """A run by name, or ``None`` (``ValueError`` when its stored JSON is broken)."""
+    for row in db.query("SELECT * FROM eval_runs WHERE name = ?", [name]):
+        row["params"] = json.loads(row["params"])
+        row["library_versions"] = json.loads(row["library_versions"])
+        row["text_only"] = bool(row["text_only"])
+        return RunRecord(**row)
+    return None
 
 
-def check_run_name(name: str) -> str:
-    """A run name, stripped; raises StoreError when blank."""
-    if not name.strip():
-        raise StoreError("a run needs a name")
-    return name.strip()
+def eval_run_names(db: Any) -> list[str]:
+    """Every run's name, oldest first (by ``created_at``)."""
+    return [r[0] for r in db.execute("SELECT name FROM eval_runs ORDER BY created_at")]
+
+
+def set_run_provenance(db: Any, name: str, library_versions: dict, gpu: str) -> None:
+    """Replace a run's ``library_versions`` and ``gpu`` (nothing when there is no such run)."""
+    db.execute(
+        "UPDATE eval_runs SET library_versions = ?, gpu = ? WHERE name = ?",
+        [json.dumps(library_versions, sort_keys=True), gpu, name],
+    )
+
+
+def delete_empty_run(db: Any, name: str) -> None:
+    """Remove a run that holds no response; a run with answers is never deleted."""
+    db.execute(
+        "DELETE FROM eval_runs WHERE name = ? AND NOT EXISTS "
+        "(SELECT 1 FROM eval_responses WHERE run = ?)",
+        [name, name],
+    )
+
+
+def response_row(response: ResponseRecord) -> dict[str, Any]:
+    """The ``eval_responses`` columns of a response (``image`` as sorted JSON)."""
+    row = asdict(response)
+    row["correct"] = int(response.correct)
+    row["official_correct"] = int(response.official_correct)
+    row["image"] = json.dumps(response.image, sort_keys=True)
+    return row
+
+
+def insert_response(db: Any, response: ResponseRecord) -> bool:
+    """Add one response unless its item already has one in the run; whether it was added.
+
+    Run inside a write transaction, so the check and the insert see the same rows.
+    """
+    if has_response(db, response.run, response.item_id):
+        return False
+    db["eval_responses"].insert(response_row(response))
+    return True
+
+
+def has_response(db: Any, run: str, item_id: str) -> bool:
+    """Whether ``item_id`` has a stored response in ``run``."""
+    found = db.execute(
+        "SELECT 1 FROM eval_responses WHERE run = ? AND item_id = ?", [run, item_id]
+    ).fetchone()
+    return found is not None
+
+
+def responses(db: Any, run: str) -> dict[str, ResponseRecord]:
+    """Every stored response of a run, by item id."""
+    found = {}
+    for row in db.query("SELECT * FROM eval_responses WHERE run = ?", [run]):
+        row["correct"] = bool(row["correct"])
+        row["official_correct"] = bool(row["official_correct"])
+        row["image"] = json.loads(row["image"] or "{}")
+        found[row["item_id"]] = ResponseRecord(**row)
+    return found
+
+
+def answered_ids(db: Any, run: str) -> set[str]:
+    """Items that already have a response in ``run`` (what a resume skips)."""
+    return {r[0] for r in db.execute("SELECT item_id FROM eval_responses WHERE run = ?", [run])}

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store.merging import FileMerge, MergeSummary, merge, renumber_revisions
+from medrcube_desktop.store import review_queries
+from medrcube_desktop.store.database import utc_now
+from medrcube_desktop.store.merging import FileMerge, MergeSummary, merge
 from medrcube_desktop.store.review_csv import (
     CSV_COLUMNS,
     REQUIRED_COLUMNS,
@@ -27,7 +29,8 @@ from medrcube_desktop.store.review_csv import (
     review_cells,
     write_reviews_csv,
 )
-from medrcube_desktop.store.reviews import Review, ReviewStore, review_from_row, review_row, utc_now
+from medrcube_desktop.store.review_queries import Review, review_from_row, review_row
+from medrcube_desktop.store.study_store import StudyStore
 
 __all__ = [
     "CSV_COLUMNS",
@@ -51,7 +54,7 @@ judgment of each item, or every revision and intra-rater repeat."""
 # ---------------------------------------------------------------------------- queries
 
 
-def reviews_by_item(store: ReviewStore, reviewer: str) -> dict[str, list[Review]]:
+def reviews_by_item(store: StudyStore, reviewer: str) -> dict[str, list[Review]]:
     """Every review row of ``reviewer`` (revisions and repeats), by item id, oldest
     revision first.
 
@@ -60,32 +63,20 @@ def reviews_by_item(store: ReviewStore, reviewer: str) -> dict[str, list[Review]
     StoreError
         The database cannot be read.
     """
-
-    def query() -> dict[str, list[Review]]:
-        found: dict[str, list[Review]] = {}
-        for row in store.db.query(
-            "SELECT * FROM reviews WHERE reviewer = ? ORDER BY item_id, revision", [reviewer]
-        ):
-            found.setdefault(row["item_id"], []).append(review_from_row(row))
-        return found
-
-    try:
-        return query()
-    except (sqlite3.Error, UnicodeError, ValueError) as exc:
-        raise StoreError(f"{store.path or ':memory:'}: cannot read reviews: {exc}") from exc
+    return store.reviews_by_item(reviewer)
 
 
 # ---------------------------------------------------------------------------- export
 
 
 def export_reviews(
-    store: ReviewStore, reviewer: str, out_path: str | Path, which: str = "latest"
+    store: StudyStore, reviewer: str, out_path: str | Path, which: str = "latest"
 ) -> int:
     """Write ``reviewer``'s reviews to a CSV file; return the number of rows written.
 
     Parameters
     ----------
-    store : ReviewStore
+    store : StudyStore
     reviewer : str
     out_path : str or Path
         CSV file, written atomically (a temporary file in the same folder, then
@@ -144,7 +135,7 @@ class ImportSummary:
         return {"imported": self.imported, "skipped": self.skipped, "problems": self.problems}
 
 
-def import_reviews(store: ReviewStore, reviewer: str, csv_path: str | Path) -> ImportSummary:
+def import_reviews(store: StudyStore, reviewer: str, csv_path: str | Path) -> ImportSummary:
     """Add the reviews of a CSV file as ``reviewer``'s, skipping bad and unchanged rows.
 
     Each valid row becomes the next revision of its item (rows of one item in file
@@ -158,7 +149,7 @@ def import_reviews(store: ReviewStore, reviewer: str, csv_path: str | Path) -> I
 
     Parameters
     ----------
-    store : ReviewStore
+    store : StudyStore
     reviewer : str
     csv_path : str or Path
         UTF-8 CSV whose header names at least :data:`REQUIRED_COLUMNS` (see
@@ -180,24 +171,20 @@ def import_reviews(store: ReviewStore, reviewer: str, csv_path: str | Path) -> I
     rows, problems = read_reviews_csv(path)
     summary = ImportSummary(problems=problems)
     now = utc_now()
-    try:
-        with store.conn:  # one transaction: what is there and what is added agree
-            store.conn.execute("BEGIN IMMEDIATE")
-            history = reviews_by_item(store, reviewer)
-            replayed = _replayed_groups(rows, history)
-            seen = _Seen(history)  # constant time per row, however many revisions
-            touched: set[str] = set()
-            for row in rows:
-                if (row.item_id, row.repeat) in replayed or seen.has(row):
-                    summary.skipped += 1
-                    continue
-                seen.add(_insert(store, _review(reviewer, row, now, seen.revision(row.item_id))))
-                summary.imported += 1
-                touched.add(row.item_id)
-            for item_id in sorted(touched):  # revision 1 is the earliest judgment, as in merge
-                renumber_revisions(store, reviewer, item_id)
-    except sqlite3.Error as exc:
-        raise StoreError(f"{store.path or ':memory:'}: cannot import {path}: {exc}") from exc
+    with store.transaction(f"import {path}") as db:  # what is there and what is added agree
+        history = review_queries.reviews_by_item(db, reviewer)
+        replayed = _replayed_groups(rows, history)
+        seen = _Seen(history)  # constant time per row, however many revisions
+        touched: set[str] = set()
+        for row in rows:
+            if (row.item_id, row.repeat) in replayed or seen.has(row):
+                summary.skipped += 1
+                continue
+            seen.add(_insert(db, _review(reviewer, row, now, seen.revision(row.item_id))))
+            summary.imported += 1
+            touched.add(row.item_id)
+        for item_id in sorted(touched):  # revision 1 is the earliest judgment, as in merge
+            review_queries.renumber_revisions(db, reviewer, item_id)
     return summary
 
 
@@ -289,11 +276,9 @@ def _review(reviewer: str, row: CsvReview, now: str, revision: int) -> Review:
     )
 
 
-def _insert(store: ReviewStore, review: Review) -> Review:
-    """Insert one review row as it is (inside the caller's transaction)."""
+def _insert(db: Any, review: Review) -> Review:
+    """Insert one review row at its revision (inside the caller's transaction)."""
     row = review_row(review)
     row["revision"] = review.revision
-    columns = ", ".join(row)
-    marks = ", ".join(f":{c}" for c in row)
-    store.conn.execute(f"INSERT INTO reviews ({columns}) VALUES ({marks})", row)
+    review_queries.insert_review(db, row)
     return review_from_row(row)

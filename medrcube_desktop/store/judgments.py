@@ -2,17 +2,19 @@
 
 Written by the LLM judge (one row per attempt outcome: ``ok`` with seven scores, or
 ``failed`` with the raw text); read by the review window, which reveals a judgment only
-after the reviewer has committed their own scores.
+after the reviewer has committed their own scores. Named queries over a
+``sqlite_utils.Database``; :class:`~medrcube_desktop.store.study_store.StudyStore` runs
+them (errors to StoreError, writes in a transaction).
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from medrcube_desktop.core.rubric import RULE_IDS, score_column
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store.base import StoreBase
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
@@ -60,122 +62,98 @@ class Judgment:
     uid: str = ""
 
 
-class JudgmentQueries(StoreBase):
-    """Judgment queries (mixed into ``ReviewStore``)."""
+def judgment_row(judgment: Judgment) -> dict[str, Any]:
+    """The ``judgments`` columns of a judgment, without ``id``; a new ``uid`` is made
+    when the judgment has none.
 
-    def save_judgment(self, judgment: Judgment) -> Judgment:
-        """Write one judgment at once; return it with its ``uid``.
+    Raises
+    ------
+    StoreError
+        The status is unknown, or an ``ok`` judgment lacks a 0/1 score for a rule.
+    """
+    ok = judgment.status == STATUS_OK
+    if judgment.status not in (STATUS_OK, STATUS_FAILED):
+        raise StoreError(f"item {judgment.item_id}: unknown judgment status {judgment.status!r}")
+    if ok and (
+        judgment.scores is None
+        or set(judgment.scores) != set(RULE_IDS)
+        or any(v not in (0, 1) or isinstance(v, bool) for v in judgment.scores.values())
+    ):
+        raise StoreError(f"item {judgment.item_id}: a judgment needs 0 or 1 for every rule")
+    row: dict[str, Any] = {
+        "uid": judgment.uid or uuid.uuid4().hex,
+        "item_id": judgment.item_id,
+        "model": judgment.model,
+        "base_url": judgment.base_url,
+        "prompt_sha256": judgment.prompt_sha256,
+        "temperature": judgment.temperature,
+        "status": judgment.status,
+        "raw_text": judgment.raw_text,
+        "error": judgment.error,
+        "prompt_tokens": judgment.prompt_tokens,
+        "completion_tokens": judgment.completion_tokens,
+        "source": judgment.source,
+        "created_at": judgment.created_at,
+    }
+    for rule in RULE_IDS:
+        row[score_column(rule)] = judgment.scores[rule] if ok and judgment.scores else None
+    return row
 
-        Raises
-        ------
-        StoreError
-            An ``ok`` judgment lacks a 0/1 score for a rule, or the write fails.
-        """
-        ok = judgment.status == STATUS_OK
-        if judgment.status not in (STATUS_OK, STATUS_FAILED):
-            raise StoreError(
-                f"item {judgment.item_id}: unknown judgment status {judgment.status!r}"
-            )
-        if ok and (
-            judgment.scores is None
-            or set(judgment.scores) != set(RULE_IDS)
-            or any(v not in (0, 1) or isinstance(v, bool) for v in judgment.scores.values())
-        ):
-            raise StoreError(f"item {judgment.item_id}: a judgment needs 0 or 1 for every rule")
-        uid = judgment.uid or uuid.uuid4().hex
-        row = {
-            "uid": uid,
-            "item_id": judgment.item_id,
-            "model": judgment.model,
-            "base_url": judgment.base_url,
-            "prompt_sha256": judgment.prompt_sha256,
-            "temperature": judgment.temperature,
-            "status": judgment.status,
-            "raw_text": judgment.raw_text,
-            "error": judgment.error,
-            "prompt_tokens": judgment.prompt_tokens,
-            "completion_tokens": judgment.completion_tokens,
-            "source": judgment.source,
-            "created_at": judgment.created_at,
-        }
-        for rule in RULE_IDS:
-            row[score_column(rule)] = judgment.scores[rule] if ok and judgment.scores else None
-        columns = ", ".join(row)
-        marks = ", ".join(f":{c}" for c in row)
-        self._read(
-            lambda: self.conn.execute(f"INSERT INTO judgments ({columns}) VALUES ({marks})", row),
-            f"save the judgment of item {judgment.item_id}",
+
+def insert_judgment(db: Any, row: dict[str, Any]) -> None:
+    """Add one :func:`judgment_row` to ``judgments`` (``sqlite3.IntegrityError`` when the
+    ``uid`` is taken)."""
+    db["judgments"].insert(row)
+
+
+def latest_judgments(db: Any, model: str) -> dict[str, Judgment]:
+    """The latest successful judgment by ``model`` of every item, by item id (latest by
+    ``created_at``, so merged databases agree on which one)."""
+    rows = db.query(
+        "SELECT * FROM judgments WHERE model = ? AND status = 'ok' ORDER BY created_at, id",
+        [model],
+    )
+    return {row["item_id"]: judgment_from_row(row) for row in rows}
+
+
+def has_judgment_uid(db: Any, uid: str) -> bool:
+    """Whether a judgment with this stable id is stored."""
+    return db.execute("SELECT 1 FROM judgments WHERE uid = ?", [uid]).fetchone() is not None
+
+
+def judged_item_ids(db: Any, model: str, prompt_sha256: str | None = None) -> set[str]:
+    """Ids of the items with a successful judgment by ``model`` (under that prompt hash
+    when given): what a resumed run skips."""
+    if prompt_sha256 is None:
+        rows = db.execute(
+            "SELECT DISTINCT item_id FROM judgments WHERE model = ? AND status = 'ok'", [model]
         )
-        return Judgment(**{**judgment.__dict__, "uid": uid})
-
-    def judgments(self, model: str) -> dict[str, Judgment]:
-        """The latest successful judgment by ``model`` of every item, by item id (latest by
-        ``created_at``, so merged databases agree on which one; raises StoreError)."""
-
-        def query() -> dict[str, Judgment]:
-            cursor = self.conn.execute(
-                "SELECT * FROM judgments WHERE model = ? AND status = 'ok' ORDER BY created_at, id",
-                (model,),
-            )
-            names = [d[0] for d in cursor.description]
-            return {
-                row["item_id"]: judgment_from_row(row)
-                for row in (dict(zip(names, values, strict=True)) for values in cursor)
-            }
-
-        return self._read(query, f"read the judgments of {model}")
-
-    def has_judgment_uid(self, uid: str) -> bool:
-        """Whether a judgment with this stable id is stored (raises StoreError)."""
-        return self._read(
-            lambda: (
-                self.conn.execute("SELECT 1 FROM judgments WHERE uid = ?", (uid,)).fetchone()
-                is not None
-            ),
-            "look a judgment up",
+    else:
+        rows = db.execute(
+            "SELECT DISTINCT item_id FROM judgments WHERE model = ? AND status = 'ok' "
+            "AND prompt_sha256 = ?",
+            [model, prompt_sha256],
         )
+    return {r[0] for r in rows}
 
-    def judged_item_ids(self, model: str, prompt_sha256: str | None = None) -> set[str]:
-        """Ids of the items with a successful judgment by ``model`` (under that prompt
-        hash when given): what a resumed run skips (raises StoreError)."""
-        sql = "SELECT DISTINCT item_id FROM judgments WHERE model = ? AND status = 'ok'"
-        args: tuple[str, ...] = (model,)
-        if prompt_sha256 is not None:
-            sql += " AND prompt_sha256 = ?"
-            args += (prompt_sha256,)
-        return self._read(
-            lambda: {r[0] for r in self.conn.execute(sql, args)}, f"read the items {model} judged"
-        )
 
-    def failed_judgments(self, model: str) -> dict[str, Judgment]:
-        """The latest failure of each item ``model`` has no successful judgment of."""
+def failed_judgments(db: Any, model: str) -> dict[str, Judgment]:
+    """The latest failure of each item ``model`` has no successful judgment of, by item."""
+    rows = db.query(
+        "SELECT * FROM judgments WHERE model = ? AND status = 'failed' AND item_id NOT IN "
+        "(SELECT item_id FROM judgments WHERE model = ? AND status = 'ok') ORDER BY id",
+        [model, model],
+    )
+    return {row["item_id"]: judgment_from_row(row) for row in rows}
 
-        def query() -> dict[str, Judgment]:
-            cursor = self.conn.execute(
-                "SELECT * FROM judgments WHERE model = ? AND status = 'failed' AND item_id NOT IN "
-                "(SELECT item_id FROM judgments WHERE model = ? AND status = 'ok') ORDER BY id",
-                (model, model),
-            )
-            names = [d[0] for d in cursor.description]
-            return {
-                row["item_id"]: judgment_from_row(row)
-                for row in (dict(zip(names, values, strict=True)) for values in cursor)
-            }
 
-        return self._read(query, f"read the failures of {model}")
-
-    def judgment_models(self) -> list[str]:
-        """Models with at least one successful judgment, most judgments first."""
-        return self._read(
-            lambda: [
-                r[0]
-                for r in self.conn.execute(
-                    "SELECT model FROM judgments WHERE status = 'ok' GROUP BY model "
-                    "ORDER BY COUNT(*) DESC, model"
-                )
-            ],
-            "list judged models",
-        )
+def judgment_models(db: Any) -> list[str]:
+    """Models with at least one successful judgment, most judgments first, then by name."""
+    rows = db.execute(
+        "SELECT model FROM judgments WHERE status = 'ok' GROUP BY model "
+        "ORDER BY COUNT(*) DESC, model"
+    )
+    return [r[0] for r in rows]
 
 
 def judgment_from_row(row: dict) -> Judgment:

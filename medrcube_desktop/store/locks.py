@@ -2,7 +2,9 @@
 evaluation run), so a second process does not ask and pay for every item twice.
 
 The lock is a row of ``app_state`` naming its holder (pid, host, time). A holder whose
-process on this host has ended is gone; one on another host is trusted for 24 hours.
+process on this host has ended is gone; one on another host is trusted for 24 hours
+(:data:`TRUST_OTHER_HOST_S`). Claiming and releasing are one transaction each
+(:meth:`~medrcube_desktop.store.study_store.StudyStore.claim`).
 """
 
 from __future__ import annotations
@@ -14,10 +16,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
+import psutil
+
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store.reviews import ReviewStore, utc_now
+from medrcube_desktop.store.database import utc_now
+from medrcube_desktop.store.study_store import StudyStore
 
 TRUST_OTHER_HOST_S = 86_400
+"""How long a lock taken on another host is trusted (seconds): its pid cannot be checked."""
 
 
 class LockHeld(StoreError):
@@ -41,17 +47,20 @@ def holder_gone(value: str) -> bool:
         except ValueError:
             return True
         return (datetime.now(UTC) - since).total_seconds() > TRUST_OTHER_HOST_S
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    return not pid_alive(pid)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with id ``pid`` runs on this host (a zombie counts as alive).
+
+    ``psutil.pid_exists`` only looks the process up: ``os.kill(pid, 0)``, the POSIX
+    idiom, would terminate the process on Windows.
+    """
+    return pid > 0 and bool(psutil.pid_exists(pid))
 
 
 @contextmanager
-def process_lock(store: ReviewStore, key: str, what: str) -> Iterator[None]:
+def process_lock(store: StudyStore, key: str, what: str) -> Iterator[None]:
     """Hold ``app_state[key]`` for the duration of the block.
 
     Raises

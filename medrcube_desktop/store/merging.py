@@ -13,18 +13,18 @@ content included) and the copy, migrated to the current schema, is read. Public 
 from __future__ import annotations
 
 import json
-import math
 import os
 import sqlite3
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from medrcube_desktop.errors import StoreError
+from medrcube_desktop.store import review_queries
 from medrcube_desktop.store.migrations import available_migrations, current_version
-from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.store.study_store import StudyStore
 
 MERGED_TABLES = (
     "reviews",
@@ -94,7 +94,7 @@ class MergeSummary:
         }
 
 
-def merge(target_store: ReviewStore, other_paths: Iterable[str | Path]) -> MergeSummary:
+def merge(target_store: StudyStore, other_paths: Iterable[str | Path]) -> MergeSummary:
     """Fold other reviewer databases into ``target_store``.
 
     Every row of ``reviews``, ``judgments``, ``disagreement_notes`` and ``flags`` whose
@@ -105,7 +105,7 @@ def merge(target_store: ReviewStore, other_paths: Iterable[str | Path]) -> Merge
 
     Parameters
     ----------
-    target_store : ReviewStore
+    target_store : StudyStore
         The study database, written.
     other_paths : iterable of str or Path
         Review databases of any schema version up to the current one; read only (each
@@ -130,7 +130,7 @@ def merge(target_store: ReviewStore, other_paths: Iterable[str | Path]) -> Merge
         with tempfile.TemporaryDirectory(prefix="medrcube-merge-") as folder:
             copy = Path(folder) / "other.sqlite"
             _snapshot(other, copy)
-            source = ReviewStore(copy)
+            source = StudyStore(copy)
             try:
                 files.append(_merge_one(target_store, source, other))
             finally:
@@ -138,7 +138,7 @@ def merge(target_store: ReviewStore, other_paths: Iterable[str | Path]) -> Merge
     return MergeSummary(files)
 
 
-def _check_other(target: ReviewStore, other: Path) -> None:
+def _check_other(target: StudyStore, other: Path) -> None:
     """Refuse a missing file or the target itself (raises StoreError)."""
     if not other.is_file():
         raise StoreError(f"{other}: no such review database file")
@@ -215,41 +215,38 @@ def _read_mode(other: Path) -> str:
     return "immutable=1" if in_wal_mode and wal_empty else "mode=ro"
 
 
-def _merge_one(target: ReviewStore, source: ReviewStore, other: Path) -> FileMerge:
+def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge:
     """Copy the rows of one migrated copy into the target, in one transaction."""
-    conn = target.conn
     added = dict.fromkeys(MERGED_TABLES, 0)
-    try:
-        with conn:
-            conn.execute("BEGIN IMMEDIATE")
-            origin: dict[str, int] = {}  # uid of a copied review -> its revision in `other`
-            groups: set[tuple[str, str]] = set()  # (reviewer, item_id) given new reviews
-            for table in MERGED_TABLES:
-                for row in _missing_rows(target, source, table):
-                    if table == "reviews":
-                        origin[row["uid"]] = row["revision"]
-                        groups.add((row["reviewer"], row["item_id"]))
-                        row["revision"] = _next_revision(conn, row["reviewer"], row["item_id"])
-                    columns = ", ".join(row)
-                    marks = ", ".join(f":{c}" for c in row)
-                    conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", row)
-                    added[table] += 1
-            added["flags"] += _newer_flags(conn, source)
-            for reviewer, item_id in sorted(groups):
-                renumber_revisions(target, reviewer, item_id, origin)
-    except (sqlite3.Error, UnicodeError) as exc:
-        raise StoreError(f"{target.path or ':memory:'}: cannot merge {other}: {exc}") from exc
+    with target.transaction(f"merge {other}") as db:
+        origin: dict[str, int] = {}  # uid of a copied review -> its revision in `other`
+        groups: set[tuple[str, str]] = set()  # (reviewer, item_id) given new reviews
+        for table in MERGED_TABLES:
+            for row in _missing_rows(target, source, table):
+                if table == "reviews":
+                    origin[row["uid"]] = row["revision"]
+                    groups.add((row["reviewer"], row["item_id"]))
+                    row["revision"] = review_queries.next_revision(
+                        db, row["reviewer"], row["item_id"]
+                    )  # a free number until renumbered
+                    review_queries.insert_review(db, row)
+                else:
+                    db[table].insert(row)
+                added[table] += 1
+        added["flags"] += _newer_flags(db, source)
+        for reviewer, item_id in sorted(groups):
+            review_queries.renumber_revisions(db, reviewer, item_id, origin)
     return FileMerge(other, added, len(groups), _protocol_warnings(target, source, other))
 
 
-def _protocol_warnings(target: ReviewStore, source: ReviewStore, other: Path) -> list[str]:
+def _protocol_warnings(target: StudyStore, source: StudyStore, other: Path) -> list[str]:
     """Study settings (``app_state`` ``study.settings``) of ``other`` unlike the target's.
 
     Each review keeps its own ``blind`` flag, so nothing is lost; the warning says the
     studies were run under different protocols.
     """
 
-    def settings(store: ReviewStore) -> dict:
+    def settings(store: StudyStore) -> dict:
         try:
             value = json.loads(store.get_state("study.settings") or "{}")
         except (ValueError, RecursionError):
@@ -266,23 +263,23 @@ def _protocol_warnings(target: ReviewStore, source: ReviewStore, other: Path) ->
     ]
 
 
-def _newer_flags(conn: sqlite3.Connection, source: ReviewStore) -> int:
+def _newer_flags(db: Any, source: StudyStore) -> int:
     """Apply the other file's flag changes that are later than the target's (an unflag
     included); return how many changed."""
     changed = 0
     for reviewer, item_id, flagged, when in source.conn.execute(
         "SELECT reviewer, item_id, flagged, changed_at FROM flags"
     ):
-        cursor = conn.execute(
+        cursor = db.execute(
             "UPDATE flags SET flagged = ?, changed_at = ? WHERE reviewer = ? AND item_id = ? "
             "AND changed_at < ? AND flagged != ?",
-            (flagged, when, reviewer, item_id, when, flagged),
+            [flagged, when, reviewer, item_id, when, flagged],
         )
         changed += cursor.rowcount
     return changed
 
 
-def _missing_rows(target: ReviewStore, source: ReviewStore, table: str) -> list[dict]:
+def _missing_rows(target: StudyStore, source: StudyStore, table: str) -> list[dict]:
     """Rows of ``table`` in ``source`` whose id is not in ``target`` (all columns but
     ``id``), in ``source`` row order."""
     columns = [r[1] for r in target.conn.execute(f"PRAGMA table_info({table})") if r[1] != "id"]
@@ -297,7 +294,7 @@ def _missing_rows(target: ReviewStore, source: ReviewStore, table: str) -> list[
     return missing
 
 
-def _rows(store: ReviewStore, table: str, columns: list[str]) -> list[dict]:
+def _rows(store: StudyStore, table: str, columns: list[str]) -> list[dict]:
     cursor = store.conn.execute(f"SELECT {', '.join(columns)} FROM {table}")
     return [dict(zip(columns, values, strict=True)) for values in cursor]
 
@@ -308,56 +305,3 @@ def _review_content(row: dict) -> tuple:
     scores = tuple(row[k] for k in sorted(row) if k.startswith("score_"))
     return (row["reviewer"], row["item_id"], scores, row["comment"], row["tags"], row["repeat"],
             row["committed_at"])  # fmt: skip
-
-
-def _next_revision(conn: sqlite3.Connection, reviewer: str, item_id: str) -> int:
-    """One above the highest revision of (reviewer, item): a free number until renumbered."""
-    (last,) = conn.execute(
-        "SELECT COALESCE(MAX(revision), 0) FROM reviews WHERE reviewer = ? AND item_id = ?",
-        (reviewer, item_id),
-    ).fetchone()
-    return int(last) + 1
-
-
-def renumber_revisions(
-    store: ReviewStore, reviewer: str, item_id: str, origin: dict[str, int] | None = None
-) -> None:
-    """Number the reviews of one (reviewer, item) 1..n by (``committed_at``, revision,
-    ``uid``), inside the caller's transaction.
-
-    ``origin`` gives, for rows just copied from another database, the revision they had
-    there (used instead of their temporary one). ``committed_at`` values are compared as
-    UTC times; one that does not parse sorts after all that do. Rows are first moved
-    above every current number, then set, so UNIQUE (reviewer, item_id, revision) holds
-    at every step.
-    """
-    origin = origin or {}
-    conn = store.conn
-    rows = conn.execute(
-        "SELECT id, committed_at, revision, uid FROM reviews WHERE reviewer = ? AND item_id = ?",
-        (reviewer, item_id),
-    ).fetchall()
-    if not rows:
-        return
-    rows.sort(key=lambda r: (*_time_key(r[1]), origin.get(r[3], r[2]), r[3] or ""))
-    shift = max(r[2] for r in rows) + len(rows)
-    conn.execute(
-        "UPDATE reviews SET revision = revision + ? WHERE reviewer = ? AND item_id = ?",
-        (shift, reviewer, item_id),
-    )
-    conn.executemany(
-        "UPDATE reviews SET revision = ? WHERE id = ?",
-        [(number, row[0]) for number, row in enumerate(rows, start=1)],
-    )
-
-
-def _time_key(text: str) -> tuple[float, str]:
-    """Sort key of an ISO 8601 time: (POSIX seconds, ""); unparsable text sorts last, by
-    its text."""
-    try:
-        moment = datetime.fromisoformat(text)
-    except (TypeError, ValueError):
-        return (math.inf, str(text))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return (moment.timestamp(), "")

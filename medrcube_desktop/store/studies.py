@@ -1,11 +1,15 @@
-"""Named agreement studies: a seeded sample of items (``studies``, ``study_items``)."""
+"""Named agreement studies: a seeded sample of items (``studies``, ``study_items``).
+
+Named queries over a ``sqlite_utils.Database``, run by
+:class:`~medrcube_desktop.store.study_store.StudyStore`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store.base import StoreBase
 
 
 @dataclass(frozen=True)
@@ -19,81 +23,52 @@ class StudyRecord:
     item_ids: tuple[str, ...]
 
 
-class StudyQueries(StoreBase):
-    """Study queries (mixed into ``ReviewStore``)."""
+def add_study_items(
+    db: Any, name: str, seed: int, stratify: str, item_ids: list[str], when: str
+) -> None:
+    """Create study ``name``, or add items to it when it exists with the same seed and
+    stratification; run inside a write transaction.
 
-    def save_study(
-        self, name: str, seed: int, stratify: str, item_ids: list[str], when: str
-    ) -> StudyRecord:
-        """Create a study, or add items to an existing one (same seed and stratification).
+    Items already in the study keep their position; new ones are appended in the order
+    given, ``when`` (ISO 8601 UTC) as their time.
 
-        Items already in the study keep their position; new ones are appended in the
-        order given. Raises StoreError when the name exists with another seed or
-        stratification, or the write fails.
-        """
-
-        def write() -> StudyRecord:
-            with self.conn:
-                self.conn.execute("BEGIN IMMEDIATE")
-                row = self.conn.execute(
-                    "SELECT seed, stratify, created_at FROM studies WHERE name = ?", (name,)
-                ).fetchone()
-                if row is None:
-                    self.conn.execute(
-                        "INSERT INTO studies (name, seed, stratify, created_at) VALUES (?,?,?,?)",
-                        (name, seed, stratify, when),
-                    )
-                elif (row[0], row[1]) != (seed, stratify):
-                    raise StoreError(
-                        f"study {name!r} exists with seed {row[0]} and stratify "
-                        f"{row[1] or 'none'}: extend it with the same, or pick another name"
-                    )
-                have = {
-                    r[0]
-                    for r in self.conn.execute(
-                        "SELECT item_id FROM study_items WHERE study = ?", (name,)
-                    )
-                }
-                position = len(have)
-                for item_id in item_ids:
-                    if item_id not in have:
-                        self.conn.execute(
-                            "INSERT INTO study_items (study, item_id, position, added_at) "
-                            "VALUES (?,?,?,?)",
-                            (name, item_id, position, when),
-                        )
-                        have.add(item_id)
-                        position += 1
-            record = self.study(name)
-            assert record is not None
-            return record
-
-        return self._read(write, f"save study {name}")
-
-    def study(self, name: str) -> StudyRecord | None:
-        """A study by name, or ``None`` (raises StoreError)."""
-
-        def query() -> StudyRecord | None:
-            row = self.conn.execute(
-                "SELECT seed, stratify, created_at FROM studies WHERE name = ?", (name,)
-            ).fetchone()
-            if row is None:
-                return None
-            ids = tuple(
-                r[0]
-                for r in self.conn.execute(
-                    "SELECT item_id FROM study_items WHERE study = ? ORDER BY position", (name,)
-                )
-            )
-            return StudyRecord(name, int(row[0]), row[1], row[2], ids)
-
-        return self._read(query, f"read study {name}")
-
-    def study_names(self) -> list[str]:
-        """Names of every study, oldest first (raises StoreError)."""
-        return self._read(
-            lambda: [
-                r[0] for r in self.conn.execute("SELECT name FROM studies ORDER BY created_at")
-            ],
-            "list studies",
+    Raises
+    ------
+    StoreError
+        The name exists with another seed or stratification.
+    """
+    row = db.execute("SELECT seed, stratify FROM studies WHERE name = ?", [name]).fetchone()
+    if row is None:
+        db["studies"].insert({"name": name, "seed": seed, "stratify": stratify, "created_at": when})
+    elif (row[0], row[1]) != (seed, stratify):
+        raise StoreError(
+            f"study {name!r} exists with seed {row[0]} and stratify "
+            f"{row[1] or 'none'}: extend it with the same, or pick another name"
         )
+    have = set(study_item_ids(db, name))
+    new = [item_id for item_id in dict.fromkeys(item_ids) if item_id not in have]
+    db["study_items"].insert_all(
+        {"study": name, "item_id": item_id, "position": position, "added_at": when}
+        for position, item_id in enumerate(new, start=len(have))
+    )
+
+
+def study_item_ids(db: Any, name: str) -> tuple[str, ...]:
+    """The items of study ``name`` in sampling order (empty for no such study)."""
+    rows = db.execute("SELECT item_id FROM study_items WHERE study = ? ORDER BY position", [name])
+    return tuple(r[0] for r in rows)
+
+
+def study(db: Any, name: str) -> StudyRecord | None:
+    """A study by name, or ``None``."""
+    row = db.execute(
+        "SELECT seed, stratify, created_at FROM studies WHERE name = ?", [name]
+    ).fetchone()
+    if row is None:
+        return None
+    return StudyRecord(name, int(row[0]), row[1], row[2], study_item_ids(db, name))
+
+
+def study_names(db: Any) -> list[str]:
+    """Names of every study, oldest first (by ``created_at``)."""
+    return [r[0] for r in db.execute("SELECT name FROM studies ORDER BY created_at")]
