@@ -2,7 +2,7 @@ import json
 
 from medrcube_desktop.cli import main
 from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.store import Review, ReviewStore
+from medrcube_desktop.store import Review, StudyStore
 
 GOOD = "item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,comment\ni1,1,0,1,1,1,1,1,=1+1\n"
 T0 = "2024-05-01T10:00:00+00:00"
@@ -19,7 +19,7 @@ def test_import_reviews_prints_a_summary_and_exits_0(tmp_path, capsys):
     args = ["import-reviews", "--db", str(db), "--reviewer", "dr-a", str(csv_path), "--json"]
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out) == {"imported": 0, "skipped": 1, "problems": []}
-    got = ReviewStore(db).latest_reviews("dr-a")["i1"]
+    got = StudyStore(db).latest_reviews("dr-a")["i1"]
     assert (got.comment, got.scores["1.2"], got.source) == ("=1+1", 0, "import")
 
 
@@ -56,7 +56,7 @@ def test_import_reviews_with_unusable_file_exits_2_with_one_line(tmp_path, capsy
 
 def test_export_reviews_writes_the_chosen_revisions(tmp_path, capsys):
     db = tmp_path / "study.db"
-    store = ReviewStore(db)
+    store = StudyStore(db)
     for hour, comment in ((10, "first"), (11, "second")):
         when = f"2024-05-01T{hour}:00:00+00:00"
         store.save_review(Review("dr-a", "i1", dict.fromkeys(RULE_IDS, 1), comment, when, when))
@@ -76,7 +76,7 @@ def test_export_reviews_writes_the_chosen_revisions(tmp_path, capsys):
 
 def test_export_reviews_of_unknown_reviewer_warns_and_missing_db_exits_2(tmp_path, capsys):
     db = tmp_path / "study.db"
-    ReviewStore(db).save_review(Review("dr-a", "i1", dict.fromkeys(RULE_IDS, 1), "", T0, T0))
+    StudyStore(db).save_review(Review("dr-a", "i1", dict.fromkeys(RULE_IDS, 1), "", T0, T0))
     out = tmp_path / "out.csv"
     assert main(["export-reviews", "--db", str(db), "--reviewer", "dr-x", "--out", str(out)]) == 0
     assert capsys.readouterr().err == (
@@ -91,7 +91,7 @@ def test_export_reviews_of_unknown_reviewer_warns_and_missing_db_exits_2(tmp_pat
 
 def test_merge_prints_what_each_file_added(tmp_path, capsys):
     other = tmp_path / "b.db"
-    ReviewStore(other).save_review(Review("dr-b", "i1", dict.fromkeys(RULE_IDS, 0), "", T0, T0))
+    StudyStore(other).save_review(Review("dr-b", "i1", dict.fromkeys(RULE_IDS, 0), "", T0, T0))
     study = tmp_path / "study.db"
     assert main(["merge", str(study), str(other), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {
@@ -128,7 +128,7 @@ def test_merge_prints_what_each_file_added(tmp_path, capsys):
     assert main(["merge", str(study), str(study)]) == 2
     assert "is the study database itself" in capsys.readouterr().err
     curation = tmp_path / "curation.db"
-    store = ReviewStore(curation)
+    store = StudyStore(curation)
     store.set_state("study.settings", json.dumps({"blind": False}))
     store.close()
     assert main(["merge", str(study), str(curation)]) == 0

@@ -88,7 +88,7 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
     StoreError
         ``create`` is False and ``path`` is not a file; or it cannot be opened.
     """
-    from medrcube_desktop.store.reviews import ReviewStore
+    from medrcube_desktop.store import StudyStore
 
     new = not path.is_file()
     if new:
@@ -96,7 +96,7 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
             raise StoreError(f"{path}: no such review database")
         if path.exists():
             raise StoreError(f"{path}: is not a file")
-    store = ReviewStore(path)
+    store = StudyStore(path)
     try:
         yield store
     finally:

@@ -17,7 +17,7 @@ from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.metrics import Outcome
 from medrcube_desktop.evaluation.parse import parse_answer
-from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.store import StudyStore
 
 LETTERS = ("A", "B", "C", "D")
 
@@ -40,7 +40,7 @@ def item_record(item: Item) -> dict[str, object]:
     return record
 
 
-def export_run(store: ReviewStore, run: str, items: Sequence[Item], path: str | Path) -> int:
+def export_run(store: StudyStore, run: str, items: Sequence[Item], path: str | Path) -> int:
     """Write ``run``'s answers as ``results.json``; return the records written.
 
     Raises
@@ -135,7 +135,7 @@ def read_results(path: str | Path, reparse: bool = True) -> tuple[list[Outcome],
 
 
 def import_run(
-    store: ReviewStore, run: str, model: str, items: Sequence[Item], path: str | Path
+    store: StudyStore, run: str, model: str, items: Sequence[Item], path: str | Path
 ) -> tuple[int, list[str]]:
     """Store the responses of a ``results.json`` as run ``run`` (engine ``import``),
     parsed with our rules against the benchmark's items; return (stored, problems).
@@ -152,8 +152,8 @@ def import_run(
     from medrcube_desktop.evaluation.parse import official_answer
     from medrcube_desktop.evaluation.prompt import prompt_sha256
     from medrcube_desktop.evaluation.runner import open_run
+    from medrcube_desktop.store import utc_now
     from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
-    from medrcube_desktop.store.reviews import utc_now
 
     path = Path(path)
     try:

@@ -29,9 +29,9 @@ from medrcube_desktop.evaluation.metrics import Outcome, summarize
 from medrcube_desktop.evaluation.parse import official_answer, parse_answer
 from medrcube_desktop.evaluation.prepare import ImagePipeline, PipelineStats
 from medrcube_desktop.evaluation.prompt import build_prompt, prompt_sha256
+from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from medrcube_desktop.store.locks import process_lock
-from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ def _answer_relevant(params: dict) -> dict:
     return {key: value for key, value in params.items() if key not in OPERATIONAL_PARAMS}
 
 
-def open_run(store: ReviewStore, run: RunRecord) -> RunRecord:
+def open_run(store: StudyStore, run: RunRecord) -> RunRecord:
     """Create ``run`` in ``store``, or return the stored run of that name to resume it.
 
     Raises
@@ -171,7 +171,7 @@ def open_run(store: ReviewStore, run: RunRecord) -> RunRecord:
 
 def run_evaluation(
     items: Sequence[Item],
-    store: ReviewStore,
+    store: StudyStore,
     run: RunRecord,
     engine: Engine,
     images: ImageOptions | None = None,
@@ -290,14 +290,14 @@ def run_evaluation(
     return state
 
 
-def run_outcomes(store: ReviewStore, run: str, items: Sequence[Item]) -> list[Outcome]:
+def run_outcomes(store: StudyStore, run: str, items: Sequence[Item]) -> list[Outcome]:
     """The run's answers as outcomes of the benchmark's items (items without an answer
     are left out)."""
     answers = store.responses(run)
     return [Outcome(item, answers[item.id].parsed_answer) for item in items if item.id in answers]
 
 
-def run_summary(store: ReviewStore, run: str, items: Sequence[Item]) -> dict[str, Any]:
+def run_summary(store: StudyStore, run: str, items: Sequence[Item]) -> dict[str, Any]:
     """``{"run", "n", "accuracy", "unparsed", "unparsed_rate", "official_accuracy",
     "random_baseline", "by_task", …}`` over every stored answer of the run."""
     answers = store.responses(run)

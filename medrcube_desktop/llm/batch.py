@@ -23,14 +23,14 @@ from medrcube_desktop.llm.judge import JudgeConfig, items_to_judge
 from medrcube_desktop.llm.keys import safe_base_url
 from medrcube_desktop.llm.parse import UnusableAnswer, parse_judgment
 from medrcube_desktop.llm.prompt import load_prompt, response_format
+from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.judgments import STATUS_FAILED, STATUS_OK, Judgment
-from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
 BATCH_URL = "/v1/chat/completions"
 
 
 def export_batch_requests(
-    items: Sequence[Item], store: ReviewStore, config: JudgeConfig, path: str | Path
+    items: Sequence[Item], store: StudyStore, config: JudgeConfig, path: str | Path
 ) -> int:
     """Write a Batch API request file for the items not judged yet; return its lines.
 
@@ -74,7 +74,7 @@ class BatchImport:
 
 
 def import_batch_output(
-    store: ReviewStore, model: str, path: str | Path, base_url: str | None = None
+    store: StudyStore, model: str, path: str | Path, base_url: str | None = None
 ) -> BatchImport:
     """Store the judgments of a Batch API output file.
 

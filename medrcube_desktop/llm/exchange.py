@@ -17,11 +17,11 @@ from medrcube_desktop.core.files import atomic_write
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import JudgeError
 from medrcube_desktop.llm.parse import JudgmentModel, format_errors
+from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.judgments import Judgment
-from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
 
-def export_judgments(store: ReviewStore, model: str, path: str | Path) -> int:
+def export_judgments(store: StudyStore, model: str, path: str | Path) -> int:
     """Write ``model``'s latest successful judgment of each item; return lines written
     (sorted by item id; atomic write; raises StoreError or OSError)."""
     judged = store.judgments(model)
@@ -44,7 +44,7 @@ class JudgmentImport:
     problems: list[str] = field(default_factory=list)
 
 
-def import_judgments(store: ReviewStore, model: str, path: str | Path) -> JudgmentImport:
+def import_judgments(store: StudyStore, model: str, path: str | Path) -> JudgmentImport:
     """Store each line's judgment as ``model``'s (``source = "import"``).
 
     A line whose scores equal the model's stored judgment of the item is skipped, so

@@ -29,9 +29,9 @@ from medrcube_desktop.llm.client import AnswerFailed, ChatClient, ChatFatal, Unu
 from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 from medrcube_desktop.llm.parse import UnusableAnswer, parse_judgment
 from medrcube_desktop.llm.prompt import ReviewPrompt, load_prompt, response_format
+from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.judgments import STATUS_FAILED, Judgment
 from medrcube_desktop.store.locks import process_lock
-from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ class JudgeSummary:
 
 
 def items_to_judge(
-    items: Sequence[Item], store: ReviewStore, model: str, prompt: ReviewPrompt | None = None
+    items: Sequence[Item], store: StudyStore, model: str, prompt: ReviewPrompt | None = None
 ) -> tuple[list[Item], int]:
     """Items without a successful judgment by ``model`` under the current prompt, and
     how many were skipped because they have one (raises StoreError)."""
@@ -149,7 +149,7 @@ def items_to_judge(
 
 def run_judge(
     items: Sequence[Item],
-    store: ReviewStore,
+    store: StudyStore,
     config: JudgeConfig,
     api_key: str,
     progress: ProgressFn | None = None,
@@ -160,7 +160,7 @@ def run_judge(
     Parameters
     ----------
     items : sequence of Item
-    store : ReviewStore
+    store : StudyStore
         Opened in the calling thread (the run's event loop runs in this thread).
     config : JudgeConfig
     api_key : str
@@ -199,7 +199,7 @@ class _Runner:
 
     def __init__(
         self,
-        store: ReviewStore,
+        store: StudyStore,
         config: JudgeConfig,
         api_key: str,
         prompt: ReviewPrompt,

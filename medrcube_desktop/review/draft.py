@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.store import Review, utc_now
 from medrcube_desktop.store.drafts import StoredDraft
-from medrcube_desktop.store.reviews import Review, utc_now
 
 Snapshot = tuple[tuple[int | None, ...], str, tuple[str, ...]]
 """What undo restores: scores in rubric order, comment, tags."""

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 from medrcube_desktop.review.draft import Draft, Snapshot
 from medrcube_desktop.review.flow import Aspect
+from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.drafts import StoredDraft
-from medrcube_desktop.store.reviews import ReviewStore, utc_now
 
 
 class DraftEditingMixin:
     """Score, comment, tag, undo, redo and flag edits of the current item."""
 
-    store: ReviewStore
+    store: StudyStore
     reviewer: str
     flagged: set[str]
 

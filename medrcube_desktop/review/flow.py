@@ -11,7 +11,7 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from medrcube_desktop.store.reviews import Review
+from medrcube_desktop.store import Review
 
 __all__ = ["Aspect", "Change", "CommitKind", "CommitOutcome", "Observable", "Observer"]
 

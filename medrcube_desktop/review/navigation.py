@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.review.queues import is_repeat_candidate
 from medrcube_desktop.review.study import StudySettings
-from medrcube_desktop.store.reviews import Review
+from medrcube_desktop.store import Review
 
 
 class NavigationMixin:

@@ -17,8 +17,8 @@ from medrcube_desktop.review import blinding
 from medrcube_desktop.review.draft import Draft, ReviewIncomplete
 from medrcube_desktop.review.flow import Aspect
 from medrcube_desktop.review.study import StudySettings
+from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.store.judgments import Judgment
-from medrcube_desktop.store.reviews import Review, ReviewStore, utc_now
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class Reveal:
 class RevealMixin:
     """Blinding rules and disagreement notes of a review session."""
 
-    store: ReviewStore
+    store: StudyStore
     reviewer: str
     study: StudySettings
     saved: dict[str, Review]

@@ -39,7 +39,7 @@ from medrcube_desktop.review.queues import (
 from medrcube_desktop.review.reveal import Reveal, RevealMixin
 from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.review.timing import ActiveTimer
-from medrcube_desktop.store.reviews import Review, ReviewStore, utc_now
+from medrcube_desktop.store import Review, StudyStore, utc_now
 
 __all__ = [
     "ALL",
@@ -68,7 +68,7 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
     ----------
     items : sequence of Item
         The benchmark's loadable items, in benchmark order.
-    store : ReviewStore
+    store : StudyStore
         Where drafts and committed reviews go (written at once).
     reviewer : str
         Name stored with each review.
@@ -87,7 +87,7 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
     def __init__(
         self,
         items: Sequence[Item],
-        store: ReviewStore,
+        store: StudyStore,
         reviewer: str,
         study: StudySettings | None = None,
         clock: Callable[[], float] = time.monotonic,

@@ -15,7 +15,7 @@ import numpy as np
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.store.reviews import ReviewStore, utc_now
+from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.studies import StudyRecord
 
 STRATA = ("", "task", "modality", "region")
@@ -91,7 +91,7 @@ def draw_sample(items: Sequence[Item], n: int, seed: int, stratify: str = "") ->
 
 
 def create_or_extend_study(
-    store: ReviewStore, name: str, items: Sequence[Item], n: int, seed: int, stratify: str = ""
+    store: StudyStore, name: str, items: Sequence[Item], n: int, seed: int, stratify: str = ""
 ) -> StudyRecord:
     """Store a study of ``n`` items, or extend an existing one to ``n`` items.
 

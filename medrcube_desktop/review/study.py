@@ -12,7 +12,7 @@ import math
 from dataclasses import asdict, dataclass, fields
 
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.store import StudyStore
 
 STATE_KEY = "study.settings"
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ class StudySettings:
     idle_after_s: float = 60.0
 
     @classmethod
-    def load(cls, store: ReviewStore) -> StudySettings:
+    def load(cls, store: StudyStore) -> StudySettings:
         """The study's settings; defaults for missing or invalid values (logged).
 
         Raises
@@ -82,7 +82,7 @@ class StudySettings:
             setattr(settings, f.name, type(default)(value))  # within LIMITS: no overflow
         return settings
 
-    def save(self, store: ReviewStore) -> None:
+    def save(self, store: StudyStore) -> None:
         """Store these settings in the study database (raises StoreError)."""
         for name, (low, high) in LIMITS.items():
             value = getattr(self, name)

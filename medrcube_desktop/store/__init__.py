@@ -7,7 +7,6 @@
 
 from medrcube_desktop.store.database import utc_now
 from medrcube_desktop.store.review_queries import Review
-from medrcube_desktop.store.reviews import ReviewStore
 from medrcube_desktop.store.study_store import StudyStore
 
-__all__ = ["Review", "ReviewStore", "StudyStore", "utc_now"]
+__all__ = ["Review", "StudyStore", "utc_now"]

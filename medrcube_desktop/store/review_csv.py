@@ -22,7 +22,7 @@ from pathlib import Path
 from medrcube_desktop.core.files import as_new_file
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store.reviews import Review
+from medrcube_desktop.store.review_queries import Review
 
 CSV_COLUMNS: tuple[str, ...] = (
     "item_id",

@@ -48,7 +48,7 @@ from medrcube_desktop.review.agreement import (
     write_outputs,
 )
 from medrcube_desktop.review.studies import create_or_extend_study
-from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.text import esc
 
@@ -107,7 +107,7 @@ class AgreementPane(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Agreement study")
         self.window_ = window
-        self.store: ReviewStore = window.session.store
+        self.store: StudyStore = window.session.store
         self.run: StudyRun | None = None
         self.first = QComboBox()
         self.second = QComboBox()

@@ -15,7 +15,7 @@ from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.session import ReviewSessionState
-from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.image_view import render_pool
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.themes import apply_theme
@@ -124,7 +124,7 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
         raise MedRCubeError(
             f"{db_file}: the review database is read-only; reviews could not be saved"
         )
-    store = ReviewStore(db_file)
+    store = StudyStore(db_file)
     log.info("reviews are saved in %s", store.path)
     try:
         return _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms)

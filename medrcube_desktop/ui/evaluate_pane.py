@@ -42,7 +42,7 @@ from medrcube_desktop.evaluation.runner import (
     run_evaluation,
     run_record,
 )
-from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.pairs_view import PairsView, table_cell
 from medrcube_desktop.ui.run_results import read_run
@@ -67,7 +67,7 @@ class EvaluatePane(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Evaluate a model")
         self.window_ = window
-        self.store: ReviewStore = window.session.store
+        self.store: StudyStore = window.session.store
         self.items = list(window.session.items)
         self._last_state: EvalProgress | None = None
         self._build()

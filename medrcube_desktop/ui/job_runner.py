@@ -1,7 +1,7 @@
 """The one Qt runner of long work: a job on a QThread, a progress bar with ETA, Cancel.
 
 A job is ``job(store, cancel, progress) -> summary``, the same function the CLI drives
-with tqdm: it gets a :class:`ReviewStore` of its own on the study's file (SQLite
+with tqdm: it gets a :class:`StudyStore` of its own on the study's file (SQLite
 connections belong to the thread that opened them), checks the ``cancel`` event between
 units of work and reports :class:`~medrcube_desktop.core.progress.Progress` records. It
 never touches a widget (STYLE.md rule 3): records and the result reach the GUI thread as
@@ -24,14 +24,14 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QW
 
 from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.store.reviews import ReviewStore
+from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.text import format_duration
 
 __all__ = ["Job", "JobRunnerView", "StoreJob", "eta_text"]
 
 log = logging.getLogger(__name__)
 
-Job = Callable[[ReviewStore, threading.Event, Callable[[Progress], None]], object]
+Job = Callable[[StudyStore, threading.Event, Callable[[Progress], None]], object]
 """``job(store, cancel, progress) -> summary``."""
 
 
@@ -53,7 +53,7 @@ class StoreJob(QThread):
     def run(self) -> None:  # noqa: D401 (QThread API)
         result, error = None, ""
         try:
-            store = ReviewStore(self.db_path)
+            store = StudyStore(self.db_path)
             try:
                 result = self.job(store, self.cancel, self.progressed.emit)
             finally:

@@ -17,8 +17,8 @@ from medrcube_desktop.evaluation.metrics import Outcome
 from medrcube_desktop.evaluation.runner import run_outcomes, run_summary
 
 if TYPE_CHECKING:  # the store's record types, named only for the reader
+    from medrcube_desktop.store import StudyStore
     from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
-    from medrcube_desktop.store.reviews import ReviewStore
 
 
 class _ResponsesOnce:
@@ -45,7 +45,7 @@ class RunResults:
     summary: dict[str, Any]
 
 
-def read_run(store: ReviewStore, run: str, items: Sequence[Item]) -> RunResults | None:
+def read_run(store: StudyStore, run: str, items: Sequence[Item]) -> RunResults | None:
     """The results of ``run`` over ``items``, or ``None`` when there is no such run.
 
     Reads the run's responses once (raises StoreError).

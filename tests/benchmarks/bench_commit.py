@@ -27,12 +27,12 @@ from medrcube_desktop.core.rubric import RULE_IDS, score_column
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.review.study import StudySettings
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import StudyStore
 
 TARGET_P99_MS = 10.0
 
 
-def fill(store: ReviewStore, count: int) -> None:
+def fill(store: StudyStore, count: int) -> None:
     """Insert ``count`` reviews fast (one transaction), spread over 20 reviewers."""
     columns = ["uid", "reviewer", "item_id", "revision", *map(score_column, RULE_IDS)]
     columns += ["comment", "started_at", "committed_at", "rubric_version", "app_version"]
@@ -86,7 +86,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = args.db or Path(tmp) / "bench.db"
-        store = ReviewStore(path)
+        store = StudyStore(path)
         fill(store, args.reviews)
         session = ReviewSessionState(
             items(args.commits), store, "reviewer-bench", StudySettings(repeat_share=0)

@@ -103,10 +103,10 @@ def ours(items, base_url: str, concurrency: int, cache: Path, text_only: bool) -
     os.environ["MEDRCUBE_IMAGE_CACHE"] = str(cache)
     from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
     from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record
-    from medrcube_desktop.store import ReviewStore
+    from medrcube_desktop.store import StudyStore
 
     with tempfile.TemporaryDirectory() as tmp:
-        store = ReviewStore(Path(tmp) / "bench.db")
+        store = StudyStore(Path(tmp) / "bench.db")
         engine = OpenAIEngine("bench", [base_url], "not-needed", concurrency=concurrency)
         images = ImageOptions(text_only=text_only)
         record = run_record("bench", engine, "bench", images, "bench")

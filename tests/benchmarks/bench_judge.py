@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from medrcube_desktop.llm.judge import JudgeConfig, run_judge  # noqa: E402
-from medrcube_desktop.store import ReviewStore  # noqa: E402
+from medrcube_desktop.store import StudyStore  # noqa: E402
 from tests.benchmarks.bench_commit import items  # noqa: E402
 from tests.llm.fake_openai import FakeOpenAI  # noqa: E402
 
@@ -67,7 +67,7 @@ def main() -> int:
     args, benchmark_items, server, base_url = setup(__doc__.splitlines()[0])
 
     with tempfile.TemporaryDirectory() as tmp:
-        store = ReviewStore(Path(tmp) / "bench.db")
+        store = StudyStore(Path(tmp) / "bench.db")
         config = JudgeConfig(model="bench", base_url=base_url, concurrency=args.concurrency)
         start = time.perf_counter()
         summary = run_judge(benchmark_items, store, config, "not-needed")

@@ -72,13 +72,13 @@ def test_the_batch_file_sends_the_derived_schema(tmp_path):
     from medrcube_desktop.core.dataset import load_benchmark
     from medrcube_desktop.llm.batch import export_batch_requests
     from medrcube_desktop.llm.judge import JudgeConfig
-    from medrcube_desktop.store import ReviewStore
+    from medrcube_desktop.store import StudyStore
     from tests.conftest import dicom_file, item, write_benchmark
 
     root = write_benchmark(
         tmp_path / "bench", {"ds1": [item("i0")]}, {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")}
     )
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     config = JudgeConfig(model="gpt-5.1", base_url="http://127.0.0.1:9/v1")
     assert export_batch_requests(load_benchmark(root).items, store, config, tmp_path / "b.jsonl")
     store.close()

@@ -18,7 +18,7 @@ from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.evaluation.engines.base import SamplingConfig
 from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
 from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record, run_summary
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import StudyStore
 from tests.llm.fake_openai import FakeOpenAI, text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_openai_engine_sends_image_first_and_stores_parsed_answers(bench, tmp_path):
     items = load_benchmark(bench).items
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     script = {
         "scan 0?": [text("B")],  # right ("CT" is option B)
         "scan 1?": [text("<think>MRI? no</think>The answer is (B).")],
@@ -54,7 +54,7 @@ def test_openai_engine_sends_image_first_and_stores_parsed_answers(bench, tmp_pa
 
 
 def test_text_only_mode_sends_no_image(bench, tmp_path):
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     with FakeOpenAI() as server:
         engine = OpenAIEngine("qwen", [server.base_url], "not-needed")
         record = run_record("t", engine, "qwen", ImageOptions(text_only=True), str(bench))
@@ -64,7 +64,7 @@ def test_text_only_mode_sends_no_image(bench, tmp_path):
 
 
 def test_two_base_urls_share_the_items(bench, tmp_path):
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     with FakeOpenAI(latency_s=0.05) as one, FakeOpenAI(latency_s=0.05) as two:
         engine = OpenAIEngine("m", [one.base_url, two.base_url], "not-needed", concurrency=4)
         record = run_record("dp", engine, "m", ImageOptions(), str(bench))
@@ -116,7 +116,7 @@ def test_killed_evaluate_resumes_without_asking_or_storing_an_item_twice(bench, 
 
 
 def test_cancel_stops_the_openai_engine(bench, tmp_path):
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     cancel = threading.Event()
     with FakeOpenAI(latency_s=0.2) as server:
         engine = OpenAIEngine("m", [server.base_url], "not-needed", concurrency=1)
@@ -132,7 +132,7 @@ def test_a_dead_server_among_several_costs_no_answers(bench, tmp_path):
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     with FakeOpenAI(latency_s=0.02) as alive:
         engine = OpenAIEngine("m", [dead, alive.base_url], "not-needed", concurrency=4,
                               max_attempts=1, backoff_base_s=0.01)  # fmt: skip
@@ -152,7 +152,7 @@ def test_every_server_dead_stops_the_run_naming_them(bench, tmp_path):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             urls.append(f"http://127.0.0.1:{s.getsockname()[1]}/v1")
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     engine = OpenAIEngine("m", urls, "not-needed", concurrency=2, backoff_base_s=0.01)
     record = run_record("dead", engine, "m", ImageOptions(text_only=True), str(bench))
     with pytest.raises(EngineError, match="nothing answers at .*127.0.0.1.*127.0.0.1"):
@@ -171,7 +171,7 @@ def _silent_server():
 
 def test_a_server_that_never_answers_is_set_aside_and_costs_no_answers(bench, tmp_path):
     silent, listener = _silent_server()
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     try:
         with FakeOpenAI(latency_s=0.02) as alive:
             engine = OpenAIEngine("m", [silent, alive.base_url], "not-needed", concurrency=2,
@@ -188,7 +188,7 @@ def test_a_server_that_never_answers_is_set_aside_and_costs_no_answers(bench, tm
 def test_a_server_sending_html_is_set_aside_and_named(bench, tmp_path):
     from tests.llm.fake_openai import Reply
 
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     page = Reply(body=b"<html>proxy login</html>", headers={"Content-Type": "text/html"})
     with FakeOpenAI({"scan": [page]}) as html, FakeOpenAI() as alive:
         engine = OpenAIEngine("m", [html.base_url, alive.base_url], "not-needed",
@@ -211,12 +211,10 @@ def test_the_judge_and_the_engine_stop_with_the_same_message_on_a_refused_key(be
     with FakeOpenAI(refused) as server:
         config = JudgeConfig(model="m", base_url=server.base_url, concurrency=1)
         with pytest.raises(JudgeError) as judged:
-            run_judge(items, ReviewStore(tmp_path / "j.db"), config, key)
+            run_judge(items, StudyStore(tmp_path / "j.db"), config, key)
         engine = OpenAIEngine("m", [server.base_url], key, concurrency=1)
         record = run_record("r", engine, "m", ImageOptions(text_only=True), str(bench))
         with pytest.raises(EngineError) as evaluated:
-            run_evaluation(
-                items, ReviewStore(tmp_path / "e.db"), record, engine, ImageOptions(True)
-            )
+            run_evaluation(items, StudyStore(tmp_path / "e.db"), record, engine, ImageOptions(True))
     assert str(judged.value) == str(evaluated.value)
     assert "refused the API key (401)" in str(judged.value) and key not in str(judged.value)

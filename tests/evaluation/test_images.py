@@ -157,11 +157,11 @@ def test_pipeline_output_is_the_same_in_workers_and_in_process(pictures, tmp_pat
 def test_the_run_records_how_each_image_was_sent(pictures, tmp_path):
     from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
     from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record
-    from medrcube_desktop.store import ReviewStore
+    from medrcube_desktop.store import StudyStore
     from tests.llm.fake_openai import FakeOpenAI
 
     items = [pictures["plain"], pictures["sixteen"], pictures["jpeg"]]
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     with FakeOpenAI() as server:
         engine = OpenAIEngine("m", [server.base_url], "not-needed", concurrency=2)
         record = run_record("r", engine, "m", ImageOptions(), "bench")

@@ -20,7 +20,7 @@ from medrcube_desktop.evaluation.engines.local_engines import VLLMEngine
 from medrcube_desktop.evaluation.engines.vllm_engine import VLLMServerEngine, server_version
 from medrcube_desktop.evaluation.engines.worker_engine import gpu_shares
 from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import StudyStore
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_VLLM = Path(__file__).resolve().parent / "fake_vllm"
@@ -59,7 +59,7 @@ def test_vllm_offline_engine_answers_on_its_own_channel_while_vllm_logs_on_stdou
     bench, tmp_path, fake_vllm
 ):
     record_file, pids = fake_vllm
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     engine = VLLMEngine("Qwen/Qwen2.5-VL-7B-Instruct", max_pixels=401408,
                         tensor_parallel_size=2, chunk_size=5,
                         kv_cache_memory_bytes=2 << 30)  # fmt: skip
@@ -96,7 +96,7 @@ def test_max_model_len_and_memory_fraction_are_passed_when_given(bench, tmp_path
     record_file, _ = fake_vllm
     engine = VLLMEngine("m", max_model_len=4096, gpu_memory_utilization=0.3)
     record = run_record("v", engine, "m", ImageOptions(text_only=True), str(bench))
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     run_evaluation(load_benchmark(bench).items[:1], store, record, engine, ImageOptions(True))
     engine_args = calls(record_file, "engine")[0]
     assert (engine_args["max_model_len"], engine_args["gpu_memory_utilization"]) == (4096, 0.3)
@@ -107,7 +107,7 @@ def test_a_crashing_vllm_child_keeps_what_was_stored_and_leaves_no_process(
 ):
     _, pids = fake_vllm
     monkeypatch.setenv("FAKE_VLLM_CRASH_AFTER", "5")
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     engine = VLLMEngine("m", chunk_size=1)
     record = run_record("crash", engine, "m", ImageOptions(), str(bench))
     with pytest.raises(EngineError, match="illegal memory access") as caught:
@@ -127,7 +127,7 @@ def test_cancel_while_the_model_loads_stops_every_process_of_the_engine(
     cancel = threading.Event()
 
     def evaluate() -> None:  # a store belongs to the thread that opened it
-        store = ReviewStore(tmp_path / "s.db")
+        store = StudyStore(tmp_path / "s.db")
         run_evaluation(load_benchmark(bench).items, store, record, engine, None, None, cancel)
 
     worker = threading.Thread(target=evaluate)
@@ -148,7 +148,7 @@ def test_vllm_not_installed_says_how_to_install_and_leaves_no_empty_run(
 ):
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # no vllm anywhere on the path
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     engine = VLLMEngine("m")
     record = run_record("novllm", engine, "m", ImageOptions(), str(bench))
     with pytest.raises(EngineError, match="vllm is not installed.*install_vllm_cpu.sh"):
@@ -160,7 +160,7 @@ def test_vllm_server_runs_from_the_apps_interpreter_records_its_version_and_stop
     bench, tmp_path, fake_vllm
 ):
     record_file, pids = fake_vllm
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     engine = VLLMServerEngine("Qwen/Qwen2.5-VL-7B-Instruct", startup_timeout_s=30,
                               kv_cache_memory_bytes=1 << 30, data_parallel_size=2)  # fmt: skip
     record = run_record("s", engine, "Qwen/Qwen2.5-VL-7B-Instruct", ImageOptions(), str(bench))
@@ -313,7 +313,7 @@ def test_a_killed_engine_core_stops_the_run_instead_of_hanging(
 ):
     _, pids = fake_vllm
     monkeypatch.setenv("FAKE_VLLM_CHAT_DELAY", "0.5")
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     engine = VLLMEngine("m", chunk_size=1)
     record = run_record("core", engine, "m", ImageOptions(text_only=True), str(bench))
     killed = []
@@ -337,7 +337,7 @@ def test_vllm_server_honours_max_attempts_for_server_errors_and_empty_replies(
     from tests.llm.fake_openai import FakeOpenAI, Reply, status
 
     script = {"scan 0?": [status(500, "engine died")], "scan 1?": [Reply(content=None)]}
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     with FakeOpenAI(script) as server:  # attached, as --engine vllm-server --base-url does
         engine = build_engine(EngineOptions(engine="vllm-server", model="m", concurrency=2,
                                             base_urls=[server.base_url], max_attempts=attempts))  # fmt: skip

@@ -3,7 +3,7 @@
 import json
 
 from medrcube_desktop.cli import main
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import StudyStore
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.llm.fake_openai import ALL_PASS, FakeOpenAI, ok, text
 
@@ -45,7 +45,7 @@ def test_judge_json_summary_resume_and_jsonl_round_trip(tmp_path, capsys, monkey
     capsys.readouterr()
     assert main(imp) == 0 and json.loads(capsys.readouterr().out)["imported"] == 2
     assert main(imp) == 0 and json.loads(capsys.readouterr().out)["skipped"] == 2
-    assert ReviewStore(other).judgments("m1")["a"].scores == FAIL_22
+    assert StudyStore(other).judgments("m1")["a"].scores == FAIL_22
 
 
 def test_import_reports_bad_lines_by_number_and_keeps_the_good_ones(tmp_path, capsys):
@@ -62,7 +62,7 @@ def test_import_reports_bad_lines_by_number_and_keeps_the_good_ones(tmp_path, ca
     assert main(["import-judgments", "--db", str(db), "--model", "m", str(path)]) == 1
     err = capsys.readouterr().err
     assert "line 2" in err and "line 3" in err and "line 4" in err
-    assert set(ReviewStore(db).judgments("m")) == {"x"}
+    assert set(StudyStore(db).judgments("m")) == {"x"}
 
 
 def test_batch_request_file_and_output_import(tmp_path, capsys):
@@ -101,7 +101,7 @@ def test_batch_request_file_and_output_import(tmp_path, capsys):
     imp = ["import-judgments", "--db", str(db), "--model", "gpt-5.1", "--batch", str(output)]
     assert main(imp) == 1  # "b" answered with a fenced block: stored as failed, listed
     assert "item b" in capsys.readouterr().err
-    store = ReviewStore(db)
+    store = StudyStore(db)
     judged = store.judgments("gpt-5.1")
     assert judged["a"].scores == FAIL_22 and judged["a"].source == "batch"
     assert store.failed_judgments("gpt-5.1")["b"].raw_text == "```json\n{}\n```"
@@ -118,7 +118,7 @@ def test_importing_a_file_twice_adds_nothing_even_with_two_lines_per_item(tmp_pa
     args = ["import-judgments", "--db", str(db), "--model", "m", str(path), "--json"]
     assert main(args) == 0 and json.loads(capsys.readouterr().out)["imported"] == 2
     assert main(args) == 0 and json.loads(capsys.readouterr().out)["imported"] == 0
-    assert ReviewStore(db).judgments("m")["x"].scores == FAIL_22
+    assert StudyStore(db).judgments("m")["x"].scores == FAIL_22
 
 
 def test_a_malformed_batch_line_is_a_problem_not_a_crash(tmp_path, capsys):

@@ -11,7 +11,7 @@ from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.errors import JudgeError
 from medrcube_desktop.llm.judge import JudgeConfig, run_judge
 from medrcube_desktop.llm.prompt import load_prompt
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import StudyStore
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.llm.fake_openai import ALL_PASS, FakeOpenAI, ok, refusal, status, text
 
@@ -58,7 +58,7 @@ def test_every_item_ends_judged_or_failed_with_its_raw_text_and_a_resume_asks_no
     tmp_path,
 ):
     items = benchmark(tmp_path, list(SCRIPT))
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     with FakeOpenAI(SCRIPT) as server:
         started = time.monotonic()
         summary = run_judge(items, store, config(server), KEY)
@@ -103,7 +103,7 @@ def test_every_item_ends_judged_or_failed_with_its_raw_text_and_a_resume_asks_no
 
 def test_an_endpoint_without_structured_output_gets_plain_json_requests(tmp_path):
     items = benchmark(tmp_path, ["[valid]", "[other]"])
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     with FakeOpenAI(SCRIPT, refuse_response_format=True) as server:
         summary = run_judge(items, store, config(server, concurrency=1), KEY)
     assert summary.judged == 2
@@ -113,7 +113,7 @@ def test_an_endpoint_without_structured_output_gets_plain_json_requests(tmp_path
 
 def test_a_refused_key_stops_the_run_with_a_message_that_does_not_quote_it(tmp_path):
     items = benchmark(tmp_path, ["[denied]", "[valid]"])
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     script = {"[denied]": [status(401, f"Incorrect API key provided: {KEY}")]}
     with FakeOpenAI(script) as server, pytest.raises(JudgeError) as raised:
         run_judge(items, store, config(server, concurrency=1), KEY)
@@ -122,7 +122,7 @@ def test_a_refused_key_stops_the_run_with_a_message_that_does_not_quote_it(tmp_p
 
 def test_cancel_stops_the_run_and_a_later_run_finishes_the_rest(tmp_path):
     items = benchmark(tmp_path, [f"[n{n}]" for n in range(12)])
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     cancel = threading.Event()
 
     def progress(record):
@@ -143,7 +143,7 @@ def test_the_api_key_is_in_no_database_log_or_export(tmp_path):
 
     items = benchmark(tmp_path, ["[valid]", "[echo]", "[malformed]"])
     db = tmp_path / "study.db"
-    store = ReviewStore(db)
+    store = StudyStore(db)
     log_file = tmp_path / "run.log"
     handler = logging.FileHandler(log_file)
     root = logging.getLogger()
@@ -175,7 +175,7 @@ def test_a_200_answer_that_is_not_json_is_a_stored_failure_and_the_run_goes_on(t
     from tests.llm.fake_openai import Reply
 
     items = benchmark(tmp_path, ["[html]", "[valid]", "[other]"])
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     html = Reply(body=b"<html><body>Gateway</body></html>")
     with FakeOpenAI({"[html]": [html]}) as server:
         summary = run_judge(items, store, config(server, concurrency=1), KEY)
@@ -195,7 +195,7 @@ def test_a_second_run_of_the_same_model_on_the_same_database_is_refused(tmp_path
     import os
 
     items = benchmark(tmp_path, ["[valid]"])
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     import socket
 
     alive = _json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": "x"})
@@ -218,7 +218,7 @@ def test_a_dead_endpoint_stops_the_run_naming_it_after_the_sdks_retries(tmp_path
         s.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
     items = benchmark(tmp_path, [f"[n{n}]" for n in range(6)])
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     config = JudgeConfig(model="gpt-5.1", base_url=dead, concurrency=1, max_attempts=1)
     with pytest.raises(JudgeError, match=r"nothing answers at http://127\.0\.0\.1:\d+/v1"):
         run_judge(items, store, config, KEY)

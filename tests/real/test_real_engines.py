@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from medrcube_desktop.core.dataset import load_benchmark
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import StudyStore
 from tests.real.tiny_qwen2vl import build_tiny_qwen2vl
 
 pytestmark = pytest.mark.real
@@ -129,7 +129,7 @@ def start_until_stored(demo: Path, db: Path, env: dict, count: int, *args: str):
 def check_run(db: Path, demo: Path, name: str) -> dict:
     """Every demo item answered once, with the image in the prompt; the run record."""
     items = load_benchmark(demo).items
-    store = ReviewStore(db)
+    store = StudyStore(db)
     try:
         answers = store.responses(name)
         run = store.eval_run(name)
@@ -193,7 +193,7 @@ def test_vllm_and_hf_give_the_same_greedy_answers(model, demo, env, tmp_path):
              "--limit", "6", *VLLM_FLAGS)  # fmt: skip
     evaluate(demo, db, env, "--engine", "hf", "--model", str(model), "--run", "h",
              "--limit", "6")  # fmt: skip
-    store = ReviewStore(db)
+    store = StudyStore(db)
     try:
         vllm_answers, hf_answers = store.responses("v"), store.responses("h")
     finally:

@@ -139,11 +139,10 @@ def test_confusion_orientation_first_rater_in_rows():
 
 def test_run_study_adds_multi_rater_and_intra_rater_figures(tmp_path):
     from medrcube_desktop.review.agreement import run_study
-    from medrcube_desktop.store import ReviewStore
+    from medrcube_desktop.store import Review, StudyStore, utc_now
     from medrcube_desktop.store.judgments import Judgment
-    from medrcube_desktop.store.reviews import Review, utc_now
 
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     passing = dict.fromkeys(RULE_IDS, 1)
     votes = [(1, 1, 1), (0, 0, 0), (0, 1, 1), (0, 0, 1)]  # the Fleiss example above, on 2.1
     for k, vote in enumerate(votes):

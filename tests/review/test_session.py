@@ -3,13 +3,13 @@ import pytest
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.review.session import ItemFilter, ReviewIncomplete, ReviewSessionState
 from medrcube_desktop.review.study import StudySettings
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import StudyStore
 
 
 @pytest.fixture
 def session(ct_benchmark, tmp_path):
     items = load_benchmark(ct_benchmark).items
-    return ReviewSessionState(items, ReviewStore(tmp_path / "s.db"), "dr-a")
+    return ReviewSessionState(items, StudyStore(tmp_path / "s.db"), "dr-a")
 
 
 def test_a_fresh_item_starts_unscored_and_cannot_be_committed_unscored(session):
@@ -81,9 +81,9 @@ def test_filter_commit_progress_and_resume(session, tmp_path):
     assert [i.id for i in session.set_filter(ItemFilter(status="unreviewed"))] == ["ct-2"]
     assert [i.id for i in session.set_filter(ItemFilter(status="reviewed"))] == ["ct-1"]
 
-    again = ReviewSessionState(items, ReviewStore(tmp_path / "s.db"), "dr-a")
+    again = ReviewSessionState(items, StudyStore(tmp_path / "s.db"), "dr-a")
     assert again.resume_item_id() == "ct-1"  # the item the reviewer was on
     again.select("ct-1")
     assert again.draft.scores["1.4"] == 0 and again.draft.comment == "answerable without the image"
-    other = ReviewSessionState(items, ReviewStore(tmp_path / "s.db"), "dr-b")
+    other = ReviewSessionState(items, StudyStore(tmp_path / "s.db"), "dr-b")
     assert other.progress() == (0, 2)

@@ -10,9 +10,8 @@ from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.queues import ItemFilter, is_repeat_candidate
 from medrcube_desktop.review.session import ReviewIncomplete, ReviewSessionState
 from medrcube_desktop.review.study import StudySettings
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.store.judgments import Judgment
-from medrcube_desktop.store.reviews import Review, utc_now
 from tests.conftest import dicom_file, item, write_benchmark
 
 ALL_PASS = dict.fromkeys(RULE_IDS, 1)
@@ -50,7 +49,7 @@ def items(tmp_path):
 
 @pytest.fixture
 def store(tmp_path):
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     yield store
     store.close()
 
@@ -129,7 +128,7 @@ def test_every_edit_is_a_saved_draft_that_a_new_session_resumes(items, store, tm
     assert raw.execute("SELECT value FROM app_state WHERE key='last_item:dr-a'").fetchone() == (
         "q2",
     )
-    again = ReviewSessionState(items, ReviewStore(tmp_path / "study.db"), "dr-a")
+    again = ReviewSessionState(items, StudyStore(tmp_path / "study.db"), "dr-a")
     assert again.resume_item_id() == "q2"
     again.select("q2")
     assert again.draft.scores == {**dict.fromkeys(RULE_IDS), "1.2": 0}

@@ -14,8 +14,7 @@ from medrcube_desktop.review.session import (
     ReviewSessionState,
 )
 from medrcube_desktop.review.study import StudySettings
-from medrcube_desktop.store import ReviewStore
-from medrcube_desktop.store.reviews import Review, utc_now
+from medrcube_desktop.store import Review, StudyStore, utc_now
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.review.test_session_flow import ALL_PASS, QUESTIONS, judge
 
@@ -31,7 +30,7 @@ def items(tmp_path):
 
 @pytest.fixture
 def store(tmp_path):
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     yield store
     store.close()
 

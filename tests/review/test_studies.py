@@ -5,7 +5,7 @@ import pytest
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.studies import allocate, create_or_extend_study, draw_sample
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import StudyStore
 from tests.conftest import dicom_file, item, write_benchmark
 
 
@@ -45,7 +45,7 @@ def test_the_same_seed_draws_the_same_sample_and_more_items_extend_it(items):
 
 
 def test_a_stored_study_keeps_its_items_and_grows(items, tmp_path):
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     study = create_or_extend_study(store, "pilot", items, 8, seed=5, stratify="modality")
     assert len(study.item_ids) == 8 and study.seed == 5
     bigger = create_or_extend_study(store, "pilot", items, 12, seed=5, stratify="modality")

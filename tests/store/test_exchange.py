@@ -5,7 +5,7 @@ import pytest
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store import Review, ReviewStore
+from medrcube_desktop.store import Review, StudyStore
 from medrcube_desktop.store.drafts import StoredDraft
 from medrcube_desktop.store.exchange import (
     CSV_COLUMNS,
@@ -50,7 +50,7 @@ def test_header_is_the_documented_one():
 
 
 def test_export_writes_latest_revision_per_item_sorted_by_item(tmp_path):
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     store.save_review(review("i2", "only", T0, "1.4", tags=("subjective",), active_seconds=12.25))
     store.save_review(review("i1", "first", T0, "2.3"))
     store.save_review(review("i1", "second", "2024-05-01T11:00:00+00:00"))
@@ -69,7 +69,7 @@ def test_export_writes_latest_revision_per_item_sorted_by_item(tmp_path):
 
 
 def test_export_first_and_all_include_what_they_say(tmp_path):
-    store = ReviewStore(None)
+    store = StudyStore(None)
     store.save_review(review("i1", "first", T0, "1.1"))
     store.save_review(review("i1", "second", "2024-05-01T11:00:00+00:00"))
     store.save_review(review("i1", "blind repeat", "2024-05-02T09:00:00+00:00", repeat=True))
@@ -90,7 +90,7 @@ def test_export_first_and_all_include_what_they_say(tmp_path):
 
 
 def test_export_refuses_unknown_choice_and_unwritable_path(tmp_path):
-    store = ReviewStore(None)
+    store = StudyStore(None)
     store.save_review(review("i1"))
     with pytest.raises(StoreError, match="unknown revisions choice 'newest'"):
         export_reviews(store, "dr-a", tmp_path / "x.csv", "newest")
@@ -102,7 +102,7 @@ def test_export_refuses_unknown_choice_and_unwritable_path(tmp_path):
 
 
 def test_round_trip_export_import_export_keeps_scores_and_comments(tmp_path):
-    source = ReviewStore(tmp_path / "a.db")
+    source = StudyStore(tmp_path / "a.db")
     source.save_review(review("ct-1", 'multi\nline, with "quotes" and ümlaut', T0, "1.1", "2.2"))
     source.save_review(review("ct-2", '=HYPERLINK("http://x","y")', T0, "1.3"))
     source.save_review(review("ct-2", "-1", "2024-05-01T12:00:00+00:00"))
@@ -110,7 +110,7 @@ def test_round_trip_export_import_export_keeps_scores_and_comments(tmp_path):
     for which in ("latest", "all"):
         first, second = tmp_path / f"{which}-1.csv", tmp_path / f"{which}-2.csv"
         export_reviews(source, "dr-a", first, which)
-        fresh = ReviewStore(tmp_path / f"{which}.db")
+        fresh = StudyStore(tmp_path / f"{which}.db")
         summary = import_reviews(fresh, "dr-a", first)
         assert (summary.imported, summary.skipped, summary.problems) == (
             3 if which == "latest" else 4,
@@ -126,7 +126,7 @@ def test_round_trip_export_import_export_keeps_scores_and_comments(tmp_path):
     ]
     # every revision kept its times, tags and order: the files are the same byte for byte
     assert (tmp_path / "all-2.csv").read_bytes() == (tmp_path / "all-1.csv").read_bytes()
-    assert ReviewStore(tmp_path / "all.db").latest_reviews("dr-a")["-ct-3"].tags == (
+    assert StudyStore(tmp_path / "all.db").latest_reviews("dr-a")["-ct-3"].tags == (
         "grammar",
         "too long",
     )
@@ -150,11 +150,11 @@ def test_round_trip_export_import_export_keeps_scores_and_comments(tmp_path):
 def test_formula_cells_are_neutralised_and_imported_back_unchanged(tmp_path, comment, written):
     assert neutralise_cell(comment) == written
     assert restore_cell(written) == comment
-    store = ReviewStore(None)
+    store = StudyStore(None)
     store.save_review(review("i1", comment))
     export_reviews(store, "dr-a", tmp_path / "out.csv")
     assert rows(tmp_path / "out.csv")[0]["comment"] == written
-    fresh = ReviewStore(None)
+    fresh = StudyStore(None)
     assert import_reviews(fresh, "dr-a", tmp_path / "out.csv").imported == 1
     assert fresh.latest_reviews("dr-a")["i1"].comment == comment
 
@@ -170,7 +170,7 @@ def test_bad_rows_are_reported_by_file_line_item_and_column_and_good_rows_import
         "bad-time,1,1,1,1,1,1,1,slow,ten\n"
         "bad-many,1,1,1,x,1,1,1,two problems,-4\n",
     )
-    store = ReviewStore(None)
+    store = StudyStore(None)
     summary = import_reviews(store, "dr-a", path)
     assert summary.imported == 2 and summary.skipped == 0
     assert summary.problems == [
@@ -196,7 +196,7 @@ def test_bad_times_repeat_and_extra_fields_are_problems(tmp_path):
         "b,1,1,1,1,1,1,1,,yes\n"
         "c,1,1,1,1,1,1,1,,0,surplus\n",
     )
-    summary = import_reviews(ReviewStore(None), "dr-a", path)
+    summary = import_reviews(StudyStore(None), "dr-a", path)
     assert summary.imported == 0
     assert summary.problems == [
         f"{path} line 2 item a column committed_at: not an ISO 8601 time: 'yesterday'",
@@ -207,7 +207,7 @@ def test_bad_times_repeat_and_extra_fields_are_problems(tmp_path):
 
 def test_missing_required_columns_are_named_and_nothing_is_imported(tmp_path):
     path = write(tmp_path / "in.csv", "item_id,1.1,1.2,1.3,2.1,2.2,comment\ni1,1,1,1,1,1,x\n")
-    store = ReviewStore(None)
+    store = StudyStore(None)
     with pytest.raises(StoreError) as info:
         import_reviews(store, "dr-a", path)
     assert str(info.value) == (
@@ -219,18 +219,18 @@ def test_missing_required_columns_are_named_and_nothing_is_imported(tmp_path):
 def test_empty_file_non_utf8_and_missing_file_are_clear_errors(tmp_path):
     empty = write(tmp_path / "empty.csv", "")
     with pytest.raises(StoreError, match=f"{empty}: the file is empty"):
-        import_reviews(ReviewStore(None), "dr-a", empty)
+        import_reviews(StudyStore(None), "dr-a", empty)
     latin = write(tmp_path / "latin.csv", HEADER + "\ni1,1,1,1,1,1,1,1,café\n", encoding="latin-1")
     with pytest.raises(StoreError, match=rf"{latin}: line 2: not UTF-8 text \(byte 0xe9\)"):
-        import_reviews(ReviewStore(None), "dr-a", latin)
+        import_reviews(StudyStore(None), "dr-a", latin)
     with pytest.raises(StoreError, match="cannot read the CSV file"):
-        import_reviews(ReviewStore(None), "dr-a", tmp_path / "nope.csv")
+        import_reviews(StudyStore(None), "dr-a", tmp_path / "nope.csv")
     with pytest.raises(StoreError, match="reviewer name is empty"):
-        import_reviews(ReviewStore(None), " ", empty)
+        import_reviews(StudyStore(None), " ", empty)
 
 
 def test_header_only_file_imports_nothing(tmp_path):
-    summary = import_reviews(ReviewStore(None), "dr-a", write(tmp_path / "h.csv", HEADER + "\n"))
+    summary = import_reviews(StudyStore(None), "dr-a", write(tmp_path / "h.csv", HEADER + "\n"))
     assert (summary.imported, summary.skipped, summary.problems) == (0, 0, [])
 
 
@@ -241,7 +241,7 @@ def test_byte_order_mark_and_semicolons_from_a_spreadsheet_are_read(tmp_path):
         'i1;1;0;1;1;1;1;1;ambiguous wording;"ambiguous; grammar"\r\n',
         encoding="utf-8-sig",
     )
-    store = ReviewStore(None)
+    store = StudyStore(None)
     assert import_reviews(store, "dr-a", path).imported == 1
     got = store.latest_reviews("dr-a")["i1"]
     assert (got.scores, got.comment, got.tags) == (
@@ -260,7 +260,7 @@ def test_duplicate_items_become_revisions_in_file_order_unless_unchanged(tmp_pat
         "i1,1,1,1,1,1,1,1,second\n"
         "i2,1,1,1,1,1,1,1,\n",
     )
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     summary = import_reviews(store, "dr-a", path)
     assert (summary.imported, summary.skipped) == (3, 1)
     assert [
@@ -284,12 +284,12 @@ def test_duplicate_items_become_revisions_in_file_order_unless_unchanged(tmp_pat
 
 
 def test_importing_an_export_twice_adds_nothing(tmp_path):
-    source = ReviewStore(None)
+    source = StudyStore(None)
     source.save_review(review("i1", "first", T0, "1.1"))
     source.save_review(review("i1", "second", "2024-05-01T11:00:00+00:00"))
     source.save_review(review("i1", "repeat", "2024-05-02T11:00:00+00:00", "2.1", repeat=True))
     export_reviews(source, "dr-a", tmp_path / "all.csv", "all")
-    blank = ReviewStore(tmp_path / "blank.db")
+    blank = StudyStore(tmp_path / "blank.db")
     assert import_reviews(blank, "dr-a", tmp_path / "all.csv").imported == 3
     count = blank.conn.execute("SELECT COUNT(*) FROM reviews").fetchone()[0]
     again = import_reviews(blank, "dr-a", tmp_path / "all.csv")
@@ -299,7 +299,7 @@ def test_importing_an_export_twice_adds_nothing(tmp_path):
 
 
 def test_row_identical_to_the_latest_app_review_is_skipped(tmp_path):
-    store = ReviewStore(None)
+    store = StudyStore(None)
     store.save_review(review("i1", "same", T0, "1.2", tags=("grammar",)))
     path = write(
         tmp_path / "in.csv",
@@ -325,7 +325,7 @@ def test_times_default_to_now_and_are_stored_in_utc(tmp_path):
         "i3,1,1,1,1,1,1,1,2024-05-01 09:00:00,2024-05-01 09:05:00\n",
     )
     before = datetime.now(UTC).replace(microsecond=0)
-    store = ReviewStore(None)
+    store = StudyStore(None)
     import_reviews(store, "dr-a", path)
     latest = store.latest_reviews("dr-a")
     assert datetime.fromisoformat(latest["i1"].committed_at) >= before
@@ -341,7 +341,7 @@ def test_times_default_to_now_and_are_stored_in_utc(tmp_path):
 
 
 def test_import_keeps_the_reviewers_draft_and_other_reviewers(tmp_path):
-    store = ReviewStore(None)
+    store = StudyStore(None)
     draft = StoredDraft("dr-a", "i1", dict.fromkeys(RULE_IDS), "half done", (), False, 4.0, T0, T0)
     store.save_draft(draft)
     store.save_review(Review("dr-b", "i1", scores(), "b's", T0, T0))

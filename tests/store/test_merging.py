@@ -6,7 +6,7 @@ import pytest
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store import Review, ReviewStore
+from medrcube_desktop.store import Review, StudyStore
 from medrcube_desktop.store.exchange import MergeSummary, merge
 from medrcube_desktop.store.judgments import Judgment
 
@@ -21,7 +21,7 @@ def at(hour: int) -> str:
     return f"2024-05-01T{hour:02d}:00:00+00:00"
 
 
-def counts(store: ReviewStore) -> dict[str, int]:
+def counts(store: StudyStore) -> dict[str, int]:
     return {t: store.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in TABLES}
 
 
@@ -29,15 +29,15 @@ def sha256(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def reviewer_db(path, reviewer: str, item: str, hour: int, fails=()) -> ReviewStore:
-    store = ReviewStore(path)
+def reviewer_db(path, reviewer: str, item: str, hour: int, fails=()) -> StudyStore:
+    store = StudyStore(path)
     store.save_review(
         Review(reviewer, item, scores(*fails), f"{reviewer} on {item}", at(hour), at(hour))
     )
     return store
 
 
-def history(store: ReviewStore, reviewer: str, item: str) -> list[tuple[int, str, str]]:
+def history(store: StudyStore, reviewer: str, item: str) -> list[tuple[int, str, str]]:
     return [(r.revision, r.committed_at, r.comment) for r in store.review_history(reviewer, item)]
 
 
@@ -49,7 +49,7 @@ def test_merging_two_reviewers_gives_the_union(tmp_path):
     b.set_flag("dr-b", "i2", True, at(12))
     b.add_disagreement_note(b_review.uid, "qwen", ["1.1"], "the model misreads the plane", at(12))
     b.close()
-    study = ReviewStore(tmp_path / "study.db")
+    study = StudyStore(tmp_path / "study.db")
     summary = merge(study, [tmp_path / "a.db", tmp_path / "b.db"])
     assert isinstance(summary, MergeSummary)
     assert [(f.path.name, f.added) for f in summary.files] == [
@@ -121,8 +121,8 @@ def test_merging_again_adds_nothing(tmp_path):
 
 
 def test_revisions_of_one_reviewer_from_two_machines_interleave_by_commit_time(tmp_path):
-    study = ReviewStore(tmp_path / "study.db")
-    laptop = ReviewStore(tmp_path / "laptop.db")
+    study = StudyStore(tmp_path / "study.db")
+    laptop = StudyStore(tmp_path / "laptop.db")
     for store, hours in ((study, (10, 12)), (laptop, (11, 13))):
         for hour in hours:
             store.save_review(Review("dr-a", "i1", scores(), f"at {hour}", at(hour), at(hour)))
@@ -139,7 +139,7 @@ def test_revisions_of_one_reviewer_from_two_machines_interleave_by_commit_time(t
     assert study.first_reviews("dr-a")["i1"].comment == "at 10"
     assert study.latest_reviews("dr-a")["i1"].comment == "at 13"
     # an earlier first judgment from the other machine becomes revision 1
-    early = ReviewStore(tmp_path / "early.db")
+    early = StudyStore(tmp_path / "early.db")
     early.save_review(Review("dr-a", "i1", scores("2.2"), "at 8", at(8), at(8)))
     merge(study, [tmp_path / "early.db"])
     assert [h[0:3:2] for h in history(study, "dr-a", "i1")] == [
@@ -157,7 +157,7 @@ def test_the_other_file_stays_byte_identical_even_while_open(tmp_path):
     other = reviewer_db(other_path, "dr-b", "i1", 10)  # left open: the row is in the WAL
     wal = tmp_path / "b.db-wal"
     before = {p: sha256(p) for p in (other_path, wal)}
-    study = ReviewStore(tmp_path / "study.db")
+    study = StudyStore(tmp_path / "study.db")
     assert merge(study, [other_path]).total("reviews") == 1
     assert {p: sha256(p) for p in (other_path, wal)} == before
     assert not list(tmp_path.glob("b.db.bak*"))
@@ -195,7 +195,7 @@ def test_a_v1_database_merged_twice_adds_its_row_once_and_is_not_migrated(tmp_pa
     old.parent.mkdir()
     v1_database(old)
     digest = sha256(old)
-    study = ReviewStore(tmp_path / "study.db")
+    study = StudyStore(tmp_path / "study.db")
     assert merge(study, [old]).total("reviews") == 1
     assert merge(study, [old]).total("reviews") == 0
     assert counts(study)["reviews"] == 1
@@ -232,7 +232,7 @@ def test_merging_the_study_into_itself_is_refused(tmp_path):
 
 def test_every_path_is_checked_before_anything_is_merged(tmp_path):
     reviewer_db(tmp_path / "b.db", "dr-b", "i1", 10).close()
-    study = ReviewStore(tmp_path / "study.db")
+    study = StudyStore(tmp_path / "study.db")
     with pytest.raises(StoreError, match=f"{tmp_path / 'nope.db'}: no such review database"):
         merge(study, [tmp_path / "b.db", tmp_path / "nope.db"])
     assert counts(study)["reviews"] == 0
@@ -240,7 +240,7 @@ def test_every_path_is_checked_before_anything_is_merged(tmp_path):
 
 
 def test_files_that_are_not_review_databases_are_refused_by_name(tmp_path):
-    study = ReviewStore(tmp_path / "study.db")
+    study = StudyStore(tmp_path / "study.db")
     text = tmp_path / "notes.db"
     text.write_text("not sqlite at all, " * 100)
     with pytest.raises(StoreError, match=f"{text}: cannot read as a review database"):
@@ -250,7 +250,7 @@ def test_files_that_are_not_review_databases_are_refused_by_name(tmp_path):
     with pytest.raises(StoreError, match=f"{other_app}: not a review database"):
         merge(study, [other_app])
     newer = tmp_path / "newer.db"
-    ReviewStore(newer).conn.execute(
+    StudyStore(newer).conn.execute(
         "INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 'x')"
     )
     with pytest.raises(StoreError, match=f"{newer}: database schema v99 is newer than this app"):
@@ -276,8 +276,8 @@ def test_a_file_that_fails_halfway_adds_nothing(tmp_path):
 
 
 def test_the_later_flag_change_wins_and_an_unflag_is_not_undone_by_a_re_merge(tmp_path):
-    study = ReviewStore(tmp_path / "study.db")
-    laptop = ReviewStore(tmp_path / "laptop.db")
+    study = StudyStore(tmp_path / "study.db")
+    laptop = StudyStore(tmp_path / "laptop.db")
     laptop.set_flag("dr-b", "x", True, at(9))
     laptop.set_flag("dr-b", "y", True, at(9))
     laptop.close()
@@ -285,7 +285,7 @@ def test_the_later_flag_change_wins_and_an_unflag_is_not_undone_by_a_re_merge(tm
     study.set_flag("dr-b", "x", False, at(11))  # unflagged in the study later
     assert merge(study, [tmp_path / "laptop.db"]).total("flags") == 0
     assert study.flags("dr-b") == {"y"}
-    laptop = ReviewStore(tmp_path / "laptop.db")
+    laptop = StudyStore(tmp_path / "laptop.db")
     laptop.set_flag("dr-b", "y", False, at(12))  # unflagged on the laptop, later still
     laptop.set_flag("dr-b", "x", True, at(10))  # an older change than the study's unflag
     laptop.close()
@@ -298,7 +298,7 @@ def test_a_review_exported_and_imported_elsewhere_is_not_merged_twice(tmp_path):
 
     study = reviewer_db(tmp_path / "study.db", "alice", "i1", 9, fails=("1.3",))
     export_reviews(study, "alice", tmp_path / "alice.csv")
-    other = ReviewStore(tmp_path / "other.db")
+    other = StudyStore(tmp_path / "other.db")
     assert import_reviews(other, "alice", tmp_path / "alice.csv").imported == 1
     other.close()
     assert merge(study, [tmp_path / "other.db"]).total("reviews") == 0  # same review, new uid

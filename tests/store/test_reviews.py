@@ -4,7 +4,7 @@ import pytest
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store import Review, ReviewStore, utc_now
+from medrcube_desktop.store import Review, StudyStore, utc_now
 
 
 def scores(**fails):
@@ -16,7 +16,7 @@ def scores(**fails):
 
 
 def test_new_file_is_migrated_in_wal_mode_and_records_its_version(tmp_path):
-    store = ReviewStore(tmp_path / "study.db")
+    store = StudyStore(tmp_path / "study.db")
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.conn.execute("SELECT version, name FROM schema_migrations").fetchall() == [
         (1, "0001_initial.sql"),
@@ -38,7 +38,7 @@ def test_new_file_is_migrated_in_wal_mode_and_records_its_version(tmp_path):
 
 def test_committed_review_is_readable_from_a_second_connection_at_once(tmp_path):
     path = tmp_path / "study.db"
-    store = ReviewStore(path)
+    store = StudyStore(path)
     started = utc_now()
     store.save_review(
         Review("dr-a", "item-7", scores(r1_4=0, r2_3=0), "not image dependent", started, utc_now())
@@ -56,7 +56,7 @@ def test_committed_review_is_readable_from_a_second_connection_at_once(tmp_path)
 
 
 def test_recommit_adds_a_revision_and_keeps_the_first(tmp_path):
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     store.save_review(Review("dr-a", "i1", scores(r1_1=0), "first", utc_now(), utc_now()))
     second = store.save_review(Review("dr-a", "i1", scores(), "second", utc_now(), utc_now()))
     assert second.revision == 2
@@ -71,7 +71,7 @@ def test_recommit_adds_a_revision_and_keeps_the_first(tmp_path):
 
 @pytest.mark.parametrize("bad", [{"1.1": 1}, {**{r: 1 for r in RULE_IDS}, "1.1": 2}])
 def test_incomplete_or_non_binary_scores_are_refused(bad):
-    store = ReviewStore(None)
+    store = StudyStore(None)
     with pytest.raises(StoreError, match="item i1"):
         store.save_review(Review("dr-a", "i1", bad, "", utc_now(), utc_now()))
     assert store.latest_reviews("dr-a") == {}
@@ -79,29 +79,29 @@ def test_incomplete_or_non_binary_scores_are_refused(bad):
 
 def test_database_from_a_newer_app_is_refused(tmp_path):
     path = tmp_path / "s.db"
-    ReviewStore(path).conn.execute(
+    StudyStore(path).conn.execute(
         "INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 'x')"
     )
     with pytest.raises(StoreError, match="newer than this app"):
-        ReviewStore(path)
+        StudyStore(path)
 
 
 def test_not_a_database_gives_store_error_naming_the_file(tmp_path):
     path = tmp_path / "notes.db"
     path.write_text("this is not sqlite" * 100)
     with pytest.raises(StoreError, match="notes.db"):
-        ReviewStore(path)
+        StudyStore(path)
 
 
 def test_app_state_round_trip(tmp_path):
-    store = ReviewStore(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
     store.set_state("last_item:dr-a", "i1")
     store.set_state("last_item:dr-a", "i2")
-    assert ReviewStore(tmp_path / "s.db").get_state("last_item:dr-a") == "i2"
+    assert StudyStore(tmp_path / "s.db").get_state("last_item:dr-a") == "i2"
 
 
 def _open_and_close(path):
-    ReviewStore(path).close()
+    StudyStore(path).close()
     return "ok"
 
 
@@ -120,12 +120,12 @@ def test_migrating_backs_up_the_file_with_uncheckpointed_wal_content(tmp_path, m
     from medrcube_desktop.store import migrations
 
     path = tmp_path / "s.db"
-    store = ReviewStore(path)  # left open: the review may sit only in the WAL file
+    store = StudyStore(path)  # left open: the review may sit only in the WAL file
     store.save_review(Review("dr-a", "i1", scores(), "kept", utc_now(), utc_now()))
     shipped = migrations.available_migrations()
     extra = (5, "0005_test.sql", "CREATE TABLE extra (x INTEGER);")
     monkeypatch.setattr(migrations, "available_migrations", lambda: [*shipped, extra])
-    ReviewStore(path)
+    StudyStore(path)
     backup = sqlite3.connect(tmp_path / "s.db.bak-v4")
     assert backup.execute("SELECT comment FROM reviews").fetchall() == [("kept",)]
     assert backup.execute("SELECT MAX(version) FROM schema_migrations").fetchone() == (4,)

@@ -9,7 +9,7 @@ import pytest
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store import Review, ReviewStore, StudyStore
+from medrcube_desktop.store import Review, StudyStore
 from medrcube_desktop.store import review_queries as queries
 from medrcube_desktop.store.drafts import StoredDraft
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
@@ -31,12 +31,6 @@ def draft(item="i1", reviewer="dr-a", **fields):
         "started_at": "2026-01-01T10:00:00+00:00", "updated_at": "2026-01-01T10:00:30+00:00",
     }  # fmt: skip
     return StoredDraft(reviewer, item, **{**values, **fields})
-
-
-def test_review_store_is_the_study_store():
-    from medrcube_desktop.store.reviews import ReviewStore as FromReviews
-
-    assert ReviewStore is StudyStore is FromReviews
 
 
 def test_draft_round_trip_and_position_in_one_write():

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.review.session import ReviewSessionState
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.main_window import MainWindow
 
 KEYS = [Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_4, Qt.Key.Key_5]
@@ -26,7 +26,7 @@ def main() -> None:
     root, db = sys.argv[1], sys.argv[2]
     app = QApplication(sys.argv[:1])
     benchmark = load_benchmark(root)
-    window = MainWindow(ReviewSessionState(benchmark.items, ReviewStore(db), "dr-k"), benchmark)
+    window = MainWindow(ReviewSessionState(benchmark.items, StudyStore(db), "dr-k"), benchmark)
     window.show()
     step = {"n": 0}
 

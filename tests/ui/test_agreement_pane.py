@@ -1,16 +1,15 @@
 """Review › Agreement study in the window: table, items behind a cell, blinding kept."""
 
 from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.store.judgments import Judgment
-from medrcube_desktop.store.reviews import Review, utc_now
 from tests.ui.test_review_window import open_window
 
 ALL_PASS = dict.fromkeys(RULE_IDS, 1)
 
 
 def prepare(db):
-    store = ReviewStore(db)
+    store = StudyStore(db)
     for item_id in ("ct-1", "ct-2"):
         store.save_judgment(
             Judgment(item_id, "gpt-5.1", {**ALL_PASS, "1.3": 0}, created_at=utc_now())

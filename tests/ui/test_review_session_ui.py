@@ -18,9 +18,8 @@ from PySide6.QtWidgets import (
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.study import StudySettings
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.store.judgments import Judgment
-from medrcube_desktop.store.reviews import Review, utc_now
 from medrcube_desktop.ui.actions import keymap_conflicts
 from tests.ui.test_review_window import open_window
 
@@ -29,7 +28,7 @@ MODEL = "gpt-5.1-blindtest"
 
 def prepare(db, study=None, judged=("ct-1",), other=True):
     """A study database with an LLM judgment failing 1.3 and another reviewer's scores."""
-    store = ReviewStore(db)
+    store = StudyStore(db)
     for item_id in judged:
         scores = {r: 0 if r == "1.3" else 1 for r in RULE_IDS}
         store.save_judgment(Judgment(item_id, MODEL, scores, created_at=utc_now()))

@@ -10,13 +10,13 @@ from PySide6.QtCore import Qt
 
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.review.session import ReviewSessionState
-from medrcube_desktop.store import ReviewStore
+from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.main_window import MainWindow
 
 
 def open_window(qtbot, root, db_path, reviewer="dr-a"):
     benchmark = load_benchmark(root)
-    store = ReviewStore(db_path)
+    store = StudyStore(db_path)
     window = MainWindow(ReviewSessionState(benchmark.items, store, reviewer), benchmark)
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.first_item_shown, timeout=10000):

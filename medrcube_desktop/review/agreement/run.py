@@ -20,7 +20,7 @@ from medrcube_desktop.review.agreement.stats import (
     compare,
     multi_rater,
 )
-from medrcube_desktop.store.reviews import ReviewStore, utc_now
+from medrcube_desktop.store import StudyStore, utc_now
 
 
 @dataclass
@@ -49,13 +49,13 @@ class StudyRun:
         return data
 
 
-def expert_scores(store: ReviewStore, reviewer: str) -> dict[str, dict[str, int]]:
+def expert_scores(store: StudyStore, reviewer: str) -> dict[str, dict[str, int]]:
     """First judgments of ``reviewer``: item id → rule → 0/1 (raises StoreError)."""
     return {item: dict(r.scores) for item, r in store.first_reviews(reviewer).items()}
 
 
 def run_study(
-    store: ReviewStore,
+    store: StudyStore,
     reviewer: str,
     model: str | None = None,
     reviewer2: str | None = None,
@@ -139,7 +139,7 @@ def run_study(
     return StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
 
 
-def _multi(store: ReviewStore, model: str | None, sample: list[str] | None) -> dict | None:
+def _multi(store: StudyStore, model: str | None, sample: list[str] | None) -> dict | None:
     raters = {name: expert_scores(store, name) for name in store.reviewers()}
     if model is not None:
         raters[f"LLM {model}"] = {
@@ -149,7 +149,7 @@ def _multi(store: ReviewStore, model: str | None, sample: list[str] | None) -> d
     return multi_rater(raters, sample) if len(raters) >= 3 else None
 
 
-def _intra(store: ReviewStore, reviewer: str, sample: list[str] | None) -> dict[str, Any]:
+def _intra(store: StudyStore, reviewer: str, sample: list[str] | None) -> dict[str, Any]:
     """First judgment against the intra-rater repeat, for the repeated items."""
     repeats = {item: dict(r.scores) for item, r in store.repeat_reviews(reviewer).items()}
     if sample is not None:
