@@ -1,8 +1,12 @@
-"""Where the app keeps its files, and the small typed settings it remembers.
+"""Where the app keeps its files, its limits, and the small typed settings it remembers.
 
-Folders come from platformdirs and can be overridden with ``MEDRCUBE_DATA_DIR`` and
-``MEDRCUBE_CONFIG_DIR`` (tests set both to temporary folders). No Qt here; the UI
-keeps window geometry in QSettings.
+The one home of every setting that is not a command-line option: each folder and limit
+has its default here and its ``MEDRCUBE_*`` override, listed in :data:`ENVIRONMENT`
+(README lists the same; a test checks that every ``MEDRCUBE_*`` name in the code is in
+it). Folders come from platformdirs. No Qt here; the UI keeps window geometry in
+QSettings. Defaults of a run's parameters live beside what they configure
+(``evaluation/engines/base.py``, ``llm/judge.py: JudgeConfig``) and the CLI and panes
+read them from there.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -21,20 +26,68 @@ APP_NAME = "medrcube-desktop"
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class EnvironmentVariable:
+    """One ``MEDRCUBE_*`` override: its name, what it sets and what applies without it."""
+
+    name: str
+    meaning: str
+    default: str
+
+
+ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
+    EnvironmentVariable("MEDRCUBE_DATA_DIR", "data folder: demo benchmark, study databases",
+                        "platformdirs user data folder"),
+    EnvironmentVariable("MEDRCUBE_CONFIG_DIR", "settings folder (settings.json)",
+                        "platformdirs user config folder"),
+    EnvironmentVariable("MEDRCUBE_IMAGE_CACHE", "folder of images prepared for models",
+                        "<user cache folder>/model-images"),
+    EnvironmentVariable("MEDRCUBE_LOG_DIR", "folder of the engine children's logs (50 kept)",
+                        "platformdirs user log folder"),
+    EnvironmentVariable("MEDRCUBE_MAX_PIXELS", "largest slice decoded, in pixels",
+                        f"{100_000_000:_}"),
+    EnvironmentVariable("MEDRCUBE_API_KEY_<HOST>", "API key for one endpoint host",
+                        "OPENAI_API_KEY, then the OS keyring"),
+    EnvironmentVariable("MEDRCUBE_PARENT_PID", "internal: set by the app for its engine "
+                        "children (they stop when it dies)", "not set"),
+)  # fmt: skip
+"""Every ``MEDRCUBE_*`` environment variable the app reads."""
+
+
+def _folder(variable: str, default: Callable[[], Path]) -> Path:
+    """``variable``'s folder (``~`` expanded) when set and not blank, else ``default()``."""
+    override = os.environ.get(variable, "").strip()
+    return Path(override).expanduser() if override else default()
+
+
 def data_dir() -> Path:
     """Per-user data folder (demo benchmark, study databases); created on demand."""
     import platformdirs
 
-    override = os.environ.get("MEDRCUBE_DATA_DIR")
-    return Path(override).expanduser() if override else platformdirs.user_data_path(APP_NAME)
+    return _folder("MEDRCUBE_DATA_DIR", lambda: platformdirs.user_data_path(APP_NAME))
 
 
 def config_dir() -> Path:
     """Per-user configuration folder (``settings.json``)."""
     import platformdirs
 
-    override = os.environ.get("MEDRCUBE_CONFIG_DIR")
-    return Path(override).expanduser() if override else platformdirs.user_config_path(APP_NAME)
+    return _folder("MEDRCUBE_CONFIG_DIR", lambda: platformdirs.user_config_path(APP_NAME))
+
+
+def image_cache_dir() -> Path:
+    """Images prepared for a model, kept for the next run (``evaluation/images.py``)."""
+    import platformdirs
+
+    return _folder(
+        "MEDRCUBE_IMAGE_CACHE", lambda: platformdirs.user_cache_path(APP_NAME) / "model-images"
+    )
+
+
+def log_dir() -> Path:
+    """The engine children's whole logs (``evaluation/engines/child.py``)."""
+    import platformdirs
+
+    return _folder("MEDRCUBE_LOG_DIR", lambda: platformdirs.user_log_path(APP_NAME))
 
 
 DEFAULT_MAX_PIXELS = 100_000_000

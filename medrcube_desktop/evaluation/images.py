@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from medrcube_desktop import __version__
+from medrcube_desktop import __version__, settings
 from medrcube_desktop.core.files import atomic_write
 from medrcube_desktop.core.items import Item
 
@@ -311,13 +311,8 @@ _ENTRY = re.compile(r"[0-9a-f]{40}")
 
 
 def default_cache_folder() -> Path:
-    """``<user cache dir>/model-images`` (platformdirs), or ``MEDRCUBE_IMAGE_CACHE``."""
-    configured = os.environ.get("MEDRCUBE_IMAGE_CACHE")
-    if configured:
-        return Path(configured)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("medrcube-desktop")) / "model-images"
+    """The image cache's folder (:func:`medrcube_desktop.settings.image_cache_dir`)."""
+    return settings.image_cache_dir()
 
 
 def _digest(data: bytes) -> str:

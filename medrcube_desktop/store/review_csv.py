@@ -12,14 +12,12 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from medrcube_desktop.core.files import as_new_file
+from medrcube_desktop.core.files import atomic_path
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.review_queries import Review
@@ -131,26 +129,16 @@ def write_reviews_csv(path: Path, rows: Iterable[list[str]]) -> None:
     ``path``, so a reader never sees half a file. Raises StoreError naming ``path``.
     """
     path = path.expanduser()
-    temp: str | None = None
     try:
         if path.is_dir():
             raise StoreError(f"{path}: is a folder, not a CSV file")
-        handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        as_new_file(temp)
         # utf-8-sig: the byte-order mark makes Excel read accents and symbols as UTF-8
-        with open(handle, "w", encoding="utf-8-sig", newline="") as out:
+        with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8-sig", newline="") as out:
             writer = csv.writer(out)
             writer.writerow(CSV_COLUMNS)
             writer.writerows(rows)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-        temp = None
     except OSError as exc:
         raise StoreError(f"{path}: cannot write the CSV file: {exc.strerror or exc}") from exc
-    finally:
-        if temp is not None:
-            Path(temp).unlink(missing_ok=True)
 
 
 def read_reviews_csv(path: Path) -> tuple[list[CsvReview], list[str]]:

@@ -2,7 +2,7 @@
 
 The statistics run through the one Qt job runner
 (:class:`~medrcube_desktop.ui.job_runner.JobRunnerView`, its own thread and database
-connection; :func:`~medrcube_desktop.review.agreement_run.run_study`); the pane only shows
+connection; :func:`~medrcube_desktop.review.agreement.run_study`); the pane only shows
 results. What it may count and list follows the session's blinding rule
 (:mod:`medrcube_desktop.review.blinding`): in a blind study only items the reviewer of
 this window has committed, so the pane never reveals a judgment the review window would

@@ -148,7 +148,6 @@ def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) 
         window.resize(*DEFAULT_SIZE)  # scripted runs always get the same size
     result = {"status": 0}
     if unattended:
-        window.setProperty("unattended", True)
         _schedule_unattended(window, screenshot, quit_after_ms, result)
     window.show()
     status = app.exec()

@@ -242,11 +242,11 @@ def group_alive(group: int) -> bool:
 
 
 def _log_file(name: str) -> Path | None:
-    """A new file for a child's whole log, in the user log folder (platformdirs)."""
+    """A new file for a child's whole log, in :func:`settings.log_dir`."""
     try:
-        import platformdirs
+        from medrcube_desktop import settings
 
-        folder = Path(platformdirs.user_log_dir("medrcube-desktop"))
+        folder = settings.log_dir()
         folder.mkdir(parents=True, exist_ok=True)
         old = sorted(folder.glob("*.log"), key=lambda p: p.stat().st_mtime)
         for stale in old[: max(0, len(old) - LOG_FILES_KEPT + 1)]:
