@@ -27,6 +27,7 @@ from medrcube_desktop.cli.common import (
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions
+from medrcube_desktop.evaluation.runner import Timing
 from medrcube_desktop.jobs.terminal import run_in_terminal
 
 
@@ -257,7 +258,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         job, quiet=args.json, on_cancel=f"cancelling: run evaluate --run {name} again to resume"
     )
     list_failures(state.failed)
-    timing = timing_summary(state)
+    timing = state.timing()
     if not args.json and not args.text_only:
         say(timing_line(timing))
     acc, base = summary["accuracy"], summary["random_baseline"]
@@ -279,25 +280,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return outcome_of(state)
 
 
-def timing_summary(state) -> dict[str, object]:
-    """Where the run's time went (issue 11): image preparation (worker seconds, counts
-    by how each image was obtained), seconds requests waited for a prepared image, and
-    seconds the endpoint took, summed over answers."""
-    stats = state.images
-    return {
-        "prepare_s": round(stats.prepare_s, 3),
-        "queue_wait_s": round(stats.wait_s, 3),
-        "endpoint_s": round(state.endpoint_s, 3) if state.timed else None,
-        "images": stats.images,
-        "original": stats.original,
-        "rendered": stats.rendered,
-        "cached": stats.cached,
-        "image_workers": stats.workers,
-    }
-
-
-def timing_line(timing: dict[str, object]) -> str:
-    """:func:`timing_summary` in one line for people."""
+def timing_line(timing: Timing) -> str:
+    """A run's :class:`~medrcube_desktop.evaluation.runner.Timing` in one line for people."""
     return (
         f"images: {timing['images']} prepared ({timing['original']} sent as stored, "
         f"{timing['rendered']} rendered, {timing['cached']} from the cache) in "

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from medrcube_desktop.core.taxonomy import Level
 from medrcube_desktop.errors import MedRCubeError
@@ -101,18 +102,34 @@ def pair_outcomes(
     return pairs, sorted(warnings)
 
 
-def credibility(pairs: Sequence[Pair]) -> dict[str, object]:
-    """Group counts and the paper's credibility figures.
+class CredibilityFigures(TypedDict):
+    """The paper's credibility figures over paired L/H outcomes (Section 6, Appendix H).
 
-    Returns ``{"group_a", "group_b", "group_c", "group_d", "total_pairs", "luck_rate",
-    "rationality", "shortcut_prob", "acc_h"}``.
+    ``group_a``..``group_d``: pairs with both right, prerequisite right and high wrong,
+    both wrong, prerequisite wrong and high right. Luck Rate = D/(A+D), Rationality =
+    1 − Luck Rate, Shortcut Probability = D/(C+D), Acc_H = (A+D)/(A+B+C+D); each None
+    when its denominator is 0.
     """
+
+    group_a: int
+    group_b: int
+    group_c: int
+    group_d: int
+    total_pairs: int
+    luck_rate: float | None
+    rationality: float | None
+    shortcut_prob: float | None
+    acc_h: float | None
+
+
+def credibility(pairs: Sequence[Pair]) -> CredibilityFigures:
+    """Group counts and the paper's credibility figures (:class:`CredibilityFigures`)."""
     counts = dict.fromkeys("ABCD", 0)
     for pair in pairs:
         counts[pair.group] += 1
     a, b, c, d = (counts[g] for g in "ABCD")
     luck = d / (a + d) if a + d else None
-    return {
+    return {  # a TypedDict: the JSON of `credibility --json` as it is
         "group_a": a,
         "group_b": b,
         "group_c": c,

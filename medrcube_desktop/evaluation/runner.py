@@ -12,7 +12,7 @@ import platform
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from medrcube_desktop import __version__
 from medrcube_desktop.core.items import Item
@@ -58,9 +58,33 @@ class ImageOptions:
                 "max_pixels": self.max_pixels}  # fmt: skip
 
 
+class Timing(TypedDict):
+    """Where a run's time went (issue 11), seconds rounded to ms.
+
+    ``prepare_s``: worker seconds preparing images; ``queue_wait_s``: seconds requests
+    waited for a prepared image; ``endpoint_s``: the endpoint's seconds summed over
+    answers (None when the engine answers in batches); ``images``: images prepared, of
+    which ``original`` were sent as stored, ``rendered`` rendered and ``cached`` read
+    from the cache; ``image_workers``: processes preparing them.
+    """
+
+    prepare_s: float
+    queue_wait_s: float
+    endpoint_s: float | None
+    images: int
+    original: int
+    rendered: int
+    cached: int
+    image_workers: int
+
+
 @dataclass
 class EvalProgress:
-    """Counts so far: answered in this run, already done before, failed (not stored)."""
+    """Counts so far: answered in this run, already done before, failed (not stored).
+
+    Also the run's summary (``core.progress.Summary``): ``failed``, ``cancelled`` and
+    :meth:`to_dict`.
+    """
 
     total: int = 0
     answered: int = 0
@@ -74,6 +98,32 @@ class EvalProgress:
     """Seconds the endpoint took, summed over answers that report a latency."""
     timed: int = 0
     """Answers that report a latency (the ``vllm`` engine answers in batches: none)."""
+
+    def timing(self) -> Timing:
+        """Where the run's time went so far."""
+        stats = self.images
+        return {
+            "prepare_s": round(stats.prepare_s, 3),
+            "queue_wait_s": round(stats.wait_s, 3),
+            "endpoint_s": round(self.endpoint_s, 3) if self.timed else None,
+            "images": stats.images,
+            "original": stats.original,
+            "rendered": stats.rendered,
+            "cached": stats.cached,
+            "image_workers": stats.workers,
+        }
+
+    def to_dict(self) -> dict[str, object]:
+        """This run's counts as JSON-ready data (``evaluate --json`` adds the figures)."""
+        return {
+            "answered": self.answered,
+            "skipped": self.skipped,
+            "unparsed": self.unparsed,
+            "correct": self.correct,
+            "failed": self.failed,
+            "cancelled": self.cancelled,
+            "timing": self.timing(),
+        }
 
     def progress(self) -> Progress:
         """The progress record now, with a copy of this state as its ``detail``."""
