@@ -83,8 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is not None:
         given = [f"--{d.replace('_', '-')}" for d in GUI_OPTIONS if getattr(args, d, None)]
-        if given and not _also_a_command_option(args.command, given, parser):
-            parser.error(f"{', '.join(given)} opens the window; give it after {args.command}")
+        foreign = _not_options_of(args.command, given, parser)
+        if foreign:
+            parser.error(
+                f"{', '.join(foreign)}: an option of the window, which {args.command} does not "
+                f"take (see {PROG} {args.command} --help)"
+            )
     try:
         return int(args.func(args))
     except (JobFailed, Interrupted) as exc:
@@ -98,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         return Outcome.FAILED
 
 
-def _also_a_command_option(command: str, given: list[str], parser) -> bool:
-    """Whether every window option found is one the command itself has (``--db``)."""
+def _not_options_of(command: str, given: list[str], parser) -> list[str]:
+    """The window options in ``given`` that ``command`` has no option of its own for
+    (``judge --db`` is the command's; ``--demo validate`` is not)."""
     own = {flag for action in commands(parser)[command]._actions for flag in action.option_strings}
-    return all(flag in own for flag in given)
+    return [flag for flag in given if flag not in own]

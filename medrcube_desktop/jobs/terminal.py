@@ -84,21 +84,25 @@ def run_in_terminal(
         bar.set_postfix(postfix, refresh=False)
         bar.refresh()
 
+    finished = threading.Event()
+
     def work() -> None:
         try:
             outcome["result"] = job(progress, cancel)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread below
             outcome["error"] = exc
+        finally:
+            finished.set()
 
     thread = threading.Thread(target=work, name="medrcube-job", daemon=True)
     thread.start()
     try:
-        _wait(thread)
+        _wait(finished)
     except KeyboardInterrupt:
         cancel.set()
         bar.write(f"{on_cancel} (Ctrl+C again to stop waiting)", file=sys.stderr)
         try:
-            _wait(thread)
+            _wait(finished)
         except KeyboardInterrupt:
             bar.close()
             raise Interrupted("interrupted twice: stopped without waiting") from None
@@ -112,6 +116,10 @@ def run_in_terminal(
     return outcome["result"]  # type: ignore[return-value]
 
 
-def _wait(thread: threading.Thread) -> None:
-    while thread.is_alive():
-        thread.join(POLL_S)
+def _wait(finished: threading.Event) -> None:
+    """Wait for the job in short steps, so that Ctrl+C lands between them.
+
+    An event, not ``Thread.join``: a KeyboardInterrupt inside ``join`` can leave the
+    thread looking finished while it still runs (seen on CPython 3.11)."""
+    while not finished.wait(POLL_S):
+        pass

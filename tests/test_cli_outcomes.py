@@ -1,0 +1,167 @@
+"""Exit status by outcome, the terminal job runner, the one database policy (issue 12)."""
+
+import errno
+import json
+import os
+import signal
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from medrcube_desktop.cli import main
+from medrcube_desktop.cli.common import exit_status
+from medrcube_desktop.core.progress import Progress
+from medrcube_desktop.errors import DatasetError, EngineError, StoreError
+from medrcube_desktop.jobs.terminal import JobFailed, run_in_terminal
+from tests.conftest import dicom_file, item, write_benchmark
+
+
+def _chained(outer: Exception, cause: BaseException) -> Exception:
+    try:
+        raise outer from cause
+    except Exception as exc:  # noqa: BLE001 - built for the test
+        return exc
+
+
+def test_a_failed_write_is_a_failed_job_and_bad_input_is_bad_input():
+    assert exit_status(OSError(errno.ENOSPC, "No space left on device")) == 1
+    assert exit_status(_chained(StoreError("db: cannot save"), OSError(errno.EIO, "I/O"))) == 1
+    full = sqlite3.OperationalError("database or disk is full")
+    assert exit_status(_chained(StoreError("db: cannot save"), full)) == 1
+    assert exit_status(FileNotFoundError(errno.ENOENT, "No such file")) == 2
+    assert exit_status(StoreError("db: no such review database")) == 2
+    assert exit_status(DatasetError("bench: does not exist")) == 2
+    locked = sqlite3.OperationalError("database is locked")
+    assert exit_status(_chained(StoreError("db: locked"), locked)) == 2
+
+
+def test_the_terminal_runner_tells_a_job_that_failed_from_one_that_could_not_start():
+    def fails_before(progress, cancel):
+        raise EngineError("vLLM would not start: no such model")
+
+    with pytest.raises(EngineError):
+        run_in_terminal(fails_before, quiet=True)
+
+    def dies_midway(progress, cancel):
+        progress(Progress(1, 4))
+        raise EngineError("vLLM lost a process of its engine")
+
+    with pytest.raises(JobFailed, match="lost a process") as failed:
+        run_in_terminal(dies_midway, quiet=True)
+    assert isinstance(failed.value.__cause__, EngineError)
+
+
+def test_ctrl_c_cancels_the_job_and_waits_for_what_it_stores(capsys):
+    stored = []
+
+    def job(progress, cancel):
+        for n in range(200):  # stops between units once cancelled
+            if cancel.is_set():
+                return {"stored": len(stored), "cancelled": True}
+            stored.append(n)
+            progress(Progress(n + 1, 200))
+            time.sleep(0.01)
+        return {"stored": len(stored), "cancelled": False}
+
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        result = run_in_terminal(job, quiet=True, on_cancel="cancelling: resume later")
+    finally:
+        timer.cancel()
+    assert result["cancelled"] and 0 < result["stored"] == len(stored) < 200
+    assert "cancelling: resume later (Ctrl+C again to stop waiting)" in capsys.readouterr().err
+
+
+def test_a_window_option_given_to_a_command_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--demo", "validate", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "--demo: an option of the window, which validate does not take" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.fixture
+def bench(tmp_path):
+    return write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item(f"i{n}", question=f"q{n}: which one?") for n in range(4)]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+
+
+class _DiesAfterOneAnswer:
+    """An engine whose model process dies after its first answer."""
+
+    name = "dies"
+
+    def describe(self):
+        return {"engine": "dies"}
+
+    def library_versions(self):
+        return {}
+
+    def gpu(self):
+        return ""
+
+    def run(self, requests, on_response, cancel):
+        from medrcube_desktop.evaluation.engines.base import EvalResponse
+
+        first = next(iter(requests))
+        on_response(EvalResponse(first.item_id, "B"))
+        raise EngineError("the engine's process died (killed: out of memory?)")
+
+    def close(self):
+        pass
+
+
+def test_an_engine_dying_mid_run_exits_1_and_keeps_what_it_stored(bench, tmp_path, monkeypatch):
+    import medrcube_desktop.evaluation.engines.factory as factory
+
+    monkeypatch.setattr(factory, "build_engine", lambda options: _DiesAfterOneAnswer())
+    db = tmp_path / "s.db"
+    args = ["evaluate", "--dataset", str(bench), "--db", str(db), "--engine", "vllm"]
+    assert main([*args, "--model", "m", "--run", "r", "--text-only", "--json"]) == 1
+    from medrcube_desktop.store import StudyStore
+
+    store = StudyStore(db)
+    assert list(store.responses("r")) == ["i0"]
+    store.close()
+
+
+def test_commands_that_only_read_never_create_a_database(bench, tmp_path, capsys):
+    missing = tmp_path / "typo.db"
+    for args in (
+        ["export-run", "--db", str(missing), "--run", "r", "--dataset", str(bench)]
+        + ["--out", str(tmp_path / "r.json")],
+        ["export-judgments", "--db", str(missing), "--model", "m", "--out", str(tmp_path / "j")],
+        ["credibility", "--db", str(missing), "--dataset", str(bench), "--run", "r"],
+        ["agreement", "--db", str(missing), "--reviewer", "a", "--model", "m"],
+    ):
+        assert main(args) == 2, args
+        assert capsys.readouterr().err.endswith(f"{missing}: no such review database\n")
+        assert not missing.exists()
+
+
+def test_a_command_that_stores_says_it_created_the_database(bench, tmp_path, capsys):
+    db = tmp_path / "new.db"
+    args = ["study", "--dataset", str(bench), "--db", str(db), "--name", "s", "--n", "2"]
+    assert main([*args, "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert len(json.loads(out)["items"]) == 2
+    assert err == f"medrcube-desktop: created a new review database {db}\n"
+    assert main([*args, "--json"]) == 0
+    assert capsys.readouterr().err == ""  # the second time it exists
+
+
+def test_export_and_import_run_print_json(bench, tmp_path, capsys):
+    from medrcube_desktop.store import StudyStore
+
+    db = tmp_path / "s.db"
+    StudyStore(db).close()
+    assert main(["export-run", "--db", str(db), "--run", "nope", "--dataset", str(bench),
+                 "--out", str(tmp_path / "r.json"), "--json"]) == 2  # fmt: skip
+    assert "nope" in capsys.readouterr().err
