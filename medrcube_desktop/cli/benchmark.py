@@ -149,8 +149,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     facts = render_to_png(
         args.source, out, args.mask, args.bbox, args.slice, args.window, args.preset
     )
-    shape: list[int] = facts["shape"]  # type: ignore[assignment]
-    emit(args.json, facts, f"{out}: slice {facts['slice_index']}, {shape[1]}x{shape[0]} pixels")
+    height, width = facts["shape"]
+    emit(args.json, facts, f"{out}: slice {facts['slice_index']}, {width}x{height} pixels")
     return Outcome.DONE
 
 

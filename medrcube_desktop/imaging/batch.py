@@ -9,13 +9,36 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 
+from medrcube_desktop.core.files import atomic_path
 from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.loading import load_slice
 from medrcube_desktop.imaging.render import CT_PRESETS, compose_rgba
+
+
+class RenderFacts(TypedDict):
+    """What :func:`render_to_png` rendered (the ``render --json`` output).
+
+    ``slice_index``; ``axis``: slice axis of the stored volume, or None for 2-D;
+    ``native_shape`` [rows, cols] as stored; ``shape`` [H, W] written;
+    ``pixel_spacing_mm`` [row, col] of the written pixels (mm) or None; ``window``
+    [center, width] in modality units or None; ``photometric`` (DICOM PS3.3 C.7.6.3.1.2);
+    ``inverted`` (MONOCHROME1); ``overlay_pixels``: pixels the overlay changed.
+    """
+
+    slice_index: int
+    axis: int | None
+    native_shape: list[int]
+    shape: list[int]
+    pixel_spacing_mm: list[float] | None
+    window: list[float] | None
+    photometric: str
+    inverted: bool
+    overlay_pixels: int
 
 
 def render_to_png(
@@ -27,7 +50,7 @@ def render_to_png(
     window: tuple[float, float] | None = None,
     preset: str | None = None,
     modality: str | None = None,
-) -> dict[str, object]:
+) -> RenderFacts:
     """Render a slice of ``source`` (with mask and box) and optionally write it as PNG.
 
     Parameters
@@ -48,11 +71,7 @@ def render_to_png(
 
     Returns
     -------
-    dict
-        ``slice_index``, ``axis`` (slice axis of the stored volume, or None for 2-D),
-        ``native_shape`` [rows, cols] as stored, ``shape`` [H, W] written,
-        ``pixel_spacing_mm`` [row, col] of the written pixels or None, ``window`` [center,
-        width] or None, ``photometric``, ``inverted`` (MONOCHROME1), ``overlay_pixels``.
+    RenderFacts
 
     Raises
     ------
@@ -78,9 +97,10 @@ def render_to_png(
     if data.pixel_spacing is not None:
         col_mm = data.pixel_spacing[1]
         spacing = [col_mm, col_mm] if height != data.pixels.shape[0] else list(data.pixel_spacing)
-    if out is not None:
+    if out is not None:  # whole or not at all: a killed batch leaves no half picture
         out.parent.mkdir(parents=True, exist_ok=True)
-        image.save(out, "PNG")
+        with atomic_path(out, durable=False) as tmp:
+            image.save(tmp, "PNG")
     return {
         "slice_index": rendered.slice_index,
         "axis": (2 if source.name.lower().endswith((".nii", ".nii.gz")) else 0)
