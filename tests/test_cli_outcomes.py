@@ -165,3 +165,27 @@ def test_export_and_import_run_print_json(bench, tmp_path, capsys):
     assert main(["export-run", "--db", str(db), "--run", "nope", "--dataset", str(bench),
                  "--out", str(tmp_path / "r.json"), "--json"]) == 2  # fmt: skip
     assert "nope" in capsys.readouterr().err
+
+
+def test_with_json_an_error_is_one_json_document_too(tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "nope"), "--json"]) == 2
+    out, err = capsys.readouterr()
+    document = json.loads(out)
+    assert document["exit_status"] == 2 and "does not exist" in document["error"]
+    assert err.count("\n") == 1
+
+
+def test_a_new_database_refused_before_anything_is_stored_leaves_no_file(
+    bench, tmp_path, monkeypatch
+):
+    db = tmp_path / "fresh.db"
+    args = ["evaluate", "--dataset", str(bench), "--db", str(db), "--engine", "vllm"]
+    import medrcube_desktop.evaluation.engines.factory as factory
+
+    class NeverStarts(_DiesAfterOneAnswer):
+        def run(self, requests, on_response, cancel):
+            raise EngineError("vLLM would not start: no such model")
+
+    monkeypatch.setattr(factory, "build_engine", lambda options: NeverStarts())
+    assert main([*args, "--model", "m", "--run", "r", "--text-only"]) == 2
+    assert not db.exists() and not (tmp_path / "fresh.db-wal").exists()

@@ -9,6 +9,7 @@ status by outcome (:mod:`medrcube_desktop.cli.common`).
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 
@@ -92,14 +93,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except (JobFailed, Interrupted) as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
-        return Outcome.FAILED
+        return _failed(args, str(exc), Outcome.FAILED)
     except (MedRCubeError, OSError) as exc:  # bad input, an unusable path, a failed write
-        print(f"{PROG}: {exc}", file=sys.stderr)
-        return exit_status(exc)
+        return _failed(args, str(exc), exit_status(exc))
     except KeyboardInterrupt:  # Ctrl+C outside a job (loading a benchmark, say)
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return Outcome.FAILED
+        return _failed(args, "interrupted", Outcome.FAILED)
+
+
+def _failed(args: argparse.Namespace, message: str, status: int) -> int:
+    """One line on stderr; with ``--json`` also ``{"error", "exit_status"}`` on stdout, so
+    that a script reading stdout always gets one JSON document."""
+    print(f"{PROG}: {message}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print(json.dumps({"error": message, "exit_status": int(status)}))
+    return status
 
 
 def _not_options_of(command: str, given: list[str], parser) -> list[str]:

@@ -7,7 +7,7 @@ import argparse
 import math
 from pathlib import Path
 
-from medrcube_desktop.cli.common import add_command, add_json, emit, list_failures
+from medrcube_desktop.cli.common import add_command, add_json, emit, list_failures, warn
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import run_in_terminal
@@ -102,6 +102,11 @@ def slice_choice(text: str) -> int | None:
     return int(text)
 
 
+def plural(n: int, noun: str) -> str:
+    """``3 problems``, ``1 problem``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     """``validate DIR``: 0 with no problems, 1 with problems, 2 when DIR is unusable."""
     from medrcube_desktop.core.dataset import load_benchmark
@@ -112,8 +117,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         {"items": len(benchmark.items), "problems": [p.to_dict() for p in benchmark.problems]},
         [
             *(str(problem) for problem in benchmark.problems),
-            f"{len(benchmark.items)} loadable items, {len(benchmark.problems)} problems "
-            f"in {benchmark.root}",
+            f"{plural(len(benchmark.items), 'loadable item')}, "
+            f"{plural(len(benchmark.problems), 'problem')} in {benchmark.root}",
         ],
     )
     return Outcome.FAILED if benchmark.problems or not benchmark.items else Outcome.DONE
@@ -149,6 +154,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     facts = render_to_png(
         args.source, out, args.mask, args.bbox, args.slice, args.window, args.preset
     )
+    if args.slice is not None and facts["slice_index"] != args.slice:
+        warn(
+            f"{args.source}: no slice {args.slice}; rendered slice {facts['slice_index']}, the last"
+        )
     height, width = facts["shape"]
     emit(args.json, facts, f"{out}: slice {facts['slice_index']}, {width}x{height} pixels")
     return Outcome.DONE

@@ -80,8 +80,9 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
 
     A command that only reads (exports, agreement, credibility) never creates a file:
     a missing one is an error. A command that stores results creates it, and says so on
-    stderr once its work is done, so a typo in ``--db`` is never silent. The store is
-    closed on the way out.
+    stderr once its work is done, so a typo in ``--db`` is never silent; when it fails
+    before storing anything, the new file is removed again. The store is closed on the
+    way out.
 
     Raises
     ------
@@ -99,10 +100,25 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
     store = StudyStore(path)
     try:
         yield store
+    except BaseException:
+        if new and _holds_nothing(store):  # refused before it stored anything: no trace
+            store.close()
+            for leftover in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm"))):
+                leftover.unlink(missing_ok=True)
+        elif new:
+            say(f"{PROG}: created a new review database {path}")
+        raise
     finally:
         store.close()
     if new:  # after the work, so that a refused input's one line stays the only line
         say(f"{PROG}: created a new review database {path}")
+
+
+def _holds_nothing(store: Any) -> bool:
+    try:
+        return store.holds_nothing()
+    except StoreError:  # a database that cannot even be counted is kept, and named
+        return False
 
 
 def load_items(dataset: Path, limit: int | None = None, verb: str = "used") -> tuple[Any, list]:

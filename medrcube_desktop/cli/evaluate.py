@@ -290,7 +290,7 @@ def timing_line(timing: Timing) -> str:
         + (
             f"{timing['endpoint_s']:.2f} s"
             if timing["endpoint_s"] is not None
-            else "not measured (answers come in batches)"
+            else "not measured (no answer reported one: the vllm engine answers in batches)"
         )
     )
 

@@ -69,12 +69,15 @@ def run_in_terminal(
     cancel = Cancel()
     started = threading.Event()
     outcome: dict[str, object] = {}
-    bar = tqdm(total=None, unit=unit, disable=quiet, file=sys.stderr, dynamic_ncols=True)
+    bars: list[tqdm] = []  # drawn at the first record: a job refused at once draws none
 
     def progress(record: Progress) -> None:
         started.set()
-        if bar.disable:
+        if quiet:
             return
+        if not bars:
+            bars.append(tqdm(unit=unit, file=sys.stderr, dynamic_ncols=True))
+        bar = bars[0]
         bar.unit = record.unit
         bar.total = record.total
         bar.n = record.done
@@ -100,14 +103,14 @@ def run_in_terminal(
         _wait(finished)
     except KeyboardInterrupt:
         cancel.set()
-        bar.write(f"{on_cancel} (Ctrl+C again to stop waiting)", file=sys.stderr)
+        tqdm.write(f"{on_cancel} (Ctrl+C again to stop waiting)", file=sys.stderr)
         try:
             _wait(finished)
         except KeyboardInterrupt:
-            bar.close()
             raise Interrupted("interrupted twice: stopped without waiting") from None
     finally:
-        bar.close()
+        for bar in bars:
+            bar.close()
     error = outcome.get("error")
     if isinstance(error, BaseException):
         if started.is_set() and isinstance(error, Exception):

@@ -64,6 +64,19 @@ class StudyStore:
         """Close the connection (WAL content is checkpointed by SQLite)."""
         self.db.conn.close()
 
+    def holds_nothing(self) -> bool:
+        """True when no table holds a row but the schema's own record of its migrations
+        (a database just created and never written)."""
+
+        def empty(db) -> bool:
+            return not any(
+                db[name].count
+                for name in db.table_names()
+                if name != "schema_migrations" and not name.startswith("sqlite_")
+            )
+
+        return self._read("count the rows", empty)
+
     # ------------------------------------------------------------------ the two paths
 
     def _read(self, what: str, query: Callable[..., T], *args: Any) -> T:
