@@ -79,9 +79,7 @@ def test_a_window_option_given_to_a_command_is_a_usage_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["--demo", "validate", str(tmp_path)])
     assert exit_info.value.code == 2
-    assert "--demo: an option of the window, which validate does not take" in (
-        capsys.readouterr().err
-    )
+    assert "--demo before validate: an option of the window" in capsys.readouterr().err
 
 
 @pytest.fixture
@@ -189,3 +187,46 @@ def test_a_new_database_refused_before_anything_is_stored_leaves_no_file(
     monkeypatch.setattr(factory, "build_engine", lambda options: NeverStarts())
     assert main([*args, "--model", "m", "--run", "r", "--text-only"]) == 2
     assert not db.exists() and not (tmp_path / "fresh.db-wal").exists()
+
+
+def test_an_export_onto_its_own_database_is_refused_and_the_database_kept(tmp_path, capsys):
+    from medrcube_desktop.store import StudyStore
+
+    db = tmp_path / "study.db"
+    StudyStore(db).close()
+    before = db.read_bytes()
+    for args in (
+        ["export-reviews", "--db", str(db), "--reviewer", "a", "--out", str(db)],
+        ["export-judgments", "--db", str(db), "--model", "m", "--out", str(db)],
+    ):
+        assert main(args) == 2
+        assert f"{db}: is the input {db}; write the output elsewhere" in capsys.readouterr().err
+    assert db.read_bytes() == before
+
+
+def test_a_read_only_command_refuses_an_empty_file_and_leaves_it_empty(tmp_path, capsys):
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    args = ["export-reviews", "--db", str(empty), "--reviewer", "a", "--out", str(tmp_path / "x")]
+    assert main(args) == 2
+    assert "an empty file, not a review database" in capsys.readouterr().err
+    assert empty.stat().st_size == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["judge", "--dataset", ".", "--db", "x", "--model", "m", "--concurrency", "100000"],
+         "must be between 1 and 1024, got 100000"),
+        (["--quit-after-ms", "0", "validate", "."], "--quit-after-ms before validate"),
+        (["--db", "a.db", "export-reviews", "--db", "b.db", "--reviewer", "r", "--out", "o"],
+         "--db before export-reviews: an option of the window"),
+    ],
+)  # fmt: skip
+def test_a_usage_error_is_one_line_and_with_json_one_json_document(argv, reason, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--json"])
+    assert exit_info.value.code == 2
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and reason in err
+    assert json.loads(out)["exit_status"] == 2

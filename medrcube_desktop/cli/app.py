@@ -27,9 +27,24 @@ GROUPS = (benchmark, reviews, judge, agreement, evaluate)
 NEGATIVE_VALUE_OPTIONS = ("--window", "--bbox")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with a usage error in one line on stderr (and, when ``--json`` was asked
+    for, ``{"error", "exit_status": 2}`` on stdout), exit status 2."""
+
+    wants_json = False
+    """Set by :func:`main` when ``--json`` is among the arguments."""
+
+    def error(self, message: str):  # type: ignore[override]
+        line = f"{self.prog}: {message} (see {self.prog} --help)"
+        print(line, file=sys.stderr)
+        if Parser.wants_json:
+            print(json.dumps({"error": line, "exit_status": int(Outcome.BAD_INPUT)}))
+        raise SystemExit(Outcome.BAD_INPUT)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line: the window's options and every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG,
         description="Review MedRCube benchmark items on the NBME rubric (no subcommand: open "
         "the window), or run a job. Exit status: 0 done, 1 a job failed or was cancelled or a "
@@ -81,14 +96,19 @@ def main(argv: list[str] | None = None) -> int:
     for chatty in ("httpx", "httpx2", "httpcore", "openai"):  # one line per request otherwise
         logging.getLogger(chatty).setLevel(logging.WARNING)
     parser = build_parser()
+    Parser.wants_json = "--json" in argv
     args = parser.parse_args(argv)
     if args.command is not None:
-        given = [f"--{d.replace('_', '-')}" for d in GUI_OPTIONS if getattr(args, d, None)]
-        foreign = _not_options_of(args.command, given, parser)
-        if foreign:
+        given = [
+            f"--{name.replace('_', '-')}"
+            for name in GUI_OPTIONS
+            if getattr(args, f"window_{name}") is not None
+            and getattr(args, f"window_{name}") is not False  # 0 ms is given, False is not
+        ]
+        if given:
             parser.error(
-                f"{', '.join(foreign)}: an option of the window, which {args.command} does not "
-                f"take (see {PROG} {args.command} --help)"
+                f"{', '.join(given)} before {args.command}: an option of the window; a "
+                "command's own options go after it"
             )
     try:
         return int(args.func(args))
@@ -107,10 +127,3 @@ def _failed(args: argparse.Namespace, message: str, status: int) -> int:
     if getattr(args, "json", False):
         print(json.dumps({"error": message, "exit_status": int(status)}))
     return status
-
-
-def _not_options_of(command: str, given: list[str], parser) -> list[str]:
-    """The window options in ``given`` that ``command`` has no option of its own for
-    (``judge --db`` is the command's; ``--demo validate`` is not)."""
-    own = {flag for action in commands(parser)[command]._actions for flag in action.option_strings}
-    return [flag for flag in given if flag not in own]

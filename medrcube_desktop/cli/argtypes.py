@@ -23,6 +23,16 @@ def positive(text: str) -> int:
     return value
 
 
+def concurrency(text: str) -> int:
+    """Requests in flight: 1 to ``llm.client.MAX_CONCURRENCY``."""
+    from medrcube_desktop.llm.client import MAX_CONCURRENCY
+
+    value = _whole(text)
+    if not 1 <= value <= MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_CONCURRENCY}, got {value}")
+    return value
+
+
 def count(text: str) -> int:
     """A whole number of at least 0."""
     value = _whole(text)

@@ -97,6 +97,8 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
             raise StoreError(f"{path}: no such review database")
         if path.exists():
             raise StoreError(f"{path}: is not a file")
+    elif not create and path.stat().st_size == 0:  # SQLite would make it a database
+        raise StoreError(f"{path}: an empty file, not a review database")
     store = StudyStore(path)
     try:
         yield store
@@ -112,6 +114,23 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
         store.close()
     if new:  # after the work, so that a refused input's one line stays the only line
         say(f"{PROG}: created a new review database {path}")
+
+
+def refuse_overwrite(out: Path, *inputs: Path | None) -> None:
+    """Refuse an output that is one of the command's inputs (``--out`` naming the
+    database would replace it with the export).
+
+    Raises
+    ------
+    StoreError
+        ``out`` is the same file as one of ``inputs`` (by ``os.path.samefile``: links
+        and other spellings of the path count).
+    """
+    if not out.exists():
+        return
+    for source in inputs:
+        if source is not None and source.exists() and out.samefile(source):
+            raise StoreError(f"{out}: is the input {source}; write the output elsewhere")
 
 
 def _holds_nothing(store: Any) -> bool:

@@ -21,6 +21,7 @@ from medrcube_desktop.cli.common import (
     list_failures,
     load_items,
     open_database,
+    refuse_overwrite,
     say,
     warn,
 )
@@ -57,7 +58,7 @@ def add_parsers(sub) -> None:
         "--text-only", action="store_true", help="send no image (prior-leakage baseline)"
     )
     ev.add_argument(
-        "--concurrency", type=argtypes.positive, default=_default("concurrency"), metavar="N"
+        "--concurrency", type=argtypes.concurrency, default=_default("concurrency"), metavar="N"
     )
     ev.add_argument(
         "--max-tokens", type=argtypes.positive, default=_default("max_tokens"), metavar="N"
@@ -341,6 +342,7 @@ def cmd_export_run(args: argparse.Namespace) -> int:
 
     _, items = load_items(args.dataset, verb="exported")
     with open_database(args.db, create=False) as store:
+        refuse_overwrite(args.out, args.db)
         count = export_run(store, args.run, items, args.out)
     emit(
         args.json,

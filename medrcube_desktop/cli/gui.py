@@ -9,7 +9,8 @@ from pathlib import Path
 from medrcube_desktop.cli import argtypes
 
 GUI_OPTIONS = ("demo", "dataset", "db", "reviewer", "screenshot", "quit_after_ms")
-"""Destinations of the window's options (a subcommand given with one is a usage error)."""
+"""The window's options; each is stored as ``window_<name>``, apart from a command's own
+option of the same name, so one given before a command is seen (a usage error)."""
 
 
 def milliseconds(text: str) -> int:
@@ -28,32 +29,41 @@ def add_gui_options(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--demo",
+        dest="window_demo",
         action="store_true",
         help="open the demo benchmark (built once from real public images)",
     )
     source.add_argument(
-        "--dataset", type=Path, metavar="DIR", help="benchmark root folder (MedRCube layout)"
+        "--dataset",
+        dest="window_dataset",
+        type=Path,
+        metavar="DIR",
+        help="benchmark root folder (MedRCube layout)",
     )
     parser.add_argument(
         "--db",
+        dest="window_db",
         type=Path,
         metavar="FILE",
         help="review database (default: one per benchmark in the user data folder)",
     )
     parser.add_argument(
         "--reviewer",
+        dest="window_reviewer",
         type=argtypes.name,
         metavar="NAME",
         help="reviewer name (asked once if not given)",
     )
     parser.add_argument(
         "--screenshot",
+        dest="window_screenshot",
         type=Path,
         metavar="PNG",
         help="save a grab of the window once the first item is shown",
     )
     parser.add_argument(
         "--quit-after-ms",
+        dest="window_quit_after_ms",
         type=milliseconds,
         metavar="N",
         help="exit N milliseconds after the first item is shown",
@@ -65,12 +75,12 @@ def run_gui(args: argparse.Namespace) -> int:
     from medrcube_desktop import settings
 
     root: Path | None
-    if args.demo:
+    if args.window_demo:
         from medrcube_desktop.demo.build import ensure_demo
 
         root = ensure_demo(settings.demo_benchmark_dir())
-    elif args.dataset is not None:
-        root = args.dataset
+    elif args.window_dataset is not None:
+        root = args.window_dataset
     else:
         last = settings.Settings.load().last_dataset
         root = Path(last) if last else None
@@ -78,8 +88,8 @@ def run_gui(args: argparse.Namespace) -> int:
 
     return run_app(
         dataset=root,
-        db_path=args.db,
-        reviewer=args.reviewer,
-        screenshot=args.screenshot,
-        quit_after_ms=args.quit_after_ms,
+        db_path=args.window_db,
+        reviewer=args.window_reviewer,
+        screenshot=args.window_screenshot,
+        quit_after_ms=args.window_quit_after_ms,
     )

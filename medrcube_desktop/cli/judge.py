@@ -19,6 +19,7 @@ from medrcube_desktop.cli.common import (
     list_failures,
     load_items,
     open_database,
+    refuse_overwrite,
     say,
 )
 from medrcube_desktop.core.progress import Outcome, outcome_of
@@ -52,7 +53,7 @@ def add_parsers(sub) -> None:
     judge.add_argument("--model", required=True, type=argtypes.name, metavar="NAME")
     judge.add_argument("--base-url", metavar="URL", help="endpoint (default: OpenAI)")
     judge.add_argument(
-        "--concurrency", type=argtypes.positive, metavar="N",
+        "--concurrency", type=argtypes.concurrency, metavar="N",
         default=default_of(JudgeConfig, "concurrency"), help="requests in flight (%(default)s)",
     )  # fmt: skip
     judge.add_argument(
@@ -122,6 +123,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     )
     if args.batch_out is not None:
         with open_database(args.db, create=True) as store:
+            refuse_overwrite(args.batch_out, args.db)
             count = export_batch_requests(items, store, config, args.batch_out)
         emit(
             args.json,
@@ -189,6 +191,7 @@ def cmd_export_judgments(args: argparse.Namespace) -> int:
     from medrcube_desktop.llm.exchange import export_judgments
 
     with open_database(args.db, create=False) as store:
+        refuse_overwrite(args.out, args.db)
         count = export_judgments(store, args.model, args.out)
         models = store.judgment_models() if count == 0 else []
     if count == 0:

@@ -14,6 +14,7 @@ from medrcube_desktop.cli.common import (
     add_json,
     emit,
     open_database,
+    refuse_overwrite,
     warn,
 )
 from medrcube_desktop.core.progress import Outcome
@@ -89,6 +90,7 @@ def cmd_export_reviews(args: argparse.Namespace) -> int:
     from medrcube_desktop.store.exchange import export_reviews
 
     with open_database(args.db, create=False) as store:
+        refuse_overwrite(args.out, args.db)
         rows = export_reviews(store, args.reviewer, args.out, args.revisions)
         known = store.reviewers() if rows == 0 else []
     if rows == 0 and args.reviewer not in known:

@@ -58,6 +58,10 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+MAX_CONCURRENCY = 1024
+"""Most requests in flight that a run may ask for: beyond it a client only queues
+requests in itself and runs out of sockets (a typo of 100000 once ran for minutes)."""
+
 CONNECT_TIMEOUT_S = 10.0
 """Longest wait for a TCP/TLS connection, seconds (less when ``timeout_s`` is less)."""
 

@@ -42,6 +42,7 @@ from medrcube_desktop.evaluation.runner import (
     run_evaluation,
     run_record,
 )
+from medrcube_desktop.llm.client import MAX_CONCURRENCY
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.pairs_view import PairsView, table_cell
@@ -93,7 +94,7 @@ class EvaluatePane(QDialog):
         self._run_timer.setInterval(RUN_BOX_PAUSE_MS)
         self._run_timer.timeout.connect(self._show_results)
         self.concurrency = QSpinBox()
-        self.concurrency.setRange(1, 1024)
+        self.concurrency.setRange(1, MAX_CONCURRENCY)
         self.concurrency.setValue(CONCURRENCY)
         self.max_tokens = QSpinBox()
         self.max_tokens.setRange(1, 131072)
