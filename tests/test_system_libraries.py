@@ -1,0 +1,41 @@
+"""README and .ci/run name the same system packages Qt needs (issue 13: a first launch
+crashed on xcb libraries README did not list)."""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _ci_packages() -> set[str]:
+    return set(re.findall(r"\.so[.0-9]*:([a-z0-9-]+)", (ROOT / ".ci" / "run").read_text()))
+
+
+def test_readme_and_ci_list_the_same_packages():
+    readme = (ROOT / "README.md").read_text()
+    listed = set()
+    for command in re.findall(r"`apt-get install ([^`]+)`", readme, flags=re.S):
+        listed |= set(command.split())
+    assert listed == _ci_packages()
+
+
+@pytest.mark.skipif(shutil.which("ldd") is None, reason="needs ldd (Linux)")
+def test_every_x11_library_qts_xcb_plugin_links_is_in_the_lists():
+    import PySide6
+
+    qt = Path(PySide6.__file__).parent / "Qt"
+    plugin = qt / "plugins" / "platforms" / "libqxcb.so"
+    if not plugin.exists():
+        pytest.skip("this PySide6 has no xcb plugin")
+    linked = set()
+    for library in (plugin, qt / "lib" / "libQt6XcbQpa.so.6"):
+        out = subprocess.run(["ldd", str(library)], capture_output=True, text=True).stdout
+        linked |= set(re.findall(r"(libxcb-[a-z-]+|libxkbcommon-x11)\.so\.(\d+)", out))
+    # Debian's package name: the library's name with its soname version (libxcb-icccm4)
+    wanted = {name + ("-" if name[-1].isdigit() or name.endswith("x11") else "") + version
+              for name, version in linked}  # fmt: skip
+    assert wanted and wanted <= _ci_packages(), wanted - _ci_packages()
