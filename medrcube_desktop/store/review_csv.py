@@ -226,8 +226,13 @@ def _parse_row(
     for name in ("started_at", "committed_at"):
         try:
             times[name] = _utc_time(cell(name).strip())
-        except ValueError:
-            found.append((name, f"not an ISO 8601 time: {cell(name).strip()!r}"))
+        except ValueError as exc:
+            what = (
+                "a time out of range"
+                if str(exc).startswith("out of range")
+                else "not an ISO 8601 time"
+            )
+            found.append((name, f"{what}: {cell(name).strip()!r}"))
     seconds = _active_seconds(cell("active_seconds").strip())
     if seconds is None:
         found.append(("active_seconds", f"not a number >= 0: {cell('active_seconds')!r}"))
@@ -258,13 +263,18 @@ def _parse_row(
 
 def _utc_time(text: str) -> str | None:
     """ISO 8601 time as UTC with offset (a time without offset is taken as UTC); ``None``
-    for an empty cell. Raises ValueError for anything else."""
+    for an empty cell. Raises ValueError for anything else, a time that is out of range
+    in UTC included (``9999-12-31T23:59:59-05:00``, year 1 east of Greenwich)."""
     if not text:
         return None
     moment = datetime.fromisoformat(text)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat()
+    try:
+        moment.timestamp()  # what sorting the revisions needs
+        return moment.astimezone(UTC).isoformat()
+    except (OverflowError, OSError) as exc:
+        raise ValueError(f"out of range: {exc}") from exc
 
 
 def _active_seconds(text: str) -> float | None:

@@ -195,7 +195,10 @@ def _time_key(text: str) -> tuple[float, str]:
         return (math.inf, str(text))
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return (moment.timestamp(), "")
+    try:
+        return (moment.timestamp(), "")
+    except (OverflowError, OSError):  # out of range in UTC (year 1 at +05:00)
+        return (math.inf, str(text))
 
 
 # ---------------------------------------------------------------------------- reads
