@@ -25,6 +25,20 @@ def _safe(value: object) -> object:
     return neutralise_cell(value) if isinstance(value, str) else value
 
 
+OUTPUT_FILES: tuple[str, ...] = (
+    "agreement.json",
+    "agreement_long.csv",
+    "agreement.xlsx",
+    "agreement_by_rule.png",
+    "agreement_by_rule.svg",
+    "confusion_tables.png",
+    "confusion_tables.svg",
+    "report.html",
+)
+"""The names :func:`write_outputs` writes in its folder (a command checks them against
+its inputs before anything is written)."""
+
+
 def write_outputs(run: StudyRun, out_dir: str | Path) -> list[Path]:
     """Write every output file to ``out_dir`` (created); return their paths.
 
