@@ -131,12 +131,14 @@ def default_db_path(benchmark_root: Path) -> Path:
 THEME_IDS = ("light", "dark", "high-contrast")
 
 
-def _shortcuts(raw: object, path: Path) -> dict[str, list[str]]:
-    """Validated ``shortcuts`` mapping: action id → list of key texts (bad entries logged)."""
+def _shortcuts(raw: object, path: Path, ignored: list[str]) -> dict[str, list[str]]:
+    """Validated ``shortcuts`` mapping: action id → list of key texts (bad entries logged
+    and named in ``ignored``)."""
     if raw is None:
         return {}
     if not isinstance(raw, dict):
         log.warning("%s: ignoring shortcuts: expected an object", path)
+        ignored.append("shortcuts")
         return {}
     found: dict[str, list[str]] = {}
     for action, keys in raw.items():
@@ -144,6 +146,7 @@ def _shortcuts(raw: object, path: Path) -> dict[str, list[str]]:
             found[str(action)] = list(keys)
         else:
             log.warning("%s: ignoring shortcuts of %r: expected a list of key texts", path, action)
+            ignored.append(f"shortcuts of {action!r}")
     return found
 
 
@@ -182,43 +185,59 @@ class Settings:
 
     @classmethod
     def load(cls) -> Settings:
-        """Read ``settings.json``; a missing file gives defaults, a broken one is logged."""
-        path = cls.path()
+        """Read ``settings.json``; a missing file gives defaults, a broken one is logged
+        (and kept aside by :meth:`save` before anything is written over it)."""
+        return cls._read(cls.path())[0]
+
+    @classmethod
+    def _read(cls, path: Path) -> tuple[Settings, str | None]:
+        """The settings in ``path``, and why the file could not be read whole (None when
+        it could, or when there is no file): unreadable, or a value that was ignored."""
         if not path.exists():
-            return cls()
+            return cls(), None
         try:
             raw = json.loads(path.read_text("utf-8"))
         except (OSError, ValueError, RecursionError) as exc:
             log.warning("%s: ignoring unreadable settings file: %s", path, exc)
-            return cls()
+            return cls(), f"unreadable: {exc}"
         if not isinstance(raw, dict):
             log.warning("%s: ignoring settings file: expected a JSON object", path)
-            return cls()
+            return cls(), "not a JSON object"
         texts: dict[str, str | None] = {}
+        ignored: list[str] = []
         for key in ("reviewer", "last_dataset"):
             value = raw.get(key)
             if value is not None and not (isinstance(value, str) and value.strip()):
                 log.warning("%s: ignoring %s: expected text, found %r", path, key, value)
+                ignored.append(key)
                 continue
             texts[key] = value
         theme = raw.get("theme", "light")
         if theme not in THEME_IDS:
             log.warning("%s: ignoring unknown theme %r", path, theme)
+            ignored.append("theme")
             theme = "light"
         scale = raw.get("font_scale", 1.0)
         if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0.5 <= scale <= 3:
             log.warning("%s: ignoring font_scale %r (expected 0.5 to 3)", path, scale)
+            ignored.append("font_scale")
             scale = 1.0
-        return cls(
+        loaded = cls(
             **texts,
             neurological=raw.get("neurological") is True,
             theme=theme,
             font_scale=float(scale),
-            shortcuts=_shortcuts(raw.get("shortcuts"), path),
+            shortcuts=_shortcuts(raw.get("shortcuts"), path, ignored),
         )
+        return loaded, f"read without {', '.join(ignored)}" if ignored else None
 
     def save(self) -> bool:
         """Write ``settings.json`` atomically (temp file, then replace).
+
+        A file there that cannot be read (a syntax error made by hand, say), or one with
+        a value that was ignored (a shortcut that is not a list of key texts), is first
+        kept as ``settings.json.broken-<UTC time>`` beside it, and a warning names that
+        copy, so custom shortcuts typed into it are never lost to the defaults.
 
         Returns False, with a logged warning, when it cannot be written: settings are a
         convenience and never stop the app.
@@ -226,8 +245,37 @@ class Settings:
         path = self.path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            keep_broken_settings(path)
             atomic_write(path, json.dumps(asdict(self), indent=2))
         except OSError as exc:
             log.warning("%s: cannot save settings: %s", path, exc)
             return False
         return True
+
+
+def keep_broken_settings(path: Path) -> Path | None:
+    """Copy an unreadable settings file aside before it is written over; return the copy.
+
+    The copy is ``<name>.broken-<UTC time, YYYYMMDDTHHMMSSZ>`` beside ``path`` (``-2``,
+    ``-3``… when that name is taken); a warning on the log says where it is. Returns None
+    when ``path`` is missing or readable.
+
+    Raises
+    ------
+    OSError
+        The copy cannot be made (then nothing may be written over ``path``).
+    """
+    _, why = Settings._read(path)
+    if why is None:
+        return None
+    import shutil
+    from datetime import UTC, datetime
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    backup, n = path.with_name(f"{path.name}.broken-{stamp}"), 1
+    while backup.exists():
+        n += 1
+        backup = path.with_name(f"{path.name}.broken-{stamp}-{n}")
+    shutil.copy2(path, backup)
+    log.warning("%s was %s; kept it as %s before saving new settings", path, why, backup)
+    return backup

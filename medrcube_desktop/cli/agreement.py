@@ -13,6 +13,7 @@ from medrcube_desktop.cli.common import (
     add_json,
     emit,
     open_database,
+    refuse_overwrite,
     say,
 )
 from medrcube_desktop.core.progress import Outcome
@@ -86,6 +87,12 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         write_outputs,
     )
 
+    if args.out is not None:  # before the work: no file written over the database
+        from medrcube_desktop.review.agreement.report import OUTPUT_FILES
+
+        refuse_overwrite(args.out.expanduser(), args.db)
+        for name in OUTPUT_FILES:
+            refuse_overwrite(args.out.expanduser() / name, args.db)
     with open_database(args.db, create=False) as store:
         run = run_study(
             store, args.reviewer, args.model, args.reviewer2, args.study, args.bootstrap, args.seed

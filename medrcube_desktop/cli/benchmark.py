@@ -7,7 +7,14 @@ import argparse
 import math
 from pathlib import Path
 
-from medrcube_desktop.cli.common import add_command, add_json, emit, list_failures, warn
+from medrcube_desktop.cli.common import (
+    add_command,
+    add_json,
+    emit,
+    list_failures,
+    same_file,
+    warn,
+)
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import run_in_terminal
@@ -147,10 +154,11 @@ def cmd_render(args: argparse.Namespace) -> int:
     from medrcube_desktop.imaging.batch import render_to_png
 
     out = args.out or Path(args.source.name.split(".")[0] + ".png")
-    if out.exists() and args.source.exists() and out.resolve() == args.source.resolve():
-        raise MedRCubeError(
-            f"{out}: would overwrite the source image; choose another file with --out"
-        )
+    for source in (args.source, args.mask):  # hard links and other spellings count
+        if same_file(out, source):
+            raise MedRCubeError(
+                f"{out}: would overwrite the source image {source}; choose another file with --out"
+            )
     facts = render_to_png(
         args.source, out, args.mask, args.bbox, args.slice, args.window, args.preset
     )

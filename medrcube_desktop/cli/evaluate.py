@@ -18,6 +18,7 @@ from medrcube_desktop.cli.common import (
     add_json,
     default_of,
     emit,
+    item_files,
     list_failures,
     load_items,
     open_database,
@@ -342,7 +343,7 @@ def cmd_export_run(args: argparse.Namespace) -> int:
 
     _, items = load_items(args.dataset, verb="exported")
     with open_database(args.db, create=False) as store:
-        refuse_overwrite(args.out, args.db)
+        refuse_overwrite(args.out, args.db, sources=item_files(items))
         count = export_run(store, args.run, items, args.out)
     emit(
         args.json,

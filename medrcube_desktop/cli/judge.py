@@ -16,6 +16,7 @@ from medrcube_desktop.cli.common import (
     add_json,
     default_of,
     emit,
+    item_files,
     list_failures,
     load_items,
     open_database,
@@ -123,7 +124,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     )
     if args.batch_out is not None:
         with open_database(args.db, create=True) as store:
-            refuse_overwrite(args.batch_out, args.db)
+            refuse_overwrite(args.batch_out, args.db, sources=item_files(items))
             count = export_batch_requests(items, store, config, args.batch_out)
         emit(
             args.json,

@@ -8,6 +8,7 @@ response with our parser (the file's own ``correct`` used the public rule).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,9 +18,25 @@ from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.metrics import Outcome
 from medrcube_desktop.evaluation.parse import parse_answer
+from medrcube_desktop.llm.keys import KeyRedactor
 from medrcube_desktop.store import StudyStore
 
 LETTERS = ("A", "B", "C", "D")
+
+
+def environment_redactor() -> KeyRedactor:
+    """A scrubber of every API key this process's environment holds (``OPENAI_API_KEY``
+    and each ``MEDRCUBE_API_KEY_<HOST>``): what ``export-run`` and ``import-run`` apply to
+    every answer they write, so a key that an endpoint echoed into a database stored
+    before answers were scrubbed, or into another tool's file, is not passed on. The OS
+    keyring is not asked (an export should never prompt to unlock it)."""
+    keys = sorted(
+        (value.strip() for name, value in os.environ.items()
+         if name == "OPENAI_API_KEY" or name.startswith("MEDRCUBE_API_KEY_")),
+        key=len, reverse=True,
+    )  # fmt: skip
+    keys = [k for k in keys if k]
+    return KeyRedactor(keys[0] if keys else "", keys[1:])
 
 
 def item_record(item: Item) -> dict[str, object]:
@@ -43,6 +60,9 @@ def item_record(item: Item) -> dict[str, object]:
 def export_run(store: StudyStore, run: str, items: Sequence[Item], path: str | Path) -> int:
     """Write ``run``'s answers as ``results.json``; return the records written.
 
+    Every answer is scrubbed of the API keys in the environment
+    (:func:`environment_redactor`) on the way out.
+
     Raises
     ------
     MedRCubeError
@@ -55,17 +75,19 @@ def export_run(store: StudyStore, run: str, items: Sequence[Item], path: str | P
             f"no run named {run!r} (runs: {', '.join(store.eval_run_names()) or 'none'})"
         )
     answers = store.responses(run)
+    redactor = environment_redactor()
     records = []
     for item in items:
         answer = answers.get(item.id)
         if answer is None:
             continue
+        response = redactor.scrub(answer.response)
         records.append(
             {
                 **item_record(item),
-                "model_response": answer.response,
+                "model_response": response,
                 "correct": answer.correct,
-                "response": answer.response,
+                "response": response,
                 "parsed_answer": answer.parsed_answer,
                 "parse_method": answer.parse_method,
                 "official_answer": answer.official_answer,
@@ -141,7 +163,8 @@ def import_run(
     parsed with our rules against the benchmark's items; return (stored, problems).
 
     Records whose id is not in the benchmark are problems; an item already answered in
-    the run is skipped (importing twice adds nothing).
+    the run is skipped (importing twice adds nothing). Every response is scrubbed of the
+    API keys in the environment (:func:`environment_redactor`) before it is stored.
 
     Raises
     ------
@@ -170,6 +193,7 @@ def import_run(
         )
     )  # fmt: skip
     by_id = {item.id: item for item in items}
+    redactor = environment_redactor()
     stored, problems = 0, []
     for number, record in enumerate(records):
         item_id = str(record.get("id")) if isinstance(record, dict) else None
@@ -184,6 +208,7 @@ def import_run(
                 f"{path} record {number}: id {item_id!r} not in the benchmark or no response"
             )
             continue
+        response = redactor.scrub(response)
         parsed = parse_answer(response, item.options)
         official = official_answer(response)
         stored += store.save_response(

@@ -29,6 +29,7 @@ from medrcube_desktop.evaluation.metrics import Outcome, summarize
 from medrcube_desktop.evaluation.parse import official_answer, parse_answer
 from medrcube_desktop.evaluation.prepare import ImagePipeline, PipelineStats
 from medrcube_desktop.evaluation.prompt import build_prompt, prompt_sha256
+from medrcube_desktop.llm.keys import KeyRedactor, url_secrets
 from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from medrcube_desktop.store.locks import process_lock
@@ -219,6 +220,16 @@ def open_run(store: StudyStore, run: RunRecord) -> RunRecord:
     return store.save_run(run)
 
 
+def answer_redactor(engine: Engine) -> KeyRedactor:
+    """What scrubs an answer or an error before it is stored or shown: the engine's API
+    key and the secrets in its URLs (user info, query), as ``judge`` does
+    (:class:`~medrcube_desktop.llm.keys.KeyRedactor`). An endpoint that echoes the key (a
+    proxy, a debug server) then puts ``[API key]`` in the database, never the key."""
+    key = getattr(engine, "api_key", "") or ""
+    urls = getattr(engine, "base_urls", None) or []
+    return KeyRedactor(str(key), [s for url in urls for s in url_secrets(str(url))])
+
+
 def run_evaluation(
     items: Sequence[Item],
     store: StudyStore,
@@ -252,6 +263,7 @@ def run_evaluation(
         return state  # every item answered: no model to load for nothing
     by_id = {item.id: item for item in todo}
     sent: dict[str, dict] = {}
+    redactor = answer_redactor(engine)
 
     pipeline = None
     if not images.text_only:
@@ -285,15 +297,16 @@ def run_evaluation(
             state.endpoint_s += response.latency_s
             state.timed += 1
         if response.error:
-            state.failed.append({"item": item.id, "error": response.error})
+            state.failed.append({"item": item.id, "error": redactor.scrub(response.error)})
         else:
-            parsed = parse_answer(response.text, item.options)
-            official = official_answer(response.text)
+            text = redactor.scrub(response.text)  # the key never reaches the database
+            parsed = parse_answer(text, item.options)
+            official = official_answer(text)
             stored = store.save_response(
                 ResponseRecord(
                     run=run.name,
                     item_id=item.id,
-                    response=response.text,
+                    response=text,
                     parsed_answer=parsed.letter,
                     parse_method=parsed.method,
                     correct=parsed.letter == item.answer,

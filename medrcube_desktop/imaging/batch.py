@@ -6,7 +6,10 @@ in; :func:`render_to_png` returns the facts the ``render --json`` command prints
 
 from __future__ import annotations
 
+import hashlib
+import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
@@ -138,6 +141,10 @@ def render_benchmark(
 ) -> RenderSummary:
     """Render every item's image (with its overlay) to ``out_dir/<dataset>/<id>.png``.
 
+    Every output stays inside ``out_dir`` whatever the item's ``dataset`` and ``id`` say
+    (:func:`output_png`), and no output is written over an image or mask of the items
+    (hard links included): that item is listed as failed.
+
     A long job (``core.progress``): reports a :class:`Progress` before each item (its
     label the item id), stops between items once ``cancel`` is set, and keeps going past
     items whose image cannot be read (they are listed, with the reason, in ``failed``).
@@ -156,14 +163,17 @@ def render_benchmark(
     """
     summary = RenderSummary()
     total = len(items)
-    used: set[Path] = set()
+    used: set[str] = set()
+    sources = _file_ids(p for item in items for p in (item.image_path, item.mask_path))
     for done, item in enumerate(items):
         if cancel is not None and cancel.is_set():
             summary.cancelled = True
             return summary
         report(progress, Progress(done, total, "item", item.id, {"failed": len(summary.failed)}))
-        target = _unique_png(out_dir / item.dataset, item.id, used)
+        target = output_png(out_dir, item.dataset, item.id, used)
         try:
+            if _file_id(target) in sources:
+                raise OSError(f"{target}: is a source image of the benchmark; not written over")
             render_to_png(
                 item.image_path, target, item.mask_path, item.bbox, modality=item.modality
             )
@@ -176,13 +186,73 @@ def render_benchmark(
     return summary
 
 
-def _unique_png(folder: Path, item_id: str, used: set[Path]) -> Path:
-    """``folder/<id>.png`` with unsafe characters replaced; ``-2``, ``-3``… when two ids
-    would clean to the same name (``a/b`` and ``a_b``), so no output is overwritten."""
-    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in item_id) or "item"
+WINDOWS_RESERVED = frozenset(
+    {"CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(10)), *(f"LPT{n}" for n in range(10))}
+)
+"""Names Windows keeps for devices (with any extension): never an output file's name."""
+
+MAX_NAME_CHARS = 120
+"""Longest file or folder name made from benchmark text (file systems allow 255 bytes)."""
+
+
+def safe_component(text: str, fallback: str) -> str:
+    """One file or folder name made from benchmark text, that stays where it is put.
+
+    Every character but letters, digits, ``-``, ``_`` and ``.`` becomes ``_`` (so ``/``
+    and ``\\`` separate nothing); a leading ``.`` becomes ``_`` (so ``.`` and ``..``
+    climb nowhere and nothing is hidden); a Windows device name (``CON``, ``nul.txt``)
+    gets a leading ``_``; a long name is cut to :data:`MAX_NAME_CHARS` with a digest of
+    the whole, so two long ids stay apart. ``fallback`` names what is left empty.
+    """
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+    if name.startswith("."):
+        name = "_" + name[1:]
+    if not name:
+        name = fallback
+    if name.split(".")[0].upper() in WINDOWS_RESERVED:
+        name = "_" + name
+    if len(name) > MAX_NAME_CHARS:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        name = f"{name[: MAX_NAME_CHARS - 13]}-{digest}"
+    return name
+
+
+def output_png(out_dir: Path, dataset: str, item_id: str, used: set[str]) -> Path:
+    """``out_dir/<dataset>/<id>.png``, each part cleaned (:func:`safe_component`), so
+    whatever the benchmark says (``../x``, ``/abs``, ``a\\..\\b``) the picture lands
+    inside ``out_dir``; ``-2``, ``-3``… when two items would land on one name (``a/b``
+    and ``a_b``; ``A`` and ``a``, one file where names ignore case), so no output is
+    overwritten. ``used`` holds the names given so far (case-folded).
+
+    Raises
+    ------
+    ValueError
+        The path would leave ``out_dir`` (never, by construction: a last check).
+    """
+    folder = out_dir / safe_component(dataset, "dataset")
+    stem = safe_component(item_id, "item")
     target, n = folder / f"{stem}.png", 1
-    while target in used:
+    while str(target).casefold() in used:
         n += 1
         target = folder / f"{stem}-{n}.png"
-    used.add(target)
+    used.add(str(target).casefold())
+    inside = os.path.normpath(out_dir)
+    if os.path.commonpath([inside, os.path.normpath(target)]) != inside:
+        raise ValueError(f"{target}: outside {out_dir}")
     return target
+
+
+def _file_id(path: Path | None) -> tuple[int, int] | None:
+    """(device, inode) of an existing file, else None."""
+    if path is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _file_ids(paths: Iterable[Path | None]) -> set[tuple[int, int]]:
+    """The (device, inode) of every existing path (hard links and spellings are one)."""
+    return {i for i in (_file_id(p) for p in paths) if i is not None}

@@ -35,6 +35,37 @@ def export_judgments(store: StudyStore, model: str, path: str | Path) -> int:
     return len(lines)
 
 
+def text_lines(path: Path) -> list[tuple[int, str, str]]:
+    """The lines of a UTF-8 text file as ``(number, text, problem)``, numbered from 1.
+
+    A line that is not UTF-8 has ``text`` empty and ``problem`` saying which byte, so one
+    bad line costs only itself (the file's other lines are still read). Lines end at
+    ``\n`` (a ``\r`` before it is dropped); a byte-order mark on the first line is
+    dropped.
+
+    Raises
+    ------
+    JudgeError
+        The file cannot be read.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise JudgeError(f"{path}: cannot read judgments: {exc.strerror or exc}") from exc
+    found = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        raw = raw.removesuffix(b"\r")
+        if number == 1:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        try:
+            found.append((number, raw.decode("utf-8"), ""))
+        except UnicodeDecodeError as exc:
+            found.append((number, "", f"not UTF-8 text (byte 0x{raw[exc.start]:02x})"))
+    if found and not found[-1][1] and not found[-1][2]:
+        found.pop()  # the end of the last line
+    return found
+
+
 @dataclass
 class JudgmentImport:
     """Lines stored, lines skipped (same scores already stored), problems by line."""
@@ -51,21 +82,23 @@ def import_judgments(store: StudyStore, model: str, path: str | Path) -> Judgmen
     importing a file twice adds nothing. A bad line is reported with its number and the
     rest is imported.
 
+    A line that is not UTF-8 text is a problem of that line only.
+
     Raises
     ------
     JudgeError
-        The file cannot be read or is not UTF-8.
+        The file cannot be read.
     """
     path = Path(path)
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise JudgeError(f"{path}: cannot read judgments: {exc}") from exc
     stored = store.judgments(model)
     result = JudgmentImport()
-    for number, line in enumerate(lines, start=1):
+    for number, line, undecodable in text_lines(path):
+        if undecodable:
+            result.problems.append(f"{path} line {number}: {undecodable}")
+            continue
         if not line.strip():
             continue
+        item_id = None
         try:
             record = json.loads(line)
             if not isinstance(record, dict):
@@ -76,7 +109,8 @@ def import_judgments(store: StudyStore, model: str, path: str | Path) -> Judgmen
             item_id = item_id.strip()  # as import-reviews and the benchmark loader do
             scores = JudgmentModel.model_validate(record).scores()
         except ValidationError as exc:
-            result.problems.append(f"{path} line {number}: not a judgment: {format_errors(exc)}")
+            where = f"{path} line {number}" + (f" item {item_id}" if item_id else "")
+            result.problems.append(f"{where}: not a judgment: {format_errors(exc)}")
             continue
         except KeyError:
             result.problems.append(f'{path} line {number}: no "id"')

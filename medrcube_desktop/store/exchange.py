@@ -139,12 +139,14 @@ def import_reviews(store: StudyStore, reviewer: str, csv_path: str | Path) -> Im
     """Add the reviews of a CSV file as ``reviewer``'s, skipping bad and unchanged rows.
 
     Each valid row becomes the next revision of its item (rows of one item in file
-    order), with ``source="import"``, unless it is identical (scores, comment, tags) to
+    order; revisions are then numbered by commit time), with ``source="import"``, unless it is identical (scores, comment, tags) to
     the reviewer's latest review of the item (latest repeat, for a ``repeat`` row) or to
     a stored review committed at the same time, or the item's rows in the file are what
     its stored revisions already end with: then it is skipped, so importing a file twice
     adds nothing. Missing ``committed_at`` defaults to now, missing ``started_at`` to
-    ``committed_at``. The reviewer's drafts are left alone (unlike a commit in the app,
+    ``committed_at``. The reviewer's first judgment of an item never changes: a row
+    committed before it (back-dated) is a problem and is not imported. The reviewer's
+    drafts are left alone (unlike a commit in the app,
     which drops the draft). All rows are written in one transaction.
 
     Parameters
@@ -175,10 +177,19 @@ def import_reviews(store: StudyStore, reviewer: str, csv_path: str | Path) -> Im
         history = review_queries.reviews_by_item(db, reviewer)
         replayed = _replayed_groups(rows, history)
         seen = _Seen(history)  # constant time per row, however many revisions
+        firsts = _first_judgments(history)
         touched: set[str] = set()
         for row in rows:
             if (row.item_id, row.repeat) in replayed or seen.has(row):
                 summary.skipped += 1
+                continue
+            first = firsts.get(row.item_id)
+            if first is not None and row.committed_at is not None and _before(row, first):
+                summary.problems.append(
+                    f"{path} line {row.line} item {row.item_id} column committed_at: "
+                    f"{row.committed_at} is before the reviewer's first judgment of the item "
+                    f"({first.committed_at}), which never changes; not imported"
+                )
                 continue
             seen.add(_insert(db, _review(reviewer, row, now, seen.revision(row.item_id))))
             summary.imported += 1
@@ -186,6 +197,23 @@ def import_reviews(store: StudyStore, reviewer: str, csv_path: str | Path) -> Im
         for item_id in sorted(touched):  # revision 1 is the earliest judgment, as in merge
             review_queries.renumber_revisions(db, reviewer, item_id)
     return summary
+
+
+def _first_judgments(history: dict[str, list[Review]]) -> dict[str, Review]:
+    """The stored first judgment (the lowest revision that is not a repeat) of each item."""
+    firsts = {}
+    for item_id, reviews in history.items():
+        first = next((r for r in reviews if not r.repeat), None)
+        if first is not None:
+            firsts[item_id] = first
+    return firsts
+
+
+def _before(row: CsvReview, first: Review) -> bool:
+    """Whether ``row`` was committed before the stored first judgment ``first``."""
+    return review_queries.time_key(row.committed_at or "") < review_queries.time_key(
+        first.committed_at
+    )
 
 
 def _content(review: Review | CsvReview) -> tuple[object, ...]:

@@ -1,9 +1,9 @@
 """The review CSV format: columns, formula-safe cells, reading and writing.
 
 One row per review; the columns are :data:`CSV_COLUMNS`. Cells that a spreadsheet would
-run as a formula (a leading ``=``, ``+``, ``-``, ``@``, tab or carriage return, after
-OWASP's "CSV Injection" guidance) are written with a leading ``'``, and reading takes
-that quote off again, so writing what was read gives the same cells. Used by
+run as a formula are written with a leading ``'`` by the app's one CSV writer
+(:mod:`medrcube_desktop.core.csvfile`), and reading takes that quote off again, so
+writing what was read gives the same cells. Used by
 :mod:`medrcube_desktop.store.exchange`.
 """
 
@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from medrcube_desktop.core.files import atomic_path
+from medrcube_desktop.core.csvfile import (  # FORMULA_STARTS, neutralise_cell: re-exported
+    FORMULA_STARTS,  # noqa: F401
+    neutralise_cell,  # noqa: F401
+    restore_cell,
+    write_csv,
+)
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.review_queries import Review
@@ -43,33 +48,12 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("item_id", *RULE_IDS)
 """Columns an imported CSV must have; ``comment``, ``tags``, ``started_at``,
 ``committed_at``, ``active_seconds`` and ``repeat`` are optional, others are ignored."""
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-"""First characters that make a spreadsheet treat a cell as a formula (OWASP)."""
-
 MAX_FIELD_CHARS = 64 * 1024 * 1024
 """Longest cell read back (characters); the csv module's default, 128 KiB, is shorter
 than a comment the app accepts."""
 
 TAG_SEPARATOR = ";"
 """Separator of the quick tags in the ``tags`` cell."""
-
-
-def neutralise_cell(text: str) -> str:
-    """Prefix ``'`` to a cell a spreadsheet would run as a formula.
-
-    A cell that already starts with quotes followed by a formula character gets one more
-    quote, so :func:`restore_cell` undoes this exactly: ``"=1"`` → ``"'=1"``,
-    ``"'=1"`` → ``"''=1"``, ``"'a"`` and ``"1"`` stay as they are.
-    """
-    return "'" + text if text.lstrip("'")[:1] in FORMULA_STARTS and text.lstrip("'") else text
-
-
-def restore_cell(text: str) -> str:
-    """Undo :func:`neutralise_cell`: drop one leading ``'`` before quotes and a formula
-    character (``"'=1"`` → ``"=1"``); any other cell is returned unchanged."""
-    if text.startswith("'") and text.lstrip("'")[:1] in FORMULA_STARTS and text.lstrip("'"):
-        return text[1:]
-    return text
 
 
 @dataclass(frozen=True)
@@ -105,7 +89,8 @@ class CsvReview:
 
 
 def review_cells(review: Review) -> list[str]:
-    """The cells of one review in :data:`CSV_COLUMNS` order, formula-safe."""
+    """The cells of one review in :data:`CSV_COLUMNS` order, raw (the writer,
+    :func:`~medrcube_desktop.core.csvfile.write_csv`, makes them formula-safe)."""
     cells = [
         review.item_id,
         *(str(review.scores[rule]) for rule in RULE_IDS),
@@ -119,24 +104,20 @@ def review_cells(review: Review) -> list[str]:
         str(int(review.blind)),
         review.reviewer,
     ]
-    return [neutralise_cell(cell) for cell in cells]
+    return cells
 
 
 def write_reviews_csv(path: Path, rows: Iterable[list[str]]) -> None:
-    """Write the header and ``rows`` (from :func:`review_cells`) to ``path``, UTF-8.
-
-    Written to a temporary file in the same folder, flushed to disk, then renamed over
-    ``path``, so a reader never sees half a file. Raises StoreError naming ``path``.
+    """Write the header and ``rows`` (from :func:`review_cells`) to ``path`` with the
+    app's one CSV writer (:func:`~medrcube_desktop.core.csvfile.write_csv`: UTF-8 with a
+    byte-order mark, formula-safe cells, written whole or not at all). Raises StoreError
+    naming ``path``.
     """
     path = path.expanduser()
     try:
         if path.is_dir():
             raise StoreError(f"{path}: is a folder, not a CSV file")
-        # utf-8-sig: the byte-order mark makes Excel read accents and symbols as UTF-8
-        with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8-sig", newline="") as out:
-            writer = csv.writer(out)
-            writer.writerow(CSV_COLUMNS)
-            writer.writerows(rows)
+        write_csv(path, CSV_COLUMNS, rows)
     except OSError as exc:
         raise StoreError(f"{path}: cannot write the CSV file: {exc.strerror or exc}") from exc
 
@@ -245,8 +226,13 @@ def _parse_row(
     for name in ("started_at", "committed_at"):
         try:
             times[name] = _utc_time(cell(name).strip())
-        except ValueError:
-            found.append((name, f"not an ISO 8601 time: {cell(name).strip()!r}"))
+        except ValueError as exc:
+            what = (
+                "a time out of range"
+                if str(exc).startswith("out of range")
+                else "not an ISO 8601 time"
+            )
+            found.append((name, f"{what}: {cell(name).strip()!r}"))
     seconds = _active_seconds(cell("active_seconds").strip())
     if seconds is None:
         found.append(("active_seconds", f"not a number >= 0: {cell('active_seconds')!r}"))
@@ -277,13 +263,18 @@ def _parse_row(
 
 def _utc_time(text: str) -> str | None:
     """ISO 8601 time as UTC with offset (a time without offset is taken as UTC); ``None``
-    for an empty cell. Raises ValueError for anything else."""
+    for an empty cell. Raises ValueError for anything else, a time that is out of range
+    in UTC included (``9999-12-31T23:59:59-05:00``, year 1 east of Greenwich)."""
     if not text:
         return None
     moment = datetime.fromisoformat(text)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat()
+    try:
+        moment.timestamp()  # what sorting the revisions needs
+        return moment.astimezone(UTC).isoformat()
+    except (OverflowError, OSError) as exc:
+        raise ValueError(f"out of range: {exc}") from exc
 
 
 def _active_seconds(text: str) -> float | None:

@@ -174,7 +174,7 @@ def renumber_revisions(
     ).fetchall()
     if not rows:
         return
-    rows.sort(key=lambda r: (*_time_key(r[1]), origin.get(r[3], r[2]), r[3] or ""))
+    rows.sort(key=lambda r: (*time_key(r[1]), origin.get(r[3], r[2]), r[3] or ""))
     shift = max(r[2] for r in rows) + len(rows)
     db.execute(
         "UPDATE reviews SET revision = revision + ? WHERE reviewer = ? AND item_id = ?",
@@ -186,7 +186,7 @@ def renumber_revisions(
     )
 
 
-def _time_key(text: str) -> tuple[float, str]:
+def time_key(text: str) -> tuple[float, str]:
     """Sort key of an ISO 8601 time: (POSIX seconds, ""); unparsable text sorts last, by
     its text."""
     try:
@@ -195,7 +195,10 @@ def _time_key(text: str) -> tuple[float, str]:
         return (math.inf, str(text))
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return (moment.timestamp(), "")
+    try:
+        return (moment.timestamp(), "")
+    except (OverflowError, OSError):  # out of range in UTC (year 1 at +05:00)
+        return (math.inf, str(text))
 
 
 # ---------------------------------------------------------------------------- reads

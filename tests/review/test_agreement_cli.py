@@ -136,3 +136,29 @@ def test_unknown_rater_or_study_is_one_line_exit_2(study, capsys):
     args = ["agreement", "--db", study, "--reviewer", "dr-a", "--model", "gpt-5.1"]
     assert main([*args, "--study", "nope"]) == 2
     assert "studies: all" in capsys.readouterr().err
+
+
+def test_long_csv_item_ids_and_model_names_come_out_as_text(tmp_path, capsys):
+    """Item ids and the model name are text from files: a formula in them is quoted."""
+    ids = ['=HYPERLINK("http://evil","x")', "+1+1", "ok-1"]
+    model = "@SUM(1)"
+    reviews = tmp_path / "expert.csv"
+    with open(reviews, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["item_id", *RULE_IDS])
+        writer.writerows([i, *([1] * 7)] for i in ids)
+    judgments = tmp_path / "llm.jsonl"
+    judgments.write_text("".join(json.dumps({"id": i, **scores({}, i)}) + "\n" for i in ids))
+    db = str(tmp_path / "study.db")
+    assert main(["import-reviews", "--db", db, "--reviewer", "dr-a", str(reviews)]) == 0
+    assert main(["import-judgments", "--db", db, "--model", model, str(judgments)]) == 0
+    out = tmp_path / "report"
+    args = ["agreement", "--db", db, "--reviewer", "dr-a", "--model", model]
+    assert main([*args, "--bootstrap", "10", "--out", str(out)]) == 0
+    with open(out / "agreement_long.csv", encoding="utf-8-sig", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["item_id"] for r in rows} == {"'" + ids[0], "'" + ids[1], "ok-1"}
+    assert {r["judge_model"] for r in rows} == {"'@SUM(1)"}
+    assert {r["rater"] for r in rows} == {"dr-a", "LLM @SUM(1)"}
+    for row in rows:
+        assert not any(cell[:1] in "=+-@\t\r" for cell in row.values() if cell)

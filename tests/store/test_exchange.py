@@ -350,3 +350,96 @@ def test_import_keeps_the_reviewers_draft_and_other_reviewers(tmp_path):
     assert store.drafts("dr-a")["i1"].comment == "half done"
     assert store.latest_reviews("dr-b")["i1"].comment == "b's"
     assert store.reviewers() == ["dr-a", "dr-b"]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "9999-12-31T23:59:59-05:00",  # past year 9999 in UTC
+        "0001-01-01T00:00:00+05:00",  # before year 1 in UTC
+        "99999-01-01T00:00:00",
+        "2024-13-45T99:00:00",
+        "garbage",
+    ],
+)
+@pytest.mark.parametrize("column", ["committed_at", "started_at"])
+def test_an_out_of_range_time_is_a_problem_of_its_row_only(tmp_path, bad, column):
+    path = write(
+        tmp_path / "in.csv",
+        f"item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,{column}\n"
+        f"a,1,1,1,1,1,1,1,{bad}\n"
+        f"b,1,1,1,1,1,1,1,{T0}\n",
+    )
+    store = StudyStore(None)
+    summary = import_reviews(store, "dr-a", path)
+    assert summary.imported == 1
+    assert len(summary.problems) == 1
+    assert summary.problems[0].startswith(f"{path} line 2 item a column {column}: ")
+    assert bad in summary.problems[0]
+    assert sorted(store.latest_reviews("dr-a")) == ["b"]
+
+
+def test_cli_import_with_an_out_of_range_time_stores_the_rest_and_exits_1(tmp_path, capsys):
+    from medrcube_desktop.cli import main
+
+    path = write(
+        tmp_path / "in.csv",
+        "item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,committed_at\n"
+        "a,1,1,1,1,1,1,1,9999-12-31T23:59:59-05:00\n"
+        f"b,1,1,1,1,1,1,1,{T0}\n",
+    )
+    db = tmp_path / "s.db"
+    assert main(["import-reviews", "--db", str(db), "--reviewer", "dr-a", str(path)]) == 1
+    assert f"{path} line 2 item a column committed_at" in capsys.readouterr().err
+    assert sorted(StudyStore(db).latest_reviews("dr-a")) == ["b"]
+
+
+def test_a_back_dated_import_never_replaces_the_first_judgment(tmp_path):
+    """The reviewer's first judgment is locked: an imported row older than it is a
+    problem (listed, not stored); a later one becomes the next revision."""
+    store = StudyStore(None)
+    store.save_review(review("i1", "mine", T0, "1.1"))  # committed in the app, blind
+    first = store.first_reviews("dr-a")["i1"]
+    path = write(
+        tmp_path / "in.csv",
+        "item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,comment,committed_at,blind\n"
+        "i1,1,1,1,1,1,1,1,back-dated,2020-01-01T00:00:00+00:00,1\n"
+        "i1,1,1,1,1,1,1,1,a repeat before it,2020-01-02T00:00:00+00:00,1\n"
+        "i1,1,1,0,1,1,1,1,later,2025-01-01T00:00:00+00:00,0\n",
+    )
+    summary = import_reviews(store, "dr-a", path)
+    assert summary.imported == 1
+    assert [p.split(": ")[0] for p in summary.problems] == [
+        f"{path} line 2 item i1 column committed_at",
+        f"{path} line 3 item i1 column committed_at",
+    ]
+    assert "first judgment" in summary.problems[0] and "never changes" in summary.problems[0]
+    assert store.first_reviews("dr-a")["i1"] == first  # unchanged, still revision 1
+    assert store.latest_reviews("dr-a")["i1"].comment == "later"
+    assert store.latest_reviews("dr-a")["i1"].revision == 2
+
+
+def test_a_back_dated_repeat_row_is_refused_too(tmp_path):
+    store = StudyStore(None)
+    store.save_review(review("i1", "mine", T0))
+    path = write(
+        tmp_path / "in.csv",
+        "item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,comment,committed_at,repeat\n"
+        "i1,1,1,0,1,1,1,1,old repeat,2020-01-01T00:00:00+00:00,1\n",
+    )
+    summary = import_reviews(store, "dr-a", path)
+    assert summary.imported == 0 and len(summary.problems) == 1
+    assert store.first_reviews("dr-a")["i1"].comment == "mine"
+    assert store.first_review_order("dr-a") == ["i1"]
+
+
+def test_an_import_into_a_fresh_database_keeps_the_file_s_own_history(tmp_path):
+    path = write(
+        tmp_path / "in.csv",
+        "item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,comment,committed_at\n"
+        "i1,1,1,1,1,1,1,1,second,2024-02-01T00:00:00+00:00\n"
+        "i1,1,1,0,1,1,1,1,first,2024-01-01T00:00:00+00:00\n",
+    )
+    store = StudyStore(None)
+    assert import_reviews(store, "dr-a", path).imported == 2
+    assert store.first_reviews("dr-a")["i1"].comment == "first"

@@ -7,23 +7,36 @@ Every file records the app version, rubric version, prompt hash(es) and judge mo
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
+from medrcube_desktop.core.csvfile import neutralise_cell, write_csv
 from medrcube_desktop.core.files import atomic_path
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
 from medrcube_desktop.review.agreement.html import write_html
 from medrcube_desktop.review.agreement.run import StudyRun
 from medrcube_desktop.review.agreement.table import meta_line, table_rows
-from medrcube_desktop.store.review_csv import neutralise_cell
 
 
 def _safe(value: object) -> object:
     """A text cell a spreadsheet will not run as a formula (same rule as the review
     CSV: a leading ``'`` before ``= + - @``, tab or CR; OWASP CSV injection)."""
     return neutralise_cell(value) if isinstance(value, str) else value
+
+
+OUTPUT_FILES: tuple[str, ...] = (
+    "agreement.json",
+    "agreement_long.csv",
+    "agreement.xlsx",
+    "agreement_by_rule.png",
+    "agreement_by_rule.svg",
+    "confusion_tables.png",
+    "confusion_tables.svg",
+    "report.html",
+)
+"""The names :func:`write_outputs` writes in its folder (a command checks them against
+its inputs before anything is written)."""
 
 
 def write_outputs(run: StudyRun, out_dir: str | Path) -> list[Path]:
@@ -42,7 +55,7 @@ def write_outputs(run: StudyRun, out_dir: str | Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = [
         _atomic(out / "agreement.json", lambda p: _write_json(run, p)),
-        _atomic(out / "agreement_long.csv", lambda p: _write_long_csv(run, p)),
+        _write_long_csv(run, out / "agreement_long.csv"),
         _atomic(out / "agreement.xlsx", lambda p: _write_xlsx(run, p)),
     ]
     for name, draw in (("agreement_by_rule", bar_figure), ("confusion_tables", confusion_figure)):
@@ -66,7 +79,10 @@ def _write_json(run: StudyRun, path: Path) -> None:
     path.write_text(json.dumps(run.to_dict(), indent=2), encoding="utf-8")
 
 
-def _write_long_csv(run: StudyRun, path: Path) -> None:
+def _write_long_csv(run: StudyRun, path: Path) -> Path:
+    """The long CSV (item x rule x rater) through the app's one CSV writer
+    (:func:`~medrcube_desktop.core.csvfile.write_csv`): item ids and rater names come
+    from files and people, so every cell is made formula-safe."""
     m = run.meta
     constant = [
         m["app_version"],
@@ -74,19 +90,15 @@ def _write_long_csv(run: StudyRun, path: Path) -> None:
         ";".join(m.get("prompt_sha256") or []),
         m["judge_model"],
     ]
-    with open(path, "w", encoding="utf-8-sig", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(
-            ["item_id", "rule", "rater", "score", "app_version", "rubric_version",
-             "prompt_sha256", "judge_model"]
-        )  # fmt: skip
-        for item in run.result.items:
-            for rule in RULE_IDS:
-                for rater, scores in (
-                    (m["first"], run.result.first),
-                    (m["second"], run.result.second),
-                ):
-                    writer.writerow([item, rule, rater, scores[item][rule], *constant])
+    header = ["item_id", "rule", "rater", "score", "app_version", "rubric_version",
+              "prompt_sha256", "judge_model"]  # fmt: skip
+    rows = (
+        [item, rule, rater, scores[item][rule], *constant]
+        for item in run.result.items
+        for rule in RULE_IDS
+        for rater, scores in ((m["first"], run.result.first), (m["second"], run.result.second))
+    )
+    return write_csv(path, header, rows)
 
 
 def _write_xlsx(run: StudyRun, path: Path) -> None:

@@ -1,0 +1,116 @@
+"""No command writes over a file it reads: the database (and the files SQLite keeps
+beside it), a benchmark file or a source image, named by a hard link or another spelling
+of its path."""
+
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from medrcube_desktop.cli import main
+from medrcube_desktop.store import StudyStore
+from tests.conftest import dicom_file, item, write_benchmark
+
+
+def spellings(target: Path, tmp_path: Path) -> list[Path]:
+    """``target`` by another spelling of its path, and by a new hard link to it."""
+    link = tmp_path / "links" / f"link-{target.name}"
+    link.parent.mkdir(exist_ok=True)
+    if not link.exists():
+        os.link(target, link)
+    return [target.parent / ".." / target.parent.name / target.name, link]
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    path = tmp_path / "data" / "study.db"
+    path.parent.mkdir()
+    StudyStore(path).close()
+    return path
+
+
+@pytest.fixture
+def bench(tmp_path) -> Path:
+    return write_benchmark(
+        tmp_path / "bench", {"ds1": [item("a")]}, {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")}
+    )
+
+
+@pytest.mark.parametrize("command", ["export-reviews", "export-judgments"])
+def test_an_export_is_refused_over_its_database_by_any_name(command, db, tmp_path, capsys):
+    who = ["--reviewer", "a"] if command == "export-reviews" else ["--model", "m"]
+    for out in [*spellings(db, tmp_path), db.with_name("study.db-wal")]:
+        assert main([command, "--db", str(db), *who, "--out", str(out)]) == 2
+        assert "is the input" in capsys.readouterr().err
+    assert (
+        not db.with_name("study.db-wal").exists()
+        or db.with_name("study.db-wal").stat().st_size == 0
+    )
+
+
+def test_export_run_refuses_its_database_and_the_benchmark_files(db, bench, tmp_path, capsys):
+    base = ["export-run", "--db", str(db), "--run", "r", "--dataset", str(bench), "--out"]
+    test_json = bench / "ds1" / "test.json"
+    image = bench / "ds1" / "images" / "ct.dcm"
+    for out in [
+        *spellings(db, tmp_path),
+        *spellings(test_json, tmp_path),
+        *spellings(image, tmp_path),
+    ]:
+        before = (db.read_bytes(), test_json.read_bytes(), image.read_bytes())
+        assert main([*base, str(out)]) == 2
+        assert "is the input" in capsys.readouterr().err
+        assert (db.read_bytes(), test_json.read_bytes(), image.read_bytes()) == before
+
+
+def test_judge_batch_out_refuses_the_benchmark_files(db, bench, tmp_path, capsys):
+    image = bench / "ds1" / "images" / "ct.dcm"
+    base = ["judge", "--dataset", str(bench), "--db", str(db), "--model", "m", "--batch-out"]
+    for out in [*spellings(db, tmp_path), *spellings(image, tmp_path)]:
+        before = image.read_bytes()
+        assert main([*base, str(out)]) == 2
+        assert "is the input" in capsys.readouterr().err
+        assert image.read_bytes() == before
+
+
+def test_render_refuses_its_source_and_mask_by_any_name(tmp_path, capsys):
+    source = tmp_path / "img" / "scan.png"
+    source.parent.mkdir()
+    Image.new("L", (8, 8), 100).save(source)
+    mask = tmp_path / "img" / "mask.png"
+    Image.new("L", (8, 8), 1).save(mask)
+    before = (source.read_bytes(), mask.read_bytes())
+    for out in [*spellings(source, tmp_path), *spellings(mask, tmp_path)]:
+        assert main(["render", str(source), "--mask", str(mask), "--out", str(out)]) == 2
+        assert "would overwrite the source image" in capsys.readouterr().err
+    assert (source.read_bytes(), mask.read_bytes()) == before
+
+
+def test_agreement_out_refuses_a_folder_holding_its_database(tmp_path, capsys):
+    report = tmp_path / "report"
+    report.mkdir()
+    db = report / "agreement.json"  # a database named like one of the outputs
+    StudyStore(db).close()
+    other = tmp_path / "data" / "study.db"
+    other.parent.mkdir()
+    StudyStore(other).close()
+    os.link(other, report / "report.html")  # a hard link where an output would go
+    for database, out in (
+        (db, report.parent / "." / "report"),  # another spelling of the folder
+        (other, report),
+        (other, other),  # the database itself as the folder
+    ):
+        before = database.read_bytes()
+        args = ["agreement", "--db", str(database), "--reviewer", "a", "--model", "m"]
+        assert main([*args, "--out", str(out)]) == 2
+        assert "is the input" in capsys.readouterr().err
+        assert database.read_bytes() == before
+
+
+def test_demo_build_refuses_a_file_by_any_name(db, tmp_path, capsys):
+    before = db.read_bytes()
+    for out in spellings(db, tmp_path):
+        assert main(["demo", "build", str(out)]) == 2
+        assert "new or empty folder" in capsys.readouterr().err
+    assert db.read_bytes() == before
