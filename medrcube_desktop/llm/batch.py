@@ -19,6 +19,7 @@ from pathlib import Path
 from medrcube_desktop.core.files import atomic_write
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.errors import JudgeError
+from medrcube_desktop.llm.exchange import text_lines
 from medrcube_desktop.llm.judge import JudgeConfig, items_to_judge
 from medrcube_desktop.llm.keys import safe_base_url
 from medrcube_desktop.llm.parse import UnusableAnswer, parse_judgment
@@ -85,17 +86,16 @@ def import_batch_output(
     Raises
     ------
     JudgeError
-        The file cannot be read or is not UTF-8.
+        The file cannot be read (a line that is not UTF-8 is listed in ``problems``).
     """
     path = Path(path)
     prompt = load_prompt()
     done = store.judged_item_ids(model, prompt.sha256)
     result = BatchImport()
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise JudgeError(f"{path}: cannot read the batch output: {exc}") from exc
-    for number, line in enumerate(lines, start=1):
+    for number, line, problem in text_lines(path):  # a line that is not UTF-8 costs itself
+        if problem:
+            result.problems.append(f"{path} line {number}: {problem}")
+            continue
         if not line.strip():
             continue
         try:

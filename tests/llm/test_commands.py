@@ -134,3 +134,22 @@ def test_a_malformed_batch_line_is_a_problem_not_a_crash(tmp_path, capsys):
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "line 1 item a" in err and "line 2 item b" in err
+
+
+def test_a_batch_line_that_is_not_utf8_costs_only_itself(tmp_path, capsys):
+    good = {
+        "custom_id": "a",
+        "response": {
+            "status_code": 200,
+            "body": {"choices": [{"message": {"content": json.dumps(ALL_PASS)}}]},
+        },
+        "error": None,
+    }
+    output = tmp_path / "out.jsonl"
+    output.write_bytes(b'{"custom_id": "b\xff"}\n' + json.dumps(good).encode() + b"\n")
+    db = tmp_path / "s.db"
+    args = ["import-judgments", "--db", str(db), "--model", "m", "--batch", str(output)]
+    assert main([*args, "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["imported"] == 1 and f"{output} line 1:" in err
+    assert StudyStore(db).judgments("m")["a"].scores == ALL_PASS
