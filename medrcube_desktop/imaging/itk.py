@@ -20,6 +20,7 @@ from medrcube_desktop.imaging.slice_data import (
     foreground_window,
     mask_labels,
     plausible_aspect,
+    require_file,
 )
 
 
@@ -81,6 +82,7 @@ def _read(path: Path):
     """(SimpleITK image, float32 array (z, y, x)); 2-D images get z of length 1."""
     import SimpleITK as sitk
 
+    require_file(path)
     try:
         reader = sitk.ImageFileReader()
         reader.SetFileName(str(path))

@@ -22,6 +22,7 @@ from medrcube_desktop.imaging.slice_data import (
     foreground_window,
     mask_labels,
     plausible_aspect,
+    require_file,
 )
 
 
@@ -46,6 +47,7 @@ def _nifti_volume(path: str) -> _Volume:
     """
     import nibabel as nib
 
+    require_file(Path(path), "NIfTI file")
     img: Any = nib.load(path)  # Nifti1Image/Nifti2Image (nibabel types load() loosely)
     notes = []
     shape = img.shape

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from medrcube_desktop.core.files import not_a_file
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import DisplayTransform, edge_labels
 
@@ -122,6 +123,20 @@ class SliceData:
                 self.pixel_spacing = (self.pixel_spacing[1], self.pixel_spacing[0])
         if note:
             self.notes.append(note)
+
+
+def require_file(path: Path, what: str = "image") -> None:
+    """Refuse anything but a regular file before a reader opens it: a named pipe would
+    block the reader (and the window, ``validate``, ``judge``, ``evaluate``) forever.
+
+    Raises
+    ------
+    ImageLoadError
+        ``"PATH: the image is a named pipe, not a file"`` (or a socket, a device).
+    """
+    special = not_a_file(path)
+    if special is not None and not special.startswith("is a folder"):
+        raise ImageLoadError(f"{path}: the {what} {special}")
 
 
 def check_pixel_count(path: Path, pixels: int, factor: int = 1) -> None:
