@@ -49,7 +49,7 @@ def load_itk_slice(
             raise ImageLoadError(
                 f"{mask_path}: mask grid differs from the image grid of {path.name}"
             )
-        mask_volume = mask_labels(mask_data)
+        mask_volume = mask_labels(mask_data, mask_path)
     count = volume.shape[0]
     area = None if mask_volume is None else (mask_volume > 0).sum(axis=(1, 2))
     slice_index = choose_slice(slice_index, count, area)

@@ -16,7 +16,12 @@ import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
-from medrcube_desktop.imaging.slice_data import SliceData, check_pixel_count, require_file
+from medrcube_desktop.imaging.slice_data import (
+    SliceData,
+    check_pixel_count,
+    mask_labels,
+    require_file,
+)
 
 DICOM_SUFFIXES = {".dcm", ".dicom", ".ima"}
 NIFTI_SUFFIXES = (".nii", ".nii.gz")
@@ -152,9 +157,13 @@ def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
     require_file(path, "mask")
     try:
         with Image.open(path) as img:
-            mask = np.asarray(img.convert("I")).astype(np.int32)  # label values, 0 = none
+            check_pixel_count(path, img.width * img.height)  # before decoding anything
+            values = np.asarray(img) if img.mode == "F" else np.asarray(img.convert("I"))
+    except ImageLoadError:
+        raise
     except Exception as exc:
         raise ImageLoadError(f"{path}: cannot read mask: {exc}") from exc
+    mask = mask_labels(values, path)  # label values, 0 = none
     if mask.shape != tuple(shape):
         raise ImageLoadError(
             f"{path}: mask is {mask.shape[1]}x{mask.shape[0]} pixels, image is {shape[1]}x{shape[0]}"

@@ -103,7 +103,7 @@ def load_nifti_slice(
     mask_volume = None
     notes = list(volume.notes)
     if mask is not None and mask_path is not None:
-        labels = mask_labels(mask.data)
+        labels = mask_labels(mask.data, mask_path)
         if mask.data.shape != data.shape or not np.allclose(mask.affine, volume.affine, atol=1e-3):
             labels = _resample_mask(labels, mask, volume, mask_path)
             notes.append("mask resampled to the image grid (nearest neighbour)")

@@ -3,6 +3,7 @@
 named pipe blocks until something writes to it). Every load runs in a thread with a join
 timeout, so a regression fails instead of hanging the suite."""
 
+import contextlib
 import os
 import socket
 import threading
@@ -36,10 +37,8 @@ def finishes(call, timeout_s=10.0):
     thread.join(timeout_s)
     if thread.is_alive():
         for fifo in _FIFOS:  # unblock the reader (a writer opening the pipe lets it go)
-            try:
+            with contextlib.suppress(OSError):
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-            except OSError:
-                pass
         pytest.fail(f"blocked for over {timeout_s} s reading a named pipe")
     return outcome
 
