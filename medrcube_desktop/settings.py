@@ -92,7 +92,13 @@ def log_dir() -> Path:
 
 DEFAULT_MAX_PIXELS = 100_000_000
 """Largest slice the app decodes (pixels): bigger files are refused as possible
-decompression bombs. Override with MEDRCUBE_MAX_PIXELS."""
+decompression bombs (a few kilobytes that would decode to gigabytes), before anything
+is decoded. Override with MEDRCUBE_MAX_PIXELS.
+
+The limit protects against such files, not against memory use: a slice within it is
+decoded and shown at about 25 bytes per pixel, and about 90 with a mask drawn over it
+(float64 pixels and colour channels while blending), so a 100-million-pixel slice with a
+mask needs about 9 GB. On a machine with less memory, lower the limit."""
 
 
 def max_image_pixels() -> int:

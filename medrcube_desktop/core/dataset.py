@@ -35,6 +35,7 @@ from medrcube_desktop.core.fields import (
     resolve_inside,
     type_name,
 )
+from medrcube_desktop.core.files import not_a_file
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import DatasetError
@@ -199,6 +200,9 @@ def _read_records(file: _File) -> list[object] | Problem:
             file.suspect = True
             return OverlongInt(len(text.lstrip("-")))
 
+    special = not_a_file(file.path)  # a named pipe would block the read forever
+    if special is not None:
+        return problem(special)
     try:
         text = file.path.read_text(encoding="utf-8-sig")  # a BOM from Windows editors is harmless
     except (OSError, UnicodeDecodeError) as exc:

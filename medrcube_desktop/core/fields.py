@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from medrcube_desktop.core.files import not_a_file
 from medrcube_desktop.core.items import OPTION_LETTERS
 
 OPTION_FIELDS = tuple(f"option_{letter}" for letter in OPTION_LETTERS)
@@ -277,7 +278,9 @@ def resolve_inside(
         return resolved
     if not is_file:
         shown = resolved.relative_to(root).as_posix()
-        report(field, f"{'a folder, not a file' if is_dir else 'file not found'}: {shown}")
+        special = None if is_dir else not_a_file(resolved)  # a pipe, a device, a socket
+        why = "a folder, not a file" if is_dir else (special or "file not found")
+        report(field, f"{why}: {shown}")
         return None
     return resolved
 

@@ -130,3 +130,37 @@ def _fsync_file(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def not_a_file(path: str | Path) -> str | None:
+    """Why ``path`` cannot be read as a file, or None when it is a regular file (or
+    cannot be looked at: the read that follows then says why).
+
+    Opening a named pipe blocks until something writes to it, and a device or a socket
+    never ends: every reader checks here first, so only regular files are read.
+
+    Returns
+    -------
+    str or None
+        ``"is a named pipe, not a file"`` (or a socket, a device, a folder): the path is
+        followed through symbolic links.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in _SPECIAL_KINDS:
+        if test(mode):
+            return f"is {kind}, not a file"
+    return "is not a regular file"

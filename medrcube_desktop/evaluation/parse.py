@@ -28,6 +28,7 @@ MedRCube evaluator's reading, for comparison with published numbers.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import unicodedata
@@ -58,6 +59,23 @@ NEGATED_AFTER = re.compile(
     r"not|less likely|ruled out|excluded|false)",
     re.IGNORECASE,
 )
+
+
+MAX_ANSWER_CHARS = 100_000
+"""Longest model answer kept (characters), as the judge keeps its raw text
+(``llm.judge.MAX_RAW_CHARS``): a runaway answer is cut, with a note (:func:`cap_answer`)."""
+
+
+def cap_answer(text: str) -> str:
+    """``text``, or its first :data:`MAX_ANSWER_CHARS` characters and a last line saying
+    it was cut and how long it was (a line no rule reads as a choice)."""
+    if len(text) <= MAX_ANSWER_CHARS:
+        return text
+    return (
+        text[:MAX_ANSWER_CHARS]
+        + f"\n[cut by MedRCube: the answer ran to {len(text):,} characters, the first "
+        f"{MAX_ANSWER_CHARS:,} are kept]"
+    )
 
 
 @dataclass(frozen=True)
@@ -105,14 +123,37 @@ def _option_spans(text: str, options: Mapping[str, str]) -> list[tuple[int, int,
     return spans
 
 
+_ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_WORD_AFTER = re.compile(r"\s+([A-Za-z][\w-]*)")
+_LOWER_WORD_AFTER = re.compile(r"\s+[a-z]")
+_NOT_BUT = re.compile(r"\bnot\s+[\(\[]?[A-D][\)\]]?\s*,?\s*but\s*[\(\[\"'*]*\Z", re.I)
+
+
 class _Reader:
-    """One response and the facts every rule shares."""
+    """One response and the facts every rule shares.
+
+    Every check of a letter looks at a bounded window around it (at most 60 characters
+    before, 80 after, or the word that follows), never at the whole text, and finds the
+    option texts covering it by bisection: reading a response takes time linear in its
+    length (a 128,000-character answer once took a minute).
+    """
 
     def __init__(self, text: str, options: Mapping[str, str]) -> None:
         self.text = text
         self.options = options
         self.letters = "".join(sorted(options))
         self.spans = _option_spans(text, options)
+        ordered = sorted((s, e) for s, e, _ in self.spans)
+        self._span_starts = [s for s, _ in ordered]
+        self._reach: list[int] = []  # the furthest end of the spans starting up to here
+        for _, e in ordered:
+            self._reach.append(max(e, self._reach[-1]) if self._reach else e)
+
+    def _inside_option(self, start: int, end: int) -> bool:
+        """Whether text[start:end] lies inside one option's text (a span s <= start,
+        end <= e): the spans starting at or before ``start`` reach ``end``."""
+        k = bisect.bisect_right(self._span_starts, start)
+        return k > 0 and self._reach[k - 1] >= end
 
     def counts(self, start: int, end: int, letter: str) -> bool:
         """Whether a letter at text[start:end] is a choice (not an article, not a word
@@ -120,29 +161,23 @@ class _Reader:
         text = self.text
         if letter.upper() not in self.letters:
             return False
-        if any(s <= start and end <= e for s, e, _ in self.spans):
+        if self._inside_option(start, end):
             return False
-        before, after = text[:start], text[end:]
-        if re.search(r"[A-Za-z0-9]\Z", before) or re.match(r"[A-Za-z0-9]", after):
+        if (start > 0 and text[start - 1] in _ASCII_ALNUM) or text[end : end + 1] in _ASCII_ALNUM:
             return False
         if letter in "Aa":
-            word = re.match(r"\s+([A-Za-z][\w-]*)", after)
+            word = _WORD_AFTER.match(text, end)
             if word and word.group(1).lower() not in NOT_NOUNS:
                 return False  # the article: "A CT scan", "is a sagittal view"
-        if letter.islower() and letter != "a" and re.match(r"\s+[a-z]", after):
+        if letter.islower() and letter != "a" and _LOWER_WORD_AFTER.match(text, end):
             return False  # "b with" etc. inside prose
-        negation = NEGATED_BEFORE.search(before[-40:])
-        if (
-            negation
-            and negation.group(0).lower().startswith("but")
-            and re.search(
-                r"\bnot\s+[\(\[]?[A-D][\)\]]?\s*,?\s*but\s*[\(\[\"'*]*\Z", before[-40:], re.I
-            )
-        ):
+        before40 = text[max(0, start - 40) : start]
+        negation = NEGATED_BEFORE.search(before40)
+        if negation and negation.group(0).lower().startswith("but") and _NOT_BUT.search(before40):
             negation = None  # "not A but B": B is the choice
-        if negation or NEGATED_LIST.search(before[-60:]):
+        if negation or NEGATED_LIST.search(text[max(0, start - 60) : start]):
             return False
-        return not NEGATED_AFTER.match(after[:80])
+        return not NEGATED_AFTER.match(text[end : end + 80])
 
     def letters_in(self, pattern: re.Pattern[str]) -> set[str]:
         """Distinct counted letters captured by group 1 of ``pattern``."""
@@ -174,11 +209,13 @@ def parse_answer(response: str | None, options: Mapping[str, str]) -> ParsedAnsw
     if not text:
         return ParsedAnswer(None, "empty")
     cls = f"[{letters}{letters.lower()}]"
-    bare = re.fullmatch(rf"[*\s]*[\(\[]?\s*({cls})\s*[\)\]]?[.:)]?[*\s]*", text)
+    # possessive runs (*+): a run of blanks or stars is never rescanned, so a long answer
+    # costs linear time; each run is followed by what it cannot match, so nothing changes
+    bare = re.fullmatch(rf"[*\s]*+[\(\[]?\s*+({cls})\s*+[\)\]]?[.:)]?[*\s]*+", text)
     if bare:
         return ParsedAnswer(bare.group(1).upper(), "letter")
     reader = _Reader(text, options)
-    boxed = re.compile(rf"\\boxed\{{\s*(?:\\(?:text|mathrm|textbf)\{{)?\s*\(?({cls})\b")
+    boxed = re.compile(rf"\\boxed\{{\s*+(?:\\(?:text|mathrm|textbf)\{{)?\s*+\(?({cls})\b")
     decided = _decide(reader.letters_in(boxed), "boxed")
     if decided:
         return decided
@@ -187,9 +224,9 @@ def parse_answer(response: str | None, options: Mapping[str, str]) -> ParsedAnsw
         return ParsedAnswer(json_letter, "json")
     for words in (r"answer|choose|chose|pick|select|go with", r"option|choice"):  # strong first
         phrase = re.compile(
-            rf"(?:{words})\**\s*"
-            r"(?:is|would be|will be|:|：|-|—|=)?\s*(?:\**\s*)?(?:option\s+|choice\s+)?"
-            rf"[\(\[\"'*]*\s*({cls})(?![A-Za-z0-9])",
+            rf"(?:{words})\**+\s*+"
+            r"(?:is|would be|will be|:|：|-|—|=)?\s*+(?:\**+\s*+)?(?:option\s+|choice\s+)?"
+            rf"[\(\[\"'*]*+\s*+({cls})(?![A-Za-z0-9])",
             re.IGNORECASE,
         )
         found = reader.letters_in(phrase)
@@ -229,21 +266,22 @@ def parse_answer(response: str | None, options: Mapping[str, str]) -> ParsedAnsw
 def _offers_alternative(text: str, phrase: re.Pattern[str], reader: _Reader) -> bool:
     """Whether the phrase's letter is followed by "or C", "/C", "and C" (another choice)."""
     for match in phrase.finditer(text):
-        after = text[match.end(1) :]
-        other = re.match(
-            r"[\)\]\"'*]*\s*(?:or|/|and|and/or|,)\s*(?:maybe\s+)?[\(\[]?([A-Da-d])(?![A-Za-z0-9])",
-            after,
-            re.I,
-        )
+        other = _ALTERNATIVE.match(text, match.end(1))  # at the letter's end, not a copy
         if other and other.group(1).upper() != match.group(1).upper():
-            start = match.end(1) + other.start(1)
+            start = other.start(1)
             if reader.counts(start, start + 1, other.group(1)):
                 return True
     return False
 
 
+_ALTERNATIVE = re.compile(
+    r"[\)\]\"'*]*+\s*+(?:or|/|and|and/or|,)\s*+(?:maybe\s+)?[\(\[]?([A-Da-d])(?![A-Za-z0-9])",
+    re.I,
+)
+
+
 def _json_answer(text: str, letters: str) -> str | None:
-    body = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
+    body = _without_fence(text.strip())
     if not body.startswith("{"):
         return None
     try:
@@ -257,6 +295,20 @@ def _json_answer(text: str, letters: str) -> str | None:
         if isinstance(found, str) and re.fullmatch(rf"\(?[{letters}]\)?\.?", found.strip(), re.I):
             return found.strip().strip("().").upper()
     return None
+
+
+def _without_fence(text: str) -> str:
+    """``text`` without a leading ```` ``` ```` / ```` ```json ```` and a trailing
+    ```` ``` ```` fence (and the blanks beside them); string operations, not a regex that
+    would rescan every run of blanks."""
+    if text.startswith("```"):
+        text = text[3:]
+        if text.startswith("json"):
+            text = text[4:]
+        text = text.lstrip()
+    if text.endswith("```"):
+        text = text[:-3].rstrip()
+    return text
 
 
 def _by_option_text(text: str, options: Mapping[str, str]) -> str | None:

@@ -20,7 +20,12 @@ from medrcube_desktop.imaging.geometry import (
     lps_direction_code,
     projection_display_transform,
 )
-from medrcube_desktop.imaging.slice_data import SliceData, check_pixel_count, plausible_aspect
+from medrcube_desktop.imaging.slice_data import (
+    SliceData,
+    check_pixel_count,
+    plausible_aspect,
+    require_file,
+)
 
 _WARNINGS_LOCK = threading.Lock()
 
@@ -55,6 +60,7 @@ def load_dicom_slice(path: Path, slice_index: int | None) -> SliceData:
     """
     import pydicom
 
+    require_file(path)
     logger = logging.getLogger("pydicom")
     # warning filters and logger levels are process-wide: one decode at a time changes them
     with _WARNINGS_LOCK:

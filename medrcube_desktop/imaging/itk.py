@@ -20,6 +20,7 @@ from medrcube_desktop.imaging.slice_data import (
     foreground_window,
     mask_labels,
     plausible_aspect,
+    require_file,
 )
 
 
@@ -48,7 +49,7 @@ def load_itk_slice(
             raise ImageLoadError(
                 f"{mask_path}: mask grid differs from the image grid of {path.name}"
             )
-        mask_volume = mask_labels(mask_data)
+        mask_volume = mask_labels(mask_data, mask_path)
     count = volume.shape[0]
     area = None if mask_volume is None else (mask_volume > 0).sum(axis=(1, 2))
     slice_index = choose_slice(slice_index, count, area)
@@ -81,6 +82,7 @@ def _read(path: Path):
     """(SimpleITK image, float32 array (z, y, x)); 2-D images get z of length 1."""
     import SimpleITK as sitk
 
+    require_file(path)
     try:
         reader = sitk.ImageFileReader()
         reader.SetFileName(str(path))

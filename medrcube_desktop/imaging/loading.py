@@ -16,7 +16,12 @@ import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
-from medrcube_desktop.imaging.slice_data import SliceData, check_pixel_count
+from medrcube_desktop.imaging.slice_data import (
+    SliceData,
+    check_pixel_count,
+    mask_labels,
+    require_file,
+)
 
 DICOM_SUFFIXES = {".dcm", ".dicom", ".ima"}
 NIFTI_SUFFIXES = (".nii", ".nii.gz")
@@ -41,6 +46,7 @@ def image_kind(path: Path) -> str:
         return "dicom"
     if path.suffix.lower() in PICTURE_SUFFIXES:
         return "picture"
+    require_file(path)
     try:
         with path.open("rb") as fh:
             head = fh.read(132)
@@ -81,6 +87,9 @@ def load_slice(
         The file (or mask) cannot be read or decoded, or the mask is on another grid.
     """
     modality = "CT" if modality and modality.strip().upper() == "CT" else None
+    require_file(path)  # before any reader opens it: a named pipe blocks forever
+    if mask_path is not None:
+        require_file(mask_path, "mask")
     kind = image_kind(path)
     try:
         if kind == "nifti":
@@ -119,6 +128,7 @@ def _load_picture(path: Path) -> SliceData:
     """
     from PIL import Image
 
+    require_file(path)
     with Image.open(path) as img:
         check_pixel_count(path, img.width * img.height)  # before decoding anything
         orientation = int(img.getexif().get(0x0112, 1) or 1)
@@ -144,11 +154,16 @@ def _load_picture(path: Path) -> SliceData:
 def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
     from PIL import Image
 
+    require_file(path, "mask")
     try:
         with Image.open(path) as img:
-            mask = np.asarray(img.convert("I")).astype(np.int32)  # label values, 0 = none
+            check_pixel_count(path, img.width * img.height)  # before decoding anything
+            values = np.asarray(img) if img.mode == "F" else np.asarray(img.convert("I"))
+    except ImageLoadError:
+        raise
     except Exception as exc:
         raise ImageLoadError(f"{path}: cannot read mask: {exc}") from exc
+    mask = mask_labels(values, path)  # label values, 0 = none
     if mask.shape != tuple(shape):
         raise ImageLoadError(
             f"{path}: mask is {mask.shape[1]}x{mask.shape[0]} pixels, image is {shape[1]}x{shape[0]}"

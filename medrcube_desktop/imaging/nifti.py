@@ -22,6 +22,7 @@ from medrcube_desktop.imaging.slice_data import (
     foreground_window,
     mask_labels,
     plausible_aspect,
+    require_file,
 )
 
 
@@ -46,6 +47,7 @@ def _nifti_volume(path: str) -> _Volume:
     """
     import nibabel as nib
 
+    require_file(Path(path), "NIfTI file")
     img: Any = nib.load(path)  # Nifti1Image/Nifti2Image (nibabel types load() loosely)
     notes = []
     shape = img.shape
@@ -101,7 +103,7 @@ def load_nifti_slice(
     mask_volume = None
     notes = list(volume.notes)
     if mask is not None and mask_path is not None:
-        labels = mask_labels(mask.data)
+        labels = mask_labels(mask.data, mask_path)
         if mask.data.shape != data.shape or not np.allclose(mask.affine, volume.affine, atol=1e-3):
             labels = _resample_mask(labels, mask, volume, mask_path)
             notes.append("mask resampled to the image grid (nearest neighbour)")

@@ -236,27 +236,9 @@ def compose_rgba(
         if data.is_color
         else np.repeat(base[:, :, None], 3, axis=2).astype(np.float64)
     )
-    legend = []
+    legend: list[tuple[int, tuple[int, int, int]]] = []
     if data.mask is not None:
-        labels = [int(v) for v in np.unique(data.mask) if v != 0]
-        colours = (
-            [MASK_RGB]
-            if len(labels) == 1
-            else [LABEL_PALETTE[i % len(LABEL_PALETTE)] for i in range(len(labels))]
-        )
-        for label, colour in zip(labels, colours, strict=True):
-            m = data.mask == label
-            if mask_outline:
-                from scipy import ndimage
-
-                m = m & ~ndimage.binary_erosion(m)  # the label's border pixels
-                rgb[m] = np.asarray(colour, dtype=np.float64)
-            else:
-                rgb[m] = (1.0 - mask_alpha) * rgb[m] + mask_alpha * np.asarray(
-                    colour, dtype=np.float64
-                )
-        if len(labels) > 1:
-            legend = list(zip(labels, colours, strict=True))
+        legend = _draw_mask(rgb, data.mask, mask_alpha, mask_outline)
     if data.supplemental is not None and data.supplemental_rgb is not None:
         rgb[data.supplemental] = data.supplemental_rgb[data.supplemental].astype(np.float64)
     if data.graphics is not None:  # the file's overlay planes, as radiology viewers draw them
@@ -265,6 +247,57 @@ def compose_rgba(
     out[..., :3] = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
     out[..., 3] = 255
     return _finish(out, data, bbox, window, legend)
+
+
+def _draw_mask(
+    rgb: np.ndarray, mask: np.ndarray, alpha: float, outline: bool
+) -> list[tuple[int, tuple[int, int, int]]]:
+    """Blend every label of ``mask`` into ``rgb`` in one pass; return the legend.
+
+    Parameters
+    ----------
+    rgb : (H, W, 3) float64
+        Display pixels, changed in place.
+    mask : (H, W) int
+        Labels, 0 = none. One label is drawn red, several in the palette's colours (in
+        label order); each pixel's colour comes from a lookup table by its label's rank,
+        so the cost does not grow with the number of labels.
+    alpha : float
+        Opacity of the fill, 0..1.
+    outline : bool
+        Only each label's border (a pixel with a 4-neighbour of another label, or on the
+        image edge), in full colour.
+    """
+    values, inverse = np.unique(mask, return_inverse=True)
+    rank = inverse.reshape(mask.shape)
+    labels = [int(v) for v in values if v != 0]
+    colours = (
+        [MASK_RGB]
+        if len(labels) == 1
+        else [LABEL_PALETTE[i % len(LABEL_PALETTE)] for i in range(len(labels))]
+    )
+    lut = np.zeros((len(values), 3), dtype=np.float64)
+    lut[values != 0] = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
+    drawn = (values != 0)[rank]
+    if outline:
+        drawn &= _differs_from_a_neighbour(rank)
+        rgb[drawn] = lut[rank[drawn]]
+    else:
+        rgb[drawn] = (1.0 - alpha) * rgb[drawn] + alpha * lut[rank[drawn]]
+    return list(zip(labels, colours, strict=True)) if len(labels) > 1 else []
+
+
+def _differs_from_a_neighbour(rank: np.ndarray) -> np.ndarray:
+    """(H, W) bool: a 4-neighbour holds another value, or the pixel is on the edge (what
+    a label keeps of itself after ``binary_erosion`` with its default cross, removed)."""
+    padded = np.pad(rank, 1, constant_values=-1)
+    centre = padded[1:-1, 1:-1]
+    return (
+        (padded[:-2, 1:-1] != centre)
+        | (padded[2:, 1:-1] != centre)
+        | (padded[1:-1, :-2] != centre)
+        | (padded[1:-1, 2:] != centre)
+    )
 
 
 def _opaque_rgba(base: np.ndarray) -> np.ndarray:

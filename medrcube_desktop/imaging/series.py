@@ -49,7 +49,7 @@ def _series_geometry(folder_name: str, _mtime: int) -> tuple[list[Path], list[fl
 
     folder = Path(folder_name)
     headers = []
-    for path in sorted(p for p in folder.iterdir() if p.is_file()):
+    for path in sorted(p for p in folder.iterdir() if p.is_file()):  # no pipe, no device
         try:
             ds = pydicom.dcmread(path, stop_before_pixels=True)
             iop = tuple(round(float(v), 4) for v in ds.ImageOrientationPatient)

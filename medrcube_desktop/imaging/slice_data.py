@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from medrcube_desktop.core.files import not_a_file
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import DisplayTransform, edge_labels
 
@@ -122,6 +123,20 @@ class SliceData:
                 self.pixel_spacing = (self.pixel_spacing[1], self.pixel_spacing[0])
         if note:
             self.notes.append(note)
+
+
+def require_file(path: Path, what: str = "image") -> None:
+    """Refuse anything but a regular file before a reader opens it: a named pipe would
+    block the reader (and the window, ``validate``, ``judge``, ``evaluate``) forever.
+
+    Raises
+    ------
+    ImageLoadError
+        ``"PATH: the image is a named pipe, not a file"`` (or a socket, a device).
+    """
+    special = not_a_file(path)
+    if special is not None and not special.startswith("is a folder"):
+        raise ImageLoadError(f"{path}: the {what} {special}")
 
 
 def check_pixel_count(path: Path, pixels: int, factor: int = 1) -> None:
@@ -242,7 +257,63 @@ def choose_slice(slice_index: int | None, count: int, mask_area: np.ndarray | No
     return max(0, min(int(slice_index), count - 1))
 
 
-def mask_labels(values: np.ndarray) -> np.ndarray:
-    """Mask voxels as int32 labels: rounded, NaN/inf as 0, clipped to the int32 range."""
-    finite = np.where(np.isfinite(values), np.rint(values), 0)
-    return np.clip(finite, -(2**31), 2**31 - 1).astype(np.int32)
+MAX_MASK_LABELS = 255
+"""Most distinct labels (0, none, not counted) a mask may hold. Segmentations hold a
+handful (an 8-bit label map at most 255); thousands mean an intensity image was given as
+the mask, which would be drawn as noise, slowly."""
+
+MASK_INTEGRAL_TOLERANCE = 1e-3
+"""How far from a whole number a float mask value may be (a scale factor's rounding)."""
+
+
+def mask_labels(values: np.ndarray, path: Path | str) -> np.ndarray:
+    """Mask voxels as int32 labels: rounded, NaN/inf as 0, clipped to the int32 range.
+
+    Parameters
+    ----------
+    values : ndarray, any shape, integer or float
+        The mask as read.
+    path : Path or str
+        The mask file, named in the messages.
+
+    Raises
+    ------
+    ImageLoadError
+        A float mask holds values that are not whole numbers, or the mask holds more
+        than :data:`MAX_MASK_LABELS` distinct labels: it is an intensity image, not a
+        label mask.
+    """
+    if np.issubdtype(values.dtype, np.integer):
+        labels = np.clip(values, -(2**31), 2**31 - 1).astype(np.int32, copy=False)
+    else:
+        finite = np.isfinite(values)
+        rounded = np.where(finite, np.rint(values), 0)
+        off = finite & (np.abs(values - rounded) > MASK_INTEGRAL_TOLERANCE)
+        if off.any():
+            example = float(values[off].flat[0])
+            raise ImageLoadError(
+                f"{path}: the mask holds values that are not whole numbers (such as "
+                f"{example:g}); a mask holds label numbers (0 = none): is this an image?"
+            )
+        labels = np.clip(rounded, -(2**31), 2**31 - 1).astype(np.int32)
+    count = label_count(labels)
+    if count > MAX_MASK_LABELS:
+        raise ImageLoadError(
+            f"{path}: the mask holds {count:,} distinct labels, more than the "
+            f"{MAX_MASK_LABELS} a label mask may hold (0 = none): is this an image?"
+        )
+    return labels
+
+
+def label_count(labels: np.ndarray) -> int:
+    """Distinct non-zero values of an int32 array, in one pass (a histogram when the
+    values span a small range, else a sort)."""
+    if labels.size == 0:
+        return 0
+    low, high = int(labels.min()), int(labels.max())
+    if high - low <= 1 << 20:
+        present = np.bincount((labels - low).ravel().astype(np.intp, copy=False)) > 0
+        zero = 0 - low
+        return int(present.sum()) - int(0 <= zero < present.size and bool(present[zero]))
+    values = np.unique(labels)
+    return int(values.size) - int(bool((values == 0).any()))

@@ -13,6 +13,12 @@ error is raised at once. Otherwise it backs off 0.5 s · 2^k, at most 8 s, less 
 jitter. Any other 4xx is raised at once. All tries of one request reuse one
 idempotency key.
 
+Checked against ``tests/llm/fake_openai.py`` (``tests/llm/test_retry_after.py``): a
+Retry-After of 1e9 or an HTTP date years ahead is not waited for (one request, the item
+fails at once, and the message says what the server asked and why it was not waited
+for); a negative, zero or unreadable one ("garbage") gets the backoff above, so every
+wait is bounded and none is skipped.
+
 *This module's loop* (:meth:`ChatClient.ask`), only for what the SDK cannot know:
 
 - unusable answers: the model answered, but the caller's ``accept`` raises
@@ -46,6 +52,7 @@ through the :class:`~medrcube_desktop.llm.keys.KeyRedactor`: the key never appea
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -82,6 +89,83 @@ class ChatFatal(Exception):
 
 class Unusable(Exception):
     """Raised by an ``accept`` callback: the reply came but cannot be used (ask again)."""
+
+
+class NotACompletion(ValueError):
+    """The server answered 200 with something that is no chat completion (an HTML login
+    or error page, a proxy's text); the message says what it was."""
+
+
+def not_a_completion(reply: object, where: str) -> NotACompletion:
+    """What a reply without ``choices`` is, in words, for :class:`NotACompletion`."""
+    shown = " ".join(str(reply).split())[:80]
+    if isinstance(reply, str) and reply.lstrip()[:1] == "<" and "html" in reply[:1000].lower():
+        return NotACompletion(
+            f"unreadable answer: {where} answered with an HTML page, not a chat completion "
+            f"(a login or error page of a proxy? check the base URL): {shown!r}"
+        )
+    return NotACompletion(
+        f"{where} answered with something that is not a chat completion: {shown!r}"
+    )
+
+
+def retry_after_s(headers: Any) -> tuple[float, str] | None:
+    """The delay a response asks for (``retry-after-ms``, else ``Retry-After`` in seconds
+    or as an HTTP date), seconds, with the header as sent; None without one, or when it
+    cannot be read (as the SDK reads it)."""
+    import email.utils
+
+    if headers is None:
+        return None
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return float(value) / divisor, f"{name}: {value}"
+        except ValueError:
+            continue
+    value = headers.get("retry-after")
+    try:
+        when = email.utils.parsedate_to_datetime(value) if value else None
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return when.timestamp() - time.time(), f"retry-after: {value}"
+
+
+def status_message(exc: Any, where: str) -> str:
+    """What an HTTP error the SDK gave up on says, with its Retry-After when the server
+    asked for a wait too long to honour (not yet scrubbed)."""
+    what = "rate limited (429)" if exc.status_code == 429 else f"HTTP {exc.status_code}"
+    asked = retry_after_s(getattr(getattr(exc, "response", None), "headers", None))
+    note = ""
+    if asked is not None and asked[0] > SDK_MAX_RETRY_AFTER_S:
+        seconds, header = asked
+        note = (
+            f"; the server asks to wait {_duration(seconds)} ({header}), more than the "
+            f"{SDK_MAX_RETRY_AFTER_S:g} s a request waits, so it was not retried"
+        )
+    return f"{what} from {where}{note}: {exc}"
+
+
+def _unreadable(exc: Exception, where: str) -> str:
+    """The message of a reply that could not be read as a chat completion."""
+    if isinstance(exc, NotACompletion):
+        return str(exc)
+    if isinstance(exc, json.JSONDecodeError) and exc.doc.lstrip()[:1] == "<":
+        return str(not_a_completion(exc.doc, where))  # HTML sent as JSON (a proxy)
+    return f"unreadable answer from {where}: {type(exc).__name__}: {exc}"
+
+
+def _duration(seconds: float) -> str:
+    if seconds != seconds or seconds == float("inf"):
+        return "forever"
+    for unit, size in (("days", 86_400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:,.0f} {unit}"
+    return f"{seconds:,.0f} s"
 
 
 class AnswerFailed(Exception):
@@ -266,7 +350,7 @@ class ChatClient:
                     endpoint.client.chat.completions.create(**send), self.deadline_s
                 )
                 if not hasattr(completion, "choices"):  # an HTML page, a proxy's text
-                    raise TypeError(f"not a chat completion: {str(completion)[:80]!r}")
+                    raise not_a_completion(completion, where)
             except (TimeoutError, openai.APIConnectionError) as exc:
                 error = self._unreachable(exc, where)
                 if self._fault(endpoint, error) and moves < 4 * len(self.endpoints):
@@ -279,11 +363,10 @@ class ChatClient:
                 fatal = fatal_message(exc, self.model, where)
                 if fatal is not None:
                     raise ChatFatal(self._say(fatal)) from None
-                what = "rate limited (429)" if exc.status_code == 429 else f"HTTP {exc.status_code}"
-                error = self._say(f"{what} from {where}: {exc}")
+                error = self._say(status_message(exc, where))
                 break  # retried by the SDK where retrying helps
             except (openai.OpenAIError, ValueError, TypeError, AttributeError) as exc:
-                error = self._say(f"unreadable answer from {where}: {type(exc).__name__}: {exc}")
+                error = self._say(_unreadable(exc, where))
                 if self._set_aside(endpoint) and moves < 4 * len(self.endpoints):
                     moves += 1
                     continue

@@ -3,7 +3,10 @@
 A read runs a named query and turns a SQLite or decoding error into a
 :class:`~medrcube_desktop.errors.StoreError` naming the file. A write runs inside one
 transaction (``BEGIN IMMEDIATE``, so a read-then-write never meets another writer half
-way), is rolled back on any error, and fails the same way. The query modules
+way), is rolled back on any error, and fails the same way. A write that finds another
+connection writing (several runs, a long import) waits: SQLite's busy timeout, then
+``BEGIN IMMEDIATE`` tried again with backoff for up to :data:`WRITE_WAIT_S` in all, so a
+paid answer is not dropped because another process held the file for a few seconds. The query modules
 (:mod:`~medrcube_desktop.store.review_queries`, :mod:`~medrcube_desktop.store.judgments`,
 …) never open transactions or translate errors themselves: the facade
 :class:`~medrcube_desktop.store.study_store.StudyStore` does, through these.
@@ -25,7 +28,17 @@ from medrcube_desktop.store.migrations import migrate
 T = TypeVar("T")
 
 BUSY_TIMEOUT_S = 5.0
-"""How long a write waits for another connection's lock before failing (seconds)."""
+"""How long one statement waits for another connection's lock (seconds, SQLite's busy
+timeout); a write transaction then tries again (:data:`WRITE_WAIT_S`)."""
+
+WRITE_WAIT_S = 60.0
+"""How long a write transaction waits in all for another connection's write lock
+(seconds): past it the write fails with "database is locked". A connection given a
+shorter busy timeout (:func:`set_busy_timeout`, the window's best-effort writes) does
+not try again."""
+
+_RETRY_FIRST_S, _RETRY_MAX_S = 0.05, 1.0
+"""Backoff between tries of ``BEGIN IMMEDIATE`` (seconds, doubling)."""
 
 READ_ERRORS = (sqlite3.Error, UnicodeError, ValueError)
 """What a query may raise that means the file is unusable (locked, corrupt, bad JSON)."""
@@ -134,7 +147,7 @@ def write_transaction(db: Any, path: Path | None, what: str) -> Iterator[Any]:
             with db.atomic():
                 yield db
             return
-        conn.execute("BEGIN IMMEDIATE")
+        _begin_immediate(conn)
         try:
             yield db
             conn.execute("COMMIT")
@@ -144,6 +157,31 @@ def write_transaction(db: Any, path: Path | None, what: str) -> Iterator[Any]:
             raise
     except READ_ERRORS as exc:
         raise StoreError(f"{path or ':memory:'}: cannot {what}: {exc}") from exc
+
+
+def _begin_immediate(conn: sqlite3.Connection, wait_s: float | None = None) -> None:
+    """``BEGIN IMMEDIATE``, tried again while another connection holds the write lock,
+    for ``wait_s`` seconds in all (default :data:`WRITE_WAIT_S`; no retry when the
+    connection's busy timeout was shortened for a best-effort write).
+
+    Nothing of the transaction has run yet when it is retried, so retrying is safe.
+    """
+    if wait_s is None:
+        busy_ms = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        wait_s = WRITE_WAIT_S if busy_ms >= BUSY_TIMEOUT_S * 1000 else 0.0
+    deadline = time.monotonic() + wait_s
+    pause = _RETRY_FIRST_S
+    while True:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            left = deadline - time.monotonic()
+            if ("locked" not in text and "busy" not in text) or left <= 0:
+                raise
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, _RETRY_MAX_S)
 
 
 def set_busy_timeout(db: Any, seconds: float) -> None:

@@ -1,16 +1,20 @@
 """A lock one process takes on a study database for a long job (a judge run, an
 evaluation run), so a second process does not ask and pay for every item twice.
 
-The lock is a row of ``app_state`` naming its holder (pid, host, time). A holder whose
-process on this host has ended is gone; one on another host is trusted for 24 hours
-(:data:`TRUST_OTHER_HOST_S`). Claiming and releasing are one transaction each
-(:meth:`~medrcube_desktop.store.study_store.StudyStore.claim`).
+The lock is a row of ``app_state`` naming its holder (pid, host, time, and the start
+time of the holder's process). A holder whose process on this host has ended is gone,
+and so is one whose pid now names a process started later (the pid was reused after a
+crash: without the start time such a lock blocked runs forever). A lock taken on another
+host is trusted for 24 hours (:data:`TRUST_OTHER_HOST_S`). Claiming and releasing are one
+transaction each (:meth:`~medrcube_desktop.store.study_store.StudyStore.claim`); the
+message of a held lock says how to clear it by hand.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +28,11 @@ from medrcube_desktop.store.study_store import StudyStore
 
 TRUST_OTHER_HOST_S = 86_400
 """How long a lock taken on another host is trusted (seconds): its pid cannot be checked."""
+
+START_TOLERANCE_S = 2.0
+"""How much later than recorded a holder's process may seem to have started and still be
+the holder (seconds): start times are read from the clock ticks since boot, and the
+lock's ``since`` has whole seconds."""
 
 
 class LockHeld(StoreError):
@@ -47,7 +56,35 @@ def holder_gone(value: str) -> bool:
         except ValueError:
             return True
         return (datetime.now(UTC) - since).total_seconds() > TRUST_OTHER_HOST_S
-    return not pid_alive(pid)
+    if not pid_alive(pid):
+        return True
+    return _pid_reused(pid, holder)
+
+
+def _pid_reused(pid: int, holder: dict) -> bool:
+    """Whether the live process ``pid`` started after the holder did: the holder's
+    recorded start time (``started``), else the time the lock was taken (``since``,
+    locks written before start times were recorded)."""
+    started = start_time(pid)
+    if started is None:
+        return False  # cannot be read (access denied): trust the holder
+    recorded = holder.get("started")
+    if isinstance(recorded, int | float) and not isinstance(recorded, bool):
+        return started > float(recorded) + START_TOLERANCE_S
+    try:
+        since = datetime.fromisoformat(str(holder.get("since"))).timestamp()
+    except ValueError:
+        return False
+    return started > since + START_TOLERANCE_S  # a process younger than its lock
+
+
+def start_time(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch, ``psutil``), or None when
+    it cannot be read."""
+    try:
+        return float(psutil.Process(pid).create_time())
+    except (psutil.Error, OSError):
+        return None
 
 
 def pid_alive(pid: int) -> bool:
@@ -70,15 +107,34 @@ def process_lock(store: StudyStore, key: str, what: str) -> Iterator[None]:
     StoreError
         The database cannot be written.
     """
-    me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now()})
+    record = {"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now()}
+    started = start_time(os.getpid())
+    if started is not None:
+        record["started"] = started
+    me = json.dumps(record)
     holder = store.claim(key, me, holder_gone)
     if holder is not None:
         raise LockHeld(
             f"{what} is already in progress in another process ({holder}); two would ask "
-            "every item twice",
+            f"every item twice. {clearing_hint(store, key, holder)}",
             holder,
         )
     try:
         yield
     finally:
         store.release(key, me)
+
+
+def clearing_hint(store: StudyStore, key: str, holder: str) -> str:
+    """How to clear a lock by hand, for a user sure its holder is not running."""
+    try:
+        who = json.loads(holder)
+        process = f"process {int(who['pid'])} on {who['host']}"
+    except (ValueError, KeyError, TypeError):
+        process = "its holder"
+    where = str(store.path) if store.path is not None else "the database"
+    return (
+        f"If you are sure {process} is not that run (it crashed, or the machine was "
+        f"restarted), clear the lock with: sqlite3 {shlex.quote(where)} "
+        f"\"DELETE FROM app_state WHERE key = '{key}'\""
+    )

@@ -10,11 +10,19 @@ and its requests go to the others without using up an item's attempts, so one de
 server among several costs no answers (issue 11); the run stops when every server is
 unreachable and none has ever answered, when every server fails many times in a row,
 when a server this run started has died, or when the key or the model is refused.
+
+The requests run on an event loop in a thread of their own; each answer is handed to
+``on_response`` in the thread that called :meth:`OpenAIEngine.run` (the runner's, which
+owns the database connection), so parsing and storing an answer never stall the
+requests in flight, and a database that waits for a lock delays no request. An answer
+longer than :data:`~medrcube_desktop.evaluation.parse.MAX_ANSWER_CHARS` is cut there,
+with a note saying so.
 """
 
 from __future__ import annotations
 
 import asyncio
+import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
 
@@ -28,6 +36,7 @@ from medrcube_desktop.evaluation.engines.base import (
     OnResponse,
     SamplingConfig,
 )
+from medrcube_desktop.evaluation.parse import cap_answer
 from medrcube_desktop.llm.client import AnswerFailed, ChatClient, ChatFatal, Unusable
 from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 
@@ -124,8 +133,30 @@ class OpenAIEngine:
     ) -> None:
         """Answer every request (see :class:`~medrcube_desktop.evaluation.engines.base.Engine`)."""
         secrets = [s for url in self.base_urls for s in url_secrets(url)]
+        answers: queue.SimpleQueue[EvalResponse | None] = queue.SimpleQueue()
+        failure: list[BaseException] = []
+
+        def loop() -> None:
+            try:
+                asyncio.run(self._run(iter(requests), answers.put, cancel, redactor))
+            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+                failure.append(exc)
+            finally:
+                answers.put(None)  # the end
+
         with KeyRedactor(self.api_key, secrets) as redactor:
-            asyncio.run(self._run(iter(requests), on_response, cancel, redactor))
+            thread = threading.Thread(target=loop, name="openai-engine", daemon=True)
+            thread.start()
+            try:
+                while (answer := answers.get()) is not None:
+                    on_response(answer)  # here: parse and store off the event loop
+            except BaseException:
+                cancel.set()  # the answer could not be stored: stop every request
+                raise
+            finally:
+                thread.join()
+        if failure:
+            raise failure[0]
 
     async def _run(self, requests: Iterator[EvalRequest], on_response, cancel, redactor) -> None:
         lock = asyncio.Lock()
@@ -163,11 +194,7 @@ class OpenAIEngine:
                         request.item_id,
                         error=redactor.scrub(f"unreadable answer: {type(exc).__name__}: {exc}"),
                     )
-                try:
-                    on_response(response)
-                except Exception:
-                    cancel.set()  # the answer could not be stored: stop every worker
-                    raise
+                on_response(response)  # queued for the caller's thread
 
         async with chat:
             tasks = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
@@ -205,7 +232,7 @@ class OpenAIEngine:
             usage = completion.usage
             return EvalResponse(
                 item_id=request.item_id,
-                text=message.content or message.refusal or "",
+                text=cap_answer(message.content or message.refusal or ""),
                 latency_s=latency_s,
                 prompt_tokens=usage.prompt_tokens if usage else None,
                 completion_tokens=usage.completion_tokens if usage else None,

@@ -17,7 +17,10 @@ Figures per sub-principle and per principle verdict:
   1.0 when there is none.
 
 Bootstrap 95 % intervals resample items with replacement (percentile method, seeded
-``numpy.random.Generator``), the same draws for every figure of one call. A percentile
+``numpy.random.Generator``), the same draws for every figure of one call. The draws are
+made and used in chunks of about a million indices (:data:`CHUNK_INDICES`), so memory
+stays bounded whatever the number of draws; more than :data:`MAX_BOOTSTRAP` draws are
+refused (:class:`TooManyDraws`). A percentile
 interval collapses to a point when every resample agrees (100 % agreement), so each
 agreement also gets a Wilson score interval (``agreement_wilson_ci95``).
 """
@@ -25,17 +28,30 @@ agreement also gets a Wilson score interval (``agreement_wilson_ci95``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from medrcube_desktop.core.rubric import PRINCIPLES, RULE_IDS
+from medrcube_desktop.errors import MedRCubeError
 
 Scores = Mapping[str, Mapping[str, int]]
 """item id → rule id → 0 (fail) / 1 (pass)."""
 
 DEFAULT_BOOTSTRAP = 2000
+
+MAX_BOOTSTRAP = 1_000_000
+"""Most bootstrap draws a comparison makes: beyond, the intervals change in digits no one
+reads, and the time (about half a minute per million draws of a few hundred items) and
+the memory of one value per draw and figure are wasted."""
+
+CHUNK_INDICES = 1 << 20
+"""Resampled indices made and used at once (8 MB): the draws' memory bound."""
+
+
+class TooManyDraws(MedRCubeError, ValueError):
+    """More bootstrap draws than :data:`MAX_BOOTSTRAP` were asked for."""
 
 
 def confusion(a: np.ndarray, b: np.ndarray) -> list[list[int]]:
@@ -235,9 +251,16 @@ def compare(
 
     Raises
     ------
+    TooManyDraws
+        ``bootstrap`` exceeds :data:`MAX_BOOTSTRAP`.
     ValueError
         A score is not 0/1 or a rule is missing.
     """
+    if bootstrap > MAX_BOOTSTRAP:
+        raise TooManyDraws(
+            f"--bootstrap {bootstrap:,}: at most {MAX_BOOTSTRAP:,} draws (the default "
+            f"{DEFAULT_BOOTSTRAP:,} gives intervals to two decimals)"
+        )
     universe = sorted(set(sample) if sample is not None else set(first) | set(second))
     items = [i for i in universe if i in first and i in second]
     excluded = [i for i in universe if i not in first or i not in second]
@@ -285,25 +308,56 @@ def _matrix(scores: Scores, items: Sequence[str]) -> np.ndarray:
     return out
 
 
-def _draws(n: int, bootstrap: int, seed: int) -> np.ndarray | None:
-    """(bootstrap, n) int array of resampled row indices, or None without intervals."""
+@dataclass(frozen=True)
+class Draws:
+    """``count`` bootstrap resamples of ``n`` items, seeded: made again, chunk by chunk,
+    each time they are read, so at most :data:`CHUNK_INDICES` indices exist at once.
+
+    The chunks together are exactly ``default_rng(seed).integers(0, n, (count, n))``
+    (one generator, read in order): the figures equal those of drawing all at once.
+    """
+
+    n: int
+    count: int
+    seed: int
+
+    def chunks(self) -> Iterator[np.ndarray]:
+        """(rows, n) int arrays of resampled row indices, ``count`` rows in all."""
+        rng = np.random.default_rng(self.seed)
+        rows = max(1, CHUNK_INDICES // self.n)
+        for start in range(0, self.count, rows):
+            yield rng.integers(0, self.n, size=(min(rows, self.count - start), self.n))
+
+    def per_draw(self, statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """(count,) ``statistic(chunk)`` of every draw, chunk by chunk."""
+        return np.concatenate([statistic(chunk) for chunk in self.chunks()])
+
+
+def _draws(n: int, bootstrap: int, seed: int) -> Draws | None:
+    """The resamples of ``n`` rows, or None without intervals."""
     if bootstrap <= 0 or n == 0:
         return None
-    return np.random.default_rng(seed).integers(0, n, size=(bootstrap, n))
+    return Draws(n, bootstrap, seed)
 
 
-def _percentile_ci(values: np.ndarray, draws: np.ndarray | None) -> tuple[float, float] | None:
+def _percentile_ci(values: np.ndarray, draws: Draws | None) -> tuple[float, float] | None:
     """Percentile 95 % interval of the mean of ``values`` over the bootstrap draws."""
     if draws is None:
         return None
-    means = values[draws].mean(axis=1)
+    means = draws.per_draw(lambda chunk: values[chunk].mean(axis=1))
     low, high = np.percentile(means, [2.5, 97.5])
     return float(low), float(high)
 
 
+def _bootstrap_statistics(a: np.ndarray, b: np.ndarray, draws: Draws) -> dict[str, np.ndarray]:
+    """Cohen's kappa and Gwet's AC1 of every bootstrap draw (chunk by chunk)."""
+    parts = [_draw_statistics(a, b, chunk) for chunk in draws.chunks()]
+    return {key: np.concatenate([part[key] for part in parts]) for key in ("kappa", "ac1")}
+
+
 def _draw_statistics(a: np.ndarray, b: np.ndarray, draws: np.ndarray) -> dict[str, np.ndarray]:
-    """Cohen's kappa and Gwet's AC1 of every bootstrap draw at once (vectorised forms of
-    :func:`cohen_kappa` and :func:`gwet_ac1`); NaN where kappa is undefined."""
+    """Cohen's kappa and Gwet's AC1 of every draw of a (rows, n) chunk at once (vectorised
+    forms of :func:`cohen_kappa` and :func:`gwet_ac1`); NaN where kappa is undefined."""
     a_draw, b_draw = a[draws], b[draws]  # (draws, n) 0/1
     n = draws.shape[1]
     po = (a_draw == b_draw).mean(axis=1)
@@ -339,10 +393,10 @@ def wilson_ci(successes: int, n: int) -> tuple[float, float] | None:
     return float(low), float(high)
 
 
-def _figures(a: np.ndarray, b: np.ndarray, draws: np.ndarray | None) -> PairFigures:
+def _figures(a: np.ndarray, b: np.ndarray, draws: Draws | None) -> PairFigures:
     table = confusion(a, b)
     agree = (a == b).astype(float)
-    per_draw = _draw_statistics(a, b, draws) if draws is not None else None
+    per_draw = _bootstrap_statistics(a, b, draws) if draws is not None else None
     n = len(a)
     return PairFigures(
         agreement=percent_agreement(table),
