@@ -17,7 +17,7 @@ from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.metrics import Outcome
-from medrcube_desktop.evaluation.parse import parse_answer
+from medrcube_desktop.evaluation.parse import cap_answer, parse_answer
 from medrcube_desktop.llm.keys import KeyRedactor
 from medrcube_desktop.store import StudyStore
 
@@ -149,7 +149,7 @@ def read_results(path: str | Path, reparse: bool = True) -> tuple[list[Outcome],
         )
         response = record.get("response", record.get("model_response"))
         if reparse and options and isinstance(response, str):
-            letter = parse_answer(response, options).letter
+            letter = parse_answer(cap_answer(response), options).letter
         else:
             letter = answer if record.get("correct") is True else None
         outcomes.append(Outcome(item, letter))
@@ -208,7 +208,7 @@ def import_run(
                 f"{path} record {number}: id {item_id!r} not in the benchmark or no response"
             )
             continue
-        response = redactor.scrub(response)
+        response = cap_answer(redactor.scrub(response))
         parsed = parse_answer(response, item.options)
         official = official_answer(response)
         stored += store.save_response(

@@ -26,7 +26,7 @@ from medrcube_desktop.evaluation.images import (
     default_cache_folder,
 )
 from medrcube_desktop.evaluation.metrics import Outcome, summarize
-from medrcube_desktop.evaluation.parse import official_answer, parse_answer
+from medrcube_desktop.evaluation.parse import cap_answer, official_answer, parse_answer
 from medrcube_desktop.evaluation.prepare import ImagePipeline, PipelineStats
 from medrcube_desktop.evaluation.prompt import build_prompt, prompt_sha256
 from medrcube_desktop.llm.keys import KeyRedactor, url_secrets
@@ -299,7 +299,8 @@ def run_evaluation(
         if response.error:
             state.failed.append({"item": item.id, "error": redactor.scrub(response.error)})
         else:
-            text = redactor.scrub(response.text)  # the key never reaches the database
+            # the key never reaches the database; a runaway answer is cut, with a note
+            text = cap_answer(redactor.scrub(response.text))
             parsed = parse_answer(text, item.options)
             official = official_answer(text)
             stored = store.save_response(

@@ -91,3 +91,47 @@ def test_a_slow_store_delays_no_request_in_flight(tmp_path):
 
         engine.run(requests, on_response, threading.Event())
     assert asked_when_first_stored == [8]
+
+
+class _Rambles:
+    """An engine (as the hf or vllm one) that answers every item at great length."""
+
+    name = "rambles"
+
+    def describe(self):
+        return {"engine": "rambles"}
+
+    def library_versions(self):
+        return {}
+
+    def gpu(self):
+        return ""
+
+    def run(self, requests, on_response, cancel):
+        from medrcube_desktop.evaluation.engines.base import EvalResponse
+
+        for request in requests:
+            on_response(EvalResponse(request.item_id, answer(MAX_ANSWER_CHARS + 10_000)))
+
+    def close(self):
+        pass
+
+
+def test_every_engines_answer_and_an_imported_one_are_cut_at_the_cap(bench, tmp_path):
+    import json
+
+    from medrcube_desktop.evaluation.results_json import import_run
+
+    items = load_benchmark(bench).items[:2]
+    store = StudyStore(tmp_path / "s.db")
+    record = run_record("r", _Rambles(), "m", ImageOptions(text_only=True), str(bench))
+    run_evaluation(items, store, record, _Rambles(), ImageOptions(text_only=True))
+    results = tmp_path / "results.json"
+    long = answer(MAX_ANSWER_CHARS + 10_000)
+    results.write_text(json.dumps([{"id": items[0].id, "model_response": long}]))
+    import_run(store, "imported", "m", items, results)
+    for run in ("r", "imported"):
+        stored = [r.response for r in store.responses(run).values()]
+        assert stored and all(len(t) < MAX_ANSWER_CHARS + 200 for t in stored)
+        assert all(t.endswith("are kept]") for t in stored)
+    store.close()

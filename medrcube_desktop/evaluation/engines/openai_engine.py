@@ -14,9 +14,9 @@ when a server this run started has died, or when the key or the model is refused
 The requests run on an event loop in a thread of their own; each answer is handed to
 ``on_response`` in the thread that called :meth:`OpenAIEngine.run` (the runner's, which
 owns the database connection), so parsing and storing an answer never stall the
-requests in flight, and a database that waits for a lock delays no request. An answer
-longer than :data:`~medrcube_desktop.evaluation.parse.MAX_ANSWER_CHARS` is cut there,
-with a note saying so.
+requests in flight, and a database that waits for a lock delays no request. The runner
+cuts an answer longer than :data:`~medrcube_desktop.evaluation.parse.MAX_ANSWER_CHARS`
+(every engine's), with a note saying so.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from medrcube_desktop.evaluation.engines.base import (
     OnResponse,
     SamplingConfig,
 )
-from medrcube_desktop.evaluation.parse import cap_answer
 from medrcube_desktop.llm.client import AnswerFailed, ChatClient, ChatFatal, Unusable
 from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 
@@ -232,7 +231,7 @@ class OpenAIEngine:
             usage = completion.usage
             return EvalResponse(
                 item_id=request.item_id,
-                text=cap_answer(message.content or message.refusal or ""),
+                text=message.content or message.refusal or "",
                 latency_s=latency_s,
                 prompt_tokens=usage.prompt_tokens if usage else None,
                 completion_tokens=usage.completion_tokens if usage else None,
