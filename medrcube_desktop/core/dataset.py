@@ -25,6 +25,7 @@ from medrcube_desktop.core.fields import (
     OPTION_FIELDS,
     OverlongInt,
     Report,
+    mask_grid_mismatch,
     match_answer,
     parse_bbox,
     parse_id,
@@ -277,6 +278,11 @@ def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> It
         )
         if mask:
             mask_path = resolve_inside(file.root, file.path.parent, mask, "mask_path", report)
+        if mask_path is not None and image_path is not None:
+            mismatch = mask_grid_mismatch(image_path, mask_path)
+            if mismatch:
+                report("mask_path", mismatch)
+                mask_path = None
     bbox = parse_bbox(record.get("bbox"), report)
     if not (question and answer and task and image_path and all(texts.values())):
         return None

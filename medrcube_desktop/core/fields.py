@@ -228,8 +228,20 @@ def match_answer(
     if matches:
         report("gt_answer", f"{gt_answer!r} matches more than one option ({', '.join(matches)})")
     elif options_ok:  # with a bad option, the answer may well be the bad one
-        report("gt_answer", f"{gt_answer!r} matches no option")
+        report("gt_answer", f"{gt_answer!r} matches no option{_letter_hint(gt_answer, options)}")
     return None
+
+
+def _letter_hint(gt_answer: str, options: dict[str, str]) -> str:
+    """A hint when ``gt_answer`` looks like an option's letter ("B", "(b)", "B.") rather
+    than its text, as the MedRCube layout wants (DESIGN.md)."""
+    letter = gt_answer.strip("()[]. ").upper()
+    if letter in options:
+        return (
+            f"; gt_answer is the text of the correct option, not its letter "
+            f"(option_{letter} is {options[letter]!r})"
+        )
+    return ""
 
 
 def resolve_inside(
@@ -316,3 +328,36 @@ def parse_bbox(value: object, report: Report) -> tuple[float, float, float, floa
         report("bbox", f"{list(value)} is not a box with x0 < x1, y0 < y1 and no negative corner")
         return None
     return (x0, y0, x1, y1)
+
+
+_VOLUME_SUFFIXES = (".nii", ".nii.gz", ".nrrd", ".nhdr", ".mha", ".mhd")
+_PLANE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".dcm", ".dicom", ".ima")
+_JPEG_SUFFIXES = (".jpg", ".jpeg")
+_PICTURE_MASKS = (".png", ".tif", ".tiff", ".bmp")
+
+
+def mask_grid_mismatch(image: Path, mask: Path) -> str:
+    """Why ``mask`` cannot lie on ``image``'s grid, judged by the kinds of the two files
+    ('' when it can, or when a kind is unknown).
+
+    A 2-D image (a picture or a DICOM file) takes a picture mask (PNG, TIFF, BMP: lossless;
+    a JPEG's compression changes labels); a volume (NIfTI, NRRD/MHA, a DICOM series
+    folder) a volume mask. Checked when a benchmark loads, so ``validate`` finds it rather
+    than the first render (the readers in ``imaging/`` still check the shapes).
+    """
+    image_name, mask_name = image.name.lower(), mask.name.lower()
+    volume = image.is_dir() or image_name.endswith(_VOLUME_SUFFIXES)
+    plane = not volume and image_name.endswith(_PLANE_SUFFIXES)
+    if plane and mask_name.endswith(_VOLUME_SUFFIXES):
+        return (
+            f"{mask.name} is a volume, but the image {image.name} is 2-D: give a PNG mask "
+            "of the image's width and height"
+        )
+    if mask_name.endswith(_JPEG_SUFFIXES):
+        return f"{mask.name} is a JPEG: its lossy compression changes the labels; use a PNG"
+    if volume and mask_name.endswith(_PICTURE_MASKS):
+        return (
+            f"{mask.name} is a 2-D picture, but the image {image.name} is a volume: give a "
+            "NIfTI (or NRRD/MHA) mask of the volume's shape"
+        )
+    return ""

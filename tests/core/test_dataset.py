@@ -348,3 +348,48 @@ def test_unexpected_error_in_one_item_is_logged_and_reported(tmp_path, monkeypat
 def test_benchmark_of_empty_lists_loads_with_no_items(tmp_path):
     bench = load_ds1(tmp_path, [])
     assert (bench.items, bench.problems) == ([], [])
+
+
+def test_a_letter_as_gt_answer_gets_a_hint(tmp_path):
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item("letter", gt_answer="B"), item("paren", gt_answer="(b)")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    messages = {p.item: p.message for p in load_benchmark(root).problems}
+    hint = "gt_answer is the text of the correct option, not its letter (option_B is 'CT')"
+    assert messages["letter"] == f"'B' matches no option; {hint}"
+    assert messages["paren"] == f"'(b)' matches no option; {hint}"
+
+
+def test_a_mask_of_the_wrong_kind_for_its_image_is_found_by_validate(tmp_path):
+    png = tmp_path / "x.png"
+    from PIL import Image
+
+    Image.new("L", (4, 4)).save(png)
+    files = {
+        "ds1/images/ct.dcm": dicom_file("CT_small.dcm"),
+        "ds1/images/p.png": png,
+        "ds1/images/v.nii.gz": png,  # only the names matter to this check
+        "ds1/masks/m.nii.gz": png,
+        "ds1/masks/m.png": png,
+        "ds1/masks/m.jpg": png,
+    }
+    records = [
+        item("pic-vol", image="images/p.png", mask_path="masks/m.nii.gz"),
+        item("dcm-vol", image="images/ct.dcm", mask_path="masks/m.nii.gz"),
+        item("vol-pic", image="images/v.nii.gz", mask_path="masks/m.png"),
+        item("jpeg", image="images/p.png", mask_path="masks/m.jpg"),
+        item("fine", image="images/p.png", mask_path="masks/m.png"),
+    ]
+    bench = load_benchmark(write_benchmark(tmp_path / "b", {"ds1": records}, files))
+    found = {p.item: (p.field, p.message) for p in bench.problems}
+    assert set(found) == {"pic-vol", "dcm-vol", "vol-pic", "jpeg"}
+    assert found["pic-vol"] == (
+        "mask_path",
+        "m.nii.gz is a volume, but the image p.png is 2-D: give a PNG mask of the image's "
+        "width and height",
+    )
+    assert "is a 2-D picture, but the image v.nii.gz is a volume" in found["vol-pic"][1]
+    assert "lossy compression" in found["jpeg"][1]
+    assert [i.id for i in bench.items] == ["fine"]
