@@ -74,10 +74,12 @@ def apply_theme(app: QApplication, theme: str, font_scale: float = 1.0) -> None:
         theme = "light"
     app.setStyle("Fusion")  # the same look on every platform, and palettes apply fully
     app.setPalette(_palette(theme))
-    sheet = files("medrcube_desktop.resources").joinpath("themes").joinpath(f"{theme}.qss")
-    app.setStyleSheet(sheet.read_text("utf-8"))
     if not _BASE_POINT_SIZE:
         _BASE_POINT_SIZE.append(app.font().pointSizeF())
     font = QFont(app.font())
     font.setPointSizeF(_BASE_POINT_SIZE[0] * min(max(font_scale, 0.5), 3.0))
     app.setFont(font)
+    # The style sheet last: setting it re-polishes every widget with the font set above
+    # (the other way round, widgets kept the previous size: text lagged one step).
+    sheet = files("medrcube_desktop.resources").joinpath("themes").joinpath(f"{theme}.qss")
+    app.setStyleSheet(sheet.read_text("utf-8"))
