@@ -101,8 +101,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         self._generation = 0
         self._shown_first = False
         self._fit_next = True
-        self.show_overlay = True  # key M hides the mask and box to see the tissue under them
-        # Display choices that persist from item to item (None: the file's or default window)
+        self.show_overlay = True  # key M hides the mask and box (this item only)
+        # The reviewer's window (None: the file's or default window); see display_state
         self.display_window: tuple[float, float] | None = None
         self.invert = False
         self._shown_window: tuple[float, float] | None = None
@@ -247,12 +247,17 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         ``repeat``: show a committed item again for an intra-rater repeat (blind to the
         first scores).
         """
-        previous = self.session.current.id if self.session.current else None
+        previous_item = self.session.current
+        previous = previous_item.id if previous_item else None
         note_had_focus = self.reveal_pane.note.hasFocus()
         self.session.select(item_id, repeat=repeat)  # the panes follow (ReviewBinding)
         self._position_timer.start()  # store the resume position once the reviewer settles
         if note_had_focus:  # the note box is hidden now: keys go back to the review
             self.image_view.setFocus()
+        if item_id != previous and self.session.current is not None:
+            reset = self._open_item_display(previous_item, self.session.current)
+            if reset:
+                self.statusBar().showMessage(reset, 6000)
         if item_id != previous:
             self._fit_next = True  # a new item opens fitted to the window
             self.right_scroll.verticalScrollBar().setValue(0)
