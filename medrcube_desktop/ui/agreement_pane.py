@@ -219,6 +219,14 @@ class AgreementPane(QDialog):
             self.computed.emit()
             return
         kind, name = second
+        if kind == "reviewer" and name == first:
+            self.summary.setText(
+                f"<span style='color:#b42318'>{esc(first)} compared with themself would agree "
+                "on everything: choose another reviewer or a model. (Intra-rater agreement "
+                "comes from the items shown twice.)</span>"
+            )
+            self.computed.emit()
+            return
         kwargs = {
             "reviewer": first,
             "model": name if kind == "model" else None,
@@ -252,9 +260,10 @@ class AgreementPane(QDialog):
         self.export_button.setEnabled(True)
         self.run = run
         result = run.result
+        hidden = int(run.meta.get("hidden_by_blinding") or 0)
         blind = (
             f"<br>Blind study: only the items {esc(self.window_.session.reviewer)} "
-            "has committed are counted."
+            f"has committed are compared ({hidden} more not yet)."
             if run.meta.get("restricted_to_committed_by_viewer")
             else ""
         )
