@@ -50,6 +50,7 @@ from medrcube_desktop.review.agreement import (
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.job_runner import JobRunnerView
+from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc
 
 log = logging.getLogger(__name__)
@@ -183,7 +184,7 @@ class AgreementPane(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 2)
         layout.addWidget(lower, 3)
-        self.resize(1100, 860)
+        fit_to_screen(self, 1100, 860)  # never taller than the screen
 
     def _fill_choices(self) -> None:
         reviewers = self.store.reviewers()

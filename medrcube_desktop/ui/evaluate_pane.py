@@ -47,6 +47,7 @@ from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.pairs_view import PairsView, table_cell
 from medrcube_desktop.ui.run_results import read_run
+from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc, esc_lines
 
 RUN_BOX_PAUSE_MS = 300
@@ -166,7 +167,7 @@ class EvaluatePane(QDialog):
         layout.addWidget(self.runner)
         layout.addWidget(self.status)
         layout.addWidget(self.tabs, 1)
-        self.resize(1180, 860)
+        fit_to_screen(self, 1180, 860)  # never taller than the screen
 
     def _results_tab(self) -> QWidget:
         tab = QWidget()

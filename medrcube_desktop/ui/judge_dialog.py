@@ -34,6 +34,7 @@ from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.llm.judge import JudgeConfig, JudgeSummary, run_judge
 from medrcube_desktop.llm.keys import find_api_key
 from medrcube_desktop.ui.job_runner import JobRunnerView
+from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc
 
 log = logging.getLogger(__name__)
@@ -109,7 +110,7 @@ class JudgeDialog(QDialog):
         layout.addWidget(buttons)
         self.base_url.editingFinished.connect(self._show_key_source)  # not on every key
         self._show_key_source()
-        self.resize(640, 520)
+        fit_to_screen(self, 640, 520)  # never taller than the screen
 
     def _show_key_source(self) -> None:
         try:
