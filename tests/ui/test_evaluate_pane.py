@@ -72,3 +72,46 @@ def test_run_results_and_a_right_diagnosis_with_wrong_perception(qtbot, tmp_path
     assert len(store.responses("first-run")) == 2
     assert [i.id for i in load_benchmark(root).items] == ["m1", "d1"]
     pane.close()
+
+
+def test_a_run_without_a_name_and_the_items_behind_unparsed_and_failed(qtbot, tmp_path):
+    from tests.llm.fake_openai import status
+
+    root = write_benchmark(
+        tmp_path / "b",
+        {
+            "ds1": [
+                item("m1", task="Modality Recognition", question="q-modality?"),
+                item("d1", task="Disease Diagnosis", question="q-disease?"),
+                item("v1", task="View Identification", question="q-view?"),
+            ]
+        },
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    window, store = open_window(qtbot, root, tmp_path / "s.db")
+    pane = window.open_evaluate_pane()
+    script = {
+        "q-modality": [text("I cannot tell from this picture.")],
+        "q-disease": [text("B")],
+        "q-view": [status(400, "bad request")],
+    }
+    with FakeOpenAI(script) as server:
+        pane.engine.setCurrentText("openai")
+        pane.model.setText("qwen-test")
+        pane.base_urls.setText(server.base_url)
+        pane.run_name.setEditText("")  # before: "A model and a run name are needed."
+        with qtbot.waitSignal(pane.run_finished, timeout=30000):
+            pane.start_button.click()
+    assert pane.run_name.currentText() == "qwen-test-openai"  # as `evaluate` names it
+    assert store.eval_run("qwen-test-openai") is not None
+    assert "<a href='unparsed'>unparsed 1</a>" in pane.summary.text()
+    pane.summary.linkActivated.emit("unparsed")
+    assert pane.linked.isVisibleTo(pane) and pane.linked.item_ids() == ["m1"]
+    assert "I cannot tell" in pane.linked.list.item(0).text()
+    with qtbot.waitSignal(pane.open_item):
+        pane.linked.list.itemDoubleClicked.emit(pane.linked.list.item(0))
+    assert window.session.current.id == "m1"
+    assert "<a href='failed'>1 item failed</a>" in pane.status.text()
+    pane.status.linkActivated.emit("failed")
+    assert pane.linked.item_ids() == ["v1"]
+    pane.close()
