@@ -44,10 +44,11 @@ from medrcube_desktop.evaluation.runner import (
 )
 from medrcube_desktop.llm.client import MAX_CONCURRENCY
 from medrcube_desktop.store import StudyStore
+from medrcube_desktop.ui.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.linked_items import LinkedItemsView
 from medrcube_desktop.ui.pairs_view import PairsView, table_cell
-from medrcube_desktop.ui.run_results import read_run
+from medrcube_desktop.ui.run_results import read_run, unparsed_rows
 from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc, esc_lines
 
@@ -56,6 +57,9 @@ def default_run_name(model: str, engine: str, text_only: bool) -> str:
     """The run name when none is typed: model and engine, as ``evaluate`` names it."""
     return f"{model}-{engine}{'-text-only' if text_only else ''}"
 
+
+ENDPOINTS_SETTING = "evaluate/base_urls"
+"""Where the endpoints used last are remembered (``window.ini``; never the key)."""
 
 RUN_BOX_PAUSE_MS = 300
 """Typing in the Run box refreshes the results once the keys pause this long."""
@@ -81,6 +85,9 @@ class EvaluatePane(QDialog):
         self._last_state: EvalProgress | None = None
         self._build()
         self._fill_runs()
+        if not self.base_urls.text().strip():  # no run to resume: the endpoints used last
+            self.base_urls.setText(remembered(ENDPOINTS_SETTING))
+        self._endpoints_edited()
 
     # -- construction -----------------------------------------------------------
     def _build(self) -> None:
@@ -93,6 +100,8 @@ class EvaluatePane(QDialog):
         self.base_urls.setPlaceholderText(
             "http://localhost:8000/v1 (several: separate with spaces); vllm-server: attach"
         )
+        self.base_urls.editingFinished.connect(self._endpoints_edited)
+        self.key_row = ApiKeyRow()  # a key typed here goes to the OS keyring
         self.run_name = QComboBox()
         self.run_name.setEditable(True)
         self.run_name.setObjectName("runName")
@@ -148,6 +157,7 @@ class EvaluatePane(QDialog):
         form.addRow("&Engine", self.engine)
         form.addRow("&Model", self.model)
         form.addRow("&Base URLs", self.base_urls)
+        form.addRow("API key", self.key_row)
         form.addRow("&Run", self.run_name)
         numbers = QHBoxLayout()
         numbers.addWidget(QLabel("Concurrent requests"))
@@ -215,6 +225,12 @@ class EvaluatePane(QDialog):
         self.run_name.blockSignals(False)
         self._show_results()
 
+    def _endpoints_edited(self) -> None:
+        """Remember the endpoints; say where the first one's key comes from."""
+        urls = self.base_urls.text().split()
+        remember(ENDPOINTS_SETTING, " ".join(urls))
+        self.key_row.set_endpoint(urls[0] if urls else None)
+
     def _run_name_changed(self, _text: str) -> None:
         """Typed: refresh once the keys pause; picked from the list or set: at once."""
         if self.run_name.lineEdit() is not None and self.run_name.lineEdit().isModified():
@@ -239,6 +255,9 @@ class EvaluatePane(QDialog):
         if self.store.path is None:
             self.status.setText("This study has no database file to share with the run.")
             return
+        self._endpoints_edited()
+        if self.key_row.entry.text().strip():  # typed but not yet stored: store it first
+            self.key_row.store_key()
         kv_cache = None
         if self.kv_cache.text().strip():
             try:
@@ -332,13 +351,7 @@ class EvaluatePane(QDialog):
             self.linked.show_items("Failed (not stored)", [(f["item"], f["error"]) for f in failed])
             return
         results = read_run(self.store, self.run_name.currentText().strip(), self.items)
-        rows = []
-        for outcome in results.outcomes if results else []:
-            if outcome.letter is None:
-                answer = results.answers.get(outcome.item.id) if results else None
-                said = " ".join((answer.response if answer else "").split())
-                rows.append((outcome.item.id, said[:120] or "(empty answer)"))
-        self.linked.show_items("Unparsed answers", rows)
+        self.linked.show_items("Unparsed answers", unparsed_rows(results) if results else [])
 
     # -- results ------------------------------------------------------------------
     def _show_results(self) -> None:
