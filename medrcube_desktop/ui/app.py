@@ -118,13 +118,7 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
         name = "unattended"  # a placeholder for scripted runs; never remembered
     prefs.last_dataset = str(benchmark.root)
     prefs.save()
-    db_file = Path(db_path or settings.default_db_path(benchmark.root)).expanduser()
-    if db_file.exists() and not os.access(db_file, os.W_OK):
-        # Say it now, not at the first keystroke ("Draft NOT saved").
-        raise MedRCubeError(
-            f"{db_file}: the review database is read-only; reviews could not be saved"
-        )
-    store = StudyStore(db_file)
+    store = open_store(Path(db_path or settings.default_db_path(benchmark.root)))
     log.info("reviews are saved in %s", store.path)
     try:
         return _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms)
@@ -132,9 +126,28 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
         store.close()
 
 
-def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) -> int:
-    unattended = screenshot is not None or quit_after_ms is not None
-    apply_theme(app, prefs.theme, prefs.font_scale)
+def open_store(db_file: Path) -> StudyStore:
+    """The study database at ``db_file`` (created when missing) for the window.
+
+    Raises
+    ------
+    MedRCubeError
+        The file is read-only (said now, not at the first keystroke: "Draft NOT saved").
+    StoreError
+        It cannot be opened as a study database.
+    """
+    db_file = db_file.expanduser()
+    if db_file.exists() and not os.access(db_file, os.W_OK):
+        raise MedRCubeError(
+            f"{db_file}: the review database is read-only; reviews could not be saved"
+        )
+    return StudyStore(db_file)
+
+
+def build_window(benchmark, store: StudyStore, name: str, prefs: settings.Settings) -> MainWindow:
+    """A review window on ``benchmark`` and ``store`` for reviewer ``name``, remembering
+    what the user changes in ``prefs`` (not shown yet). File › Open builds its windows
+    here too."""
     window = MainWindow(
         ReviewSessionState(benchmark.items, store, name),
         benchmark,
@@ -144,6 +157,13 @@ def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) 
     window.reviewer_changed.connect(lambda new: _remember_reviewer(prefs, new))
     window.convention_changed.connect(lambda on: _remember_convention(prefs, on))
     window.preferences_changed.connect(prefs.save)
+    return window
+
+
+def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) -> int:
+    unattended = screenshot is not None or quit_after_ms is not None
+    apply_theme(app, prefs.theme, prefs.font_scale)
+    window = build_window(benchmark, store, name, prefs)
     if unattended or not restore_window_state(window):
         window.resize(*DEFAULT_SIZE)  # scripted runs always get the same size
     result = {"status": 0}

@@ -32,6 +32,7 @@ from medrcube_desktop.ui.actions import (
     review_actions,
     usable_overrides,
 )
+from medrcube_desktop.ui.file_actions import FileActions, with_file_actions
 from medrcube_desktop.ui.image_controls import ImageControls
 from medrcube_desktop.ui.image_view import ImageView
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane
@@ -61,7 +62,7 @@ _ACTIVITY_EVENTS = (
 __all__ = ["MainWindow"]
 
 
-class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
+class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainWindow):
     """Review window bound to a :class:`ReviewSessionState`.
 
     The panes render the session through :class:`ReviewBinding` (the session tells it
@@ -112,7 +113,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         self._position_timer.timeout.connect(self._remember_position)
         self.setMinimumSize(1024, 700)
         self._build_widgets()
-        self.actions_table = review_actions(self)
+        self.actions_table = with_file_actions(review_actions(self), self)
         overrides, self.shortcut_problems = usable_overrides(
             self.actions_table, self.prefs.shortcuts
         )
@@ -229,6 +230,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         self.setWindowTitle(f"MedRCube Desktop — {self.benchmark.name} — {self.session.reviewer}")
         self.session.set_filter(self.list_pane.current_filter())  # the list follows
         self.binding.render_progress()
+        self.show_database_path()
         first = self.session.resume_item_id()
         if first is not None:
             self.show_item(first)

@@ -144,7 +144,7 @@ def run_study(
         "created_at": utc_now(),
     }
     meta["restricted_to_committed_by_viewer"] = only_items is not None
-    meta["hidden_by_blinding"] = len(universe) - len(sample) if only_items is not None else 0
+    meta["hidden_by_blinding"] = len(universe) - len(sample or []) if only_items is not None else 0
     return StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
 
 
