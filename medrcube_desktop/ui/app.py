@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import traceback
 from pathlib import Path
@@ -14,11 +13,10 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageB
 from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.review.session import ReviewSessionState
-from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.image_view import render_pool
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.themes import apply_theme
+from medrcube_desktop.ui.window_factory import build_window, open_store
 from medrcube_desktop.ui.window_tools import restore_window_state
 
 log = logging.getLogger(__name__)
@@ -126,44 +124,10 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
         store.close()
 
 
-def open_store(db_file: Path) -> StudyStore:
-    """The study database at ``db_file`` (created when missing) for the window.
-
-    Raises
-    ------
-    MedRCubeError
-        The file is read-only (said now, not at the first keystroke: "Draft NOT saved").
-    StoreError
-        It cannot be opened as a study database.
-    """
-    db_file = db_file.expanduser()
-    if db_file.exists() and not os.access(db_file, os.W_OK):
-        raise MedRCubeError(
-            f"{db_file}: the review database is read-only; reviews could not be saved"
-        )
-    return StudyStore(db_file)
-
-
-def build_window(benchmark, store: StudyStore, name: str, prefs: settings.Settings) -> MainWindow:
-    """A review window on ``benchmark`` and ``store`` for reviewer ``name``, remembering
-    what the user changes in ``prefs`` (not shown yet). File › Open builds its windows
-    here too."""
-    window = MainWindow(
-        ReviewSessionState(benchmark.items, store, name),
-        benchmark,
-        neurological=prefs.neurological,
-        prefs=prefs,
-    )
-    window.reviewer_changed.connect(lambda new: _remember_reviewer(prefs, new))
-    window.convention_changed.connect(lambda on: _remember_convention(prefs, on))
-    window.preferences_changed.connect(prefs.save)
-    return window
-
-
 def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) -> int:
     unattended = screenshot is not None or quit_after_ms is not None
     apply_theme(app, prefs.theme, prefs.font_scale)
-    window = build_window(benchmark, store, name, prefs)
+    window = build_window(MainWindow, benchmark, store, name, prefs)
     if unattended or not restore_window_state(window):
         window.resize(*DEFAULT_SIZE)  # scripted runs always get the same size
     result = {"status": 0}
@@ -172,16 +136,6 @@ def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) 
     window.show()
     status = app.exec()
     return status or result["status"]
-
-
-def _remember_convention(prefs: settings.Settings, neurological: bool) -> None:
-    prefs.neurological = neurological
-    prefs.save()
-
-
-def _remember_reviewer(prefs: settings.Settings, name: str) -> None:
-    prefs.reviewer = name
-    prefs.save()
 
 
 def _schedule_unattended(

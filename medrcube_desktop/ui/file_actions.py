@@ -17,6 +17,7 @@ from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store.exchange import WHICH, export_reviews, import_reviews
 from medrcube_desktop.ui.actions import ActionSpec
+from medrcube_desktop.ui.window_factory import build_window, open_store
 
 log = logging.getLogger(__name__)
 
@@ -92,15 +93,13 @@ class FileActions:
             self._open_in_new_window(self.benchmark, Path(chosen))
 
     def _open_in_new_window(self, benchmark, db_file: Path) -> None:
-        from medrcube_desktop.ui.app import build_window, open_store
-
         try:
             store = open_store(db_file)
         except MedRCubeError as exc:
             QMessageBox.critical(self, "Study database not opened", str(exc))
             return
         self.prefs.last_dataset = str(benchmark.root)
-        window = build_window(benchmark, store, self.session.reviewer, self.prefs)
+        window = build_window(type(self), benchmark, store, self.session.reviewer, self.prefs)
         window.resize(self.size())
         QApplication.instance().aboutToQuit.connect(store.close)
         _OPEN_WINDOWS.append(window)
