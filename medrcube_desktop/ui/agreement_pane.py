@@ -50,6 +50,7 @@ from medrcube_desktop.review.agreement import (
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.job_runner import JobRunnerView
+from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc
 
 log = logging.getLogger(__name__)
@@ -183,7 +184,7 @@ class AgreementPane(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 2)
         layout.addWidget(lower, 3)
-        self.resize(1100, 860)
+        fit_to_screen(self, 1100, 860)  # never taller than the screen
 
     def _fill_choices(self) -> None:
         reviewers = self.store.reviewers()
@@ -219,6 +220,14 @@ class AgreementPane(QDialog):
             self.computed.emit()
             return
         kind, name = second
+        if kind == "reviewer" and name == first:
+            self.summary.setText(
+                f"<span style='color:#b42318'>{esc(first)} compared with themself would agree "
+                "on everything: choose another reviewer or a model. (Intra-rater agreement "
+                "comes from the items shown twice.)</span>"
+            )
+            self.computed.emit()
+            return
         kwargs = {
             "reviewer": first,
             "model": name if kind == "model" else None,
@@ -252,9 +261,10 @@ class AgreementPane(QDialog):
         self.export_button.setEnabled(True)
         self.run = run
         result = run.result
+        hidden = int(run.meta.get("hidden_by_blinding") or 0)
         blind = (
             f"<br>Blind study: only the items {esc(self.window_.session.reviewer)} "
-            "has committed are counted."
+            f"has committed are compared ({hidden} more not yet)."
             if run.meta.get("restricted_to_committed_by_viewer")
             else ""
         )

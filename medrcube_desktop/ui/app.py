@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import traceback
 from pathlib import Path
@@ -14,11 +13,10 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageB
 from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.review.session import ReviewSessionState
-from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.image_view import render_pool
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.themes import apply_theme
+from medrcube_desktop.ui.window_factory import build_window, open_store
 from medrcube_desktop.ui.window_tools import restore_window_state
 
 log = logging.getLogger(__name__)
@@ -118,13 +116,7 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
         name = "unattended"  # a placeholder for scripted runs; never remembered
     prefs.last_dataset = str(benchmark.root)
     prefs.save()
-    db_file = Path(db_path or settings.default_db_path(benchmark.root)).expanduser()
-    if db_file.exists() and not os.access(db_file, os.W_OK):
-        # Say it now, not at the first keystroke ("Draft NOT saved").
-        raise MedRCubeError(
-            f"{db_file}: the review database is read-only; reviews could not be saved"
-        )
-    store = StudyStore(db_file)
+    store = open_store(Path(db_path or settings.default_db_path(benchmark.root)))
     log.info("reviews are saved in %s", store.path)
     try:
         return _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms)
@@ -135,15 +127,7 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
 def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) -> int:
     unattended = screenshot is not None or quit_after_ms is not None
     apply_theme(app, prefs.theme, prefs.font_scale)
-    window = MainWindow(
-        ReviewSessionState(benchmark.items, store, name),
-        benchmark,
-        neurological=prefs.neurological,
-        prefs=prefs,
-    )
-    window.reviewer_changed.connect(lambda new: _remember_reviewer(prefs, new))
-    window.convention_changed.connect(lambda on: _remember_convention(prefs, on))
-    window.preferences_changed.connect(prefs.save)
+    window = build_window(MainWindow, benchmark, store, name, prefs)
     if unattended or not restore_window_state(window):
         window.resize(*DEFAULT_SIZE)  # scripted runs always get the same size
     result = {"status": 0}
@@ -152,16 +136,6 @@ def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) 
     window.show()
     status = app.exec()
     return status or result["status"]
-
-
-def _remember_convention(prefs: settings.Settings, neurological: bool) -> None:
-    prefs.neurological = neurological
-    prefs.save()
-
-
-def _remember_reviewer(prefs: settings.Settings, name: str) -> None:
-    prefs.reviewer = name
-    prefs.save()
 
 
 def _schedule_unattended(

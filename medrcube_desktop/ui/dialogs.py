@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QKeySequenceEdit,
     QLabel,
     QMessageBox,
+    QScrollArea,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -29,6 +30,7 @@ from medrcube_desktop.ui.actions import (
     effective_keys,
     keymap_conflicts,
 )
+from medrcube_desktop.ui.screen import fit_to_screen
 
 
 def problems_box(parent: QWidget, problems: list[str]) -> QMessageBox:
@@ -45,11 +47,25 @@ def problems_box(parent: QWidget, problems: list[str]) -> QMessageBox:
 
 def shortcuts_box(
     parent: QWidget, specs: list[ActionSpec], actions: dict[str, QAction] | None = None
-) -> QMessageBox:
-    """Every action and its keys (as remapped), from the action table."""
-    box = QMessageBox(parent)
+) -> QDialog:
+    """Every action and its keys (as remapped), from the action table, in a scroll area
+    no taller than the screen (at large text sizes the sheet is taller than most)."""
+    box = QDialog(parent)
     box.setWindowTitle("Keyboard shortcuts")
-    box.setText(cheat_sheet_html(specs, actions))
+    sheet = QLabel(cheat_sheet_html(specs, actions))
+    sheet.setObjectName("shortcutSheet")
+    sheet.setTextFormat(Qt.TextFormat.RichText)  # built from the table: every title escaped
+    scroll = QScrollArea()
+    scroll.setObjectName("shortcutScroll")
+    scroll.setWidget(sheet)
+    scroll.setWidgetResizable(True)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+    buttons.rejected.connect(box.reject)
+    layout = QVBoxLayout(box)
+    layout.addWidget(scroll, 1)
+    layout.addWidget(buttons)
+    wanted = sheet.sizeHint()
+    fit_to_screen(box, wanted.width() + 60, wanted.height() + 90)
     return box
 
 
@@ -107,7 +123,7 @@ class ShortcutsDialog(QDialog):
         layout.addWidget(self.table)
         layout.addWidget(self.message)
         layout.addWidget(buttons)
-        self.resize(620, 640)
+        fit_to_screen(self, 620, 640)
 
     def _restore_defaults(self) -> None:
         for spec in self.specs:

@@ -44,10 +44,22 @@ from medrcube_desktop.evaluation.runner import (
 )
 from medrcube_desktop.llm.client import MAX_CONCURRENCY
 from medrcube_desktop.store import StudyStore
+from medrcube_desktop.ui.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.job_runner import JobRunnerView
+from medrcube_desktop.ui.linked_items import LinkedItemsView
 from medrcube_desktop.ui.pairs_view import PairsView, table_cell
-from medrcube_desktop.ui.run_results import read_run
+from medrcube_desktop.ui.run_results import read_run, unparsed_rows
+from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc, esc_lines
+
+
+def default_run_name(model: str, engine: str, text_only: bool) -> str:
+    """The run name when none is typed: model and engine, as ``evaluate`` names it."""
+    return f"{model}-{engine}{'-text-only' if text_only else ''}"
+
+
+ENDPOINTS_SETTING = "evaluate/base_urls"
+"""Where the endpoints used last are remembered (``window.ini``; never the key)."""
 
 RUN_BOX_PAUSE_MS = 300
 """Typing in the Run box refreshes the results once the keys pause this long."""
@@ -73,6 +85,9 @@ class EvaluatePane(QDialog):
         self._last_state: EvalProgress | None = None
         self._build()
         self._fill_runs()
+        if not self.base_urls.text().strip():  # no run to resume: the endpoints used last
+            self.base_urls.setText(remembered(ENDPOINTS_SETTING))
+        self._endpoints_edited()
 
     # -- construction -----------------------------------------------------------
     def _build(self) -> None:
@@ -85,9 +100,12 @@ class EvaluatePane(QDialog):
         self.base_urls.setPlaceholderText(
             "http://localhost:8000/v1 (several: separate with spaces); vllm-server: attach"
         )
+        self.base_urls.editingFinished.connect(self._endpoints_edited)
+        self.key_row = ApiKeyRow()  # a key typed here goes to the OS keyring
         self.run_name = QComboBox()
         self.run_name.setEditable(True)
         self.run_name.setObjectName("runName")
+        self.run_name.lineEdit().setPlaceholderText("default: MODEL-ENGINE (as the CLI names it)")
         self.run_name.currentTextChanged.connect(self._run_name_changed)
         self._run_timer = QTimer(self)
         self._run_timer.setSingleShot(True)
@@ -132,10 +150,14 @@ class EvaluatePane(QDialog):
         self.status.setObjectName("evalStatus")
         self.status.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
         self.status.setWordWrap(True)
+        self.status.linkActivated.connect(self._show_linked)  # "N failed"
+        self.linked = LinkedItemsView()  # the items behind "unparsed N" or "N failed"
+        self.linked.open_item.connect(self.open_item)
         form = QFormLayout()
         form.addRow("&Engine", self.engine)
         form.addRow("&Model", self.model)
         form.addRow("&Base URLs", self.base_urls)
+        form.addRow("API key", self.key_row)
         form.addRow("&Run", self.run_name)
         numbers = QHBoxLayout()
         numbers.addWidget(QLabel("Concurrent requests"))
@@ -166,7 +188,7 @@ class EvaluatePane(QDialog):
         layout.addWidget(self.runner)
         layout.addWidget(self.status)
         layout.addWidget(self.tabs, 1)
-        self.resize(1180, 860)
+        fit_to_screen(self, 1180, 860)  # never taller than the screen
 
     def _results_tab(self) -> QWidget:
         tab = QWidget()
@@ -174,6 +196,7 @@ class EvaluatePane(QDialog):
         self.summary.setObjectName("evalSummary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
         self.summary.setWordWrap(True)
+        self.summary.linkActivated.connect(self._show_linked)  # "unparsed N"
         self.grouping = QComboBox()
         for name in GROUPINGS:
             self.grouping.addItem(f"By {name}", name)
@@ -188,6 +211,7 @@ class EvaluatePane(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.grouping)
         layout.addWidget(self.results, 1)
+        layout.addWidget(self.linked)
         return tab
 
     def _fill_runs(self) -> None:
@@ -200,6 +224,12 @@ class EvaluatePane(QDialog):
         )
         self.run_name.blockSignals(False)
         self._show_results()
+
+    def _endpoints_edited(self) -> None:
+        """Remember the endpoints; say where the first one's key comes from."""
+        urls = self.base_urls.text().split()
+        remember(ENDPOINTS_SETTING, " ".join(urls))
+        self.key_row.set_endpoint(urls[0] if urls else None)
 
     def _run_name_changed(self, _text: str) -> None:
         """Typed: refresh once the keys pause; picked from the list or set: at once."""
@@ -216,12 +246,18 @@ class EvaluatePane(QDialog):
             return
         model = self.model.text().strip()
         run = self.run_name.currentText().strip()
-        if not model or not run:
-            self.status.setText("A model and a run name are needed.")
+        if not model:
+            self.status.setText("A model is needed.")
             return
+        if not run:  # as the CLI does: model and engine
+            run = default_run_name(model, self.engine.currentText(), self.text_only.isChecked())
+            self.run_name.setEditText(run)
         if self.store.path is None:
             self.status.setText("This study has no database file to share with the run.")
             return
+        self._endpoints_edited()
+        if self.key_row.entry.text().strip():  # typed but not yet stored: store it first
+            self.key_row.store_key()
         kv_cache = None
         if self.kv_cache.text().strip():
             try:
@@ -286,7 +322,9 @@ class EvaluatePane(QDialog):
             self.status.setText(
                 f"Run {esc(run)} finished"
                 + (
-                    f"; {failed} items failed and were not stored (Start again retries them)."
+                    f"; <a href='failed'>{failed} item{'' if failed == 1 else 's'} failed</a> and "
+                    "were not stored "
+                    "(Start again retries them)."
                     if failed
                     else "."
                 )
@@ -304,6 +342,16 @@ class EvaluatePane(QDialog):
         self.data_parallel.setValue(int(params.get("data_parallel_size") or 1))
         self.enforce_eager.setChecked(bool(params.get("enforce_eager")))
         self.text_only.setChecked(bool(params.get("image", {}).get("text_only")))
+
+    def _show_linked(self, which: str) -> None:
+        """A click on "unparsed N" or "N failed": list those items."""
+        self.tabs.setCurrentIndex(0)
+        if which == "failed":
+            failed = self._last_state.failed if self._last_state else []
+            self.linked.show_items("Failed (not stored)", [(f["item"], f["error"]) for f in failed])
+            return
+        results = read_run(self.store, self.run_name.currentText().strip(), self.items)
+        self.linked.show_items("Unparsed answers", unparsed_rows(results) if results else [])
 
     # -- results ------------------------------------------------------------------
     def _show_results(self) -> None:
@@ -332,7 +380,13 @@ class EvaluatePane(QDialog):
             f"<b>{esc(run)}</b>: {esc(record.engine)} · {esc(record.model)}"
             f"{' · text only' if record.text_only else ''} · {summary['n']} answered. "
             f"Accuracy <b>{pct(summary['accuracy'])}</b> (the public evaluator's rule: "
-            f"{pct(summary['official_accuracy'])}); unparsed {summary['unparsed']}; random "
+            f"{pct(summary['official_accuracy'])}); "
+            + (
+                f"<a href='unparsed'>unparsed {summary['unparsed']}</a>"
+                if summary["unparsed"]
+                else "unparsed 0"
+            )  # fmt: skip
+            + "; random "
             f"baseline {pct(summary['random_baseline'])}."
         )
         cells = grouped(results.outcomes, GROUPINGS[self.grouping.currentData()])

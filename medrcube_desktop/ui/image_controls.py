@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from medrcube_desktop.imaging.render import RenderedImage
+from medrcube_desktop.ui.display_state import DisplayChoice, window_note, window_scale
 from medrcube_desktop.ui.image_view import RenderTask, render_pool
 from medrcube_desktop.ui.text import esc
 
@@ -15,11 +16,16 @@ from medrcube_desktop.ui.text import esc
 class ImageControls:
     """Render the current item and apply the reviewer's display choices.
 
-    Display choices persist from item to item: ``display_window`` (None: each file's own
-    window), ``invert`` and ``show_overlay``.
+    Display choices: ``display_window`` (None: each file's own window) carries to the next
+    item only where it means the same (:mod:`~medrcube_desktop.ui.display_state`: CT to
+    CT); ``show_overlay`` is reset on every new item; ``invert``, the mask's look and the
+    convention persist. A window that is not the file's own, a hidden overlay and an
+    inverted image are always named in the image's corner.
     """
 
     display_window: tuple[float, float] | None = None
+    _window_scale: str | None = None  # units of the item the window was set on
+    _window_origin: str = "set by you"
     invert: bool = False
     show_overlay: bool = True
     mask_alpha: float = 0.4  # opacity of a filled mask, 0.1 .. 1
@@ -49,10 +55,7 @@ class ImageControls:
         if generation != self._generation:
             return  # a newer request superseded this one
         self._shown_window = result.window
-        corner = [f"W {result.window[1]:.5g}  C {result.window[0]:.5g}"] if result.window else []
-        if result.slice_count > 1:
-            corner.append(f"{result.slice_index + 1} / {result.slice_count}")
-        self.image_view.corner_text = "    ".join(corner)
+        self.image_view.corner_text = "    ".join(self._corner_notes(result))
         self._file_windows = result.file_windows
         new_item = self._fit_next
         self._fit_next = False
@@ -69,6 +72,10 @@ class ImageControls:
         window = (
             f"Window C {result.window[0]:.5g} / W {result.window[1]:.5g}" if result.window else ""
         )
+        if window and self.display_window is not None:
+            window += (
+                f" ({self._window_origin}; {self._key_of('view.window_reset')}: the file's own)"
+            )
         legend = "  ".join(
             f"<span style='color:rgb{colour}'>■</span> label {label}"
             for label, colour in result.legend
@@ -76,6 +83,46 @@ class ImageControls:
         parts = [window, legend, *(esc(note) for note in result.notes)]
         self.image_message.setText("  ·  ".join(part for part in parts if part))
         self._announce_first()
+
+    def _corner_notes(self, result: RenderedImage) -> list[str]:
+        """The window, the slice, and every display choice that is not the default."""
+        corner = []
+        if result.window:
+            if self.display_window is not None:
+                corner.append(window_note(result.window, self._window_origin))
+            else:
+                corner.append(f"W {result.window[1]:.5g}  C {result.window[0]:.5g}")
+        if result.slice_count > 1:
+            corner.append(f"{result.slice_index + 1} / {result.slice_count}")
+        if not self.show_overlay:
+            corner.append(f"overlay hidden ({self._key_of('view.overlay')})")
+        if self.invert:
+            corner.append(f"inverted ({self._key_of('view.invert')})")
+        return corner
+
+    def _open_item_display(self, previous, item) -> str | None:
+        """A new item: show its overlay; keep the window only where it means the same.
+
+        Returns a message for the status bar when a choice was reset, else None.
+        """
+        reset = []
+        if not self.show_overlay:
+            self.show_overlay = True
+            reset.append("overlay shown again")
+        choice = DisplayChoice(self.display_window, self._window_scale, self._window_origin)
+        carried = choice.carried_to(item)
+        if self.display_window is not None and carried.window is None:
+            reset.append(
+                f"window back to the file's own ({item.modality} values differ from "
+                f"{self._window_scale_name(previous)})"
+            )
+        self.display_window, self._window_origin = carried.window, carried.origin
+        self._window_scale = carried.scale
+        return "New item: " + "; ".join(reset) + "." if reset else None
+
+    @staticmethod
+    def _window_scale_name(item) -> str:
+        return "the last image's" if item is None else f"the {item.modality} image's"
 
     def _on_render_failed(self, generation: int, message: str) -> None:
         if generation != self._generation:
@@ -95,10 +142,14 @@ class ImageControls:
         if self.session.current is not None:
             self._render(value)
 
-    def set_window(self, window: tuple[float, float] | None) -> None:
-        """Use ``window`` (center, width) for every greyscale item from now on; None resets
-        to each file's own (or default) window."""
+    def set_window(self, window: tuple[float, float] | None, origin: str = "set by you") -> None:
+        """Use ``window`` (center, width) for this item, and for the next ones where it
+        means the same (CT to CT); None resets to each file's own (or default) window.
+        ``origin`` is how the image's corner names it."""
         self.display_window = window
+        self._window_origin = origin
+        current = self.session.current
+        self._window_scale = window_scale(current) if current is not None else None
         self._rerender_same_slice()
 
     def next_file_window(self) -> None:
@@ -109,7 +160,7 @@ class ImageControls:
             return
         current = self.display_window or self._shown_window
         position = (windows.index(current) + 1 if current in windows else 0) % len(windows)
-        self.set_window(windows[position])
+        self.set_window(windows[position], f"file window {position + 1} of {len(windows)}")
         self.statusBar().showMessage(f"File window {position + 1} of {len(windows)}", 3000)
 
     def toggle_invert(self) -> None:
@@ -124,7 +175,7 @@ class ImageControls:
             return  # colour image: nothing to window
         center, width = base
         width = max(1.0, width * math.exp(dx / 200.0))
-        self.set_window((center + dy * width / 300.0, width))
+        self.set_window((center + dy * width / 300.0, width))  # by the reviewer now
 
     def _rerender_same_slice(self) -> None:
         if self.session.current is not None:
@@ -148,7 +199,8 @@ class ImageControls:
         self.statusBar().showMessage(f"Mask opacity {self.mask_alpha:.0%}", 2000)
 
     def toggle_overlay(self) -> None:
-        """Key M: hide or show the item's mask and box (the slice stays the same)."""
+        """Key M: hide or show the item's mask and box (the slice stays the same); the next
+        item shows its overlay again."""
         self.show_overlay = not self.show_overlay
         self._rerender_same_slice()
         self.statusBar().showMessage(

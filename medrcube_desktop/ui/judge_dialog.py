@@ -33,10 +33,13 @@ from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.llm.judge import JudgeConfig, JudgeSummary, run_judge
 from medrcube_desktop.llm.keys import find_api_key
+from medrcube_desktop.ui.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.job_runner import JobRunnerView
-from medrcube_desktop.ui.text import esc
+from medrcube_desktop.ui.screen import fit_to_screen
 
 log = logging.getLogger(__name__)
+ENDPOINT_SETTING = "judge/endpoint"
+"""Where the endpoint used last is remembered (``window.ini``; never the key)."""
 
 
 class JudgeDialog(QDialog):
@@ -73,9 +76,8 @@ class JudgeDialog(QDialog):
         self.scope_filtered = QRadioButton(f"Items in the current list ({len(filtered)})")
         self.scope_all = QRadioButton(f"Whole benchmark ({len(everything)})")
         self.scope_filtered.setChecked(True)
-        self.key_label = QLabel()
-        self.key_label.setTextFormat(Qt.TextFormat.RichText)  # values in it are escaped
-        self.key_label.setWordWrap(True)
+        self.key_row = ApiKeyRow()  # a key typed here goes to the OS keyring
+        self.key_label = self.key_row.source
         self.status = QLabel("Items already judged by this model with this prompt are skipped.")
         self.status.setObjectName("judgeStatus")
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # errors and model names as written
@@ -95,7 +97,7 @@ class JudgeDialog(QDialog):
         form.addRow("&Concurrent requests", self.concurrency)
         form.addRow("Items", self.scope_filtered)
         form.addRow("", self.scope_all)
-        form.addRow("API key", self.key_label)
+        form.addRow("API key", self.key_row)
         buttons = QDialogButtonBox()
         for button in (self.start_button, self.retry_button):
             buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
@@ -107,20 +109,15 @@ class JudgeDialog(QDialog):
         layout.addWidget(QLabel("Failures (the model's raw answer is stored with each):"))
         layout.addWidget(self.failures, 1)
         layout.addWidget(buttons)
+        self.base_url.setText(remembered(ENDPOINT_SETTING))  # the endpoint used last
         self.base_url.editingFinished.connect(self._show_key_source)  # not on every key
         self._show_key_source()
-        self.resize(640, 520)
+        fit_to_screen(self, 640, 520)  # never taller than the screen
 
     def _show_key_source(self) -> None:
-        try:
-            _, source = find_api_key(self.base_url.text().strip() or None)
-        except MedRCubeError as exc:
-            self.key_label.setText(f"<span style='color:#b42318'>{esc(exc)}</span>")
-            return
-        if source == "none needed":
-            self.key_label.setText("not needed for a server on this computer")
-        else:
-            self.key_label.setText(f"from {esc(source)} (never stored or shown)")
+        endpoint = self.base_url.text().strip()
+        remember(ENDPOINT_SETTING, endpoint)
+        self.key_row.set_endpoint(endpoint or None)
 
     def _open_failure(self, entry) -> None:
         item_id = self.failed_ids[self.failures.row(entry)]
@@ -134,6 +131,9 @@ class JudgeDialog(QDialog):
             self.status.setText("This study has no database file to share with the run.")
             return
         base_url = self.base_url.text().strip() or None
+        remember(ENDPOINT_SETTING, base_url or "")
+        if self.key_row.entry.text().strip():  # typed but not yet stored: store it first
+            self.key_row.store_key()
         try:
             key, _ = find_api_key(base_url)
         except MedRCubeError as exc:

@@ -32,6 +32,7 @@ from medrcube_desktop.ui.actions import (
     review_actions,
     usable_overrides,
 )
+from medrcube_desktop.ui.file_actions import FileActions, with_file_actions
 from medrcube_desktop.ui.image_controls import ImageControls
 from medrcube_desktop.ui.image_view import ImageView
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane
@@ -61,7 +62,7 @@ _ACTIVITY_EVENTS = (
 __all__ = ["MainWindow"]
 
 
-class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
+class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainWindow):
     """Review window bound to a :class:`ReviewSessionState`.
 
     The panes render the session through :class:`ReviewBinding` (the session tells it
@@ -101,8 +102,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         self._generation = 0
         self._shown_first = False
         self._fit_next = True
-        self.show_overlay = True  # key M hides the mask and box to see the tissue under them
-        # Display choices that persist from item to item (None: the file's or default window)
+        self.show_overlay = True  # key M hides the mask and box (this item only)
+        # The reviewer's window (None: the file's or default window); see display_state
         self.display_window: tuple[float, float] | None = None
         self.invert = False
         self._shown_window: tuple[float, float] | None = None
@@ -112,7 +113,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         self._position_timer.timeout.connect(self._remember_position)
         self.setMinimumSize(1024, 700)
         self._build_widgets()
-        self.actions_table = review_actions(self)
+        self.actions_table = with_file_actions(review_actions(self), self)
         overrides, self.shortcut_problems = usable_overrides(
             self.actions_table, self.prefs.shortcuts
         )
@@ -229,6 +230,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         self.setWindowTitle(f"MedRCube Desktop — {self.benchmark.name} — {self.session.reviewer}")
         self.session.set_filter(self.list_pane.current_filter())  # the list follows
         self.binding.render_progress()
+        self.show_database_path()
         first = self.session.resume_item_id()
         if first is not None:
             self.show_item(first)
@@ -247,12 +249,17 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, QMainWindow):
         ``repeat``: show a committed item again for an intra-rater repeat (blind to the
         first scores).
         """
-        previous = self.session.current.id if self.session.current else None
+        previous_item = self.session.current
+        previous = previous_item.id if previous_item else None
         note_had_focus = self.reveal_pane.note.hasFocus()
         self.session.select(item_id, repeat=repeat)  # the panes follow (ReviewBinding)
         self._position_timer.start()  # store the resume position once the reviewer settles
         if note_had_focus:  # the note box is hidden now: keys go back to the review
             self.image_view.setFocus()
+        if item_id != previous and self.session.current is not None:
+            reset = self._open_item_display(previous_item, self.session.current)
+            if reset:
+                self.statusBar().showMessage(reset, 6000)
         if item_id != previous:
             self._fit_next = True  # a new item opens fitted to the window
             self.right_scroll.verticalScrollBar().setValue(0)

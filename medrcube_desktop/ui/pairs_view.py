@@ -3,7 +3,8 @@ high-level pair per image with its group, the credibility figures, and the pair'
 questions, raw answers and how they were read.
 
 It shows a :class:`~medrcube_desktop.ui.run_results.RunResults` (the run's answers read
-once by the pane) and renders a pair's image on the render pool; the result is applied on
+once by the pane) and renders both items of a pair side by side, each with its own mask,
+box and slice, on the render pool; the result is applied on
 the GUI thread, a stale one dropped. Every benchmark and model text is escaped.
 """
 
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -32,8 +34,8 @@ from medrcube_desktop.ui.image_view import RenderTask, render_pool, rgba_to_qima
 from medrcube_desktop.ui.run_results import RunResults
 from medrcube_desktop.ui.text import esc
 
-PAIR_IMAGE_SIDE = 320
-"""The pair's picture is rendered at most this many pixels per side."""
+PAIR_IMAGE_SIDE = 300
+"""Each item's picture in a pair is rendered at most this many pixels per side."""
 
 
 def table_cell(text: object, align: bool = True) -> QTableWidgetItem:
@@ -83,31 +85,35 @@ class PairsView(QWidget):
         self.pairs_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.pairs_table.verticalHeader().setVisible(False)
         self.pairs_table.currentCellChanged.connect(lambda row, *_: self._show_pair(row))
-        self.pair_image = QLabel()
-        self.pair_image.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.pair_image.setMinimumSize(260, 260)
-        self.pair_image.setTextFormat(Qt.TextFormat.PlainText)  # an error's text as written
-        self.pair_text = QLabel()
+        self.images: dict[str, QLabel] = {}  # "low" (prerequisite), "high" (high level)
+        self.texts: dict[str, QLabel] = {}
+        self._generations: dict[str, int] = {"low": 0, "high": 0}
+        self.pair_text = QLabel()  # the group, or what to do
         self.pair_text.setObjectName("pairDetail")
         self.pair_text.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
         self.pair_text.setWordWrap(True)
-        self.pair_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.review_low = QPushButton("Review the prerequisite item")
         self.review_high = QPushButton("Review the high-level item")
         self.review_low.clicked.connect(lambda: self._review(low=True))
         self.review_high.clicked.connect(lambda: self._review(low=False))
+        columns = QHBoxLayout()
+        for side, button in (("low", self.review_low), ("high", self.review_high)):
+            columns.addLayout(self._side_column(side, button), 1)
         detail = QWidget()
         detail_layout = QVBoxLayout(detail)
-        detail_layout.addWidget(self.pair_image)
-        detail_layout.addWidget(self.pair_text, 1)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.review_low)
-        buttons.addWidget(self.review_high)
-        detail_layout.addLayout(buttons)
+        detail_layout.addWidget(self.pair_text)
+        detail_layout.addLayout(columns)
+        detail_layout.addStretch(1)
+        scroll = QScrollArea()  # a pair's two questions can be taller than the screen
+        scroll.setObjectName("pairScroll")
+        scroll.setWidget(detail)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.detail_scroll = scroll
         split = QSplitter()
         split.addWidget(self.pairs_table)
-        split.addWidget(detail)
-        split.setSizes([700, 420])
+        split.addWidget(scroll)
+        split.setSizes([560, 620])
         filters = QHBoxLayout()
         filters.addWidget(self.preset, 1)
         filters.addWidget(self.group_filter, 1)
@@ -115,6 +121,27 @@ class PairsView(QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.credibility_label)
         layout.addWidget(split, 1)
+
+    def _side_column(self, side: str, button: QPushButton) -> QVBoxLayout:
+        """One item of the pair: its own image (mask, box, slice), text and button."""
+        image = QLabel()
+        image.setObjectName(f"pairImage_{side}")
+        image.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        image.setMinimumSize(200, 200)
+        image.setTextFormat(Qt.TextFormat.PlainText)  # an error's text as written
+        image.setWordWrap(True)
+        text = QLabel()
+        text.setObjectName(f"pairText_{side}")
+        text.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
+        text.setWordWrap(True)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        text.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.images[side], self.texts[side] = image, text
+        column = QVBoxLayout()
+        column.addWidget(image)
+        column.addWidget(text, 1)
+        column.addWidget(button)
+        return column
 
     def show_run(self, results: RunResults | None) -> None:
         """The pairs of one run's results (None: nothing to show)."""
@@ -147,9 +174,8 @@ class PairsView(QWidget):
         wanted = self.group_filter.currentData()
         shown = [p for p in self.pairs if not wanted or p.group == wanted]
         self.shown_pairs = shown
-        self.pair_text.setText("Select a pair to see its image, questions and answers.")
-        self._generation += 1  # a render still in flight is for a pair no longer shown
-        self.pair_image.clear()
+        self.pair_text.setText("Select a pair to see its images, questions and answers.")
+        self._clear_sides()
         self.pairs_table.setRowCount(len(shown))
         self.pairs_table.setCurrentCell(-1, -1)
         for row, pair in enumerate(shown):
@@ -164,31 +190,58 @@ class PairsView(QWidget):
             for column, value in enumerate(values):
                 self.pairs_table.setItem(row, column, table_cell(value, align=column in (2, 4, 5)))
 
+    def _clear_sides(self) -> None:
+        for side in ("low", "high"):
+            self._generations[side] += 1  # a render in flight is for a pair no longer shown
+            self.images[side].clear()
+            self.texts[side].clear()
+
     def _show_pair(self, row: int) -> None:
         if row < 0 or row >= len(self.shown_pairs) or self.results is None:
             return
         pair = self.shown_pairs[row]
         answers = self.results.answers
-        blocks = [
-            _outcome_block(title, outcome, answers.get(outcome.item.id))
-            for title, outcome in (("Prerequisite", pair.low), ("High level", pair.high))
-        ]
-        self.pair_text.setText("".join(blocks) + f"<p>Group <b>{esc(pair.group)}</b></p>")
-        self._generation += 1
-        self.pair_image.clear()
-        self.pair_image.setText("Rendering…")
-        task = RenderTask(self._generation, pair.high.item, None, max_side=PAIR_IMAGE_SIDE)
-        task.signals.done.connect(self._on_rendered)
-        task.signals.failed.connect(self._on_render_failed)
+        self.pair_text.setText(
+            f"Group <b>{esc(pair.group)}</b> · image {esc(Path(pair.image).name)}"
+        )
+        for side, title, outcome in (("low", "Prerequisite", pair.low),
+                                     ("high", "High level", pair.high)):  # fmt: skip
+            self.texts[side].setText(_outcome_block(title, outcome, answers.get(outcome.item.id)))
+            self._render(side, outcome.item)
+
+    def _render(self, side: str, item) -> None:
+        """Render ``item`` with its own mask, box and slice on the render pool."""
+        self._generations[side] += 1
+        self.images[side].clear()
+        self.images[side].setText("Rendering…")
+        task = RenderTask(self._generations[side], item, None, max_side=PAIR_IMAGE_SIDE)
+        task.signals.done.connect(
+            self._on_rendered_low if side == "low" else self._on_rendered_high
+        )
+        task.signals.failed.connect(self._on_failed_low if side == "low" else self._on_failed_high)
         render_pool().start(task)
 
-    def _on_rendered(self, generation: int, result: RenderedImage) -> None:
-        if generation == self._generation:  # else another pair is shown now
-            self.pair_image.setPixmap(QPixmap.fromImage(rgba_to_qimage(result.rgba)))
+    def _on_rendered_low(self, generation: int, result: RenderedImage) -> None:
+        self._apply("low", generation, result)
 
-    def _on_render_failed(self, generation: int, message: str) -> None:
-        if generation == self._generation:
-            self.pair_image.setText(f"Image not shown: {message}")
+    def _on_rendered_high(self, generation: int, result: RenderedImage) -> None:
+        self._apply("high", generation, result)
+
+    def _on_failed_low(self, generation: int, message: str) -> None:
+        self._apply("low", generation, None, message)
+
+    def _on_failed_high(self, generation: int, message: str) -> None:
+        self._apply("high", generation, None, message)
+
+    def _apply(self, side: str, generation: int, result, message: str = "") -> None:
+        if generation != self._generations[side]:
+            return  # another pair is shown now
+        if result is None:
+            self.images[side].setText(f"Image not shown: {message}")
+            return
+        self.images[side].setPixmap(QPixmap.fromImage(rgba_to_qimage(result.rgba)))
+        if result.slice_count > 1:
+            self.images[side].setToolTip(f"Slice {result.slice_index + 1} of {result.slice_count}")
 
     def _review(self, low: bool) -> None:
         row = self.pairs_table.currentRow()

@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QComboBox,
     QFormLayout,
     QLabel,
@@ -29,6 +28,7 @@ from medrcube_desktop.review.queues import (
 )
 from medrcube_desktop.ui.item_list_model import ITEM_ID_ROLE, ItemListModel
 from medrcube_desktop.ui.text import esc
+from medrcube_desktop.ui.themes import ground_truth_colour
 
 __all__ = ["ITEM_ID_ROLE", "ItemListPane", "ItemPane", "SearchEdit"]
 
@@ -221,8 +221,7 @@ class ItemPane(QWidget):
             f"{item.task.level.value} level) · {esc(item.modality)} · {esc(item.region)} · {esc(item.dataset)}"
         )
         self.question.setText(item.question)
-        dark = QApplication.palette().window().color().lightness() < 128
-        green = "#3fb950" if dark else "#1a7f37"  # readable on the theme's background
+        green = ground_truth_colour()  # 4.5:1 or more on the theme's background
         rows = []
         for letter, text in item.options.items():
             if letter == item.answer:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -58,6 +58,46 @@ class CommentEdit(QPlainTextEdit):
         super().keyPressEvent(event)
 
 
+class RuleButton(QPushButton):
+    """A push button whose text wraps (a rule's name at large text sizes), so the pane
+    never asks for more width than the window gives it."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._text = ""
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.label)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt name)
+        """Show ``text`` (``&&`` as one ``&``, as a button would show it)."""
+        self._text = text
+        self.label.setText(text.replace("&&", "&"))
+        self.updateGeometry()
+
+    def text(self) -> str:
+        return self._text
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return self.layout().sizeHint()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return QSize(80, self.layout().minimumSize().height())
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt override)
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt override)
+        return self.layout().totalHeightForWidth(width)
+
+
 SCORE_LOOK = {
     1: ("PASS", "#1a7f37"),
     0: ("FAIL", "#b42318"),
@@ -82,20 +122,22 @@ class RubricPane(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.keys_hint = QLabel()
         self.keys_hint.setObjectName("keysHint")
+        self.keys_hint.setWordWrap(True)
         layout.addWidget(self.keys_hint)
         self.rule_keys = {rule.id: str(n) for n, rule in enumerate(rubric.rules, start=1)}
-        self.buttons: dict[str, QPushButton] = {}
+        self.buttons: dict[str, RuleButton] = {}
         self.compare_labels: dict[str, QLabel] = {}
         principle = None
         for rule in rubric.rules:
             if rule.principle != principle:
                 principle = rule.principle
-                layout.addWidget(
-                    QLabel(f"<b>Principle {principle}: {escape(rubric.principles[principle])}</b>")
+                heading = QLabel(
+                    f"<b>Principle {principle}: {escape(rubric.principles[principle])}</b>"
                 )
-            button = QPushButton()
+                heading.setWordWrap(True)
+                layout.addWidget(heading)
+            button = RuleButton()
             button.setObjectName(f"rule_{rule.id}")
-            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             button.setToolTip(f"{rule.id} {rule.name}\n\n{rule.description}")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the review
             button.clicked.connect(self._toggler(rule.id))
@@ -186,7 +228,7 @@ class RubricPane(QWidget):
             button.setText(f"{key}   {rule.id} {name}   —   {text}")
             button.setStyleSheet(
                 "QPushButton { text-align: left; padding: 4px; border-radius: 3px; color: white; "
-                f"background: {colour}; }}"
+                f"background: {colour}; }} QLabel {{ color: white; background: transparent; }}"
             )
 
     def show_comparison(self, name: str, scores: dict[str, int] | None, differs: list[str]) -> None:

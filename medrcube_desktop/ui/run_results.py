@@ -58,3 +58,14 @@ def read_run(store: StudyStore, run: str, items: Sequence[Item]) -> RunResults |
     return RunResults(
         run, record, answers, run_outcomes(once, run, items), run_summary(once, run, items)
     )
+
+
+def unparsed_rows(results: RunResults, width: int = 120) -> list[tuple[str, str]]:
+    """(item id, the start of the model's answer) of every answer no letter was read from."""
+    rows = []
+    for outcome in results.outcomes:
+        if outcome.letter is None:
+            answer = results.answers.get(outcome.item.id)
+            said = " ".join((answer.response if answer else "").split())
+            rows.append((outcome.item.id, said[:width] or "(empty answer)"))
+    return rows

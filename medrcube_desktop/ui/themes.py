@@ -14,8 +14,27 @@ THEMES: dict[str, str] = {"light": "Light", "dark": "Dark", "high-contrast": "Hi
 FONT_SCALES: tuple[float, ...] = (0.85, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0)
 """Font scale steps offered by View › Larger / Smaller text."""
 
+GROUND_TRUTH_COLOURS: dict[str, str] = {
+    "light": "#176f2c",  # 5.5:1 on the window colour #efefef, 6.3:1 on white
+    "dark": "#3fb950",  # 5.9:1 on #22272e
+    "high-contrast": "#7ee787",  # 13.7:1 on black
+}
+"""Colour of the ground-truth option in each theme: at least 4.5:1 (WCAG 2.x AA) against
+the theme's window and base colours (tests/ui/test_theme_contrast.py computes it)."""
+
 log = logging.getLogger(__name__)
 _BASE_POINT_SIZE: list[float] = []
+_APPLIED: list[str] = ["light"]  # the theme apply_theme set last
+
+
+def current_theme() -> str:
+    """The theme :func:`apply_theme` set last (``"light"`` before any)."""
+    return _APPLIED[0]
+
+
+def ground_truth_colour() -> str:
+    """The ground-truth colour of the theme in use."""
+    return GROUND_TRUTH_COLOURS[current_theme()]
 
 
 def _palette(theme: str) -> QPalette:
@@ -72,12 +91,15 @@ def apply_theme(app: QApplication, theme: str, font_scale: float = 1.0) -> None:
     if theme not in THEMES:
         log.warning("unknown theme %r; using light", theme)
         theme = "light"
+    _APPLIED[0] = theme
     app.setStyle("Fusion")  # the same look on every platform, and palettes apply fully
     app.setPalette(_palette(theme))
-    sheet = files("medrcube_desktop.resources").joinpath("themes").joinpath(f"{theme}.qss")
-    app.setStyleSheet(sheet.read_text("utf-8"))
     if not _BASE_POINT_SIZE:
         _BASE_POINT_SIZE.append(app.font().pointSizeF())
     font = QFont(app.font())
     font.setPointSizeF(_BASE_POINT_SIZE[0] * min(max(font_scale, 0.5), 3.0))
     app.setFont(font)
+    # The style sheet last: setting it re-polishes every widget with the font set above
+    # (the other way round, widgets kept the previous size: text lagged one step).
+    sheet = files("medrcube_desktop.resources").joinpath("themes").joinpath(f"{theme}.qss")
+    app.setStyleSheet(sheet.read_text("utf-8"))

@@ -176,6 +176,8 @@ class WindowTools:
         """View › Theme: light, dark or high contrast (remembered)."""
         self.prefs.theme = theme
         apply_theme(QApplication.instance(), theme, self.prefs.font_scale)
+        if self.session.current is not None:  # the ground truth in the new theme's colour
+            self.item_pane.show_item(self.session.current)
         self.preferences_changed.emit()
 
     def scale_font(self, step: int) -> None:

@@ -60,3 +60,47 @@ def test_a_new_study_becomes_a_filter_of_the_item_list(qtbot, ct_benchmark, tmp_
     assert [i.id for i in window.session.visible] == list(record.item_ids)
     assert window.list_pane.count() == 1
     pane.close()
+
+
+def test_judged_by_one_only_is_the_count_the_cli_gives(qtbot, ct_benchmark, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from medrcube_desktop.review.agreement import run_study
+
+    prepare(tmp_path / "s.db")  # the LLM judged ct-1 and ct-2; dr-a reviewed ct-1 only
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    cli = run_study(store, "dr-a", model="gpt-5.1", bootstrap=0)
+    assert len(cli.result.excluded) == 1
+    pane = window.open_agreement_pane()
+    pane.bootstrap.setValue(0)
+    with qtbot.waitSignal(pane.computed, timeout=30000):
+        pane.compute_button.click()
+    # before: "0 judged by one only" (the blind restriction had dropped ct-2 first)
+    assert "1 item both judged, 1 judged by one only" in pane.summary.text()
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(tmp_path / "x"))
+    pane.export()
+    report = (tmp_path / "x" / "report.html").read_text(encoding="utf-8")
+    assert "1 judged by only one of them" in report
+    pane.close()
+
+
+def test_a_reviewer_is_not_compared_with_themself(qtbot, ct_benchmark, tmp_path):
+    import pytest
+
+    from medrcube_desktop.errors import MedRCubeError
+    from medrcube_desktop.review.agreement import run_study
+
+    prepare(tmp_path / "s.db")
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    pane = window.open_agreement_pane()
+    pane.first.setCurrentIndex(pane.first.findData("dr-b"))
+    titles = [pane.second.itemText(i) for i in range(pane.second.count())]
+    pane.second.setCurrentIndex(titles.index("Reviewer: dr-b"))
+    with qtbot.waitSignal(pane.computed, timeout=5000):
+        pane.compute_button.click()
+    # before: every figure 1.00
+    assert "themself" in pane.summary.text() and not pane.runner.is_running()
+    assert pane.table.rowCount() == 0
+    with pytest.raises(MedRCubeError, match="themself"):
+        run_study(store, "dr-b", reviewer2="dr-b")
+    pane.close()

@@ -1,9 +1,18 @@
 """Review › Evaluate a model: a run against a local server, the cube, a group D pair."""
 
+import numpy as np
+from PySide6.QtGui import QImage
+
 from medrcube_desktop.core.dataset import load_benchmark
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.llm.fake_openai import FakeOpenAI, text
 from tests.ui.test_review_window import open_window
+
+
+def red_pixels(label) -> int:
+    image = label.pixmap().toImage().convertToFormat(QImage.Format.Format_RGBA8888)
+    pixels = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.width(), 4)
+    return int(((pixels[..., 0] == 255) & (pixels[..., 1] == 0)).sum())
 
 
 def test_run_results_and_a_right_diagnosis_with_wrong_perception(qtbot, tmp_path):
@@ -11,7 +20,12 @@ def test_run_results_and_a_right_diagnosis_with_wrong_perception(qtbot, tmp_path
         tmp_path / "b",
         {
             "ds1": [
-                item("m1", task="Modality Recognition", question="q-modality?"),
+                item(
+                    "m1",
+                    task="Modality Recognition",
+                    question="q-modality?",
+                    bbox=[10, 10, 100, 100],
+                ),
                 item("d1", task="Disease Diagnosis", question="q-disease?"),
             ]
         },
@@ -41,13 +55,63 @@ def test_run_results_and_a_right_diagnosis_with_wrong_perception(qtbot, tmp_path
     )
     assert "Luck Rate 1.000" in pane.pairs_view.credibility_label.text()
     pane.pairs_view.pairs_table.setCurrentCell(0, 0)
-    assert "Read as:</i> B (answer_phrase)" in pane.pairs_view.pair_text.text()
-    qtbot.waitUntil(  # rendered on the render pool, applied on the GUI thread
-        lambda: not pane.pairs_view.pair_image.pixmap().isNull(), timeout=10000
+    view = pane.pairs_view
+    assert "Read as:</i> B (answer_phrase)" in view.texts["high"].text()
+    assert (
+        "Read as:</i> A" in view.texts["low"].text() and "q-modality?" in view.texts["low"].text()
     )
+    qtbot.waitUntil(  # both rendered on the render pool, applied on the GUI thread
+        lambda: all(not view.images[s].pixmap().isNull() for s in ("low", "high")), timeout=10000
+    )
+    # each item with its own overlay: the prerequisite's box, none on the high-level item
+    # (before: the high-level item's image stood for both)
+    assert red_pixels(view.images["low"]) > 100 and red_pixels(view.images["high"]) == 0
     with qtbot.waitSignal(pane.open_item):
         pane.pairs_view.review_low.click()
     assert window.session.current.id == "m1"
     assert len(store.responses("first-run")) == 2
     assert [i.id for i in load_benchmark(root).items] == ["m1", "d1"]
+    pane.close()
+
+
+def test_a_run_without_a_name_and_the_items_behind_unparsed_and_failed(qtbot, tmp_path):
+    from tests.llm.fake_openai import status
+
+    root = write_benchmark(
+        tmp_path / "b",
+        {
+            "ds1": [
+                item("m1", task="Modality Recognition", question="q-modality?"),
+                item("d1", task="Disease Diagnosis", question="q-disease?"),
+                item("v1", task="View Identification", question="q-view?"),
+            ]
+        },
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    window, store = open_window(qtbot, root, tmp_path / "s.db")
+    pane = window.open_evaluate_pane()
+    script = {
+        "q-modality": [text("I cannot tell from this picture.")],
+        "q-disease": [text("B")],
+        "q-view": [status(400, "bad request")],
+    }
+    with FakeOpenAI(script) as server:
+        pane.engine.setCurrentText("openai")
+        pane.model.setText("qwen-test")
+        pane.base_urls.setText(server.base_url)
+        pane.run_name.setEditText("")  # before: "A model and a run name are needed."
+        with qtbot.waitSignal(pane.run_finished, timeout=30000):
+            pane.start_button.click()
+    assert pane.run_name.currentText() == "qwen-test-openai"  # as `evaluate` names it
+    assert store.eval_run("qwen-test-openai") is not None
+    assert "<a href='unparsed'>unparsed 1</a>" in pane.summary.text()
+    pane.summary.linkActivated.emit("unparsed")
+    assert pane.linked.isVisibleTo(pane) and pane.linked.item_ids() == ["m1"]
+    assert "I cannot tell" in pane.linked.list.item(0).text()
+    with qtbot.waitSignal(pane.open_item):
+        pane.linked.list.itemDoubleClicked.emit(pane.linked.list.item(0))
+    assert window.session.current.id == "m1"
+    assert "<a href='failed'>1 item failed</a>" in pane.status.text()
+    pane.status.linkActivated.emit("failed")
+    assert pane.linked.item_ids() == ["v1"]
     pane.close()

@@ -82,6 +82,11 @@ def run_study(
     """
     if (model is None) == (reviewer2 is None):
         raise MedRCubeError("compare the reviewer with either --model or --reviewer2")
+    if reviewer2 is not None and reviewer2 == reviewer:
+        raise MedRCubeError(
+            f"{reviewer!r} compared with themself agrees on everything: choose another "
+            "reviewer or a model (intra-rater agreement is reported from the repeats)"
+        )
     sample = None
     study_seed, study_stratify = None, ""
     if study is not None:
@@ -110,10 +115,13 @@ def run_study(
         if not second:
             raise MedRCubeError(f"no reviews by {reviewer2!r}")
         label = reviewer2
+    universe = sample if sample is not None else sorted(set(first) | set(second))
     if only_items is not None:
-        universe = sample if sample is not None else sorted(set(first) | set(second))
         sample = [i for i in universe if i in only_items]
     result = compare(first, second, sample, bootstrap=bootstrap, seed=seed)
+    # Judged by one rater only: over the whole universe, as without ``only_items`` (the
+    # count names no judgment; the blinding narrows what is compared, not this count).
+    result.excluded = [i for i in universe if i not in first or i not in second]
     if not result.items:
         raise MedRCubeError(
             f"no item was judged by both {reviewer} and {label}"
@@ -136,6 +144,7 @@ def run_study(
         "created_at": utc_now(),
     }
     meta["restricted_to_committed_by_viewer"] = only_items is not None
+    meta["hidden_by_blinding"] = len(universe) - len(sample or []) if only_items is not None else 0
     return StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
 
 

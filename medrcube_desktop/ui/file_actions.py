@@ -1,0 +1,187 @@
+"""File › Open benchmark, Open study database, Study info, Import and Export reviews: a
+mixin of :class:`~medrcube_desktop.ui.main_window.MainWindow`, and its rows of the action
+table. Import and export are the CLI's own functions (:mod:`medrcube_desktop.store.
+exchange`); opening builds a new window on the chosen files (as the start-up does) and
+closes this one, so every pane starts on the new database."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLabel, QMessageBox
+
+from medrcube_desktop import settings
+from medrcube_desktop.core.dataset import load_benchmark
+from medrcube_desktop.errors import MedRCubeError, StoreError
+from medrcube_desktop.review.session import ReviewSessionState
+from medrcube_desktop.store.exchange import WHICH, export_reviews, import_reviews
+from medrcube_desktop.ui.actions import ActionSpec
+from medrcube_desktop.ui.window_factory import build_window, open_store
+
+log = logging.getLogger(__name__)
+
+_OPEN_WINDOWS: list = []  # windows opened from File › Open (kept alive while shown)
+
+
+def file_actions(window) -> list[ActionSpec]:
+    """The File menu's open, info, import and export actions."""
+    return [
+        ActionSpec("app.open_benchmark", "Open benchmark…", ("Ctrl+O",),
+                   lambda: window.open_benchmark(), "File"),
+        ActionSpec("app.open_database", "Open study database…", ("Ctrl+Shift+O",),
+                   lambda: window.open_database(), "File"),
+        ActionSpec("app.study_info", "Study info (where the reviews are saved)…", ("Ctrl+I",),
+                   lambda: window.show_study_info(), "File"),
+        ActionSpec("app.import_reviews", "Import reviews (CSV)…", (),
+                   lambda: window.import_reviews_csv(), "File"),
+        ActionSpec("app.export_reviews", "Export reviews (CSV)…", (),
+                   lambda: window.export_reviews_csv(), "File"),
+    ]  # fmt: skip
+
+
+def with_file_actions(specs: list[ActionSpec], window) -> list[ActionSpec]:
+    """``specs`` with :func:`file_actions` at the top of the File menu."""
+    first_file = next((i for i, s in enumerate(specs) if s.menu == "File"), len(specs))
+    return specs[:first_file] + file_actions(window) + specs[first_file:]
+
+
+def same_file(a: Path, b: Path | None) -> bool:
+    """Whether ``a`` and ``b`` name one file (links and other spellings count)."""
+    if b is None:
+        return False
+    try:
+        return a.exists() and b.exists() and a.samefile(b)
+    except OSError:
+        return a.resolve() == b.resolve()
+
+
+class FileActions:
+    """Open, study info, import and export for the review window."""
+
+    def show_database_path(self) -> None:
+        """The status bar names the study database, always."""
+        if not hasattr(self, "db_label"):
+            self.db_label = QLabel()
+            self.db_label.setObjectName("databasePath")
+            self.statusBar().addPermanentWidget(self.db_label)
+        path = self.session.store.path
+        self.db_label.setText(f"Database: {path.name if path else 'in memory'}")
+        self.db_label.setToolTip(str(path) if path else "not saved to a file")
+
+    def open_benchmark(self) -> None:
+        """File › Open benchmark: a folder; its own study database (as at start-up)."""
+        chosen = QFileDialog.getExistingDirectory(self, "Open a MedRCube benchmark folder")
+        if not chosen:
+            return
+        try:
+            benchmark = load_benchmark(Path(chosen))
+        except MedRCubeError as exc:
+            QMessageBox.critical(self, "Benchmark not opened", str(exc))
+            return
+        self._open_in_new_window(benchmark, settings.default_db_path(benchmark.root))
+
+    def open_database(self) -> None:
+        """File › Open study database: another database file for this benchmark."""
+        chosen, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open a study database",
+            str(self.session.store.path.parent if self.session.store.path else ""),
+            "Study databases (*.sqlite *.db);;All files (*)",
+        )
+        if chosen:
+            self._open_in_new_window(self.benchmark, Path(chosen))
+
+    def _open_in_new_window(self, benchmark, db_file: Path) -> None:
+        try:
+            store = open_store(db_file)
+        except MedRCubeError as exc:
+            QMessageBox.critical(self, "Study database not opened", str(exc))
+            return
+        self.prefs.last_dataset = str(benchmark.root)
+        window = build_window(type(self), benchmark, store, self.session.reviewer, self.prefs)
+        window.resize(self.size())
+        QApplication.instance().aboutToQuit.connect(store.close)
+        _OPEN_WINDOWS.append(window)
+        window.show()
+        log.info("opened %s with reviews in %s", benchmark.root, store.path)
+        old_store = self.session.store
+        self.close()  # keeps its position and drafts first
+        if old_store is not store:
+            old_store.close()
+        if self in _OPEN_WINDOWS:
+            _OPEN_WINDOWS.remove(self)
+        self.opened_window = window  # (tests)
+
+    def show_study_info(self) -> None:
+        """File › Study info: the benchmark, the database file, the reviewer."""
+        store = self.session.store
+        try:
+            reviewers = ", ".join(store.reviewers()) or "none yet"
+        except StoreError as exc:
+            reviewers = f"cannot be read ({exc})"
+        text = (
+            f"Benchmark: {self.benchmark.root} ({len(self.session.items)} items)\n"
+            f"Study database: {store.path or 'in memory (not saved)'}\n"
+            f"Reviewer: {self.session.reviewer}\nReviewers in this database: {reviewers}"
+        )
+        box = QMessageBox(QMessageBox.Icon.Information, "Study info", text, parent=self)
+        self.study_info_text = text  # (tests)
+        self._run_dialog(box)
+        self._take_focus()
+
+    def import_reviews_csv(self) -> None:
+        """File › Import reviews: a CSV as this reviewer's, as ``import-reviews`` does."""
+        chosen, _ = QFileDialog.getOpenFileName(
+            self, "Import reviews", "", "CSV files (*.csv);;All files (*)"
+        )
+        if not chosen:
+            return
+        reviewer = self.session.reviewer
+        try:
+            summary = import_reviews(self.session.store, reviewer, chosen)
+        except StoreError as exc:
+            QMessageBox.critical(self, "Reviews not imported", str(exc))
+            return
+        text = (
+            f"{summary.imported} reviews imported as {reviewer}, {summary.skipped} skipped "
+            f"as unchanged, {len(summary.problems)} problems in {chosen}"
+        )
+        self.set_session(ReviewSessionState(self.session.items, self.session.store, reviewer))
+        box = QMessageBox(QMessageBox.Icon.Information, "Reviews imported", text, parent=self)
+        if summary.problems:
+            box.setIcon(QMessageBox.Icon.Warning)
+            box.setDetailedText("\n".join(summary.problems))
+        self.statusBar().showMessage(text, 10000)
+        self._run_dialog(box)
+
+    def export_reviews_csv(self) -> None:
+        """File › Export reviews: this reviewer's reviews as CSV (``export-reviews``)."""
+        titles = {"latest": "the latest revision of each item",
+                  "first": "the first judgment of each item",
+                  "all": "every revision and repeat"}  # fmt: skip
+        which, ok = QInputDialog.getItem(
+            self, "Export reviews", "Write:", [titles[w] for w in WHICH], 0, False
+        )
+        if not ok:
+            return
+        chosen, _ = QFileDialog.getSaveFileName(
+            self, "Export reviews to", f"reviews-{self.session.reviewer}.csv", "CSV files (*.csv)"
+        )
+        if not chosen:
+            return
+        out, store = Path(chosen), self.session.store
+        if same_file(out, store.path):
+            QMessageBox.critical(
+                self, "Not exported", f"{out} is the study database: write the CSV elsewhere."
+            )
+            return
+        choice = next(w for w in WHICH if titles[w] == which)
+        try:
+            rows = export_reviews(store, self.session.reviewer, out, choice)
+        except StoreError as exc:
+            QMessageBox.critical(self, "Reviews not exported", str(exc))
+            return
+        self.statusBar().showMessage(
+            f"{rows} reviews by {self.session.reviewer} written to {out}", 10000
+        )

@@ -1,0 +1,68 @@
+"""Opening a study database and building a review window on it: the start-up and
+File › Open do it the same way (the window's class is passed in, so nothing here imports
+the window)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from medrcube_desktop import settings
+from medrcube_desktop.core.dataset import Benchmark
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.session import ReviewSessionState
+from medrcube_desktop.store import StudyStore
+
+if TYPE_CHECKING:
+    from medrcube_desktop.ui.main_window import MainWindow
+
+
+def open_store(db_file: Path) -> StudyStore:
+    """The study database at ``db_file`` (created when missing) for the window.
+
+    Raises
+    ------
+    MedRCubeError
+        The file is read-only (said now, not at the first keystroke: "Draft NOT saved").
+    StoreError
+        It cannot be opened as a study database.
+    """
+    db_file = db_file.expanduser()
+    if db_file.exists() and not os.access(db_file, os.W_OK):
+        raise MedRCubeError(
+            f"{db_file}: the review database is read-only; reviews could not be saved"
+        )
+    return StudyStore(db_file)
+
+
+def build_window(
+    window_class: type[MainWindow],
+    benchmark: Benchmark,
+    store: StudyStore,
+    name: str,
+    prefs: settings.Settings,
+) -> MainWindow:
+    """A review window on ``benchmark`` and ``store`` for reviewer ``name``, remembering
+    what the user changes in ``prefs`` (not shown yet). File › Open builds its windows
+    here too."""
+    window = window_class(
+        ReviewSessionState(benchmark.items, store, name),
+        benchmark,
+        neurological=prefs.neurological,
+        prefs=prefs,
+    )
+    window.reviewer_changed.connect(lambda new: _remember_reviewer(prefs, new))
+    window.convention_changed.connect(lambda on: _remember_convention(prefs, on))
+    window.preferences_changed.connect(prefs.save)
+    return window
+
+
+def _remember_convention(prefs: settings.Settings, neurological: bool) -> None:
+    prefs.neurological = neurological
+    prefs.save()
+
+
+def _remember_reviewer(prefs: settings.Settings, name: str) -> None:
+    prefs.reviewer = name
+    prefs.save()
