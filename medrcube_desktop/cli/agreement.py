@@ -13,7 +13,6 @@ from medrcube_desktop.cli.common import (
     add_json,
     emit,
     open_database,
-    refuse_overwrite,
     say,
 )
 from medrcube_desktop.core.progress import Outcome
@@ -86,19 +85,16 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         table_rows,
         write_outputs,
     )
+    from medrcube_desktop.review.agreement.report import refuse_inputs
 
     if args.out is not None:  # before the work: no file written over the database
-        from medrcube_desktop.review.agreement.report import OUTPUT_FILES
-
-        refuse_overwrite(args.out.expanduser(), args.db)
-        for name in OUTPUT_FILES:
-            refuse_overwrite(args.out.expanduser() / name, args.db)
+        refuse_inputs(args.out, [args.db])
     with open_database(args.db, create=False) as store:
         run = run_study(
             store, args.reviewer, args.model, args.reviewer2, args.study, args.bootstrap, args.seed
         )
     if args.out is not None:
-        for path in write_outputs(run, args.out):
+        for path in write_outputs(run, args.out, [args.db]):
             say(f"wrote {path}")
     lines = [
         f"{run.meta['first']} vs {run.meta['second']}: {len(run.result.items)} items, "

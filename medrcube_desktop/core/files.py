@@ -7,9 +7,11 @@ import os
 import stat
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from medrcube_desktop.errors import StoreError
 
 _UMASK_LOCK = threading.Lock()
 
@@ -164,3 +166,69 @@ def not_a_file(path: str | Path) -> str | None:
         if test(mode):
             return f"is {kind}, not a file"
     return "is not a regular file"
+
+
+SIDECARS = ("-wal", "-shm", "-journal")
+"""Files SQLite keeps beside a database; writing over one of them damages the database."""
+
+
+def same_file(out: Path, source: Path | None) -> bool:
+    """Whether writing ``out`` would write over ``source`` or over a file SQLite keeps
+    beside it (``-wal``, ``-shm``, ``-journal``): the same file by ``os.path.samefile``
+    (hard links, symbolic links and other spellings of the path count), or, for a
+    sidecar that does not exist yet, the same name in the same folder."""
+    if source is None:
+        return False
+    try:
+        if out.exists() and source.exists() and out.samefile(source):
+            return True
+        for suffix in SIDECARS:
+            side = source.with_name(source.name + suffix)
+            if out.exists() and side.exists() and out.samefile(side):
+                return True
+            if (
+                out.name == side.name
+                and out.parent.exists()
+                and side.parent.exists()
+                and out.parent.samefile(side.parent)
+            ):
+                return True
+    except OSError:  # a path that cannot be looked at cannot be compared: not the same
+        return False
+    return False
+
+
+def refuse_overwrite(out: Path, *inputs: Path | None, sources: Iterable[Path] = ()) -> None:
+    """Refuse an output that is one of the command's inputs (``--out`` naming the
+    database would replace it with the export).
+
+    Parameters
+    ----------
+    out : Path
+    *inputs : Path or None
+        Databases and other single inputs (checked with their SQLite sidecars).
+    sources : iterable of Path
+        Many more files read (a benchmark's ``test.json`` files, images and masks:
+        :func:`item_files`), compared by device and inode.
+
+    Raises
+    ------
+    StoreError
+        ``out`` is the same file as one of ``inputs``, or as a file SQLite keeps beside
+        one (:func:`same_file`: hard links and other spellings of the path count), or
+        as one of ``sources``.
+    """
+    for source in inputs:
+        if same_file(out, source):
+            raise StoreError(f"{out}: is the input {source}; write the output elsewhere")
+    try:
+        mine = out.stat()
+    except OSError:  # nothing there yet: it is no input
+        return
+    for source in sources:
+        try:
+            theirs = os.stat(source)
+        except OSError:
+            continue
+        if (theirs.st_dev, theirs.st_ino) == (mine.st_dev, mine.st_ino):
+            raise StoreError(f"{out}: is the input {source}; write the output elsewhere")

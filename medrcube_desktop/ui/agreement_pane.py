@@ -353,9 +353,9 @@ class AgreementPane(QDialog):
         folder = QFileDialog.getExistingDirectory(self, "Export the agreement study to")
         if not folder:
             return
-        try:
-            written = write_outputs(self.run, Path(folder))
-        except OSError as exc:
+        try:  # never over the study database (hard links and other spellings count)
+            written = write_outputs(self.run, Path(folder), [self.store.path])
+        except (OSError, MedRCubeError) as exc:
             QMessageBox.critical(self, "Export failed", f"{folder}: {exc}")
             return
         self.summary.setText(f"{len(written)} files written to {esc(folder)} (open report.html).")

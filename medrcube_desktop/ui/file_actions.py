@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLabel, Q
 
 from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import load_benchmark
+from medrcube_desktop.core.files import same_file
 from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store.exchange import WHICH, export_reviews, import_reviews
@@ -44,16 +45,6 @@ def with_file_actions(specs: list[ActionSpec], window) -> list[ActionSpec]:
     """``specs`` with :func:`file_actions` at the top of the File menu."""
     first_file = next((i for i, s in enumerate(specs) if s.menu == "File"), len(specs))
     return specs[:first_file] + file_actions(window) + specs[first_file:]
-
-
-def same_file(a: Path, b: Path | None) -> bool:
-    """Whether ``a`` and ``b`` name one file (links and other spellings count)."""
-    if b is None:
-        return False
-    try:
-        return a.exists() and b.exists() and a.samefile(b)
-    except OSError:
-        return a.resolve() == b.resolve()
 
 
 class FileActions:

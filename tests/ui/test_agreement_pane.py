@@ -104,3 +104,30 @@ def test_a_reviewer_is_not_compared_with_themself(qtbot, ct_benchmark, tmp_path)
     with pytest.raises(MedRCubeError, match="themself"):
         run_study(store, "dr-b", reviewer2="dr-b")
     pane.close()
+
+
+def test_the_export_never_writes_over_the_study_database(
+    qtbot, ct_benchmark, tmp_path, monkeypatch
+):
+    import os
+
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    prepare(tmp_path / "s.db")
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    pane = window.open_agreement_pane()
+    pane.bootstrap.setValue(0)
+    with qtbot.waitSignal(pane.computed, timeout=30000):
+        pane.compute_button.click()
+    folder = tmp_path / "out"
+    folder.mkdir()
+    os.link(tmp_path / "s.db", folder / "agreement.json")  # the database by another name
+    before = (tmp_path / "s.db").read_bytes()
+    shown = []
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: shown.append(a[2]))
+    pane.export()
+    assert shown and "is the input" in shown[0]
+    assert (tmp_path / "s.db").read_bytes() == before
+    assert not (folder / "report.html").exists()
+    pane.close()

@@ -8,10 +8,11 @@ Every file records the app version, rubric version, prompt hash(es) and judge mo
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from medrcube_desktop.core.csvfile import neutralise_cell, write_csv
-from medrcube_desktop.core.files import atomic_path
+from medrcube_desktop.core.files import atomic_path, refuse_overwrite
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
 from medrcube_desktop.review.agreement.html import write_html
@@ -39,18 +40,33 @@ OUTPUT_FILES: tuple[str, ...] = (
 its inputs before anything is written)."""
 
 
-def write_outputs(run: StudyRun, out_dir: str | Path) -> list[Path]:
+def refuse_inputs(out_dir: str | Path, inputs: Sequence[Path | None]) -> None:
+    """Raise StoreError when the folder or one of :data:`OUTPUT_FILES` in it is one of
+    ``inputs`` (the study database): checked before anything is computed or written."""
+    out = Path(out_dir).expanduser()
+    for target in (out, *(out / name for name in OUTPUT_FILES)):
+        refuse_overwrite(target, *inputs)
+
+
+def write_outputs(
+    run: StudyRun, out_dir: str | Path, inputs: Sequence[Path | None] = ()
+) -> list[Path]:
     """Write every output file to ``out_dir`` (created); return their paths.
 
     Files: ``agreement.json``, ``agreement_long.csv`` (item × rule × rater),
     ``agreement.xlsx``, ``agreement_by_rule.png``/``.svg``, ``confusion_tables.png``/
     ``.svg`` and ``report.html``. Each is written to a temporary name and renamed.
 
+    ``inputs`` (the study database) are never written over (:func:`refuse_inputs`).
+
     Raises
     ------
+    StoreError
+        An output would be one of ``inputs``.
     OSError
         The folder or a file cannot be written.
     """
+    refuse_inputs(out_dir, inputs)
     out = Path(out_dir).expanduser()
     out.mkdir(parents=True, exist_ok=True)
     written = [
