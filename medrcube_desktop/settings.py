@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from medrcube_desktop.core.files import atomic_write
+from medrcube_desktop.core.files import atomic_write, read_file_bytes
 
 APP_NAME = "medrcube-desktop"
 log = logging.getLogger(__name__)
@@ -202,7 +202,7 @@ class Settings:
         if not path.exists():
             return cls(), None
         try:
-            raw = json.loads(path.read_text("utf-8"))
+            raw = json.loads(read_file_bytes(path).decode("utf-8"))  # never a pipe's read
         except (OSError, ValueError, RecursionError) as exc:
             log.warning("%s: ignoring unreadable settings file: %s", path, exc)
             return cls(), f"unreadable: {exc}"

@@ -230,3 +230,28 @@ def test_a_usage_error_is_one_line_and_with_json_one_json_document(argv, reason,
     out, err = capsys.readouterr()
     assert err.count("\n") == 1 and reason in err
     assert json.loads(out)["exit_status"] == 2
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["import-judgments", "--db", "{db}", "--model", "m", "{fifo}"],
+        ["import-judgments", "--db", "{db}", "--model", "m", "--batch", "{fifo}"],
+        ["credibility", "--results", "{fifo}"],
+        ["import-reviews", "--db", "{db}", "--reviewer", "r", "{fifo}"],
+    ],
+)
+def test_a_named_pipe_as_an_input_file_is_named_not_read(argv, tmp_path, capsys):
+    fifo = tmp_path / "in.jsonl"
+    os.mkfifo(fifo)
+    args = [a.format(db=tmp_path / "s.db", fifo=fifo) for a in argv]
+    done = {}
+    worker = threading.Thread(target=lambda: done.update(rc=main(args)), daemon=True)
+    worker.start()
+    worker.join(20)
+    if worker.is_alive():  # free the reader so the test run can go on, then fail
+        with open(fifo, "w"):
+            pass
+        worker.join(5)
+        pytest.fail(f"{argv[0]} blocked on a named pipe")
+    assert done["rc"] in (1, 2) and "is a named pipe, not a file" in capsys.readouterr().err

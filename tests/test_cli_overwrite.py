@@ -19,7 +19,12 @@ def spellings(target: Path, tmp_path: Path) -> list[Path]:
     link.parent.mkdir(exist_ok=True)
     if not link.exists():
         os.link(target, link)
-    return [target.parent / ".." / target.parent.name / target.name, link]
+    # "new/.." after a folder that does not exist yet: the writer would create it
+    return [
+        target.parent / ".." / target.parent.name / target.name,
+        link,
+        target.parent / "not-yet" / "deeper" / ".." / ".." / target.name,
+    ]
 
 
 @pytest.fixture
@@ -114,3 +119,13 @@ def test_demo_build_refuses_a_file_by_any_name(db, tmp_path, capsys):
         assert main(["demo", "build", str(out)]) == 2
         assert "new or empty folder" in capsys.readouterr().err
     assert db.read_bytes() == before
+
+
+def test_a_sidecar_of_the_database_by_its_other_name_is_refused(db, tmp_path, capsys):
+    link = tmp_path / "other.db"
+    os.link(db, link)
+    for opened, out in ((link, db.with_name(db.name + "-wal")), (db, tmp_path / "other.db-wal")):
+        args = ["export-reviews", "--db", str(opened), "--reviewer", "r", "--out", str(out)]
+        assert main(args) == 2, (opened, out)
+        assert "is the input" in capsys.readouterr().err
+        assert not out.exists()

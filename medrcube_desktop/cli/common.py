@@ -19,7 +19,7 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-from medrcube_desktop.core.files import SIDECARS, refuse_overwrite, same_file
+from medrcube_desktop.core.files import SIDECARS, describe_missing, refuse_overwrite, same_file
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import MedRCubeError, StoreError
 
@@ -96,10 +96,9 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
 
     new = not path.is_file()
     if new:
-        if not create:
-            raise StoreError(f"{path}: no such review database")
-        if path.exists():
-            raise StoreError(f"{path}: is not a file")
+        missing = describe_missing(path, "review database")
+        if missing and (not create or path.exists()):
+            raise StoreError(missing)
     elif not create and path.stat().st_size == 0:  # SQLite would make it a database
         raise StoreError(f"{path}: an empty file, not a review database")
     store = StudyStore(path)

@@ -26,6 +26,7 @@ from medrcube_desktop.cli.common import (
     say,
     warn,
 )
+from medrcube_desktop.core.files import describe_missing
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions
@@ -358,8 +359,9 @@ def cmd_import_run(args: argparse.Namespace) -> int:
     from medrcube_desktop.evaluation.results_json import import_run
 
     _, items = load_items(args.dataset, verb="imported")
-    if not args.results.is_file():  # before the database is created
-        raise MedRCubeError(f"{args.results}: no such results file")
+    missing = describe_missing(args.results, "results file")
+    if missing:  # before the database is created
+        raise MedRCubeError(missing)
     with open_database(args.db, create=True) as store:
         added, problems = import_run(store, args.run, args.model, items, args.results)
     if not args.json:

@@ -17,6 +17,7 @@ from medrcube_desktop.cli.common import (
     refuse_overwrite,
     warn,
 )
+from medrcube_desktop.core.files import describe_missing
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import StoreError
 
@@ -70,8 +71,9 @@ def cmd_import_reviews(args: argparse.Namespace) -> int:
     """``import-reviews``: 0 all rows usable, 1 some rows had problems, 2 unusable input."""
     from medrcube_desktop.store.exchange import import_reviews
 
-    if not args.reviews.is_file():  # before the database is created
-        raise StoreError(f"{args.reviews}: no such CSV file")
+    missing = describe_missing(args.reviews, "CSV file")
+    if missing:  # before the database is created
+        raise StoreError(missing)
     with open_database(args.db, create=True) as store:
         summary = import_reviews(store, args.reviewer, args.reviews)
     for problem in summary.problems:

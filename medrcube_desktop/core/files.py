@@ -168,34 +168,68 @@ def not_a_file(path: str | Path) -> str | None:
     return "is not a regular file"
 
 
+class NotARegularFile(OSError):
+    """A path that is a named pipe, a socket, a device or a folder where a file is read
+    (an ``OSError``, so a reader's own handler names the path)."""
+
+
+def read_file_bytes(path: str | Path) -> bytes:
+    """The bytes of ``path``, once it is known to be a regular file (a named pipe would
+    block the read for ever).
+
+    Raises
+    ------
+    NotARegularFile
+        ``path`` is something else (:func:`not_a_file` says what).
+    OSError
+        The file cannot be read.
+    """
+    problem = not_a_file(path)
+    if problem:
+        raise NotARegularFile(problem)
+    return Path(path).read_bytes()
+
+
+def describe_missing(path: Path, what: str) -> str | None:
+    """``"PATH: no such WHAT"``, ``"PATH: is a named pipe, not a file"``, or None when
+    ``path`` is a regular file: the one message for an input that is not there."""
+    if not path.exists():
+        return f"{path}: no such {what}"
+    problem = not_a_file(path)
+    return f"{path}: {problem}" if problem else None
+
+
 SIDECARS = ("-wal", "-shm", "-journal")
 """Files SQLite keeps beside a database; writing over one of them damages the database."""
 
 
 def same_file(out: Path, source: Path | None) -> bool:
     """Whether writing ``out`` would write over ``source`` or over a file SQLite keeps
-    beside it (``-wal``, ``-shm``, ``-journal``): the same file by ``os.path.samefile``
-    (hard links, symbolic links and other spellings of the path count), or, for a
-    sidecar that does not exist yet, the same name in the same folder."""
+    beside it (``-wal``, ``-shm``, ``-journal``).
+
+    Both paths are first made real (``os.path.realpath``: symbolic links followed, and
+    ``..`` taken out, also after folders that do not exist yet, which a writer would
+    create: ``new/../study.db`` is ``study.db``); then they are the same file when the
+    real paths are equal or ``os.path.samefile`` says so (hard links). ``out`` is a
+    sidecar of ``source`` when it is ``X-wal`` (``-shm``, ``-journal``) for an ``X``
+    that is ``source``, by whichever name SQLite opened it under.
+    """
     if source is None:
         return False
+    real_out, real_source = Path(os.path.realpath(out)), Path(os.path.realpath(source))
+    if real_out == real_source:
+        return True
     try:
-        if out.exists() and source.exists() and out.samefile(source):
+        if real_out.exists() and real_source.exists() and real_out.samefile(real_source):
             return True
-        for suffix in SIDECARS:
-            side = source.with_name(source.name + suffix)
-            if out.exists() and side.exists() and out.samefile(side):
-                return True
-            if (
-                out.name == side.name
-                and out.parent.exists()
-                and side.parent.exists()
-                and out.parent.samefile(side.parent)
-            ):
-                return True
-    except OSError:  # a path that cannot be looked at cannot be compared: not the same
-        return False
-    return False
+    except OSError:  # a path that cannot be looked at: compared by name only, above
+        pass
+    return any(
+        real_out.name.endswith(suffix)
+        and len(real_out.name) > len(suffix)
+        and same_file(real_out.with_name(real_out.name[: -len(suffix)]), real_source)
+        for suffix in SIDECARS
+    )
 
 
 def refuse_overwrite(out: Path, *inputs: Path | None, sources: Iterable[Path] = ()) -> None:
@@ -222,8 +256,8 @@ def refuse_overwrite(out: Path, *inputs: Path | None, sources: Iterable[Path] = 
         if same_file(out, source):
             raise StoreError(f"{out}: is the input {source}; write the output elsewhere")
     try:
-        mine = out.stat()
-    except OSError:  # nothing there yet: it is no input
+        mine = Path(os.path.realpath(out)).stat()
+    except OSError:  # nothing there yet (``..`` after a new folder included): no input
         return
     for source in sources:
         try:

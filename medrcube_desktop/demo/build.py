@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import random
 import shutil
 import tempfile
@@ -218,8 +219,9 @@ def write_manifest(root: Path, files: list[FileRecord]) -> None:
 
 
 def check_output_folder(path: Path) -> None:
-    """Raise :class:`DatasetError` unless ``path`` is missing or an empty folder."""
-    path = Path(path)
+    """Raise :class:`DatasetError` unless ``path`` is missing or an empty folder (``..``
+    after a folder that does not exist yet taken out first, as the build would)."""
+    path = Path(os.path.realpath(path))
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise DatasetError(f"{path}: the demo must be built into a new or empty folder")
 

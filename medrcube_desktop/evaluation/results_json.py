@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from medrcube_desktop.core.files import atomic_path
+from medrcube_desktop.core.files import atomic_path, read_file_bytes
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import MedRCubeError
@@ -115,7 +115,7 @@ def read_results(path: str | Path, reparse: bool = True) -> tuple[list[Outcome],
     """
     path = Path(path)
     try:
-        records = json.loads(path.read_text("utf-8"))
+        records = json.loads(read_file_bytes(path).decode("utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
         raise MedRCubeError(f"{path}: cannot read results: {exc}") from exc
     if not isinstance(records, list):
@@ -180,7 +180,7 @@ def import_run(
 
     path = Path(path)
     try:
-        records = json.loads(path.read_text("utf-8"))
+        records = json.loads(read_file_bytes(path).decode("utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
         raise MedRCubeError(f"{path}: cannot read results: {exc}") from exc
     if not isinstance(records, list):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from medrcube_desktop.core.files import atomic_write
+from medrcube_desktop.core.files import atomic_write, read_file_bytes
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import JudgeError
 from medrcube_desktop.llm.parse import JudgmentModel, format_errors
@@ -49,7 +49,7 @@ def text_lines(path: Path) -> list[tuple[int, str, str]]:
         The file cannot be read.
     """
     try:
-        data = path.read_bytes()
+        data = read_file_bytes(path)
     except OSError as exc:
         raise JudgeError(f"{path}: cannot read judgments: {exc.strerror or exc}") from exc
     found = []

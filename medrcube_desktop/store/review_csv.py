@@ -23,6 +23,7 @@ from medrcube_desktop.core.csvfile import (  # FORMULA_STARTS, neutralise_cell: 
     restore_cell,
     write_csv,
 )
+from medrcube_desktop.core.files import read_file_bytes
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.review_queries import Review
@@ -146,7 +147,7 @@ def read_reviews_csv(path: Path) -> tuple[list[CsvReview], list[str]]:
         a required column or repeats one (the message names the file).
     """
     try:
-        data = path.read_bytes()
+        data = read_file_bytes(path)
     except OSError as exc:
         raise StoreError(f"{path}: cannot read the CSV file: {exc.strerror or exc}") from exc
     try:
