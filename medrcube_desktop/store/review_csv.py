@@ -234,6 +234,13 @@ def _parse_row(
                 else "not an ISO 8601 time"
             )
             found.append((name, f"{what}: {cell(name).strip()!r}"))
+    started, committed = times.get("started_at"), times.get("committed_at")
+    if (
+        started
+        and committed
+        and datetime.fromisoformat(started) > datetime.fromisoformat(committed)
+    ):
+        found.append(("started_at", f"{started} is after committed_at {committed}"))
     seconds = _active_seconds(cell("active_seconds").strip())
     if seconds is None:
         found.append(("active_seconds", f"not a number >= 0: {cell('active_seconds')!r}"))

@@ -443,3 +443,19 @@ def test_an_import_into_a_fresh_database_keeps_the_file_s_own_history(tmp_path):
     store = StudyStore(None)
     assert import_reviews(store, "dr-a", path).imported == 2
     assert store.first_reviews("dr-a")["i1"].comment == "first"
+
+
+def test_a_review_started_after_it_was_committed_is_a_problem_of_its_row(tmp_path):
+    path = write(
+        tmp_path / "in.csv",
+        "item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,started_at,committed_at\n"
+        "a,1,1,1,1,1,1,1,2026-01-02T10:00:00+00:00,2026-01-02T09:00:00+00:00\n"
+        "b,1,1,1,1,1,1,1,2026-01-02T09:00:00+00:00,2026-01-02T10:00:00+00:00\n",
+    )
+    store = StudyStore(None)
+    summary = import_reviews(store, "dr-a", path)
+    assert summary.problems == [
+        f"{path} line 2 item a column started_at: 2026-01-02T10:00:00+00:00 is after "
+        "committed_at 2026-01-02T09:00:00+00:00"
+    ]
+    assert sorted(store.latest_reviews("dr-a")) == ["b"]
