@@ -170,15 +170,15 @@ def render_benchmark(
             summary.cancelled = True
             return summary
         report(progress, Progress(done, total, "item", item.id, {"failed": len(summary.failed)}))
-        target = output_png(out_dir, item.dataset, item.id, used)
         try:
+            target = output_png(out_dir, item.dataset, item.id, used)
             if _file_id(target) in sources:
                 raise OSError(f"{target}: is a source image of the benchmark; not written over")
             render_to_png(
                 item.image_path, target, item.mask_path, item.bbox, modality=item.modality
             )
             summary.rendered += 1
-        except (ImageLoadError, OSError) as exc:
+        except (ImageLoadError, OSError, OutsideFolder) as exc:
             summary.failed.append(
                 {"item": item.id, "file": str(item.image_path), "message": str(exc)}
             )
@@ -217,6 +217,10 @@ def safe_component(text: str, fallback: str) -> str:
     return name
 
 
+class OutsideFolder(ValueError):
+    """An output path that would land outside the output folder."""
+
+
 def output_png(out_dir: Path, dataset: str, item_id: str, used: set[str]) -> Path:
     """``out_dir/<dataset>/<id>.png``, each part cleaned (:func:`safe_component`), so
     whatever the benchmark says (``../x``, ``/abs``, ``a\\..\\b``) the picture lands
@@ -226,8 +230,9 @@ def output_png(out_dir: Path, dataset: str, item_id: str, used: set[str]) -> Pat
 
     Raises
     ------
-    ValueError
-        The path would leave ``out_dir`` (never, by construction: a last check).
+    OutsideFolder
+        The picture would land outside ``out_dir``: the names cannot leave it, but a
+        symbolic link already inside it can point elsewhere (checked on real paths).
     """
     folder = out_dir / safe_component(dataset, "dataset")
     stem = safe_component(item_id, "item")
@@ -236,9 +241,9 @@ def output_png(out_dir: Path, dataset: str, item_id: str, used: set[str]) -> Pat
         n += 1
         target = folder / f"{stem}-{n}.png"
     used.add(str(target).casefold())
-    inside = os.path.normpath(out_dir)
-    if os.path.commonpath([inside, os.path.normpath(target)]) != inside:
-        raise ValueError(f"{target}: outside {out_dir}")
+    inside = os.path.realpath(out_dir)
+    if os.path.commonpath([inside, os.path.realpath(target)]) != inside:
+        raise OutsideFolder(f"{target}: leads outside {out_dir} (a symbolic link?); not written")
     return target
 
 

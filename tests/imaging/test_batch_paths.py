@@ -83,3 +83,21 @@ def test_render_batch_never_writes_over_an_item_image(tmp_path, capsys):
     assert main(["render-batch", str(root), "--out", str(tmp_path / "out"), "--json"]) == 1
     assert "source image" in json.loads(capsys.readouterr().out)["failed"][0]["message"]
     assert picture.read_bytes() == before
+
+
+def test_a_symbolic_link_already_inside_out_cannot_lead_outside(tmp_path, capsys):
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item("a", dataset="elsewhere"), item("b", dataset="ds")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    out, outside = tmp_path / "out", tmp_path / "outside"
+    out.mkdir()
+    outside.mkdir()
+    (out / "elsewhere").symlink_to(outside)  # left there by someone, before the run
+    assert main(["render-batch", str(root), "--out", str(out), "--json"]) == 1
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["rendered"] == 1
+    assert [f["item"] for f in summary["failed"]] == ["a"]
+    assert "leads outside" in summary["failed"][0]["message"]
+    assert list(outside.iterdir()) == []
