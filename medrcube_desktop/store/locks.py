@@ -96,6 +96,19 @@ def pid_alive(pid: int) -> bool:
     return pid > 0 and bool(psutil.pid_exists(pid))
 
 
+def _held_here(holder: str) -> bool:
+    """Whether the lock record ``holder`` (JSON) names this very process."""
+    try:
+        record = json.loads(holder)
+    except ValueError:
+        return False
+    return (
+        isinstance(record, dict)
+        and record.get("pid") == os.getpid()
+        and record.get("host") == socket.gethostname()
+    )
+
+
 @contextmanager
 def process_lock(store: StudyStore, key: str, what: str) -> Iterator[None]:
     """Hold ``app_state[key]`` for the duration of the block.
@@ -113,6 +126,8 @@ def process_lock(store: StudyStore, key: str, what: str) -> Iterator[None]:
         record["started"] = started
     me = json.dumps(record)
     holder = store.claim(key, me, holder_gone)
+    if holder is not None and _held_here(holder):  # this app already runs it: no SQL hint
+        raise LockHeld(f"{what} is already running in this app; wait for it or cancel it", holder)
     if holder is not None:
         raise LockHeld(
             f"{what} is already in progress in another process ({holder}); two would ask "

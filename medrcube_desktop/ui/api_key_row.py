@@ -17,7 +17,12 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBox
 
 from medrcube_desktop import settings
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.llm.keys import KEYRING_SERVICE, endpoint_host, find_api_key
+from medrcube_desktop.llm.keys import (
+    KEYRING_SERVICE,
+    endpoint_host,
+    endpoint_variable,
+    find_api_key,
+)
 from medrcube_desktop.ui.text import esc
 
 log = logging.getLogger(__name__)
@@ -108,7 +113,8 @@ class ApiKeyRow(QWidget):
             log.warning("could not store the key for %s in the OS keyring: %s", host, type(exc))
             self.refresh(
                 f"<br><span style='color:#b42318'>The OS keyring could not store the key "
-                f"({esc(type(exc).__name__)}): set the environment variable instead.</span>"
+                f"({esc(type(exc).__name__)}): set the environment variable "
+                f"{esc(endpoint_variable(self.base_url))} (or OPENAI_API_KEY) instead.</span>"
             )
             return False
         self.refresh()

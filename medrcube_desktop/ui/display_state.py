@@ -48,8 +48,14 @@ class DisplayChoice:
         return DisplayChoice()
 
 
+def window_number(value: float) -> str:
+    """A window center or width as people read it: whole above 10 (a drag gives
+    603.43: shown 603), three significant digits below (0.25 stays 0.25)."""
+    return f"{value:.0f}" if abs(value) >= 10 else f"{value:.3g}"
+
+
 def window_note(window: tuple[float, float], origin: str) -> str:
     """``"W 400  C 40 (set by you)"``: a window that is not the file's own, as the
     image's corner shows it."""
     center, width = window
-    return f"W {width:.5g}  C {center:.5g} ({origin})"
+    return f"W {window_number(width)}  C {window_number(center)} ({origin})"

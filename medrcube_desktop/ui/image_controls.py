@@ -8,7 +8,12 @@ from __future__ import annotations
 import math
 
 from medrcube_desktop.imaging.render import RenderedImage
-from medrcube_desktop.ui.display_state import DisplayChoice, window_note, window_scale
+from medrcube_desktop.ui.display_state import (
+    DisplayChoice,
+    window_note,
+    window_number,
+    window_scale,
+)
 from medrcube_desktop.ui.image_view import RenderTask, render_pool
 from medrcube_desktop.ui.text import esc
 
@@ -70,7 +75,9 @@ class ImageControls:
             f"Slice {result.slice_index + 1} of {result.slice_count}" if many else ""
         )
         window = (
-            f"Window C {result.window[0]:.5g} / W {result.window[1]:.5g}" if result.window else ""
+            f"Window C {window_number(result.window[0])} / W {window_number(result.window[1])}"
+            if result.window
+            else ""
         )
         if window and self.display_window is not None:
             window += (
@@ -91,7 +98,9 @@ class ImageControls:
             if self.display_window is not None:
                 corner.append(window_note(result.window, self._window_origin))
             else:
-                corner.append(f"W {result.window[1]:.5g}  C {result.window[0]:.5g}")
+                corner.append(
+                    f"W {window_number(result.window[1])}  C {window_number(result.window[0])}"
+                )
         if result.slice_count > 1:
             corner.append(f"{result.slice_index + 1} / {result.slice_count}")
         if not self.show_overlay:
@@ -113,16 +122,12 @@ class ImageControls:
         carried = choice.carried_to(item)
         if self.display_window is not None and carried.window is None:
             reset.append(
-                f"window back to the file's own ({item.modality} values differ from "
-                f"{self._window_scale_name(previous)})"
+                "window back to the file's own (a window carries only from CT to CT, whose "
+                "Hounsfield units mean the same in every file)"
             )
         self.display_window, self._window_origin = carried.window, carried.origin
         self._window_scale = carried.scale
         return "New item: " + "; ".join(reset) + "." if reset else None
-
-    @staticmethod
-    def _window_scale_name(item) -> str:
-        return "the last image's" if item is None else f"the {item.modality} image's"
 
     def _on_render_failed(self, generation: int, message: str) -> None:
         if generation != self._generation:

@@ -198,7 +198,7 @@ def test_a_second_run_of_the_same_model_on_the_same_database_is_refused(tmp_path
     store = StudyStore(tmp_path / "study.db")
     import socket
 
-    alive = _json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": "x"})
+    alive = _json.dumps({"pid": os.getppid(), "host": socket.gethostname(), "since": "x"})
     store.set_state("judge.running:gpt-5.1", alive)
     from medrcube_desktop.store.locks import LockHeld
 

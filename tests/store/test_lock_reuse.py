@@ -51,14 +51,16 @@ def test_a_reused_pid_no_longer_blocks_a_run_and_a_live_holder_says_how_to_clear
     store.set_state(key, stale)
     with process_lock(store, key, "run r"):
         assert json.loads(store.get_state(key))["started"] == pytest.approx(MY_START)
-    live = record(since=datetime.now(UTC).isoformat(), started=MY_START)
+    parent = os.getppid()  # another live process (this one's own lock says so plainly)
+    started = psutil.Process(parent).create_time()
+    live = record(since=datetime.now(UTC).isoformat(), started=started, pid=parent)
     store.set_state(key, live)
     with pytest.raises(LockHeld) as held, process_lock(store, key, "run r"):
         pass
     message = str(held.value)
     command = f"sqlite3 {shlex.quote(str(db))} \"DELETE FROM app_state WHERE key = '{key}'\""
     assert message.endswith(
-        f"If you are sure process {os.getpid()} on {socket.gethostname()} is not that run "
+        f"If you are sure process {parent} on {socket.gethostname()} is not that run "
         f"(it crashed, or the machine was restarted), clear the lock with: {command}"
     )
     store.close()

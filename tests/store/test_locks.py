@@ -56,13 +56,26 @@ def test_holder_gone_by_host_pid_and_age():
 
 def test_process_lock_refuses_a_live_holder_and_takes_a_dead_ones(tmp_path):
     store = StudyStore(tmp_path / "s.db")
-    store.set_state("judge.running:m", holder(os.getpid()))
+    store.set_state("judge.running:m", holder(os.getppid()))  # another live process
     refused = pytest.raises(LockHeld, match="a judge run is already in progress")
     with refused as raised, process_lock(store, "judge.running:m", "a judge run"):
         pass
-    assert json.loads(raised.value.holder)["pid"] == os.getpid()
+    assert json.loads(raised.value.holder)["pid"] == os.getppid()
     store.set_state("judge.running:m", holder(finished_pid()))
     with process_lock(store, "judge.running:m", "a judge run"):
         mine = json.loads(store.get_state("judge.running:m"))
         assert (mine["pid"], mine["host"]) == (os.getpid(), socket.gethostname())
     assert store.get_state("judge.running:m") is None
+
+
+def test_a_run_this_app_already_holds_is_said_so_without_a_sql_hint(tmp_path):
+    first, second = StudyStore(tmp_path / "s.db"), StudyStore(tmp_path / "s.db")
+    with (
+        process_lock(first, "evaluate.running:r", "run r"),
+        pytest.raises(LockHeld) as held,
+        process_lock(second, "evaluate.running:r", "run r"),
+    ):
+        pass
+    assert str(held.value) == "run r is already running in this app; wait for it or cancel it"
+    first.close()
+    second.close()
