@@ -60,7 +60,9 @@ class ImageControls:
         if generation != self._generation:
             return  # a newer request superseded this one
         self._shown_window = result.window
-        self.image_view.corner_text = "    ".join(self._corner_notes(result))
+        self.image_view.corner_text = "\n".join(
+            self._corner_notes(result)
+        )  # a line each: clear of the bottom letter
         self._file_windows = result.file_windows
         new_item = self._fit_next
         self._fit_next = False

@@ -45,7 +45,7 @@ class ImageView(QGraphicsView):
         self.setMinimumSize(320, 320)
         self._fit = True
         self.edge_labels: dict[str, str] | None = None
-        self.corner_text = ""  # e.g. "W 400 / C 40   12 / 40"
+        self.corner_text = ""  # lines, e.g. "W 400  C 40 (set by you)\n12 / 40"
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
 
     def set_image(
