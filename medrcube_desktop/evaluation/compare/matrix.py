@@ -1,0 +1,94 @@
+"""The items × models table every comparison is computed from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.metrics import voxel
+
+
+@dataclass(frozen=True)
+class RunMatrix:
+    """Per-item outcomes of several runs on one benchmark.
+
+    Attributes
+    ----------
+    items : tuple of Item
+        The benchmark's items, in benchmark order (rows).
+    runs : tuple of str
+        Run names (columns).
+    correct : ndarray of shape (n_items, n_runs), float64
+        1.0 right, 0.0 wrong (an unparsed answer is wrong, as the paper counts it), NaN
+        where the run has no answer to the item.
+    unparsed : ndarray of shape (n_items, n_runs), bool
+        The run answered but no choice could be read.
+    """
+
+    items: tuple[Item, ...]
+    runs: tuple[str, ...]
+    correct: np.ndarray
+    unparsed: np.ndarray
+
+    def __post_init__(self) -> None:
+        shape = (len(self.items), len(self.runs))
+        if self.correct.shape != shape or self.unparsed.shape != shape:
+            raise ValueError(
+                f"matrix shapes {self.correct.shape}, {self.unparsed.shape} != {shape}"
+            )
+
+    @property
+    def answered(self) -> np.ndarray:
+        """(n_items, n_runs) bool: the run has an answer to the item."""
+        return ~np.isnan(self.correct)
+
+    def images(self) -> np.ndarray:
+        """(n_items,) int: an id per image file (items sharing an image share it), the
+        cluster of a bootstrap that resamples images rather than items."""
+        ids: dict[str, int] = {}
+        return np.array([ids.setdefault(str(item.image_path), len(ids)) for item in self.items])
+
+    def labels(self, key: str) -> np.ndarray:
+        """(n_items,) object: each item's ``task`` (abbreviation), ``modality``,
+        ``region``, ``dataset`` or ``voxel`` (task|modality|region, paper §3)."""
+        get = {
+            "task": lambda i: i.task.abbreviation,
+            "modality": lambda i: i.modality,
+            "region": lambda i: i.region,
+            "dataset": lambda i: i.dataset,
+            "voxel": voxel,
+        }[key]
+        return np.array([get(item) for item in self.items], dtype=object)
+
+
+def run_matrix(store, runs: Sequence[str], items: Sequence[Item]) -> RunMatrix:
+    """The :class:`RunMatrix` of ``runs`` (stored in ``store``) over ``items``.
+
+    Raises
+    ------
+    MedRCubeError
+        A run name is not in the database (the known ones are listed).
+    """
+    known = set(store.eval_run_names())
+    missing = [run for run in runs if run not in known]
+    if missing:
+        raise MedRCubeError(
+            f"no run named {', '.join(map(repr, missing))} (runs: {', '.join(sorted(known)) or 'none'})"
+        )
+    correct = np.full((len(items), len(runs)), np.nan)
+    unparsed = np.zeros((len(items), len(runs)), dtype=bool)
+    row = {item.id: n for n, item in enumerate(items)}
+    for column, run in enumerate(runs):
+        for item_id, response in store.responses(run).items():
+            n = row.get(item_id)
+            if n is None:
+                continue  # an answer to an item this benchmark no longer has
+            correct[n, column] = float(
+                response.parsed_answer is not None and response.parsed_answer == items[n].answer
+            )
+            unparsed[n, column] = response.parsed_answer is None
+    return RunMatrix(tuple(items), tuple(runs), correct, unparsed)
