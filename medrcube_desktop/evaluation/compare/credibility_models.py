@@ -1,0 +1,273 @@
+"""Credibility across models (issue 14 item 3; paper Section 6, Appendix H, Fig. 4).
+
+Each model's (prerequisite L, high-level H) pairs fall in groups A (both right), B (L
+right, H wrong), C (both wrong) and D (L wrong, H right); see
+:mod:`medrcube_desktop.evaluation.credibility`. From the counts, per model:
+
+- Acc_H = (A+D)/N (eq. 5), Rationality = 1 − D/(A+D), Shortcut Probability
+  SP = D/(C+D) (eq. 6);
+- the independence baseline SP − P(H right), P(H right) = (A+D)/N over the pairs: if L
+  and H answers are independent, P(H right | L wrong) = P(H right), so the baseline is 0;
+- the log odds ratio ln(A·C/(B·D)) with Woolf's 95 % interval (Woolf 1955, "On
+  estimating the relation between blood group and disease", Ann. Hum. Genet. 19:251),
+  SE = sqrt(1/A + 1/B + 1/C + 1/D); when a cell is 0, 0.5 is added to every cell
+  (Haldane 1956) and the figure says so (``haldane``).
+
+Across models, the paper reports Pearson r = 0.693 (p < 1e-5) between Acc_H and SP and
+reads it as "opportunistic evolution" (Appendix H, H1). Under independence SP equals Acc_H
+in expectation, so a strong positive r is expected by construction whenever models
+differ in accuracy: :func:`independent_r` simulates it, and :func:`permutation_p` tests
+each model's dependence of H on L directly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.credibility import pair_outcomes
+from medrcube_desktop.evaluation.metrics import Outcome
+
+Counts = tuple[int, int, int, int]
+"""(A, B, C, D) pair counts of one model."""
+
+Z95 = 1.959963984540054  # the standard normal's 97.5 % quantile
+
+
+def model_pairs(
+    matrix: RunMatrix, preset: str = "paper"
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], list[str]]:
+    """Each run's paired outcomes, and the pairing warnings (paper §6).
+
+    Items a run did not answer (NaN in ``matrix.correct``) are left out of its pairs; an
+    unparsed answer is wrong. Pairing is :func:`~medrcube_desktop.evaluation.credibility.
+    pair_outcomes` with ``preset`` ("paper" or "official").
+
+    Returns
+    -------
+    pairs : dict of str to (low, high)
+        Run name → two (n_pairs,) bool arrays: the prerequisite L and the high-level H
+        answer of each pair is right.
+    warnings : list of str
+        The preset's warnings, over all runs.
+
+    Raises
+    ------
+    MedRCubeError
+        Unknown preset.
+    """
+    result: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    warnings: set[str] = set()
+    for column, run in enumerate(matrix.runs):
+        outcomes = [
+            Outcome(item, item.answer if value == 1.0 else None)
+            for item, value in zip(matrix.items, matrix.correct[:, column], strict=True)
+            if not math.isnan(value)
+        ]
+        pairs, run_warnings = pair_outcomes(outcomes, preset)
+        warnings.update(run_warnings)
+        low = np.array([p.low.correct for p in pairs], dtype=bool)
+        high = np.array([p.high.correct for p in pairs], dtype=bool)
+        result[run] = (low, high)
+    return result, sorted(warnings)
+
+
+def counts_of(low: np.ndarray, high: np.ndarray) -> Counts:
+    """(A, B, C, D) of paired (n_pairs,) bool outcomes ``low`` (L) and ``high`` (H)."""
+    low, high = np.asarray(low, bool), np.asarray(high, bool)
+    return (
+        int(np.sum(low & high)),
+        int(np.sum(low & ~high)),
+        int(np.sum(~low & ~high)),
+        int(np.sum(~low & high)),
+    )
+
+
+def group_counts(matrix: RunMatrix, preset: str = "paper") -> tuple[dict[str, Counts], list[str]]:
+    """Run name → (A, B, C, D), and the pairing warnings (see :func:`model_pairs`)."""
+    pairs, warnings = model_pairs(matrix, preset)
+    return {run: counts_of(low, high) for run, (low, high) in pairs.items()}, warnings
+
+
+@dataclass(frozen=True)
+class ModelCredibility:
+    """One model's credibility figures (paper §6, eqs. 5–6); ``None``: denominator 0.
+
+    ``baseline`` = SP − Acc_H (0 in expectation under independence of L and H).
+    ``log_or`` and its Woolf 95 % interval ``log_or_low``, ``log_or_high`` are natural
+    logs; ``haldane`` is True when 0.5 was added to every cell because one was 0 (all
+    three are ``None`` when the model has no pairs).
+    """
+
+    run: str
+    a: int
+    b: int
+    c: int
+    d: int
+    acc_h: float | None
+    rationality: float | None
+    shortcut_prob: float | None
+    baseline: float | None
+    log_or: float | None
+    log_or_low: float | None
+    log_or_high: float | None
+    haldane: bool
+
+    @property
+    def n_pairs(self) -> int:
+        return self.a + self.b + self.c + self.d
+
+
+def log_odds_ratio(counts: Counts) -> tuple[float, float, float, bool]:
+    """ln(A·C/(B·D)), its Woolf 95 % interval (low, high) and whether the Haldane 0.5
+    correction was applied (a cell was 0; Woolf 1955, Haldane 1956).
+
+    Raises
+    ------
+    MedRCubeError
+        All four counts are 0.
+    """
+    if sum(counts) == 0:
+        raise MedRCubeError("no pairs: the odds ratio is undefined")
+    haldane = min(counts) == 0
+    a, b, c, d = (x + 0.5 if haldane else float(x) for x in counts)
+    value = math.log(a * c / (b * d))
+    se = math.sqrt(1 / a + 1 / b + 1 / c + 1 / d)
+    return value, value - Z95 * se, value + Z95 * se, haldane
+
+
+def model_credibility(counts: Mapping[str, Counts]) -> list[ModelCredibility]:
+    """:class:`ModelCredibility` of each run in ``counts`` (run → (A, B, C, D)), in order."""
+    figures = []
+    for run, (a, b, c, d) in counts.items():
+        n = a + b + c + d
+        acc_h = (a + d) / n if n else None
+        sp = d / (c + d) if c + d else None
+        log_or = low = high = None
+        haldane = False
+        if n:
+            log_or, low, high, haldane = log_odds_ratio((a, b, c, d))
+        figures.append(
+            ModelCredibility(
+                run,
+                a,
+                b,
+                c,
+                d,
+                acc_h=acc_h,
+                rationality=1 - d / (a + d) if a + d else None,
+                shortcut_prob=sp,
+                baseline=sp - acc_h if sp is not None and acc_h is not None else None,
+                log_or=log_or,
+                log_or_low=low,
+                log_or_high=high,
+                haldane=haldane,
+            )
+        )
+    return figures
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """Pearson r over ``n`` models, its 95 % interval (Fisher z) and two-sided p."""
+
+    r: float
+    low: float
+    high: float
+    p: float
+    n: int
+
+
+def accuracy_shortcut_correlation(figures: Sequence[ModelCredibility]) -> Correlation:
+    """Pearson r between Acc_H and SP across models (paper Fig. 4 right: r = 0.693).
+
+    Models without both figures are left out. The interval is Fisher's z transform
+    (``scipy.stats.pearsonr(...).confidence_interval()``).
+
+    Raises
+    ------
+    MedRCubeError
+        Fewer than 3 models have both figures.
+    """
+    from scipy import stats
+
+    usable = [f for f in figures if f.acc_h is not None and f.shortcut_prob is not None]
+    if len(usable) < 3:
+        raise MedRCubeError(f"Pearson r needs at least 3 models with pairs, got {len(usable)}")
+    x = np.array([f.acc_h for f in usable], dtype=float)
+    y = np.array([f.shortcut_prob for f in usable], dtype=float)
+    result = stats.pearsonr(x, y)
+    interval = result.confidence_interval(0.95)
+    return Correlation(
+        float(result.statistic),
+        float(interval.low),
+        float(interval.high),
+        float(result.pvalue),
+        len(usable),
+    )
+
+
+def independent_r(
+    acc_low: Sequence[float], acc_high: Sequence[float], n_pairs: int, seed: int = 0
+) -> float:
+    """The Acc_H–SP Pearson r when every model's L and H answers are independent.
+
+    Model m answers ``n_pairs`` pairs, L right with probability ``acc_low[m]`` and H right
+    with ``acc_high[m]``, independently. Since SP = P(H | not L) = P(H) then, r is near 1
+    when the models differ in accuracy: the paper's r = 0.693 is what independence gives.
+    """
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    p_low = np.asarray(acc_low, dtype=float)[:, None]
+    p_high = np.asarray(acc_high, dtype=float)[:, None]
+    low = rng.random((p_low.shape[0], n_pairs)) < p_low
+    high = rng.random((p_high.shape[0], n_pairs)) < p_high
+    acc_h = high.mean(axis=1)
+    sp = (high & ~low).sum(axis=1) / np.maximum((~low).sum(axis=1), 1)
+    return float(stats.pearsonr(acc_h, sp).statistic)
+
+
+def _log_or_rows(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Log odds ratio of each row of (k, n_pairs) bool arrays (Haldane 0.5 per row)."""
+    cells = np.stack(
+        [(low & high).sum(1), (low & ~high).sum(1), (~low & ~high).sum(1), (~low & high).sum(1)]
+    ).astype(float)
+    cells += np.where(cells.min(axis=0) == 0, 0.5, 0.0)
+    a, b, c, d = cells
+    return np.log(a * c / (b * d))
+
+
+def permutation_p(
+    low: np.ndarray, high: np.ndarray, n_permutations: int = 2000, seed: int = 0
+) -> float:
+    """One-sided permutation p that the log odds ratio is as large as observed.
+
+    The low-level outcomes are shuffled among the model's pairs (both margins kept),
+    ``n_permutations`` times at once; p = (1 + #{perm ≥ observed}) / (1 + n_permutations).
+    Pairs are treated as exchangeable: an item in several pairs (one H with every
+    prerequisite on its image) is shuffled pair by pair, not as one answer.
+
+    Parameters
+    ----------
+    low, high : (n_pairs,) bool
+        L and H right, per pair (:func:`model_pairs`).
+
+    Raises
+    ------
+    MedRCubeError
+        No pairs.
+    """
+    low, high = np.asarray(low, bool), np.asarray(high, bool)
+    if low.size == 0:
+        raise MedRCubeError("no pairs: nothing to permute")
+    observed = _log_or_rows(low[None, :], high[None, :])[0]
+    rng = np.random.default_rng(seed)
+    shuffled = rng.permuted(np.broadcast_to(low, (n_permutations, low.size)), axis=1)
+    permuted = _log_or_rows(shuffled, np.broadcast_to(high, shuffled.shape))
+    return float((1 + np.sum(permuted >= observed - 1e-12)) / (1 + n_permutations))
