@@ -230,9 +230,11 @@ def paired_difference(
     item of a drawn image along, the cluster bootstrap of Cameron, Gelbach & Miller
     (2008) / Field & Welsh (2007); the interval is the 2.5 and 97.5 percentiles of the
     resampled differences (percentile bootstrap, Efron & Tibshirani 1993 §13.3).
-    Vectorised: per replicate a multinomial count of each image, (n_boot, n_images),
-    so a replicate's difference is (counts @ sum of d per image) / (counts @ items per
-    image), d = correct_a − correct_b per item.
+    Vectorised: a (n_boot, n_images) int64 matrix of drawn image indices (uniform,
+    with replacement); a replicate's difference is Σ over its draws of the sum of d on
+    the image / Σ of the image's item count, d = correct_a − correct_b per item. This
+    equals (counts @ sums) / (counts @ sizes) with the multinomial image counts, and
+    gathering is 7× faster than ``rng.multinomial`` at 2,542 images (bench_compare.py).
 
     Parameters
     ----------
@@ -261,11 +263,11 @@ def paired_difference(
     n_images = len(sizes)
     rng = np.random.default_rng(seed)
     replicates = np.empty(n_boot)
-    chunk = max(1, 2**22 // n_images)  # about 32 MB of counts at a time
+    chunk = max(1, 2**22 // n_images)  # about 32 MB of drawn indices at a time
     for start in range(0, n_boot, chunk):
         stop = min(n_boot, start + chunk)
-        counts = rng.multinomial(n_images, np.full(n_images, 1.0 / n_images), size=stop - start)
-        replicates[start:stop] = (counts @ sums) / (counts @ sizes)
+        drawn = rng.integers(0, n_images, size=(stop - start, n_images))
+        replicates[start:stop] = sums[drawn].sum(axis=1) / sizes[drawn].sum(axis=1)
     low, high = np.percentile(replicates, [2.5, 97.5])
     return (float(d.mean()), float(low), float(high))
 
