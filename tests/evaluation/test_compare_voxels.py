@@ -2,8 +2,10 @@
 
 import dataclasses
 import itertools
+import threading
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.cluster.hierarchy import cophenet, linkage
 from scipy.spatial.distance import squareform
@@ -13,6 +15,7 @@ from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare import RunMatrix
 from medrcube_desktop.evaluation.compare.voxels import (
+    cluster_stability,
     cluster_voxels,
     region_islands,
     region_order,
@@ -131,3 +134,34 @@ def test_cluster_voxels_rejects_impossible_cuts():
         cluster_voxels(np.ones((1, 1)))
     with pytest.raises(MedRCubeError, match="cannot cut 2 voxels into 3"):
         cluster_voxels(np.eye(2), k=3)
+
+
+def test_cluster_stability_bootstrap_over_models():
+    acc = _two_factor_accuracy()
+    seen = []
+    stability = cluster_stability(acc, k=2, n_boot=40, seed=7, progress=seen.append)
+    assert len(stability.tree_agreement) == 40 and not stability.cancelled
+    assert [p.done for p in seen] == list(range(1, 41))
+    same = np.equal.outer([0, 0, 0, 1, 1, 1], [0, 0, 0, 1, 1, 1])
+    assert stability.co_clustering[same].min() > 0.9
+    assert stability.co_clustering[~same].max() < 0.1
+    # first replicate by hand: scipy on the resampled rows, against the full-data tree
+    rows = np.random.default_rng(7).integers(0, 30, size=30)
+    full = linkage(squareform(1 - spearmanr(acc).statistic, checks=False), method="average")
+    boot = squareform(1 - spearmanr(acc[rows]).statistic, checks=False)
+    r = np.corrcoef(cophenet(linkage(boot, method="average")), cophenet(full))[0, 1]
+    assert stability.tree_agreement[0] == pytest.approx(r)
+    stopped = threading.Event()
+    stopped.set()
+    assert cluster_stability(acc, k=2, n_boot=5, cancel=stopped).cancelled
+
+
+def test_complete_and_holed_paths_agree_on_ties_and_constant_voxels():
+    acc = np.round(_two_factor_accuracy(n_models=10, seed=5), 1)  # many ties
+    acc[:, 2] = 0.5  # a voxel every model scores the same on
+    fast = voxel_correlation(acc)  # no holes: ranks once
+    slow = pd.DataFrame(acc).corr(method="spearman", min_periods=3).to_numpy()
+    np.testing.assert_allclose(fast, slow, equal_nan=True, atol=1e-12)
+    assert np.isnan(fast[2]).all() and np.isnan(fast[:, 2]).all()
+    assert fast[0, 1] == pytest.approx(spearmanr(acc[:, 0], acc[:, 1]).statistic)
+    assert np.isnan(voxel_correlation(acc[:2])).all()  # 2 models: nothing to say

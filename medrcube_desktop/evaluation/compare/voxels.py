@@ -1,14 +1,12 @@
 """Voxel correlation across models: the MedRCube paper's Fig. 3 (Section 5), Qt-free.
 
-From a :class:`~.matrix.RunMatrix` this module computes the model × voxel accuracy
-matrix (voxel = task|modality|region, paper §3), Spearman ρ between voxels over models
-(§5.1), the average-linkage clustering of Fig. 3a with the mean ρ within and between
-clusters (§5.2: 0.405 within cluster A, 0.253 across), the same matrix after removing
-each model's overall accuracy, and the region "islands" of Fig. 3b (§5.3: brain voxels
-correlate at 0.219 with other regions' voxels and at 0.089 among themselves).
-
-Axis order everywhere: accuracy matrices are (n_runs, n_voxels), rows are runs (models),
-columns voxels; ρ matrices are (n_voxels, n_voxels) in the voxel order given.
+From a :class:`~.matrix.RunMatrix`: the model × voxel accuracy matrix (voxel =
+task|modality|region, paper §3), Spearman ρ between voxels over models (§5.1), the
+average-linkage clustering of Fig. 3a with mean ρ within and between clusters (§5.2: 0.405
+within cluster A, 0.253 across), the matrix less each model's overall accuracy, the region
+islands of Fig. 3b (§5.3, brain: 0.219 with other regions, 0.089 among themselves) and a
+bootstrap over models for cluster stability. Accuracy matrices are (n_runs, n_voxels),
+rows runs (models); ρ matrices (n_voxels, n_voxels) in the voxel order given.
 """
 
 from __future__ import annotations
@@ -17,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from medrcube_desktop.core.progress import Cancel, Progress, ProgressFn, report
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 
@@ -89,11 +88,11 @@ def voxel_matrix(matrix: RunMatrix, min_items: int = 5) -> VoxelMatrix:
 def voxel_correlation(accuracy: np.ndarray, min_models: int = MIN_COMMON_MODELS) -> np.ndarray:
     """Spearman ρ between voxels over models, pairwise-complete (paper §5.1).
 
-    Computed with ``pandas.DataFrame.corr(method="spearman", min_periods=min_models)``,
-    which for each pair of columns keeps the rows where both are present, ranks those
-    values afresh (average ranks for ties) and takes the Pearson correlation of the
-    ranks: the same number as ``scipy.stats.spearmanr`` on the pair's complete rows
-    (the tests check this), without its per-pair call cost.
+    With holes, ``pandas.DataFrame.corr(method="spearman", min_periods=min_models)``:
+    for each pair of columns it keeps the rows where both are present, ranks those
+    afresh (average ranks for ties) and takes the Pearson r of the ranks, the same
+    number as ``scipy.stats.spearmanr`` on the pair's complete rows (the tests check
+    both paths against it), without a Python call per pair.
 
     Parameters
     ----------
@@ -109,11 +108,20 @@ def voxel_correlation(accuracy: np.ndarray, min_models: int = MIN_COMMON_MODELS)
         scores or the same score for every model), NaN where a pair shares fewer than
         ``min_models`` runs or one of them is constant over the shared runs.
     """
+    accuracy = np.asarray(accuracy, dtype=float)
+    if not np.isnan(accuracy).any() and accuracy.shape[0] >= min_models:
+        # No holes: rank each column once (scipy.stats.rankdata, average ties) and take
+        # the Pearson r of the ranks (numpy.corrcoef), as spearmanr does; pandas would
+        # give the same numbers, slower.
+        from scipy.stats import rankdata
+
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rho = np.corrcoef(rankdata(accuracy, axis=0), rowvar=False)
+        return np.atleast_2d(np.asarray(rho, dtype=float))
     import pandas as pd
 
-    frame = pd.DataFrame(np.asarray(accuracy, dtype=float))
-    rho = frame.corr(method="spearman", min_periods=min_models).to_numpy(dtype=float)
-    return np.asarray(rho, dtype=float)
+    frame = pd.DataFrame(accuracy)
+    return frame.corr(method="spearman", min_periods=min_models).to_numpy(dtype=float)
 
 
 @dataclass(frozen=True)
@@ -128,16 +136,17 @@ class Clustering:
     order : ndarray of shape (n_voxels,), int64
         Leaf order (optimal ordering): ``rho[np.ix_(order, order)]`` is the heatmap.
     labels : ndarray of shape (n_voxels,), int64
-        Cluster of each voxel (in the input order), 0..k-1 numbered by first
-        appearance in ``order`` (cluster 0 is the top-left block of the heatmap).
+        Cluster of each voxel (input order), numbered 0.. by first appearance in
+        ``order`` (0 is the heatmap's top-left block); at most k clusters, fewer when
+        merges tie at the cut.
     cophenetic : float
         Cophenetic correlation coefficient (``scipy.cluster.hierarchy.cophenet``):
         Pearson r between the distances 1 − ρ and the tree's merge heights.
-    mean_rho_within : ndarray of shape (k,), float64
+    mean_rho_within : ndarray of shape (n_clusters,), float64
         Mean ρ over pairs of distinct voxels inside each cluster (NaN for a single voxel).
-    mean_rho_between : ndarray of shape (k,), float64
+    mean_rho_between : ndarray of shape (n_clusters,), float64
         Mean ρ between each cluster's voxels and every voxel outside it.
-    mean_rho_blocks : ndarray of shape (k, k), float64
+    mean_rho_blocks : ndarray of shape (n_clusters, n_clusters), float64
         Mean ρ between clusters i and j (off the diagonal) and within i (diagonal,
         distinct pairs only): the block means of the clustered heatmap.
     """
@@ -210,16 +219,16 @@ def cluster_voxels(rho: np.ndarray, k: int = 3) -> Clustering:
         renumber.setdefault(int(raw[leaf]), len(renumber))
     labels = np.array([renumber[int(c)] for c in raw], dtype=np.int64)
     cophenetic, _ = cophenet(tree, condensed)
-    blocks = _block_means(rho, labels)
+    found = int(labels.max()) + 1  # maxclust gives fewer than k on tied merge heights
+    clusters = [labels == c for c in range(found)]
+    blocks = np.array([[_mean_off(rho, a, b) for b in clusters] for a in clusters])
     return Clustering(
         linkage=tree,
         order=order,
         labels=labels,
         cophenetic=float(cophenetic),
         mean_rho_within=np.diag(blocks).copy(),
-        mean_rho_between=np.array(
-            [_mean_off(rho, labels == c, labels != c) for c in range(blocks.shape[0])]
-        ),
+        mean_rho_between=np.array([_mean_off(rho, a, ~a) for a in clusters]),
         mean_rho_blocks=blocks,
     )
 
@@ -230,14 +239,6 @@ def _mean_off(rho: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> float:
     same = np.equal.outer(np.flatnonzero(rows), np.flatnonzero(columns))
     values = block[~same & ~np.isnan(block)]
     return float(values.mean()) if values.size else float("nan")
-
-
-def _block_means(rho: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """(k, k) float64: mean ρ between clusters i and j, distinct pairs only."""
-    k = int(labels.max()) + 1
-    return np.array(
-        [[_mean_off(rho, labels == i, labels == j) for j in range(k)] for i in range(k)]
-    )
 
 
 def residual_matrix(accuracy: np.ndarray) -> np.ndarray:
@@ -251,13 +252,11 @@ def residual_matrix(accuracy: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     accuracy : ndarray of shape (n_runs, n_voxels), float
-        NaN where a run has no score.
+        NaN where a run has no score; NaN stays NaN (an empty row stays all NaN).
 
     Returns
     -------
     ndarray of shape (n_runs, n_voxels), float64
-        ``accuracy - nanmean(accuracy, axis=1)[:, None]``; NaN stays NaN, and a row with
-        no score at all stays all NaN.
     """
     accuracy = np.asarray(accuracy, dtype=float)
     present = ~np.isnan(accuracy)
@@ -275,7 +274,6 @@ class RegionIsland:
     ----------
     region : str
     n_voxels : int
-        Voxels of the region.
     within : float
         Mean ρ over pairs of distinct voxels of the region (paper §5.3, brain: 0.089).
     with_others : float
@@ -332,4 +330,70 @@ def region_islands(rho: np.ndarray, voxels: list[str], region: str) -> RegionIsl
         n_voxels=int(mine.sum()),
         within=_mean_off(rho, mine, mine),
         with_others=_mean_off(rho, mine, ~mine),
+    )
+
+
+@dataclass(frozen=True)
+class ClusterStability:
+    """How much the voxel tree depends on which models were run (issue 14, item 2).
+
+    Attributes
+    ----------
+    tree_agreement : ndarray of shape (n_done,), float64
+        Per bootstrap replicate, Pearson r between its cophenetic distances and those of
+        the tree on all models (``scipy.cluster.hierarchy.cophenet``): 1 = same tree.
+    co_clustering : ndarray of shape (n_voxels, n_voxels), float64
+        Fraction of replicates in which voxels i and j fall in the same of ``k`` clusters.
+    cancelled : bool
+        Stopped by ``cancel`` before ``n_boot`` replicates.
+    """
+
+    tree_agreement: np.ndarray
+    co_clustering: np.ndarray
+    cancelled: bool
+
+
+def cluster_stability(
+    accuracy: np.ndarray,
+    k: int = 3,
+    n_boot: int = 200,
+    seed: int = 0,
+    progress: ProgressFn | None = None,
+    cancel: Cancel | None = None,
+) -> ClusterStability:
+    """Bootstrap over models (rows of ``accuracy``, drawn with replacement) for cluster
+    stability: each replicate recomputes ρ (:func:`voxel_correlation`) and the average
+    linkage of :func:`cluster_voxels` (without optimal ordering, which moves leaves but
+    not merges), seeded by ``numpy.random.default_rng(seed)``.
+
+    Parameters
+    ----------
+    accuracy : ndarray of shape (n_runs, n_voxels), float
+    k : int
+        Clusters cut from each replicate's tree for ``co_clustering``.
+    progress, cancel : reported once per replicate; checked before each (STYLE.md rule 3)
+    """
+    from scipy.cluster.hierarchy import cophenet, fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    accuracy = np.asarray(accuracy, dtype=float)
+    reference = cophenet(cluster_voxels(voxel_correlation(accuracy), k).linkage)
+    rng = np.random.default_rng(seed)
+    n_runs, n_voxels = accuracy.shape
+    agreement, together = [], np.zeros((n_voxels, n_voxels))
+    for done in range(n_boot):
+        if cancel is not None and cancel.is_set():
+            break
+        rows = rng.integers(0, n_runs, size=n_runs)
+        d = squareform(distance_matrix(voxel_correlation(accuracy[rows])), checks=False)
+        tree = linkage(d, method="average")
+        agreement.append(float(np.corrcoef(cophenet(tree), reference)[0, 1]))
+        labels = fcluster(tree, k, criterion="maxclust")
+        together += np.equal.outer(labels, labels)
+        report(progress, Progress(done + 1, n_boot, unit="replicate"))
+    n_done = len(agreement)
+    return ClusterStability(
+        tree_agreement=np.array(agreement),
+        co_clustering=together / max(n_done, 1),
+        cancelled=n_done < n_boot,
     )
