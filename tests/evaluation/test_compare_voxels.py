@@ -165,3 +165,12 @@ def test_complete_and_holed_paths_agree_on_ties_and_constant_voxels():
     assert np.isnan(fast[2]).all() and np.isnan(fast[:, 2]).all()
     assert fast[0, 1] == pytest.approx(spearmanr(acc[:, 0], acc[:, 1]).statistic)
     assert np.isnan(voxel_correlation(acc[:2])).all()  # 2 models: nothing to say
+
+
+def test_holed_path_equals_pandas_pairwise_spearman_at_scale():
+    rng = np.random.default_rng(9)
+    acc = rng.random((33, 60)).round(2)
+    acc[rng.random(acc.shape) < 0.1] = np.nan
+    acc[:, 7] = np.where(np.isnan(acc[:, 7]), np.nan, 0.3)  # constant where present
+    expected = pd.DataFrame(acc).corr(method="spearman", min_periods=3).to_numpy()
+    np.testing.assert_allclose(voxel_correlation(acc), expected, equal_nan=True, atol=1e-12)
