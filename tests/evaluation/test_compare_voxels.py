@@ -174,3 +174,13 @@ def test_holed_path_equals_pandas_pairwise_spearman_at_scale():
     acc[:, 7] = np.where(np.isnan(acc[:, 7]), np.nan, 0.3)  # constant where present
     expected = pd.DataFrame(acc).corr(method="spearman", min_periods=3).to_numpy()
     np.testing.assert_allclose(voxel_correlation(acc), expected, equal_nan=True, atol=1e-12)
+
+
+def test_tied_merge_heights_give_fewer_clusters_than_asked():
+    rho = np.full((4, 4), 0.5)
+    np.fill_diagonal(rho, 1.0)
+    with pytest.warns(RuntimeWarning):  # scipy's cophenet: every distance the same
+        clustering = cluster_voxels(rho, k=3)
+    assert clustering.labels.tolist() == [0, 0, 0, 0]
+    assert clustering.mean_rho_within.tolist() == [0.5]
+    assert np.isnan(clustering.mean_rho_between).all() and np.isnan(clustering.cophenetic)

@@ -142,7 +142,8 @@ class Clustering:
         merges tie at the cut.
     cophenetic : float
         Cophenetic correlation coefficient (``scipy.cluster.hierarchy.cophenet``):
-        Pearson r between the distances 1 − ρ and the tree's merge heights.
+        Pearson r between the distances 1 − ρ and the tree's merge heights (NaN, with
+        scipy's RuntimeWarning, when every distance is the same).
     mean_rho_within : ndarray of shape (n_clusters,), float64
         Mean ρ over pairs of distinct voxels inside each cluster (NaN for a single voxel).
     mean_rho_between : ndarray of shape (n_clusters,), float64
@@ -244,10 +245,9 @@ def _mean_off(rho: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> float:
 def residual_matrix(accuracy: np.ndarray) -> np.ndarray:
     """The accuracy matrix less each model's overall accuracy (issue 14, after §5.2).
 
-    Strong models are strong everywhere, so every pair of voxels shares a positive
-    "general ability" component; subtracting each row's mean leaves what is particular
-    to a voxel. The overall accuracy here is the unweighted mean over the voxels the
-    run has a score on (``numpy.nanmean`` along axis 1), so each residual row has mean 0.
+    Strong models are strong everywhere, so all voxel pairs share a "general ability"
+    component; removing each row's mean (the unweighted mean over the voxels the run has
+    a score on, ``numpy.nanmean`` along axis 1) leaves rows of mean 0.
 
     Parameters
     ----------
