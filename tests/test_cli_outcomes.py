@@ -155,14 +155,16 @@ def test_a_command_that_stores_says_it_created_the_database(bench, tmp_path, cap
     assert capsys.readouterr().err == ""  # the second time it exists
 
 
-def test_export_and_import_run_print_json(bench, tmp_path, capsys):
+def test_export_run_of_a_run_that_does_not_exist_is_bad_input(bench, tmp_path, capsys):
     from medrcube_desktop.store import StudyStore
 
     db = tmp_path / "s.db"
     StudyStore(db).close()
     assert main(["export-run", "--db", str(db), "--run", "nope", "--dataset", str(bench),
                  "--out", str(tmp_path / "r.json"), "--json"]) == 2  # fmt: skip
-    assert "nope" in capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert "nope" in err and json.loads(out)["exit_status"] == 2
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_with_json_an_error_is_one_json_document_too(tmp_path, capsys):

@@ -112,3 +112,18 @@ def test_no_import_cycle():
         )
         is None
     )
+
+
+def test_the_window_starts_without_the_sdk_pydantic_or_the_evaluation_runner():
+    # the command line's parser reads run defaults (llm.config, engines.base); it must not
+    # pull what only a job needs into the window's start-up
+    code = (
+        "import sys, medrcube_desktop.cli, medrcube_desktop.ui.app\n"
+        "heavy = ('pydantic', 'openai', 'statsmodels', 'medrcube_desktop.llm.judge',\n"
+        "         'medrcube_desktop.evaluation.runner')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    env = {**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from medrcube_desktop.cli import argtypes
 from medrcube_desktop.cli.common import (
@@ -30,8 +31,10 @@ from medrcube_desktop.core.files import describe_missing
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions
-from medrcube_desktop.evaluation.runner import Timing
 from medrcube_desktop.jobs.terminal import run_in_terminal
+
+if TYPE_CHECKING:  # the runner (images, workers) loads only when a command runs
+    from medrcube_desktop.evaluation.runner import Timing
 
 
 def _default(name: str):

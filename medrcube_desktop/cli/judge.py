@@ -25,7 +25,7 @@ from medrcube_desktop.cli.common import (
 )
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.jobs.terminal import run_in_terminal
-from medrcube_desktop.llm.judge import JudgeConfig
+from medrcube_desktop.llm.config import JudgeConfig
 
 
 def price(text: str) -> tuple[float, float]:
