@@ -11,6 +11,19 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+#: How long the interpreter may take to exit after the last test, in seconds.
+EXIT_LIMIT_S = 120
+
+
+def pytest_unconfigure(config):
+    """After the summary, the interpreter still joins every non-daemon thread (a process
+    pool's manager among them): if one never ends, print every thread's stack and exit
+    with status 1 instead of hanging CI until its own limit with nothing printed."""
+    import faulthandler
+    import sys
+
+    faulthandler.dump_traceback_later(EXIT_LIMIT_S, exit=True, file=sys.__stderr__)
+
 
 @pytest.fixture(autouse=True)
 def isolated_settings(tmp_path_factory, monkeypatch):

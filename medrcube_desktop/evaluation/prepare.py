@@ -244,12 +244,8 @@ class ImagePipeline:
         """A worker died (killed, out of memory): a new pool takes the images that were
         in flight, once; an image in flight when a second pool broke fails (it is likely
         the one killing them). Returns the groups that fail now, with their outcome."""
-        broken = self._executor
-        if broken is not None:
-            for process in list((getattr(broken, "_processes", None) or {}).values()):
-                if process.exitcode is None:
-                    process.kill()  # the old pool's survivors: nothing waits for them
-            broken.shutdown(wait=False, cancel_futures=True)
+        if self._executor is not None:
+            _abandon(self._executor)
         self._executor = self._new_executor()
         failed = []
         for group in list(self._pending.values()):
@@ -312,6 +308,35 @@ class ImagePipeline:
 
     def close(self) -> None:
         """Stop the workers; images not handed over are dropped (safe to call twice)."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        processes = getattr(executor, "_processes", None) or {}
+        if any(p.exitcode is not None for p in list(processes.values())):
+            _abandon(executor)  # a dead worker may have left its manager stuck
+        else:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _abandon(executor: futures.ProcessPoolExecutor) -> None:
+    """Stop a pool one of whose workers died, so that nothing of it outlives it.
+
+    A worker killed while it sends a result leaves the pool's manager thread in
+    ``Connection.recv`` waiting for the rest of the message (CPython 3.11-3.13,
+    ``concurrent/futures/process.py``, ``wait_result_broken_or_wakeup``), and the
+    interpreter joins that thread at exit: the app would never exit. The last open end of
+    the result pipe is this process's own, so once every worker is gone, closing it ends
+    the wait with EOF, and the manager marks the pool broken and stops. ``_processes``
+    and ``_result_queue`` are private; there is no public way to do this.
+    """
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    results = getattr(executor, "_result_queue", None)  # shutdown() drops it
+    for process in processes:
+        if process.exitcode is None:
+            process.kill()  # the survivors: nothing waits for them
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.join(5.0)
+    writer = getattr(results, "_writer", None)
+    if writer is not None and not writer.closed:
+        writer.close()

@@ -228,6 +228,41 @@ def test_a_killed_app_leaves_no_image_worker(tmp_path):
     assert left() == []
 
 
+def test_an_app_whose_worker_died_mid_result_still_exits(tmp_path):
+    """A worker killed while it sends a result left the pool's manager thread waiting for
+    the rest of the message, and the interpreter waits for that thread at exit: the test
+    run (and the app) never ended. The half message is written here by hand, so the case
+    happens every time, not once in a while."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import os, signal, struct, sys, time, pathlib\n"
+        "from concurrent import futures\n"
+        "from tests.benchmarks.bench_evaluate import build_benchmark\n"
+        "from medrcube_desktop.core.dataset import load_benchmark\n"
+        "from medrcube_desktop.evaluation.prepare import ImagePipeline\n"
+        f"items = load_benchmark(build_benchmark(pathlib.Path({str(tmp_path)!r}), 8, 1)).items\n"
+        "pipeline = ImagePipeline(items, 28, 1003520, workers=2)\n"
+        "pipeline.start()\n"
+        "futures.wait(list(pipeline._pending))  # the workers are idle now\n"
+        "pool = pipeline._executor\n"
+        "# the first 4 bytes and a part of a result of 1000 bytes, as a dying worker leaves\n"
+        "os.write(pool._result_queue._writer.fileno(), struct.pack('!i', 1000) + b'x' * 10)\n"
+        "time.sleep(0.5)\n"
+        "os.kill(next(iter(pool._processes)), signal.SIGKILL)\n"
+        "time.sleep(0.5)\n"
+        "pipeline.close()\n"
+        "print('closed', flush=True)\n"
+    )
+    app = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                         text=True, timeout=30)  # fmt: skip
+    assert app.returncode == 0, app.stderr
+    assert app.stdout.strip() == "closed"
+
+
 def test_prune_touches_only_the_caches_own_files(pictures, tmp_path):
     folder = tmp_path / "user-folder"
     folder.mkdir()
