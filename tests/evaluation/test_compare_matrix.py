@@ -36,3 +36,26 @@ def test_right_wrong_unparsed_and_unanswered_by_item_and_run(bench, tmp_path):
     with pytest.raises(MedRCubeError, match=r"no run named 'm3' \(runs: m1, m2\)"):
         run_matrix(store, ["m1", "m3"], items)
     store.close()
+
+
+def test_each_run_carries_its_model_its_family_and_whether_it_saw_images(bench, tmp_path):
+    items = load_benchmark(bench).items[:1]
+    store = StudyStore(tmp_path / "s.db")
+    for name, model, text_only in [
+        ("a", "OpenGVLab/InternVL3_5-8B", False),
+        ("b", "lingshu-medical-mllm/Lingshu-7B", True),
+        ("c", "llava-med-v1.5-mistral-7b", False),
+        ("d", "acme-vl-2b", False),
+    ]:
+        store.save_run(RunRecord(name=name, engine="vllm", model=model, params={},
+                                 prompt_sha256="x", app_version="t", created_at=utc_now(),
+                                 text_only=text_only))  # fmt: skip
+    matrix = run_matrix(store, ["a", "b", "c", "d"], items)
+    assert matrix.text_only == (False, True, False, False)
+    assert [(f.series, f.group) for f in matrix.families()] == [
+        ("InternVL", "General-purpose"),
+        ("Lingshu", "Medical-specific"),
+        ("LLaVA-Med", "Medical-specific"),  # not LLaVA: the longer name decides
+        ("acme", "Other"),
+    ]
+    store.close()

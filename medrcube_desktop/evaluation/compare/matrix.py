@@ -27,12 +27,18 @@ class RunMatrix:
         where the run has no answer to the item.
     unparsed : ndarray of shape (n_items, n_runs), bool
         The run answered but no choice could be read.
+    models : tuple of str
+        Each run's model (as stored; the run's name when built without a store).
+    text_only : tuple of bool
+        Each run sent no image (the paper's prior-leakage baseline, Appendix D.4).
     """
 
     items: tuple[Item, ...]
     runs: tuple[str, ...]
     correct: np.ndarray
     unparsed: np.ndarray
+    models: tuple[str, ...] = ()
+    text_only: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
         shape = (len(self.items), len(self.runs))
@@ -40,6 +46,19 @@ class RunMatrix:
             raise ValueError(
                 f"matrix shapes {self.correct.shape}, {self.unparsed.shape} != {shape}"
             )
+        if not self.models:
+            object.__setattr__(self, "models", tuple(self.runs))
+        if not self.text_only:
+            object.__setattr__(self, "text_only", (False,) * len(self.runs))
+        if len(self.models) != len(self.runs) or len(self.text_only) != len(self.runs):
+            raise ValueError(f"{len(self.models)} models, {len(self.text_only)} text_only "
+                             f"flags for {len(self.runs)} runs")  # fmt: skip
+
+    def families(self) -> list:
+        """Each run's :class:`~.families.Family` (series and group), from its model."""
+        from medrcube_desktop.evaluation.compare.families import model_family
+
+        return [model_family(model) for model in self.models]
 
     @property
     def answered(self) -> np.ndarray:
@@ -79,6 +98,7 @@ def run_matrix(store, runs: Sequence[str], items: Sequence[Item]) -> RunMatrix:
         raise MedRCubeError(
             f"no run named {', '.join(map(repr, missing))} (runs: {', '.join(sorted(known)) or 'none'})"
         )
+    records = [store.eval_run(run) for run in runs]
     correct = np.full((len(items), len(runs)), np.nan)
     unparsed = np.zeros((len(items), len(runs)), dtype=bool)
     row = {item.id: n for n, item in enumerate(items)}
@@ -91,4 +111,8 @@ def run_matrix(store, runs: Sequence[str], items: Sequence[Item]) -> RunMatrix:
                 response.parsed_answer is not None and response.parsed_answer == items[n].answer
             )
             unparsed[n, column] = response.parsed_answer is None
-    return RunMatrix(tuple(items), tuple(runs), correct, unparsed)
+    return RunMatrix(
+        tuple(items), tuple(runs), correct, unparsed,
+        models=tuple(r.model for r in records),
+        text_only=tuple(bool(r.text_only) for r in records),
+    )  # fmt: skip

@@ -1,0 +1,60 @@
+"""Model families: the series a model belongs to (InternVL, Lingshu, …) and its group
+(proprietary, medical-specific, general-purpose), as the paper's Table 3 sorts its 33
+models (Appendix D.2). The table is data, ``resources/model_families.json``; a model it
+does not know gets the leading word of its name as its series and the group "Other".
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from importlib.resources import files
+
+OTHER = "Other"
+"""The group of a model that the table does not know."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """A model's ``series`` ("InternVL") and ``group`` ("General-purpose")."""
+
+    series: str
+    group: str
+
+
+@functools.cache
+def _table() -> tuple[tuple[str, ...], tuple[tuple[str, Family], ...]]:
+    data = json.loads(
+        files("medrcube_desktop.resources").joinpath("model_families.json").read_text("utf-8")
+    )
+    patterns = []
+    for entry in data["series"]:
+        family = Family(entry["series"], entry["group"])
+        patterns.extend((match.lower(), family) for match in entry["match"])
+    # the longest pattern first, so "llava-med" wins over "llava" and "qwen3-vl-plus"
+    # over "qwen3-vl"
+    patterns.sort(key=lambda p: -len(p[0]))
+    return tuple(data["groups"]), tuple(patterns)
+
+
+def groups() -> tuple[str, ...]:
+    """The groups in the paper's order, then :data:`OTHER`."""
+    return (*_table()[0], OTHER)
+
+
+def model_family(model: str) -> Family:
+    """The family of a model name as runs store it (a Hugging Face id such as
+    ``"OpenGVLab/InternVL3_5-8B"``, or an API model such as ``"gpt-5.1"``).
+
+    The organisation before ``/`` is ignored, ``_`` reads as ``-``, case is ignored; the
+    longest name in the table that the model's name starts with decides. Otherwise the
+    series is the name's leading run of letters (``"Foo"`` for ``"foo-7b"``).
+    """
+    name = model.rsplit("/", 1)[-1].strip().lower().replace("_", "-")
+    for pattern, family in _table()[1]:
+        if name.startswith(pattern):
+            return family
+    leading = re.match(r"[A-Za-z]+", model.rsplit("/", 1)[-1].strip())
+    return Family(leading.group(0) if leading else (model or "?"), OTHER)
