@@ -30,7 +30,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 from medrcube_desktop.evaluation.compare.credibility_stats import (
     bootstrap_intervals,
     cluster_counts,
@@ -38,6 +37,7 @@ from medrcube_desktop.evaluation.compare.credibility_stats import (
     pair_index,
     permutation_p_exact,
 )
+from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 
 Counts = tuple[int, int, int, int]
 """(A, B, C, D) pair counts of one model."""

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 from medrcube_desktop.evaluation.credibility import PRESETS, pair_role
-from medrcube_desktop.errors import MedRCubeError
 
 STATS: tuple[str, ...] = ("acc_h", "rationality", "shortcut_prob", "log_or")
 """The figures :func:`bootstrap_intervals` gives intervals for, in this order."""

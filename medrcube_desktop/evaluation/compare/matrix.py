@@ -64,6 +64,15 @@ class RunMatrix:
 
         return [model_family(model) for model in self.models]
 
+    def column(self, run: str) -> int:
+        """The column of run ``run`` (``ValueError`` naming the runs when absent)."""
+        try:
+            return self.runs.index(run)
+        except ValueError:
+            raise ValueError(
+                f"no run {run!r} in the matrix (runs: {', '.join(self.runs)})"
+            ) from None
+
     @property
     def answered(self) -> np.ndarray:
         """(n_items, n_runs) bool: the run has an answer to the item."""
