@@ -14,7 +14,8 @@ times (best of 3):
   cross-model credibility together": the leaderboard with its family-sorted frame, the
   voxel matrix, Spearman correlation and average-linkage clustering, and the credibility
   of every run (pairs, counts, figures with 1,000 bootstrap replicates clustered by image,
-  the exact permutation p) with the Acc_H–SP correlation; target < 1 s, exit 1 above it;
+  the exact permutation p) with the Acc_H–SP correlation; target < 1 s, with the read
+  from SQLite added too (exit 1 above it);
 - beside it: reading the matrix from the database, one paired difference with 2,000
   replicates and one text-only drop.
 """
