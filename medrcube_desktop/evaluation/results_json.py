@@ -266,7 +266,7 @@ def _make_room(store: StudyStore, record, path: Path, replace: bool) -> None:
         source = stored.params.get("source")
         raise StoreError(
             f"{path}: run {record.name!r} exists with other settings ({', '.join(differ)} "
-            f"differ; stored: engine {stored.engine}, model {stored.model}"
+            f"differ); stored: engine {stored.engine}, model {stored.model}"
             + (f", from {source}" if source else "")
-            + "); --replace to import over it, or --run another name"
+            + "; --replace to import over it, or --run another name"
         )
