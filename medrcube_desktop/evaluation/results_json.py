@@ -270,3 +270,102 @@ def _make_room(store: StudyStore, record, path: Path, replace: bool) -> None:
             + (f", from {source}" if source else "")
             + "; --replace to import over it, or --run another name"
         )
+
+
+def run_name_of(path: str | Path) -> str:
+    """A run name for a results file: its stem, or its folder's name when the stem is
+    ``results`` (``gpt-5.1/results.json`` → ``gpt-5.1``, ``lingshu-7b.json`` →
+    ``lingshu-7b``)."""
+    path = Path(path)
+    return path.parent.resolve().name if path.stem == "results" else path.stem
+
+
+def results_files(paths: Sequence[str | Path]) -> tuple[list[Path], list[str]]:
+    """The results files ``paths`` name, and one problem per path that names none.
+
+    A file is taken as it is; a folder gives its ``<name>/results.json`` files (one per
+    model, as a folder of the public evaluator's outputs holds them) and the ``*.json``
+    directly in it, sorted. A path counted twice is taken once.
+    """
+    from medrcube_desktop.core.files import describe_missing
+
+    found: dict[Path, None] = {}
+    problems = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            inside = sorted(path.glob("*/results.json")) + sorted(path.glob("*.json"))
+            inside = [p for p in inside if p.is_file()]
+            if not inside:
+                problems.append(f"{path}: a folder without results.json files")
+            found.update(dict.fromkeys(inside))
+            continue
+        missing = describe_missing(path, "results file")
+        if missing:
+            problems.append(missing)
+        else:
+            found[path] = None
+    return list(found), problems
+
+
+def import_results(
+    store: StudyStore,
+    files: Sequence[tuple[Path, str, str]],
+    items: Sequence[Item],
+    *,
+    text_only: bool = False,
+    replace: bool = False,
+    progress=None,
+    cancel=None,
+) -> list[dict[str, object]]:
+    """Import many results files, each as its own run: a bad file is reported and the
+    others go on.
+
+    Parameters
+    ----------
+    files : sequence of (path, run, model)
+        Each file with the run name and model it is stored under (:func:`run_name_of`).
+    text_only, replace : bool
+        As :func:`import_run`, for every file.
+    progress : callable or None
+        Receives a :class:`~medrcube_desktop.core.progress.Progress` per file (unit
+        "file", the file as label, counts ``stored`` and ``failed``).
+    cancel : threading.Event or None
+        Checked between files; the files not begun are left out of the result.
+
+    Returns
+    -------
+    list of dict
+        Per file begun: ``file``, ``run``, ``model``, ``stored`` (responses added),
+        ``problems`` (bad records) and ``error`` (why the file was refused, or None).
+        A run name given by an earlier file of the same call is refused for the later
+        one (two files would otherwise mix in one run).
+    """
+    from medrcube_desktop.core.progress import Progress, report
+
+    results: list[dict[str, object]] = []
+    seen: dict[str, Path] = {}
+    stored_total = failed = 0
+    for done, (path, run, model) in enumerate(files):
+        if cancel is not None and cancel.is_set():
+            break
+        report(progress, Progress(done, len(files), "file", path.name,
+                                  {"stored": stored_total, "failed": failed}))  # fmt: skip
+        row: dict[str, object] = {"file": str(path), "run": run, "model": model,
+                                  "stored": 0, "problems": [], "error": None}  # fmt: skip
+        if run in seen:
+            row["error"] = f"{path}: run {run!r} is also the run of {seen[run]}; rename one"
+        else:
+            try:
+                stored, problems = import_run(
+                    store, run, model, items, path, text_only=text_only, replace=replace
+                )
+                row.update(stored=stored, problems=problems)
+                seen[run] = path
+            except MedRCubeError as exc:
+                row["error"] = str(exc)
+        stored_total += int(row["stored"])  # type: ignore[call-overload]
+        failed += row["error"] is not None
+        results.append(row)
+    report(progress, Progress(len(results), len(files), "file", "",
+                              {"stored": stored_total, "failed": failed}))  # fmt: skip
+    return results
