@@ -26,6 +26,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -240,7 +241,7 @@ def credibility_table(
         if total == 0
     ]
     p = permutation_p_exact(totals)
-    extra: list[dict[str, object]] = [
+    extra: list[dict[str, Any]] = [
         {"p_permutation": _opt(p[c]), "preset": preset, "text_only": matrix.text_only[c]}
         for c in range(len(matrix.runs))
     ]

@@ -160,12 +160,12 @@ class Leaderboard:
         rank = {group: i for i, group in enumerate(groups())}
         best: dict[str, float] = {}  # the model's best image run, else its best run
         for r in range(n):
-            key = self.models[r]
+            model = self.models[r]
             value = overall[r] + (0.0 if self.text_only[r] else 2.0)
-            best[key] = max(best.get(key, -9.0), value)
+            best[model] = max(best.get(model, -9.0), value)
         families = [model_family(model) for model in self.models]
 
-        def key(r: int) -> tuple:
+        def key(r: int) -> tuple[int, str, float, str, bool, float]:
             family = families[r]
             return (rank.get(family.group, len(rank)), family.series.lower(),
                     -best[self.models[r]], self.models[r], self.text_only[r], -overall[r])  # fmt: skip

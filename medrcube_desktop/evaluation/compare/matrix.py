@@ -124,7 +124,7 @@ def run_matrix(store, runs: Sequence[str], items: Sequence[Item]) -> RunMatrix:
         answered[n, c] = True
         answers[n, c] = letter
     truth = np.array([item.answer for item in items], dtype=object)[:, None]
-    unparsed = answered & np.equal(answers, None)
+    unparsed = answered & np.vectorize(lambda a: a is None, otypes=[bool])(answers)
     correct = np.where(answered, (answers == truth).astype(np.float64), np.nan)
     return RunMatrix(
         tuple(items), tuple(runs), correct, unparsed,
