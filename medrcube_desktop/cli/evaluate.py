@@ -27,7 +27,6 @@ from medrcube_desktop.cli.common import (
     say,
     warn,
 )
-from medrcube_desktop.core.files import describe_missing
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions
@@ -185,14 +184,34 @@ def add_parsers(sub) -> None:
     add_json(exp, '{"records", "out"}')
     imp = add_command(
         sub, "import-run", cmd_import_run,
-        help="store a results.json as a run (responses re-parsed)",
+        help="store results.json files as runs (responses re-parsed)",
+        description="Store one or many results.json files (ours or the public evaluator's; "
+        "a folder gives its <model>/results.json files), each as a run named after the "
+        "file (its folder for results.json). A bad file is reported and the others go on.",
     )  # fmt: skip
     add_db(imp, creates=True)
-    imp.add_argument("--run", required=True, metavar="NAME")
-    imp.add_argument("--model", required=True, metavar="NAME")
+    imp.add_argument(
+        "--run", metavar="NAME",
+        help="run name (one file only; default: the file's stem, or its folder's name "
+        "for results.json)",
+    )  # fmt: skip
+    imp.add_argument(
+        "--model", metavar="NAME", help="the run's model (one file only; default: the run name)"
+    )
+    imp.add_argument(
+        "--text-only", action="store_true",
+        help="the runs are text-only baselines (answered without the image)",
+    )  # fmt: skip
+    imp.add_argument(
+        "--replace", action="store_true",
+        help="delete a stored run of the same name (and its answers) before importing",
+    )  # fmt: skip
     add_dataset(imp)
-    imp.add_argument("results", type=Path, metavar="results.json")
-    add_json(imp, '{"stored", "run", "problems"}')
+    imp.add_argument(
+        "results", type=Path, nargs="+", metavar="results.json",
+        help="results files, or folders holding <model>/results.json files",
+    )  # fmt: skip
+    add_json(imp, '{"stored", "run", "problems", "files"}')
 
 
 def engine_options(args: argparse.Namespace) -> EngineOptions:
@@ -358,21 +377,55 @@ def cmd_export_run(args: argparse.Namespace) -> int:
 
 
 def cmd_import_run(args: argparse.Namespace) -> int:
-    """``import-run``: responses of a results.json stored as a run, re-parsed."""
-    from medrcube_desktop.evaluation.results_json import import_run
+    """``import-run``: responses of results.json files stored as runs, re-parsed.
+
+    Exit status: 0 every file stored cleanly; 1 a file was refused or had bad records
+    while others were stored; 2 no file could be used (or bad usage)."""
+    from medrcube_desktop.evaluation.results_json import (
+        import_results,
+        results_files,
+        run_name_of,
+    )
 
     _, items = load_items(args.dataset, verb="imported")
-    missing = describe_missing(args.results, "results file")
-    if missing:  # before the database is created
-        raise MedRCubeError(missing)
-    with open_database(args.db, create=True) as store:
-        added, problems = import_run(store, args.run, args.model, items, args.results)
-    if not args.json:
-        for problem in problems:
-            say(str(problem))
-    emit(
-        args.json,
-        {"stored": added, "run": args.run, "problems": [str(p) for p in problems]},
-        f"{added} responses stored in run {args.run}",
-    )
-    return Outcome.FAILED if problems else Outcome.DONE
+    files, missing = results_files(args.results)
+    if (args.run or args.model) and len(files) + len(missing) > 1:
+        raise MedRCubeError("--run and --model name one file's run; leave them out for many")
+    if not files:  # before the database is created
+        raise MedRCubeError("; ".join(missing) or "no results files")
+    for problem in missing:
+        warn(problem)
+    plan = []
+    for path in files:
+        run = args.run or run_name_of(path)
+        plan.append((path, run, args.model or run))
+
+    def job(progress, cancel):
+        with open_database(args.db, create=True) as store:
+            return import_results(
+                store, plan, items, text_only=args.text_only, replace=args.replace,
+                progress=progress, cancel=cancel,
+            )  # fmt: skip
+
+    rows = run_in_terminal(job, quiet=args.json or len(plan) == 1, unit="file")
+    lines = []
+    for row in rows:
+        if row["error"]:
+            warn(str(row["error"]))
+            continue
+        if not args.json:
+            for problem in row["problems"]:  # type: ignore[attr-defined]
+                say(str(problem))
+        lines.append(f"{row['stored']} responses stored in run {row['run']}")
+    problems = [str(p) for row in rows for p in row["problems"]]  # type: ignore[attr-defined]
+    summary = {
+        "stored": sum(int(row["stored"]) for row in rows),  # type: ignore[call-overload]
+        "run": rows[0]["run"] if len(rows) == 1 else None,
+        "problems": problems,
+        "files": rows,
+    }
+    emit(args.json, summary, lines)
+    refused = sum(1 for row in rows if row["error"]) + len(missing)
+    if rows and refused == len(rows) + len(missing):
+        return Outcome.BAD_INPUT
+    return Outcome.FAILED if problems or refused or len(rows) < len(plan) else Outcome.DONE

@@ -54,6 +54,15 @@ class Pair:
         ]
 
 
+def pair_role(item, preset: str, warnings: set[str]) -> str | None:
+    """``"high"``, ``"low"`` (a prerequisite) or ``None`` (left out) for an item under
+    ``preset``; a name the official preset reads differently from the paper adds a
+    warning to ``warnings``. (What :func:`pair_outcomes` uses; the vectorised pairing of
+    many runs, :func:`~medrcube_desktop.evaluation.compare.credibility_stats.pair_index`,
+    calls it once per item.)"""
+    return _role(Outcome(item, None), preset, warnings)
+
+
 def _role(outcome: Outcome, preset: str, warnings: set[str]) -> str | None:
     """``"high"``, ``"low"`` (a prerequisite) or ``None`` (left out) for one item."""
     item = outcome.item

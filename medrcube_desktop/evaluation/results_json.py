@@ -15,7 +15,7 @@ from pathlib import Path
 from medrcube_desktop.core.files import atomic_path, read_file_bytes
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.taxonomy import canonical_task
-from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.evaluation.metrics import Outcome
 from medrcube_desktop.evaluation.parse import cap_answer, parse_answer
 from medrcube_desktop.llm.keys import KeyRedactor
@@ -157,19 +157,40 @@ def read_results(path: str | Path, reparse: bool = True) -> tuple[list[Outcome],
 
 
 def import_run(
-    store: StudyStore, run: str, model: str, items: Sequence[Item], path: str | Path
+    store: StudyStore,
+    run: str,
+    model: str,
+    items: Sequence[Item],
+    path: str | Path,
+    *,
+    text_only: bool = False,
+    replace: bool = False,
 ) -> tuple[int, list[str]]:
     """Store the responses of a ``results.json`` as run ``run`` (engine ``import``),
     parsed with our rules against the benchmark's items; return (stored, problems).
 
     Records whose id is not in the benchmark are problems; an item already answered in
-    the run is skipped (importing twice adds nothing). Every response is scrubbed of the
-    API keys in the environment (:func:`environment_redactor`) before it is stored.
+    the run is skipped (importing the same file twice adds nothing: the run's settings,
+    the file's name among them, match and it resumes). Every response is scrubbed of the
+    API keys in the environment (:func:`environment_redactor`) before it is stored; all
+    of a file's responses are written in one transaction (``StudyStore.save_responses``).
+
+    Parameters
+    ----------
+    text_only : bool
+        The run is a text-only baseline (the paper's prior leakage, Appendix D.4): the
+        file's model answered without the image.
+    replace : bool
+        A stored run of that name is deleted with its responses first (after the file
+        was read, so an unreadable file deletes nothing).
 
     Raises
     ------
     MedRCubeError
-        The file cannot be read; the run exists with other settings.
+        The file cannot be read, is not a JSON list, or none of its records is an item
+        of the benchmark (nothing is stored, no run created); the run exists with other
+        settings (another engine, model, file, text-only mode) and ``replace`` is False
+        (a ``StoreError``).
     """
     from medrcube_desktop import __version__
     from medrcube_desktop.evaluation.parse import official_answer
@@ -185,16 +206,23 @@ def import_run(
         raise MedRCubeError(f"{path}: cannot read results: {exc}") from exc
     if not isinstance(records, list):
         raise MedRCubeError(f"{path}: expected a JSON list of records")
-    open_run(
-        store,
-        RunRecord(
-            name=run, engine="import", model=model, params={"source": path.name},
-            prompt_sha256=prompt_sha256(), app_version=__version__, created_at=utc_now(),
-        )
-    )  # fmt: skip
     by_id = {item.id: item for item in items}
+    if records and not any(
+        isinstance(r, dict) and str(r.get("id")) in by_id for r in records
+    ):  # a whole file of strangers: another benchmark, or not a results.json
+        raise MedRCubeError(
+            f"{path}: none of its {len(records)} records is an item of the benchmark "
+            "(a results.json of another benchmark, or not one at all?)"
+        )
+    record = RunRecord(
+        name=run, engine="import", model=model, params={"source": path.name},
+        prompt_sha256=prompt_sha256(), app_version=__version__, created_at=utc_now(),
+        text_only=text_only,
+    )  # fmt: skip
+    _make_room(store, record, path, replace)
+    open_run(store, record)
     redactor = environment_redactor()
-    stored, problems = 0, []
+    problems, rows = [], []
     for number, record in enumerate(records):
         item_id = str(record.get("id")) if isinstance(record, dict) else None
         item = by_id.get(item_id or "")
@@ -211,7 +239,7 @@ def import_run(
         response = cap_answer(redactor.scrub(response))
         parsed = parse_answer(response, item.options)
         official = official_answer(response)
-        stored += store.save_response(
+        rows.append(
             ResponseRecord(
                 run=run, item_id=item.id, response=response, parsed_answer=parsed.letter,
                 parse_method=parsed.method, correct=parsed.letter == item.answer,
@@ -219,4 +247,125 @@ def import_run(
                 created_at=utc_now(),
             )
         )  # fmt: skip
-    return stored, problems
+    return store.save_responses(rows), problems
+
+
+def _make_room(store: StudyStore, record, path: Path, replace: bool) -> None:
+    """Delete the stored run of ``record``'s name with ``replace``; else refuse one that
+    this file cannot resume (:func:`~medrcube_desktop.evaluation.runner.resume_conflicts`)."""
+    from medrcube_desktop.evaluation.runner import resume_conflicts
+
+    stored = store.eval_run(record.name)
+    if stored is None:
+        return
+    if replace:
+        store.delete_run(record.name)
+        return
+    differ = resume_conflicts(stored, record)
+    if differ:
+        source = stored.params.get("source")
+        raise StoreError(
+            f"{path}: run {record.name!r} exists with other settings ({', '.join(differ)} "
+            f"differ); stored: engine {stored.engine}, model {stored.model}"
+            + (f", from {source}" if source else "")
+            + "; --replace to import over it, or --run another name"
+        )
+
+
+def run_name_of(path: str | Path) -> str:
+    """A run name for a results file: its stem, or its folder's name when the stem is
+    ``results`` (``gpt-5.1/results.json`` → ``gpt-5.1``, ``lingshu-7b.json`` →
+    ``lingshu-7b``)."""
+    path = Path(path)
+    return path.parent.resolve().name if path.stem == "results" else path.stem
+
+
+def results_files(paths: Sequence[str | Path]) -> tuple[list[Path], list[str]]:
+    """The results files ``paths`` name, and one problem per path that names none.
+
+    A file is taken as it is; a folder gives its ``<name>/results.json`` files (one per
+    model, as a folder of the public evaluator's outputs holds them) and the ``*.json``
+    directly in it, sorted. A path counted twice is taken once.
+    """
+    from medrcube_desktop.core.files import describe_missing
+
+    found: dict[Path, None] = {}
+    problems = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            inside = sorted(path.glob("*/results.json")) + sorted(path.glob("*.json"))
+            inside = [p for p in inside if p.is_file()]
+            if not inside:
+                problems.append(f"{path}: a folder without results.json files")
+            found.update(dict.fromkeys(inside))
+            continue
+        missing = describe_missing(path, "results file")
+        if missing:
+            problems.append(missing)
+        else:
+            found[path] = None
+    return list(found), problems
+
+
+def import_results(
+    store: StudyStore,
+    files: Sequence[tuple[Path, str, str]],
+    items: Sequence[Item],
+    *,
+    text_only: bool = False,
+    replace: bool = False,
+    progress=None,
+    cancel=None,
+) -> list[dict[str, object]]:
+    """Import many results files, each as its own run: a bad file is reported and the
+    others go on.
+
+    Parameters
+    ----------
+    files : sequence of (path, run, model)
+        Each file with the run name and model it is stored under (:func:`run_name_of`).
+    text_only, replace : bool
+        As :func:`import_run`, for every file.
+    progress : callable or None
+        Receives a :class:`~medrcube_desktop.core.progress.Progress` per file (unit
+        "file", the file as label, counts ``stored`` and ``failed``).
+    cancel : threading.Event or None
+        Checked between files; the files not begun are left out of the result.
+
+    Returns
+    -------
+    list of dict
+        Per file begun: ``file``, ``run``, ``model``, ``stored`` (responses added),
+        ``problems`` (bad records) and ``error`` (why the file was refused, or None).
+        A run name given by an earlier file of the same call is refused for the later
+        one (two files would otherwise mix in one run).
+    """
+    from medrcube_desktop.core.progress import Progress, report
+
+    results: list[dict[str, object]] = []
+    seen: dict[str, Path] = {}
+    stored_total = failed = 0
+    for done, (path, run, model) in enumerate(files):
+        if cancel is not None and cancel.is_set():
+            break
+        report(progress, Progress(done, len(files), "file", path.name,
+                                  {"stored": stored_total, "failed": failed}))  # fmt: skip
+        row: dict[str, object] = {"file": str(path), "run": run, "model": model,
+                                  "stored": 0, "problems": [], "error": None}  # fmt: skip
+        if run in seen:
+            row["error"] = f"{path}: run {run!r} is also the run of {seen[run]}; rename one"
+        else:
+            try:
+                stored, problems = import_run(
+                    store, run, model, items, path, text_only=text_only, replace=replace
+                )
+                row.update(stored=stored, problems=problems)
+                seen[run] = path
+            except MedRCubeError as exc:
+                row["error"] = str(exc)
+        stored_total += int(row["stored"])  # type: ignore[call-overload]
+        failed += row["error"] is not None
+        results.append(row)
+    report(progress, Progress(len(results), len(files), "file", "",
+                              {"stored": stored_total, "failed": failed}))  # fmt: skip
+    return results

@@ -123,6 +123,14 @@ def insert_response(db: Any, response: ResponseRecord) -> bool:
     return True
 
 
+def insert_responses(db: Any, responses: Any) -> int:
+    """Add many responses (``INSERT OR IGNORE`` on the (run, item) primary key: an item
+    already answered in its run keeps its answer); return how many were added."""
+    before = db.conn.total_changes
+    db["eval_responses"].insert_all((response_row(r) for r in responses), ignore=True)
+    return db.conn.total_changes - before
+
+
 def has_response(db: Any, run: str, item_id: str) -> bool:
     """Whether ``item_id`` has a stored response in ``run``."""
     found = db.execute(
@@ -140,6 +148,26 @@ def responses(db: Any, run: str) -> dict[str, ResponseRecord]:
         row["image"] = json.loads(row["image"] or "{}")
         found[row["item_id"]] = ResponseRecord(**row)
     return found
+
+
+def parsed_answers(db: Any, runs: list[str]) -> list[tuple[str, str, str | None]]:
+    """``(run, item_id, parsed_answer)`` of every stored response of ``runs``, one query
+    over the primary key: what a comparison of many runs reads (issue 14, "Speed": 33
+    runs × 7,626 answers in about 0.1 s, against about 2 s through :func:`responses`)."""
+    if not runs:
+        return []
+    marks = ", ".join("?" * len(runs))
+    return db.execute(
+        f"SELECT run, item_id, parsed_answer FROM eval_responses WHERE run IN ({marks})",
+        list(runs),
+    ).fetchall()
+
+
+def delete_run(db: Any, name: str) -> int:
+    """Remove a run and every response of it; return the responses removed."""
+    removed = db.execute("DELETE FROM eval_responses WHERE run = ?", [name]).rowcount
+    db.execute("DELETE FROM eval_runs WHERE name = ?", [name])
+    return removed
 
 
 def answered_ids(db: Any, run: str) -> set[str]:

@@ -13,7 +13,7 @@ when the database cannot be read or written.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -320,6 +320,24 @@ class StudyStore:
         one in this run."""
         what = f"save the response to item {response.item_id}"
         return self._write(what, evaluation.insert_response, response)
+
+    def save_responses(self, responses: Sequence[ResponseRecord]) -> int:
+        """Store many responses in one transaction (an import); an item that already has
+        a response in its run is skipped. Returns how many were added; on an error
+        nothing of the batch is written."""
+        what = f"save {len(responses)} responses"
+        with self.transaction(what) as db:
+            return evaluation.insert_responses(db, responses)
+
+    def delete_run(self, name: str) -> int:
+        """Remove a run and all its responses (``import-run --replace``); the number of
+        responses removed (0 when there is no such run)."""
+        return self._write(f"remove run {name}", evaluation.delete_run, name)
+
+    def parsed_answers(self, runs: Sequence[str]) -> list[tuple[str, str, str | None]]:
+        """``(run, item_id, parsed_answer)`` of every response of ``runs`` in one query
+        (what :func:`~medrcube_desktop.evaluation.compare.matrix.run_matrix` reads)."""
+        return self._read("read the answers of runs", evaluation.parsed_answers, list(runs))
 
     def responses(self, run: str) -> dict[str, ResponseRecord]:
         """Every stored response of a run, by item id."""

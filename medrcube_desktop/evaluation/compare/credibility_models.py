@@ -22,16 +22,23 @@ each model's dependence of H on L directly.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.compare.credibility_stats import (
+    bootstrap_intervals,
+    cluster_counts,
+    pair_cells,
+    pair_index,
+    permutation_p_exact,
+)
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
-from medrcube_desktop.evaluation.credibility import pair_outcomes
-from medrcube_desktop.evaluation.metrics import Outcome
 
 Counts = tuple[int, int, int, int]
 """(A, B, C, D) pair counts of one model."""
@@ -45,8 +52,9 @@ def model_pairs(
     """Each run's paired outcomes, and the pairing warnings (paper §6).
 
     Items a run did not answer (NaN in ``matrix.correct``) are left out of its pairs; an
-    unparsed answer is wrong. Pairing is :func:`~medrcube_desktop.evaluation.credibility.
-    pair_outcomes` with ``preset`` ("paper" or "official").
+    unparsed answer is wrong. The pairs are those of :func:`~medrcube_desktop.evaluation.
+    credibility.pair_outcomes` with ``preset`` ("paper" or "official"), built once for
+    every run (:func:`~.credibility_stats.pair_index`).
 
     Returns
     -------
@@ -61,20 +69,14 @@ def model_pairs(
     MedRCubeError
         Unknown preset.
     """
-    result: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    warnings: set[str] = set()
-    for column, run in enumerate(matrix.runs):
-        outcomes = [
-            Outcome(item, item.answer if value == 1.0 else None)
-            for item, value in zip(matrix.items, matrix.correct[:, column], strict=True)
-            if not math.isnan(value)
-        ]
-        pairs, run_warnings = pair_outcomes(outcomes, preset)
-        warnings.update(run_warnings)
-        low = np.array([p.low.correct for p in pairs], dtype=bool)
-        high = np.array([p.high.correct for p in pairs], dtype=bool)
-        result[run] = (low, high)
-    return result, sorted(warnings)
+    index = pair_index(matrix, preset)
+    low, high = matrix.correct[index.low], matrix.correct[index.high]
+    valid = ~(np.isnan(low) | np.isnan(high))
+    result = {
+        run: (low[valid[:, c], c] == 1.0, high[valid[:, c], c] == 1.0)
+        for c, run in enumerate(matrix.runs)
+    }
+    return result, list(index.warnings)
 
 
 def counts_of(low: np.ndarray, high: np.ndarray) -> Counts:
@@ -90,8 +92,10 @@ def counts_of(low: np.ndarray, high: np.ndarray) -> Counts:
 
 def group_counts(matrix: RunMatrix, preset: str = "paper") -> tuple[dict[str, Counts], list[str]]:
     """Run name → (A, B, C, D), and the pairing warnings (see :func:`model_pairs`)."""
-    pairs, warnings = model_pairs(matrix, preset)
-    return {run: counts_of(low, high) for run, (low, high) in pairs.items()}, warnings
+    index = pair_index(matrix, preset)
+    totals = pair_cells(matrix, index).sum(axis=1)  # (4, n_runs)
+    counts = {run: tuple(int(x) for x in totals[:, c]) for c, run in enumerate(matrix.runs)}
+    return counts, list(index.warnings)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,13 @@ class ModelCredibility:
     ``log_or`` and its Woolf 95 % interval ``log_or_low``, ``log_or_high`` are natural
     logs; ``haldane`` is True when 0.5 was added to every cell because one was 0 (all
     three are ``None`` when the model has no pairs).
+
+    The rest is filled by :func:`credibility_table` (``None`` otherwise): each figure's
+    bootstrap 95 % interval clustered by image (``*_low``, ``*_high``; ``log_or_boot_*``
+    for the log odds ratio, beside Woolf's), the replicates ``n_boot``, the exact
+    one-sided permutation p of L shuffled among the model's pairs (``p_permutation``,
+    :func:`~.credibility_stats.permutation_p_exact`), the ``preset`` and whether the
+    run is ``text_only``.
     """
 
     run: str
@@ -117,6 +128,18 @@ class ModelCredibility:
     log_or_low: float | None
     log_or_high: float | None
     haldane: bool
+    acc_h_low: float | None = None
+    acc_h_high: float | None = None
+    rationality_low: float | None = None
+    rationality_high: float | None = None
+    shortcut_prob_low: float | None = None
+    shortcut_prob_high: float | None = None
+    log_or_boot_low: float | None = None
+    log_or_boot_high: float | None = None
+    n_boot: int | None = None
+    p_permutation: float | None = None
+    preset: str | None = None
+    text_only: bool | None = None
 
     @property
     def n_pairs(self) -> int:
@@ -170,6 +193,74 @@ def model_credibility(counts: Mapping[str, Counts]) -> list[ModelCredibility]:
             )
         )
     return figures
+
+
+def credibility_table(
+    matrix: RunMatrix,
+    preset: str = "paper",
+    n_boot: int = 1000,
+    seed: int = 0,
+    cluster: str = "image",
+) -> tuple[list[ModelCredibility], list[str]]:
+    """Every run's :class:`ModelCredibility` with bootstrap intervals and permutation p.
+
+    Pairs (paper §6, ``preset``) are built once for all runs
+    (:func:`~.credibility_stats.pair_index`); the intervals resample images with
+    replacement, all pairs of a drawn image along (``cluster="image"``; ``"pair"``
+    resamples pairs, which ignores that items on one image are answered alike), ``n_boot``
+    replicates from ``numpy.random.default_rng(seed)``
+    (:func:`~.credibility_stats.bootstrap_intervals`); ``n_boot=0`` leaves them out.
+    The permutation p is exact (:func:`~.credibility_stats.permutation_p_exact`).
+
+    Returns
+    -------
+    figures : list of ModelCredibility
+        One per run, in ``matrix.runs`` order.
+    warnings : list of str
+        The preset's warnings, and one per run without pairs (naming it).
+
+    Raises
+    ------
+    MedRCubeError
+        Unknown preset.
+    ValueError
+        ``cluster`` is neither "image" nor "pair".
+    """
+    if cluster not in ("image", "pair"):
+        raise ValueError(f"cluster must be 'image' or 'pair', not {cluster!r}")
+    index = pair_index(matrix, preset)
+    cells = pair_cells(matrix, index)
+    totals = cells.sum(axis=1).T  # (n_runs, 4)
+    counts = {run: tuple(int(x) for x in totals[c]) for c, run in enumerate(matrix.runs)}
+    figures = model_credibility(counts)  # type: ignore[arg-type]
+    warnings = list(index.warnings)
+    warnings += [
+        f"run {run!r} has no (prerequisite, high-level) pair under the {preset} preset: "
+        "no credibility figures"
+        for run, total in zip(matrix.runs, totals.sum(axis=1), strict=True)
+        if total == 0
+    ]
+    p = permutation_p_exact(totals)
+    extra: list[dict[str, Any]] = [
+        {"p_permutation": _opt(p[c]), "preset": preset, "text_only": matrix.text_only[c]}
+        for c in range(len(matrix.runs))
+    ]
+    if n_boot:
+        if cluster == "image":
+            per_cluster = cluster_counts(cells, index.image, index.n_images)
+        else:
+            per_cluster = np.moveaxis(cells, 0, -1).astype(np.float64)
+        bounds = bootstrap_intervals(per_cluster, n_boot, seed)
+        for c, row in enumerate(extra):
+            row["n_boot"] = n_boot
+            for name in ("acc_h", "rationality", "shortcut_prob"):
+                row[f"{name}_low"], row[f"{name}_high"] = map(_opt, bounds[name][:, c])
+            row["log_or_boot_low"], row["log_or_boot_high"] = map(_opt, bounds["log_or"][:, c])
+    return [dataclasses.replace(f, **row) for f, row in zip(figures, extra, strict=True)], warnings
+
+
+def _opt(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
 
 
 @dataclass(frozen=True)

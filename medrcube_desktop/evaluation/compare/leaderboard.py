@@ -8,8 +8,10 @@ items (issue 14, "Speed": 33 runs × 7,626 items well under a second).
 - :func:`paired_difference`: the accuracy difference of two runs with a bootstrap
   interval clustered by image (several items share an image, so items are not
   independent draws).
-- :func:`text_only_drop` and :func:`right_without_image`: an image run against the
-  text-only run of the same model (paper Table 4, Appendix D.4).
+- :func:`~.text_only.text_only_drop`, :func:`~.text_only.right_without_image` (kept
+  importable from here), :func:`~.text_only.text_only_pairs` and
+  :func:`~.text_only.leakage_items`: an image run against the text-only run of the
+  same model (paper Table 4, Appendix D.4), in :mod:`.text_only`.
 """
 
 from __future__ import annotations
@@ -21,9 +23,16 @@ import numpy as np
 
 from medrcube_desktop.core.taxonomy import TASKS
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.compare.text_only import (  # noqa: F401 - kept importable
+    right_without_image,
+    text_only_drop,
+)
 
 if TYPE_CHECKING:
     import pandas as pd  # imported where used: pandas comes with statsmodels, loads slowly
+
+SORTS: tuple[str, ...] = ("family", "accuracy", "none")
+"""Row orders of :meth:`Leaderboard.order`."""
 
 GROUPS: tuple[str, ...] = ("task", "modality", "region")
 """Breakdowns of the leaderboard, in the column order of paper Table 3.3."""
@@ -100,6 +109,10 @@ class Leaderboard:
         Expected accuracy of uniform guessing: the mean of 1/k over the column's items,
         k the item's number of options (paper Table 3.3, row "Random"); NaN for a
         column without items. Over all items of the benchmark, answered or not.
+    models : tuple of str
+        Each run's model (``RunMatrix.models``; the run names when not given).
+    text_only : tuple of bool
+        Each run sent no image (``RunMatrix.text_only``).
     """
 
     runs: tuple[str, ...]
@@ -109,6 +122,55 @@ class Leaderboard:
     low: np.ndarray
     high: np.ndarray
     random: np.ndarray
+    models: tuple[str, ...] = ()
+    text_only: tuple[bool, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.models:
+            object.__setattr__(self, "models", tuple(self.runs))
+        if not self.text_only:
+            object.__setattr__(self, "text_only", (False,) * len(self.runs))
+
+    def order(self, sort: str | None = "family") -> np.ndarray:
+        """(n_runs,) int64: the rows in the order ``sort`` asks for.
+
+        ``"family"``: by group in the paper's order (:func:`~.families.groups`:
+        proprietary, medical-specific, general-purpose, then other), series, then the
+        overall accuracy of the model's image runs, highest first (paper Table 3); a
+        text-only run follows the image run of its model (Table 4: side by side).
+        ``"accuracy"``: overall accuracy, highest first. ``None`` or ``"none"``: as given.
+        A run without answers (NaN accuracy) comes last of its block; ties keep the
+        given order.
+
+        Raises
+        ------
+        ValueError
+            Another ``sort``.
+        """
+        from medrcube_desktop.evaluation.compare.families import groups, model_family
+
+        n = len(self.runs)
+        if sort in (None, "none"):
+            return np.arange(n)
+        overall = np.nan_to_num(self.accuracy[:, 0], nan=-1.0)
+        if sort == "accuracy":
+            return np.array(sorted(range(n), key=lambda r: -overall[r]), dtype=np.int64)
+        if sort != "family":
+            raise ValueError(f"sort must be one of {', '.join(SORTS)}, not {sort!r}")
+        rank = {group: i for i, group in enumerate(groups())}
+        best: dict[str, float] = {}  # the model's best image run, else its best run
+        for r in range(n):
+            model = self.models[r]
+            value = overall[r] + (0.0 if self.text_only[r] else 2.0)
+            best[model] = max(best.get(model, -9.0), value)
+        families = [model_family(model) for model in self.models]
+
+        def key(r: int) -> tuple[int, str, float, str, bool, float]:
+            family = families[r]
+            return (rank.get(family.group, len(rank)), family.series.lower(),
+                    -best[self.models[r]], self.models[r], self.text_only[r], -overall[r])  # fmt: skip
+
+        return np.array(sorted(range(n), key=key), dtype=np.int64)
 
     @property
     def accuracy(self) -> np.ndarray:
@@ -116,7 +178,9 @@ class Leaderboard:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(self.n > 0, self.correct / np.where(self.n > 0, self.n, 1), np.nan)
 
-    def to_frame(self, value: str = "accuracy", percent: bool = False) -> pd.DataFrame:
+    def to_frame(
+        self, value: str = "accuracy", percent: bool = False, sort: str | None = None
+    ) -> pd.DataFrame:
         """The table in the paper's Table 3.3 layout: a row per run, columns Overall,
         the tasks, modalities and regions.
 
@@ -127,12 +191,19 @@ class Leaderboard:
             random baseline, as in the paper.
         percent : bool
             Accuracies and bounds in percent (the paper's unit) instead of 0–1.
+        sort : {None, "none", "family", "accuracy"}
+            ``None``: the rows as given and no family columns (the layout before
+            families). Otherwise rows in :meth:`order`'s order, and three first columns
+            ``("family", "series")``, ``("family", "group")`` (str,
+            :func:`~.families.model_family` of the run's model) and
+            ``("family", "text_only")`` (bool; empty strings on the Random row).
 
         Returns
         -------
         DataFrame
             Index: run names (``"Random"`` first for accuracy); columns: a MultiIndex
-            ``(group, value)`` with group ``overall``, ``task``, ``modality``, ``region``.
+            ``(group, value)`` with group ``overall``, ``task``, ``modality``, ``region``
+            (after ``family`` when sorted).
         """
         import pandas as pd
 
@@ -144,11 +215,24 @@ class Leaderboard:
             data = self.n if value == "n" else self.correct
         else:
             data = data * 100 if percent else data
+        rows = self.order(sort)
+        data, index = data[rows], [index[r] for r in rows]
         if value == "accuracy":
             data = np.vstack([self.random * (100 if percent else 1), data])
             index = ["Random", *index]
         columns = pd.MultiIndex.from_tuples(self.columns, names=["group", "value"])
-        return pd.DataFrame(data, index=pd.Index(index, name="run"), columns=columns)
+        frame = pd.DataFrame(data, index=pd.Index(index, name="run"), columns=columns)
+        if sort is None:
+            return frame
+        from medrcube_desktop.evaluation.compare.families import model_family
+
+        families = [model_family(self.models[r]) for r in rows]
+        text_only = [bool(self.text_only[r]) for r in rows]
+        blank = [""] if value == "accuracy" else []
+        frame.insert(0, ("family", "text_only"), blank + text_only)
+        frame.insert(0, ("family", "group"), blank + [f.group for f in families])
+        frame.insert(0, ("family", "series"), blank + [f.series for f in families])
+        return frame
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready: ``{"runs": {run: {group: {value: {"n", "correct", "accuracy",
@@ -209,14 +293,14 @@ def leaderboard(matrix: RunMatrix) -> Leaderboard:
     size = member.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         random = np.where(size > 0, inv_k @ member / np.where(size > 0, size, 1), np.nan)
-    return Leaderboard(matrix.runs, tuple(columns), n, correct, low, high, random)
+    return Leaderboard(
+        matrix.runs, tuple(columns), n, correct, low, high, random,
+        models=matrix.models, text_only=matrix.text_only,
+    )  # fmt: skip
 
 
 def _column(matrix: RunMatrix, run: str) -> int:
-    try:
-        return matrix.runs.index(run)
-    except ValueError:
-        raise ValueError(f"no run {run!r} in the matrix (runs: {', '.join(matrix.runs)})") from None
+    return matrix.column(run)
 
 
 def paired_difference(
@@ -270,60 +354,3 @@ def paired_difference(
         replicates[start:stop] = sums[drawn].sum(axis=1) / sizes[drawn].sum(axis=1)
     low, high = np.percentile(replicates, [2.5, 97.5])
     return (float(d.mean()), float(low), float(high))
-
-
-def text_only_drop(matrix: RunMatrix, image_run: str, text_run: str) -> pd.DataFrame:
-    """Accuracy with the image, without it and the drop, overall and per voxel (paper
-    Table 4, Appendix D.4: the text-only run of the same model gets no image).
-
-    Only items both runs answered count, so the two accuracies are over the same items.
-
-    Returns
-    -------
-    DataFrame
-        Index ``"Overall"`` then each voxel (``task|modality|region``, sorted); columns
-        ``n`` (int), ``with_image``, ``without_image`` and ``drop`` = with − without
-        (float64, 0–1; the paper prints the overall drop in parentheses).
-    """
-    import pandas as pd
-
-    i, t = _column(matrix, image_run), _column(matrix, text_run)
-    both = matrix.answered[:, i] & matrix.answered[:, t]
-    frame = pd.DataFrame(
-        {
-            "voxel": matrix.labels("voxel")[both],
-            "with_image": matrix.correct[both, i],
-            "without_image": matrix.correct[both, t],
-        }
-    )
-    per_voxel = frame.groupby("voxel", sort=True).agg(
-        n=("with_image", "size"),
-        with_image=("with_image", "mean"),
-        without_image=("without_image", "mean"),
-    )
-    overall = pd.DataFrame(
-        {
-            "n": [len(frame)],
-            "with_image": [frame["with_image"].mean()],
-            "without_image": [frame["without_image"].mean()],
-        },
-        index=["Overall"],
-    )
-    table = pd.concat([overall, per_voxel])
-    table.index.name = "voxel"
-    table["n"] = table["n"].astype(np.int64)
-    table["drop"] = table["with_image"] - table["without_image"]
-    return table
-
-
-def right_without_image(matrix: RunMatrix, image_run: str, text_run: str) -> list[str]:
-    """Ids of the items the text-only run answered right (prior leakage: the question
-    and options alone give the answer away), in benchmark order.
-
-    ``image_run`` only checks the pairing of names; every item ``text_run`` got right is
-    listed, whatever the image run answered.
-    """
-    _column(matrix, image_run)
-    t = _column(matrix, text_run)
-    right = matrix.correct[:, t] == 1.0
-    return [item.id for item, hit in zip(matrix.items, right, strict=True) if hit]

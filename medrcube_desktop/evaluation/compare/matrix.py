@@ -31,6 +31,9 @@ class RunMatrix:
         Each run's model (as stored; the run's name when built without a store).
     text_only : tuple of bool
         Each run sent no image (the paper's prior-leakage baseline, Appendix D.4).
+    answers : ndarray of shape (n_items, n_runs), object, or None
+        The parsed letter of each answer (``None`` unparsed or unanswered), when built
+        from a store (:func:`run_matrix`); ``None`` for a matrix built by hand.
     """
 
     items: tuple[Item, ...]
@@ -39,6 +42,7 @@ class RunMatrix:
     unparsed: np.ndarray
     models: tuple[str, ...] = ()
     text_only: tuple[bool, ...] = ()
+    answers: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         shape = (len(self.items), len(self.runs))
@@ -59,6 +63,15 @@ class RunMatrix:
         from medrcube_desktop.evaluation.compare.families import model_family
 
         return [model_family(model) for model in self.models]
+
+    def column(self, run: str) -> int:
+        """The column of run ``run`` (``ValueError`` naming the runs when absent)."""
+        try:
+            return self.runs.index(run)
+        except ValueError:
+            raise ValueError(
+                f"no run {run!r} in the matrix (runs: {', '.join(self.runs)})"
+            ) from None
 
     @property
     def answered(self) -> np.ndarray:
@@ -99,20 +112,23 @@ def run_matrix(store, runs: Sequence[str], items: Sequence[Item]) -> RunMatrix:
             f"no run named {', '.join(map(repr, missing))} (runs: {', '.join(sorted(known)) or 'none'})"
         )
     records = [store.eval_run(run) for run in runs]
-    correct = np.full((len(items), len(runs)), np.nan)
-    unparsed = np.zeros((len(items), len(runs)), dtype=bool)
+    answered = np.zeros((len(items), len(runs)), dtype=bool)
+    answers = np.full((len(items), len(runs)), None, dtype=object)
     row = {item.id: n for n, item in enumerate(items)}
-    for column, run in enumerate(runs):
-        for item_id, response in store.responses(run).items():
-            n = row.get(item_id)
-            if n is None:
-                continue  # an answer to an item this benchmark no longer has
-            correct[n, column] = float(
-                response.parsed_answer is not None and response.parsed_answer == items[n].answer
-            )
-            unparsed[n, column] = response.parsed_answer is None
+    column = {run: c for c, run in enumerate(runs)}
+    for run, item_id, letter in store.parsed_answers(runs):  # one query for every run
+        n = row.get(item_id)
+        if n is None:
+            continue  # an answer to an item this benchmark no longer has
+        c = column[run]
+        answered[n, c] = True
+        answers[n, c] = letter
+    truth = np.array([item.answer for item in items], dtype=object)[:, None]
+    unparsed = answered & np.vectorize(lambda a: a is None, otypes=[bool])(answers)
+    correct = np.where(answered, (answers == truth).astype(np.float64), np.nan)
     return RunMatrix(
         tuple(items), tuple(runs), correct, unparsed,
         models=tuple(r.model for r in records),
         text_only=tuple(bool(r.text_only) for r in records),
+        answers=answers,
     )  # fmt: skip
