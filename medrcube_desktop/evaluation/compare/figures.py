@@ -546,7 +546,8 @@ def save_figure(figure, path: str | Path, metadata: Mapping[str, str] | None = N
     """Write ``figure`` to ``path`` as PNG (200 dpi) or SVG, chosen by the suffix,
     atomically (:func:`~medrcube_desktop.core.files.atomic_path`); return the path.
 
-    The SVG has no date and a fixed hash salt, so the same figure gives the same file.
+    The SVG has no date and a fixed hash salt, so the same input drawn afresh gives the
+    same file (saving one figure twice may not: constrained layout refines on each draw).
 
     Raises
     ------
