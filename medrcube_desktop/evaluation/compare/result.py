@@ -1,0 +1,240 @@
+"""Everything ``compare`` computes from one :class:`~.matrix.RunMatrix`, in one object.
+
+:func:`compare_runs` runs the leaderboard (Table 3), the voxel correlation and clusters
+(Section 5, Fig. 3), the region islands (§5.3), credibility across models (Section 6,
+Fig. 4) and the text-only drops (Table 4); :class:`CompareResult` holds the results, and
+every output (the CSV, JSON, XLSX, figures and HTML of :mod:`.report`) is written from
+it, so all of them show the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.compare.credibility_models import (
+    Correlation,
+    ModelCredibility,
+    accuracy_shortcut_correlation,
+    group_counts,
+    model_credibility,
+)
+from medrcube_desktop.evaluation.compare.leaderboard import Leaderboard, leaderboard, text_only_drop
+from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.compare.voxels import (
+    Clustering,
+    RegionIsland,
+    VoxelMatrix,
+    cluster_voxels,
+    region_islands,
+    voxel_correlation,
+    voxel_matrix,
+    voxel_region,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class TextOnlyDrop:
+    """An image run against the text-only run of the same model (paper Table 4).
+
+    ``table`` is :func:`~.leaderboard.text_only_drop`: index ``"Overall"`` then each
+    voxel; columns ``n``, ``with_image``, ``without_image``, ``drop`` (0–1).
+    """
+
+    image_run: str
+    text_run: str
+    model: str
+    table: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """What ``compare`` computes (see :func:`compare_runs`).
+
+    Attributes
+    ----------
+    matrix : RunMatrix
+    board : Leaderboard
+    voxels : VoxelMatrix
+        Accuracy per run and voxel, (n_runs, n_voxels).
+    rho : ndarray of shape (n_voxels, n_voxels), float64, or None
+        Spearman ρ between voxels over runs; None with fewer than 3 runs or 2 voxels.
+    clustering : Clustering or None
+        Average linkage on 1 − ρ cut into ``clusters`` clusters; None without ``rho``.
+    islands : list of RegionIsland
+        Per region, the mean ρ among its voxels and with the others (§5.3); empty
+        without ``rho``.
+    credibility : list of ModelCredibility
+        Per run (paper §6, eqs. 1–6).
+    correlation : Correlation or None
+        Pearson r of Acc_H and Shortcut Probability; None with fewer than 3 models.
+    drops : list of TextOnlyDrop
+        Each text-only run against the first image run of the same model.
+    warnings : list of str
+        Why a part is missing, and the pairing preset's warnings.
+    preset, min_items, clusters
+        The settings used.
+    """
+
+    matrix: RunMatrix
+    board: Leaderboard
+    voxels: VoxelMatrix
+    rho: np.ndarray | None
+    clustering: Clustering | None
+    islands: list[RegionIsland]
+    credibility: list[ModelCredibility]
+    correlation: Correlation | None
+    drops: list[TextOnlyDrop]
+    warnings: list[str] = field(default_factory=list)
+    preset: str = "paper"
+    min_items: int = 5
+    clusters: int = 3
+
+    @property
+    def within_between(self) -> tuple[float, float] | None:
+        """Mean ρ over voxel pairs inside a cluster and across clusters (§5.2), or None."""
+        from medrcube_desktop.evaluation.compare.figures import within_between
+
+        if self.rho is None or self.clustering is None:
+            return None
+        return within_between(self.rho, self.clustering.labels)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready (NaN as None): ``{"runs", "leaderboard", "voxels", "credibility",
+        "text_only"}``, the document ``compare --json`` prints and writes."""
+        result: dict[str, object] = {
+            "runs": list(self.matrix.runs),
+            "leaderboard": self.board.to_dict(),
+            "voxels": None,
+        }
+        if self.rho is not None:
+            clusters = None
+            if self.clustering is not None:
+                within, between = self.within_between or (math.nan, math.nan)
+                clusters = {
+                    "labels": self.clustering.labels.tolist(),
+                    "order": self.clustering.order.tolist(),
+                    "cophenetic": self.clustering.cophenetic,
+                    "mean_rho_within": self.clustering.mean_rho_within.tolist(),
+                    "mean_rho_between": self.clustering.mean_rho_between.tolist(),
+                    "mean_rho_within_clusters": within,
+                    "mean_rho_between_clusters": between,
+                }
+            result["voxels"] = {
+                "voxels": self.voxels.voxels,
+                "dropped": self.voxels.dropped,
+                "rho": self.rho.tolist(),
+                "clusters": clusters,
+                "islands": [asdict(island) for island in self.islands],
+            }
+        result["credibility"] = {
+            "preset": self.preset,
+            "models": [asdict(f) for f in self.credibility],
+            **({"acc_h_vs_shortcut": asdict(self.correlation)} if self.correlation else {}),
+        }
+        result["text_only"] = [
+            {
+                "image_run": drop.image_run,
+                "text_run": drop.text_run,
+                "model": drop.model,
+                "rows": [
+                    {"voxel": str(voxel), **{k: row[k] for k in drop.table.columns}}
+                    for voxel, row in drop.table.iterrows()
+                ],
+            }
+            for drop in self.drops
+        ]
+        return clean(result)  # type: ignore[return-value]
+
+
+def clean(value: object) -> object:
+    """JSON-ready: NaN as null, numpy scalars and arrays as Python numbers and lists."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]
+    if hasattr(value, "tolist"):  # numpy scalar or array
+        return clean(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def text_only_pairs(matrix: RunMatrix) -> list[tuple[str, str]]:
+    """``(image_run, text_run)``: each text-only run with the first image run of the
+    same model (``RunMatrix.models``), in run order."""
+    pairs = []
+    for t, run in enumerate(matrix.runs):
+        if not matrix.text_only[t]:
+            continue
+        for i, other in enumerate(matrix.runs):
+            if not matrix.text_only[i] and matrix.models[i] == matrix.models[t]:
+                pairs.append((other, run))
+                break
+    return pairs
+
+
+def compare_runs(
+    matrix: RunMatrix, min_items: int = 5, clusters: int = 3, preset: str = "paper"
+) -> CompareResult:
+    """Compute every part of the comparison of ``matrix``'s runs.
+
+    Parameters
+    ----------
+    matrix : RunMatrix
+    min_items : int
+        Voxels with fewer items are left out (:func:`~.voxels.voxel_matrix`).
+    clusters : int
+        Clusters cut from the voxel tree (:func:`~.voxels.cluster_voxels`).
+    preset : {"paper", "official"}
+        Pairing of low- and high-level items (:func:`~.credibility_models.group_counts`).
+
+    Returns
+    -------
+    CompareResult
+        A part that cannot be computed (fewer than 3 runs or 2 voxels for ρ, fewer than
+        3 models with pairs for r) is None, with the reason in ``warnings``.
+
+    Raises
+    ------
+    MedRCubeError
+        Unknown preset.
+    """
+    warnings: list[str] = []
+    voxels = voxel_matrix(matrix, min_items)
+    rho = clustering = None
+    islands: list[RegionIsland] = []
+    if len(matrix.runs) >= 3 and len(voxels.voxels) >= 2:
+        rho = voxel_correlation(voxels.accuracy)
+        try:
+            clustering = cluster_voxels(rho, clusters)
+        except MedRCubeError as exc:
+            warnings.append(f"voxels not clustered: {exc}")
+        regions = sorted({voxel_region(v) for v in voxels.voxels})
+        islands = [region_islands(rho, voxels.voxels, region) for region in regions]
+    else:
+        warnings.append("voxel correlation needs at least 3 runs and 2 voxels with enough items")
+    counts, pairing = group_counts(matrix, preset)
+    warnings.extend(pairing)
+    credibility = model_credibility(counts)
+    try:
+        correlation = accuracy_shortcut_correlation(credibility)
+    except MedRCubeError as exc:
+        warnings.append(f"no Acc_H-Shortcut Probability correlation: {exc}")
+        correlation = None
+    model = dict(zip(matrix.runs, matrix.models, strict=True))
+    drops = [
+        TextOnlyDrop(image, text, model[text], text_only_drop(matrix, image, text))
+        for image, text in text_only_pairs(matrix)
+    ]
+    return CompareResult(
+        matrix, leaderboard(matrix), voxels, rho, clustering, islands, credibility, correlation,
+        drops, warnings, preset, min_items, clusters,
+    )  # fmt: skip
