@@ -40,7 +40,7 @@ CMAP = "RdBu_r"
 NAN_COLOUR = "#d9d9d9"
 """Cells whose ρ is NaN (too few common models, a constant voxel)."""
 
-_PALETTES = {"task": "tab10", "modality": "Set2", "region": "tab20"}
+_PALETTES = {"task": "tab10", "modality": "Set2", "region": "Dark2"}
 
 
 def _plain(text: object) -> str:
@@ -69,13 +69,17 @@ def voxel_parts(voxels: Sequence[str]) -> dict[str, list[str]]:
 
 def category_colours(values: Sequence[str], kind: str = "task") -> dict[str, tuple]:
     """A colour per distinct value, in sorted order, from the qualitative palette of
-    ``kind`` (tab10 for tasks, Set2 for modalities, tab20 for regions; cycled past its
-    length). Values are RGBA tuples of floats in 0–1."""
+    ``kind`` (tab10 for tasks, Set2 for modalities, Dark2 for regions); with more values
+    than the palette has, tab20 with its light shades after the dark ones (so that
+    neighbours differ), cycled past 20. Values are RGBA tuples of floats in 0–1."""
     from matplotlib import colormaps
 
+    distinct = sorted(set(values))
     cmap = colormaps[_PALETTES.get(kind, "tab10")]
-    n = getattr(cmap, "N", 10)
-    return {value: tuple(cmap(i % n)) for i, value in enumerate(sorted(set(values)))}
+    steps = list(range(getattr(cmap, "N", 10)))
+    if len(distinct) > len(steps):
+        cmap, steps = colormaps["tab20"], [*range(0, 20, 2), *range(1, 20, 2)]
+    return {value: tuple(cmap(steps[i % len(steps)])) for i, value in enumerate(distinct)}
 
 
 def within_between(rho: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
@@ -216,11 +220,17 @@ def _blocks(axes, labels_in_order: np.ndarray, names: Sequence[str] | None = Non
         axes.axvline(cut - 0.5, color=style["color"], linewidth=0.4, alpha=0.6)
     if names is not None:
         for (a, b, _), name in zip(spans, names, strict=True):
-            axes.text(
-                (a + b - 1) / 2, -0.8, _plain(name), ha="center", va="bottom", fontsize=7,
-                fontweight="bold", clip_on=False,
-            )  # fmt: skip
+            _above(axes, (a + b - 1) / 2, name, fontweight="bold")
     return spans
+
+
+def _above(axes, x: float, text: str, **style) -> None:
+    """``text`` just above the axes at data x (axes-fraction y, so it hugs the top edge
+    whatever the number of rows)."""
+    axes.text(
+        x, 1.004, _plain(text), transform=axes.get_xaxis_transform(), ha="center",
+        va="bottom", fontsize=7, clip_on=False, **style,
+    )  # fmt: skip
 
 
 def voxel_heatmap(
@@ -289,7 +299,10 @@ def voxel_heatmap(
     bar.ax.tick_params(labelsize=7)
     _draw_legends(figure.add_subplot(grid[6], label="legends"), legends)
     within, between = within_between(rho, clustering.labels)
-    per = ", ".join(f"{cluster_name(c)} {v:.3f}" for c, v in enumerate(clustering.mean_rho_within))
+    per = ", ".join(
+        f"{cluster_name(c)} {v:.3f}" if np.isfinite(v) else f"{cluster_name(c)} — (1 voxel)"
+        for c, v in enumerate(clustering.mean_rho_within)
+    )
     over = f" over {n_models} models" if n_models else ""
     missing = int(np.isnan(rho[np.triu_indices(n, 1)]).sum())
     figure.suptitle(
@@ -354,11 +367,8 @@ def region_heatmap(voxels: Sequence[str], rho: np.ndarray, island: str | None = 
     image = _draw_rho(heat, rho[np.ix_(order, order)], ticks)
     spans = _blocks(heat, regions, None, color="#555555", linewidth=0.8)
     for a, b, name in spans:
-        heat.text(
-            (a + b - 1) / 2, -0.8, _plain(name), ha="center", va="bottom", clip_on=False,
-            fontsize=7, rotation=30 if len(spans) > 6 else 0, fontweight="bold" if name == island
-            else "normal",
-        )  # fmt: skip
+        _above(heat, (a + b - 1) / 2, name, rotation=30 if len(spans) > 6 else 0,
+               fontweight="bold" if name == island else "normal")  # fmt: skip
         if name == island:
             from matplotlib.patches import Rectangle
 
