@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -210,7 +211,7 @@ def _blocks(axes, labels_in_order: np.ndarray, names: Sequence[str] | None = Non
     n = len(labels_in_order)
     cuts = [0, *(np.flatnonzero(labels_in_order[1:] != labels_in_order[:-1]) + 1).tolist(), n]
     spans = [(a, b, labels_in_order[a]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
-    style = {"color": "black", "linewidth": 1.0} | line
+    style: dict[str, Any] = {"color": "black", "linewidth": 1.0} | line
     for a, b, _ in spans:
         axes.add_patch(
             Rectangle((a - 0.5, a - 0.5), b - a, b - a, fill=False, **style, label="block")
@@ -556,8 +557,8 @@ def save_figure(figure, path: str | Path, metadata: Mapping[str, str] | None = N
     """Write ``figure`` to ``path`` as PNG (200 dpi) or SVG, chosen by the suffix,
     atomically (:func:`~medrcube_desktop.core.files.atomic_path`); return the path.
 
-    The SVG has no date and a fixed hash salt, so the same input drawn afresh gives the
-    same file (saving one figure twice may not: constrained layout refines on each draw).
+    The SVG has no date and a fixed hash salt for its ids (clip-path ids still depend on
+    matplotlib's object ids, so two files of one figure may differ in them).
 
     Raises
     ------

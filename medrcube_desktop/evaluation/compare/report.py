@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -169,7 +170,7 @@ def _write_csvs(out: Path, result: CompareResult) -> list[Path]:
     return written
 
 
-def _sheet(book, title: str, header: Sequence[object], rows) -> object:
+def _sheet(book, title: str, header: Sequence[object], rows) -> Any:
     from openpyxl.styles import Font
 
     sheet = book.create_sheet(title)
