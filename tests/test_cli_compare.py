@@ -1,12 +1,21 @@
 """``compare``: the leaderboard, voxel correlation and credibility of several runs."""
 
+import csv
 import json
+import shlex
+from pathlib import Path
 
 import numpy as np
+import pytest
+from openpyxl import load_workbook
 
 from medrcube_desktop.cli import main
+from medrcube_desktop.core.csvfile import CSV_ENCODING
 from medrcube_desktop.core.dataset import load_benchmark
+from medrcube_desktop.evaluation.compare.report import OUTPUTS
 from medrcube_desktop.store import StudyStore
+from medrcube_desktop.store.database import utc_now
+from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.evaluation.test_compare_matrix import _run
 
@@ -46,9 +55,7 @@ def test_compare_prints_one_json_document_and_writes_its_tables(tmp_path, capsys
         assert (overall["n"], overall["correct"]) == (32, correct[run])
     assert len(result["voxels"]["voxels"]) == 8  # 4 tasks x 2 regions, one modality
     assert {m["run"] for m in result["credibility"]["models"]} == set(skill)
-    assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["leaderboard.csv", "voxel_correlation.csv", "credibility.csv", "compare.json"]
-    )
+    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUTS)
 
 
 def _answer(db, run, item_id):
@@ -68,3 +75,162 @@ def test_compare_refuses_an_unknown_run_and_an_output_over_its_database(tmp_path
     args = ["compare", "--db", str(db), "--dataset", str(root), "--run", "x", "--out", str(db)]
     assert main(args) == 2
     assert "is the input" in capsys.readouterr().err
+
+
+def _stored(db, items, skill, text_only=()):
+    """Runs answering B (right) with probability ``skill[run]``; the runs in
+    ``text_only`` are text-only runs of the model of the run named before the dash."""
+    store = StudyStore(db)
+    rng = np.random.default_rng(0)
+    for run, p in skill.items():
+        model = run.split("~")[0]
+        store.save_run(RunRecord(name=run, engine="openai", model=model, params={},
+                                 prompt_sha256="x", app_version="t", created_at=utc_now(),
+                                 text_only=run in text_only))  # fmt: skip
+        for i in items:
+            letter = "B" if rng.random() < p else "A"
+            store.save_response(ResponseRecord(
+                run=run, item_id=i.id, response=letter, parsed_answer=letter, parse_method="t",
+                correct=False, official_answer=None, official_correct=False,
+                created_at=utc_now(),
+            ))  # fmt: skip
+    store.close()
+
+
+def _number(cell):
+    return None if cell in ("", None) else float(cell)
+
+
+def test_compare_out_writes_a_workbook_figures_and_report_that_agree_with_csv_and_json(
+    tmp_path, capsys
+):
+    root = _bench(tmp_path)
+    items = load_benchmark(root).items
+    db = tmp_path / "s.db"
+    skill = {"weak": 0.3, "mid": 0.6, "strong": 0.9, "=cmd": 0.8, "strong~text": 0.4}
+    _stored(db, items, skill, text_only={"strong~text"})
+    out = tmp_path / "cmp"
+    args = ["compare", "--db", str(db), "--dataset", str(root), "--min-items", "2", "--json"]
+    args += [a for run in skill for a in ("--run", run)] + ["--out", str(out)]
+    assert main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result == json.loads((out / "compare.json").read_text(encoding="utf-8"))
+    book = load_workbook(out / "compare.xlsx")
+    assert book.sheetnames == [
+        "Table 3", "leaderboard", "voxel accuracy", "voxel correlation", "clusters", "regions",
+        "credibility", "text-only drops", "meta",
+    ]  # fmt: skip
+    # leaderboard: every run x column against the JSON; the formula-like run name is quoted
+    rows = list(book["leaderboard"].iter_rows(min_row=2, values_only=True))
+    for run, _, _, group, value, n, correct, accuracy, low, high in rows:
+        if run == "Random":
+            assert accuracy == pytest.approx(result["leaderboard"]["random"][group][value])
+            continue
+        cell = result["leaderboard"]["runs"][run.replace("'=", "=")][group][value]
+        assert (n, correct) == (cell["n"], cell["correct"])
+        assert [accuracy, low, high] == pytest.approx([cell["accuracy"], cell["low"], cell["high"]])
+    assert {r[0] for r in rows} == {"weak", "mid", "strong", "'=cmd", "strong~text", "Random"}
+    # voxel correlation: the sheet is the CSV is the JSON
+    with open(out / "voxel_correlation.csv", encoding=CSV_ENCODING, newline="") as f:
+        table = list(csv.reader(f))
+    sheet = list(book["voxel correlation"].iter_rows(values_only=True))
+    assert list(sheet[0]) == table[0] == ["voxel", *result["voxels"]["voxels"]]
+    rho = np.array([[_number(c) for c in row[1:]] for row in table[1:]], dtype=float)
+    np.testing.assert_allclose(np.array([r[1:] for r in sheet[1:]], dtype=float), rho)
+    np.testing.assert_allclose(np.array(result["voxels"]["rho"], dtype=float), rho)
+    # credibility: sheet against CSV, run by run
+    with open(out / "credibility.csv", encoding=CSV_ENCODING, newline="") as f:
+        models = list(csv.DictReader(f))
+    sheet = list(book["credibility"].iter_rows(values_only=True))
+    header = list(sheet[0])
+    for row, expected in zip(sheet[1 : 1 + len(models)], models, strict=True):
+        got = dict(zip(header, row, strict=True))
+        assert got["run"] == expected["run"]
+        for key in ("a", "b", "c", "d", "acc_h", "shortcut_prob", "baseline", "log_or"):
+            assert _number(got[key]) == pytest.approx(_number(expected[key]))
+    r = result["credibility"]["acc_h_vs_shortcut"]
+    assert sheet[len(models) + 3][1:6] == pytest.approx(
+        (r["r"], r["low"], r["high"], r["p"], r["n"])
+    )
+    # clusters: labels and within/between as in the JSON
+    clusters = result["voxels"]["clusters"]
+    sheet = list(book["clusters"].iter_rows(values_only=True))
+    names = {row[0]: row[4] for row in sheet[1 : 1 + len(result["voxels"]["voxels"])]}
+    assert [names[v] for v in result["voxels"]["voxels"]] == [
+        "ABCDEFGH"[c] for c in clusters["labels"]
+    ]
+    means = {row[0]: row[1] for row in sheet if row and row[0]}
+    assert means["mean rho within clusters"] == pytest.approx(clusters["mean_rho_within_clusters"])
+    assert means["mean rho between clusters"] == pytest.approx(
+        clusters["mean_rho_between_clusters"]
+    )
+    # the text-only drop pairs the text-only run with its model's image run
+    (drop,) = result["text_only"]
+    assert (drop["image_run"], drop["text_run"]) == ("strong", "strong~text")
+    sheet = list(book["text-only drops"].iter_rows(min_row=2, values_only=True))
+    assert sheet[0][:5] == ("strong", "strong~text", "strong", "Overall", drop["rows"][0]["n"])
+    assert sheet[0][7] == pytest.approx(drop["rows"][0]["drop"])
+    meta = {row[0]: row[1] for row in book["meta"].iter_rows(values_only=True) if row[0]}
+    assert meta["database"] == str(db.resolve()) and meta["preset"] == "paper"
+    assert (meta["min_items"], meta["clusters"]) == (2, 3)
+    command = shlex.split(meta["command"])
+    assert command[:2] == ["medrcube-desktop", "compare"]
+    assert [command[i + 1] for i, a in enumerate(command) if a == "--run"] == list(skill)
+    # figures: valid PNG and SVG files
+    for name in OUTPUTS:
+        if name.endswith(".png"):
+            assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+        if name.endswith(".svg"):
+            assert (out / name).read_text(encoding="utf-8").rstrip().endswith("</svg>"), name
+    # the report: the runs, r, the brain-free island note, the command; no raw markup
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count("<svg") == 3
+    for run in ("weak", "mid", "strong", "strong~text"):
+        assert f"<td>{run}</td>" in page
+    assert "<td>=cmd</td>" in page  # escaped text, not a formula: HTML has none
+    assert f"Pearson r = <b>{r['r']:.3f}</b>" in page
+    assert f"Mean ρ within clusters <b>{clusters['mean_rho_within_clusters']:.3f}</b>" in page
+    assert shlex.join(command).replace('"', "&quot;").replace("'", "&#x27;") in page
+    # the command in the footer makes the same files again
+    again = tmp_path / "again"
+    capsys.readouterr()
+    assert main([*command[1:-1], str(again)]) == 0
+    capsys.readouterr()
+    assert json.loads((again / "compare.json").read_text(encoding="utf-8")) == result
+
+
+def test_compare_out_with_too_few_runs_still_writes_every_file_saying_why(tmp_path, capsys):
+    root = _bench(tmp_path)
+    items = load_benchmark(root).items
+    db = tmp_path / "s.db"
+    _stored(db, items, {"solo": 0.7})
+    out = tmp_path / "cmp"
+    args = ["compare", "--db", str(db), "--dataset", str(root), "--run", "solo", "--out", str(out)]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "voxel correlation needs at least 3 runs" in err
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        n for n in OUTPUTS if n != "voxel_correlation.csv"
+    )
+    assert "No voxel correlation" in (out / "report.html").read_text(encoding="utf-8")
+    assert "voxel correlation" not in load_workbook(out / "compare.xlsx").sheetnames
+
+
+def test_compare_refuses_every_output_name_over_the_database(tmp_path, capsys):
+    root = _bench(tmp_path)
+    db = tmp_path / "report.html"
+    StudyStore(db).close()
+    args = [
+        "compare",
+        "--db",
+        str(db),
+        "--dataset",
+        str(root),
+        "--run",
+        "x",
+        "--out",
+        str(tmp_path),
+    ]
+    assert main(args) == 2
+    assert "is the input" in capsys.readouterr().err
+    assert Path(db).stat().st_size > 0

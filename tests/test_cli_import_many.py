@@ -1,11 +1,13 @@
 """``import-run`` over many results.json files, then ``compare`` with a text-only run."""
 
+import csv
 import json
 
 import numpy as np
 
 from medrcube_desktop.cli import main
 from medrcube_desktop.core.dataset import load_benchmark
+from medrcube_desktop.evaluation.compare.report import EXTRA_OUTPUTS, OUTPUTS
 from medrcube_desktop.evaluation.results_json import item_record
 from medrcube_desktop.store import StudyStore
 from tests.test_cli_compare import _bench
@@ -72,15 +74,16 @@ def test_compare_shows_the_text_only_drop_and_the_leakage(tmp_path, capsys):
     assert result["order"] == ["gpt-5.1", "Lingshu-7B", "lt", "qwen"]
     (pair,) = result["text_only"]
     assert (pair["image_run"], pair["text_run"]) == ("Lingshu-7B", "lt")
-    assert pair["voxels"][0]["voxel"] == "Overall"
+    assert pair["rows"][0]["voxel"] == "Overall"
     assert {row["item"] for row in result["leakage"]} <= {i.id for i in items}
-    assert len(result["leakage"]) == pair["voxels"][0]["without_image"] * 32
+    assert len(result["leakage"]) == pair["rows"][0]["without_image"] * 32
     assert set(result["credibility_by_preset"]) == {"paper", "official"}
     model = result["credibility"]["models"][0]
     assert model["preset"] == "paper" and model["n_boot"] == 200
     assert model["acc_h_low"] <= model["acc_h"] <= model["acc_h_high"]
-    assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["leaderboard.csv", "voxel_correlation.csv", "credibility.csv", "compare.json",
-         "text_only_drop.csv", "leakage.csv"]
-    )  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == sorted([*OUTPUTS, *EXTRA_OUTPUTS])
+    # both presets' rows, the paper's first
+    with (out / "credibility.csv").open(newline="") as f:
+        presets = [row["preset"] for row in csv.DictReader(f)]
+    assert presets == ["paper"] * 4 + ["official"] * 4
     assert "preset" in (out / "credibility.csv").read_text().splitlines()[0]

@@ -1,0 +1,300 @@
+"""Everything ``compare`` computes from one :class:`~.matrix.RunMatrix`, in one object.
+
+:func:`compare_runs` runs the leaderboard (Table 3), the voxel correlation and clusters
+(Section 5, Fig. 3), the region islands (§5.3), credibility across models (Section 6,
+Fig. 4) and the text-only drops (Table 4); :class:`CompareResult` holds the results, and
+every output (the CSV, JSON, XLSX, figures and HTML of :mod:`.report`) is written from
+it, so all of them show the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.compare.credibility_models import (
+    Correlation,
+    ModelCredibility,
+    accuracy_shortcut_correlation,
+    credibility_table,
+)
+from medrcube_desktop.evaluation.compare.leaderboard import Leaderboard, leaderboard
+from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.compare.text_only import (
+    leakage_items,
+    text_only_drop,
+    text_only_pairs,
+)
+from medrcube_desktop.evaluation.compare.voxels import (
+    Clustering,
+    RegionIsland,
+    VoxelMatrix,
+    cluster_voxels,
+    region_islands,
+    voxel_correlation,
+    voxel_matrix,
+    voxel_region,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class TextOnlyDrop:
+    """An image run against the text-only run of the same model (paper Table 4).
+
+    ``table`` is :func:`~.leaderboard.text_only_drop`: index ``"Overall"`` then each
+    voxel; columns ``n``, ``with_image``, ``without_image``, ``drop`` (0–1).
+    """
+
+    image_run: str
+    text_run: str
+    model: str
+    table: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """What ``compare`` computes (see :func:`compare_runs`).
+
+    Attributes
+    ----------
+    matrix : RunMatrix
+    board : Leaderboard
+    voxels : VoxelMatrix
+        Accuracy per run and voxel, (n_runs, n_voxels).
+    rho : ndarray of shape (n_voxels, n_voxels), float64, or None
+        Spearman ρ between voxels over runs; None with fewer than 3 runs or 2 voxels.
+    clustering : Clustering or None
+        Average linkage on 1 − ρ cut into ``clusters`` clusters; None without ``rho``.
+    islands : list of RegionIsland
+        Per region, the mean ρ among its voxels and with the others (§5.3); empty
+        without ``rho``.
+    credibility : list of ModelCredibility
+        Per run (paper §6, eqs. 1–6), under the first preset, with bootstrap intervals
+        clustered by image and the exact permutation p
+        (:func:`~.credibility_models.credibility_table`).
+    correlation : Correlation or None
+        Pearson r of Acc_H and Shortcut Probability over the image runs (a text-only
+        run is a baseline, not a model); None with fewer than 3 such runs.
+    drops : list of TextOnlyDrop
+        Each (image run, text-only run) pair of one model (:func:`~.text_only.text_only_pairs`).
+    warnings : list of str
+        Why a part is missing, and the pairing preset's warnings.
+    preset, min_items, clusters
+        The settings used (``preset`` may be ``"both"``).
+    by_preset : dict
+        Preset name → (figures, correlation), for every preset computed (both with
+        ``preset="both"``, the paper's first).
+    leakage : list of dict or None
+        With ``leakage=True``, the items each text-only run got right
+        (:func:`~.text_only.leakage_items`); else None.
+    sort : str
+        How leaderboard rows are ordered (:meth:`~.leaderboard.Leaderboard.order`).
+    n_boot, seed
+        The credibility bootstrap's replicates and seed.
+    """
+
+    matrix: RunMatrix
+    board: Leaderboard
+    voxels: VoxelMatrix
+    rho: np.ndarray | None
+    clustering: Clustering | None
+    islands: list[RegionIsland]
+    credibility: list[ModelCredibility]
+    correlation: Correlation | None
+    drops: list[TextOnlyDrop]
+    warnings: list[str] = field(default_factory=list)
+    preset: str = "paper"
+    min_items: int = 5
+    clusters: int = 3
+    by_preset: dict[str, tuple[list[ModelCredibility], Correlation | None]] = field(
+        default_factory=dict
+    )
+    leakage: list[dict[str, object]] | None = None
+    sort: str = "family"
+    n_boot: int = 1000
+    seed: int = 0
+
+    @property
+    def order(self) -> list[str]:
+        """The run names in leaderboard order (``sort``)."""
+        return [self.matrix.runs[r] for r in self.board.order(self.sort)]
+
+    @property
+    def within_between(self) -> tuple[float, float] | None:
+        """Mean ρ over voxel pairs inside a cluster and across clusters (§5.2), or None."""
+        from medrcube_desktop.evaluation.compare.figures import within_between
+
+        if self.rho is None or self.clustering is None:
+            return None
+        return within_between(self.rho, self.clustering.labels)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready (NaN as None): ``{"runs", "order", "families", "leaderboard",
+        "voxels", "credibility", "text_only"}``, with ``"credibility_by_preset"`` for
+        both presets and ``"leakage"`` when asked: the document ``compare --json`` prints
+        and writes."""
+        m = self.matrix
+        result: dict[str, object] = {
+            "runs": list(m.runs),
+            "order": self.order,
+            "families": {
+                run: {"model": model, "series": f.series, "group": f.group, "text_only": text}
+                for run, model, f, text in zip(
+                    m.runs, m.models, m.families(), m.text_only, strict=True
+                )
+            },
+            "leaderboard": self.board.to_dict(),
+            "voxels": None,
+        }
+        if self.rho is not None:
+            clusters = None
+            if self.clustering is not None:
+                within, between = self.within_between or (math.nan, math.nan)
+                clusters = {
+                    "labels": self.clustering.labels.tolist(),
+                    "order": self.clustering.order.tolist(),
+                    "cophenetic": self.clustering.cophenetic,
+                    "mean_rho_within": self.clustering.mean_rho_within.tolist(),
+                    "mean_rho_between": self.clustering.mean_rho_between.tolist(),
+                    "mean_rho_within_clusters": within,
+                    "mean_rho_between_clusters": between,
+                }
+            result["voxels"] = {
+                "voxels": self.voxels.voxels,
+                "dropped": self.voxels.dropped,
+                "rho": self.rho.tolist(),
+                "clusters": clusters,
+                "islands": [asdict(island) for island in self.islands],
+            }
+        sections = {
+            preset: {
+                "preset": preset,
+                "models": [asdict(f) for f in figures],
+                **({"acc_h_vs_shortcut": asdict(r)} if r is not None else {}),
+            }
+            for preset, (figures, r) in self.by_preset.items()
+        }
+        if sections:
+            result["credibility"] = next(iter(sections.values()))
+        else:
+            result["credibility"] = {
+                "preset": self.preset,
+                "models": [asdict(f) for f in self.credibility],
+                **({"acc_h_vs_shortcut": asdict(self.correlation)} if self.correlation else {}),
+            }
+        if len(sections) > 1:
+            result["credibility_by_preset"] = sections
+        result["text_only"] = [
+            {
+                "image_run": drop.image_run,
+                "text_run": drop.text_run,
+                "model": drop.model,
+                "rows": [
+                    {"voxel": str(voxel), **{k: row[k] for k in drop.table.columns}}
+                    for voxel, row in drop.table.iterrows()
+                ],
+            }
+            for drop in self.drops
+        ]
+        if self.leakage is not None:
+            result["leakage"] = self.leakage
+        return clean(result)  # type: ignore[return-value]
+
+
+def clean(value: object) -> object:
+    """JSON-ready: NaN as null, numpy scalars and arrays as Python numbers and lists."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]
+    if hasattr(value, "tolist"):  # numpy scalar or array
+        return clean(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def compare_runs(
+    matrix: RunMatrix,
+    min_items: int = 5,
+    clusters: int = 3,
+    preset: str = "paper",
+    n_boot: int = 1000,
+    seed: int = 0,
+    sort: str = "family",
+    leakage: bool = False,
+) -> CompareResult:
+    """Compute every part of the comparison of ``matrix``'s runs.
+
+    Parameters
+    ----------
+    matrix : RunMatrix
+    min_items : int
+        Voxels with fewer items are left out (:func:`~.voxels.voxel_matrix`).
+    clusters : int
+        Clusters cut from the voxel tree (:func:`~.voxels.cluster_voxels`).
+    preset : {"paper", "official", "both"}
+        Pairing of low- and high-level items (:func:`~.credibility_models.group_counts`);
+        ``"both"`` computes each, the paper's first.
+    n_boot, seed : int
+        Bootstrap replicates (0: no intervals) and seed of the credibility intervals.
+    sort : {"family", "accuracy", "none"}
+        Leaderboard order (:meth:`~.leaderboard.Leaderboard.order`).
+    leakage : bool
+        List the items each text-only run got right (``CompareResult.leakage``).
+
+    Returns
+    -------
+    CompareResult
+        A part that cannot be computed (fewer than 3 runs or 2 voxels for ρ, fewer than
+        3 models with pairs for r) is None, with the reason in ``warnings``.
+
+    Raises
+    ------
+    MedRCubeError
+        Unknown preset.
+    """
+    warnings: list[str] = []
+    voxels = voxel_matrix(matrix, min_items)
+    rho = clustering = None
+    islands: list[RegionIsland] = []
+    if len(matrix.runs) >= 3 and len(voxels.voxels) >= 2:
+        rho = voxel_correlation(voxels.accuracy)
+        try:
+            clustering = cluster_voxels(rho, clusters)
+        except MedRCubeError as exc:
+            warnings.append(f"voxels not clustered: {exc}")
+        regions = sorted({voxel_region(v) for v in voxels.voxels})
+        islands = [region_islands(rho, voxels.voxels, region) for region in regions]
+    else:
+        warnings.append("voxel correlation needs at least 3 runs and 2 voxels with enough items")
+    presets = ("paper", "official") if preset == "both" else (preset,)
+    by_preset: dict[str, tuple[list[ModelCredibility], Correlation | None]] = {}
+    for name in presets:
+        figures, pairing = credibility_table(matrix, name, n_boot, seed)
+        warnings.extend(pairing)
+        try:
+            r = accuracy_shortcut_correlation([f for f in figures if not f.text_only])
+        except MedRCubeError as exc:
+            warnings.append(f"no Acc_H-Shortcut Probability correlation ({name} preset): {exc}")
+            r = None
+        by_preset[name] = (figures, r)
+    credibility, correlation = by_preset[presets[0]]
+    model = dict(zip(matrix.runs, matrix.models, strict=True))
+    pairs = text_only_pairs(matrix)
+    drops = [
+        TextOnlyDrop(image, text, model[text], text_only_drop(matrix, image, text))
+        for image, text in pairs
+    ]
+    rows = [row for i, t in pairs for row in leakage_items(matrix, i, t)] if leakage else None
+    return CompareResult(
+        matrix, leaderboard(matrix), voxels, rho, clustering, islands, credibility, correlation,
+        drops, warnings, preset, min_items, clusters, by_preset, rows, sort, n_boot, seed,
+    )  # fmt: skip
