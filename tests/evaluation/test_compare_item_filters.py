@@ -12,11 +12,13 @@ from medrcube_desktop.evaluation.compare.item_filters import (
     FILTERS,
     all_right,
     all_wrong,
+    cell_states,
     filter_mask,
     item_summary,
     matches_text,
     models_disagree,
     only_some_families_right,
+    outcome_table,
     right_without_image,
     search_texts,
     text_image_pairs,
@@ -156,3 +158,17 @@ def test_an_empty_matrix_gives_empty_masks():
     m = RunMatrix((), ("a",), np.zeros((0, 1)), np.zeros((0, 1), dtype=bool))
     for key in FILTERS:
         assert filter_mask(m, key).shape == (0,)
+
+
+def test_cell_states_and_the_table_written_as_csv(matrix):
+    states = cell_states(matrix)
+    assert states.dtype == np.int8 and states[1].tolist() == [2, 3, 2, 2]
+    assert states[4].tolist() == [0, 0, 0, 0] and states[0].tolist() == [1, 1, 1, 0]
+    header, rows = outcome_table(matrix, [1, 0])
+    assert header == ["id", "task", "modality", "region", "dataset", "right", "answered",
+                      "iv8", "iv2", "ls", "iv8-text"]  # fmt: skip
+    assert rows == [
+        ["i1", "MR", "CT", "Brain", "d", 0, 4, "wrong", "unparsed", "wrong", "wrong"],
+        ["i0", "MR", "CT", "Brain", "d", 3, 3, "right", "right", "right", ""],
+    ]
+    assert len(outcome_table(matrix)[1]) == 7

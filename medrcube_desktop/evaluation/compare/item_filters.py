@@ -24,13 +24,19 @@ from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 __all__ = [
     "FILTERS",
     "ItemSummary",
+    "NO_ANSWER",
+    "RIGHT",
+    "UNPARSED",
+    "WRONG",
     "all_right",
     "all_wrong",
+    "cell_states",
     "filter_mask",
     "item_summary",
     "matches_text",
     "models_disagree",
     "only_some_families_right",
+    "outcome_table",
     "right_without_image",
     "search_texts",
     "text_image_pairs",
@@ -217,3 +223,55 @@ def matches_text(texts: Sequence[str], query: str) -> np.ndarray:
     return np.fromiter(
         (all(word in text for word in words) for text in texts), dtype=bool, count=len(texts)
     )
+
+
+NO_ANSWER, RIGHT, WRONG, UNPARSED = 0, 1, 2, 3
+"""Codes of :func:`cell_states`."""
+
+STATE_WORDS: dict[int, str] = {NO_ANSWER: "", RIGHT: "right", WRONG: "wrong", UNPARSED: "unparsed"}
+"""How :func:`outcome_table` writes each code (no answer: an empty cell)."""
+
+
+def cell_states(matrix: RunMatrix) -> np.ndarray:
+    """(n_items, n_runs) int8: :data:`NO_ANSWER` (0), :data:`RIGHT` (1), :data:`WRONG`
+    (2, an answer read as another choice) or :data:`UNPARSED` (3, no choice read: wrong
+    by the paper's count) per item and run."""
+    states = np.full(matrix.correct.shape, NO_ANSWER, dtype=np.int8)
+    states[matrix.correct == 1.0] = RIGHT
+    states[matrix.correct == 0.0] = WRONG
+    states[matrix.answered & matrix.unparsed] = UNPARSED
+    return states
+
+
+def outcome_table(
+    matrix: RunMatrix, rows: Sequence[int] | np.ndarray | None = None
+) -> tuple[list[str], list[list[object]]]:
+    """The items × runs grid as a table for :func:`~medrcube_desktop.core.csvfile.write_csv`.
+
+    Parameters
+    ----------
+    rows : sequence of int, optional
+        Item indices (rows of ``matrix``) in the order to write; default every item.
+
+    Returns
+    -------
+    header : list of str
+        ``id, task, modality, region, dataset, right, answered``, then one column per run
+        (its name).
+    table : list of list
+        Per item: its id and labels (str), the counts (int), then per run ``"right"``,
+        ``"wrong"``, ``"unparsed"`` or ``""`` (no answer).
+    """
+    order = range(len(matrix.items)) if rows is None else [int(r) for r in rows]
+    summary = item_summary(matrix)
+    states = cell_states(matrix)
+    header = ["id", "task", "modality", "region", "dataset", "right", "answered", *matrix.runs]
+    table: list[list[object]] = []
+    for r in order:
+        item = matrix.items[r]
+        table.append(
+            [item.id, item.task.abbreviation, item.modality, item.region, item.dataset,
+             int(summary.n_right[r]), int(summary.n_answered[r]),
+             *(STATE_WORDS[int(code)] for code in states[r])]
+        )  # fmt: skip
+    return header, table
