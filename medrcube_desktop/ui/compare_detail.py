@@ -29,8 +29,9 @@ from PySide6.QtWidgets import (
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.evaluation.compare.item_filters import NO_ANSWER, RIGHT, UNPARSED, WRONG
+from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 from medrcube_desktop.imaging.render import RenderedImage
-from medrcube_desktop.store import Review
+from medrcube_desktop.store import Review, StudyStore
 from medrcube_desktop.store.evaluation import ResponseRecord
 from medrcube_desktop.store.judgments import Judgment
 from medrcube_desktop.ui.image_view import RenderTask, render_pool, rgba_to_qimage
@@ -105,7 +106,7 @@ def answers_html(
             f"<td>{OUTCOME_WORDS[int(state)]}</td><td>{read}</td><td>{raw}</td></tr>"
         )
     return (
-        "<h4>Answers</h4><table border='1' cellspacing='0' cellpadding='4' width='100%'>"
+        "<h4>Answers</h4><table border='1' cellspacing='0' cellpadding='4' width='98%'>"
         "<tr><th>Run</th><th>Outcome</th><th>Read as (method)</th><th>Raw answer</th></tr>"
         + "".join(rows)
         + "</table>"
@@ -153,6 +154,44 @@ def review_html(
         "<h4>Review</h4><table border='1' cellspacing='0' cellpadding='3'>"
         f"<tr><th>By</th>{head}<th>Verdict</th><th>Comment</th></tr>" + "".join(rows) + "</table>"
     )
+
+
+class DetailSources:
+    """Reads what the detail of one item shows: every run's answer, and its reviews and
+    LLM judgments as far as the session's blinding rule lets this viewer see them.
+
+    Parameters
+    ----------
+    store : StudyStore
+    session : ReviewSessionState
+        Its ``is_revealed(item_id)`` decides whether reviews are shown.
+    """
+
+    def __init__(self, store: StudyStore, session) -> None:
+        self.store, self.session = store, session
+        self._judgments: dict[str, dict[str, Judgment]] | None = None  # read once
+
+    def judgments(self, item_id: str) -> dict[str, Judgment]:
+        """The LLM judgment of ``item_id`` by every model that judged it."""
+        if self._judgments is None:
+            self._judgments = {
+                model: self.store.judgments(model) for model in self.store.judgment_models()
+            }
+        return {model: got[item_id] for model, got in self._judgments.items() if item_id in got}
+
+    def detail_html(self, matrix: RunMatrix, row: int, states: Sequence[int]) -> str:
+        """The rich text of item ``row`` of ``matrix`` (:func:`item_html`,
+        :func:`answers_html`, :func:`review_html`); raises StoreError."""
+        item = matrix.items[row]
+        answers = self.store.item_responses(item.id, list(matrix.runs))
+        hidden = not self.session.is_revealed(item.id)
+        reviews = {} if hidden else self.store.item_reviews(item.id)
+        judgments = {} if hidden else self.judgments(item.id)
+        return (
+            item_html(item)
+            + answers_html(matrix.runs, matrix.models, states, answers)
+            + review_html(reviews, judgments, hidden)
+        )
 
 
 class CompareDetailDialog(QDialog):

@@ -179,12 +179,28 @@ class CompareGridModel(QAbstractTableModel):
             get = (lambda i: i.id, lambda i: i.task.abbreviation,
                    lambda i: i.modality, lambda i: i.region)[column]  # fmt: skip
             keys = np.array([get(items[r]) for r in rows], dtype=object)
+        descending = order == Qt.SortOrder.DescendingOrder
+        if descending and keys.dtype != object:
+            keys, descending = -keys.astype(np.float64), False  # ties keep benchmark order
         ranked = np.argsort(keys, kind="stable") if len(rows) else np.arange(0)
-        if order == Qt.SortOrder.DescendingOrder:
+        if descending:
             ranked = ranked[::-1]
         self.layoutAboutToBeChanged.emit()
         self.rows = rows[ranked]
         self.layoutChanged.emit()
+
+
+def next_sort_order(view: QTableView, column: int) -> Qt.SortOrder:
+    """The order a click on ``column``'s header asks for: ascending first, then each
+    click on the same column flips it."""
+    header = view.horizontalHeader()
+    if header.sortIndicatorSection() == column:
+        return (
+            Qt.SortOrder.DescendingOrder
+            if header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+            else Qt.SortOrder.AscendingOrder
+        )
+    return Qt.SortOrder.AscendingOrder
 
 
 class GridView(QTableView):
@@ -277,21 +293,15 @@ class LeaderboardModel(QAbstractTableModel):
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        """Sort the runs by a column; the Random row stays first."""
-        runs = self.rows[1:] if self.rows and self.rows[0] == 0 else list(self.rows)
-        runs = [r for r in runs if r != 0]
+        """Sort the runs by a column; the Random row stays first; ties keep run order."""
+        descending = order == Qt.SortOrder.DescendingOrder
+        runs = sorted(r for r in self.rows if r != 0)
         if column < len(self.FIRST):
             source = (self.names, self.series, self.groups)[column]
-            runs.sort(key=lambda r: source[r].casefold())
+            runs.sort(key=lambda r: source[r].casefold(), reverse=descending)
         else:
-            c = column - len(self.FIRST)
-            runs.sort(
-                key=lambda r: (
-                    -1.0 if math.isnan(self.accuracy[r - 1, c]) else self.accuracy[r - 1, c]
-                )
-            )
-        if order == Qt.SortOrder.DescendingOrder:
-            runs.reverse()
+            values = np.nan_to_num(self.accuracy[:, column - len(self.FIRST)], nan=-1.0)
+            runs.sort(key=lambda r: values[r - 1], reverse=descending)  # stable either way
         self.layoutAboutToBeChanged.emit()
         self.rows = [0, *runs]
         self.layoutChanged.emit()

@@ -14,7 +14,6 @@ item with every run's answer and its review
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,8 +28,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QSplitter,
     QTableView,
@@ -42,7 +39,7 @@ from PySide6.QtWidgets import (
 from medrcube_desktop.core.csvfile import write_csv
 from medrcube_desktop.core.files import refuse_overwrite
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.evaluation.compare.families import groups, model_family
+from medrcube_desktop.evaluation.compare.families import groups
 from medrcube_desktop.evaluation.compare.item_filters import (
     FILTERS,
     filter_mask,
@@ -50,19 +47,23 @@ from medrcube_desktop.evaluation.compare.item_filters import (
     outcome_table,
     search_texts,
 )
-from medrcube_desktop.evaluation.compare.matrix import RunMatrix, run_matrix
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.compare_detail import (
     CompareDetailDialog,
-    answers_html,
-    item_html,
-    review_html,
+    DetailSources,
 )
 from medrcube_desktop.ui.compare_grid import (
     ITEM_COLUMNS,
     CompareGridModel,
     GridView,
     LeaderboardModel,
+    next_sort_order,
+)
+from medrcube_desktop.ui.compare_runs import (
+    Comparison,
+    RunListView,
+    compare_runs,
+    problems_of,
 )
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.screen import fit_to_screen
@@ -71,40 +72,11 @@ from medrcube_desktop.ui.themes import current_theme
 
 log = logging.getLogger(__name__)
 
-RUN_ROLE = Qt.ItemDataRole.UserRole
 ERROR_COLOURS: dict[str, str] = {"light": "#b42318", "dark": "#ff7b72", "high-contrast": "#ff8f8f"}
 """A warning's colour per theme (4.5:1 or more on the window colour)."""
 
 SEARCH_PAUSE_MS = 200
 """Typing in the search box filters once the keys pause this long."""
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """What Compare computes (Qt-free, on the worker): the matrix and its leaderboard."""
-
-    matrix: RunMatrix
-    board: object  # Leaderboard
-
-
-def compare_runs(store: StudyStore, runs: list[str], items) -> Comparison:
-    """The :class:`Comparison` of ``runs`` over ``items`` (raises MedRCubeError for an
-    unknown run, StoreError when the database cannot be read)."""
-    from medrcube_desktop.evaluation.compare.leaderboard import leaderboard  # statsmodels
-
-    matrix = run_matrix(store, runs, items)
-    return Comparison(matrix, leaderboard(matrix))
-
-
-def problems_of(matrix: RunMatrix) -> list[str]:
-    """What the user must know about a matrix: runs without any answer to this
-    benchmark's items (their column stays blank)."""
-    answered = matrix.answered.sum(axis=0)
-    return [
-        f"{run} has no answer to any item of this benchmark: its column is blank."
-        for run, n in zip(matrix.runs, answered, strict=True)
-        if n == 0
-    ]
 
 
 class ComparePane(QDialog):
@@ -128,16 +100,13 @@ class ComparePane(QDialog):
         self.board_model: LeaderboardModel | None = None
         self.detail: CompareDetailDialog | None = None
         self._texts: list[str] | None = None  # search text per item, built once
-        self._judgments: dict | None = None  # LLM judgments by model, read once
+        self.sources = DetailSources(self.store, window.session)
         self._build()
         self.fill_runs()
 
     # -- construction -----------------------------------------------------------
     def _build(self) -> None:
-        self.runs = QListWidget()
-        self.runs.setObjectName("compareRuns")
-        self.runs.setAlternatingRowColors(True)
-        self.runs.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.runs = RunListView()
         buttons = QHBoxLayout()
         for title, checked in (("&All", True), ("N&one", False)):
             button = QPushButton(title)
@@ -230,6 +199,7 @@ class ComparePane(QDialog):
             self.grid.fontMetrics().height() + 8
         )  # every row the same height: nothing measured per row
         self.grid.horizontalHeader().setSortIndicatorShown(True)
+        self.grid.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.grid.horizontalHeader().sectionClicked.connect(self._sort_grid)
         self.grid.activated.connect(self.open_cell)
         row = QHBoxLayout()
@@ -253,31 +223,11 @@ class ComparePane(QDialog):
     # -- runs ---------------------------------------------------------------------
     def fill_runs(self) -> None:
         """List the database's runs (model, series, text-only), keeping what was checked."""
-        checked = set(self.checked_runs())
-        self.runs.clear()
         try:
-            names = self.store.eval_run_names()
-            records = [self.store.eval_run(name) for name in names]
+            names = self.runs.fill(self.store)
         except MedRCubeError as exc:
             self._message(f"Could not read the runs: {esc(exc)}", error=True)
-            return
-        for name, record in zip(names, records, strict=True):
-            if record is None:
-                continue
-            family = model_family(record.model)
-            text = f"{name}\n    {record.model} · {family.series}"
-            text += " · text only" if record.text_only else ""
-            entry = QListWidgetItem(text)
-            entry.setData(RUN_ROLE, name)
-            entry.setToolTip(
-                f"{name}\nModel: {record.model}\nSeries: {family.series} ({family.group})\n"
-                + ("Text only: no image sent" if record.text_only else "With the image")
-            )
-            entry.setFlags(entry.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            entry.setCheckState(
-                Qt.CheckState.Checked if not checked or name in checked else Qt.CheckState.Unchecked
-            )
-            self.runs.addItem(entry)
+            names = []
         if not names:
             self._message(
                 "This database holds no evaluation run yet: Review › Evaluate a model "
@@ -287,24 +237,15 @@ class ComparePane(QDialog):
 
     def check_all(self, checked: bool) -> None:
         """Check (or uncheck) every run."""
-        state = Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
-        for row in range(self.runs.count()):
-            self.runs.item(row).setCheckState(state)
+        self.runs.check_all(checked)
 
     def set_checked(self, runs: list[str]) -> None:
         """Check exactly these runs (by name)."""
-        for row in range(self.runs.count()):
-            entry = self.runs.item(row)
-            wanted = entry.data(RUN_ROLE) in runs
-            entry.setCheckState(Qt.CheckState.Checked if wanted else Qt.CheckState.Unchecked)
+        self.runs.set_checked(runs)
 
     def checked_runs(self) -> list[str]:
         """The runs checked, in list order (oldest first)."""
-        return [
-            self.runs.item(row).data(RUN_ROLE)
-            for row in range(self.runs.count())
-            if self.runs.item(row).checkState() == Qt.CheckState.Checked
-        ]
+        return self.runs.checked_runs()
 
     # -- computing ----------------------------------------------------------------
     def compare(self) -> None:
@@ -362,9 +303,11 @@ class ComparePane(QDialog):
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         for column in range(len(ITEM_COLUMNS)):
             self.grid.resizeColumnToContents(column)
-        width = max(36, self.grid.fontMetrics().horizontalAdvance("✓✓✓"))
-        for column in range(len(ITEM_COLUMNS), self.grid_model.columnCount()):
-            self.grid.setColumnWidth(column, width)  # run names in the header's tooltip
+        metrics = self.grid.fontMetrics()
+        narrow, wide = metrics.horizontalAdvance("✓✓✓"), metrics.horizontalAdvance("M" * 7)
+        for column, run in enumerate(matrix.runs, start=len(ITEM_COLUMNS)):
+            fits = metrics.horizontalAdvance(run) + 16
+            self.grid.setColumnWidth(column, max(narrow, min(fits, wide)))  # elided: tooltip
         self.export_button.setEnabled(True)
         self.apply_filter()
         answered = int(matrix.answered.sum())
@@ -390,23 +333,12 @@ class ComparePane(QDialog):
     def _sort_board(self, column: int) -> None:
         if self.board_model is None:
             return
-        order = self._next_order(self.board, column)
+        order = next_sort_order(self.board, column)
         self.group_by_family.blockSignals(True)
         self.group_by_family.setChecked(False)
         self.group_by_family.blockSignals(False)
         self.board_model.sort(column, order)
         self.board.horizontalHeader().setSortIndicator(column, order)
-
-    @staticmethod
-    def _next_order(view: QTableView, column: int) -> Qt.SortOrder:
-        header = view.horizontalHeader()
-        if header.sortIndicatorSection() == column:
-            return (
-                Qt.SortOrder.DescendingOrder
-                if header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
-                else Qt.SortOrder.AscendingOrder
-            )
-        return Qt.SortOrder.AscendingOrder
 
     # -- items ------------------------------------------------------------------------
     def apply_filter(self) -> None:
@@ -432,7 +364,7 @@ class ComparePane(QDialog):
     def _sort_grid(self, column: int) -> None:
         if self.grid_model is None:
             return
-        order = self._next_order(self.grid, column)
+        order = next_sort_order(self.grid, column)
         self.grid.horizontalHeader().setSortIndicator(column, order)
         self.grid_model.sort(column, order)
 
@@ -446,22 +378,15 @@ class ComparePane(QDialog):
         """Open the item of a grid cell in the detail dialog (every run's answer)."""
         if self.grid_model is None or not index.isValid():
             return None
-        matrix = self.comparison.matrix
         row = self.grid_model.item_row(index.row())
-        item = matrix.items[row]
+        item = self.comparison.matrix.items[row]
         try:
-            answers = self.store.item_responses(item.id, list(matrix.runs))
-            hidden = not self.window_.session.is_revealed(item.id)
-            reviews = {} if hidden else self.store.item_reviews(item.id)
-            judgments = {} if hidden else self._item_judgments(item.id)
+            html = self.sources.detail_html(
+                self.comparison.matrix, row, self.grid_model.states[row]
+            )
         except MedRCubeError as exc:
             self._message(f"Could not read item {esc(item.id)}: {esc(exc)}", error=True)
             return None
-        html = (
-            item_html(item)
-            + answers_html(matrix.runs, matrix.models, self.grid_model.states[row], answers)
-            + review_html(reviews, judgments, hidden)
-        )
         if self.detail is None:
             self.detail = CompareDetailDialog(self)
             self.detail.open_item.connect(self.open_item)
@@ -469,16 +394,6 @@ class ComparePane(QDialog):
         self.detail.show()
         self.detail.raise_()
         return self.detail
-
-    def _item_judgments(self, item_id: str) -> dict:
-        """The LLM judgment of ``item_id`` by every judging model (read once per pane)."""
-        if self._judgments is None:
-            self._judgments = {
-                model: self.store.judgments(model) for model in self.store.judgment_models()
-            }
-        return {
-            model: found[item_id] for model, found in self._judgments.items() if item_id in found
-        }
 
     # -- export ---------------------------------------------------------------------
     def export(self) -> Path | None:
