@@ -37,10 +37,13 @@ from medrcube_desktop.store.judgments import Judgment
 from medrcube_desktop.ui.image_view import RenderTask, render_pool, rgba_to_qimage
 from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc, esc_lines
-from medrcube_desktop.ui.themes import ground_truth_colour
+from medrcube_desktop.ui.themes import current_theme, ground_truth_colour
 
 DETAIL_IMAGE_SIDE = 460
 """The item's picture is rendered at most this many pixels per side."""
+
+MUTED_COLOURS: dict[str, str] = {"light": "#57606a", "dark": "#9da7b3", "high-contrast": "#d0d0d0"}
+"""Secondary text (model name, parse method) per theme: 4.5:1 or more on the base colour."""
 
 ANSWER_SHOWN_CHARS = 4000
 """A raw answer longer than this is cut in the dialog (the database keeps it whole)."""
@@ -90,6 +93,7 @@ def answers_html(
     codes for the item; ``answers`` the stored responses by run (a run without one
     shows "no answer").
     """
+    muted = MUTED_COLOURS.get(current_theme(), MUTED_COLOURS["light"])
     rows = []
     for run, model, state in zip(runs, models, states, strict=True):
         answer = answers.get(run)
@@ -98,15 +102,15 @@ def answers_html(
         else:
             read = (
                 f"{esc(answer.parsed_answer or 'nothing read')} "
-                f"<span style='color:gray'>({esc(answer.parse_method)})</span>"
+                f"<span style='color:{muted}'>({esc(answer.parse_method)})</span>"
             )
             raw = _raw(answer.response)
         rows.append(
-            f"<tr><td><b>{esc(run)}</b><br><span style='color:gray'>{esc(model)}</span></td>"
+            f"<tr><td><b>{esc(run)}</b><br><span style='color:{muted}'>{esc(model)}</span></td>"
             f"<td>{OUTCOME_WORDS[int(state)]}</td><td>{read}</td><td>{raw}</td></tr>"
         )
     return (
-        "<h4>Answers</h4><table border='1' cellspacing='0' cellpadding='4' width='98%'>"
+        "<h4>Answers</h4><table border='1' cellspacing='0' cellpadding='4'>"
         "<tr><th>Run</th><th>Outcome</th><th>Read as (method)</th><th>Raw answer</th></tr>"
         + "".join(rows)
         + "</table>"

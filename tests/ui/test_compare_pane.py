@@ -278,6 +278,22 @@ def test_a_large_grid_builds_without_a_widget_per_cell(qtbot):
 
 
 @pytest.mark.parametrize("theme", list(THEMES))
-def test_cell_colours_are_readable_in_every_theme(theme):
+def test_cell_and_detail_colours_are_readable_in_every_theme(qapp, theme):
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from medrcube_desktop.ui.compare_detail import MUTED_COLOURS
+    from medrcube_desktop.ui.compare_pane import ERROR_COLOURS
+    from medrcube_desktop.ui.themes import apply_theme
+
     for state, (background, text) in CELL_COLOURS[theme].items():
         assert contrast(background, text) >= WCAG_AA, (theme, state)
+    app = QApplication.instance()
+    apply_theme(app, theme)
+    try:
+        base = app.palette().color(QPalette.ColorRole.Base).name()
+        window = app.palette().color(QPalette.ColorRole.Window).name()
+        assert contrast(MUTED_COLOURS[theme], base) >= WCAG_AA
+        assert contrast(ERROR_COLOURS[theme], window) >= WCAG_AA
+    finally:
+        apply_theme(app, "light")
