@@ -29,7 +29,7 @@ def _table() -> tuple[tuple[str, ...], tuple[tuple[str, Family], ...]]:
     data = json.loads(
         files("medrcube_desktop.resources").joinpath("model_families.json").read_text("utf-8")
     )
-    patterns = []
+    patterns: list[tuple[str, Family]] = []
     for entry in data["series"]:
         family = Family(entry["series"], entry["group"])
         patterns.extend((match.lower(), family) for match in entry["match"])

@@ -131,7 +131,7 @@ def only_some_families_right(matrix: RunMatrix) -> np.ndarray:
     runs split on the item is neither. With fewer than two series nothing matches.
     """
     _, right, wrong = _series_outcomes(matrix)
-    return right.any(axis=1) & wrong.any(axis=1)
+    return np.asarray(right.any(axis=1) & wrong.any(axis=1), dtype=bool)
 
 
 def text_image_pairs(matrix: RunMatrix) -> list[tuple[int, int | None]]:
