@@ -170,6 +170,21 @@ def delete_run(db: Any, name: str) -> int:
     return removed
 
 
+def item_responses(db: Any, item_id: str, runs: list[str]) -> dict[str, ResponseRecord]:
+    """The stored response of one item in each of ``runs`` that has one, by run name
+    (one lookup per run on the ``(run, item_id)`` primary key)."""
+    found = {}
+    for run in runs:
+        for row in db.query(
+            "SELECT * FROM eval_responses WHERE run = ? AND item_id = ?", [run, item_id]
+        ):
+            row["correct"] = bool(row["correct"])
+            row["official_correct"] = bool(row["official_correct"])
+            row["image"] = json.loads(row["image"] or "{}")
+            found[run] = ResponseRecord(**row)
+    return found
+
+
 def answered_ids(db: Any, run: str) -> set[str]:
     """Items that already have a response in ``run`` (what a resume skips)."""
     return {r[0] for r in db.execute("SELECT item_id FROM eval_responses WHERE run = ?", [run])}

@@ -343,6 +343,11 @@ class StudyStore:
         """Every stored response of a run, by item id."""
         return self._read(f"read the responses of run {run}", evaluation.responses, run)
 
+    def item_responses(self, item_id: str, runs: list[str]) -> dict[str, ResponseRecord]:
+        """One item's stored response in each of ``runs`` that has one, by run name."""
+        what = f"read the answers to item {item_id}"
+        return self._read(what, evaluation.item_responses, item_id, list(runs))
+
     def answered_ids(self, run: str) -> set[str]:
         """Items that already have a response in ``run`` (what a resume skips)."""
         return self._read(f"read run {run}", evaluation.answered_ids, run)

@@ -257,6 +257,12 @@ def review_actions(window) -> list[ActionSpec]:
             ("Ctrl+Shift+E",),
             lambda: window.open_evaluate_pane(),
         ),
+        ActionSpec(
+            "review.compare",
+            "Compare models…",
+            ("Ctrl+Shift+M",),
+            lambda: window.open_compare_pane(),
+        ),
         ActionSpec("view.zoom_in", "Zoom in", ("+", "="), lambda: view.zoom(1.25), "View"),
         ActionSpec("view.zoom_out", "Zoom out", ("-",), lambda: view.zoom(0.8), "View"),
         ActionSpec("view.fit", "Fit image to the window", ("0",), view.fit, "View"),

@@ -47,6 +47,7 @@ from medrcube_desktop.ui.window_tools import (
 
 if TYPE_CHECKING:  # loaded when first opened (see window_tools)
     from medrcube_desktop.ui.agreement_pane import AgreementPane
+    from medrcube_desktop.ui.compare_pane import ComparePane
     from medrcube_desktop.ui.evaluate_pane import EvaluatePane
     from medrcube_desktop.ui.judge_dialog import JudgeDialog
 
@@ -94,6 +95,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.judge_dialog: JudgeDialog | None = None
         self.agreement_pane: AgreementPane | None = None
         self.evaluate_pane: EvaluatePane | None = None
+        self.compare_pane: ComparePane | None = None
         self.session = session
         self.binding = ReviewBinding(self)
         self.binding.bind(session)
@@ -351,5 +353,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
             self.agreement_pane.close()
         if self.evaluate_pane is not None:
             self.evaluate_pane.close()  # cancels a run; its answers stay stored
+        if self.compare_pane is not None:
+            self.compare_pane.close()
         QApplication.instance().removeEventFilter(self)
         event.accept()

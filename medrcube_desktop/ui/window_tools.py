@@ -1,4 +1,4 @@
-"""The review window's menus beyond scoring: the three panes, dialogs, shortcuts,
+"""The review window's menus beyond scoring: the panes, dialogs, shortcuts,
 themes, and the saved window layout. A mixin of
 :class:`~medrcube_desktop.ui.main_window.MainWindow`, kept apart so each module stays
 small."""
@@ -26,6 +26,7 @@ from medrcube_desktop.ui.themes import FONT_SCALES, apply_theme
 
 if TYPE_CHECKING:  # the panes load when first opened (pydantic, statistics: start-up time)
     from medrcube_desktop.ui.agreement_pane import AgreementPane
+    from medrcube_desktop.ui.compare_pane import ComparePane
     from medrcube_desktop.ui.evaluate_pane import EvaluatePane
     from medrcube_desktop.ui.judge_dialog import JudgeDialog
 
@@ -156,6 +157,19 @@ class WindowTools:
         self.evaluate_pane.show()
         self.evaluate_pane.raise_()
         return self.evaluate_pane
+
+    def open_compare_pane(self) -> ComparePane:
+        """Review › Compare models: the leaderboard and the items × runs grid."""
+        if self.compare_pane is None:
+            from medrcube_desktop.ui.compare_pane import ComparePane
+
+            self.compare_pane = ComparePane(self, self)
+            self.compare_pane.open_item.connect(self.show_item)
+        else:
+            self.compare_pane.fill_runs()  # runs stored since it was opened
+        self.compare_pane.show()
+        self.compare_pane.raise_()
+        return self.compare_pane
 
     def _studies_changed(self) -> None:
         self.list_pane.set_studies(self.session.choices("study"))

@@ -253,6 +253,21 @@ def test_responses_are_stored_once_and_read_back():
         store.save_response(response("i3", run="no-such-run"))
 
 
+def test_one_items_answers_across_runs():
+    store = StudyStore(None)
+    store.save_run(run_record("r"))
+    store.save_run(run_record("s", created_at="2025-01-01T00:00:00+00:00"))
+    store.save_response(response("i1", run="r", response="A because"))
+    store.save_response(response("i2", run="r"))
+    store.save_response(response("i1", run="s", response="B", parsed_answer=None))
+    got = store.item_responses("i1", ["r", "s", "missing"])
+    assert {run: (a.response, a.parsed_answer) for run, a in got.items()} == {
+        "r": ("A because", "A"),
+        "s": ("B", None),
+    }
+    assert store.item_responses("i9", ["r", "s"]) == {}
+
+
 def test_only_an_empty_run_is_deleted():
     store = StudyStore(None)
     store.save_run(run_record("empty"))

@@ -32,7 +32,8 @@ def test_the_shortcuts_sheet_scrolls_within_the_screen(qtbot, ct_benchmark, tmp_
 
 def test_the_panes_fit_the_screen(qtbot, ct_benchmark, tmp_path):
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
-    for pane in (window.open_evaluate_pane(), window.open_agreement_pane()):
+    for pane in (window.open_evaluate_pane(), window.open_agreement_pane(),
+                 window.open_compare_pane()):  # fmt: skip
         free = available_size(pane)
         assert pane.height() <= free.height()  # (the offscreen screen is 800 px wide)
         pane.close()

@@ -161,7 +161,8 @@ def test_every_shortcut_of_the_action_table_runs_its_action(
         assert window.fired_actions == [spec.id], spec.shortcuts[0]
         checked.append(spec.id)
     assert len(checked) >= 45 and "review.flag" in checked and "help.shortcuts" in checked
-    for opened in ("review.llm", "review.agreement", "review.evaluate", "app.open_benchmark"):
+    for opened in ("review.llm", "review.agreement", "review.evaluate", "review.compare",
+                   "app.open_benchmark"):  # fmt: skip
         assert opened in checked
 
 

@@ -1,0 +1,447 @@
+"""Review › Compare models: any set of the database's runs side by side (issue 14).
+
+Choose runs, press Compare: the items × runs matrix
+(:func:`~medrcube_desktop.evaluation.compare.run_matrix`) and its leaderboard
+(:func:`~medrcube_desktop.evaluation.compare.leaderboard.leaderboard`) are computed on
+the one Qt job runner (own thread and database connection); the pane only shows them.
+The Leaderboard tab is the paper's Table 3 layout; the Items tab is the grid of items ×
+runs with the filters of :mod:`~medrcube_desktop.evaluation.compare.item_filters`, where
+a benchmark builder finds the broken items. Enter (or a double-click) on a cell opens the
+item with every run's answer and its review
+(:class:`~medrcube_desktop.ui.compare_detail.CompareDetailDialog`).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from medrcube_desktop.core.csvfile import write_csv
+from medrcube_desktop.core.files import refuse_overwrite
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.compare.families import groups
+from medrcube_desktop.evaluation.compare.item_filters import (
+    FILTERS,
+    filter_mask,
+    matches_text,
+    outcome_table,
+    search_texts,
+)
+from medrcube_desktop.store import StudyStore
+from medrcube_desktop.ui.compare_detail import (
+    CompareDetailDialog,
+    DetailSources,
+)
+from medrcube_desktop.ui.compare_grid import (
+    ITEM_COLUMNS,
+    CompareGridModel,
+    GridView,
+    LeaderboardModel,
+    next_sort_order,
+)
+from medrcube_desktop.ui.compare_runs import (
+    Comparison,
+    RunListView,
+    compare_runs,
+    problems_of,
+)
+from medrcube_desktop.ui.job_runner import JobRunnerView
+from medrcube_desktop.ui.screen import fit_to_screen
+from medrcube_desktop.ui.text import esc
+from medrcube_desktop.ui.themes import current_theme
+
+log = logging.getLogger(__name__)
+
+ERROR_COLOURS: dict[str, str] = {"light": "#b42318", "dark": "#ff7b72", "high-contrast": "#ff8f8f"}
+"""A warning's colour per theme (4.5:1 or more on the window colour)."""
+
+SEARCH_PAUSE_MS = 200
+"""Typing in the search box filters once the keys pause this long."""
+
+
+class ComparePane(QDialog):
+    """Runs to compare, the leaderboard, and the items × runs grid with its filters.
+
+    ``open_item(item_id)`` asks the review window to show an item; ``computed`` is
+    emitted once a result (or an error) is on screen.
+    """
+
+    open_item = Signal(str)
+    computed = Signal()
+
+    def __init__(self, parent: QWidget, window) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Compare models")
+        self.window_ = window
+        self.store: StudyStore = window.session.store
+        self.items = list(window.session.items)
+        self.comparison: Comparison | None = None
+        self.grid_model: CompareGridModel | None = None
+        self.board_model: LeaderboardModel | None = None
+        self.detail: CompareDetailDialog | None = None
+        self._texts: list[str] | None = None  # search text per item, built once
+        self.sources = DetailSources(self.store, window.session)
+        self._build()
+        self.fill_runs()
+
+    # -- construction -----------------------------------------------------------
+    def _build(self) -> None:
+        self.runs = RunListView()
+        buttons = QHBoxLayout()
+        for title, checked in (("&All", True), ("N&one", False)):
+            button = QPushButton(title)
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _=False, c=checked: self.check_all(c))
+            buttons.addWidget(button)
+        self.compare_button = QPushButton("&Compare")
+        self.compare_button.setAutoDefault(False)
+        self.compare_button.clicked.connect(self.compare)
+        buttons.addWidget(self.compare_button)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(QLabel("Runs to compare:"))
+        side_layout.addWidget(self.runs, 1)
+        side_layout.addLayout(buttons)
+        self.runner = JobRunnerView(self, hide_when_idle=True)
+        self.runner.finished.connect(self._on_done)
+        self.status = QLabel()
+        self.status.setObjectName("compareStatus")
+        self.status.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
+        self.status.setWordWrap(True)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._board_tab(), "&Leaderboard")
+        self.tabs.addTab(self._items_tab(), "&Items × models")
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.runner)
+        right_layout.addWidget(self.status)
+        right_layout.addWidget(self.tabs, 1)
+        split = QSplitter()
+        split.addWidget(side)
+        split.addWidget(right)
+        split.setStretchFactor(1, 1)
+        split.setSizes([300, 900])
+        layout = QVBoxLayout(self)
+        layout.addWidget(split)
+        fit_to_screen(self, 1240, 860)
+
+    def _board_tab(self) -> QWidget:
+        self.group_by_family = QCheckBox("&Group by family (group, series, then accuracy)")
+        self.group_by_family.toggled.connect(self._order_board)
+        self.board = QTableView()
+        self.board.setObjectName("compareLeaderboard")
+        self.board.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.board.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.board.verticalHeader().setVisible(False)
+        self.board.horizontalHeader().setSortIndicatorShown(True)
+        self.board.horizontalHeader().sectionClicked.connect(self._sort_board)
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.addWidget(self.group_by_family)
+        layout.addWidget(self.board, 1)
+        hint = QLabel("Accuracy in %; hover a cell for its Wilson 95 % interval; click a "
+                      "header to sort.")  # fmt: skip
+        hint.setProperty("muted", True)
+        layout.addWidget(hint)
+        return tab
+
+    def _items_tab(self) -> QWidget:
+        self.filter = QComboBox()
+        self.filter.setObjectName("compareFilter")
+        for key, (title, _) in FILTERS.items():
+            self.filter.addItem(title, key)
+        self.filter.currentIndexChanged.connect(self.apply_filter)
+        self.search = QLineEdit()
+        self.search.setObjectName("compareSearch")
+        self.search.setPlaceholderText("Search id, question, options, task, modality, region")
+        self.search.setClearButtonEnabled(True)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_PAUSE_MS)
+        self._search_timer.timeout.connect(self.apply_filter)
+        self.search.textChanged.connect(lambda _text: self._search_timer.start())
+        self.count = QLabel()
+        self.count.setObjectName("compareCount")
+        self.export_button = QPushButton("&Export…")
+        self.export_button.setAutoDefault(False)
+        self.export_button.setToolTip("Write the items shown (filter and search) as CSV")
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(self.export)
+        self.grid = GridView()
+        self.grid.setObjectName("compareGrid")
+        self.grid.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.grid.setWordWrap(False)
+        self.grid.verticalHeader().setVisible(False)
+        self.grid.verticalHeader().setDefaultSectionSize(
+            self.grid.fontMetrics().height() + 8
+        )  # every row the same height: nothing measured per row
+        self.grid.horizontalHeader().setSortIndicatorShown(True)
+        self.grid.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.grid.horizontalHeader().sectionClicked.connect(self._sort_grid)
+        self.grid.activated.connect(self.open_cell)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("&Show"))
+        row.itemAt(0).widget().setBuddy(self.filter)
+        row.addWidget(self.filter)
+        row.addWidget(self.search, 1)
+        row.addWidget(self.count)
+        row.addWidget(self.export_button)
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.addLayout(row)
+        layout.addWidget(self.grid, 1)
+        hint = QLabel("✓ right · ✗ wrong · ? unparsed (counted wrong) · blank: no answer. "
+                      "Arrows move, Enter or a double-click opens the item, Esc closes it.")  # fmt: skip
+        hint.setProperty("muted", True)
+        hint.setWordWrap(True)
+        layout.addWidget(hint)
+        return tab
+
+    # -- runs ---------------------------------------------------------------------
+    def fill_runs(self) -> None:
+        """List the database's runs (model, series, text-only), keeping what was checked."""
+        try:
+            names = self.runs.fill(self.store)
+        except MedRCubeError as exc:
+            self._message(f"Could not read the runs: {esc(exc)}", error=True)
+            names = []
+        if not names:
+            self._message(
+                "This database holds no evaluation run yet: Review › Evaluate a model "
+                "(Ctrl+Shift+E) or the <code>evaluate</code> command makes one."
+            )
+        self.compare_button.setEnabled(bool(names))
+
+    def check_all(self, checked: bool) -> None:
+        """Check (or uncheck) every run."""
+        self.runs.check_all(checked)
+
+    def set_checked(self, runs: list[str]) -> None:
+        """Check exactly these runs (by name)."""
+        self.runs.set_checked(runs)
+
+    def checked_runs(self) -> list[str]:
+        """The runs checked, in list order (oldest first)."""
+        return self.runs.checked_runs()
+
+    # -- computing ----------------------------------------------------------------
+    def compare(self) -> None:
+        """Compute the matrix and leaderboard of the checked runs (on a worker thread)."""
+        if self.runner.is_running():
+            return
+        runs = self.checked_runs()
+        if not runs:
+            self._message("Check at least one run to compare.", error=True)
+            self.computed.emit()
+            return
+        if not self.items:
+            self._message("The benchmark has no item to compare runs on.", error=True)
+            self.computed.emit()
+            return
+        items = self.items
+        self.compare_button.setEnabled(False)
+        self._message(f"Comparing {len(runs)} run{'' if len(runs) == 1 else 's'}…")
+        if self.store.path is None:  # an in-memory study: no file for a worker to open
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+            try:
+                result, error = compare_runs(self.store, runs, items), ""
+            except MedRCubeError as exc:
+                result, error = None, str(exc)
+            finally:
+                QApplication.restoreOverrideCursor()
+            self._on_done(result, error)
+            return
+        self.runner.start(
+            self.store.path, lambda store, cancel, progress: compare_runs(store, runs, items)
+        )
+
+    def _on_done(self, result: Comparison | None, error: str) -> None:
+        self.compare_button.setEnabled(True)
+        if error or result is None:
+            self._message(f"Could not compare: {error or 'no result'}", error=True)
+        else:
+            self.show_comparison(result)
+        self.computed.emit()
+
+    def show_comparison(self, comparison: Comparison) -> None:
+        """Show a computed comparison in both tabs."""
+        self.comparison = comparison
+        matrix = comparison.matrix
+        families = matrix.families()
+        self.board_model = LeaderboardModel(
+            comparison.board, [f.series for f in families], [f.group for f in families], self
+        )
+        self.board.setModel(self.board_model)
+        self._order_board()
+        self.board.resizeColumnsToContents()
+        self.grid_model = CompareGridModel(matrix, self)
+        self.grid.setModel(self.grid_model)
+        header = self.grid.horizontalHeader()
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        for column in range(len(ITEM_COLUMNS)):
+            self.grid.resizeColumnToContents(column)
+        metrics = self.grid.fontMetrics()
+        narrow, wide = metrics.horizontalAdvance("✓✓✓"), metrics.horizontalAdvance("M" * 7)
+        for column, run in enumerate(matrix.runs, start=len(ITEM_COLUMNS)):
+            fits = metrics.horizontalAdvance(run) + 16
+            self.grid.setColumnWidth(column, max(narrow, min(fits, wide)))  # elided: tooltip
+        self.export_button.setEnabled(True)
+        self.apply_filter()
+        answered = int(matrix.answered.sum())
+        problems = problems_of(matrix)
+        self._message(
+            f"{len(matrix.runs)} run{'' if len(matrix.runs) == 1 else 's'} × "
+            f"{len(matrix.items)} items, {answered} answers."
+            + "".join(f"<br>⚠ {esc(p)}" for p in problems),
+            error=bool(problems),
+        )
+
+    # -- leaderboard ----------------------------------------------------------------
+    def _order_board(self) -> None:
+        if self.board_model is None:
+            return
+        if self.group_by_family.isChecked():
+            self.board_model.group_by_family(groups())
+            self.board.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        else:
+            self.board_model.sort(3, Qt.SortOrder.DescendingOrder)  # Overall, best first
+            self.board.horizontalHeader().setSortIndicator(3, Qt.SortOrder.DescendingOrder)
+
+    def _sort_board(self, column: int) -> None:
+        if self.board_model is None:
+            return
+        order = next_sort_order(self.board, column)
+        self.group_by_family.blockSignals(True)
+        self.group_by_family.setChecked(False)
+        self.group_by_family.blockSignals(False)
+        self.board_model.sort(column, order)
+        self.board.horizontalHeader().setSortIndicator(column, order)
+
+    # -- items ------------------------------------------------------------------------
+    def apply_filter(self) -> None:
+        """Show the items of the chosen filter that match the search, keeping the sort."""
+        self._search_timer.stop()
+        if self.grid_model is None or self.comparison is None:
+            self.count.setText("")
+            return
+        matrix = self.comparison.matrix
+        if self._texts is None:
+            self._texts = search_texts(matrix.items)
+        mask = filter_mask(matrix, self.filter.currentData()) & matches_text(
+            self._texts, self.search.text()
+        )
+        self.grid_model.set_rows(np.flatnonzero(mask))
+        header = self.grid.horizontalHeader()
+        if header.sortIndicatorSection() >= 0 and header.isSortIndicatorShown():
+            self.grid_model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
+        self.count.setText(f"{len(self.grid_model.rows)} of {len(matrix.items)} items")
+        if self.grid_model.rowCount():
+            self.grid.setCurrentIndex(self.grid_model.index(0, len(ITEM_COLUMNS)))
+
+    def _sort_grid(self, column: int) -> None:
+        if self.grid_model is None:
+            return
+        order = next_sort_order(self.grid, column)
+        self.grid.horizontalHeader().setSortIndicator(column, order)
+        self.grid_model.sort(column, order)
+
+    def shown_item_ids(self) -> list[str]:
+        """The ids of the items listed now, in grid order."""
+        if self.grid_model is None:
+            return []
+        return [self.comparison.matrix.items[r].id for r in self.grid_model.rows]
+
+    def open_cell(self, index: QModelIndex) -> CompareDetailDialog | None:
+        """Open the item of a grid cell in the detail dialog (every run's answer)."""
+        if self.grid_model is None or not index.isValid():
+            return None
+        row = self.grid_model.item_row(index.row())
+        item = self.comparison.matrix.items[row]
+        try:
+            html = self.sources.detail_html(
+                self.comparison.matrix, row, self.grid_model.states[row]
+            )
+        except MedRCubeError as exc:
+            self._message(f"Could not read item {esc(item.id)}: {esc(exc)}", error=True)
+            return None
+        if self.detail is None:
+            self.detail = CompareDetailDialog(self)
+            self.detail.open_item.connect(self.open_item)
+        self.detail.show_item(item, html)
+        self.detail.show()
+        self.detail.raise_()
+        return self.detail
+
+    # -- export ---------------------------------------------------------------------
+    def export(self) -> Path | None:
+        """Write the items shown (filter and search applied) as CSV, formula-safe."""
+        if self.grid_model is None:
+            return None
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export the grid as CSV", "compare-items.csv", "CSV (*.csv)"
+        )
+        return self.export_csv(Path(path)) if path else None
+
+    def export_csv(self, path: Path) -> Path | None:
+        """Write the grid's rows shown to ``path`` (never over the study database)."""
+        if self.grid_model is None:
+            return None
+        try:
+            refuse_overwrite(path, self.store.path)
+            header, rows = outcome_table(self.comparison.matrix, self.grid_model.rows)
+            written = write_csv(path, header, rows)
+        except (OSError, MedRCubeError) as exc:
+            self._message(f"Export failed: {esc(path)}: {esc(exc)}", error=True)
+            return None
+        self._message(f"{len(rows)} items written to {esc(written)}.")
+        return written
+
+    def export_report(self, folder: Path) -> list[Path]:
+        """Hook: the figures, HTML and XLSX report of this comparison.
+
+        To be wired to ``evaluation/compare/report.py`` (built separately) and offered
+        beside Export…; ``self.comparison`` holds the matrix and leaderboard, and
+        ``self.grid_model.rows`` the items shown.
+
+        Raises
+        ------
+        NotImplementedError
+            Always, until the report module exists.
+        """
+        raise NotImplementedError(
+            "the comparison report (evaluation/compare/report.py) is not wired yet"
+        )
+
+    # -- messages ---------------------------------------------------------------------
+    def _message(self, html: str, error: bool = False) -> None:
+        """Show ``html`` (already escaped) in the status line, red for an error."""
+        colour = ERROR_COLOURS.get(current_theme(), ERROR_COLOURS["light"])
+        self.status.setText(f"<span style='color:{colour}'>{html}</span>" if error else html)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        if self.detail is not None:
+            self.detail.close()
+        super().closeEvent(event)

@@ -1,0 +1,111 @@
+"""The Compare models pane's runs: the checkable list of the database's runs, and the
+comparison computed from the checked ones (Qt-free, run on the job runner's thread)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QListWidget, QListWidgetItem
+
+from medrcube_desktop.evaluation.compare.families import model_family
+from medrcube_desktop.evaluation.compare.matrix import RunMatrix, run_matrix
+from medrcube_desktop.store import StudyStore
+
+RUN_ROLE = Qt.ItemDataRole.UserRole
+"""Data role of a list entry: the run's name."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What Compare computes: the matrix and its
+    :class:`~medrcube_desktop.evaluation.compare.leaderboard.Leaderboard`."""
+
+    matrix: RunMatrix
+    board: object
+
+
+def compare_runs(store: StudyStore, runs: list[str], items) -> Comparison:
+    """The :class:`Comparison` of ``runs`` over ``items`` (Qt-free: the job's body).
+
+    Raises
+    ------
+    MedRCubeError
+        A run is not in the database.
+    StoreError
+        The database cannot be read.
+    """
+    from medrcube_desktop.evaluation.compare.leaderboard import leaderboard  # statsmodels
+
+    matrix = run_matrix(store, runs, items)
+    return Comparison(matrix, leaderboard(matrix))
+
+
+def problems_of(matrix: RunMatrix) -> list[str]:
+    """What the user must be told about a matrix: runs without any answer to this
+    benchmark's items (their column stays blank)."""
+    answered = matrix.answered.sum(axis=0)
+    return [
+        f"{run} has no answer to any item of this benchmark: its column is blank."
+        for run, n in zip(matrix.runs, answered, strict=True)
+        if n == 0
+    ]
+
+
+class RunListView(QListWidget):
+    """The database's runs, each with its model, series and whether it is text only;
+    checkable (a new run comes checked, a listed one keeps its state on a refill)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("compareRuns")
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(True)  # long model names wrap instead of scrolling sideways
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def fill(self, store: StudyStore) -> list[str]:
+        """List the runs of ``store``, oldest first; return their names (StoreError when
+        the database cannot be read)."""
+        before = {
+            self.item(r).data(RUN_ROLE): self.item(r).checkState() for r in range(self.count())
+        }
+        names = store.eval_run_names()
+        records = [store.eval_run(name) for name in names]
+        self.clear()
+        for name, record in zip(names, records, strict=True):
+            if record is None:
+                continue
+            family = model_family(record.model)
+            text_only = " · TEXT ONLY" if record.text_only else ""
+            entry = QListWidgetItem(f"{name}\n{family.series}{text_only} · {record.model}")
+            entry.setData(RUN_ROLE, name)
+            entry.setToolTip(
+                f"{name}\nModel: {record.model}\nSeries: {family.series} ({family.group})\n"
+                + ("Text only: no image sent" if record.text_only else "With the image")
+            )
+            entry.setFlags(entry.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            entry.setCheckState(before.get(name, Qt.CheckState.Checked))
+            self.addItem(entry)
+        return names
+
+    def check_all(self, checked: bool) -> None:
+        """Check (or uncheck) every run."""
+        state = Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
+        for row in range(self.count()):
+            self.item(row).setCheckState(state)
+
+    def set_checked(self, runs: list[str]) -> None:
+        """Check exactly these runs (by name)."""
+        for row in range(self.count()):
+            wanted = self.item(row).data(RUN_ROLE) in runs
+            self.item(row).setCheckState(
+                Qt.CheckState.Checked if wanted else Qt.CheckState.Unchecked
+            )
+
+    def checked_runs(self) -> list[str]:
+        """The runs checked, in list order (oldest first)."""
+        return [
+            self.item(row).data(RUN_ROLE)
+            for row in range(self.count())
+            if self.item(row).checkState() == Qt.CheckState.Checked
+        ]

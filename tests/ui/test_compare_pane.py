@@ -1,0 +1,299 @@
+"""Review › Compare models: runs chosen, the leaderboard, the items × runs grid, its
+filters, the item detail and the CSV export (issue 14, item 4).
+
+Every expected outcome is computed here from the answers the test stores, never from
+the pane's own filter functions.
+"""
+
+import csv
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+
+from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.store import Review, StudyStore, utc_now
+from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
+from medrcube_desktop.store.judgments import Judgment
+from medrcube_desktop.ui.actions import keymap_conflicts
+from medrcube_desktop.ui.compare_grid import CELL_COLOURS, ITEM_COLUMNS, CompareGridModel, GridView
+from medrcube_desktop.ui.themes import THEMES
+from tests.conftest import dicom_file, item, write_benchmark
+from tests.evaluation.test_compare_item_filters import make_item
+from tests.ui.test_review_window import open_window
+from tests.ui.test_theme_contrast import WCAG_AA, contrast
+
+RUNS = {  # name: (model, text only)
+    "iv8": ("OpenGVLab/InternVL3_5-8B", False),
+    "iv2": ("OpenGVLab/InternVL3_5-2B", False),
+    "ls": ("lingshu-medical-mllm/Lingshu-7B", False),
+    "iv8-text": ("OpenGVLab/InternVL3_5-8B", True),
+}
+R, W, U, N = "B", "A", None, "none"  # right (the answer is CT, B), wrong, unparsed, no answer
+ANSWERS = {  # item: answer of iv8, iv2, ls, iv8-text
+    "c0": (R, R, R, N),
+    "c1": (W, U, W, W),
+    "c2": (R, R, W, W),
+    "c3": (R, W, R, N),
+    "c4": (N, N, N, N),
+    "c5": (W, N, R, R),
+    "c6": (N, R, N, R),
+}
+
+
+@pytest.fixture
+def bench(tmp_path):
+    return write_benchmark(
+        tmp_path / "bench",
+        {"ds1": [item(i, question=f"Modality <b>{i}</b>?") for i in ANSWERS]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+
+
+def store_runs(db):
+    store = StudyStore(db)
+    for n, (name, (model, text)) in enumerate(RUNS.items()):
+        store.save_run(RunRecord(name=name, engine="openai", model=model, params={},
+                                 prompt_sha256="x", app_version="t", text_only=text,
+                                 created_at=f"2026-01-0{n + 1}T00:00:00+00:00"))  # fmt: skip
+    for item_id, letters in ANSWERS.items():
+        for run, letter in zip(RUNS, letters, strict=True):
+            if letter == N:
+                continue
+            store.save_response(ResponseRecord(
+                run=run, item_id=item_id, response=f"{run} says <i>{letter}</i> on {item_id}",
+                parsed_answer=letter, parse_method="letter" if letter else "none",
+                correct=letter == R, official_answer=letter, official_correct=letter == R,
+                created_at=utc_now(),
+            ))  # fmt: skip
+    scores = {**dict.fromkeys(RULE_IDS, 1), "2.1": 0}
+    store.save_review(Review("dr-a", "c1", scores, "Two <right> answers", utc_now(), utc_now()))
+    store.save_review(Review("dr-b", "c1", dict.fromkeys(RULE_IDS, 1), "", utc_now(), utc_now()))
+    store.save_review(Review("dr-b", "c2", dict.fromkeys(RULE_IDS, 1), "ok", utc_now(), utc_now()))
+    store.save_judgment(Judgment("c1", "gpt-5.1", dict.fromkeys(RULE_IDS, 1), created_at=utc_now()))
+    store.close()
+
+
+def expected_mark(letter):
+    return {R: "✓", W: "✗", U: "?", N: ""}[letter]
+
+
+def expected_ids(kind):
+    """Each filter, from the stored answers (text-only run last, InternVL = iv8 + iv2)."""
+    found = []
+    for item_id, letters in ANSWERS.items():
+        given = [x for x in letters if x != N]
+        right = [x == R for x in given]
+        image = dict(zip(("iv8", "iv2", "ls"), letters[:3], strict=True))
+
+        def family(runs, image=image):
+            said = [image[r] for r in runs if image[r] != N]
+            if not said:
+                return None
+            return (
+                "right"
+                if all(x == R for x in said)
+                else "wrong"
+                if all(x != R for x in said)
+                else None
+            )
+
+        outcome = {
+            "all_wrong": bool(given) and not any(right),
+            "all_right": bool(given) and all(right),
+            "disagree": any(right) and not all(right),
+            "families": {family(["iv8", "iv2"]), family(["ls"])} == {"right", "wrong"},
+            "no_image": letters[3] == R,
+            "unparsed": U in letters,
+            "all": True,
+        }[kind]
+        if outcome:
+            found.append(item_id)
+    return found
+
+
+def open_compared(qtbot, bench, db, runs=tuple(RUNS)):
+    window, _ = open_window(qtbot, bench, db)
+    pane = window.open_compare_pane()
+    pane.set_checked(list(runs))
+    with qtbot.waitSignal(pane.computed, timeout=30000):
+        pane.compare_button.click()
+    pane.tabs.setCurrentIndex(1)
+    return window, pane
+
+
+def test_the_grid_shows_every_stored_outcome_and_each_filter_its_items(qtbot, bench, tmp_path):
+    store_runs(tmp_path / "s.db")
+    window, pane = open_compared(qtbot, bench, tmp_path / "s.db")
+    model = pane.grid_model
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())] == [
+        *ITEM_COLUMNS, *RUNS]  # fmt: skip
+    for row in range(model.rowCount()):
+        item_id = model.cell_text(row, 0)
+        letters = ANSWERS[item_id]
+        marks = [model.cell_text(row, len(ITEM_COLUMNS) + c) for c in range(len(RUNS))]
+        assert marks == [expected_mark(x) for x in letters], item_id
+        answered = [x for x in letters if x != N]
+        assert model.cell_text(row, 4) == f"{answered.count(R)}/{len(answered)}"
+    assert model.cell_text(0, 1) == "MR" and model.cell_text(0, 3) == "Chest"
+    for key in ("all", "all_wrong", "all_right", "disagree", "families", "no_image", "unparsed"):
+        pane.filter.setCurrentIndex(pane.filter.findData(key))
+        assert pane.shown_item_ids() == expected_ids(key), key
+        assert pane.count.text() == f"{len(expected_ids(key))} of {len(ANSWERS)} items"
+    assert expected_ids("families") == ["c2", "c5"]  # the test's own reading, spelled out
+    pane.filter.setCurrentIndex(0)
+    pane.search.setText("c5")
+    pane.apply_filter()  # (the box waits for typing to pause)
+    assert pane.shown_item_ids() == ["c5"] and pane.count.text() == "1 of 7 items"
+    window.close()
+
+
+def test_the_leaderboard_tab_holds_the_accuracy_and_its_interval(qtbot, bench, tmp_path):
+    store_runs(tmp_path / "s.db")
+    window, pane = open_compared(qtbot, bench, tmp_path / "s.db")
+    board = pane.board_model
+    assert board.run_order() == ["iv8", "iv2", "ls", "iv8-text"]  # best first; ties in run order
+    rows = {board.data(board.index(r, 0)): r for r in range(board.rowCount())}
+    assert set(rows) == {"Random", *RUNS} and rows["Random"] == 0
+    frame = pane.comparison.board.to_frame(percent=True)
+    for run, row in rows.items():
+        assert board.data(board.index(row, 3)) == f"{frame.loc[run].iloc[0]:.1f}"
+    tip = board.data(board.index(rows["iv8"], 3), Qt.ItemDataRole.ToolTipRole)
+    assert "(3 of 5 right)" in tip and "Wilson 95 % interval" in tip  # iv8: c0 c2 c3 right
+    pane.group_by_family.setChecked(True)  # the paper's order: Medical-specific first
+    assert board.run_order() == ["ls", "iv8", "iv2", "iv8-text"]  # then by accuracy
+    assert [board.data(board.index(r, 1)) for r in (1, 2)] == ["Lingshu", "InternVL"]
+    window.close()
+
+
+def test_a_cell_opens_every_answer_and_the_review_blinding_kept(qtbot, bench, tmp_path):
+    store_runs(tmp_path / "s.db")
+    window, pane = open_compared(qtbot, bench, tmp_path / "s.db")
+    pane.filter.setCurrentIndex(pane.filter.findData("unparsed"))  # c1 only
+    pane.grid.setFocus()
+    qtbot.keyClick(pane.grid, Qt.Key.Key_Return)
+    detail = pane.detail
+    assert detail is not None and detail.isVisible()
+    html = detail.text.toHtml()
+    text = detail.text.toPlainText()
+    for run, said in zip(RUNS, ANSWERS["c1"], strict=True):  # every raw answer, as written
+        assert f"{run} says <i>{said}</i> on c1" in text
+    assert "<i>A</i>" not in html.replace("&lt;i&gt;", "")  # never markup
+    assert "Modality <b>c1</b>?" in text and "✔ right answer" in text
+    assert "? unparsed" in text and "nothing read (none)" in text
+    assert "Two <right> answers" in text and "fails 2.1" in text  # dr-a's own review
+    assert "dr-b" in text and "LLM: gpt-5.1" in text and "passes all 7 rules" in text
+    qtbot.keyClick(detail, Qt.Key.Key_Escape)
+    assert not detail.isVisible()
+    pane.filter.setCurrentIndex(pane.filter.findData("all"))
+    row = pane.shown_item_ids().index("c2")  # reviewed by dr-b only: blind, so hidden
+    pane.open_cell(pane.grid_model.index(row, len(ITEM_COLUMNS)))
+    text = detail.text.toPlainText()
+    assert "Hidden: this is a blind study" in text and "dr-b" not in text
+    window.close()
+
+
+def test_bad_input_is_said_in_the_pane(qtbot, bench, tmp_path):
+    store_runs(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")
+    store.save_run(RunRecord(name="empty", engine="openai", model="acme-vl", params={},
+                             prompt_sha256="x", app_version="t",
+                             created_at="2026-02-01T00:00:00+00:00"))  # fmt: skip
+    store.close()
+    window, pane = open_compared(qtbot, bench, tmp_path / "s.db", runs=("iv8", "empty"))
+    assert "empty has no answer to any item of this benchmark" in pane.status.text()
+    (bench / "ds1" / "images" / "ct.dcm").unlink()  # the image went missing
+    pane.open_cell(pane.grid_model.index(0, len(ITEM_COLUMNS)))
+    assert pane.detail.image.text().startswith("Image not shown: no file at")
+    pane.check_all(False)
+    with qtbot.waitSignal(pane.computed):
+        pane.compare()
+    assert "Check at least one run" in pane.status.text()
+    window.close()
+
+
+def test_no_run_in_the_database(qtbot, bench, tmp_path):
+    window, _ = open_window(qtbot, bench, tmp_path / "s.db")
+    pane = window.open_compare_pane()
+    assert "holds no evaluation run yet" in pane.status.text()
+    assert not pane.compare_button.isEnabled()
+    window.close()
+
+
+def test_the_grid_exports_as_csv_and_the_key_opens_the_pane(qtbot, bench, tmp_path):
+    store_runs(tmp_path / "s.db")
+    window, pane = open_compared(qtbot, bench, tmp_path / "s.db")
+    assert window.qactions["review.compare"].shortcuts()[0].toString() == "Ctrl+Shift+M"
+    assert keymap_conflicts(window.actions_table, {}) == []
+    pane.filter.setCurrentIndex(pane.filter.findData("disagree"))
+    written = pane.export_csv(tmp_path / "grid.csv")
+    with open(written, encoding="utf-8-sig", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["id", "task", "modality", "region", "dataset", "right", "answered", *RUNS]
+    assert [r[0] for r in rows[1:]] == expected_ids("disagree")
+    assert rows[1][7:] == ["right", "right", "wrong", "wrong"]  # c2
+    assert pane.export_csv(tmp_path / "s.db") is None  # never over the database
+    assert "Export failed" in pane.status.text() and (tmp_path / "s.db").stat().st_size > 0
+    with pytest.raises(NotImplementedError):
+        pane.export_report(tmp_path)
+    window.close()
+
+
+def test_a_large_grid_builds_without_a_widget_per_cell(qtbot):
+    rng = np.random.default_rng(0)
+    n_items, n_runs = 2000, 20
+    correct = rng.choice([0.0, 1.0, np.nan], size=(n_items, n_runs), p=[0.4, 0.5, 0.1])
+    unparsed = (correct == 0.0) & (rng.random((n_items, n_runs)) < 0.1)
+    matrix = RunMatrix(tuple(make_item(n) for n in range(n_items)),
+                       tuple(f"run{n}" for n in range(n_runs)), correct, unparsed)  # fmt: skip
+    view = GridView()
+    qtbot.addWidget(view)
+    view.resize(900, 600)
+    view.show()
+    before = len(view.findChildren(QWidget))
+    started = time.perf_counter()
+    model = CompareGridModel(matrix, view)
+    view.setModel(model)
+    view.scrollToBottom()
+    qtbot.wait(10)
+    assert time.perf_counter() - started < 2.0
+    assert model.rowCount() == n_items and model.columnCount() == len(ITEM_COLUMNS) + n_runs
+    assert len(view.findChildren(QWidget)) <= before + 2  # no widget per cell
+    assert view.indexWidget(model.index(n_items - 1, 6)) is None
+    states = {"✓": 1.0, "✗": 0.0, "?": 0.0}
+    for row in (0, 999, 1999):
+        for run in range(n_runs):
+            mark = model.cell_text(row, len(ITEM_COLUMNS) + run)
+            value = correct[row, run]
+            assert (mark == "") == np.isnan(value)
+            if mark:
+                assert states[mark] == value and (mark == "?") == unparsed[row, run]
+    model.sort(len(ITEM_COLUMNS) - 1, Qt.SortOrder.DescendingOrder)  # by share right
+    counts = [model.cell_text(r, 4).split("/") for r in range(0, n_items, 100)]
+    shares = [int(right) / int(answered) for right, answered in counts]
+    assert shares == sorted(shares, reverse=True)
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_cell_and_detail_colours_are_readable_in_every_theme(qapp, theme):
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from medrcube_desktop.ui.compare_detail import MUTED_COLOURS
+    from medrcube_desktop.ui.compare_pane import ERROR_COLOURS
+    from medrcube_desktop.ui.themes import apply_theme
+
+    for state, (background, text) in CELL_COLOURS[theme].items():
+        assert contrast(background, text) >= WCAG_AA, (theme, state)
+    app = QApplication.instance()
+    apply_theme(app, theme)
+    try:
+        base = app.palette().color(QPalette.ColorRole.Base).name()
+        window = app.palette().color(QPalette.ColorRole.Window).name()
+        assert contrast(MUTED_COLOURS[theme], base) >= WCAG_AA
+        assert contrast(ERROR_COLOURS[theme], window) >= WCAG_AA
+    finally:
+        apply_theme(app, "light")
