@@ -52,6 +52,7 @@ from medrcube_desktop.ui.compare_detail import (
     CompareDetailDialog,
     DetailSources,
 )
+from medrcube_desktop.ui.compare_figures import CompareFiguresTab
 from medrcube_desktop.ui.compare_grid import (
     ITEM_COLUMNS,
     CompareGridModel,
@@ -62,18 +63,15 @@ from medrcube_desktop.ui.compare_grid import (
 from medrcube_desktop.ui.compare_runs import (
     Comparison,
     RunListView,
-    compare_runs,
+    compute_comparison,
     problems_of,
 )
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc
-from medrcube_desktop.ui.themes import current_theme
+from medrcube_desktop.ui.themes import error_colour
 
 log = logging.getLogger(__name__)
-
-ERROR_COLOURS: dict[str, str] = {"light": "#b42318", "dark": "#ff7b72", "high-contrast": "#ff8f8f"}
-"""A warning's colour per theme (4.5:1 or more on the window colour)."""
 
 SEARCH_PAUSE_MS = 200
 """Typing in the search box filters once the keys pause this long."""
@@ -132,6 +130,8 @@ class ComparePane(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(self._board_tab(), "&Leaderboard")
         self.tabs.addTab(self._items_tab(), "&Items × models")
+        self.figures = CompareFiguresTab(self.store.path, str(self.window_.benchmark.root))
+        self.tabs.addTab(self.figures, "&Figures")
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -267,7 +267,7 @@ class ComparePane(QDialog):
         if self.store.path is None:  # an in-memory study: no file for a worker to open
             QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
             try:
-                result, error = compare_runs(self.store, runs, items), ""
+                result, error = compute_comparison(self.store, runs, items), ""
             except MedRCubeError as exc:
                 result, error = None, str(exc)
             finally:
@@ -275,7 +275,7 @@ class ComparePane(QDialog):
             self._on_done(result, error)
             return
         self.runner.start(
-            self.store.path, lambda store, cancel, progress: compare_runs(store, runs, items)
+            self.store.path, lambda store, cancel, progress: compute_comparison(store, runs, items)
         )
 
     def _on_done(self, result: Comparison | None, error: str) -> None:
@@ -309,6 +309,8 @@ class ComparePane(QDialog):
             fits = metrics.horizontalAdvance(run) + 16
             self.grid.setColumnWidth(column, max(narrow, min(fits, wide)))  # elided: tooltip
         self.export_button.setEnabled(True)
+        if comparison.result is not None:
+            self.figures.show_result(comparison.result, comparison.figures)
         self.apply_filter()
         answered = int(matrix.answered.sum())
         problems = problems_of(matrix)
@@ -419,26 +421,16 @@ class ComparePane(QDialog):
         self._message(f"{len(rows)} items written to {esc(written)}.")
         return written
 
-    def export_report(self, folder: Path) -> list[Path]:
-        """Hook: the figures, HTML and XLSX report of this comparison.
-
-        To be wired to ``evaluation/compare/report.py`` (built separately) and offered
-        beside Export…; ``self.comparison`` holds the matrix and leaderboard, and
-        ``self.grid_model.rows`` the items shown.
-
-        Raises
-        ------
-        NotImplementedError
-            Always, until the report module exists.
-        """
-        raise NotImplementedError(
-            "the comparison report (evaluation/compare/report.py) is not wired yet"
-        )
+    def export_report(self, folder: Path) -> bool:
+        """Write the comparison's tables, figures and HTML report into ``folder`` (what
+        ``compare --out`` writes; the Figures tab's Export report…); the outcome arrives
+        through ``self.figures.exported``."""
+        return self.figures.export_to(folder)
 
     # -- messages ---------------------------------------------------------------------
     def _message(self, html: str, error: bool = False) -> None:
         """Show ``html`` (already escaped) in the status line, red for an error."""
-        colour = ERROR_COLOURS.get(current_theme(), ERROR_COLOURS["light"])
+        colour = error_colour()
         self.status.setText(f"<span style='color:{colour}'>{html}</span>" if error else html)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)

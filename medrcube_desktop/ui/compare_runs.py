@@ -3,7 +3,7 @@ comparison computed from the checked ones (Qt-free, run on the job runner's thre
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
@@ -18,15 +18,21 @@ RUN_ROLE = Qt.ItemDataRole.UserRole
 
 @dataclass(frozen=True)
 class Comparison:
-    """What Compare computes: the matrix and its
-    :class:`~medrcube_desktop.evaluation.compare.leaderboard.Leaderboard`."""
+    """What Compare computes: the matrix, its
+    :class:`~medrcube_desktop.evaluation.compare.leaderboard.Leaderboard`, everything
+    ``compare`` computes (a :class:`~medrcube_desktop.evaluation.compare.result.CompareResult`)
+    and its figures (name → matplotlib Figure, drawn off the GUI thread)."""
 
     matrix: RunMatrix
     board: object
+    result: object = None
+    figures: dict = field(default_factory=dict)
 
 
-def compare_runs(store: StudyStore, runs: list[str], items) -> Comparison:
-    """The :class:`Comparison` of ``runs`` over ``items`` (Qt-free: the job's body).
+def compute_comparison(store: StudyStore, runs: list[str], items) -> Comparison:
+    """The :class:`Comparison` of ``runs`` over ``items`` (Qt-free: the job's body):
+    the same numbers as ``compare`` with its defaults (family order, the paper's
+    pairing, 1,000 bootstrap replicates, seed 0).
 
     Raises
     ------
@@ -35,10 +41,12 @@ def compare_runs(store: StudyStore, runs: list[str], items) -> Comparison:
     StoreError
         The database cannot be read.
     """
-    from medrcube_desktop.evaluation.compare.leaderboard import leaderboard  # statsmodels
+    from medrcube_desktop.evaluation.compare.report import draw_figures  # matplotlib
+    from medrcube_desktop.evaluation.compare.result import compare_runs  # statsmodels
 
     matrix = run_matrix(store, runs, items)
-    return Comparison(matrix, leaderboard(matrix))
+    result = compare_runs(matrix)
+    return Comparison(matrix, result.board, result, draw_figures(result))
 
 
 def problems_of(matrix: RunMatrix) -> list[str]:

@@ -22,6 +22,10 @@ GROUND_TRUTH_COLOURS: dict[str, str] = {
 """Colour of the ground-truth option in each theme: at least 4.5:1 (WCAG 2.x AA) against
 the theme's window and base colours (tests/ui/test_theme_contrast.py computes it)."""
 
+ERROR_COLOURS: dict[str, str] = {"light": "#b42318", "dark": "#ff7b72", "high-contrast": "#ff8f8f"}
+"""A warning's colour per theme (4.5:1 or more on the window colour; checked in
+tests/ui/test_compare_pane.py)."""
+
 log = logging.getLogger(__name__)
 _BASE_POINT_SIZE: list[float] = []
 _APPLIED: list[str] = ["light"]  # the theme apply_theme set last
@@ -35,6 +39,11 @@ def current_theme() -> str:
 def ground_truth_colour() -> str:
     """The ground-truth colour of the theme in use."""
     return GROUND_TRUTH_COLOURS[current_theme()]
+
+
+def error_colour() -> str:
+    """The warning colour of the theme in use."""
+    return ERROR_COLOURS[current_theme()]
 
 
 def _palette(theme: str) -> QPalette:

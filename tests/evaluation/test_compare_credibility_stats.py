@@ -129,3 +129,22 @@ def test_credibility_table_names_a_run_without_pairs_and_fills_intervals():
     assert 0 < f.p_permutation <= 1
     again, _ = credibility_table(m, "paper", n_boot=200, seed=0)
     assert again == figures  # seeded
+
+
+def test_counts_per_image_equal_the_listed_pairs_without_listing_them():
+    """A–D per image from per-image sums equal the counts of every listed pair."""
+    from medrcube_desktop.evaluation.compare.credibility_stats import (
+        cluster_counts,
+        image_counts,
+        pair_cells,
+        pair_index,
+    )
+
+    matrix = _matrix(n_items=300, per_image=25, seed=5)  # 12 images, many pairs each
+    for preset in ("paper", "official"):
+        index = pair_index(matrix, preset)
+        listed = cluster_counts(pair_cells(matrix, index), index.image, index.n_images)
+        factored = image_counts(matrix, preset)
+        assert index.low.size > 100  # many pairs, several images
+        np.testing.assert_array_equal(factored.counts, listed)
+        np.testing.assert_array_equal(factored.totals, listed.sum(axis=0))

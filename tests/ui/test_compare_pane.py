@@ -237,8 +237,36 @@ def test_the_grid_exports_as_csv_and_the_key_opens_the_pane(qtbot, bench, tmp_pa
     assert rows[1][7:] == ["right", "right", "wrong", "wrong"]  # c2
     assert pane.export_csv(tmp_path / "s.db") is None  # never over the database
     assert "Export failed" in pane.status.text() and (tmp_path / "s.db").stat().st_size > 0
-    with pytest.raises(NotImplementedError):
-        pane.export_report(tmp_path)
+    window.close()
+
+
+def test_the_figures_tab_and_its_report_give_what_the_compare_command_gives(
+    qtbot, bench, tmp_path, capsys
+):
+    import json
+
+    from medrcube_desktop.cli import main
+    from medrcube_desktop.evaluation.compare.report import FIGURES, OUTPUTS
+
+    db = tmp_path / "s.db"
+    store_runs(db)
+    window, pane = open_compared(qtbot, bench, db)
+    figures = pane.figures.figures
+    assert [figures.widget(i).objectName() for i in range(figures.count())] == list(FIGURES)
+    for i, name in enumerate(FIGURES):  # the figures drawn from the result, on screen
+        assert figures.widget(i).figure is pane.comparison.figures[name]
+    out = tmp_path / "report"
+    with qtbot.waitSignal(pane.figures.exported, timeout=60000) as written:
+        assert pane.export_report(out)
+    assert {p.name for p in written.args[0]} >= set(OUTPUTS) - {"voxel_correlation.csv"}
+    # the pane's numbers are the command's: the same JSON document
+    capsys.readouterr()
+    command = ["compare", "--db", str(db), "--dataset", str(bench), "--json"]
+    for run in pane.comparison.matrix.runs:
+        command += ["--run", run]
+    assert main(command) == 0
+    assert json.loads((out / "compare.json").read_text()) == json.loads(capsys.readouterr().out)
+    assert "medrcube-desktop compare --db" in (out / "report.html").read_text()
     window.close()
 
 
@@ -283,8 +311,7 @@ def test_cell_and_detail_colours_are_readable_in_every_theme(qapp, theme):
     from PySide6.QtWidgets import QApplication
 
     from medrcube_desktop.ui.compare_detail import MUTED_COLOURS
-    from medrcube_desktop.ui.compare_pane import ERROR_COLOURS
-    from medrcube_desktop.ui.themes import apply_theme
+    from medrcube_desktop.ui.themes import ERROR_COLOURS, apply_theme
 
     for state, (background, text) in CELL_COLOURS[theme].items():
         assert contrast(background, text) >= WCAG_AA, (theme, state)

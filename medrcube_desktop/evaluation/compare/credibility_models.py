@@ -33,7 +33,7 @@ import numpy as np
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_stats import (
     bootstrap_intervals,
-    cluster_counts,
+    image_counts,
     pair_cells,
     pair_index,
     permutation_p_exact,
@@ -92,10 +92,10 @@ def counts_of(low: np.ndarray, high: np.ndarray) -> Counts:
 
 def group_counts(matrix: RunMatrix, preset: str = "paper") -> tuple[dict[str, Counts], list[str]]:
     """Run name → (A, B, C, D), and the pairing warnings (see :func:`model_pairs`)."""
-    index = pair_index(matrix, preset)
-    totals = pair_cells(matrix, index).sum(axis=1)  # (4, n_runs)
-    counts = {run: tuple(int(x) for x in totals[:, c]) for c, run in enumerate(matrix.runs)}
-    return counts, list(index.warnings)  # type: ignore[return-value]
+    per_image = image_counts(matrix, preset)
+    totals = per_image.totals  # (n_runs, 4)
+    counts = {run: tuple(int(x) for x in totals[c]) for c, run in enumerate(matrix.runs)}
+    return counts, list(per_image.warnings)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -228,12 +228,11 @@ def credibility_table(
     """
     if cluster not in ("image", "pair"):
         raise ValueError(f"cluster must be 'image' or 'pair', not {cluster!r}")
-    index = pair_index(matrix, preset)
-    cells = pair_cells(matrix, index)
-    totals = cells.sum(axis=1).T  # (n_runs, 4)
+    per_image = image_counts(matrix, preset)
+    totals = per_image.totals  # (n_runs, 4)
     counts = {run: tuple(int(x) for x in totals[c]) for c, run in enumerate(matrix.runs)}
     figures = model_credibility(counts)  # type: ignore[arg-type]
-    warnings = list(index.warnings)
+    warnings = list(per_image.warnings)
     warnings += [
         f"run {run!r} has no (prerequisite, high-level) pair under the {preset} preset: "
         "no credibility figures"
@@ -247,8 +246,9 @@ def credibility_table(
     ]
     if n_boot:
         if cluster == "image":
-            per_cluster = cluster_counts(cells, index.image, index.n_images)
-        else:
+            per_cluster = per_image.counts
+        else:  # one cluster per pair: the pairs listed (memory grows with them)
+            cells = pair_cells(matrix, pair_index(matrix, preset))
             per_cluster = np.moveaxis(cells, 0, -1).astype(np.float64)
         bounds = bootstrap_intervals(per_cluster, n_boot, seed)
         for c, row in enumerate(extra):

@@ -1,0 +1,176 @@
+"""The Compare models pane's Figures tab: the paper's Fig. 3a (voxel correlation,
+clustered), Fig. 3b (by region: the brain island) and Fig. 4 (credibility across models)
+of the comparison on screen, and Export report…, which writes every table, figure and
+the HTML report (:func:`~medrcube_desktop.evaluation.compare.report.write_compare_outputs`)
+to a folder, the same files ``compare --out`` writes.
+
+The figures are drawn by :mod:`medrcube_desktop.evaluation.compare.figures` (matplotlib's
+object API, no pyplot), on the worker thread that computed the comparison; here they are
+only put on Qt canvases.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.ui.job_runner import JobRunnerView
+from medrcube_desktop.ui.text import esc
+from medrcube_desktop.ui.themes import error_colour
+
+log = logging.getLogger(__name__)
+
+TITLES: dict[str, str] = {
+    "fig3_voxel_correlation": "Fig. 3a · voxel correlation",
+    "fig3_region_order": "Fig. 3b · by region",
+    "fig4_credibility": "Fig. 4 · credibility",
+}
+"""The tab of each figure of :data:`~medrcube_desktop.evaluation.compare.report.FIGURES`."""
+
+SCREEN_DPI = 90
+"""The canvases' resolution: the export's 200 dpi would draw everything too big here."""
+
+
+def report_meta(db_path: Path | None, dataset: str, result) -> dict[str, object]:
+    """Provenance of a report written from the window: what ``compare --out`` records,
+    with the command line that writes the same files from a terminal."""
+    from medrcube_desktop import __version__
+    from medrcube_desktop.store.database import utc_now
+
+    parts = ["medrcube-desktop", "compare", "--db", str(db_path or ":memory:")]
+    parts += ["--dataset", dataset]
+    for run in result.matrix.runs:
+        parts += ["--run", run]
+    parts += ["--sort", result.sort, "--min-items", str(result.min_items)]
+    parts += ["--clusters", str(result.clusters), "--preset", result.preset]
+    parts += ["--bootstrap", str(result.n_boot), "--seed", str(result.seed)]
+    return {
+        "app_version": __version__,
+        "database": str(db_path) if db_path else ":memory:",
+        "dataset": dataset,
+        "command": shlex.join(parts),
+        "created_at": utc_now(),
+        "written_by": "Compare models pane",
+    }
+
+
+class CompareFiguresTab(QWidget):
+    """Figs. 3a, 3b and 4 of a comparison, and Export report….
+
+    ``exported(paths)`` is emitted once a report is written (an empty list when it
+    failed; the reason is in :attr:`status`).
+    """
+
+    exported = Signal(list)
+
+    def __init__(self, db_path: Path | None, dataset: str, parent=None) -> None:
+        super().__init__(parent)
+        self.db_path, self.dataset = db_path, dataset
+        self.result = None
+        self.figures = QTabWidget()
+        self.figures.setObjectName("compareFigures")
+        self.export_button = QPushButton("Export &report…")
+        self.export_button.setAutoDefault(False)
+        self.export_button.setToolTip(
+            "Write every table (CSV, XLSX, JSON), the figures (PNG, SVG) and report.html "
+            "to a folder: what the compare command's --out writes"
+        )
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(self.export)
+        self.runner = JobRunnerView(self, hide_when_idle=True)
+        self.runner.finished.connect(self._on_written)
+        self.status = QLabel("Compare runs to see the figures.")
+        self.status.setObjectName("compareFiguresStatus")
+        self.status.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
+        self.status.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(self.status, 1)
+        row.addWidget(self.export_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.runner)
+        layout.addWidget(self.figures, 1)
+
+    def show_result(self, result, figures: dict[str, object]) -> None:
+        """Show ``figures`` (name → matplotlib Figure) of ``result`` (a
+        :class:`~medrcube_desktop.evaluation.compare.result.CompareResult`)."""
+        from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+
+        self.result = result
+        while self.figures.count():
+            widget = self.figures.widget(0)
+            self.figures.removeTab(0)
+            widget.deleteLater()
+        for name, figure in figures.items():
+            figure.set_dpi(SCREEN_DPI)
+            canvas = FigureCanvasQTAgg(figure)
+            canvas.setObjectName(name)
+            self.figures.addTab(canvas, TITLES.get(name, name))
+        self.export_button.setEnabled(True)
+        notes = [w for w in result.warnings if "voxel" in w or "correlation" in w]
+        self.status.setText(
+            "The paper's figures for these runs. Export report… writes them at full size (PNG, SVG) with every table and report.html."
+            if not notes
+            else "<br>".join(f"⚠ {esc(w)}" for w in notes)
+        )
+
+    def export(self) -> None:
+        """Ask for a folder and write the report there (on a worker thread)."""
+        if self.result is None:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Export the comparison report to")
+        if folder:
+            self.export_to(Path(folder))
+
+    def export_to(self, folder: Path) -> bool:
+        """Write the report's files into ``folder``; False when a job already runs or
+        there is nothing to write. The outcome arrives through :attr:`exported`."""
+        if self.result is None or self.runner.is_running():
+            return False
+        from medrcube_desktop.evaluation.compare.report import write_compare_outputs
+
+        result, db_path = self.result, self.db_path
+        meta = report_meta(db_path, self.dataset, result)
+        self.export_button.setEnabled(False)
+        self.status.setText(f"Writing the report to {esc(folder)}…")
+        if db_path is None:  # an in-memory study: no file for a worker to open
+            try:
+                paths = write_compare_outputs(folder, result, meta, [])
+            except (OSError, MedRCubeError) as exc:
+                self._on_written(None, str(exc))
+                return True
+            self._on_written(paths, "")
+            return True
+        self.runner.start(
+            db_path,
+            lambda store, cancel, progress: write_compare_outputs(
+                folder, result, meta, [store.path]
+            ),
+        )
+        return True
+
+    def _on_written(self, paths: list[Path] | None, error: str) -> None:
+        self.export_button.setEnabled(self.result is not None)
+        if error or not paths:
+            self.status.setText(
+                f"<span style='color:{error_colour()}'>Report not written: "
+                f"{esc(error or 'no files')}</span>"
+            )
+            self.exported.emit([])
+            return
+        report = next((p for p in paths if p.name == "report.html"), paths[-1])
+        self.status.setText(f"{len(paths)} files written; the report: {esc(report)}")
+        self.exported.emit(list(paths))
