@@ -12,7 +12,7 @@ from openpyxl import load_workbook
 from medrcube_desktop.cli import main
 from medrcube_desktop.core.csvfile import CSV_ENCODING
 from medrcube_desktop.core.dataset import load_benchmark
-from medrcube_desktop.evaluation.compare.report import OUTPUTS
+from medrcube_desktop.evaluation.compare.report import FIGURES, OUTPUTS
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.store.database import utc_now
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
@@ -117,9 +117,23 @@ def test_compare_out_writes_a_workbook_figures_and_report_that_agree_with_csv_an
     assert result == json.loads((out / "compare.json").read_text(encoding="utf-8"))
     book = load_workbook(out / "compare.xlsx")
     assert book.sheetnames == [
-        "Table 3", "leaderboard", "voxel accuracy", "voxel correlation", "clusters", "regions",
-        "credibility", "text-only drops", "meta",
+        "Table 3", "leaderboard", "voxel accuracy", "voxel correlation", "clusters",
+        "residual correlation", "cluster stability", "regions", "credibility",
+        "text-only drops", "meta",
     ]  # fmt: skip
+    # Fig. 3c's matrix: Spearman ρ of the accuracies less each run's mean, by scipy
+    from scipy.stats import spearmanr
+
+    accuracy = np.array(
+        [row[2:] for row in book["voxel accuracy"].iter_rows(min_row=2, values_only=True)
+         if row[0] != "items"], dtype=float,
+    )  # fmt: skip
+    residual = accuracy - np.nanmean(accuracy, axis=1, keepdims=True)
+    expected = spearmanr(residual).statistic
+    np.testing.assert_allclose(np.array(result["voxels"]["residual"]["rho"], dtype=float),
+                               expected, atol=1e-12)  # fmt: skip
+    stability = result["voxels"]["stability"]
+    assert stability["replicates"] == 100 and len(stability["co_clustering"]) == len(accuracy[0])
     # leaderboard: every run x column against the JSON; the formula-like run name is quoted
     rows = list(book["leaderboard"].iter_rows(min_row=2, values_only=True))
     for run, _, _, group, value, n, correct, accuracy, low, high in rows:
@@ -184,7 +198,7 @@ def test_compare_out_writes_a_workbook_figures_and_report_that_agree_with_csv_an
             assert (out / name).read_text(encoding="utf-8").rstrip().endswith("</svg>"), name
     # the report: the runs, r, the brain-free island note, the command; no raw markup
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert page.count("<svg") == 3
+    assert page.count("<svg") == len(FIGURES)
     for run in ("weak", "mid", "strong", "strong~text"):
         assert f"<td>{run}</td>" in page
     assert "<td>=cmd</td>" in page  # escaped text, not a formula: HTML has none

@@ -71,6 +71,11 @@ def add_parsers(sub) -> None:
         "--seed", type=argtypes.seed, default=0, metavar="S", help="bootstrap seed (%(default)s)"
     )
     compare.add_argument(
+        "--stability", type=argtypes.count, default=100, metavar="B",
+        help="bootstrap replicates over models for the voxel tree's stability (0: none; "
+        "%(default)s)",
+    )  # fmt: skip
+    compare.add_argument(
         "--leakage", action="store_true",
         help="list the items each text-only run answered right (prior leakage)",
     )  # fmt: skip
@@ -95,6 +100,7 @@ def command_line(args: argparse.Namespace, runs: list[str]) -> str:
     parts += ["--sort", args.sort, "--min-items", str(args.min_items)]
     parts += ["--clusters", str(args.clusters), "--preset", args.preset]
     parts += ["--bootstrap", str(args.bootstrap), "--seed", str(args.seed)]
+    parts += ["--stability", str(args.stability)]
     if args.leakage:
         parts.append("--leakage")
     if args.out is not None:
@@ -122,6 +128,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     result = compare_runs(
         matrix, args.min_items, args.clusters, args.preset,
         n_boot=args.bootstrap, seed=args.seed, sort=args.sort, leakage=args.leakage,
+        n_stability=args.stability,
     )  # fmt: skip
     for warning in result.warnings:
         warn(warning)

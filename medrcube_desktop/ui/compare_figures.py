@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 TITLES: dict[str, str] = {
     "fig3_voxel_correlation": "Fig. 3a · voxel correlation",
     "fig3_region_order": "Fig. 3b · by region",
+    "fig3_residual": "Fig. 3c · less overall accuracy",
     "fig4_credibility": "Fig. 4 · credibility",
 }
 """The tab of each figure of :data:`~medrcube_desktop.evaluation.compare.report.FIGURES`."""
@@ -57,6 +58,7 @@ def report_meta(db_path: Path | None, dataset: str, result) -> dict[str, object]
     parts += ["--sort", result.sort, "--min-items", str(result.min_items)]
     parts += ["--clusters", str(result.clusters), "--preset", result.preset]
     parts += ["--bootstrap", str(result.n_boot), "--seed", str(result.seed)]
+    parts += ["--stability", str(result.n_stability)]
     return {
         "app_version": __version__,
         "database": str(db_path) if db_path else ":memory:",

@@ -239,6 +239,7 @@ def voxel_heatmap(
     rho: np.ndarray,
     clustering: Clustering,
     n_models: int | None = None,
+    label: str = "Fig. 3a  Spearman ρ",
 ):
     """The paper's Fig. 3a: ρ between voxels in the clustering's leaf order.
 
@@ -261,6 +262,8 @@ def voxel_heatmap(
         :func:`~.voxels.cluster_voxels` of ``rho``.
     n_models : int, optional
         Runs ρ is computed over, for the title.
+    label : str
+        The title's start (the residual view says what it shows).
 
     Returns
     -------
@@ -308,7 +311,7 @@ def voxel_heatmap(
     missing = int(np.isnan(rho[np.triu_indices(n, 1)]).sum())
     figure.suptitle(
         _plain(
-            f"Fig. 3a  Spearman ρ between {n} competency voxels{over}, average linkage on "
+            f"{label} between {n} competency voxels{over}, average linkage on "
             f"1 − ρ, {len(set(ordered.tolist()))} clusters\n"
             f"mean ρ within clusters {within:.3f} ({per}), between clusters {between:.3f}; "
             f"cophenetic r {clustering.cophenetic:.3f}"

@@ -24,7 +24,9 @@ from medrcube_desktop.core.files import atomic_path, atomic_write, refuse_overwr
 from medrcube_desktop.evaluation.compare.credibility_models import ModelCredibility
 from medrcube_desktop.evaluation.compare.result import CompareResult
 
-FIGURES: tuple[str, ...] = ("fig3_voxel_correlation", "fig3_region_order", "fig4_credibility")
+FIGURES: tuple[str, ...] = (
+    "fig3_voxel_correlation", "fig3_region_order", "fig3_residual", "fig4_credibility",
+)  # fmt: skip
 """The figures, each written as ``.png`` (200 dpi) and ``.svg``."""
 
 OUTPUTS: tuple[str, ...] = (
@@ -139,10 +141,17 @@ def draw_figures(result: CompareResult) -> dict[str, object]:
         figures[FIGURES[1]] = region_heatmap(result.voxels.voxels, result.rho)
     else:
         figures[FIGURES[1]] = message_figure(f"Fig. 3b: {why}")
+    if result.residual_rho is not None and result.residual_clustering is not None:
+        figures["fig3_residual"] = voxel_heatmap(
+            result.voxels.voxels, result.residual_rho, result.residual_clustering,
+            n_models=n_runs, label="Fig. 3c  Spearman ρ less each model's overall accuracy,",
+        )  # fmt: skip
+    else:
+        figures["fig3_residual"] = message_figure(f"Fig. 3c: {why}")
     groups = {run: f.group for run, f in zip(result.matrix.runs, result.matrix.families(),
                                              strict=True)}  # fmt: skip
     models = [f for f in result.credibility if not f.text_only]  # text-only: baselines
-    figures[FIGURES[2]] = credibility_figure(models, result.correlation, groups)
+    figures["fig4_credibility"] = credibility_figure(models, result.correlation, groups)
     return figures
 
 
@@ -255,6 +264,20 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
                ([v, *row] for v, row in zip(voxels.voxels, result.rho.tolist(), strict=True)))  # fmt: skip
     if result.clustering is not None:
         _clusters_sheet(book, result)
+    if result.residual_rho is not None:
+        _sheet(book, "residual correlation", ["voxel", *voxels.voxels],
+               ([v, *row] for v, row in zip(voxels.voxels, result.residual_rho.tolist(),
+                                             strict=True)))  # fmt: skip
+    if result.stability is not None:
+        agreement = result.stability.tree_agreement
+        stability = _sheet(book, "cluster stability", ["voxel", *voxels.voxels],
+                           ([v, *row] for v, row in zip(voxels.voxels,
+                                                        result.stability.co_clustering.tolist(),
+                                                        strict=True)))  # fmt: skip
+        stability.append([])
+        stability.append(["replicates", int(agreement.size)])
+        stability.append(["tree agreement (cophenetic r with the full tree), median",
+                          float(np.nanmedian(agreement)) if agreement.size else None])  # fmt: skip
     if result.islands:
         _sheet(book, "regions", ["region", "n_voxels", "mean_rho_within", "mean_rho_with_others"],
                ([i.region, i.n_voxels, i.within, i.with_others] for i in result.islands))  # fmt: skip
@@ -306,7 +329,8 @@ def _clusters_sheet(book, result: CompareResult) -> None:
 def _meta_sheet(book, result: CompareResult, meta: Mapping[str, object]) -> None:
     settings = {"preset": result.preset, "min_items": result.min_items,
                 "clusters": result.clusters, "sort": result.sort,
-                "bootstrap": result.n_boot, "seed": result.seed}  # fmt: skip
+                "bootstrap": result.n_boot, "seed": result.seed,
+                "stability": result.n_stability}  # fmt: skip
     rows: list[list[object]] = [[k, json.dumps(v) if isinstance(v, list | dict) else v]
                                 for k, v in {**meta, **settings}.items()]  # fmt: skip
     rows.append(["warnings", "; ".join(result.warnings)])

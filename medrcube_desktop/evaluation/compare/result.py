@@ -31,10 +31,13 @@ from medrcube_desktop.evaluation.compare.text_only import (
 )
 from medrcube_desktop.evaluation.compare.voxels import (
     Clustering,
+    ClusterStability,
     RegionIsland,
     VoxelMatrix,
+    cluster_stability,
     cluster_voxels,
     region_islands,
+    residual_matrix,
     voxel_correlation,
     voxel_matrix,
     voxel_region,
@@ -98,6 +101,16 @@ class CompareResult:
         How leaderboard rows are ordered (:meth:`~.leaderboard.Leaderboard.order`).
     n_boot, seed
         The credibility bootstrap's replicates and seed.
+    residual_rho : ndarray of shape (n_voxels, n_voxels), float64, or None
+        Spearman ρ between voxels after removing each model's overall accuracy
+        (:func:`~.voxels.residual_matrix`): strong models are strong everywhere, and this
+        is what is left of the structure once that is taken out. None without ``rho``.
+    residual_clustering : Clustering or None
+        Average linkage on 1 − ``residual_rho``.
+    stability : ClusterStability or None
+        The bootstrap over models of the voxel tree (:func:`~.voxels.cluster_stability`,
+        ``n_stability`` replicates, seed ``seed``); None when not asked for or without a
+        clustering.
     """
 
     matrix: RunMatrix
@@ -120,6 +133,10 @@ class CompareResult:
     sort: str = "family"
     n_boot: int = 1000
     seed: int = 0
+    residual_rho: np.ndarray | None = None
+    residual_clustering: Clustering | None = None
+    stability: ClusterStability | None = None
+    n_stability: int = 0
 
     @property
     def order(self) -> list[str]:
@@ -172,6 +189,13 @@ class CompareResult:
                 "rho": self.rho.tolist(),
                 "clusters": clusters,
                 "islands": [asdict(island) for island in self.islands],
+                "residual": None
+                if self.residual_rho is None
+                else {
+                    "rho": self.residual_rho.tolist(),
+                    "clusters": _clusters(self.residual_rho, self.residual_clustering),
+                },
+                "stability": None if self.stability is None else _stability(self.stability),
             }
         sections = {
             preset: {
@@ -208,6 +232,37 @@ class CompareResult:
         return clean(result)  # type: ignore[return-value]
 
 
+def _clusters(rho: np.ndarray, clustering: Clustering | None) -> dict[str, object] | None:
+    from medrcube_desktop.evaluation.compare.figures import within_between
+
+    if clustering is None:
+        return None
+    within, between = within_between(rho, clustering.labels)
+    return {
+        "labels": clustering.labels.tolist(),
+        "order": clustering.order.tolist(),
+        "cophenetic": clustering.cophenetic,
+        "mean_rho_within_clusters": within,
+        "mean_rho_between_clusters": between,
+    }
+
+
+def _stability(stability: ClusterStability) -> dict[str, object]:
+    """The tree agreement's median and 2.5/97.5 percentiles over replicates, and the
+    co-clustering matrix."""
+    agreement = stability.tree_agreement
+    finite = agreement[np.isfinite(agreement)]
+    low, median, high = np.percentile(finite, [2.5, 50, 97.5]) if finite.size else (math.nan,) * 3
+    return {
+        "replicates": int(agreement.size),
+        "tree_agreement_median": median,
+        "tree_agreement_low": low,
+        "tree_agreement_high": high,
+        "co_clustering": stability.co_clustering.tolist(),
+        "cancelled": stability.cancelled,
+    }
+
+
 def clean(value: object) -> object:
     """JSON-ready: NaN as null, numpy scalars and arrays as Python numbers and lists."""
     if isinstance(value, dict):
@@ -230,6 +285,7 @@ def compare_runs(
     seed: int = 0,
     sort: str = "family",
     leakage: bool = False,
+    n_stability: int = 0,
 ) -> CompareResult:
     """Compute every part of the comparison of ``matrix``'s runs.
 
@@ -249,6 +305,9 @@ def compare_runs(
         Leaderboard order (:meth:`~.leaderboard.Leaderboard.order`).
     leakage : bool
         List the items each text-only run got right (``CompareResult.leakage``).
+    n_stability : int
+        Bootstrap replicates over models for the voxel tree's stability (0: none; about
+        7 ms each at 33 runs × 100 voxels).
 
     Returns
     -------
@@ -263,7 +322,7 @@ def compare_runs(
     """
     warnings: list[str] = []
     voxels = voxel_matrix(matrix, min_items)
-    rho = clustering = None
+    rho = clustering = residual_rho = residual_clustering = stability = None
     islands: list[RegionIsland] = []
     if len(matrix.runs) >= 3 and len(voxels.voxels) >= 2:
         rho = voxel_correlation(voxels.accuracy)
@@ -273,6 +332,16 @@ def compare_runs(
             warnings.append(f"voxels not clustered: {exc}")
         regions = sorted({voxel_region(v) for v in voxels.voxels})
         islands = [region_islands(rho, voxels.voxels, region) for region in regions]
+        residual_rho = voxel_correlation(residual_matrix(voxels.accuracy))
+        try:
+            residual_clustering = cluster_voxels(residual_rho, clusters)
+        except MedRCubeError as exc:
+            warnings.append(f"residual voxels not clustered: {exc}")
+        if n_stability and clustering is not None:
+            try:
+                stability = cluster_stability(voxels.accuracy, clusters, n_stability, seed)
+            except MedRCubeError as exc:
+                warnings.append(f"no cluster stability: {exc}")
     else:
         warnings.append("voxel correlation needs at least 3 runs and 2 voxels with enough items")
     presets = ("paper", "official") if preset == "both" else (preset,)
@@ -297,4 +366,5 @@ def compare_runs(
     return CompareResult(
         matrix, leaderboard(matrix), voxels, rho, clustering, islands, credibility, correlation,
         drops, warnings, preset, min_items, clusters, by_preset, rows, sort, n_boot, seed,
+        residual_rho, residual_clustering, stability, n_stability,
     )  # fmt: skip

@@ -387,7 +387,8 @@ def cluster_stability(
         rows = rng.integers(0, n_runs, size=n_runs)
         d = squareform(distance_matrix(voxel_correlation(accuracy[rows])), checks=False)
         tree = linkage(d, method="average")
-        agreement.append(float(np.corrcoef(cophenet(tree), reference)[0, 1]))
+        with np.errstate(invalid="ignore", divide="ignore"):  # a flat tree: r undefined
+            agreement.append(float(np.corrcoef(cophenet(tree), reference)[0, 1]))
         labels = fcluster(tree, k, criterion="maxclust")
         together += np.equal.outer(labels, labels)
         report(progress, Progress(done + 1, n_boot, unit="replicate"))
