@@ -222,7 +222,7 @@ def test_compare_out_with_too_few_runs_still_writes_every_file_saying_why(tmp_pa
     args = ["compare", "--db", str(db), "--dataset", str(root), "--run", "solo", "--out", str(out)]
     assert main(args) == 0
     err = capsys.readouterr().err
-    assert "voxel correlation needs at least 3 runs" in err
+    assert "voxel correlation needs at least 3 image runs" in err
     assert sorted(p.name for p in out.iterdir()) == sorted(
         n for n in OUTPUTS if n != "voxel_correlation.csv"
     )

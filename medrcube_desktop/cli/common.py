@@ -135,9 +135,13 @@ def _holds_nothing(store: Any) -> bool:
         return False
 
 
-def load_items(dataset: Path, limit: int | None = None, verb: str = "used") -> tuple[Any, list]:
+def load_items(
+    dataset: Path, limit: int | None = None, verb: str = "used", images: bool = True
+) -> tuple[Any, list]:
     """The benchmark at ``dataset`` and its first ``limit`` loadable items; how many
-    items the loader refused is said on stderr (they are not ``verb``).
+    items the loader refused is said on stderr (they are not ``verb``). With
+    ``images=False`` items whose image files are missing are kept
+    (:func:`~medrcube_desktop.core.dataset.load_benchmark`).
 
     Raises
     ------
@@ -146,7 +150,7 @@ def load_items(dataset: Path, limit: int | None = None, verb: str = "used") -> t
     """
     from medrcube_desktop.core.dataset import load_benchmark
 
-    benchmark = load_benchmark(dataset)
+    benchmark = load_benchmark(dataset, images=images)
     if benchmark.problems:
         warn(
             f"{len(benchmark.problems)} items cannot be loaded and are not {verb} "

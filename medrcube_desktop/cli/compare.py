@@ -119,7 +119,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         refuse_inputs(args.out, [args.db])
-    _, items = load_items(args.dataset, verb="compared")
+    _, items = load_items(args.dataset, verb="compared", images=False)
     with open_database(args.db, create=False) as store:
         runs = list(dict.fromkeys(args.run or store.eval_run_names()))
         if not runs:

@@ -333,7 +333,7 @@ def cmd_credibility(args: argparse.Namespace) -> int:
             raise MedRCubeError("credibility --run needs --db and --dataset")
         from medrcube_desktop.evaluation.runner import run_outcomes
 
-        _, items = load_items(args.dataset, verb="evaluated or counted")
+        _, items = load_items(args.dataset, verb="counted", images=False)
         with open_database(args.db, create=False) as store:
             if store.eval_run(args.run) is None:
                 raise MedRCubeError(f"{args.db}: no run named {args.run!r}")
@@ -364,7 +364,7 @@ def cmd_export_run(args: argparse.Namespace) -> int:
     """``export-run``: results.json with our extra fields."""
     from medrcube_desktop.evaluation.results_json import export_run
 
-    _, items = load_items(args.dataset, verb="exported")
+    _, items = load_items(args.dataset, verb="exported", images=False)
     with open_database(args.db, create=False) as store:
         refuse_overwrite(args.out, args.db, sources=item_files(items))
         count = export_run(store, args.run, items, args.out)
@@ -387,7 +387,7 @@ def cmd_import_run(args: argparse.Namespace) -> int:
         run_name_of,
     )
 
-    _, items = load_items(args.dataset, verb="imported")
+    _, items = load_items(args.dataset, verb="imported", images=False)
     files, missing = results_files(args.results)
     if (args.run or args.model) and len(files) + len(missing) > 1:
         raise MedRCubeError("--run and --model name one file's run; leave them out for many")

@@ -110,13 +110,19 @@ class Benchmark:
         return self.root.name
 
 
-def load_benchmark(root: str | Path) -> Benchmark:
+def load_benchmark(root: str | Path, images: bool = True) -> Benchmark:
     """Load every ``*/test.json`` under ``root`` and validate each item.
 
     Parameters
     ----------
     root : str or Path
         Benchmark root folder.
+    images : bool
+        With False, an item whose image or mask file is missing is kept (its path as
+        written, resolved inside ``root``) and masks are not opened: for work on the
+        items' text and stored answers only (``compare``, ``import-run``), which a user
+        holding results but not the pictures can do. Paths must still stay inside
+        ``root``.
 
     Returns
     -------
@@ -141,7 +147,7 @@ def load_benchmark(root: str | Path) -> Benchmark:
     benchmark = Benchmark(root=root_path, items=[], problems=[])
     seen_ids: dict[str, str] = {}
     for path in files:
-        _load_file(benchmark, path, seen_ids)
+        _load_file(benchmark, path, seen_ids, images)
     return benchmark
 
 
@@ -164,11 +170,14 @@ class _File:
     path: Path
     rel: str
     suspect: bool = False  # may hold overlong integers or lone surrogates: scan records
+    images: bool = True  # image and mask files must exist (load_benchmark's ``images``)
 
 
-def _load_file(benchmark: Benchmark, path: Path, seen_ids: dict[str, str]) -> None:
+def _load_file(
+    benchmark: Benchmark, path: Path, seen_ids: dict[str, str], images: bool = True
+) -> None:
     """Add the items and problems of one ``test.json`` to ``benchmark``."""
-    file = _File(benchmark.root, path, path.relative_to(benchmark.root).as_posix())
+    file = _File(benchmark.root, path, path.relative_to(benchmark.root).as_posix(), images=images)
     records = _read_records(file)
     if isinstance(records, Problem):
         benchmark.problems.append(records)
@@ -267,6 +276,7 @@ def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> It
             "image_path",
             report,
             allow_folder=True,
+            must_exist=file.images,
         )
     raw_task = texts["task"]
     task = canonical_task(raw_task) if raw_task else None
@@ -277,8 +287,9 @@ def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> It
             record, "mask_path", report, empty="empty; leave the field out if no mask"
         )
         if mask:
-            mask_path = resolve_inside(file.root, file.path.parent, mask, "mask_path", report)
-        if mask_path is not None and image_path is not None:
+            mask_path = resolve_inside(file.root, file.path.parent, mask, "mask_path", report,
+                                       must_exist=file.images)  # fmt: skip
+        if mask_path is not None and image_path is not None and file.images:
             mismatch = mask_grid_mismatch(image_path, mask_path)
             if mismatch:
                 report("mask_path", mismatch)

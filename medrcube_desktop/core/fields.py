@@ -11,6 +11,7 @@ This module must not import :mod:`medrcube_desktop.core.dataset`.
 from __future__ import annotations
 
 import math
+import os
 import re
 import unicodedata
 from collections.abc import Callable
@@ -245,12 +246,20 @@ def _letter_hint(gt_answer: str, options: dict[str, str]) -> str:
 
 
 def resolve_inside(
-    root: Path, folder: Path, value: str, field: str, report: Report, allow_folder: bool = False
+    root: Path,
+    folder: Path,
+    value: str,
+    field: str,
+    report: Report,
+    allow_folder: bool = False,
+    must_exist: bool = True,
 ) -> Path | None:
     """``value`` resolved against ``folder``, if it names a file inside ``root``.
 
     With ``allow_folder`` a folder holding at least one file is accepted too (an image
-    given as a DICOM series).
+    given as a DICOM series). With ``must_exist=False`` a path inside ``root`` that names
+    nothing is accepted as it resolves (what needs only the items' text, such as
+    comparing stored answers, can do without the pictures); one outside still is not.
 
     Parameters
     ----------
@@ -287,6 +296,8 @@ def resolve_inside(
         report(field, f"{value!r} leaves the benchmark root")
         return None
     if is_dir and allow_folder and any(p.is_file() for p in resolved.iterdir()):
+        return resolved
+    if not must_exist and not is_dir and not os.path.lexists(resolved):
         return resolved
     if not is_file:
         shown = resolved.relative_to(root).as_posix()

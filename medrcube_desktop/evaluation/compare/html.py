@@ -125,7 +125,7 @@ def _fig3(result: CompareResult, svgs: Mapping[str, str]) -> str:
         )
         parts.append(
             f"<figure>{_svg(svgs.get('fig3_voxel_correlation'))}<figcaption><b>Figure 3a.</b> "
-            f"Spearman ρ between {n} competency voxels over {len(result.matrix.runs)} runs, "
+            f"Spearman ρ between {n} competency voxels over {len(result.voxel_runs)} image runs, "
             f"average linkage on 1 − ρ with optimal leaf order, cut into {result.clusters} "
             f"clusters. Mean ρ within clusters <b>{_num(within)}</b> (per cluster: {per}); "
             f"between clusters <b>{_num(between)}</b>. Cophenetic correlation "

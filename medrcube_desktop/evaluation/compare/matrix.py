@@ -64,6 +64,21 @@ class RunMatrix:
 
         return [model_family(model) for model in self.models]
 
+    def select(self, columns: Sequence[int]) -> RunMatrix:
+        """The matrix of these run columns only, in this order."""
+        columns = list(columns)
+        return RunMatrix(
+            self.items, tuple(self.runs[c] for c in columns), self.correct[:, columns],
+            self.unparsed[:, columns], models=tuple(self.models[c] for c in columns),
+            text_only=tuple(self.text_only[c] for c in columns),
+            answers=None if self.answers is None else self.answers[:, columns],
+        )  # fmt: skip
+
+    def image_runs(self) -> RunMatrix:
+        """The runs that saw the images (text-only runs are baselines of a model, not
+        models of their own: the voxel correlation and Fig. 4 leave them out)."""
+        return self.select([c for c, text in enumerate(self.text_only) if not text])
+
     def column(self, run: str) -> int:
         """The column of run ``run`` (``ValueError`` naming the runs when absent)."""
         try:

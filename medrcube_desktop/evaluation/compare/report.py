@@ -128,7 +128,7 @@ def draw_figures(result: CompareResult) -> dict[str, object]:
         voxel_heatmap,
     )
 
-    n_runs = len(result.matrix.runs)
+    n_runs = len(result.voxel_runs)
     why = "; ".join(w for w in result.warnings if "voxel" in w) or "no voxel correlation"
     figures: dict[str, object] = {}
     if result.rho is not None and result.clustering is not None:
@@ -253,10 +253,11 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
     _sheet(book, "leaderboard", ["run", "model", "text_only", "group", "value", "n", "correct",
                                  "accuracy", "wilson_low", "wilson_high"], long)  # fmt: skip
     voxels = result.voxels
+    model = dict(zip(matrix.runs, matrix.models, strict=True))
     _sheet(
         book, "voxel accuracy", ["run", "model", *voxels.voxels],
-        [*([run, model, *row] for run, model, row in zip(matrix.runs, matrix.models,
-                                                         voxels.accuracy.tolist(), strict=True)),
+        [*([run, model[run], *row] for run, row in zip(result.voxel_runs,
+                                                      voxels.accuracy.tolist(), strict=True)),
          ["items", None, *voxels.counts.tolist()]],
     )  # fmt: skip
     if result.rho is not None:

@@ -70,7 +70,9 @@ class CompareResult:
     matrix : RunMatrix
     board : Leaderboard
     voxels : VoxelMatrix
-        Accuracy per run and voxel, (n_runs, n_voxels).
+        Accuracy per image run and voxel, (n_image_runs, n_voxels): text-only runs are
+        baselines, not models, and are left out of the voxel correlation (rows follow
+        ``voxel_runs``).
     rho : ndarray of shape (n_voxels, n_voxels), float64, or None
         Spearman ρ between voxels over runs; None with fewer than 3 runs or 2 voxels.
     clustering : Clustering or None
@@ -137,6 +139,11 @@ class CompareResult:
     residual_clustering: Clustering | None = None
     stability: ClusterStability | None = None
     n_stability: int = 0
+    voxel_runs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.voxel_runs:
+            object.__setattr__(self, "voxel_runs", self.matrix.image_runs().runs)
 
     @property
     def order(self) -> list[str]:
@@ -162,11 +169,24 @@ class CompareResult:
             "runs": list(m.runs),
             "order": self.order,
             "families": {
-                run: {"model": model, "series": f.series, "group": f.group, "text_only": text}
-                for run, model, f, text in zip(
-                    m.runs, m.models, m.families(), m.text_only, strict=True
+                run: {
+                    "model": model,
+                    "series": f.series,
+                    "group": f.group,
+                    "text_only": text,
+                    "answered": int(n),
+                    "unparsed": int(bad),
+                }
+                for run, model, f, text, n, bad in zip(
+                    m.runs,
+                    m.models,
+                    m.families(),
+                    m.text_only,
+                    m.answered.sum(axis=0),
+                    m.unparsed.sum(axis=0),
+                    strict=True,
                 )
-            },
+            },  # fmt: skip
             "leaderboard": self.board.to_dict(),
             "voxels": None,
         }
@@ -184,6 +204,7 @@ class CompareResult:
                     "mean_rho_between_clusters": between,
                 }
             result["voxels"] = {
+                "runs": list(self.voxel_runs),
                 "voxels": self.voxels.voxels,
                 "dropped": self.voxels.dropped,
                 "rho": self.rho.tolist(),
@@ -276,6 +297,28 @@ def clean(value: object) -> object:
     return value
 
 
+UNPARSED_WARNING = 0.1
+"""A run with more than this fraction of its answers unparsed is warned about: they count
+as wrong, so its accuracy says more about its output format than about the model."""
+
+
+def run_warnings(matrix: RunMatrix) -> list[str]:
+    """What must be said of single runs: one with no answer to any item of the
+    benchmark, one whose answers are mostly unparsed."""
+    found = []
+    answered, unparsed = matrix.answered.sum(axis=0), matrix.unparsed.sum(axis=0)
+    for run, n, bad in zip(matrix.runs, answered.tolist(), unparsed.tolist(), strict=True):
+        if n == 0:
+            found.append(f"run {run!r} has no answer to any item of this benchmark")
+        elif bad == n:
+            found.append(f"run {run!r}: every one of its {n} answers is unparsed (all "
+                         "counted wrong): is its output in another format?")  # fmt: skip
+        elif bad > UNPARSED_WARNING * n:
+            found.append(f"run {run!r}: {bad} of its {n} answers are unparsed "
+                         f"({bad / n:.0%}, counted wrong)")  # fmt: skip
+    return found
+
+
 def compare_runs(
     matrix: RunMatrix,
     min_items: int = 5,
@@ -320,11 +363,18 @@ def compare_runs(
     MedRCubeError
         Unknown preset.
     """
-    warnings: list[str] = []
-    voxels = voxel_matrix(matrix, min_items)
+    if len(matrix.runs) and not matrix.answered.any():
+        raise MedRCubeError(
+            f"none of the {len(matrix.runs)} runs has an answer to any of the "
+            f"{len(matrix.items)} items of this benchmark: is it the benchmark they were "
+            "run on (the answers are matched by item id)?"
+        )
+    warnings = run_warnings(matrix)
+    models = matrix.image_runs()
+    voxels = voxel_matrix(models, min_items)
     rho = clustering = residual_rho = residual_clustering = stability = None
     islands: list[RegionIsland] = []
-    if len(matrix.runs) >= 3 and len(voxels.voxels) >= 2:
+    if len(models.runs) >= 3 and len(voxels.voxels) >= 2:
         rho = voxel_correlation(voxels.accuracy)
         try:
             clustering = cluster_voxels(rho, clusters)
@@ -343,7 +393,10 @@ def compare_runs(
             except MedRCubeError as exc:
                 warnings.append(f"no cluster stability: {exc}")
     else:
-        warnings.append("voxel correlation needs at least 3 runs and 2 voxels with enough items")
+        warnings.append(
+            "voxel correlation needs at least 3 image runs (text-only runs are baselines) "
+            "and 2 voxels with enough items"
+        )
     presets = ("paper", "official") if preset == "both" else (preset,)
     by_preset: dict[str, tuple[list[ModelCredibility], Correlation | None]] = {}
     for name in presets:
@@ -366,5 +419,5 @@ def compare_runs(
     return CompareResult(
         matrix, leaderboard(matrix), voxels, rho, clustering, islands, credibility, correlation,
         drops, warnings, preset, min_items, clusters, by_preset, rows, sort, n_boot, seed,
-        residual_rho, residual_clustering, stability, n_stability,
+        residual_rho, residual_clustering, stability, n_stability, models.runs,
     )  # fmt: skip
