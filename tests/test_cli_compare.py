@@ -248,3 +248,45 @@ def test_compare_refuses_every_output_name_over_the_database(tmp_path, capsys):
     assert main(args) == 2
     assert "is the input" in capsys.readouterr().err
     assert Path(db).stat().st_size > 0
+
+
+def test_compare_needs_no_picture_and_keeps_no_stale_file(tmp_path, capsys):
+    """Results without the images are compared (only the items' text is needed); a
+    second comparison into the same folder leaves no file of the first; a file as --out
+    is refused before anything is computed."""
+    import shutil
+
+    root = _bench(tmp_path)
+    items = load_benchmark(root).items
+    db = tmp_path / "s.db"
+    _stored(db, items, {"weak": 0.3, "mid": 0.5, "strong": 0.8})
+    for folder in root.glob("*/images"):
+        shutil.rmtree(folder)
+    out = tmp_path / "cmp"
+    args = ["compare", "--db", str(db), "--dataset", str(root), "--min-items", "2", "--json"]
+    assert main([*args, "--out", str(out)]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["leaderboard"]["runs"]["strong"]["overall"]["Overall"]["n"] == len(items)
+    assert (out / "voxel_correlation.csv").is_file()
+    assert main([*args, "--run", "weak", "--out", str(out)]) == 0  # one run: no correlation
+    capsys.readouterr()
+    assert not (out / "voxel_correlation.csv").exists()
+    with (out / "leaderboard.csv").open(encoding="utf-8-sig") as f:
+        header = next(csv.reader(f))
+    assert header[:5] == ["run", "series", "group", "text_only", "Overall"]
+    (tmp_path / "f.txt").write_text("x")
+    assert main([*args, "--out", str(tmp_path / "f.txt")]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_compare_with_no_answer_to_this_benchmark_is_an_error(tmp_path, capsys):
+    root = _bench(tmp_path)
+    db = tmp_path / "s.db"
+    other = [i for i in load_benchmark(root).items]
+    _stored(db, other, {"a": 0.5})
+    store = StudyStore(db)
+    with store.transaction("t") as conn:
+        conn.execute("UPDATE eval_responses SET item_id = 'elsewhere-' || item_id")
+    store.close()
+    assert main(["compare", "--db", str(db), "--dataset", str(root)]) == 2
+    assert "none of the 1 runs has an answer" in capsys.readouterr().err

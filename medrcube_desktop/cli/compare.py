@@ -7,6 +7,7 @@ HTML report. The computing and the files live in
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def add_parsers(sub) -> None:
         sub, "compare", cmd_compare,
         help="several runs side by side: leaderboard, voxel correlation, credibility",
         description="The paper's comparison of models over runs stored in one database: "
-        "accuracy overall and by task, modality and region with Wilson 95%% intervals and "
+        "accuracy overall and by task, modality and region with Wilson 95% intervals and "
         "the random baseline (Table 3); Spearman correlation between competency voxels "
         "over models, clustered by average linkage (Section 5); Rationality, Shortcut "
         "Probability and the log odds ratio per model, and the Acc_H-Shortcut Probability "
@@ -63,7 +64,7 @@ def add_parsers(sub) -> None:
         "each, the paper's first (%(default)s)",
     )  # fmt: skip
     compare.add_argument(
-        "--bootstrap", type=argtypes.count, default=1000, metavar="B",
+        "--bootstrap", type=argtypes.replicates, default=1000, metavar="B",
         help="bootstrap replicates of the credibility intervals, resampling images "
         "(0: none; %(default)s)",
     )  # fmt: skip
@@ -71,7 +72,7 @@ def add_parsers(sub) -> None:
         "--seed", type=argtypes.seed, default=0, metavar="S", help="bootstrap seed (%(default)s)"
     )
     compare.add_argument(
-        "--stability", type=argtypes.count, default=100, metavar="B",
+        "--stability", type=argtypes.replicates, default=100, metavar="B",
         help="bootstrap replicates over models for the voxel tree's stability (0: none; "
         "%(default)s)",
     )  # fmt: skip
@@ -149,15 +150,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _lines(result) -> list[str]:
     frame = result.board.to_frame(percent=True, sort=result.sort)
     lines = [frame.round(1).to_string()]
-    correlation = result.correlation
-    if correlation is not None:
+    for preset, (_, correlation) in result.by_preset.items():
+        if correlation is None:
+            continue
+        label = f" ({preset} pairing)" if len(result.by_preset) > 1 else ""
+        if not math.isfinite(correlation.r):
+            lines.append(
+                f"Acc_H vs Shortcut Probability over {correlation.n} models{label}: r "
+                "undefined (one of them is the same for every model)"
+            )
+            continue
+        interval = (
+            f"95% CI {correlation.low:.3f} to {correlation.high:.3f}"
+            if correlation.n > 3
+            else "too few models for an interval"
+        )
         lines.append(
-            f"Acc_H vs Shortcut Probability over {correlation.n} models: r = {correlation.r:.3f} "
-            f"(95% CI {correlation.low:.3f} to {correlation.high:.3f}), p = {correlation.p:.2g}; "
-            "expected high even with independent answers (see credibility.csv: baseline)"
+            f"Acc_H vs Shortcut Probability over {correlation.n} models{label}: r = "
+            f"{correlation.r:.3f} ({interval}), p = {correlation.p:.2g}; expected high even "
+            "with independent answers (see credibility.csv: baseline)"
         )
     for drop in result.drops:
         overall = drop.table.loc["Overall"]
+        if not overall["n"]:
+            lines.append(
+                f"{drop.image_run} and its text-only run {drop.text_run} answered no item in "
+                "common: no drop"
+            )
+            continue
         lines.append(
             f"{drop.image_run} without the image ({drop.text_run}): "
             f"{overall['without_image']:.1%} against {overall['with_image']:.1%} (drop "

@@ -75,6 +75,11 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
         if durable:
             _fsync_file(tmp)
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if str(tmp) in (exc.filename, exc.filename2):  # name the file the user asked for
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -195,6 +195,12 @@ def model_credibility(counts: Mapping[str, Counts]) -> list[ModelCredibility]:
     return figures
 
 
+FEW_IMAGES = 20
+"""Below this many images holding pairs, the credibility intervals are said to be
+unreliable: a cluster bootstrap needs a few tens of clusters (Cameron, Gelbach & Miller
+2008 find it too narrow with few clusters)."""
+
+
 def credibility_table(
     matrix: RunMatrix,
     preset: str = "paper",
@@ -233,6 +239,17 @@ def credibility_table(
     counts = {run: tuple(int(x) for x in totals[c]) for c, run in enumerate(matrix.runs)}
     figures = model_credibility(counts)  # type: ignore[arg-type]
     warnings = list(per_image.warnings)
+    n_images = per_image.counts.shape[0]
+    if 0 < n_images < FEW_IMAGES:
+        warnings.append(
+            f"the {preset} preset's pairs lie on only {n_images} image"
+            f"{'' if n_images == 1 else 's'}: intervals that resample images rest on that "
+            "few clusters and come out too narrow (of zero width on one image), and "
+            "Woolf's interval of the log odds ratio, which takes pairs as independent, is "
+            "too narrow as well"
+            + (" (on one image the log odds ratio is 0 by construction: every "
+               "prerequisite is paired with every high-level item)" if n_images == 1 else "")
+        )  # fmt: skip
     warnings += [
         f"run {run!r} has no (prerequisite, high-level) pair under the {preset} preset: "
         "no credibility figures"
@@ -278,7 +295,8 @@ def accuracy_shortcut_correlation(figures: Sequence[ModelCredibility]) -> Correl
     """Pearson r between Acc_H and SP across models (paper Fig. 4 right: r = 0.693).
 
     Models without both figures are left out. The interval is Fisher's z transform
-    (``scipy.stats.pearsonr(...).confidence_interval()``).
+    (``scipy.stats.pearsonr(...).confidence_interval()``). When either figure is the same
+    for every model, r is undefined: every field is NaN.
 
     Raises
     ------
@@ -292,6 +310,8 @@ def accuracy_shortcut_correlation(figures: Sequence[ModelCredibility]) -> Correl
         raise MedRCubeError(f"Pearson r needs at least 3 models with pairs, got {len(usable)}")
     x = np.array([f.acc_h for f in usable], dtype=float)
     y = np.array([f.shortcut_prob for f in usable], dtype=float)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:  # r is undefined: say so, not scipy's warning
+        return Correlation(math.nan, math.nan, math.nan, math.nan, len(usable))
     result = stats.pearsonr(x, y)
     interval = result.confidence_interval(0.95)
     return Correlation(

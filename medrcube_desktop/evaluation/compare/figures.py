@@ -549,6 +549,10 @@ def format_p(p: float) -> str:
 def _correlation_title(correlation: Correlation | None) -> str:
     if correlation is None:
         return "Shortcut Probability vs accuracy\n(r needs at least 3 models with pairs)"
+    if not np.isfinite(correlation.r):
+        return (
+            "Shortcut Probability vs accuracy\n(r undefined: a figure is the same for every model)"
+        )
     return (
         f"Shortcut Probability vs accuracy\nPearson r = {correlation.r:.3f} "
         f"(95% CI {correlation.low:.3f} to {correlation.high:.3f}), {format_p(correlation.p)}, "

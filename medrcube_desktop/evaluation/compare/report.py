@@ -21,6 +21,7 @@ import numpy as np
 
 from medrcube_desktop.core.csvfile import neutralise_cell, write_csv
 from medrcube_desktop.core.files import atomic_path, atomic_write, refuse_overwrite
+from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_models import ModelCredibility
 from medrcube_desktop.evaluation.compare.result import CompareResult
 
@@ -48,10 +49,13 @@ only when the leakage list was asked for)."""
 
 def refuse_inputs(out_dir: str | Path, inputs: Sequence[Path | None]) -> None:
     """Raise StoreError when the folder or one of :data:`OUTPUTS` in it is one of
-    ``inputs`` (the database), before anything is computed or written."""
+    ``inputs`` (the database), and MedRCubeError when ``out_dir`` is a file: before
+    anything is computed or written."""
     out = Path(out_dir).expanduser()
     for target in (out, *(out / name for name in (*OUTPUTS, *EXTRA_OUTPUTS))):
         refuse_overwrite(target, *inputs)
+    if out.exists() and not out.is_dir():
+        raise MedRCubeError(f"{out}: not a folder (the report is a folder of files)")
 
 
 def _safe(value: object) -> object:
@@ -115,7 +119,20 @@ def write_compare_outputs(
             written.append(save_figure(figure, out / f"{name}.{ext}", {"Description": description}))
         svgs[name] = (out / f"{name}.svg").read_text(encoding="utf-8")
     written.append(atomic_write(out / "report.html", report_html(result, meta, svgs)))
+    _remove_stale(out, written)
     return written
+
+
+def _remove_stale(out: Path, written: Sequence[Path]) -> None:
+    """Remove this module's own files that this comparison did not write (a
+    ``voxel_correlation.csv`` of an earlier run with more runs, a ``leakage.csv`` not
+    asked for this time): every number in the folder must come from one comparison.
+    Only the names of :data:`OUTPUTS` and :data:`EXTRA_OUTPUTS`, only regular files."""
+    kept = {p.name for p in written}
+    for name in (*OUTPUTS, *EXTRA_OUTPUTS):
+        path = out / name
+        if name not in kept and path.is_file() and not path.is_symlink():
+            path.unlink()
 
 
 def draw_figures(result: CompareResult) -> dict[str, object]:
@@ -155,13 +172,29 @@ def draw_figures(result: CompareResult) -> dict[str, object]:
     return figures
 
 
+def flat_columns(columns: Sequence[tuple[str, str]]) -> list[str]:
+    """One header cell per ``(group, value)`` column of the leaderboard: the value
+    ("Overall", "MR", "CT", "Brain", "series"), or ``group:value`` where two groups share
+    a value name (a modality and a region of one name)."""
+    names = [value for _, value in columns]
+    return [value if names.count(value) == 1 else f"{group}:{value}" for group, value in columns]
+
+
+def _cell(value: object) -> object:
+    """A CSV cell: NaN (no answer in the column) as an empty cell."""
+    return None if isinstance(value, float) and not np.isfinite(value) else value
+
+
 def _write_csvs(out: Path, result: CompareResult) -> list[Path]:
     frame = result.board.to_frame(sort=result.sort)
     written = [
         write_csv(
             out / "leaderboard.csv",
-            ["run", *frame.columns],
-            [[i, *row] for i, row in zip(frame.index, frame.to_numpy().tolist(), strict=True)],
+            ["run", *flat_columns(list(frame.columns))],
+            [
+                [i, *map(_cell, row)]
+                for i, row in zip(frame.index, frame.to_numpy().tolist(), strict=True)
+            ],  # fmt: skip
         )
     ]
     if result.rho is not None:
@@ -189,9 +222,9 @@ def _write_csvs(out: Path, result: CompareResult) -> list[Path]:
                 out / "text_only_drop.csv",
                 ["image_run", "text_run", "voxel", *columns],
                 [
-                    [d.image_run, d.text_run, str(voxel), *(row[k] for k in columns)]
+                    [d.image_run, d.text_run, row["voxel"], *(row[k] for k in columns)]
                     for d in result.drops
-                    for voxel, row in d.table.iterrows()
+                    for row in d.rows()
                 ],
             )
         )
@@ -293,9 +326,9 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
     if result.drops:
         _sheet(book, "text-only drops",
                ["image_run", "text_run", "model", "voxel", "n", "with_image", "without_image", "drop"],
-               ([d.image_run, d.text_run, d.model, str(voxel), int(row["n"]), row["with_image"],
+               ([d.image_run, d.text_run, d.model, row["voxel"], row["n"], row["with_image"],
                  row["without_image"], row["drop"]]
-                for d in result.drops for voxel, row in d.table.iterrows()))  # fmt: skip
+                for d in result.drops for row in d.rows()))  # fmt: skip
     _meta_sheet(book, result, meta)
     book.properties.title = "MedRCube comparison"
     book.properties.description = str(meta.get("command", ""))[:1000]

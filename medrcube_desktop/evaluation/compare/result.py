@@ -60,6 +60,12 @@ class TextOnlyDrop:
     model: str
     table: pd.DataFrame
 
+    def rows(self) -> list[dict[str, object]]:
+        """``{"voxel", "n", "with_image", "without_image", "drop"}`` per row, ``n`` an int
+        (``iterrows`` would make it a float)."""
+        records = self.table.reset_index().to_dict("records")
+        return [{**r, "voxel": str(r["voxel"]), "n": int(r["n"])} for r in records]
+
 
 @dataclass(frozen=True)
 class CompareResult:
@@ -241,10 +247,7 @@ class CompareResult:
                 "image_run": drop.image_run,
                 "text_run": drop.text_run,
                 "model": drop.model,
-                "rows": [
-                    {"voxel": str(voxel), **{k: row[k] for k in drop.table.columns}}
-                    for voxel, row in drop.table.iterrows()
-                ],
+                "rows": drop.rows(),
             }
             for drop in self.drops
         ]
@@ -304,16 +307,21 @@ as wrong, so its accuracy says more about its output format than about the model
 
 def run_warnings(matrix: RunMatrix) -> list[str]:
     """What must be said of single runs: one with no answer to any item of the
-    benchmark, one whose answers are mostly unparsed."""
+    benchmark or to only some, one whose answers are unparsed beyond
+    :data:`UNPARSED_WARNING`."""
     found = []
     answered, unparsed = matrix.answered.sum(axis=0), matrix.unparsed.sum(axis=0)
     for run, n, bad in zip(matrix.runs, answered.tolist(), unparsed.tolist(), strict=True):
         if n == 0:
             found.append(f"run {run!r} has no answer to any item of this benchmark")
-        elif bad == n:
+            continue
+        if n < len(matrix.items):
+            found.append(f"run {run!r} answered {n} of the {len(matrix.items)} items: its "
+                         "accuracy is over those only")  # fmt: skip
+        if bad == n:
             found.append(f"run {run!r}: every one of its {n} answers is unparsed (all "
                          "counted wrong): is its output in another format?")  # fmt: skip
-        elif bad > UNPARSED_WARNING * n:
+        if 0 < bad < n and bad > UNPARSED_WARNING * n:
             found.append(f"run {run!r}: {bad} of its {n} answers are unparsed "
                          f"({bad / n:.0%}, counted wrong)")  # fmt: skip
     return found
