@@ -271,6 +271,9 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
                     *([run, *row] for run, row in zip(wide.index, wide.to_numpy().tolist(),
                                                       strict=True))])  # fmt: skip
     table.freeze_panes = "B3"
+    for row in table.iter_rows(min_row=3, min_col=2):
+        for cell in row:
+            cell.number_format = "0.0"  # shown as the paper prints it; stored unrounded
     accuracy = board.accuracy
     long = [
         [run, model, text, group, value, int(board.n[r, c]), int(board.correct[r, c]),
