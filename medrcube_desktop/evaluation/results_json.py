@@ -2,7 +2,8 @@
 records, each with ``model_response`` and ``correct`` (and its own ``image_path``
 resolved). We export runs in that layout, adding ``response``, ``parsed_answer``,
 ``parse_method`` and ``official_correct``, and read such files back, re-parsing every
-response with our parser (the file's own ``correct`` used the public rule).
+response with our parser (the file's own ``correct`` used the public rule). Many files
+at once (which files, run names, text-only baselines) are :mod:`.results_import`'s.
 """
 
 from __future__ import annotations
@@ -20,12 +21,6 @@ from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.evaluation.metrics import Outcome
 from medrcube_desktop.evaluation.parse import cap_answer, parse_answer
-from medrcube_desktop.evaluation.results_import import (  # noqa: F401 - kept importable here
-    ResultsFile,
-    import_results,
-    results_files,
-    run_name_of,
-)
 from medrcube_desktop.llm.keys import KeyRedactor
 from medrcube_desktop.store import StudyStore
 
