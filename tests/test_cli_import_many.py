@@ -87,3 +87,80 @@ def test_compare_shows_the_text_only_drop_and_the_leakage(tmp_path, capsys):
         presets = [row["preset"] for row in csv.DictReader(f)]
     assert presets == ["paper"] * 4 + ["official"] * 4
     assert "preset" in (out / "credibility.csv").read_text().splitlines()[0]
+
+
+def test_same_named_results_of_two_folders_stay_apart_and_empty_files_delete_nothing(
+    tmp_path, capsys
+):
+    root = _bench(tmp_path)
+    items = load_benchmark(root).items
+    db = tmp_path / "s.db"
+    base = ["import-run", "--db", str(db), "--dataset", str(root)]
+    jan = _results(tmp_path / "jan" / "gpt" / "results.json", items, 0.9, 1)
+    feb = _results(tmp_path / "feb" / "gpt" / "results.json", items, 0.1, 2)
+    assert main([*base, str(jan)]) == 0
+    assert main([*base, str(feb)]) == 2
+    err = capsys.readouterr().err
+    assert f"{feb}: run 'gpt' exists with other settings (source file differ)" in err
+    assert str(jan.resolve()) in err and str(feb.resolve()) in err
+    # the same file again, by another spelling too: nothing to add, and no bar
+    again = tmp_path / "jan" / "gpt" / ".." / "gpt" / "results.json"
+    assert main([*base, str(again), str(jan)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"run gpt: already stored ({len(items)} answers): nothing to add\n"
+    empty = tmp_path / "e" / "gpt.json"
+    empty.parent.mkdir()
+    empty.write_text("[]")
+    for extra in ([], ["--replace"]):
+        assert main([*base, *extra, str(empty)]) == 2
+        assert "gpt.json: empty: no record (nothing imported)" in capsys.readouterr().err
+    store = StudyStore(db)
+    assert store.eval_run_names() == ["gpt"] and len(store.responses("gpt")) == len(items)
+    store.close()
+    assert main([*base, "--run", " ", str(jan)]) == 2
+    assert "--run: an empty name" in capsys.readouterr().err
+
+
+def test_progress_names_runs_and_no_bar_is_drawn_when_no_file_is_usable(tmp_path, capsys):
+    root = _bench(tmp_path)
+    items = load_benchmark(root).items
+    base = ["import-run", "--db", str(tmp_path / "s.db"), "--dataset", str(root)]
+    for model in ("a", "b"):
+        (tmp_path / "bad" / model).mkdir(parents=True)
+        (tmp_path / "bad" / model / "results.json").write_text("[]")
+    assert main([*base, str(tmp_path / "bad")]) == 2
+    err = capsys.readouterr().err
+    assert "file/s" not in err and "0file" not in err
+    for model in ("m1", "m2"):
+        _results(tmp_path / "good" / model / "results.json", items, 0.5, 3)
+    assert main([*base, str(tmp_path / "good")]) == 0
+    err = capsys.readouterr().err
+    assert "at=m2" in err and "at=results.json" not in err and "0file" not in err
+
+
+def test_text_only_files_among_image_runs_find_their_model(tmp_path, capsys):
+    root = _bench(tmp_path)
+    items = load_benchmark(root).items
+    db = tmp_path / "s.db"
+    base = ["import-run", "--db", str(db), "--dataset", str(root)]
+    text = _results(tmp_path / "Lingshu-7B-text" / "results.json", items, 0.3, 4)
+    lonely = _results(tmp_path / "qwen_text_only.json", items, 0.3, 5)
+    image = _results(tmp_path / "Lingshu-7B" / "results.json", items, 0.7, 6)
+    args = ["--text-only-file", str(text), "--text-only-file", str(lonely), str(image)]
+    assert main([*base, *args, str(text)]) == 0  # text named twice: one text-only file
+    err = capsys.readouterr().err
+    assert "run Lingshu-7B-text: text-only baseline of model Lingshu-7B" in err
+    assert "run qwen_text_only is text-only but the database holds no image run of model " in err
+    assert "--model NAME" in err
+    store = StudyStore(db)
+    runs = {name: store.eval_run(name) for name in store.eval_run_names()}
+    store.close()
+    assert {n: (r.model, r.text_only) for n, r in runs.items()} == {
+        "Lingshu-7B-text": ("Lingshu-7B", True),
+        "qwen_text_only": ("qwen_text_only", True),
+        "Lingshu-7B": ("Lingshu-7B", False),
+    }
+    args = ["compare", "--db", str(db), "--dataset", str(root), "--min-items", "2", "--json"]
+    assert main(args) == 0
+    (pair,) = json.loads(capsys.readouterr().out)["text_only"]
+    assert (pair["image_run"], pair["text_run"]) == ("Lingshu-7B", "Lingshu-7B-text")

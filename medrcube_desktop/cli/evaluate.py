@@ -30,6 +30,7 @@ from medrcube_desktop.cli.common import (
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions
+from medrcube_desktop.evaluation.results_import import MAX_DEPTH
 from medrcube_desktop.jobs.terminal import run_in_terminal
 
 if TYPE_CHECKING:  # the runner (images, workers) loads only when a command runs
@@ -186,8 +187,9 @@ def add_parsers(sub) -> None:
         sub, "import-run", cmd_import_run,
         help="store results.json files as runs (responses re-parsed)",
         description="Store one or many results.json files (ours or the public evaluator's; "
-        "a folder gives its <model>/results.json files), each as a run named after the "
-        "file (its folder for results.json). A bad file is reported and the others go on.",
+        f"a folder gives its *.json and every results.json up to {MAX_DEPTH} folders below "
+        "it), each as a run named after the file (its folder for results.json). A bad file "
+        "is reported and the others go on.",
     )  # fmt: skip
     add_db(imp, creates=True)
     imp.add_argument(
@@ -196,11 +198,18 @@ def add_parsers(sub) -> None:
         "for results.json)",
     )  # fmt: skip
     imp.add_argument(
-        "--model", metavar="NAME", help="the run's model (one file only; default: the run name)"
-    )
+        "--model", metavar="NAME",
+        help="the run's model (one file only; default: the run name, or for a text-only "
+        "run the image run its name implies)",
+    )  # fmt: skip
     imp.add_argument(
         "--text-only", action="store_true",
-        help="the runs are text-only baselines (answered without the image)",
+        help="every file is a text-only baseline (answered without the image)",
+    )  # fmt: skip
+    imp.add_argument(
+        "--text-only-file", type=Path, action="append", default=[], metavar="FILE",
+        help="this file (or folder) is a text-only baseline, the others image runs "
+        "(repeatable; need not be named again among the results)",
     )  # fmt: skip
     imp.add_argument(
         "--replace", action="store_true",
@@ -208,10 +217,10 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_dataset(imp)
     imp.add_argument(
-        "results", type=Path, nargs="+", metavar="results.json",
+        "results", type=Path, nargs="*", metavar="results.json",
         help="results files, or folders holding <model>/results.json files",
     )  # fmt: skip
-    add_json(imp, '{"stored", "run", "problems", "files"}')
+    add_json(imp, '{"stored", "run", "problems", "skipped", "files"}')
 
 
 def engine_options(args: argparse.Namespace) -> EngineOptions:
@@ -381,47 +390,52 @@ def cmd_import_run(args: argparse.Namespace) -> int:
 
     Exit status: 0 every file stored cleanly; 1 a file was refused or had bad records
     while others were stored; 2 no file could be used (or bad usage)."""
-    from medrcube_desktop.evaluation.results_json import (
+    from medrcube_desktop.evaluation.results_import import (
+        ResultsFile,
         import_results,
         results_files,
         run_name_of,
     )
 
+    if not args.results and not args.text_only_file:
+        raise MedRCubeError("import-run needs results files or folders (or --text-only-file)")
+    for option, value in (("--run", args.run), ("--model", args.model)):
+        if value is not None and not value.strip():
+            raise MedRCubeError(f"{option}: an empty name")
     _, items = load_items(args.dataset, verb="imported", images=False)
-    files, missing = results_files(args.results)
-    if (args.run or args.model) and len(files) + len(missing) > 1:
+    text_files, text_missing, text_skipped = results_files(args.text_only_file)
+    image_files, missing, skipped = results_files(args.results)
+    text = {path.resolve() for path in text_files}
+    files = text_files + [p for p in image_files if p.resolve() not in text]
+    missing, skipped = text_missing + missing, text_skipped + skipped
+    if (args.run is not None or args.model is not None) and len(files) + len(missing) > 1:
         raise MedRCubeError("--run and --model name one file's run; leave them out for many")
     if not files:  # before the database is created
         raise MedRCubeError("; ".join(missing) or "no results files")
-    for problem in missing:
+    for problem in missing + skipped:
         warn(problem)
-    plan = []
-    for path in files:
-        run = args.run or run_name_of(path)
-        plan.append((path, run, args.model or run))
+    plan = [
+        ResultsFile(
+            path, args.run if args.run is not None else run_name_of(path), args.model,
+            text_only=args.text_only or path.resolve() in text,
+        )
+        for path in files
+    ]  # fmt: skip
 
     def job(progress, cancel):
         with open_database(args.db, create=True) as store:
             return import_results(
-                store, plan, items, text_only=args.text_only, replace=args.replace,
-                progress=progress, cancel=cancel,
-            )  # fmt: skip
+                store, plan, items, replace=args.replace, progress=progress, cancel=cancel
+            )
 
     rows = run_in_terminal(job, quiet=args.json or len(plan) == 1, unit="file")
-    lines = []
-    for row in rows:
-        if row["error"]:
-            warn(str(row["error"]))
-            continue
-        if not args.json:
-            for problem in row["problems"]:  # type: ignore[attr-defined]
-                say(str(problem))
-        lines.append(f"{row['stored']} responses stored in run {row['run']}")
+    lines = _import_lines(rows, as_json=args.json)
     problems = [str(p) for row in rows for p in row["problems"]]  # type: ignore[attr-defined]
     summary = {
         "stored": sum(int(row["stored"]) for row in rows),  # type: ignore[call-overload]
         "run": rows[0]["run"] if len(rows) == 1 else None,
         "problems": problems,
+        "skipped": skipped,
         "files": rows,
     }
     emit(args.json, summary, lines)
@@ -429,3 +443,26 @@ def cmd_import_run(args: argparse.Namespace) -> int:
     if rows and refused == len(rows) + len(missing):
         return Outcome.BAD_INPUT
     return Outcome.FAILED if problems or refused or len(rows) < len(plan) else Outcome.DONE
+
+
+def _import_lines(rows: list[dict[str, object]], as_json: bool) -> list[str]:
+    """Say each file's refusal, notes, bad records (not with ``as_json``: the JSON holds
+    them) and warnings on stderr; return the stdout lines (one per run stored)."""
+    lines = []
+    for row in rows:
+        if row["error"]:
+            warn(str(row["error"]))
+            continue
+        for line in [*row["notes"], *([] if as_json else row["problems"])]:  # type: ignore[misc]
+            say(str(line))
+        for line in row["warnings"]:  # type: ignore[attr-defined]
+            warn(str(line))
+        stored, already = int(row["stored"]), int(row["already"])  # type: ignore[call-overload]
+        if not stored and already:
+            lines.append(f"run {row['run']}: already stored ({already} answers): nothing to add")
+        else:
+            lines.append(
+                f"{stored} responses stored in run {row['run']}"
+                + (f" ({already} already stored)" if already else "")
+            )
+    return lines

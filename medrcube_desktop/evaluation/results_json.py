@@ -2,15 +2,18 @@
 records, each with ``model_response`` and ``correct`` (and its own ``image_path``
 resolved). We export runs in that layout, adding ``response``, ``parsed_answer``,
 ``parse_method`` and ``official_correct``, and read such files back, re-parsing every
-response with our parser (the file's own ``correct`` used the public rule).
+response with our parser (the file's own ``correct`` used the public rule). Many files
+at once (which files, run names, text-only baselines) are :mod:`.results_import`'s.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from medrcube_desktop.core.files import atomic_path, read_file_bytes
 from medrcube_desktop.core.items import Item
@@ -22,6 +25,7 @@ from medrcube_desktop.llm.keys import KeyRedactor
 from medrcube_desktop.store import StudyStore
 
 LETTERS = ("A", "B", "C", "D")
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def environment_redactor() -> KeyRedactor:
@@ -114,12 +118,7 @@ def read_results(path: str | Path, reparse: bool = True) -> tuple[list[Outcome],
         The file cannot be read or is not a JSON list.
     """
     path = Path(path)
-    try:
-        records = json.loads(read_file_bytes(path).decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        raise MedRCubeError(f"{path}: cannot read results: {exc}") from exc
-    if not isinstance(records, list):
-        raise MedRCubeError(f"{path}: expected a JSON list of records")
+    _, records = read_records(path)
     outcomes, warnings = [], []
     for number, record in enumerate(records):
         if not isinstance(record, dict):
@@ -147,13 +146,74 @@ def read_results(path: str | Path, reparse: bool = True) -> tuple[list[Outcome],
             image_path=Path(str(record.get("image_path", ""))),
             source_file=path,
         )
-        response = record.get("response", record.get("model_response"))
+        response = record_response(record)
         if reparse and options and isinstance(response, str):
             letter = parse_answer(cap_answer(response), options).letter
         else:
             letter = answer if record.get("correct") is True else None
         outcomes.append(Outcome(item, letter))
     return outcomes, warnings
+
+
+def read_records(path: Path) -> tuple[bytes, list]:
+    """The bytes of a ``results.json`` and its list of records.
+
+    Raises
+    ------
+    MedRCubeError
+        The file cannot be read, is an SQLite database (the study database given in
+        its place), is not UTF-8 JSON, or is not a JSON list; the message names
+        ``path`` as given.
+    """
+    try:
+        data = read_file_bytes(path)
+    except OSError as exc:
+        raise MedRCubeError(f"{path}: cannot read results: {exc.strerror or exc}") from exc
+    if data.startswith(SQLITE_MAGIC):
+        raise MedRCubeError(f"{path}: is an SQLite database, not a results.json")
+    try:
+        records = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise MedRCubeError(
+            f"{path}: cannot read results: not UTF-8 text (byte {exc.start}), so not a results.json"
+        ) from exc
+    except (ValueError, RecursionError) as exc:
+        raise MedRCubeError(f"{path}: cannot read results: {exc}") from exc
+    if not isinstance(records, list):
+        raise MedRCubeError(f"{path}: expected a JSON list of records")
+    return data, records
+
+
+def record_response(record: dict) -> str | None:
+    """A record's answer: the first non-empty (not only spaces) text of ``response``
+    (ours: what :func:`export_run` writes, the answer as stored) then ``model_response``
+    (the public evaluator's, which ``export_run`` writes too, the same text); else the
+    first of them that is text at all (an empty answer); None when neither is text. So a
+    ``"response": null`` or ``""`` does not hide a real ``model_response``."""
+    texts = [
+        v for v in (record.get("response"), record.get("model_response")) if isinstance(v, str)
+    ]
+    return next((t for t in texts if t.strip()), texts[0] if texts else None)
+
+
+def source_params(path: Path, data: bytes) -> dict[str, object]:
+    """An import's ``params``: the file's absolute resolved path (``source``, where it
+    was read: a moved copy still resumes the run), its size in bytes and SHA-256 (what
+    decide whether another file may resume it)."""
+    return {
+        "source": str(path.resolve()),
+        "source_bytes": len(data),
+        "source_sha256": hashlib.sha256(data).hexdigest(),
+    }
+
+
+class Imported(NamedTuple):
+    """What :func:`import_run` did: responses ``stored``, bad records (``problems``),
+    and the file's answers that the run ``already`` held (a re-import adds nothing)."""
+
+    stored: int
+    problems: list[str]
+    already: int = 0
 
 
 def import_run(
@@ -165,15 +225,21 @@ def import_run(
     *,
     text_only: bool = False,
     replace: bool = False,
-) -> tuple[int, list[str]]:
+) -> Imported:
     """Store the responses of a ``results.json`` as run ``run`` (engine ``import``),
-    parsed with our rules against the benchmark's items; return (stored, problems).
+    parsed with our rules against the benchmark's items.
 
-    Records whose id is not in the benchmark are problems; an item already answered in
-    the run is skipped (importing the same file twice adds nothing: the run's settings,
-    the file's name among them, match and it resumes). Every response is scrubbed of the
-    API keys in the environment (:func:`environment_redactor`) before it is stored; all
-    of a file's responses are written in one transaction (``StudyStore.save_responses``).
+    The run records the file (:func:`source_params`); the same file again (or a moved
+    copy of it: same size and SHA-256) resumes the run and adds only what is missing,
+    another file (or the same path edited) is refused. Each record's answer is
+    :func:`record_response`. A record that is not an object, has no id, names an item
+    not in the benchmark or has no answer is a problem (counted from 1: ``record #1``).
+    An id given by several records is a problem of each repeat naming both positions:
+    with the same answer it is stored once; with different answers none of them is
+    stored (which one the model gave cannot be told, and a comparison must not take one
+    at random). Every response is scrubbed of the API keys in the environment
+    (:func:`environment_redactor`) before it is stored; all of a file's responses are
+    written in one transaction (``StudyStore.save_responses``).
 
     Parameters
     ----------
@@ -182,60 +248,99 @@ def import_run(
         file's model answered without the image.
     replace : bool
         A stored run of that name is deleted with its responses first (after the file
-        was read, so an unreadable file deletes nothing).
+        was read and found to hold answers, so a bad or empty file deletes nothing).
 
     Raises
     ------
     MedRCubeError
-        The file cannot be read, is not a JSON list, or none of its records is an item
-        of the benchmark (nothing is stored, no run created); the run exists with other
-        settings (another engine, model, file, text-only mode) and ``replace`` is False
-        (a ``StoreError``).
+        The run name is blank; the file cannot be read (:func:`read_records`); it holds
+        no answer to an item of the benchmark (empty, none of its records an item, or
+        none of them usable): nothing is deleted, stored or created, ``replace`` or not;
+        the run exists from another file or with other settings (another engine, model,
+        text-only mode) and ``replace`` is False (a ``StoreError``).
     """
     from medrcube_desktop import __version__
-    from medrcube_desktop.evaluation.parse import official_answer
     from medrcube_desktop.evaluation.prompt import prompt_sha256
     from medrcube_desktop.evaluation.runner import open_run
     from medrcube_desktop.store import utc_now
-    from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
+    from medrcube_desktop.store.evaluation import RunRecord
 
     path = Path(path)
-    try:
-        records = json.loads(read_file_bytes(path).decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        raise MedRCubeError(f"{path}: cannot read results: {exc}") from exc
-    if not isinstance(records, list):
-        raise MedRCubeError(f"{path}: expected a JSON list of records")
-    by_id = {item.id: item for item in items}
-    if records and not any(
-        isinstance(r, dict) and str(r.get("id")) in by_id for r in records
-    ):  # a whole file of strangers: another benchmark, or not a results.json
-        raise MedRCubeError(
-            f"{path}: none of its {len(records)} records is an item of the benchmark "
-            "(a results.json of another benchmark, or not one at all?)"
-        )
+    if not run.strip():
+        raise MedRCubeError(f"{path}: an empty run name; give one with --run NAME")
+    data, records = read_records(path)
+    rows, problems = _file_answers(records, items, path, run)
+    if not rows:
+        raise MedRCubeError(_no_answer(path, records, items, problems))
     record = RunRecord(
-        name=run, engine="import", model=model, params={"source": path.name},
+        name=run, engine="import", model=model, params=source_params(path, data),
         prompt_sha256=prompt_sha256(), app_version=__version__, created_at=utc_now(),
         text_only=text_only,
     )  # fmt: skip
     _make_room(store, record, path, replace)
     open_run(store, record)
-    redactor = environment_redactor()
-    problems, rows = [], []
-    for number, record in enumerate(records):
-        item_id = str(record.get("id")) if isinstance(record, dict) else None
-        item = by_id.get(item_id or "")
-        response = (
-            record.get("response", record.get("model_response"))
-            if isinstance(record, dict)
-            else None
+    stored = store.save_responses(rows)
+    return Imported(stored, problems, len(rows) - stored)
+
+
+def _no_answer(path: Path, records: list, items: Sequence[Item], problems: list[str]) -> str:
+    """Why a file with no usable answer is refused."""
+    if not records:
+        return f"{path}: empty: no record (nothing imported)"
+    ids = {item.id for item in items}
+    if not any(isinstance(r, dict) and str(r.get("id")) in ids for r in records):
+        return (
+            f"{path}: none of its {len(records)} records is an item of this benchmark (a "
+            "results.json of another benchmark, or not one at all?); nothing imported"
         )
-        if item is None or not isinstance(response, str):
-            problems.append(
-                f"{path} record {number}: id {item_id!r} not in the benchmark or no response"
-            )
+    return (
+        f"{path}: none of its {len(records)} records gives a usable answer to an item of "
+        f"this benchmark ({problems[0]}); nothing imported"
+    )
+
+
+def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
+    """The responses a file's records give (parsed, scrubbed) and its bad records, as
+    :func:`import_run` says; nothing is stored."""
+    from medrcube_desktop.evaluation.parse import official_answer
+    from medrcube_desktop.store import utc_now
+    from medrcube_desktop.store.evaluation import ResponseRecord
+
+    by_id = {item.id: item for item in items}
+    problems: list[str] = []
+    answers: dict[str, list[tuple[int, str | None]]] = {}
+    for number, record in enumerate(records, 1):
+        where = f"{path} record #{number}"
+        if not isinstance(record, dict):
+            problems.append(f"{where}: not an object")
             continue
+        raw_id = record.get("id")
+        if raw_id is None or not str(raw_id).strip():
+            problems.append(f"{where} has no id")
+            continue
+        item_id = str(raw_id)
+        if item_id not in by_id:
+            problems.append(f"{where}: id {item_id!r} not in this benchmark")
+            continue
+        response = record_response(record)
+        if response is None:
+            problems.append(f"{where} (id {item_id!r}): no model_response (nor response)")
+        answers.setdefault(item_id, []).append((number, response))
+    redactor = environment_redactor()
+    rows = []
+    for item_id, given in answers.items():
+        first = given[0][0]
+        same = len({text for _, text in given}) == 1
+        for number, _ in given[1:]:
+            problems.append(
+                f"{path} record #{number}: id {item_id!r} also at record #{first}"
+                + (" with the same answer; stored once" if same else
+                   f" with another answer; none of its {len(given)} answers is stored")
+            )  # fmt: skip
+        response = given[0][1]
+        if not same or response is None:
+            continue
+        item = by_id[item_id]
         response = cap_answer(redactor.scrub(response))
         parsed = parse_answer(response, item.options)
         official = official_answer(response)
@@ -247,12 +352,13 @@ def import_run(
                 created_at=utc_now(),
             )
         )  # fmt: skip
-    return store.save_responses(rows), problems
+    return rows, problems
 
 
 def _make_room(store: StudyStore, record, path: Path, replace: bool) -> None:
     """Delete the stored run of ``record``'s name with ``replace``; else refuse one that
-    this file cannot resume (:func:`~medrcube_desktop.evaluation.runner.resume_conflicts`)."""
+    this file cannot resume: another file (by size and SHA-256) or other settings
+    (:func:`~medrcube_desktop.evaluation.runner.resume_conflicts`)."""
     from medrcube_desktop.evaluation.runner import resume_conflicts
 
     stored = store.eval_run(record.name)
@@ -262,110 +368,23 @@ def _make_room(store: StudyStore, record, path: Path, replace: bool) -> None:
         store.delete_run(record.name)
         return
     differ = resume_conflicts(stored, record)
-    if differ:
-        source = stored.params.get("source")
-        raise StoreError(
-            f"{path}: run {record.name!r} exists with other settings ({', '.join(differ)} "
-            f"differ); stored: engine {stored.engine}, model {stored.model}"
-            + (f", from {source}" if source else "")
-            + "; --replace to import over it, or --run another name"
-        )
-
-
-def run_name_of(path: str | Path) -> str:
-    """A run name for a results file: its stem, or its folder's name when the stem is
-    ``results`` (``gpt-5.1/results.json`` → ``gpt-5.1``, ``lingshu-7b.json`` →
-    ``lingshu-7b``)."""
-    path = Path(path)
-    return path.parent.resolve().name if path.stem == "results" else path.stem
-
-
-def results_files(paths: Sequence[str | Path]) -> tuple[list[Path], list[str]]:
-    """The results files ``paths`` name, and one problem per path that names none.
-
-    A file is taken as it is; a folder gives its ``<name>/results.json`` files (one per
-    model, as a folder of the public evaluator's outputs holds them) and the ``*.json``
-    directly in it, sorted. A path counted twice is taken once.
-    """
-    from medrcube_desktop.core.files import describe_missing
-
-    found: dict[Path, None] = {}
-    problems = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            inside = sorted(path.glob("*/results.json")) + sorted(path.glob("*.json"))
-            inside = [p for p in inside if p.is_file()]
-            if not inside:
-                problems.append(f"{path}: a folder without results.json files")
-            found.update(dict.fromkeys(inside))
-            continue
-        missing = describe_missing(path, "results file")
-        if missing:
-            problems.append(missing)
-        else:
-            found[path] = None
-    return list(found), problems
-
-
-def import_results(
-    store: StudyStore,
-    files: Sequence[tuple[Path, str, str]],
-    items: Sequence[Item],
-    *,
-    text_only: bool = False,
-    replace: bool = False,
-    progress=None,
-    cancel=None,
-) -> list[dict[str, object]]:
-    """Import many results files, each as its own run: a bad file is reported and the
-    others go on.
-
-    Parameters
-    ----------
-    files : sequence of (path, run, model)
-        Each file with the run name and model it is stored under (:func:`run_name_of`).
-    text_only, replace : bool
-        As :func:`import_run`, for every file.
-    progress : callable or None
-        Receives a :class:`~medrcube_desktop.core.progress.Progress` per file (unit
-        "file", the file as label, counts ``stored`` and ``failed``).
-    cancel : threading.Event or None
-        Checked between files; the files not begun are left out of the result.
-
-    Returns
-    -------
-    list of dict
-        Per file begun: ``file``, ``run``, ``model``, ``stored`` (responses added),
-        ``problems`` (bad records) and ``error`` (why the file was refused, or None).
-        A run name given by an earlier file of the same call is refused for the later
-        one (two files would otherwise mix in one run).
-    """
-    from medrcube_desktop.core.progress import Progress, report
-
-    results: list[dict[str, object]] = []
-    seen: dict[str, Path] = {}
-    stored_total = failed = 0
-    for done, (path, run, model) in enumerate(files):
-        if cancel is not None and cancel.is_set():
-            break
-        report(progress, Progress(done, len(files), "file", path.name,
-                                  {"stored": stored_total, "failed": failed}))  # fmt: skip
-        row: dict[str, object] = {"file": str(path), "run": run, "model": model,
-                                  "stored": 0, "problems": [], "error": None}  # fmt: skip
-        if run in seen:
-            row["error"] = f"{path}: run {run!r} is also the run of {seen[run]}; rename one"
-        else:
-            try:
-                stored, problems = import_run(
-                    store, run, model, items, path, text_only=text_only, replace=replace
-                )
-                row.update(stored=stored, problems=problems)
-                seen[run] = path
-            except MedRCubeError as exc:
-                row["error"] = str(exc)
-        stored_total += int(row["stored"])  # type: ignore[call-overload]
-        failed += row["error"] is not None
-        results.append(row)
-    report(progress, Progress(len(results), len(files), "file", "",
-                              {"stored": stored_total, "failed": failed}))  # fmt: skip
-    return results
+    if not differ:
+        return
+    source_keys = {"source_bytes", "source_sha256"}
+    if source_keys & set(differ):
+        differ = ["source file", *(d for d in differ if d not in source_keys)]
+    old, new = stored.params, record.params
+    recorded = (
+        f"{old['source_bytes']} bytes, SHA-256 {str(old['source_sha256'])[:12]}…"
+        if old.get("source_sha256")
+        else "recorded by name only, before files were fingerprinted"
+    )
+    raise StoreError(
+        f"{path}: run {record.name!r} exists with other settings ({', '.join(differ)} "
+        f"differ); stored: engine {stored.engine}, model {stored.model}"
+        + (", text-only" if stored.text_only else "")
+        + (f", from {old.get('source', '?')} ({recorded})" if stored.engine == "import" else "")
+        + f"; this file: {new['source']} ({new['source_bytes']} bytes, SHA-256 "
+        f"{str(new['source_sha256'])[:12]}…); --replace to import over it, or --run "
+        "another name"
+    )

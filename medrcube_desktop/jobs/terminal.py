@@ -75,8 +75,13 @@ def run_in_terminal(
         started.set()
         if quiet:
             return
-        if not bars:
-            bars.append(tqdm(unit=unit, file=sys.stderr, dynamic_ncols=True))
+        if not bars:  # sized by the first record: no "0item [00:00, ?item/s]" line first
+            bars.append(
+                tqdm(
+                    total=record.total, initial=record.done, unit=record.unit or unit,
+                    file=sys.stderr, dynamic_ncols=True,
+                )
+            )  # fmt: skip
         bar = bars[0]
         bar.unit = record.unit
         bar.total = record.total

@@ -73,7 +73,7 @@ def test_evaluate_export_import_and_credibility(bench, tmp_path, capsys):
     ]
     assert main(imp) == 0
     assert main(imp) == 0  # twice: nothing added the second time
-    assert "0 responses stored" in capsys.readouterr().out
+    assert "run imported: already stored (4 answers): nothing to add" in capsys.readouterr().out
     assert main([*cred[:2], db2, *cred[3:6], "imported", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["group_d"] == 1
 

@@ -58,14 +58,22 @@ def test_open_run_creates_resumes_or_refuses():
 
 
 def test_import_run_keeps_the_resume_rule(tmp_path):
-    from medrcube_desktop.evaluation.results_json import import_run
+    from pathlib import Path
 
+    from medrcube_desktop.core.items import Item
+    from medrcube_desktop.core.taxonomy import canonical_task
+    from medrcube_desktop.evaluation.results_json import Imported, import_run
+
+    item = Item(id="q1", question="?", options={"A": "a", "B": "b"}, answer="B",
+                task=canonical_task("Modality Recognition"), raw_task="Modality Recognition",
+                modality="CT", region="Chest", dataset="d", image_path=Path("x.png"),
+                source_file=Path("test.json"))  # fmt: skip
     store = StudyStore(None)
-    for name in ("a.json", "b.json"):
-        (tmp_path / name).write_text("[]")
-    assert import_run(store, "imported", "m", [], tmp_path / "a.json") == (0, [])
-    assert import_run(store, "imported", "m", [], tmp_path / "a.json") == (0, [])
+    for name, answer in (("a.json", "B"), ("b.json", "A")):
+        (tmp_path / name).write_text(f'[{{"id": "q1", "model_response": "{answer}"}}]')
+    assert import_run(store, "imported", "m", [item], tmp_path / "a.json") == Imported(1, [], 0)
+    assert import_run(store, "imported", "m", [item], tmp_path / "a.json") == Imported(0, [], 1)
     with pytest.raises(
-        StoreError, match=r"run 'imported' exists with other settings \(source differ\)"
+        StoreError, match=r"run 'imported' exists with other settings \(source file differ\)"
     ):
-        import_run(store, "imported", "m", [], tmp_path / "b.json")
+        import_run(store, "imported", "m", [item], tmp_path / "b.json")

@@ -46,15 +46,26 @@ def groups() -> tuple[str, ...]:
 
 def model_family(model: str) -> Family:
     """The family of a model name as runs store it (a Hugging Face id such as
-    ``"OpenGVLab/InternVL3_5-8B"``, or an API model such as ``"gpt-5.1"``).
+    ``"OpenGVLab/InternVL3_5-8B"``, an API model such as ``"gpt-5.1"``, or a local
+    checkpoint folder such as ``"/data/ckpt/Qwen2.5-VL-7B-Instruct/"`` or
+    ``"C:\\models\\InternVL3_5-8B"``).
 
-    The organisation before ``/`` is ignored, ``_`` reads as ``-``, case is ignored; the
-    longest name in the table that the model's name starts with decides. Otherwise the
-    series is the name's leading run of letters (``"Foo"`` for ``"foo-7b"``).
+    Only the last non-empty component, split on ``/`` and ``\\``, counts (the
+    organisation or the folders before it are ignored); ``_`` reads as ``-``, case is
+    ignored; the longest name in the table that it starts with decides. Otherwise the
+    series is its leading run of letters (``"Foo"`` for ``"foo-7b"``).
     """
-    name = model.rsplit("/", 1)[-1].strip().lower().replace("_", "-")
+    base = last_component(model)
+    name = base.lower().replace("_", "-")
     for pattern, family in _table()[1]:
         if name.startswith(pattern):
             return family
-    leading = re.match(r"[A-Za-z]+", model.rsplit("/", 1)[-1].strip())
+    leading = re.match(r"[A-Za-z]+", base)
     return Family(leading.group(0) if leading else (model or "?"), OTHER)
+
+
+def last_component(model: str) -> str:
+    """The last non-empty part of ``model`` split on ``/`` and ``\\``, stripped
+    (``"/data/ckpt/m/"`` → ``"m"``); ``model`` stripped when it has no such part."""
+    parts = [p.strip() for p in re.split(r"[/\\]", model) if p.strip()]
+    return parts[-1] if parts else model.strip()

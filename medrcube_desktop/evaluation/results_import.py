@@ -1,0 +1,262 @@
+"""``import-run`` over many ``results.json`` files: which files a command line names
+(folders searched a few levels deep), the run each one becomes, the model a text-only
+run is the baseline of, and the import of them all, a bad file reported while the
+others go on. One file is stored by :func:`~.results_json.import_run`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.store import StudyStore
+
+MAX_DEPTH = 3
+"""How many folders below a folder given on the command line ``results.json`` is looked
+for (``results/org/model/results.json`` is 2)."""
+
+TEXT_ONLY_SUFFIXES = ("-text-only", "_text_only", "-textonly", "-text", "_text")
+"""Endings of a run name that mark a text-only baseline (matched ignoring case, the
+longest first): ``Lingshu-7B-text`` is the baseline of ``Lingshu-7B``."""
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    """One file to import: its ``path``, the ``run`` it becomes, the run's ``model``
+    (None: the run name, or for a text-only run the model its name implies, see
+    :func:`baseline_model`) and whether it is a text-only baseline (``text_only``)."""
+
+    path: Path
+    run: str
+    model: str | None = None
+    text_only: bool = False
+
+
+def run_name_of(path: str | Path) -> str:
+    """A run name for a results file: its stem, or its folder's name when the stem is
+    ``results`` (``gpt-5.1/results.json`` → ``gpt-5.1``, ``lingshu-7b.json`` →
+    ``lingshu-7b``)."""
+    path = Path(path)
+    return path.parent.resolve().name if path.stem == "results" else path.stem
+
+
+def results_files(
+    paths: Sequence[str | Path], depth: int = MAX_DEPTH
+) -> tuple[list[Path], list[str], list[str]]:
+    """The results files ``paths`` name, one problem per path that names none, and what
+    was skipped inside folders (one line each, saying why).
+
+    A file is taken as it is. A folder gives the ``*.json`` directly in it and every
+    ``results.json`` up to ``depth`` folders below it (one per model, as a folder of the
+    public evaluator's outputs holds them: ``<model>/results.json`` or
+    ``<org>/<model>/results.json``), sorted; symbolic links to folders are not followed.
+    Skipped and said: other ``*.json`` in subfolders, a ``*.json`` that is not a regular
+    file (a named pipe), a linked folder, a ``results.json`` one level too deep. A file
+    named twice (``./a/../a/results.json`` and ``a/results.json``, by its resolved
+    path) is taken once, under its first spelling.
+    """
+    from medrcube_desktop.core.files import describe_missing
+
+    found: dict[Path, Path] = {}
+    problems: list[str] = []
+    skipped: list[str] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            inside = _folder_files(path, depth, skipped)
+            if not inside:
+                problems.append(f"{path}: a folder without results.json files")
+            for file in inside:
+                found.setdefault(file.resolve(), file)
+            continue
+        missing = describe_missing(path, "results file")
+        if missing:
+            problems.append(missing)
+        else:
+            found.setdefault(path.resolve(), path)
+    return list(found.values()), problems, skipped
+
+
+def _folder_files(folder: Path, depth: int, skipped: list[str]) -> list[Path]:
+    """:func:`results_files` of one folder; what it leaves out goes to ``skipped``."""
+    from medrcube_desktop.core.files import not_a_file
+
+    taken: list[Path] = []
+    others: list[Path] = []
+    for top, dirs, names in os.walk(folder):  # symbolic links to folders not followed
+        here = Path(top)
+        level = len(here.relative_to(folder).parts)
+        for name in sorted(dirs):
+            if (here / name).is_symlink():
+                skipped.append(f"{here / name}: a symbolic link to a folder; not followed")
+        dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())
+        if level == depth:
+            skipped.extend(
+                f"{here / d / 'results.json'}: more than {depth} folders deep; not searched "
+                "(name it, or its folder)"
+                for d in dirs
+                if (here / d / "results.json").exists()
+            )
+            dirs[:] = []
+        for name in sorted(names):
+            file = here / name
+            if not name.lower().endswith(".json"):
+                continue
+            problem = not_a_file(file)
+            if problem:
+                skipped.append(f"{file}: {problem}; skipped")
+            elif name == "results.json" or level == 0:
+                taken.append(file)
+            else:
+                others.append(file)
+    if others:
+        shown = ", ".join(map(str, others[:5])) + (
+            f" and {len(others) - 5} more" if len(others) > 5 else ""
+        )
+        skipped.append(
+            f"{folder}: skipped {len(others)} .json file(s) in subfolders not named "
+            f"results.json ({shown}); name a file to import it"
+        )
+    return sorted(taken)
+
+
+def baseline_model(run: str, image_models: dict[str, str]) -> str | None:
+    """The model a text-only run named ``run`` is the baseline of: ``run`` less a
+    :data:`TEXT_ONLY_SUFFIXES` ending, when that names an image run or an image run's
+    model in ``image_models`` (name or model → model; exactly, else ignoring case when
+    one matches); None otherwise."""
+    lower = run.lower()
+    for suffix in sorted(TEXT_ONLY_SUFFIXES, key=len, reverse=True):
+        if lower.endswith(suffix) and len(run) > len(suffix):
+            base = run[: -len(suffix)]
+            if base in image_models:
+                return image_models[base]
+            folded = {image_models[k] for k in image_models if k.lower() == base.lower()}
+            if len(folded) == 1:
+                return folded.pop()
+    return None
+
+
+def _image_models(store: StudyStore, files: Sequence[ResultsFile]) -> dict[str, str]:
+    """Image runs' names and models (→ model), stored and about to be imported."""
+    found: dict[str, str] = {}
+    for name in store.eval_run_names():
+        run = store.eval_run(name)
+        if run is not None and not run.text_only:
+            found.update({run.name: run.model, run.model: run.model})
+    for file in files:
+        if not file.text_only:
+            model = file.model or file.run
+            found.update({file.run: model, model: model})
+    return found
+
+
+def _has_image_run(store: StudyStore, model: str) -> bool:
+    for name in store.eval_run_names():
+        run = store.eval_run(name)
+        if run is not None and not run.text_only and run.model == model:
+            return True
+    return False
+
+
+def import_results(
+    store: StudyStore,
+    files: Sequence[ResultsFile],
+    items: Sequence[Item],
+    *,
+    replace: bool = False,
+    progress=None,
+    cancel=None,
+) -> list[dict[str, object]]:
+    """Import many results files, each as its own run: a bad file is reported and the
+    others go on.
+
+    A text-only file without a model takes the one :func:`baseline_model` finds among
+    the stored image runs and this call's (said in its ``notes``), else its run name; a
+    text-only run stored with no image run of its model in the database gets a warning
+    saying how to pair it (``compare`` would pair it with none).
+
+    Parameters
+    ----------
+    files : sequence of ResultsFile
+        Each file with its run name (:func:`run_name_of`), model and mode.
+    replace : bool
+        As :func:`~.results_json.import_run`, for every file.
+    progress : callable or None
+        Receives a :class:`~medrcube_desktop.core.progress.Progress` per file (unit
+        "file", the run name as label, counts ``stored`` and ``failed``) once a file was
+        stored: nothing while every file so far was refused, so no bar is drawn when
+        none is usable.
+    cancel : threading.Event or None
+        Checked between files; the files not begun are left out of the result.
+
+    Returns
+    -------
+    list of dict
+        Per file begun: ``file``, ``run``, ``model``, ``text_only``, ``stored``
+        (responses added), ``already`` (the file's answers the run held before),
+        ``problems`` (bad records), ``notes`` and ``warnings`` (lines for people) and
+        ``error`` (why the file was refused, or None). A run name given by an earlier
+        file of the same call is refused for the later one (two files would otherwise
+        mix in one run).
+    """
+    from medrcube_desktop.core.progress import Progress, report
+    from medrcube_desktop.evaluation.results_json import import_run
+
+    results: list[dict[str, object]] = []
+    seen: dict[str, Path] = {}
+    stored_total = failed = 0
+    image_models = _image_models(store, files) if any(f.text_only for f in files) else {}
+    for done, file in enumerate(files):
+        if cancel is not None and cancel.is_set():
+            break
+        if failed < done:  # drawn once a file was usable: none usable, no bar
+            report(progress, Progress(done, len(files), "file", file.run,
+                                      {"stored": stored_total, "failed": failed}))  # fmt: skip
+        notes: list[str] = []
+        model = file.model
+        if model is None and file.text_only:
+            model = baseline_model(file.run, image_models)
+            if model is not None:
+                notes.append(f"run {file.run}: text-only baseline of model {model}")
+        model = model or file.run
+        row: dict[str, object] = {
+            "file": str(file.path), "run": file.run, "model": model,
+            "text_only": file.text_only, "stored": 0, "already": 0, "problems": [],
+            "notes": notes, "warnings": [], "error": None,
+        }  # fmt: skip
+        if file.run in seen:
+            row["error"] = (
+                f"{file.path}: run {file.run!r} is also the run of {seen[file.run]}; "
+                "import one of them alone with --run another name"
+            )
+        else:
+            try:
+                done_ = import_run(store, file.run, model, items, file.path,
+                                   text_only=file.text_only, replace=replace)  # fmt: skip
+                row.update(stored=done_.stored, already=done_.already, problems=done_.problems)
+                seen[file.run] = file.path
+            except MedRCubeError as exc:
+                row["error"] = str(exc)
+        stored_total += int(row["stored"])  # type: ignore[call-overload]
+        failed += row["error"] is not None
+        results.append(row)
+    for row in results:  # after every file: an image run may come after its baseline
+        if (
+            row["error"] is None
+            and row["text_only"]
+            and not _has_image_run(store, str(row["model"]))
+        ):
+            row["warnings"] = [
+                f"run {row['run']} is text-only but the database holds no image run of model "
+                f"{row['model']!r}, so compare pairs it with none: import it again with "
+                f"--replace --run {row['run']} --model NAME (the image run's model), or "
+                "import that image run"
+            ]
+    if failed < len(results):
+        report(progress, Progress(len(results), len(files), "file", "",
+                                  {"stored": stored_total, "failed": failed}))  # fmt: skip
+    return results
