@@ -277,6 +277,9 @@ def import_run(
         prompt_sha256=prompt_sha256(), app_version=__version__, created_at=utc_now(),
         text_only=text_only,
     )  # fmt: skip
+    if replace and store.eval_run(run) is not None:  # old run out, new in: one transaction
+        stored = store.replace_run(record, rows)
+        return Imported(stored, problems, len(rows) - stored)
     _make_room(store, record, path, replace)
     open_run(store, record)
     stored = store.save_responses(rows)

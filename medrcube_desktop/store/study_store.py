@@ -329,6 +329,18 @@ class StudyStore:
         with self.transaction(what) as db:
             return evaluation.insert_responses(db, responses)
 
+    def replace_run(self, run: RunRecord, responses: Sequence[ResponseRecord]) -> int:
+        """Replace the run of ``run.name`` (if any) by ``run`` and ``responses`` in one
+        transaction (``import-run --replace``): a failure leaves the old run as it was.
+        Returns the responses stored."""
+
+        def replace(db: Any) -> int:
+            evaluation.delete_run(db, run.name)
+            evaluation.insert_run(db, run)
+            return evaluation.insert_responses(db, responses)
+
+        return self._write(f"replace run {run.name}", replace)
+
     def delete_run(self, name: str) -> int:
         """Remove a run and all its responses (``import-run --replace``); the number of
         responses removed (0 when there is no such run)."""
