@@ -29,9 +29,12 @@ class SliceData:
     Attributes
     ----------
     pixels : ndarray
-        Greyscale: ``(H, W)`` float64 in modality units (Hounsfield units for CT after
-        Rescale Slope/Intercept, arbitrary units otherwise). Colour: ``(H, W, 3)`` uint8
-        RGB.
+        Greyscale: ``(H, W)`` in modality units (Hounsfield units for CT after Rescale
+        Slope/Intercept, DICOM PS3.3 C.11.1; arbitrary units otherwise): an integer dtype
+        (uint8, uint16, int16, int32) when every value is a whole number (8/16-bit
+        pictures, DICOM stored values with a whole-number rescale), which the renderer
+        maps through a lookup table; float64 otherwise (NaN marks padding). Colour:
+        ``(H, W, 3)`` uint8 RGB.
     is_color : bool
         True for RGB, YBR (converted to RGB) and PALETTE COLOR pictures.
     photometric : str
@@ -71,6 +74,14 @@ class SliceData:
     axis_codes : tuple of (str, str) or None
         Patient directions (R L A P S I) toward which the *stored* row and column indices
         increase; None when the file does not say (pictures, ultrasound).
+    value_unit : str
+        What a greyscale value in ``pixels`` is, as the cursor readout names it: ``"HU"``
+        (CT), ``"signal (a.u.)"`` (MR), ``"grey level"`` (pictures), a DICOM Rescale
+        Type (0028,1054), or ``"value"`` when nothing more is known.
+    spacing_source : str or None
+        Where ``pixel_spacing`` comes from, e.g. ``"Pixel Spacing (0028,0030)"``,
+        ``"Imager Pixel Spacing (0018,1164), at the detector"``, ``"NIfTI zooms
+        (pixdim)"``; None when there is no spacing.
     """
 
     pixels: np.ndarray
@@ -93,6 +104,8 @@ class SliceData:
     pixel_spacing: tuple[float, float] | None = None
     axis_codes: tuple[str, str] | None = None
     file_windows: list[tuple[float, float]] = field(default_factory=list)
+    value_unit: str = "value"
+    spacing_source: str | None = None
 
     def edge_labels(self) -> dict[str, str] | None:
         """Orientation letters at the edges of the displayed slice (see geometry.edge_labels)."""
