@@ -176,14 +176,51 @@ def robust_window(values: np.ndarray, low: float = 0.5, high: float = 99.5) -> t
     Falls back to the full range when the percentiles coincide; width is at least 1e-6.
     Raises ``ValueError`` when no value is finite.
     """
-    finite = values[np.isfinite(values)]
+    finite = values if values.dtype.kind in "iu" else values[np.isfinite(values)]
     if finite.size == 0:
         raise ValueError("no finite value to window")
-    lo, hi = np.percentile(finite, [low, high])
+    lo, hi = percentiles(finite, (low, high))
     if hi <= lo:
         lo, hi = float(finite.min()), float(finite.max())
     width = max(float(hi - lo), 1e-6)
     return float(lo + width / 2.0), width
+
+
+HISTOGRAM_MAX_RANGE = 1 << 16
+"""Integer values spanning fewer than this many levels get percentiles from a histogram."""
+
+
+def percentiles(values: np.ndarray, qs: tuple[float, float]) -> tuple[float, float]:
+    """The ``qs`` percentiles (0..100) of ``values``, as ``np.percentile`` (linear method).
+
+    Integers spanning fewer than :data:`HISTOGRAM_MAX_RANGE` levels are counted once
+    (``np.bincount``) and each percentile read from the cumulative counts: the sorted
+    values at ``floor(q/100 * (n-1))`` and the next, interpolated, with no sort.
+
+    Parameters
+    ----------
+    values : ndarray, any shape
+        Finite values (integers or floats).
+    qs : (2,) float
+        Percentiles, 0..100.
+    """
+    if values.dtype.kind in "iu" and values.size:
+        low, high = int(values.min()), int(values.max())
+        if high - low < HISTOGRAM_MAX_RANGE:
+            wide = np.int32 if values.dtype.itemsize <= 2 else np.int64
+            shifted = values.ravel() if low == 0 else np.subtract(values.ravel(), low, dtype=wide)
+            counts = np.cumsum(np.bincount(shifted.astype(np.intp, copy=False)))
+            n = int(counts[-1])
+            out = []
+            for q in qs:
+                position = q / 100.0 * (n - 1)
+                k = int(np.floor(position))
+                a = int(np.searchsorted(counts, k, side="right"))
+                b = int(np.searchsorted(counts, min(k + 1, n - 1), side="right"))
+                out.append(float(low + a + (b - a) * (position - k)))
+            return out[0], out[1]
+    lo, hi = np.percentile(values, list(qs))
+    return float(lo), float(hi)
 
 
 def to_neurological(data: SliceData) -> SliceData:
@@ -224,14 +261,14 @@ def foreground_window(
     empty or flat, the window spans the background level to the foreground maximum.
     Width is at least 1e-6. Raises ``ValueError`` when no value is finite.
     """
-    finite = values[np.isfinite(values)]
+    finite = values if values.dtype.kind in "iu" else values[np.isfinite(values)]
     if finite.size == 0:
         raise ValueError("no finite value to window")
     floor = float(finite.min())
     foreground = finite[finite > floor]
     if foreground.size == 0:
         return floor, 1e-6
-    lo, hi = (float(v) for v in np.percentile(foreground, [low, high]))
+    lo, hi = percentiles(foreground, (low, high))
     if hi <= lo:
         lo, hi = floor, float(foreground.max())
     width = max(hi - lo, 1e-6)
