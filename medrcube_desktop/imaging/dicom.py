@@ -69,7 +69,9 @@ def load_dicom_slice(path: Path, slice_index: int | None) -> SliceData:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                ds = pydicom.dcmread(path, stop_before_pixels=True)
+                # one read: elements up to DEFER_BYTES (a single frame's pixels) now, larger
+                # ones (a multi-frame Pixel Data) left on disk for pixel_array to read a frame
+                ds = pydicom.dcmread(path, defer_size=DEFER_BYTES)
                 data = _decode_dicom(ds, path, slice_index)
         finally:
             logger.setLevel(level)
@@ -77,6 +79,10 @@ def load_dicom_slice(path: Path, slice_index: int | None) -> SliceData:
     data.notes.extend(f"pydicom: {m}" for m in messages[:3])
     return data
 
+
+DEFER_BYTES = 64 * 1024 * 1024
+"""Elements larger than this are read from disk only when used (a multi-frame Pixel
+Data); a single frame's pixels are read with the header, in the same pass."""
 
 CROSS_SECTION_MODALITIES = {"CT", "MR", "PT", "NM"}
 """Modalities shown in radiological convention from Image Orientation (Patient)."""
@@ -188,8 +194,11 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
     check_pixel_count(path, int(ds.Rows) * int(ds.Columns))
     count = int(ds.get("NumberOfFrames", 1) or 1)
     index = count // 2 if slice_index is None else max(0, min(int(slice_index), count - 1))
-    # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
-    arr = pixel_array(path, index=index if count > 1 else None)
+    if count > 1 or "PixelData" not in ds:
+        # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
+        arr = pixel_array(path, index=index if count > 1 else None)
+    else:  # the header and pixels are read already: decode them, without a second read
+        arr = ds.pixel_array
     photometric = str(ds.get("PhotometricInterpretation", "MONOCHROME2")).strip()
     modality = str(ds.get("Modality", "")).strip() or None
     if photometric == "PALETTE COLOR":
