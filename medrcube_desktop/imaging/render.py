@@ -19,6 +19,7 @@ import numpy as np
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.imaging.loading import load_slice
+from medrcube_desktop.imaging.pixel_facts import PixelFacts
 from medrcube_desktop.imaging.slice_data import (
     SliceData,
     foreground_window,
@@ -89,6 +90,9 @@ class RenderedImage:
     gray : bool
         The three colour channels are equal everywhere (a greyscale slice with nothing
         drawn in colour), so one channel holds the whole picture.
+    facts : PixelFacts or None
+        The modality-unit values under the picture (RGB for colour), their unit and the
+        pixel spacing, for the cursor readout and the caliper.
     """
 
     rgba: np.ndarray
@@ -101,6 +105,7 @@ class RenderedImage:
     legend: list[tuple[int, tuple[int, int, int]]] = field(default_factory=list)
     file_windows: list[tuple[float, float]] = field(default_factory=list)
     gray: bool = False
+    facts: PixelFacts | None = None
 
 
 def window_to_unit(
@@ -374,6 +379,8 @@ def _finish(
         else:
             draw_box(out, box)
             gray = False  # the box is red
+    unit = "RGB" if data.is_color else data.value_unit
+    facts = PixelFacts(data.pixels, unit, data.pixel_spacing, data.spacing_source)
     return RenderedImage(
         out,
         data.slice_index,
@@ -385,6 +392,7 @@ def _finish(
         legend,
         list(data.file_windows),
         gray,
+        facts,
     )
 
 
@@ -477,7 +485,10 @@ def shrink_for_display(rendered: RenderedImage, max_side: int) -> RenderedImage:
         return rendered
     small = np.asarray(Image.fromarray(rendered.rgba).reduce(factor))
     note = f"shown at 1/{factor} resolution ({width}x{height} pixels in the file)"
-    return dataclasses.replace(rendered, rgba=small, notes=[*rendered.notes, note])
+    facts = rendered.facts
+    if facts is not None:  # the readout and caliper still read the full-resolution values
+        facts = dataclasses.replace(facts, factor=facts.factor * factor)
+    return dataclasses.replace(rendered, rgba=small, notes=[*rendered.notes, note], facts=facts)
 
 
 def load_slice_cached(
