@@ -18,13 +18,14 @@ from medrcube_desktop.ui.display_state import (
 )
 from medrcube_desktop.ui.image_view import DISPLAY_MAX_SIDE, RenderTask, render_pool
 
+from medrcube_desktop.ui.text import esc
+
 SHOWN_PRIORITY = 1
 """Pool priority of the item the reviewer waits for: ahead of every queued prefetch."""
 
 PREFETCH_PRIORITY = 0
 PREFETCH_STEPS = (1, -1)
 """Neighbours rendered ahead, in this order: the next item, then the previous one."""
-from medrcube_desktop.ui.text import esc
 
 
 class ImageControls:
