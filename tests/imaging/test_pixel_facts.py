@@ -10,9 +10,9 @@ import pytest
 from PIL import Image
 
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.imaging.render import render_file, render_item
 from medrcube_desktop.imaging.render_cache import RenderCache, render_key, rendered_bytes
-from medrcube_desktop.core.taxonomy import canonical_task
 from tests.conftest import dicom_file, nibabel_example
 
 
