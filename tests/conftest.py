@@ -105,3 +105,28 @@ def ct_benchmark(tmp_path) -> Path:
         },
         {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
     )
+
+
+def nibabel_example(name: str = "example4d.nii.gz") -> Path:
+    """Path of a NIfTI file bundled with nibabel's tests (a real acquisition: example4d is
+    a 128x96x24 fMRI series, int16, 2 x 2 x 2.2 mm voxels)."""
+    from nibabel.testing import data_path
+
+    path = Path(data_path) / name
+    if not path.is_file():
+        pytest.fail(f"{name} is not bundled with this nibabel")
+    return path
+
+
+def png16_file(path: Path, source: str = "MR_small.dcm") -> Path:
+    """Write a real 16-bit greyscale PNG: the stored pixels of a pydicom test file (MR,
+    values above 255), and return its path."""
+    import numpy as np
+    import pydicom
+    from PIL import Image
+
+    stored = pydicom.dcmread(dicom_file(source)).pixel_array
+    values = np.clip(stored, 0, 65535).astype(np.uint16)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(values).save(path)
+    return path

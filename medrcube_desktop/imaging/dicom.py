@@ -69,7 +69,9 @@ def load_dicom_slice(path: Path, slice_index: int | None) -> SliceData:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                ds = pydicom.dcmread(path, stop_before_pixels=True)
+                # one read: elements up to DEFER_BYTES (a single frame's pixels) now, larger
+                # ones (a multi-frame Pixel Data) left on disk for pixel_array to read a frame
+                ds = pydicom.dcmread(path, defer_size=DEFER_BYTES)
                 data = _decode_dicom(ds, path, slice_index)
         finally:
             logger.setLevel(level)
@@ -77,6 +79,10 @@ def load_dicom_slice(path: Path, slice_index: int | None) -> SliceData:
     data.notes.extend(f"pydicom: {m}" for m in messages[:3])
     return data
 
+
+DEFER_BYTES = 64 * 1024 * 1024
+"""Elements larger than this are read from disk only when used (a multi-frame Pixel
+Data); a single frame's pixels are read with the header, in the same pass."""
 
 CROSS_SECTION_MODALITIES = {"CT", "MR", "PT", "NM"}
 """Modalities shown in radiological convention from Image Orientation (Patient)."""
@@ -92,7 +98,7 @@ def _orient(data: SliceData, ds) -> SliceData:
     frame = data.slice_index
     measures = _functional_group_item(ds, frame, "PixelMeasuresSequence")
     data.pixel_aspect = _pixel_aspect(ds if "PixelSpacing" in ds or measures is None else measures)
-    data.pixel_spacing = _pixel_spacing(
+    data.pixel_spacing, data.spacing_source = _pixel_spacing(
         ds if "PixelSpacing" in ds or measures is None else measures
     )
     plane = (
@@ -134,8 +140,17 @@ def _pixel_aspect(ds) -> float:
     return 1.0
 
 
-def _pixel_spacing(ds) -> tuple[float, float] | None:
-    """(row, column) spacing in mm from Pixel Spacing, else Imager Pixel Spacing."""
+SPACING_SOURCES = {
+    "PixelSpacing": "Pixel Spacing (0028,0030)",
+    "ImagerPixelSpacing": "Imager Pixel Spacing (0018,1164), at the detector",
+}
+"""How the caliper names where its mm come from. Imager Pixel Spacing is measured at the
+detector, not in the patient: a projection radiograph magnifies (PS3.3 C.8.11.7)."""
+
+
+def _pixel_spacing(ds) -> tuple[tuple[float, float] | None, str | None]:
+    """(row, column) spacing in mm from Pixel Spacing, else Imager Pixel Spacing, and
+    which of the two (PS3.3 C.7.6.2.1.1, C.8.11.7); (None, None) when neither is valid."""
     for keyword in ("PixelSpacing", "ImagerPixelSpacing"):
         try:
             row, column = (float(v) for v in ds.get(keyword))
@@ -143,8 +158,8 @@ def _pixel_spacing(ds) -> tuple[float, float] | None:
             continue
         valid = row > 0 and column > 0 and np.isfinite(row) and np.isfinite(column)
         if valid and plausible_aspect(row / column) == row / column:
-            return row, column
-    return None
+            return (row, column), SPACING_SOURCES[keyword]
+    return None, None
 
 
 def _orient_projection(data: SliceData, ds) -> SliceData:
@@ -179,8 +194,11 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
     check_pixel_count(path, int(ds.Rows) * int(ds.Columns))
     count = int(ds.get("NumberOfFrames", 1) or 1)
     index = count // 2 if slice_index is None else max(0, min(int(slice_index), count - 1))
-    # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
-    arr = pixel_array(path, index=index if count > 1 else None)
+    if count > 1 or "PixelData" not in ds:
+        # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
+        arr = pixel_array(path, index=index if count > 1 else None)
+    else:  # the header and pixels are read already: decode them, without a second read
+        arr = ds.pixel_array
     photometric = str(ds.get("PhotometricInterpretation", "MONOCHROME2")).strip()
     modality = str(ds.get("Modality", "")).strip() or None
     if photometric == "PALETTE COLOR":
@@ -221,6 +239,9 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         pixels, window = _apply_voi_lut_sequence(pixels, ds)
         function = "LINEAR_EXACT"  # the LUT output range maps straight onto 0..255
         notes.append("VOI LUT Sequence of the file applied")
+        unit = "VOI LUT output"
+    else:
+        unit = value_unit(ds, modality)
     data = SliceData(
         pixels,
         False,
@@ -235,6 +256,7 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         slice_count=count,
         notes=notes,
         file_windows=windows,
+        value_unit=unit,
     )
     return _orient(data, ds)
 
@@ -255,18 +277,55 @@ def _apply_voi_lut_sequence(pixels: np.ndarray, ds) -> tuple[np.ndarray, tuple[f
 
 
 def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
-    """Modality LUT or Rescale Slope/Intercept (PS3.3 C.11.1), incl. functional groups."""
+    """Modality LUT or Rescale Slope/Intercept (PS3.3 C.11.1), incl. functional groups.
+
+    Returns
+    -------
+    (H, W) ndarray in modality units: the stored integers themselves (or int32) when the
+    slope and intercept are whole numbers (CT's 1 and -1024), so the renderer can map
+    them through a lookup table; float64 otherwise (pydicom's ``apply_modality_lut``).
+    """
     from pydicom.pixels import apply_modality_lut
 
-    if "RescaleSlope" in ds or "RescaleIntercept" in ds or "ModalityLUTSequence" in ds:
+    if "ModalityLUTSequence" in ds:
         return np.asarray(apply_modality_lut(arr, ds), dtype=np.float64)
-    item = _functional_group_item(ds, frame, "PixelValueTransformationSequence")
-    pixels = arr.astype(np.float64)
-    if item is not None:
-        pixels = pixels * float(item.get("RescaleSlope", 1.0)) + float(
-            item.get("RescaleIntercept", 0.0)
-        )
-    return pixels
+    source = ds if "RescaleSlope" in ds or "RescaleIntercept" in ds else None
+    if source is None:
+        source = _functional_group_item(ds, frame, "PixelValueTransformationSequence")
+    try:
+        slope = float(source.get("RescaleSlope", 1.0)) if source is not None else 1.0
+        intercept = float(source.get("RescaleIntercept", 0.0)) if source is not None else 0.0
+    except (TypeError, ValueError):  # a malformed value: pydicom's own reading decides
+        return np.asarray(apply_modality_lut(arr, ds), dtype=np.float64)
+    if arr.dtype.kind in "iu" and slope.is_integer() and intercept.is_integer():
+        if slope == 1 and intercept == 0:
+            return arr
+        low, high = (int(arr.min(initial=0)), int(arr.max(initial=0)))
+        ends = [low * slope + intercept, high * slope + intercept]
+        if max(abs(v) for v in ends) < 2**31:
+            out = arr.astype(np.int32)
+            if slope != 1:
+                out *= int(slope)
+            out += int(intercept)
+            return out
+    return arr.astype(np.float64) * slope + intercept
+
+
+def value_unit(ds, modality: str | None) -> str:
+    """What a modality-unit value of ``ds`` is, for the cursor readout.
+
+    Rescale Type (0028,1054) when the file gives one other than "US" (unspecified),
+    else "HU" for CT (Rescale to Hounsfield units, PS3.3 C.8.2.1), "signal (a.u.)" for
+    MR (arbitrary units), "stored value" otherwise.
+    """
+    rescale_type = str(ds.get("RescaleType", "") or "").strip()
+    if rescale_type and rescale_type.upper() != "US":
+        return rescale_type
+    if modality == "CT":
+        return "HU"
+    if modality == "MR":
+        return "signal (a.u.)"
+    return "stored value"
 
 
 def dicom_windows(ds, frame: int) -> list[tuple[float, float]]:

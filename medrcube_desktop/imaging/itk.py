@@ -73,6 +73,8 @@ def load_itk_slice(
         pixel_aspect=plausible_aspect(spacing[1] / spacing[0]) if spacing[0] > 0 else 1.0,
         pixel_spacing=(spacing[1], spacing[0]),
         axis_codes=(row_code, col_code),
+        value_unit="HU" if ct else "value",
+        spacing_source="image spacing (NRRD/MetaImage header)",
     )
     result.display(voxel_display_transform(row_code, col_code, slice_code))
     return result

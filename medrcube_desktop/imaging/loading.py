@@ -121,7 +121,9 @@ def load_slice(
 
 
 def _load_picture(path: Path) -> SliceData:
-    """PNG/JPEG/TIFF through Pillow: 16-bit kept 16-bit, float kept float, EXIF orientation.
+    """PNG/JPEG/TIFF through Pillow: 8- and 16-bit grey kept as stored integers (uint8,
+    uint16; the renderer maps them through a lookup table), float kept float, EXIF
+    orientation.
 
     The pixels are read as stored and turned with the EXIF Orientation tag through a
     :class:`DisplayTransform`, so that a mask or box given on the stored grid follows.
@@ -135,13 +137,16 @@ def _load_picture(path: Path) -> SliceData:
         if img.mode in ("I;16", "I;16B", "I;16L", "I"):
             arr = np.asarray(img)
             bits = 16 if img.mode.startswith("I;16") or arr.max(initial=0) > 255 else 8
-            data = SliceData(arr.astype(np.float64), False, "MONOCHROME2", source_bits=bits)
+            if arr.dtype.byteorder not in ("=", "|"):
+                arr = arr.astype(arr.dtype.newbyteorder("="))  # native order for the table
+            data = SliceData(arr, False, "MONOCHROME2", source_bits=bits, value_unit="grey level")
         elif img.mode == "F":  # 32-bit float (TIFF): window from its own range
-            data = SliceData(np.asarray(img, dtype=np.float64), False, "MONOCHROME2")
-        elif img.mode in ("L", "1"):
             data = SliceData(
-                np.asarray(img.convert("L"), dtype=np.float64), False, "MONOCHROME2", source_bits=8
+                np.asarray(img, dtype=np.float64), False, "MONOCHROME2", value_unit="value"
             )
+        elif img.mode in ("L", "1"):
+            gray = np.asarray(img if img.mode == "L" else img.convert("L"), dtype=np.uint8)
+            data = SliceData(gray, False, "MONOCHROME2", source_bits=8, value_unit="grey level")
         else:
             data = SliceData(
                 np.asarray(img.convert("RGB"), dtype=np.uint8), True, "RGB", source_bits=8

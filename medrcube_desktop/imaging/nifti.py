@@ -122,11 +122,14 @@ def load_nifti_slice(
         slice_count=count,
         mask=None if mask_volume is None else mask_volume[:, :, slice_index],
         notes=notes,
+        # nibabel applies scl_slope/scl_inter to dataobj: values as the header scales them
+        value_unit="HU" if modality == "CT" else "value (scl_slope/scl_inter applied)",
     )
     z0, z1 = volume.zooms[0], volume.zooms[1]
     valid = z0 > 0 and z1 > 0 and plausible_aspect(z0 / z1) == z0 / z1
     result.pixel_aspect = z0 / z1 if valid else 1.0  # stored rows are voxel axis 0
     result.pixel_spacing = (z0, z1) if valid else None
+    result.spacing_source = "NIfTI zooms (pixdim)" if valid else None
     result.axis_codes = (codes[0], codes[1])  # voxel axes 0 and 1 are the stored rows, columns
     result.display(voxel_display_transform(*codes))  # radiological convention
     return result

@@ -19,6 +19,7 @@ import numpy as np
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.imaging.loading import load_slice
+from medrcube_desktop.imaging.pixel_facts import PixelFacts
 from medrcube_desktop.imaging.slice_data import (
     SliceData,
     foreground_window,
@@ -89,6 +90,9 @@ class RenderedImage:
     gray : bool
         The three colour channels are equal everywhere (a greyscale slice with nothing
         drawn in colour), so one channel holds the whole picture.
+    facts : PixelFacts or None
+        The modality-unit values under the picture (RGB for colour), their unit and the
+        pixel spacing, for the cursor readout and the caliper.
     """
 
     rgba: np.ndarray
@@ -101,6 +105,7 @@ class RenderedImage:
     legend: list[tuple[int, tuple[int, int, int]]] = field(default_factory=list)
     file_windows: list[tuple[float, float]] = field(default_factory=list)
     gray: bool = False
+    facts: PixelFacts | None = None
 
 
 def window_to_unit(
@@ -167,23 +172,69 @@ def _to_gray8(
     elif data.window is not None:
         window, function = data.window, data.voi_lut_function
     elif data.source_bits == 8:
+        if pixels.dtype == np.uint8:  # shown as stored: nothing to compute
+            return pixels, None
         return np.clip(np.rint(pixels), 0, 255).astype(np.uint8), None
     elif data.modality == "CT":
         window, function = CT_SOFT_TISSUE_WINDOW, "LINEAR_EXACT"
-    elif np.isfinite(pixels).any():
+    elif pixels.dtype.kind in "iu" or np.isfinite(pixels).any():
         window = foreground_window(pixels) if data.modality == "MR" else robust_window(pixels)
         function = "LINEAR_EXACT"
     else:
         return np.zeros(pixels.shape, dtype=np.uint8), None
     monochrome1 = data.photometric == "MONOCHROME1"
-    if data.source_bits == 16:  # a picture's whole numbers: map each value once
-        whole = pixels.astype(np.int32)
-        low, high = int(whole.min(initial=0)), int(whole.max(initial=0))
-        if high - low < LUT_MAX_ENTRIES:
-            values = np.arange(low, high + 1, dtype=np.float64)
-            table = _window_gray8(values, window, function, monochrome1)
-            return table[whole - low], window
+    looked_up = gray8_by_table(pixels, window, function, monochrome1)
+    if looked_up is not None:
+        return looked_up, window
     return _window_gray8(pixels, window, function, monochrome1), window
+
+
+def gray8_by_table(
+    pixels: np.ndarray, window: tuple[float, float], function: str, monochrome1: bool
+) -> np.ndarray | None:
+    """Whole-number pixels through the VOI window by a lookup table, or None.
+
+    Each distinct value is windowed once, by the same formula as the float path
+    (:func:`window_to_unit`, DICOM PS3.3 C.11.2.1.2), into a uint8 table of at most
+    :data:`LUT_MAX_ENTRIES` entries; the slice is then ``np.take`` on that table, so the
+    result is identical to windowing every pixel in float64, at a fraction of the cost.
+
+    Parameters
+    ----------
+    pixels : (H, W) ndarray
+        Integer values in modality units (HU for CT), or float values from a 16-bit
+        source that are whole numbers.
+    window, function, monochrome1
+        As for :func:`_window_gray8`.
+
+    Returns
+    -------
+    (H, W) uint8, or None when ``pixels`` are not integers or span more than
+    :data:`LUT_MAX_ENTRIES` values (the caller windows them in float64).
+    """
+    if pixels.size == 0:
+        return np.zeros(pixels.shape, dtype=np.uint8)
+    whole = pixels
+    if pixels.dtype.kind == "f":
+        sample = pixels.ravel()[::97]  # most float slices fail here, after a few reads
+        if not np.array_equal(sample, np.rint(sample)):
+            return None
+        if not np.isfinite(pixels).all() or not np.array_equal(pixels, np.rint(pixels)):
+            return None
+        whole = pixels.astype(np.int64)
+    elif pixels.dtype.kind not in "iu":
+        return None
+    low, high = int(whole.min()), int(whole.max())
+    if high - low >= LUT_MAX_ENTRIES:
+        return None
+    if low >= 0 and high < LUT_MAX_ENTRIES:  # index by the value itself: no subtraction
+        low = 0
+        index = whole
+    else:
+        index = np.subtract(whole, low, dtype=np.int32 if whole.dtype.itemsize <= 2 else None)
+    values = np.arange(low, high + 1, dtype=np.float64)
+    table = _window_gray8(values, window, function, monochrome1)
+    return np.take(table, index)
 
 
 def _window_gray8(
@@ -229,23 +280,17 @@ def compose_rgba(
     else:
         base, window = to_gray8(data, chosen, invert)
     drawn = data.mask is not None or data.graphics is not None or data.supplemental is not None
-    if not drawn:  # nothing to blend: the 8-bit pixels as they are (no float round trip)
-        return _finish(_opaque_rgba(base), data, bbox, window, [], gray=not data.is_color)
-    rgb = (
-        base.astype(np.float64)
-        if data.is_color
-        else np.repeat(base[:, :, None], 3, axis=2).astype(np.float64)
-    )
+    out = _opaque_rgba(base)  # uint8 RGBA built directly from the 8-bit pixels
+    if not drawn:
+        return _finish(out, data, bbox, window, [], gray=not data.is_color)
+    rgb = out[..., :3]  # a view: drawing on it draws on ``out``
     legend: list[tuple[int, tuple[int, int, int]]] = []
     if data.mask is not None:
         legend = _draw_mask(rgb, data.mask, mask_alpha, mask_outline)
     if data.supplemental is not None and data.supplemental_rgb is not None:
-        rgb[data.supplemental] = data.supplemental_rgb[data.supplemental].astype(np.float64)
+        rgb[data.supplemental] = data.supplemental_rgb[data.supplemental]
     if data.graphics is not None:  # the file's overlay planes, as radiology viewers draw them
-        rgb[data.graphics] = np.asarray(GRAPHICS_RGB, dtype=np.float64)
-    out = np.empty(rgb.shape[:2] + (4,), dtype=np.uint8)
-    out[..., :3] = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
-    out[..., 3] = 255
+        rgb[data.graphics] = np.asarray(GRAPHICS_RGB, dtype=np.uint8)
     return _finish(out, data, bbox, window, legend)
 
 
@@ -256,8 +301,10 @@ def _draw_mask(
 
     Parameters
     ----------
-    rgb : (H, W, 3) float64
-        Display pixels, changed in place.
+    rgb : (H, W, 3) uint8
+        Display pixels, changed in place (a view of the RGBA array). Only the labelled
+        pixels are blended, in float64, and rounded once, as the whole-image float
+        blend did.
     mask : (H, W) int
         Labels, 0 = none. One label is drawn red, several in the palette's colours (in
         label order); each pixel's colour comes from a lookup table by its label's rank,
@@ -281,9 +328,10 @@ def _draw_mask(
     drawn = (values != 0)[rank]
     if outline:
         drawn &= _differs_from_a_neighbour(rank)
-        rgb[drawn] = lut[rank[drawn]]
+        rgb[drawn] = lut[rank[drawn]].astype(np.uint8)
     else:
-        rgb[drawn] = (1.0 - alpha) * rgb[drawn] + alpha * lut[rank[drawn]]
+        blended = (1.0 - alpha) * rgb[drawn] + alpha * lut[rank[drawn]]
+        rgb[drawn] = np.clip(np.rint(blended), 0, 255).astype(np.uint8)
     return list(zip(labels, colours, strict=True)) if len(labels) > 1 else []
 
 
@@ -331,6 +379,8 @@ def _finish(
         else:
             draw_box(out, box)
             gray = False  # the box is red
+    unit = "RGB" if data.is_color else data.value_unit
+    facts = PixelFacts(data.pixels, unit, data.pixel_spacing, data.spacing_source)
     return RenderedImage(
         out,
         data.slice_index,
@@ -342,6 +392,7 @@ def _finish(
         legend,
         list(data.file_windows),
         gray,
+        facts,
     )
 
 
@@ -434,7 +485,10 @@ def shrink_for_display(rendered: RenderedImage, max_side: int) -> RenderedImage:
         return rendered
     small = np.asarray(Image.fromarray(rendered.rgba).reduce(factor))
     note = f"shown at 1/{factor} resolution ({width}x{height} pixels in the file)"
-    return dataclasses.replace(rendered, rgba=small, notes=[*rendered.notes, note])
+    facts = rendered.facts
+    if facts is not None:  # the readout and caliper still read the full-resolution values
+        facts = dataclasses.replace(facts, factor=facts.factor * factor)
+    return dataclasses.replace(rendered, rgba=small, notes=[*rendered.notes, note], facts=facts)
 
 
 def load_slice_cached(

@@ -29,9 +29,12 @@ class SliceData:
     Attributes
     ----------
     pixels : ndarray
-        Greyscale: ``(H, W)`` float64 in modality units (Hounsfield units for CT after
-        Rescale Slope/Intercept, arbitrary units otherwise). Colour: ``(H, W, 3)`` uint8
-        RGB.
+        Greyscale: ``(H, W)`` in modality units (Hounsfield units for CT after Rescale
+        Slope/Intercept, DICOM PS3.3 C.11.1; arbitrary units otherwise): an integer dtype
+        (uint8, uint16, int16, int32) when every value is a whole number (8/16-bit
+        pictures, DICOM stored values with a whole-number rescale), which the renderer
+        maps through a lookup table; float64 otherwise (NaN marks padding). Colour:
+        ``(H, W, 3)`` uint8 RGB.
     is_color : bool
         True for RGB, YBR (converted to RGB) and PALETTE COLOR pictures.
     photometric : str
@@ -71,6 +74,14 @@ class SliceData:
     axis_codes : tuple of (str, str) or None
         Patient directions (R L A P S I) toward which the *stored* row and column indices
         increase; None when the file does not say (pictures, ultrasound).
+    value_unit : str
+        What a greyscale value in ``pixels`` is, as the cursor readout names it: ``"HU"``
+        (CT), ``"signal (a.u.)"`` (MR), ``"grey level"`` (pictures), a DICOM Rescale
+        Type (0028,1054), or ``"value"`` when nothing more is known.
+    spacing_source : str or None
+        Where ``pixel_spacing`` comes from, e.g. ``"Pixel Spacing (0028,0030)"``,
+        ``"Imager Pixel Spacing (0018,1164), at the detector"``, ``"NIfTI zooms
+        (pixdim)"``; None when there is no spacing.
     """
 
     pixels: np.ndarray
@@ -93,6 +104,8 @@ class SliceData:
     pixel_spacing: tuple[float, float] | None = None
     axis_codes: tuple[str, str] | None = None
     file_windows: list[tuple[float, float]] = field(default_factory=list)
+    value_unit: str = "value"
+    spacing_source: str | None = None
 
     def edge_labels(self) -> dict[str, str] | None:
         """Orientation letters at the edges of the displayed slice (see geometry.edge_labels)."""
@@ -163,14 +176,51 @@ def robust_window(values: np.ndarray, low: float = 0.5, high: float = 99.5) -> t
     Falls back to the full range when the percentiles coincide; width is at least 1e-6.
     Raises ``ValueError`` when no value is finite.
     """
-    finite = values[np.isfinite(values)]
+    finite = values if values.dtype.kind in "iu" else values[np.isfinite(values)]
     if finite.size == 0:
         raise ValueError("no finite value to window")
-    lo, hi = np.percentile(finite, [low, high])
+    lo, hi = percentiles(finite, (low, high))
     if hi <= lo:
         lo, hi = float(finite.min()), float(finite.max())
     width = max(float(hi - lo), 1e-6)
     return float(lo + width / 2.0), width
+
+
+HISTOGRAM_MAX_RANGE = 1 << 16
+"""Integer values spanning fewer than this many levels get percentiles from a histogram."""
+
+
+def percentiles(values: np.ndarray, qs: tuple[float, float]) -> tuple[float, float]:
+    """The ``qs`` percentiles (0..100) of ``values``, as ``np.percentile`` (linear method).
+
+    Integers spanning fewer than :data:`HISTOGRAM_MAX_RANGE` levels are counted once
+    (``np.bincount``) and each percentile read from the cumulative counts: the sorted
+    values at ``floor(q/100 * (n-1))`` and the next, interpolated, with no sort.
+
+    Parameters
+    ----------
+    values : ndarray, any shape
+        Finite values (integers or floats).
+    qs : (2,) float
+        Percentiles, 0..100.
+    """
+    if values.dtype.kind in "iu" and values.size:
+        low, high = int(values.min()), int(values.max())
+        if high - low < HISTOGRAM_MAX_RANGE:
+            wide = np.int32 if values.dtype.itemsize <= 2 else np.int64
+            shifted = values.ravel() if low == 0 else np.subtract(values.ravel(), low, dtype=wide)
+            counts = np.cumsum(np.bincount(shifted.astype(np.intp, copy=False)))
+            n = int(counts[-1])
+            out = []
+            for q in qs:
+                position = q / 100.0 * (n - 1)
+                k = int(np.floor(position))
+                a = int(np.searchsorted(counts, k, side="right"))
+                b = int(np.searchsorted(counts, min(k + 1, n - 1), side="right"))
+                out.append(float(low + a + (b - a) * (position - k)))
+            return out[0], out[1]
+    lo, hi = np.percentile(values, list(qs))
+    return float(lo), float(hi)
 
 
 def to_neurological(data: SliceData) -> SliceData:
@@ -211,14 +261,14 @@ def foreground_window(
     empty or flat, the window spans the background level to the foreground maximum.
     Width is at least 1e-6. Raises ``ValueError`` when no value is finite.
     """
-    finite = values[np.isfinite(values)]
+    finite = values if values.dtype.kind in "iu" else values[np.isfinite(values)]
     if finite.size == 0:
         raise ValueError("no finite value to window")
     floor = float(finite.min())
     foreground = finite[finite > floor]
     if foreground.size == 0:
         return floor, 1e-6
-    lo, hi = (float(v) for v in np.percentile(foreground, [low, high]))
+    lo, hi = percentiles(foreground, (low, high))
     if hi <= lo:
         lo, hi = floor, float(foreground.max())
     width = max(hi - lo, 1e-6)

@@ -190,6 +190,8 @@ MOUSE_GESTURES: tuple[tuple[str, str], ...] = (
     ("Wheel", "Zoom about the cursor"),
     ("Left drag", "Pan"),
     ("Right drag", "Window: horizontal width, vertical center"),
+    ("Move the mouse", "Value under the cursor (HU for CT), top-left corner"),
+    ("D, then left drag", "Caliper: distance in mm (Esc clears)"),
     ("Click a rule", "Fail / pass it"),
 )
 
@@ -211,7 +213,12 @@ def review_actions(window) -> list[ActionSpec]:
         ActionSpec(
             "review.commit", "Commit and next", ("Return", "Enter", "Ctrl+Return"), window.commit
         ),
-        ActionSpec("review.leave_comment", "Leave the comment box", ("Escape",), view.setFocus),
+        ActionSpec(
+            "review.leave_comment",
+            "Leave the comment box / clear the caliper",
+            ("Escape",),
+            window.escape,
+        ),
         ActionSpec(
             "review.next", "Next item (no commit)", ("Ctrl+Down",), lambda: window.step_item(1)
         ),
@@ -278,6 +285,13 @@ def review_actions(window) -> list[ActionSpec]:
             "View",
         ),
         ActionSpec("view.outline", "Mask: filled / outline", ("O",), window.toggle_outline, "View"),
+        ActionSpec(
+            "view.caliper",
+            "Measure a distance (caliper)",
+            ("D",),
+            window.toggle_caliper,
+            "View",
+        ),
         ActionSpec(
             "view.neurological",
             "Neurological convention (patient right on screen right)",

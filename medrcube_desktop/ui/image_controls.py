@@ -6,16 +6,25 @@ and the session; kept apart so each module stays small."""
 from __future__ import annotations
 
 import math
+import threading
 
 from medrcube_desktop.imaging.render import RenderedImage
+from medrcube_desktop.imaging.render_cache import RenderCache, render_key
 from medrcube_desktop.ui.display_state import (
     DisplayChoice,
     window_note,
     window_number,
     window_scale,
 )
-from medrcube_desktop.ui.image_view import RenderTask, render_pool
+from medrcube_desktop.ui.image_view import DISPLAY_MAX_SIDE, RenderTask, render_pool
 from medrcube_desktop.ui.text import esc
+
+SHOWN_PRIORITY = 1
+"""Pool priority of the item the reviewer waits for: ahead of every queued prefetch."""
+
+PREFETCH_PRIORITY = 0
+PREFETCH_STEPS = (1, -1)
+"""Neighbours rendered ahead, in this order: the next item, then the previous one."""
 
 
 class ImageControls:
@@ -37,24 +46,80 @@ class ImageControls:
     mask_outline: bool = False  # draw only the border of each label
     neurological: bool = False  # patient right on screen right (a remembered setting)
     _shown_window: tuple[float, float] | None = None
+    render_cache: RenderCache
+    _prefetch_stale: threading.Event
 
-    def _render(self, slice_index: int | None) -> None:
-        self._generation += 1
-        task = RenderTask(
-            self._generation,
-            self.session.current,
+    def _display_args(self, item, slice_index, overlay, window) -> tuple:
+        """render_item's arguments after the item, in order (also the cache key's)."""
+        return (
             slice_index,
-            self.show_overlay,
-            self.display_window,
+            overlay,
+            window,
             self.invert,
             self.mask_alpha,
             self.mask_outline,
             self.neurological,
+            DISPLAY_MAX_SIDE,
         )
+
+    def _render(self, slice_index: int | None) -> None:
+        """Show the current item: at once from the cache (a prefetched neighbour), else
+        rendered on the render pool ahead of any queued prefetch."""
+        self._generation += 1
+        item = self.session.current
+        args = self._display_args(item, slice_index, self.show_overlay, self.display_window)
+        key = render_key(item, *args)
+        cached = self.render_cache.get(key)
+        if cached is not None:
+            self._on_rendered(self._generation, cached)
+            return
+        task = RenderTask(self._generation, item, *args, cache=self.render_cache, key=key)
         task.signals.done.connect(self._on_rendered)
         task.signals.failed.connect(self._on_render_failed)
         self.image_message.setText("Rendering…")
-        render_pool().start(task)
+        render_pool().start(task, SHOWN_PRIORITY)
+
+    def _prefetch_neighbours(self) -> None:
+        """Render the next and previous visible items ahead (as they will open: overlay
+        shown, the window carried only where it means the same). Prefetches still queued
+        for an earlier item are skipped when they come up."""
+        self._prefetch_stale.set()
+        stale = self._prefetch_stale = threading.Event()
+        current = self.session.current
+        if current is None:
+            return
+        visible = self.session.visible
+        position = self._visible_position(current.id)
+        if position is None:
+            return
+        choice = DisplayChoice(self.display_window, self._window_scale, self._window_origin)
+        for step in PREFETCH_STEPS:
+            if not 0 <= position + step < len(visible):
+                continue
+            item = visible[position + step]
+            args = self._display_args(item, None, True, choice.carried_to(item).window)
+            key = render_key(item, *args)
+            if key in self.render_cache:
+                continue
+            task = RenderTask(
+                0,
+                item,
+                *args,
+                cache=self.render_cache,
+                key=key,
+                still_wanted=lambda event=stale: not event.is_set(),
+            )
+            render_pool().start(task, PREFETCH_PRIORITY)
+
+    def _visible_position(self, item_id: str) -> int | None:
+        """Index of ``item_id`` in the session's visible list (a table rebuilt when the
+        list changes, so a step costs no scan of 100,000 items)."""
+        visible = self.session.visible
+        table = getattr(self, "_positions", None)
+        if table is None or table[0] is not visible or len(table[1]) != len(visible):
+            table = (visible, {item.id: n for n, item in enumerate(visible)})
+            self._positions = table
+        return table[1].get(item_id)
 
     def _on_rendered(self, generation: int, result: RenderedImage) -> None:
         if generation != self._generation:
@@ -66,7 +131,9 @@ class ImageControls:
         self._file_windows = result.file_windows
         new_item = self._fit_next
         self._fit_next = False
-        self.image_view.set_image(result.rgba, result.pixel_aspect, new_item, result.edge_labels)
+        self.image_view.set_image(
+            result.rgba, result.pixel_aspect, new_item, result.edge_labels, result.facts
+        )
         self.slice_slider.blockSignals(True)
         self.slice_slider.setRange(0, max(0, result.slice_count - 1))
         self.slice_slider.setValue(result.slice_index)
@@ -213,6 +280,32 @@ class ImageControls:
         self.statusBar().showMessage(
             "Overlay shown." if self.show_overlay else "Overlay hidden (M shows it).", 3000
         )
+
+    def toggle_caliper(self) -> None:
+        """Key D: measure a distance by dragging (mm from the pixel spacing); again, or
+        Esc, leaves it and clears the line."""
+        view = self.image_view
+        if view.measuring:
+            view.clear_caliper()
+            return
+        view.set_measuring(True)
+        facts = view.facts
+        source = facts.spacing_source if facts is not None else None
+        self.statusBar().showMessage(
+            f"Caliper: drag on the image; lengths in mm from {source}."
+            if source
+            else "Caliper: drag on the image; the file gives no pixel spacing, so lengths "
+            "are in pixels.",
+            6000,
+        )
+
+    def escape(self) -> None:
+        """Esc: on the image, clear the caliper; elsewhere (the comment box), back to the
+        image, where the keys score."""
+        view = self.image_view
+        if view.hasFocus() and (view.measuring or view.caliper is not None):
+            view.clear_caliper()
+        view.setFocus()
 
     def step_slice(self, step: int) -> None:
         """PgDn/PgUp: move ``step`` slices through a volume or multi-frame file."""

@@ -1,16 +1,30 @@
-"""The image view (zoom with the wheel or +/-, pan by dragging) and its render worker."""
+"""The image view (zoom with the wheel or +/-, pan by dragging, the value under the
+cursor, a distance caliper) and its render worker."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Hashable
 
 import numpy as np
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
-from PySide6.QtGui import QImage, QPainter, QPixmap, QTransform
-from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
+from PySide6.QtCore import QLineF, QObject, QPointF, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QTransform
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QGraphicsPixmapItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+)
 
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.imaging.pixel_facts import PixelFacts
 from medrcube_desktop.imaging.render import RenderedImage, render_item
+from medrcube_desktop.imaging.render_cache import RenderCache
+
+CALIPER_COLOUR = QColor(0, 230, 230)
+"""Cyan: apart from the red masks and boxes and the yellow overlay planes."""
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +39,14 @@ def rgba_to_qimage(rgba: np.ndarray) -> QImage:
 
 
 class ImageView(QGraphicsView):
-    """Shows one rendered slice; the wheel zooms about the cursor, dragging pans."""
+    """Shows one rendered slice; the wheel zooms about the cursor, dragging pans.
+
+    Moving the mouse shows the value under the cursor (modality units, from the
+    :class:`PixelFacts` given with the image) in the top-left corner; in caliper mode
+    (:meth:`set_measuring`) a left drag draws a line with its length in mm (pixels when
+    the file gives no spacing). Cursor positions map to image pixels through the view's
+    whole transform (zoom, pan, the pixel aspect) and the facts' display reduction.
+    """
 
     ZOOM_STEP = 1.25
     image_shown = Signal()  # after set_image placed new pixels
@@ -47,6 +68,26 @@ class ImageView(QGraphicsView):
         self.edge_labels: dict[str, str] | None = None
         self.corner_text = ""  # lines, e.g. "W 400  C 40 (set by you)\n12 / 40"
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+        self.facts: PixelFacts | None = None
+        self.readout_text = ""  # "x 12  y 40   -1002 HU" under the cursor
+        self.measuring = False
+        self.caliper: tuple[QPointF, QPointF] | None = None  # image pixels (x, y)
+        self.caliper_text = ""
+        self._caliper_dragging = False
+        pen = QPen(CALIPER_COLOUR, 2)
+        pen.setCosmetic(True)  # two screen pixels at any zoom
+        self._caliper_line = QGraphicsLineItem(self._pixmap_item)
+        self._caliper_line.setPen(pen)
+        self._caliper_label = QGraphicsSimpleTextItem(self._pixmap_item)
+        self._caliper_label.setBrush(CALIPER_COLOUR)
+        self._caliper_label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        font = self._caliper_label.font()
+        font.setPointSize(11)
+        font.setBold(True)
+        self._caliper_label.setFont(font)
+        self._hide_caliper()
+        self.setMouseTracking(True)
+        self.viewport().setMouseTracking(True)
 
     def set_image(
         self,
@@ -54,6 +95,7 @@ class ImageView(QGraphicsView):
         pixel_aspect: float = 1.0,
         refit: bool = False,
         edge_labels: dict[str, str] | None = None,
+        facts: PixelFacts | None = None,
     ) -> None:
         """Show new pixels at their physical aspect.
 
@@ -68,8 +110,16 @@ class ImageView(QGraphicsView):
         edge_labels : dict or None
             Patient direction at the image's top, bottom, left and right, drawn at the
             edges of the view (orientation letters, as radiology viewers show them).
+        facts : PixelFacts or None
+            The values under the picture, for the cursor readout and the caliper. A new
+            item (``refit``) clears the caliper; a new slice or window keeps it.
         """
         self.edge_labels = edge_labels
+        self.facts = facts
+        if refit:
+            self.clear_caliper()
+        elif self.caliper is not None:
+            self._show_caliper()  # the length in the new facts' spacing
         self._pixmap_item.setPixmap(QPixmap.fromImage(rgba_to_qimage(rgba)))
         self._pixmap_item.setTransform(QTransform.fromScale(1.0, pixel_aspect))
         self.scene().setSceneRect(self._pixmap_item.sceneBoundingRect())
@@ -82,12 +132,15 @@ class ImageView(QGraphicsView):
         self._pixmap_item.setPixmap(QPixmap())
         self.edge_labels = None
         self.corner_text = ""
+        self.facts = None
+        self.readout_text = ""
+        self.clear_caliper()
         self.viewport().update()
 
     def drawForeground(self, painter: QPainter, rect) -> None:  # noqa: N802 (Qt override)
         """Orientation letters at the middle of each edge of the view, and the window and
         slice in the bottom-left corner, in screen pixels (the image is not touched)."""
-        if not self.edge_labels and not self.corner_text:
+        if not self.edge_labels and not self.corner_text and not self._top_left_text():
             return
         painter.save()
         painter.resetTransform()
@@ -103,7 +156,12 @@ class ImageView(QGraphicsView):
             )
         ]
         places.append(("corner", center.AlignLeft | center.AlignBottom, 10))
-        labels = {**(self.edge_labels or {}), "corner": self.corner_text}
+        places.append(("readout", center.AlignLeft | center.AlignTop, 10))
+        labels = {
+            **(self.edge_labels or {}),
+            "corner": self.corner_text,
+            "readout": self._top_left_text(),
+        }
         for edge, align, size in places:
             font = painter.font()
             font.setPointSize(size)
@@ -134,24 +192,100 @@ class ImageView(QGraphicsView):
         self._fit = False
         self.scale(factor, factor)
 
+    def _top_left_text(self) -> str:
+        lines = [self.readout_text]
+        if self.measuring:
+            lines.append("Caliper: drag to measure (Esc clears)")
+        return "\n".join(line for line in lines if line)
+
+    def image_point(self, viewport_point) -> QPointF:
+        """Shown-image pixel coordinates (x column, y row, floats) of a viewport point,
+        through zoom, pan and the pixel aspect."""
+        return self._pixmap_item.mapFromScene(self.mapToScene(viewport_point))
+
+    def set_measuring(self, on: bool) -> None:
+        """Caliper mode: a left drag measures instead of panning."""
+        self.measuring = on
+        self._caliper_dragging = False
+        self.setDragMode(
+            QGraphicsView.DragMode.NoDrag if on else QGraphicsView.DragMode.ScrollHandDrag
+        )
+        self.viewport().setCursor(
+            Qt.CursorShape.CrossCursor if on else Qt.CursorShape.OpenHandCursor
+        )
+        self.viewport().update()
+
+    def clear_caliper(self) -> None:
+        """Remove the measured line and leave caliper mode."""
+        self.caliper = None
+        self.caliper_text = ""
+        self._hide_caliper()
+        if self.measuring:
+            self.set_measuring(False)
+
+    def measure(self, start: QPointF, end: QPointF) -> str:
+        """Show a caliper from ``start`` to ``end`` (shown-image pixels); returns its text."""
+        self.caliper = (QPointF(start), QPointF(end))
+        self._show_caliper()
+        return self.caliper_text
+
+    def _hide_caliper(self) -> None:
+        self._caliper_line.setVisible(False)
+        self._caliper_label.setVisible(False)
+
+    def _show_caliper(self) -> None:
+        start, end = self.caliper
+        points = ((start.x(), start.y()), (end.x(), end.y()))
+        if self.facts is not None:
+            self.caliper_text = self.facts.describe_distance(*points)
+        else:  # no facts: shown pixels only
+            length = QLineF(start, end).length()
+            self.caliper_text = f"{length:.1f} pixels (no pixel spacing)"
+        self._caliper_line.setLine(QLineF(start, end))
+        self._caliper_label.setText(self.caliper_text)
+        self._caliper_label.setPos(end)
+        self._caliper_line.setVisible(True)
+        self._caliper_label.setVisible(True)
+
+    def _update_readout(self, viewport_point) -> None:
+        text = ""
+        if self.facts is not None and not self._pixmap_item.pixmap().isNull():
+            point = self.image_point(viewport_point)
+            text = self.facts.describe(point.x(), point.y())
+        if text != self.readout_text:
+            self.readout_text = text
+            self.viewport().update()
+
     def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt override)
         if event.button() == Qt.MouseButton.RightButton:  # right-drag: window/level
             self._drag_from = event.position().toPoint()
             return
+        if self.measuring and event.button() == Qt.MouseButton.LeftButton:
+            start = self.image_point(event.position().toPoint())
+            self._caliper_dragging = True
+            self.measure(start, start)
+            return
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        point = event.position().toPoint()
+        self._update_readout(point)
         start = getattr(self, "_drag_from", None)
         if start is not None and event.buttons() & Qt.MouseButton.RightButton:
-            point = event.position().toPoint()
             self.window_dragged.emit(point.x() - start.x(), point.y() - start.y())
             self._drag_from = point
+            return
+        if self._caliper_dragging and self.caliper is not None:
+            self.measure(self.caliper[0], self.image_point(point))
             return
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 (Qt override)
         if event.button() == Qt.MouseButton.RightButton:
             self._drag_from = None
+            return
+        if self._caliper_dragging and event.button() == Qt.MouseButton.LeftButton:
+            self._caliper_dragging = False
             return
         super().mouseReleaseEvent(event)
 
@@ -205,6 +339,9 @@ class RenderTask(QRunnable):
 
     Run it on :func:`render_pool`; ``generation`` lets the receiver drop a result that a
     newer request superseded. ``max_side`` (pixels) reduces the picture for display.
+    With a ``cache`` and ``key``, a result already there is used and a new one is kept.
+    ``still_wanted`` (a prefetch's): checked before rendering; False skips the task (the
+    reviewer moved elsewhere), with nothing emitted.
     """
 
     def __init__(
@@ -219,8 +356,12 @@ class RenderTask(QRunnable):
         mask_outline: bool = False,
         neurological: bool = False,
         max_side: int = DISPLAY_MAX_SIDE,
+        cache: RenderCache | None = None,
+        key: Hashable | None = None,
+        still_wanted: Callable[[], bool] | None = None,
     ) -> None:
         super().__init__()
+        self.cache, self.key, self.still_wanted = cache, key, still_wanted
         self.generation, self.item, self.slice_index = generation, item, slice_index
         self.overlay, self.window, self.invert = overlay, window, invert
         self.mask_alpha, self.mask_outline = mask_alpha, mask_outline
@@ -229,6 +370,12 @@ class RenderTask(QRunnable):
         self.signals = RenderSignals()
 
     def run(self) -> None:
+        if self.still_wanted is not None and not self.still_wanted():
+            return  # a prefetch the reviewer no longer needs
+        cached = self.cache.get(self.key) if self.cache is not None else None
+        if cached is not None:
+            self._emit_done(cached)
+            return
         try:
             result: RenderedImage = render_item(
                 self.item,
@@ -242,12 +389,20 @@ class RenderTask(QRunnable):
                 self.max_side,
             )
         except Exception as exc:  # shown to the user in the view; logged with traceback
+            if self.still_wanted is not None:  # a prefetch: shown when the item is opened
+                log.warning("prefetch of item %s failed: %s", self.item.id, exc)
+                return
             log.exception("rendering item %s failed", self.item.id)
             try:
                 self.signals.failed.emit(self.generation, f"item {self.item.id}: {exc}")
             except RuntimeError:
                 log.debug("render of item %s failed after the window closed", self.item.id)
             return
+        if self.cache is not None:
+            self.cache.put(self.key, result)
+        self._emit_done(result)
+
+    def _emit_done(self, result: RenderedImage) -> None:
         try:
             self.signals.done.emit(self.generation, result)
         except RuntimeError:  # the window (and its receiver) closed while rendering

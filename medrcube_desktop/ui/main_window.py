@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -25,6 +26,7 @@ from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import Benchmark
 from medrcube_desktop.core.rubric import load_review_tags, load_rubric
 from medrcube_desktop.errors import StoreError
+from medrcube_desktop.imaging.render_cache import RenderCache
 from medrcube_desktop.review.session import ItemFilter, ReviewSessionState
 from medrcube_desktop.ui.actions import (
     install_actions,
@@ -102,6 +104,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.benchmark = benchmark
         self.rubric = load_rubric()
         self._generation = 0
+        self.render_cache = RenderCache()  # shown and prefetched items, bounded in MB
+        self._prefetch_stale = threading.Event()
         self._shown_first = False
         self._fit_next = True
         self.show_overlay = True  # key M hides the mask and box (this item only)
@@ -270,6 +274,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
             self.slice_slider.setRange(0, 0)
             self.slice_slider.blockSignals(False)
             self._render(None)
+            self._prefetch_neighbours()  # after the shown item's render: it goes first
 
     def _remember_position(self) -> None:
         """Store where the reviewer is, to resume there next time (best effort)."""
@@ -344,6 +349,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         """Keep the position, the window layout and every draft (drafts are already saved:
         nothing to ask)."""
         self._position_timer.stop()
+        self._prefetch_stale.set()  # queued prefetches are skipped, not rendered at exit
         self._remember_position()
         self.session.pause()
         save_window_state(self)

@@ -1,0 +1,115 @@
+"""What a radiologist asks of a pixel: its value in modality units, and distances in mm.
+
+A :class:`PixelFacts` rides beside a rendered image (:class:`~.render.RenderedImage`):
+the modality-unit slice on the displayed grid (before any display reduction), its unit
+and the pixel spacing with its source. The view maps the cursor to the rendered image's
+pixel coordinates (column ``x``, row ``y``, floats, 0 at the top-left corner of the
+first pixel); these functions do the rest. No Qt here.
+
+Sources: Rescale Slope/Intercept, DICOM PS3.3 C.11.1 (HU for CT); Pixel Spacing
+(0028,0030), PS3.3 C.7.6.2.1.1 (in the patient), Imager Pixel Spacing (0018,1164),
+C.8.11.7 (at the detector); NIfTI ``pixdim`` through nibabel's ``header.get_zooms()``
+and ``scl_slope``/``scl_inter`` applied by nibabel's ``dataobj``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class PixelFacts:
+    """The numbers behind a rendered greyscale slice.
+
+    Attributes
+    ----------
+    values : (H, W) ndarray, or (H, W, 3) uint8 for colour
+        Modality units (HU for CT, ``unit``), row 0 at the top, the grid the image was
+        rendered from (orientation and convention applied); integer or float64, NaN for
+        padding. Colour pictures: their RGB. Shared and read-only.
+    unit : str
+        ``"HU"``, ``"signal (a.u.)"``, ``"grey level"``...
+    spacing : (row, column) float or None
+        Millimetres between pixel centres on ``values``' grid; None: no physical size.
+    spacing_source : str or None
+        Where ``spacing`` comes from ("Pixel Spacing (0028,0030)"...).
+    factor : int
+        Pixels of ``values`` per pixel of the shown image along each side (a display
+        reduction by an integer factor; 1 when none).
+    """
+
+    values: np.ndarray
+    unit: str
+    spacing: tuple[float, float] | None = None
+    spacing_source: str | None = None
+    factor: int = 1
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by ``values``, in bytes."""
+        return int(self.values.nbytes)
+
+    def pixel_at(self, x: float, y: float) -> tuple[int, int] | None:
+        """``(row, column)`` of ``values`` under the shown image's point ``(x, y)``, or None
+        outside the image. ``x``, ``y``: shown-image pixels (column, row), floats."""
+        row, col = math.floor(y * self.factor), math.floor(x * self.factor)
+        height, width = self.values.shape[:2]
+        if 0 <= row < height and 0 <= col < width:
+            return row, col
+        return None
+
+    def value_at(self, x: float, y: float) -> float | None:
+        """The modality-unit value under ``(x, y)`` (see :meth:`pixel_at`); None outside
+        the image, on padding (NaN) or on a colour picture."""
+        where = self.pixel_at(x, y)
+        if where is None or self.values.ndim != 2:
+            return None
+        value = float(self.values[where])
+        return value if math.isfinite(value) else None
+
+    def describe(self, x: float, y: float) -> str:
+        """The readout line, e.g. ``"x 12  y 40   -1002 HU"``; ``""`` outside the image."""
+        where = self.pixel_at(x, y)
+        if where is None:
+            return ""
+        row, col = where
+        value = self.values[where]
+        if self.values.ndim == 3:  # a colour picture: its red, green and blue
+            return f"x {col}  y {row}   RGB {', '.join(str(int(v)) for v in value)}"
+        if not math.isfinite(float(value)):
+            shown = "padding (no value)"
+        else:
+            shown = f"{format_value(float(value))} {self.unit}"
+        return f"x {col}  y {row}   {shown}"
+
+    def distance(self, start: tuple[float, float], end: tuple[float, float]) -> tuple[float, str]:
+        """Length of the segment from ``start`` to ``end`` (shown-image ``(x, y)``).
+
+        Returns
+        -------
+        (length, unit) : ``unit`` is ``"mm"`` from ``spacing`` (hypot(dy * row_mm,
+        dx * col_mm)), else ``"pixels"`` of ``values``' grid.
+        """
+        dx = (end[0] - start[0]) * self.factor
+        dy = (end[1] - start[1]) * self.factor
+        if self.spacing is None:
+            return math.hypot(dx, dy), "pixels"
+        row_mm, col_mm = self.spacing
+        return math.hypot(dy * row_mm, dx * col_mm), "mm"
+
+    def describe_distance(self, start: tuple[float, float], end: tuple[float, float]) -> str:
+        """``"23.4 mm"`` or ``"35.0 pixels (no pixel spacing in the file)"``."""
+        length, unit = self.distance(start, end)
+        if unit == "mm":
+            return f"{length:.1f} mm"
+        return f"{length:.1f} pixels (no pixel spacing in the file)"
+
+
+def format_value(value: float) -> str:
+    """A value as read off a viewer: whole numbers as such, else 4 significant digits."""
+    if float(value).is_integer() and abs(value) < 1e9:
+        return f"{int(value)}"
+    return f"{value:.4g}"

@@ -1,0 +1,122 @@
+"""The lookup-table path agrees with float64 windowing on real files (within 1 grey level;
+in practice equal), and the uint8 compose keeps every pixel."""
+
+from __future__ import annotations
+
+import nibabel as nib
+import numpy as np
+import pydicom
+import pytest
+from PIL import Image
+from pydicom.pixels import apply_modality_lut
+
+from medrcube_desktop.imaging.loading import load_slice
+from medrcube_desktop.imaging.render import (
+    CT_SOFT_TISSUE_WINDOW,
+    _window_gray8,
+    compose_rgba,
+    gray8_by_table,
+    render_file,
+)
+from medrcube_desktop.imaging.slice_data import foreground_window, percentiles, robust_window
+from tests.conftest import dicom_file, nibabel_example, png16_file
+
+
+def float_reference(values: np.ndarray, window, function="LINEAR_EXACT", mono1=False):
+    """The float64 path: every pixel through the window formula (PS3.3 C.11.2.1.2)."""
+    return _window_gray8(np.asarray(values, dtype=np.float64), window, function, mono1)
+
+
+def assert_within_one(shown: np.ndarray, reference: np.ndarray) -> None:
+    assert shown.shape == reference.shape
+    assert int(np.abs(shown.astype(int) - reference.astype(int)).max()) <= 1
+
+
+def test_ct_small_hounsfield_units_by_table_match_pydicom_float_path():
+    path = dicom_file("CT_small.dcm")
+    ds = pydicom.dcmread(path)
+    hu = apply_modality_lut(ds.pixel_array, ds)  # pydicom, PS3.3 C.11.1, float64
+    data = load_slice(path)
+    assert data.pixels.dtype.kind == "i"  # whole-number rescale: integers kept
+    np.testing.assert_array_equal(data.pixels, hu)
+    shown = render_file(path).rgba[..., 0]
+    assert_within_one(shown, float_reference(hu, CT_SOFT_TISSUE_WINDOW))
+
+
+def test_mr_small_file_window_by_table_matches_float_path():
+    path = dicom_file("MR_small.dcm")
+    ds = pydicom.dcmread(path)
+    window = (float(ds.WindowCenter), float(ds.WindowWidth))
+    shown = render_file(path).rgba[..., 0]
+    reference = float_reference(ds.pixel_array, window, "LINEAR")
+    assert_within_one(shown, reference)
+
+
+def test_16_bit_png_by_table_matches_float_path(tmp_path):
+    path = png16_file(tmp_path / "mr16.png")
+    stored = np.asarray(Image.open(path))
+    assert stored.dtype == np.uint16 and stored.max() > 255
+    data = load_slice(path)
+    assert data.pixels.dtype == np.uint16
+    rendered = render_file(path)
+    window = robust_window(stored.astype(np.float64))  # numpy's own percentiles
+    assert rendered.window == pytest.approx(window, abs=1e-9)
+    assert_within_one(rendered.rgba[..., 0], float_reference(stored, window))
+
+
+def test_nibabel_example_nifti_matches_float_path():
+    path = nibabel_example()
+    data = load_slice(path)
+    header = nib.load(path).header
+    cal = (float(header["cal_min"]), float(header["cal_max"]))
+    if cal[1] > cal[0]:  # the header's display range (NIfTI-1 cal_min/cal_max)
+        window = ((cal[0] + cal[1]) / 2, cal[1] - cal[0])
+    else:
+        volume = np.asanyarray(nib.load(path).dataobj[..., 0]).astype(np.float64)
+        window = foreground_window(volume[np.isfinite(volume)])
+    assert data.window == pytest.approx(window)
+    shown = compose_rgba(data).rgba[..., 0]
+    assert_within_one(shown, float_reference(data.pixels, window))
+
+
+def test_table_is_identical_to_float_for_every_dtype_and_function():
+    rng = np.random.default_rng(3)
+    for dtype, low, high in ((np.uint8, 0, 256), (np.uint16, 0, 4096), (np.int16, -1024, 3000)):
+        values = rng.integers(low, high, (64, 48)).astype(dtype)
+        for function in ("LINEAR", "LINEAR_EXACT", "SIGMOID"):
+            for mono1 in (False, True):
+                table = gray8_by_table(values, (40.0, 400.0), function, mono1)
+                np.testing.assert_array_equal(
+                    table, float_reference(values, (40.0, 400.0), function, mono1)
+                )
+
+
+def test_table_declines_what_it_cannot_map_exactly():
+    assert gray8_by_table(np.array([[0.5, 1.0]]), (0, 1), "LINEAR", False) is None
+    wide = np.array([[0, 1 << 20]], dtype=np.int32)
+    assert gray8_by_table(wide, (0, 10), "LINEAR", False) is None
+
+
+def test_histogram_percentiles_equal_numpys():
+    rng = np.random.default_rng(4)
+    for values in (
+        rng.integers(0, 4000, 100_000).astype(np.uint16),
+        rng.integers(-1024, 2000, 999).astype(np.int16),
+        np.array([7], dtype=np.uint8),
+    ):
+        got = percentiles(values, (0.5, 99.5))
+        np.testing.assert_allclose(got, np.percentile(values, [0.5, 99.5]), rtol=0, atol=1e-9)
+
+
+def test_overlay_planes_drawn_without_float_keep_the_grey_elsewhere():
+    path = dicom_file("MR-SIEMENS-DICOM-WithOverlays.dcm")
+    data = load_slice(path)
+    assert data.graphics is not None and data.graphics.any()
+    rgba = compose_rgba(data).rgba
+    assert rgba.dtype == np.uint8
+    assert (rgba[data.graphics][:, :3] == (255, 255, 0)).all()
+    plain = compose_rgba(
+        type(data)(**{**data.__dict__, "graphics": None})  # the same slice, no overlay
+    ).rgba
+    outside = ~data.graphics
+    np.testing.assert_array_equal(rgba[outside], plain[outside])

@@ -1,0 +1,124 @@
+"""Value under the cursor and caliper lengths, against values computed independently."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pydicom
+import pytest
+from PIL import Image
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.taxonomy import canonical_task
+from medrcube_desktop.imaging.render import render_file, render_item
+from medrcube_desktop.imaging.render_cache import RenderCache, render_key, rendered_bytes
+from tests.conftest import dicom_file, nibabel_example
+
+
+def make_item(item_id: str, path, modality: str) -> Item:
+    task = canonical_task("Modality Recognition")
+    return Item(item_id, "q", {"A": "a"}, "A", task, task.name, modality, "Chest", "ds", path, path)
+
+
+def test_hu_under_a_pixel_of_ct_small_is_rescaled_stored_value():
+    path = dicom_file("CT_small.dcm")
+    ds = pydicom.dcmread(path)
+    facts = render_file(path).facts
+    assert facts.unit == "HU"
+    for r, c in ((0, 0), (20, 10), (64, 64), (127, 90)):
+        hu = float(ds.pixel_array[r, c]) * float(ds.RescaleSlope) + float(ds.RescaleIntercept)
+        # (x, y) = (column, row) anywhere inside the pixel
+        assert facts.value_at(c + 0.3, r + 0.7) == hu
+        assert facts.describe(c + 0.5, r + 0.5).endswith(f"{int(hu)} HU")
+    assert facts.value_at(-0.1, 3) is None and facts.value_at(3, 128.0) is None
+
+
+def test_caliper_in_mm_from_pixel_spacing_and_named_source():
+    path = dicom_file("CT_small.dcm")
+    ds = pydicom.dcmread(path)
+    row_mm, col_mm = (float(v) for v in ds.PixelSpacing)
+    facts = render_file(path).facts
+    assert facts.spacing_source.startswith("Pixel Spacing")
+    start, end = (10.5, 20.5), (70.5, 100.5)  # (x, y): dc = 60, dr = 80
+    length, unit = facts.distance(start, end)
+    assert unit == "mm"
+    assert length == pytest.approx(math.hypot(80 * row_mm, 60 * col_mm))
+    assert facts.describe_distance(start, end) == f"{math.hypot(80 * row_mm, 60 * col_mm):.1f} mm"
+
+
+def test_imager_pixel_spacing_is_said_to_be_at_the_detector(tmp_path):
+    ds = pydicom.dcmread(dicom_file("CT_small.dcm"))
+    del ds.PixelSpacing
+    ds.ImagerPixelSpacing = [0.2, 0.3]
+    path = tmp_path / "imager.dcm"
+    ds.save_as(path)
+    facts = render_file(path).facts
+    assert facts.spacing == (0.2, 0.3)
+    assert "Imager Pixel Spacing" in facts.spacing_source
+    assert "detector" in facts.spacing_source
+    length, _ = facts.distance((0, 0), (4, 3))
+    assert length == pytest.approx(math.hypot(3 * 0.2, 4 * 0.3))
+
+
+def test_mr_values_are_signal_in_arbitrary_units():
+    path = dicom_file("MR_small.dcm")
+    ds = pydicom.dcmread(path)
+    facts = render_file(path).facts
+    assert facts.unit == "signal (a.u.)"
+    assert facts.value_at(5.5, 7.5) == float(ds.pixel_array[7, 5])
+
+
+def test_a_picture_without_spacing_measures_in_pixels(tmp_path):
+    values = np.arange(64 * 80, dtype=np.uint32).reshape(64, 80) % 256
+    path = tmp_path / "g.png"
+    Image.fromarray(values.astype(np.uint8)).save(path)
+    facts = render_file(path).facts
+    assert facts.unit == "grey level" and facts.spacing is None
+    assert facts.value_at(3.5, 2.5) == float(values[2, 3])
+    assert facts.distance((0, 0), (3, 4)) == (5.0, "pixels")
+    assert "no pixel spacing" in facts.describe_distance((0, 0), (3, 4))
+
+
+def test_nifti_value_has_scaling_applied_and_zooms_as_spacing():
+    import nibabel as nib
+
+    path = nibabel_example()
+    img = nib.load(path)
+    facts = render_file(path).facts
+    assert facts.spacing_source == "NIfTI zooms (pixdim)"
+    assert sorted(facts.spacing) == sorted(float(z) for z in img.header.get_zooms()[:2])
+    shown = facts.values
+    volume = np.asanyarray(img.dataobj[..., 0])  # scl_slope/scl_inter applied by nibabel
+    middle = volume[:, :, volume.shape[2] // 2]
+    # the display turns the slice (radiological convention): the same values, moved
+    np.testing.assert_array_equal(np.sort(shown.ravel()), np.sort(middle.ravel()))
+
+
+def test_display_reduction_reads_full_resolution_values(tmp_path):
+    values = (np.arange(200 * 300) % 251).reshape(200, 300).astype(np.uint8)
+    path = tmp_path / "big.png"
+    Image.fromarray(values).save(path)
+    item = make_item("big", path, "MRI")
+    shown = render_item(item, max_side=100)
+    assert shown.rgba.shape[:2] == (67, 100) and shown.facts.factor == 3
+    assert shown.facts.value_at(10.2, 5.4) == float(values[16, 30])
+
+
+def test_render_cache_is_bounded_in_bytes_and_keyed_by_display_state(tmp_path):
+    path = dicom_file("CT_small.dcm")
+    item = make_item("ct", path, "CT")
+    rendered = render_item(item)
+    size = rendered_bytes(rendered)
+    cache = RenderCache(capacity_mb=2.5 * size / (1024 * 1024))
+    keys = [
+        render_key(item, None, True, (40.0, w), False, 0.4, False, False, 4096) for w in (1, 2, 3)
+    ]
+    assert len(set(keys)) == 3
+    assert render_key(item, None, False, None, False, 0.4, False, False, 4096) != render_key(
+        item, None, True, None, False, 0.4, False, False, 4096
+    )
+    for key in keys:
+        cache.put(key, rendered)
+    assert len(cache) == 2 and cache.nbytes <= cache.capacity_bytes
+    assert cache.get(keys[0]) is None and cache.get(keys[2]) is rendered

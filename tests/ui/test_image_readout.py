@@ -1,0 +1,100 @@
+"""In the real window: the value under the cursor, the caliper (D, drag, Esc) and the
+next item shown from the prefetch without a render."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pydicom
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication
+
+from medrcube_desktop.core.dataset import load_benchmark
+from medrcube_desktop.imaging.render_cache import render_key
+from medrcube_desktop.review.session import ReviewSessionState
+from medrcube_desktop.store import StudyStore
+from medrcube_desktop.ui.image_view import DISPLAY_MAX_SIDE
+from medrcube_desktop.ui.main_window import MainWindow
+from tests.conftest import dicom_file
+
+SHOTS = Path("/work/scratch/render")
+
+
+def open_window(qtbot, root, db_path):
+    benchmark = load_benchmark(root)
+    window = MainWindow(ReviewSessionState(benchmark.items, StudyStore(db_path), "dr-a"), benchmark)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.first_item_shown, timeout=10000):
+        window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: window.image_view.facts is not None, timeout=10000)
+    return window
+
+
+def viewport_point(view, x: float, y: float):
+    """The viewport point over the shown image's pixel coordinate (x, y)."""
+    return view.mapFromScene(view._pixmap_item.mapToScene(QPointF(x, y)))
+
+
+def mouse(view, kind, point, button, buttons) -> None:
+    event = QMouseEvent(kind, QPointF(point), QPointF(view.viewport().mapToGlobal(point)),
+                        button, buttons, Qt.KeyboardModifier.NoModifier)  # fmt: skip
+    QApplication.sendEvent(view.viewport(), event)
+
+
+def save_shot(window, name: str) -> None:
+    if SHOTS.is_dir():
+        window.grab().save(str(SHOTS / name))
+
+
+def test_hu_under_the_cursor_follows_zoom(qtbot, ct_benchmark, tmp_path):
+    window = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    view = window.image_view
+    ds = pydicom.dcmread(dicom_file("CT_small.dcm"))
+    none = Qt.MouseButton.NoButton
+    for zoom in (1.0, 2.5):
+        view.zoom(zoom)
+        r, c = 40, 70
+        point = viewport_point(view, c + 0.5, r + 0.5)
+        mouse(view, QEvent.Type.MouseMove, point, none, none)
+        hu = int(ds.pixel_array[r, c]) * int(ds.RescaleSlope) + int(ds.RescaleIntercept)
+        assert view.readout_text == f"x {c}  y {r}   {hu} HU"
+    save_shot(window, "readout.png")
+
+
+def test_caliper_with_d_drag_and_escape(qtbot, ct_benchmark, tmp_path):
+    window = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    view = window.image_view
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_D)
+    assert view.measuring
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    start, end = viewport_point(view, 10.5, 20.5), viewport_point(view, 70.5, 100.5)
+    mouse(view, QEvent.Type.MouseButtonPress, start, left, left)
+    mouse(view, QEvent.Type.MouseMove, end, none, left)
+    mouse(view, QEvent.Type.MouseButtonRelease, end, left, none)
+    ds = pydicom.dcmread(dicom_file("CT_small.dcm"))
+    row_mm, col_mm = (float(v) for v in ds.PixelSpacing)
+    line = view.caliper
+    dx, dy = line[1].x() - line[0].x(), line[1].y() - line[0].y()
+    assert abs(dx - 60) < 0.5 and abs(dy - 80) < 0.5  # viewport rounding: under a pixel
+    assert view.caliper_text == f"{math.hypot(dy * row_mm, dx * col_mm):.1f} mm"
+    assert abs(math.hypot(dy * row_mm, dx * col_mm) - math.hypot(80 * row_mm, 60 * col_mm)) < 0.5
+    save_shot(window, "caliper.png")
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert view.caliper is None and not view.measuring
+
+
+def test_next_item_is_prefetched_and_shown_without_a_render(qtbot, ct_benchmark, tmp_path):
+    window = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    following = window.session.visible[1]
+    key = render_key(following, None, True, None, False, 0.4, False, False, DISPLAY_MAX_SIDE)
+    qtbot.waitUntil(lambda: key in window.render_cache, timeout=10000)
+    shown = []
+    window.image_view.image_shown.connect(lambda: shown.append(True))
+    window.step_item(1)
+    assert shown, "the prefetched item is on screen when step_item returns"
+    assert window.session.current.id == following.id
+    assert window.image_view.facts is not None
