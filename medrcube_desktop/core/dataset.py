@@ -42,6 +42,7 @@ from medrcube_desktop.core.file_checks import check_item_files, item_file_faults
 from medrcube_desktop.core.files import not_a_file
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.paths import RealDirs, lexical_path
+from medrcube_desktop.core.quick_record import QuickContext, quick_item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import DatasetError
 
@@ -245,9 +246,12 @@ def _load_file(
     if isinstance(records, Problem):
         benchmark.problems.append(records)
         return
+    quick = None if file.suspect else _quick_context(file)
     for index, record in enumerate(records):
         try:
-            found = _check_record(file, index, record, seen_ids)
+            found = quick_item(quick, record, seen_ids) if quick is not None else None
+            if found is None:
+                found = _check_record(file, index, record, seen_ids)
         except Exception as exc:  # last resort, logged: one item must not end validation
             log.exception("unexpected error validating %s item #%d", file.rel, index)
             message = f"internal error, please report it: {type(exc).__name__}: {exc}"
@@ -262,6 +266,19 @@ def _load_file(
             benchmark.items.append(found)
         else:
             benchmark.problems.extend(found)
+
+
+def _quick_context(file: _File) -> QuickContext:
+    root = str(file.root)
+    return QuickContext(
+        root=file.root,
+        root_prefix=root if root.endswith(os.sep) else root + os.sep,
+        folder=str(file.path.parent),
+        source_file=file.path,
+        rel=file.rel,
+        images=file.images,
+        dirs=file.dirs,
+    )
 
 
 def _read_records(file: _File) -> list[object] | Problem:

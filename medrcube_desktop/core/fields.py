@@ -281,9 +281,8 @@ def check_correct_index(
             f"gt_answer is {answer}",
         )
         return
-    readings = " or ".join(
-        f"{'option ' if not i else ''}{letter or 'no option'} ({basis})"
-        for i, (letter, basis) in enumerate(((zero, "0-based"), (one, "1-based")))
+    readings = (
+        f"{f'option {zero}' if zero else 'no option'} (0-based) or {one or 'no option'} (1-based)"
     )
     report("correct_index", f"correct_index {value} is {readings}, gt_answer is {answer}")
 
