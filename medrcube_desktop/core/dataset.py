@@ -305,7 +305,12 @@ def _read_records(file: _File) -> list[object] | Problem:
         return problem(f"cannot read file: {getattr(exc, 'strerror', None) or exc}")
     file.suspect = "\\ud" in text or "\\uD" in text  # escapes that may be lone surrogates
     try:
-        records = json.loads(text, parse_int=parse_int)
+        try:  # the C parser alone; a number too long for int() needs parse_int
+            records = json.loads(text)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # "Exceeds the limit ... for integer string conversion"
+            records = json.loads(text, parse_int=parse_int)
     except json.JSONDecodeError as exc:
         return problem(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
     except RecursionError:

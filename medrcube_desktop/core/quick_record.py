@@ -164,9 +164,9 @@ def _index_fits(value: object, answer: str, options: dict[str, str]) -> bool:
 
 def _inside(context: QuickContext, value: str) -> Path | None:
     """The normalised path of ``value``, if plainly relative and inside the root."""
-    if "\0" in value or os.path.isabs(value):
+    if value[0] in "/\\" or "\0" in value or ":" in value:  # odd: the full path decides
         return None
-    joined = os.path.normpath(os.path.join(context.folder, value))
+    joined = os.path.normpath(context.folder + os.sep + value)
     if not joined.startswith(context.root_prefix):
         return None
     path = context.paths.get(joined)
