@@ -249,9 +249,8 @@ def _load_file(
     quick = None if file.suspect else _quick_context(file)
     for index, record in enumerate(records):
         try:
-            found = quick_item(quick, record, seen_ids) if quick is not None else None
-            if found is None:
-                found = _check_record(file, index, record, seen_ids)
+            quick_found = quick_item(quick, record, seen_ids) if quick is not None else None
+            found = quick_found or _check_record(file, index, record, seen_ids)
         except Exception as exc:  # last resort, logged: one item must not end validation
             log.exception("unexpected error validating %s item #%d", file.rel, index)
             message = f"internal error, please report it: {type(exc).__name__}: {exc}"
@@ -375,7 +374,7 @@ def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> It
         written = parse_text(
             record, "mask_path", report, empty="empty; leave the field out if no mask"
         )
-        lexical = written and lexical_path(file.root, folder, written, "mask_path", report)
+        lexical = lexical_path(file.root, folder, written, "mask_path", report) if written else None
         mask = (lexical, str(written)) if lexical else None
         mask_ok = mask is not None
         if mask is not None and file.dirs is not None and not absent:

@@ -98,8 +98,9 @@ def quick_item(context: QuickContext, record: object, seen_ids: dict[str, str]) 
     if len(answers) != 1:
         return None
     answer = answers[0]
-    task = context.tasks.get(raw_task, False)
-    if task is False:
+    if raw_task in context.tasks:
+        task = context.tasks[raw_task]
+    else:
         task = context.tasks[raw_task] = canonical_task(raw_task)
     if task is None or record.get("mask_path") is not None:
         return None
