@@ -6,7 +6,7 @@ from tests.conftest import dicom_file, item, write_benchmark
 
 def test_validate_clean_benchmark_exits_0(ct_benchmark, capsys):
     assert main(["validate", str(ct_benchmark), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"items": 2, "problems": []}
+    assert json.loads(capsys.readouterr().out) == {"items": 2, "problems": [], "restricted": []}
 
 
 def test_validate_with_problems_exits_1_and_lists_file_item_field(tmp_path, capsys):

@@ -28,12 +28,13 @@ def add_parsers(sub) -> None:
         sub, "validate", cmd_validate,
         help="check a benchmark folder and list every problem",
         description="Check a MedRCube-layout benchmark: every */test.json and every item. "
+        "Restricted items shipped without their image are listed apart, not as problems. "
         "Exit status: 0 no problems, 1 problems found (or no loadable item), 2 DIR unusable.",
     )  # fmt: skip
     validate.add_argument(
         "dir", type=Path, metavar="DIR", help="benchmark root (sub-folders hold test.json)"
     )
-    add_json(validate, '{"items": N, "problems": [...]}')
+    add_json(validate, '{"items": N, "problems": [...], "restricted": [...]}')
     demo = sub.add_parser("demo", help="the demo benchmark built from real public images")
     demo_sub = demo.add_subparsers(dest="demo_command", required=True, metavar="build")
     build = add_command(
@@ -116,16 +117,39 @@ def plural(n: int, noun: str) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """``validate DIR``: 0 with no problems, 1 with problems, 2 when DIR is unusable."""
-    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.core.dataset import RESTRICTED_NOTE, load_benchmark
 
-    benchmark = load_benchmark(args.dir)
+    benchmark = load_benchmark(args.dir)  # every file checked now (check_files=True)
+    restricted = [
+        {
+            "file": item.source_file.relative_to(benchmark.root).as_posix(),
+            "item": item.id,
+            "image_path": item.image_path.relative_to(benchmark.root).as_posix(),
+            "message": RESTRICTED_NOTE,
+        }
+        for item in benchmark.restricted
+    ]
+    apart = []
+    if restricted:
+        apart = [
+            f"{plural(len(restricted), 'restricted item')} without their image "
+            f"({RESTRICTED_NOTE}); not problems:",
+            *(f"  {r['file']} item {r['item']}: {r['image_path']}" for r in restricted),
+        ]
     emit(
         args.json,
-        {"items": len(benchmark.items), "problems": [p.to_dict() for p in benchmark.problems]},
+        {
+            "items": len(benchmark.items),
+            "problems": [p.to_dict() for p in benchmark.problems],
+            "restricted": restricted,
+        },
         [
             *(str(problem) for problem in benchmark.problems),
+            *apart,
             f"{plural(len(benchmark.items), 'loadable item')}, "
-            f"{plural(len(benchmark.problems), 'problem')} in {benchmark.root}",
+            f"{plural(len(benchmark.problems), 'problem')}"
+            + (f", {len(restricted)} restricted without their image" if restricted else "")
+            + f" in {benchmark.root}",
         ],
     )
     return Outcome.FAILED if benchmark.problems or not benchmark.items else Outcome.DONE

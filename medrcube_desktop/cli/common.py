@@ -136,12 +136,19 @@ def _holds_nothing(store: Any) -> bool:
 
 
 def load_items(
-    dataset: Path, limit: int | None = None, verb: str = "used", images: bool = True
+    dataset: Path,
+    limit: int | None = None,
+    verb: str = "used",
+    images: bool = True,
+    restricted: bool = False,
+    skipped_hint: str = "",
 ) -> tuple[Any, list]:
     """The benchmark at ``dataset`` and its first ``limit`` loadable items; how many
     items the loader refused is said on stderr (they are not ``verb``). With
     ``images=False`` items whose image files are missing are kept
-    (:func:`~medrcube_desktop.core.dataset.load_benchmark`).
+    (:func:`~medrcube_desktop.core.dataset.load_benchmark`). ``restricted=True`` adds
+    the restricted items the release ships without their image (text-only work);
+    otherwise how many are left out is said, with ``skipped_hint`` (how to include them).
 
     Raises
     ------
@@ -156,8 +163,17 @@ def load_items(
             f"{len(benchmark.problems)} items cannot be loaded and are not {verb} "
             f"({PROG} validate {dataset} lists them)"
         )
-    items = benchmark.items[:limit] if limit else benchmark.items
-    return benchmark, items
+    items = benchmark.items
+    if images and benchmark.restricted:
+        if restricted:
+            items = items + benchmark.restricted
+            say(f"{len(benchmark.restricted)} restricted items (image not redistributed) included")
+        else:
+            say(
+                f"{len(benchmark.restricted)} restricted items have no image (not "
+                f"redistributed) and are not {verb}{skipped_hint}"
+            )
+    return benchmark, items[:limit] if limit else items
 
 
 def say(message: str) -> None:

@@ -60,7 +60,9 @@ def add_parsers(sub) -> None:
         help="endpoint (repeat to spread items over servers); vllm-server: attach to it",
     )  # fmt: skip
     ev.add_argument(
-        "--text-only", action="store_true", help="send no image (prior-leakage baseline)"
+        "--text-only",
+        action="store_true",
+        help="send no image (prior-leakage baseline); includes the restricted items",
     )
     ev.add_argument(
         "--concurrency", type=argtypes.concurrency, default=_default("concurrency"), metavar="N"
@@ -262,7 +264,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         run_summary,
     )
 
-    benchmark, items = load_items(args.dataset, args.limit, "evaluated or counted")
+    benchmark, items = load_items(
+        args.dataset, args.limit, "evaluated or counted", restricted=args.text_only,
+        skipped_hint=" (--text-only includes them)",
+    )  # fmt: skip
     engine = build_engine(engine_options(args))
     images = ImageOptions(
         args.text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS,
@@ -304,6 +309,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             "skipped": state.skipped,
             "cancelled": state.cancelled,
             "not_loaded": len(benchmark.problems),
+            "restricted": len(benchmark.restricted),
+            "restricted_included": bool(args.text_only),
             "timing": timing,
         },
         f"run {name}: {summary['n']} answered ({state.skipped} before this run), accuracy "

@@ -18,26 +18,31 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import asdict, dataclass
+import threading
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from medrcube_desktop.core.fields import (
     OPTION_FIELDS,
     OverlongInt,
     Report,
-    mask_grid_mismatch,
+    check_correct_index,
     match_answer,
     parse_bbox,
     parse_id,
     parse_options,
+    parse_restricted,
     parse_text,
     positional_name,
     report_unusable_values,
-    resolve_inside,
     type_name,
 )
+from medrcube_desktop.core.file_checks import check_item_files, item_file_faults
 from medrcube_desktop.core.files import not_a_file
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.paths import RealDirs, lexical_path
+from medrcube_desktop.core.quick_record import QuickContext, quick_item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import DatasetError
 
@@ -46,7 +51,11 @@ log = logging.getLogger(__name__)
 _OTHER_TEXT_FIELDS = ("image_path", "task", "modality", "parts", "dataset")
 REQUIRED_FIELDS = ("id", "question", "option_A", "option_B", "gt_answer", *_OTHER_TEXT_FIELDS)
 ITEMS_FILE = "test.json"
+_RELEASE_FIELDS = ("correct_index", "original_task", "restricted")  # the dataset card's
 _KNOWN_FIELDS = frozenset(REQUIRED_FIELDS) | set(OPTION_FIELDS) | {"mask_path", "bbox"}
+_KNOWN_FIELDS |= set(_RELEASE_FIELDS)
+RESTRICTED_NOTE = "image not redistributed: obtain it from the source dataset"
+"""What a restricted item without its image is told (never a problem)."""
 
 
 @dataclass(frozen=True)
@@ -97,20 +106,61 @@ class Benchmark:
     items : list[Item]
         Loadable items in file order (sub-folders sorted by name).
     problems : list[Problem]
-        Every problem found, each listed once.
+        Every problem found, each listed once (the review window adds the file checks'
+        problems here as its background pass finds them).
+    restricted : list[Item]
+        Items marked ``restricted: true`` whose image the release does not ship (see
+        :data:`RESTRICTED_NOTE`): never problems, and not in ``items`` unless loaded
+        with ``images=False``. Text-only work (``evaluate --text-only``) can use them.
+        A restricted item whose image is there (obtained from the source) is an
+        ordinary item.
+    files_checked : bool
+        Whether the file checks were done at load (``check_files=True``); if not,
+        :meth:`check_files` does them.
     """
 
     root: Path
     items: list[Item]
     problems: list[Problem]
+    restricted: list[Item] = field(default_factory=list)
+    files_checked: bool = True
 
     @property
     def name(self) -> str:
         """The root folder's name."""
         return self.root.name
 
+    def check_files(self, cancel: threading.Event | None = None) -> Iterator[Problem]:
+        """The problems of the items' files, item by item, as they are found.
 
-def load_benchmark(root: str | Path, images: bool = True) -> Benchmark:
+        The checks :func:`load_benchmark` skips with ``check_files=False`` (the file
+        exists, is a regular file or a series folder, its real path stays inside the
+        root through every symbolic link, its mask is of a kind that fits the image).
+        Qt-free; the review window runs it on a worker thread after the first item is
+        shown. Problems are yielded, not stored: the caller adds them to ``problems``.
+
+        Parameters
+        ----------
+        cancel : threading.Event or None
+            Checked between items; once set, the generator ends.
+        """
+        dirs = RealDirs()
+        rels: dict[Path, str] = {}
+        for item in self.items:
+            if cancel is not None and cancel.is_set():
+                return
+            if item.restricted and not os.path.lexists(item.image_path):
+                continue  # with images=False: listed in ``restricted`` already
+            for name, message in item_file_faults(item, dirs):
+                rel = rels.get(item.source_file)
+                if rel is None:
+                    rel = rels[item.source_file] = item.source_file.relative_to(
+                        self.root
+                    ).as_posix()
+                yield Problem(rel, item.id, name, message)
+
+
+def load_benchmark(root: str | Path, images: bool = True, check_files: bool = True) -> Benchmark:
     """Load every ``*/test.json`` under ``root`` and validate each item.
 
     Parameters
@@ -123,6 +173,13 @@ def load_benchmark(root: str | Path, images: bool = True) -> Benchmark:
         items' text and stored answers only (``compare``, ``import-run``), which a user
         holding results but not the pictures can do. Paths must still stay inside
         ``root``.
+    check_files : bool
+        With False, only the record checks run (text, options, answer, task, bbox, paths
+        inside ``root`` as written): no file is looked at, so 100,000 items load in
+        about the time the JSON takes to read. Items whose files are bad stay in
+        ``items`` until :meth:`Benchmark.check_files` (or, per item,
+        :func:`~medrcube_desktop.core.file_checks.require_item_files`) finds them. The
+        review window loads so; ``validate`` and every command check at load.
 
     Returns
     -------
@@ -144,10 +201,11 @@ def load_benchmark(root: str | Path, images: bool = True) -> Benchmark:
     files = _find_item_files(root_path)
     if not files:
         raise DatasetError(f"{root_path}: no sub-folder holds a {ITEMS_FILE}")
-    benchmark = Benchmark(root=root_path, items=[], problems=[])
+    benchmark = Benchmark(root=root_path, items=[], problems=[], files_checked=check_files)
     seen_ids: dict[str, str] = {}
+    dirs = RealDirs()
     for path in files:
-        _load_file(benchmark, path, seen_ids, images)
+        _load_file(benchmark, path, seen_ids, images, dirs if check_files else None)
     return benchmark
 
 
@@ -171,20 +229,28 @@ class _File:
     rel: str
     suspect: bool = False  # may hold overlong integers or lone surrogates: scan records
     images: bool = True  # image and mask files must exist (load_benchmark's ``images``)
+    dirs: RealDirs | None = None  # None: no file checks at load (``check_files=False``)
 
 
 def _load_file(
-    benchmark: Benchmark, path: Path, seen_ids: dict[str, str], images: bool = True
+    benchmark: Benchmark,
+    path: Path,
+    seen_ids: dict[str, str],
+    images: bool = True,
+    dirs: RealDirs | None = None,
 ) -> None:
     """Add the items and problems of one ``test.json`` to ``benchmark``."""
-    file = _File(benchmark.root, path, path.relative_to(benchmark.root).as_posix(), images=images)
+    rel = path.relative_to(benchmark.root).as_posix()
+    file = _File(benchmark.root, path, rel, images=images, dirs=dirs)
     records = _read_records(file)
     if isinstance(records, Problem):
         benchmark.problems.append(records)
         return
+    quick = None if file.suspect else _quick_context(file)
     for index, record in enumerate(records):
         try:
-            found = _check_record(file, index, record, seen_ids)
+            quick_found = quick_item(quick, record, seen_ids) if quick is not None else None
+            found = quick_found or _check_record(file, index, record, seen_ids)
         except Exception as exc:  # last resort, logged: one item must not end validation
             log.exception("unexpected error validating %s item #%d", file.rel, index)
             message = f"internal error, please report it: {type(exc).__name__}: {exc}"
@@ -192,9 +258,26 @@ def _load_file(
             name = raw_id if isinstance(raw_id, str) and raw_id.strip() else positional_name(index)
             found = [Problem(file.rel, name, None, message)]
         if isinstance(found, Item):
+            if found.restricted and not os.path.lexists(found.image_path):
+                benchmark.restricted.append(found)
+                if images:
+                    continue
             benchmark.items.append(found)
         else:
             benchmark.problems.extend(found)
+
+
+def _quick_context(file: _File) -> QuickContext:
+    root = str(file.root)
+    return QuickContext(
+        root=file.root,
+        root_prefix=root if root.endswith(os.sep) else root + os.sep,
+        folder=str(file.path.parent),
+        source_file=file.path,
+        rel=file.rel,
+        images=file.images,
+        dirs=file.dirs,
+    )
 
 
 def _read_records(file: _File) -> list[object] | Problem:
@@ -221,7 +304,12 @@ def _read_records(file: _File) -> list[object] | Problem:
         return problem(f"cannot read file: {getattr(exc, 'strerror', None) or exc}")
     file.suspect = "\\ud" in text or "\\uD" in text  # escapes that may be lone surrogates
     try:
-        records = json.loads(text, parse_int=parse_int)
+        try:  # the C parser alone; a number too long for int() needs parse_int
+            records = json.loads(text)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # "Exceeds the limit ... for integer string conversion"
+            records = json.loads(text, parse_int=parse_int)
     except json.JSONDecodeError as exc:
         return problem(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
     except RecursionError:
@@ -267,35 +355,38 @@ def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> It
     options, options_ok = parse_options(record, report)
     answer = match_answer(parse_text(record, "gt_answer", report), options, options_ok, report)
     texts = {key: parse_text(record, key, report) for key in _OTHER_TEXT_FIELDS}
-    image_path = mask_path = None
+    folder = file.path.parent
+    image = mask = None  # (lexical path, as written)
     if texts["image_path"]:
-        image_path = resolve_inside(
-            file.root,
-            file.path.parent,
-            texts["image_path"],
-            "image_path",
-            report,
-            allow_folder=True,
-            must_exist=file.images,
-        )
+        lexical = lexical_path(file.root, folder, texts["image_path"], "image_path", report)
+        image = None if lexical is None else (lexical, texts["image_path"])
+    restricted = parse_restricted(record.get("restricted"), report)
+    # a restricted item ships without its image (and mask): not a fault, not looked at
+    absent = restricted and image is not None and not os.path.lexists(image[0])
+    if file.dirs is not None and image is not None and not absent:
+        image = image if _check_image(file, image, report) else None
     raw_task = texts["task"]
     task = canonical_task(raw_task) if raw_task else None
     if raw_task and task is None:
         report("task", f"unknown task name {raw_task!r}")
+    mask_ok = True
     if record.get("mask_path") is not None:
-        mask = parse_text(
+        written = parse_text(
             record, "mask_path", report, empty="empty; leave the field out if no mask"
         )
-        if mask:
-            mask_path = resolve_inside(file.root, file.path.parent, mask, "mask_path", report,
-                                       must_exist=file.images)  # fmt: skip
-        if mask_path is not None and image_path is not None and file.images:
-            mismatch = mask_grid_mismatch(image_path, mask_path)
-            if mismatch:
-                report("mask_path", mismatch)
-                mask_path = None
+        lexical = lexical_path(file.root, folder, written, "mask_path", report) if written else None
+        mask = (lexical, str(written)) if lexical else None
+        mask_ok = mask is not None
+        if mask is not None and file.dirs is not None and not absent:
+            _, mask_ok = check_item_files(
+                file.root, folder, image, mask, report, file.dirs, file.images, image_ok=True
+            )
     bbox = parse_bbox(record.get("bbox"), report)
-    if not (question and answer and task and image_path and all(texts.values())):
+    check_correct_index(record.get("correct_index"), answer, options, options_ok, report)
+    original_task = None
+    if record.get("original_task") is not None:
+        original_task = parse_text(record, "original_task", report, empty="empty; leave it out")
+    if not (question and answer and task and image and mask_ok and all(texts.values())):
         return None
     return Item(
         id=item_id,
@@ -307,9 +398,21 @@ def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> It
         modality=str(texts["modality"]),
         region=str(texts["parts"]),
         dataset=str(texts["dataset"]),
-        image_path=image_path,
+        image_path=image[0],
         source_file=file.path,
-        mask_path=mask_path,
+        mask_path=mask[0] if mask else None,
         bbox=bbox,
         extra={k: v for k, v in record.items() if k not in _KNOWN_FIELDS},
+        original_task=original_task,
+        restricted=restricted,
+        root=file.root,
     )
+
+
+def _check_image(file: _File, image: tuple[Path, str], report: Report) -> bool:
+    """The image's file checks at load (``check_files=True``)."""
+    assert file.dirs is not None
+    ok, _ = check_item_files(
+        file.root, file.path.parent, image, None, report, file.dirs, file.images
+    )
+    return ok

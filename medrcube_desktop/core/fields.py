@@ -11,14 +11,12 @@ This module must not import :mod:`medrcube_desktop.core.dataset`.
 from __future__ import annotations
 
 import math
-import os
 import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from medrcube_desktop.core.files import not_a_file
 from medrcube_desktop.core.items import OPTION_LETTERS
 
 OPTION_FIELDS = tuple(f"option_{letter}" for letter in OPTION_LETTERS)
@@ -245,67 +243,48 @@ def _letter_hint(gt_answer: str, options: dict[str, str]) -> str:
     return ""
 
 
-def resolve_inside(
-    root: Path,
-    folder: Path,
-    value: str,
-    field: str,
-    report: Report,
-    allow_folder: bool = False,
-    must_exist: bool = True,
-) -> Path | None:
-    """``value`` resolved against ``folder``, if it names a file inside ``root``.
+def parse_restricted(value: object, report: Report) -> bool:
+    """The release's ``restricted`` flag: ``true``, ``false`` or absent (``null``)."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    report("restricted", f"expected true or false, found {type_name(value)}")
+    return False
 
-    With ``allow_folder`` a folder holding at least one file is accepted too (an image
-    given as a DICOM series). With ``must_exist=False`` a path inside ``root`` that names
-    nothing is accepted as it resolves (what needs only the items' text, such as
-    comparing stored answers, can do without the pictures); one outside still is not.
 
-    Parameters
-    ----------
-    root : Path
-        Absolute, resolved benchmark root.
-    folder : Path
-        The folder holding the ``test.json``; relative paths start there.
-    value : str
-        The path as written in the record.
-    field : str
-        The field reported on (``"image_path"``, ``"mask_path"``).
-    report : Report
-        Told when the path is absolute, unusable, outside ``root`` or not a file.
+def check_correct_index(
+    value: object, answer: str | None, options: dict[str, str], options_ok: bool, report: Report
+) -> None:
+    """Cross-check the release's ``correct_index`` against ``gt_answer``'s option.
 
-    Returns
-    -------
-    Path or None
-        The absolute, resolved path of an existing file inside ``root``.
+    The dataset card does not say whether it counts from 0 or from 1: either reading
+    that names the answer's option is accepted; when neither does, the message gives
+    both readings.
     """
-    relative = Path(value)
-    if relative.is_absolute():
-        report(field, f"{value!r} is absolute; paths must be relative to the folder of test.json")
-        return None
-    try:
-        resolved = (folder / relative).resolve()
-        inside = resolved.is_relative_to(root)
-        is_file = inside and resolved.is_file()
-        is_dir = inside and not is_file and resolved.is_dir()
-    except (OSError, ValueError, RuntimeError) as exc:
-        # OSError: name too long...; ValueError: NUL byte; RuntimeError: symlink loop
-        report(field, f"{value!r} cannot be used as a path: {getattr(exc, 'strerror', 0) or exc}")
-        return None
-    if not inside:
-        report(field, f"{value!r} leaves the benchmark root")
-        return None
-    if is_dir and allow_folder and any(p.is_file() for p in resolved.iterdir()):
-        return resolved
-    if not must_exist and not is_dir and not os.path.lexists(resolved):
-        return resolved
-    if not is_file:
-        shown = resolved.relative_to(root).as_posix()
-        special = None if is_dir else not_a_file(resolved)  # a pipe, a device, a socket
-        why = "a folder, not a file" if is_dir else (special or "file not found")
-        report(field, f"{why}: {shown}")
-        return None
-    return resolved
+    if value is None:
+        return
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int):
+        report("correct_index", f"expected an integer, found {type_name(value)}")
+        return
+    if answer is None or not options_ok:
+        return  # the answer (or an option) is reported already
+    letters = list(options)
+    zero = letters[value] if 0 <= value < len(letters) else None
+    one = letters[value - 1] if 1 <= value <= len(letters) else None
+    if answer in (zero, one):
+        return
+    if zero is None and one is None:
+        report(
+            "correct_index",
+            f"correct_index {value} names no option (the item has {len(letters)}), "
+            f"gt_answer is {answer}",
+        )
+        return
+    readings = (
+        f"{f'option {zero}' if zero else 'no option'} (0-based) or {one or 'no option'} (1-based)"
+    )
+    report("correct_index", f"correct_index {value} is {readings}, gt_answer is {answer}")
 
 
 def parse_bbox(value: object, report: Report) -> tuple[float, float, float, float] | None:

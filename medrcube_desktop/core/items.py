@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +30,9 @@ class Item:
     modality, region, dataset : str
         ``modality``, ``parts`` and ``dataset`` fields as written in the file.
     image_path : Path
-        Absolute path of the image (resolved inside the benchmark root).
+        Absolute, normalised path of the image, inside the benchmark root as written;
+        symbolic links are not followed here (``core.file_checks.require_item_files``
+        checks the real path before the file is read).
     source_file : Path
         The ``test.json`` that holds the item.
     mask_path : Path or None
@@ -38,6 +41,14 @@ class Item:
     bbox : tuple of 4 float or None
         MedRCube Desktop extension: ``(x0, y0, x1, y1)`` in pixels of the source image
         (column, row; origin top-left of the stored array), drawn as a red outline.
+    original_task : str or None
+        The release's ``original_task`` (the source dataset's own task name), if given.
+    restricted : bool
+        The release's ``restricted``: the image may not be redistributed, so the release
+        ships without it (obtain it from the source dataset).
+    root : Path or None
+        The benchmark root the item was loaded from (``None`` for items built by hand);
+        file checks confine the image's real path to it.
     extra : dict
         Every other field of the record, kept for display and export.
     """
@@ -56,8 +67,33 @@ class Item:
     mask_path: Path | None = None
     bbox: tuple[float, float, float, float] | None = None
     extra: dict[str, object] = field(default_factory=dict)
+    original_task: str | None = None
+    restricted: bool = False
+    root: Path | None = None
 
     @property
     def answer_text(self) -> str:
         """Text of the correct option."""
         return self.options[self.answer]
+
+
+_DRAWN_OVERLAY = re.compile(
+    r"\b(?:masks?|masked|red|green|yellow|blue|box(?:es)?|bounding|outlined?|contour(?:ed)?|"
+    r"arrows?|highlighted|marked)\b",
+    re.IGNORECASE,
+)
+
+
+def overlay_drawn_in(item: Item) -> bool:
+    """Whether the item's picture probably carries its overlay burned in.
+
+    A heuristic (issue 15): the public release's PNGs draw the region a question asks
+    about into the picture ("the red mask area"), and give no ``mask_path`` or ``bbox``.
+    True when the item has neither and its question names a mask, a box, an outline, a
+    contour, an arrow, a highlighted or marked region, or a colour (red, green, yellow,
+    blue). The overlay controls (M, O, [ ]) draw only ``mask_path`` and ``bbox``, so they
+    cannot change such a picture; the item pane says so.
+    """
+    if item.mask_path is not None or item.bbox is not None:
+        return False
+    return _DRAWN_OVERLAY.search(item.question) is not None

@@ -82,8 +82,11 @@ def model_image(
     ------
     ImageLoadError
         The image or its mask cannot be read, or it exceeds the pixel limit
-        (``MEDRCUBE_MAX_PIXELS``).
+        (``MEDRCUBE_MAX_PIXELS``), or its real path leaves the benchmark root.
     """
+    from medrcube_desktop.core.file_checks import require_item_files
+
+    require_item_files(item)  # exact confinement, also for a window's unchecked items
     original = original_image(item, min_side, max_pixels)
     if original is not None:
         return original

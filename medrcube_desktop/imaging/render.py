@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from medrcube_desktop.core.file_checks import require_item_files
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.imaging.loading import load_slice
 from medrcube_desktop.imaging.pixel_facts import PixelFacts
@@ -459,8 +460,10 @@ def render_item(
     Raises
     ------
     ImageLoadError
-        The image or mask cannot be read.
+        The image or mask cannot be read, or their real path leaves the benchmark root
+        (checked on every call: the window loads benchmarks without file checks).
     """
+    require_item_files(item)
     data = load_slice_cached(item.image_path, slice_index, item.mask_path, item.modality)
     if neurological:
         data = to_neurological(data)

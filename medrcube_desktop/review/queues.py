@@ -46,7 +46,8 @@ class ItemFilter:
     ``task`` is a Table 6 abbreviation; ``status`` one of :data:`STATUS_CHOICES`;
     ``text`` a case-insensitive search over id, question and options; ``order`` is
     ``"benchmark"`` or ``"random"`` (reproducible per reviewer); ``study`` the name of an
-    agreement study whose items only are listed.
+    agreement study whose items only are listed; ``original_task`` the release's
+    ``original_task`` as written.
     """
 
     task: str = ALL
@@ -57,6 +58,7 @@ class ItemFilter:
     text: str = ""
     order: str = ORDER_BENCHMARK
     study: str = ALL
+    original_task: str = ALL
 
 
 @dataclass
@@ -84,6 +86,8 @@ def matches(item: Item, f: ItemFilter, facts: QueueFacts) -> bool:
     if (f.modality and item.modality != f.modality) or (f.region and item.region != f.region):
         return False
     if f.dataset and item.dataset != f.dataset:
+        return False
+    if f.original_task and item.original_task != f.original_task:
         return False
     if f.text and not _mentions(item, f.text):
         return False

@@ -138,15 +138,16 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
 
     # -- listing --------------------------------------------------------------
     def choices(self, attribute: str) -> list[str]:
-        """Sorted distinct values of ``task`` (abbreviation), ``modality``, ``region`` or
-        ``dataset``; for ``study``, the names of the agreement studies."""
+        """Sorted distinct values of ``task`` (abbreviation), ``modality``, ``region``,
+        ``dataset`` or ``original_task`` (items without one left out); for ``study``,
+        the names of the agreement studies."""
         if attribute == "study":
             return self.store.study_names()
         values = {
             item.task.abbreviation if attribute == "task" else getattr(item, attribute)
             for item in self.items
         }
-        return sorted(values)
+        return sorted(value for value in values if value is not None)
 
     def facts(self) -> QueueFacts:
         """The reviewer's work as the queue filters see it."""

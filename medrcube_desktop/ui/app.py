@@ -11,12 +11,11 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 
 from medrcube_desktop import settings
-from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.ui.image_view import render_pool
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.themes import apply_theme
-from medrcube_desktop.ui.window_factory import build_window, open_store
+from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 from medrcube_desktop.ui.window_tools import restore_window_state
 
 log = logging.getLogger(__name__)
@@ -104,7 +103,7 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
         dataset = Path(chosen) if chosen else None
     if dataset is None:
         raise MedRCubeError("no benchmark given: use --demo or --dataset DIR")
-    benchmark = load_benchmark(dataset)
+    benchmark = load_for_review(dataset)
     for problem in benchmark.problems:
         log.warning("benchmark problem: %s", problem)
     name = reviewer or (prefs.reviewer if unattended else ask_reviewer(prefs.reviewer))

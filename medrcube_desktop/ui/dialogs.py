@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from medrcube_desktop.core.dataset import RESTRICTED_NOTE
 from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.ui.actions import (
     ActionSpec,
@@ -33,15 +34,29 @@ from medrcube_desktop.ui.actions import (
 from medrcube_desktop.ui.screen import fit_to_screen
 
 
-def problems_box(parent: QWidget, problems: list[str]) -> QMessageBox:
-    """The benchmark's problems, one per line in the details."""
-    box = QMessageBox(
-        QMessageBox.Icon.Information,
-        "Benchmark problems",
-        f"{len(problems)} problems",
-        parent=parent,
-    )
-    box.setDetailedText("\n".join(problems) or "No problems found.")
+def problems_box(
+    parent: QWidget,
+    problems: list[str],
+    restricted: list[str] | None = None,
+    checking: bool = False,
+) -> QMessageBox:
+    """The benchmark's problems, one per line in the details; the restricted items
+    (image not redistributed: not faults) in a list of their own below them.
+    ``checking``: the files are still being checked, more problems may come."""
+    restricted = restricted or []
+    text = f"{len(problems)} problems"
+    if checking:
+        text += " so far (the image files are still being checked)"
+    if restricted:
+        text += (
+            f"\n{len(restricted)} items without their image, which the release does not "
+            f"redistribute ({RESTRICTED_NOTE}); not problems"
+        )
+    box = QMessageBox(QMessageBox.Icon.Information, "Benchmark problems", text, parent=parent)
+    details = "\n".join(problems) or "No problems found."
+    if restricted:
+        details += f"\n\nWithout their image ({RESTRICTED_NOTE}):\n" + "\n".join(restricted)
+    box.setDetailedText(details)
     return box
 
 

@@ -12,13 +12,12 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLabel, QMessageBox
 
 from medrcube_desktop import settings
-from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.core.files import same_file
 from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store.exchange import WHICH, export_reviews, import_reviews
 from medrcube_desktop.ui.actions import ActionSpec
-from medrcube_desktop.ui.window_factory import build_window, open_store
+from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +65,7 @@ class FileActions:
         if not chosen:
             return
         try:
-            benchmark = load_benchmark(Path(chosen))
+            benchmark = load_for_review(Path(chosen))
         except MedRCubeError as exc:
             QMessageBox.critical(self, "Benchmark not opened", str(exc))
             return

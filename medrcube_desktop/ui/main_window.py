@@ -35,6 +35,7 @@ from medrcube_desktop.ui.actions import (
     usable_overrides,
 )
 from medrcube_desktop.ui.file_actions import FileActions, with_file_actions
+from medrcube_desktop.ui.file_checks import FileCheckThread
 from medrcube_desktop.ui.image_controls import ImageControls
 from medrcube_desktop.ui.image_view import ImageView
 from medrcube_desktop.ui.panes import ItemListPane, ItemPane
@@ -155,7 +156,10 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
     def _build_widgets(self) -> None:
         s = self.session
         self.list_pane = ItemListPane(
-            {k: s.choices(k) for k in ("task", "modality", "region", "dataset", "study")},
+            {
+                k: s.choices(k)
+                for k in ("task", "modality", "region", "dataset", "original_task", "study")
+            },
             self.binding.mark,
         )
         self.list_pane.filter_changed.connect(self._apply_filter)
@@ -224,12 +228,55 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.progress_bar.setTextVisible(False)  # the label beside it says "n of N"
         self.statusBar().addPermanentWidget(self.progress_label)
         self.statusBar().addPermanentWidget(self.progress_bar)
-        if self.benchmark.problems:
-            problems = QLabel(
-                f"{len(self.benchmark.problems)} benchmark problems (View › Benchmark problems…)"
-            )
-            problems.setStyleSheet("color: #b42318")
-            self.statusBar().addWidget(problems)
+        self.problems_label = QLabel()
+        self.problems_label.setObjectName("benchmarkProblems")
+        self.statusBar().addWidget(self.problems_label)
+        self.file_checks: FileCheckThread | None = None
+        self._files_error = ""
+        self._show_problem_count()
+        if not self.benchmark.files_checked:  # after the first item is on screen
+            self.first_item_shown.connect(self._start_file_checks)
+
+    def _start_file_checks(self) -> None:
+        """Check every item's files on a worker thread; problems are listed as found."""
+        if self.file_checks is not None:
+            return
+        self.file_checks = FileCheckThread(self.benchmark, self)
+        self.file_checks.found.connect(self._files_found)
+        self.file_checks.checked.connect(self._files_checked)
+        self.file_checks.start()
+        self._show_problem_count()
+
+    def checking_files(self) -> bool:
+        """Whether the background file checks are still running."""
+        return self.file_checks is not None and self.file_checks.isRunning()
+
+    def _files_found(self, problems: list) -> None:
+        self.benchmark.problems.extend(problems)
+        self._show_problem_count()
+
+    def _files_checked(self, error: str) -> None:
+        self._files_error = error
+        if error:
+            self.statusBar().showMessage(f"Checking the image files stopped: {error}", 20000)
+        self._show_problem_count(done=True)
+
+    def _show_problem_count(self, done: bool = False) -> None:
+        """The status bar: problems (so far), items without their image, checking."""
+        n, restricted = len(self.benchmark.problems), len(self.benchmark.restricted)
+        checking = not done and self.file_checks is not None
+        parts = []
+        if n or checking:
+            parts.append(f"{n} benchmark problems{' so far' if checking else ''}")
+        if restricted:
+            parts.append(f"{restricted} items without their image (not redistributed)")
+        if checking:
+            parts.append("checking image files…")
+        self.problems_label.setText(
+            " · ".join(parts) + (" (View › Benchmark problems…)" if parts else "")
+        )
+        self.problems_label.setStyleSheet("color: #b42318" if n else "")
+        self.problems_label.setVisible(bool(parts))
 
     def _start_session(self) -> None:
         """Show the session's list and open the item the reviewer resumes on."""
@@ -350,6 +397,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         nothing to ask)."""
         self._position_timer.stop()
         self._prefetch_stale.set()  # queued prefetches are skipped, not rendered at exit
+        if self.file_checks is not None:
+            self.file_checks.stop()
         self._remember_position()
         self.session.pause()
         save_window_state(self)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.items import Item, overlay_drawn_in
 from medrcube_desktop.core.taxonomy import task_by_abbreviation
 from medrcube_desktop.review.queues import (
     ALL,
@@ -68,8 +68,12 @@ class ItemListPane(QWidget):
             ("modality", "&Modality"),
             ("region", "&Region"),
             ("dataset", "&Dataset"),
+            ("original_task", "Ori&ginal task"),
         ):
+            if key == "original_task" and not choices.get(key):
+                continue  # the release's field; a benchmark without it has no such filter
             combo = QComboBox()
+            combo.setObjectName(f"{key}Filter")
             combo.addItem("All", ALL)
             for value in choices.get(key, []):
                 label = f"{value} — {task_by_abbreviation(value).name}" if key == "task" else value
@@ -200,6 +204,11 @@ class ItemPane(QWidget):
         self.source.setWordWrap(True)
         self.source.setProperty("muted", True)
         self.source.setTextFormat(Qt.TextFormat.PlainText)
+        self.drawn_note = QLabel()
+        self.drawn_note.setObjectName("overlayDrawnIn")
+        self.drawn_note.setWordWrap(True)
+        self.drawn_note.setProperty("muted", True)
+        self.drawn_note.setTextFormat(Qt.TextFormat.PlainText)
         self.question = QLabel()
         self.question.setObjectName("question")
         self.question.setTextFormat(Qt.TextFormat.PlainText)  # benchmark text: never markup
@@ -211,7 +220,7 @@ class ItemPane(QWidget):
         self.options.setTextFormat(Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.meta, self.question, self.options, self.source):
+        for widget in (self.meta, self.question, self.options, self.source, self.drawn_note):
             layout.addWidget(widget)
 
     def show_item(self, item: Item) -> None:
@@ -219,6 +228,8 @@ class ItemPane(QWidget):
         self.meta.setText(
             f"<b>{esc(item.id)}</b> · {esc(item.task.name)} ({esc(item.task.abbreviation)}, "
             f"{item.task.level.value} level) · {esc(item.modality)} · {esc(item.region)} · {esc(item.dataset)}"
+            + (f"<br>Original task: {esc(item.original_task)}" if item.original_task else "")
+            + (" · image not redistributed (restricted)" if item.restricted else "")
         )
         self.question.setText(item.question)
         green = ground_truth_colour()  # 4.5:1 or more on the theme's background
@@ -234,9 +245,18 @@ class ItemPane(QWidget):
         fact = item.extra.get("source_fact")
         self.source.setText(f"Ground truth source: {fact}" if isinstance(fact, str) else "")
         self.source.setVisible(isinstance(fact, str))
+        drawn = overlay_drawn_in(item)
+        self.drawn_note.setText(
+            "The question speaks of a marked region, and the item has no mask or box: "
+            "the overlay is probably drawn into the picture, where the overlay controls "
+            "(M, O, [ ]) do not apply."
+            if drawn
+            else ""
+        )
+        self.drawn_note.setVisible(drawn)
 
     def show_nothing(self, message: str) -> None:
         """No current item: show why instead."""
         self.meta.setText(esc(message))
-        for label in (self.question, self.options, self.source):
+        for label in (self.question, self.options, self.source, self.drawn_note):
             label.setText("")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from medrcube_desktop import settings
-from medrcube_desktop.core.dataset import Benchmark
+from medrcube_desktop.core.dataset import Benchmark, load_benchmark
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store import StudyStore
@@ -34,6 +34,20 @@ def open_store(db_file: Path) -> StudyStore:
             f"{db_file}: the review database is read-only; reviews could not be saved"
         )
     return StudyStore(db_file)
+
+
+def load_for_review(root: Path) -> Benchmark:
+    """The benchmark at ``root`` as a review window opens it: record checks only, so the
+    first item is on screen at about the cost of reading the JSON; the window checks
+    the files on a worker thread once it is (``ui/file_checks.py``), and the renderer
+    checks each item's files before reading them.
+
+    Raises
+    ------
+    DatasetError
+        ``root`` is not a usable benchmark folder.
+    """
+    return load_benchmark(root, check_files=False)
 
 
 def build_window(

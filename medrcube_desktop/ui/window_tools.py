@@ -75,8 +75,19 @@ class WindowTools:
         )
 
     def show_problems(self) -> None:
-        """View › Benchmark problems: every problem the loader found."""
-        problems_box(self, [str(p) for p in self.benchmark.problems]).exec()
+        """View › Benchmark problems: every problem found so far; the restricted items
+        (image not redistributed) apart."""
+        restricted = [
+            f"{item.source_file.relative_to(self.benchmark.root).as_posix()} item {item.id}: "
+            f"{item.image_path.relative_to(self.benchmark.root).as_posix()}"
+            for item in self.benchmark.restricted
+        ]
+        problems_box(
+            self,
+            [str(p) for p in self.benchmark.problems],
+            restricted,
+            checking=self.checking_files(),
+        ).exec()
         self._take_focus()
 
     def show_shortcuts(self) -> None:

@@ -1,0 +1,86 @@
+"""The window opens on record checks only; the file checks report as they come."""
+
+import os
+
+from medrcube_desktop.review.session import ReviewSessionState
+from medrcube_desktop.store import StudyStore
+from medrcube_desktop.ui.main_window import MainWindow
+from medrcube_desktop.ui.window_factory import load_for_review
+from tests.conftest import dicom_file, item, write_benchmark
+
+
+def open_window(qtbot, root, tmp_path):
+    benchmark = load_for_review(root)
+    store = StudyStore(tmp_path / "study.db")
+    window = MainWindow(ReviewSessionState(benchmark.items, store, "dr-a"), benchmark)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.first_item_shown, timeout=10000):
+        window.show()
+    return window, store
+
+
+def test_a_missing_image_is_found_in_the_background_after_the_first_item_is_shown(qtbot, tmp_path):
+    outside = tmp_path / "outside.dcm"
+    outside.write_bytes(dicom_file("CT_small.dcm").read_bytes())
+    root = write_benchmark(
+        tmp_path / "b",
+        {
+            "ds1": [
+                item("good", original_task="modality classification"),
+                item("gone", image="images/gone.dcm"),
+                item("escape", image="images/evil.dcm"),
+                item("restricted", image="images/r.png", restricted=True),
+            ]
+        },
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    os.symlink(outside, root / "ds1" / "images" / "evil.dcm")
+    window, store = open_window(qtbot, root, tmp_path)
+    try:
+        assert window.session.current.id == "good"  # on screen before any file check
+        assert not window.benchmark.files_checked and window.file_checks is not None
+        qtbot.waitUntil(lambda: not window.checking_files(), timeout=10000)
+        qtbot.waitUntil(lambda: "2 benchmark problems" in window.problems_label.text())
+        assert {(p.item, p.field) for p in window.benchmark.problems} == {
+            ("gone", "image_path"),
+            ("escape", "image_path"),
+        }
+        assert "1 items without their image" in window.problems_label.text()
+        assert [i.id for i in window.benchmark.restricted] == ["restricted"]
+        # the item whose link leaves the root is refused when shown
+        window.show_item("escape")
+        qtbot.waitUntil(lambda: "Cannot show the image" in window.image_message.text())
+        assert "leaves the benchmark root" in window.image_message.text()
+    finally:
+        window.close()
+        store.close()
+
+
+def test_original_task_shown_and_filterable_and_a_drawn_in_overlay_is_said(qtbot, tmp_path):
+    root = write_benchmark(
+        tmp_path / "b",
+        {
+            "ds1": [
+                item(
+                    "a",
+                    original_task="organ segmentation",
+                    question="Which organ lies in the red mask area?",
+                ),
+                item("b", original_task="modality classification"),
+            ]
+        },  # fmt: skip
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    window, store = open_window(qtbot, root, tmp_path)
+    try:
+        pane = window.item_pane
+        assert "Original task: organ segmentation" in pane.meta.text()
+        assert pane.drawn_note.isVisibleTo(window)
+        assert "overlay controls" in pane.drawn_note.text()
+        combo = window.list_pane.combos["original_task"]
+        combo.setCurrentIndex(combo.findData("modality classification"))
+        assert [i.id for i in window.session.visible] == ["b"]
+        assert not pane.drawn_note.isVisibleTo(window)
+    finally:
+        window.close()
+        store.close()
