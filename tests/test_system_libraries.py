@@ -39,3 +39,13 @@ def test_every_x11_library_qts_xcb_plugin_links_is_in_the_lists():
     wanted = {name + ("-" if name[-1].isdigit() or name.endswith("x11") else "") + version
               for name, version in linked}  # fmt: skip
     assert wanted and wanted <= _ci_packages(), wanted - _ci_packages()
+
+
+def test_ci_runs_the_readmes_test_commands_exactly():
+    """CI runs README's test command and its real-component command as written: a
+    command edited in one place only would pass CI and fail a user (or the reverse)."""
+    blocks = re.findall(r"```bash\n(.*?)\n```", (ROOT / "README.md").read_text(), re.S)
+    ci = (ROOT / ".ci" / "run").read_text()
+    tests, real = blocks[1].strip(), blocks[2].strip()
+    assert "pytest" in tests and "-m real" in real
+    assert tests in ci and real in ci
