@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
 from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.evaluation.compare.item_filters import FILTERS
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
@@ -77,21 +78,30 @@ def store_runs(db):
     store.close()
 
 
+def read_csv(path):
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        return list(csv.reader(f))
+
+
 def expected_mark(letter):
     return {R: "✓", W: "✗", U: "?", N: ""}[letter]
 
 
 def expected_ids(kind):
-    """Each filter, from the stored answers (text-only run last, InternVL = iv8 + iv2)."""
+    """Each filter, from the stored answers (text-only run last, InternVL = iv8 + iv2).
+    Text-only runs are baselines, not models: only the image runs (the first three)
+    count, but for "no_image" and "unparsed"."""
     found = []
     for item_id, letters in ANSWERS.items():
-        given = [x for x in letters if x != N]
+        given = [x for x in letters[:3] if x != N]
         right = [x == R for x in given]
         image = dict(zip(("iv8", "iv2", "ls"), letters[:3], strict=True))
+        wrong_letters = [x for x in given if x not in (R, U)]
+        most = max((wrong_letters.count(x) for x in wrong_letters), default=0)
 
         def family(runs, image=image):
             said = [image[r] for r in runs if image[r] != N]
-            if not said:
+            if len(said) < 2:  # a series counts with 2 answering runs or more
                 return None
             return (
                 "right"
@@ -105,6 +115,7 @@ def expected_ids(kind):
             "all_wrong": bool(given) and not any(right),
             "all_right": bool(given) and all(right),
             "disagree": any(right) and not all(right),
+            "same_wrong": len(given) >= 2 and most >= 2 and 2 * most >= len(given),
             "families": {family(["iv8", "iv2"]), family(["ls"])} == {"right", "wrong"},
             "no_image": letters[3] == R,
             "unparsed": U in letters,
@@ -130,20 +141,31 @@ def test_the_grid_shows_every_stored_outcome_and_each_filter_its_items(qtbot, be
     window, pane = open_compared(qtbot, bench, tmp_path / "s.db")
     model = pane.grid_model
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())] == [
-        *ITEM_COLUMNS, *RUNS]  # fmt: skip
+        *ITEM_COLUMNS, "1 iv8", "2 iv2", "3 ls", "4 iv8-text (text)"]  # fmt: skip
+    tip = model.headerData(len(ITEM_COLUMNS) + 3, Qt.Orientation.Horizontal,
+                           Qt.ItemDataRole.ToolTipRole)  # fmt: skip
+    assert "iv8-text" in tip and "Text only" in tip
     for row in range(model.rowCount()):
         item_id = model.cell_text(row, 0)
         letters = ANSWERS[item_id]
         marks = [model.cell_text(row, len(ITEM_COLUMNS) + c) for c in range(len(RUNS))]
         assert marks == [expected_mark(x) for x in letters], item_id
-        answered = [x for x in letters if x != N]
+        answered = [x for x in letters[:3] if x != N]  # image runs only
         assert model.cell_text(row, 4) == f"{answered.count(R)}/{len(answered)}"
     assert model.cell_text(0, 1) == "MR" and model.cell_text(0, 3) == "Chest"
-    for key in ("all", "all_wrong", "all_right", "disagree", "families", "no_image", "unparsed"):
+    keys = ("all", "all_wrong", "all_right", "disagree", "same_wrong", "families", "no_image",
+            "unparsed")  # fmt: skip
+    assert set(keys) == set(FILTERS)
+    for key in keys:
         pane.filter.setCurrentIndex(pane.filter.findData(key))
         assert pane.shown_item_ids() == expected_ids(key), key
         assert pane.count.text() == f"{len(expected_ids(key))} of {len(ANSWERS)} items"
-    assert expected_ids("families") == ["c2", "c5"]  # the test's own reading, spelled out
+        tip = pane.filter.itemData(pane.filter.currentIndex(), Qt.ItemDataRole.ToolTipRole)
+        assert tip, key
+    # the test's own reading, spelled out: c1 is iv8's and ls's A; Lingshu has one run,
+    # so no item splits two series of two runs each
+    assert expected_ids("same_wrong") == ["c1"] and expected_ids("families") == []
+    assert expected_ids("all_right") == ["c0", "c6"]
     pane.filter.setCurrentIndex(0)
     pane.search.setText("c5")
     pane.apply_filter()  # (the box waits for typing to pause)
@@ -232,11 +254,25 @@ def test_the_grid_exports_as_csv_and_the_key_opens_the_pane(qtbot, bench, tmp_pa
     written = pane.export_csv(tmp_path / "grid.csv")
     with open(written, encoding="utf-8-sig", newline="") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["id", "task", "modality", "region", "dataset", "right", "answered", *RUNS]
+    runs = [name for run in RUNS for name in (run, f"{run} letter")]
+    assert rows[0] == ["id", "task", "modality", "region", "dataset", "right", "answered", *runs]
     assert [r[0] for r in rows[1:]] == expected_ids("disagree")
-    assert rows[1][7:] == ["right", "right", "wrong", "wrong"]  # c2
-    assert pane.export_csv(tmp_path / "s.db") is None  # never over the database
-    assert "Export failed" in pane.status.text() and (tmp_path / "s.db").stat().st_size > 0
+    assert rows[1][:7] == ["c2", "MR", "CT", "Chest", "ds1", "2", "3"]  # image runs only
+    assert rows[1][7:] == ["right", R, "right", R, "wrong", W, "wrong", W]  # c2
+    pane.filter.setCurrentIndex(pane.filter.findData("unparsed"))
+    rows = read_csv(pane.export_csv(tmp_path / "c1.csv"))
+    assert rows[1][7:] == ["wrong", W, "unparsed", "?", "wrong", W, "wrong", W]  # c1
+    pane.filter.setCurrentIndex(pane.filter.findData("all"))
+    rows = read_csv(pane.export_csv(tmp_path / "all.csv"))
+    assert [r[7:] for r in rows[1:] if r[0] == "c6"] == [["", "", "right", R, "", "", "right", R]]
+    # never over a file the comparison reads: the database, its sidecars, the benchmark's
+    test_json, image = bench / "ds1" / "test.json", bench / "ds1" / "images" / "ct.dcm"
+    before = {p: p.read_bytes() for p in (test_json, image)}
+    for target in (tmp_path / "s.db", tmp_path / "s.db-wal", test_json, image):
+        assert pane.export_csv(target) is None, target
+        assert "Export failed" in pane.status.text() and "is the input" in pane.status.text()
+    assert (tmp_path / "s.db").stat().st_size > 0
+    assert {p: p.read_bytes() for p in before} == before
     window.close()
 
 
