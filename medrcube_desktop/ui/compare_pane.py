@@ -320,8 +320,8 @@ class ComparePane(QDialog):
             self.grid.resizeColumnToContents(column)
         metrics = self.grid.fontMetrics()
         narrow, wide = metrics.horizontalAdvance("✓✓✓"), metrics.horizontalAdvance("M" * 7)
-        for column, run in enumerate(matrix.runs, start=len(ITEM_COLUMNS)):
-            fits = metrics.horizontalAdvance(run) + 16
+        for column, title in enumerate(self.grid_model.headers, start=len(ITEM_COLUMNS)):
+            fits = metrics.horizontalAdvance(title) + 24  # the current column's is bold
             self.grid.setColumnWidth(column, max(narrow, min(fits, wide)))  # elided: tooltip
         self.export_button.setEnabled(True)
         if comparison.result is not None:

@@ -56,6 +56,12 @@ def p_text(p: float | None) -> str:
     return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
+def _p_relation(p: float) -> str:
+    """``"= 0.0312"`` or ``"< 0.0001"``."""
+    text = p_text(p)
+    return text if text.startswith("<") else f"= {text}"
+
+
 def credibility_row(f: ModelCredibility) -> list[str]:
     """One run's cells under :data:`CREDIBILITY_COLUMNS`."""
     return [
@@ -88,7 +94,7 @@ def correlation_text(correlation: Correlation | None, why: str = "") -> str:
         return (f"{head} = undefined (Acc_H or SP is the same in all {correlation.n} "
                 "image runs)")  # fmt: skip
     return (f"{head} = {correlation.r:.3f} [{correlation.low:.2f}, {correlation.high:.2f}], "
-            f"p = {p_text(correlation.p)}, {correlation.n} image runs")  # fmt: skip
+            f"p {_p_relation(correlation.p)}, {correlation.n} image runs")  # fmt: skip
 
 
 def _row(frame_row) -> list[str]:
