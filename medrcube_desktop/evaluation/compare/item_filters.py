@@ -180,7 +180,8 @@ def same_wrong_answer(matrix: RunMatrix) -> np.ndarray:
     answered = matrix.answered[:, image]
     n_answered = answered.sum(axis=1)
     truth = np.array([item.answer for item in matrix.items], dtype=object)[:, None]
-    wrong = answered & (answers != truth) & np.not_equal(answers, None)
+    has_letter = np.vectorize(lambda a: a is not None, otypes=[bool])(answers)
+    wrong = answered & has_letter & (answers != truth)
     letters = sorted({a for a in answers[wrong].tolist()})
     best = np.zeros(n_items, dtype=np.int64)
     for letter in letters:
