@@ -14,18 +14,23 @@ import errno
 import json
 import sqlite3
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-from medrcube_desktop.core.files import SIDECARS, describe_missing, refuse_overwrite, same_file
+from medrcube_desktop.core.files import (
+    SIDECARS,
+    describe_missing,
+    refuse_overwrite,
+    same_file,
+)
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import MedRCubeError, StoreError
 
 PROG = "medrcube-desktop"
 
-__all__ = ["SIDECARS", "refuse_overwrite", "same_file"]  # the overwrite checks live in core.files
+__all__ = ["SIDECARS", "refuse_overwrite", "same_file"]  # these live in core.files
 
 WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EFBIG})
 """errno values of a write that failed on the way (the input was fine): exit 1."""
@@ -116,16 +121,6 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
         store.close()
     if new:  # after the work, so that a refused input's one line stays the only line
         say(f"{PROG}: created a new review database {path}")
-
-
-def item_files(items: Iterable[Any]) -> list[Path]:
-    """Every file a command reads for ``items``: each ``test.json``, image and mask."""
-    found: dict[Path, None] = {}
-    for item in items:
-        for path in (item.source_file, item.image_path, item.mask_path):
-            if path is not None:
-                found[Path(path)] = None
-    return list(found)
 
 
 def _holds_nothing(store: Any) -> bool:

@@ -23,6 +23,7 @@ from medrcube_desktop.cli.common import (
     say,
     warn,
 )
+from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.progress import Outcome
 
 
@@ -141,7 +142,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "command": command_line(args, runs),
             "created_at": utc_now(),
         }
-        for path in write_compare_outputs(args.out, result, meta, [args.db]):
+        sources = item_files(items)
+        for path in write_compare_outputs(args.out, result, meta, [args.db], sources):
             say(f"wrote {path}")
     emit(args.json, result.to_dict(), _lines(result))
     return Outcome.DONE

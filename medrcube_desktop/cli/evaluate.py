@@ -19,7 +19,6 @@ from medrcube_desktop.cli.common import (
     add_json,
     default_of,
     emit,
-    item_files,
     list_failures,
     load_items,
     open_database,
@@ -27,6 +26,7 @@ from medrcube_desktop.cli.common import (
     say,
     warn,
 )
+from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions

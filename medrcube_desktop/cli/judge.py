@@ -16,13 +16,13 @@ from medrcube_desktop.cli.common import (
     add_json,
     default_of,
     emit,
-    item_files,
     list_failures,
     load_items,
     open_database,
     refuse_overwrite,
     say,
 )
+from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.jobs.terminal import run_in_terminal
 from medrcube_desktop.llm.config import JudgeConfig

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from medrcube_desktop.errors import StoreError
 
@@ -235,6 +236,19 @@ def same_file(out: Path, source: Path | None) -> bool:
         and same_file(real_out.with_name(real_out.name[: -len(suffix)]), real_source)
         for suffix in SIDECARS
     )
+
+
+def item_files(items: Iterable[Any]) -> list[Path]:
+    """Every file read for ``items`` (anything with ``source_file``, ``image_path`` and
+    ``mask_path``, e.g. :class:`~medrcube_desktop.core.items.Item`): each ``test.json``,
+    image and mask, once each, in first-seen order (the ``sources`` of
+    :func:`refuse_overwrite`)."""
+    found: dict[Path, None] = {}
+    for item in items:
+        for path in (item.source_file, item.image_path, getattr(item, "mask_path", None)):
+            if path is not None:
+                found[Path(path)] = None
+    return list(found)
 
 
 def refuse_overwrite(out: Path, *inputs: Path | None, sources: Iterable[Path] = ()) -> None:

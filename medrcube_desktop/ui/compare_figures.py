@@ -47,12 +47,14 @@ SCREEN_DPI = 90
 
 def report_meta(db_path: Path | None, dataset: str, result) -> dict[str, object]:
     """Provenance of a report written from the window: what ``compare --out`` records,
-    with the command line that writes the same files from a terminal."""
+    with the command line that writes the same files from a terminal (the database and
+    the benchmark as absolute paths, so the command works from any folder)."""
     from medrcube_desktop import __version__
     from medrcube_desktop.store.database import utc_now
 
-    parts = ["medrcube-desktop", "compare", "--db", str(db_path or ":memory:")]
-    parts += ["--dataset", dataset]
+    database = str(Path(db_path).resolve()) if db_path else ":memory:"
+    dataset = str(Path(dataset).resolve())
+    parts = ["medrcube-desktop", "compare", "--db", database, "--dataset", dataset]
     for run in result.matrix.runs:
         parts += ["--run", run]
     parts += ["--sort", result.sort, "--min-items", str(result.min_items)]
@@ -61,7 +63,7 @@ def report_meta(db_path: Path | None, dataset: str, result) -> dict[str, object]
     parts += ["--stability", str(result.n_stability)]
     return {
         "app_version": __version__,
-        "database": str(db_path) if db_path else ":memory:",
+        "database": database,
         "dataset": dataset,
         "command": shlex.join(parts),
         "created_at": utc_now(),
@@ -69,19 +71,34 @@ def report_meta(db_path: Path | None, dataset: str, result) -> dict[str, object]
     }
 
 
+def runs_text(result) -> str:
+    """``"runs iv8, iv2, ls"`` (``"run iv8"``; more than 6 runs: the first 5 and a count)."""
+    runs = list(result.matrix.runs)
+    shown = ", ".join(runs if len(runs) <= 6 else [*runs[:5], f"{len(runs) - 5} more"])
+    return f"run{'' if len(runs) == 1 else 's'} {shown}"
+
+
 class CompareFiguresTab(QWidget):
     """Figs. 3a, 3b and 4 of a comparison, and Export report….
 
     ``exported(paths)`` is emitted once a report is written (an empty list when it
-    failed; the reason is in :attr:`status`).
+    failed or was cancelled; the reason is in :attr:`status`). ``sources`` are the
+    benchmark's files (:func:`~medrcube_desktop.core.files.item_files`): the report is
+    never written over one of them, nor over the database. The export runs on
+    :attr:`runner`; the pane holding this tab stops it (:meth:`stop`) when it closes.
     """
 
     exported = Signal(list)
 
-    def __init__(self, db_path: Path | None, dataset: str, parent=None) -> None:
+    def __init__(
+        self, db_path: Path | None, dataset: str, sources: list[Path] | None = None, parent=None
+    ) -> None:
         super().__init__(parent)
         self.db_path, self.dataset = db_path, dataset
+        self.sources = list(sources or [])
         self.result = None
+        self._notes = ""  # the status of the result shown
+        self._exporting = None  # (result, folder) of the export running
         self.figures = QTabWidget()
         self.figures.setObjectName("compareFigures")
         self.export_button = QPushButton("Export &report…")
@@ -121,13 +138,17 @@ class CompareFiguresTab(QWidget):
             canvas = FigureCanvasQTAgg(figure)
             canvas.setObjectName(name)
             self.figures.addTab(canvas, TITLES.get(name, name))
-        self.export_button.setEnabled(True)
+        self.export_button.setEnabled(not self.runner.is_running())  # one export at a time
         notes = [w for w in result.warnings if "voxel" in w or "correlation" in w]
-        self.status.setText(
+        self._notes = (
             "The paper's figures for these runs. Export report… writes them at full size (PNG, SVG) with every table and report.html."
             if not notes
             else "<br>".join(f"⚠ {esc(w)}" for w in notes)
         )
+        if self.runner.is_running() and self._exporting is not None:
+            self.status.setText(f"{self._notes}<br>{self._progress_text()}")
+        else:
+            self.status.setText(self._notes)
 
     def export(self) -> None:
         """Ask for a folder and write the report there (on a worker thread)."""
@@ -144,13 +165,14 @@ class CompareFiguresTab(QWidget):
             return False
         from medrcube_desktop.evaluation.compare.report import write_compare_outputs
 
-        result, db_path = self.result, self.db_path
+        result, db_path, sources = self.result, self.db_path, self.sources
         meta = report_meta(db_path, self.dataset, result)
         self.export_button.setEnabled(False)
-        self.status.setText(f"Writing the report to {esc(folder)}…")
+        self._exporting = (result, folder)
+        self.status.setText(self._progress_text())
         if db_path is None:  # an in-memory study: no file for a worker to open
             try:
-                paths = write_compare_outputs(folder, result, meta, [])
+                paths = write_compare_outputs(folder, result, meta, [], sources)
             except (OSError, MedRCubeError) as exc:
                 self._on_written(None, str(exc))
                 return True
@@ -159,20 +181,37 @@ class CompareFiguresTab(QWidget):
         self.runner.start(
             db_path,
             lambda store, cancel, progress: write_compare_outputs(
-                folder, result, meta, [store.path]
+                folder, result, meta, [store.path], sources, cancel
             ),
         )
         return True
 
+    def stop(self) -> None:
+        """Cancel a running export and wait for it (the pane is closing): the report is
+        all or nothing, so a cancelled one leaves no file in its folder."""
+        self.runner.stop()
+
+    def _progress_text(self) -> str:
+        result, folder = self._exporting
+        return f"Writing the report of {esc(runs_text(result))} to {esc(folder)}…"
+
     def _on_written(self, paths: list[Path] | None, error: str) -> None:
+        result, folder = self._exporting or (self.result, "")
+        self._exporting = None
         self.export_button.setEnabled(self.result is not None)
-        if error or not paths:
-            self.status.setText(
-                f"<span style='color:{error_colour()}'>Report not written: "
+        earlier = result is not self.result  # Compare ran again meanwhile
+        which = (
+            f"{'the earlier comparison' if earlier else 'the comparison'} of {runs_text(result)}"
+        )
+        if self.runner.cancelled and not error:
+            message = f"Export cancelled: no file of {esc(which)} written to {esc(folder)}."
+        elif error or not paths:
+            message = (
+                f"<span style='color:{error_colour()}'>Report of {esc(which)} not written: "
                 f"{esc(error or 'no files')}</span>"
             )
-            self.exported.emit([])
-            return
-        report = next((p for p in paths if p.name == "report.html"), paths[-1])
-        self.status.setText(f"{len(paths)} files written; the report: {esc(report)}")
-        self.exported.emit(list(paths))
+        else:
+            report = next((p for p in paths if p.name == "report.html"), paths[-1])
+            message = f"{len(paths)} files of {esc(which)} written; the report: {esc(report)}"
+        self.status.setText(f"{self._notes}<br>{message}" if earlier else message)
+        self.exported.emit(list(paths or []) if not self.runner.cancelled else [])

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QKeyEvent
+from PySide6.QtGui import QBrush, QColor, QFont, QKeyEvent
 from PySide6.QtWidgets import QTableView
 
 from medrcube_desktop.evaluation.compare.item_filters import (
@@ -54,6 +54,21 @@ ITEM_ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 """Data role: the matrix row (item index) of a grid row."""
 
 
+TEXT_ONLY_SUFFIX = " (text)"
+"""Ends the header of a text-only run's column (a baseline, not a model)."""
+
+
+def run_headers(matrix: RunMatrix) -> list[str]:
+    """Each run column's header: its number (1, 2, …), its name, and
+    :data:`TEXT_ONLY_SUFFIX` for a text-only run. The header elides the middle, so two
+    names sharing a prefix and a suffix (``Qwen2.5-VL-7B-Instruct``,
+    ``Qwen2.5-VL-3B-Instruct``) still read apart by their number."""
+    return [
+        f"{n} {run}{TEXT_ONLY_SUFFIX if text else ''}"
+        for n, (run, text) in enumerate(zip(matrix.runs, matrix.text_only, strict=True), 1)
+    ]
+
+
 class CompareGridModel(QAbstractTableModel):
     """Rows: the items shown (a subset of the matrix's rows, in any order); columns:
     :data:`ITEM_COLUMNS` then each run.
@@ -78,6 +93,7 @@ class CompareGridModel(QAbstractTableModel):
                 matrix.runs, matrix.models, families, matrix.text_only, strict=True
             )
         ]
+        self.headers = run_headers(matrix)
         self._brushes: dict[int, tuple[QBrush, QBrush]] = {}
         self.refresh_colours()
 
@@ -135,7 +151,8 @@ class CompareGridModel(QAbstractTableModel):
                 r = int(self.rows[row])
                 s = self.summary
                 return (f"{s.n_right[r]} right, {s.n_wrong[r]} wrong ({s.n_unparsed[r]} "
-                        f"unparsed), of {s.n_answered[r]} runs that answered")  # fmt: skip
+                        f"unparsed), of {s.n_answered[r]} image runs that answered "
+                        "(text-only runs are baselines: not counted)")  # fmt: skip
             return None
         state = int(self.states[int(self.rows[row]), run])
         if role == Qt.ItemDataRole.BackgroundRole and state in self._brushes:
@@ -153,13 +170,20 @@ class CompareGridModel(QAbstractTableModel):
             return None
         run = section - len(ITEM_COLUMNS)
         if role == Qt.ItemDataRole.DisplayRole:
-            return ITEM_COLUMNS[section] if run < 0 else self.matrix.runs[run]
+            return ITEM_COLUMNS[section] if run < 0 else self.headers[run]
         if role == Qt.ItemDataRole.ToolTipRole:
             if run < 0:
                 return (
-                    "Runs right / runs that answered" if section == len(ITEM_COLUMNS) - 1 else None
+                    "Image runs right / image runs that answered (text-only runs are "
+                    "baselines, not models: not counted)"
+                    if section == len(ITEM_COLUMNS) - 1
+                    else None
                 )
-            return self.run_tips[run]
+            return f"Column {run + 1}: {self.run_tips[run]}"
+        if role == Qt.ItemDataRole.FontRole and run >= 0 and self.matrix.text_only[run]:
+            font = QFont()
+            font.setItalic(True)  # a baseline, not a model: told by the text as well
+            return font
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:

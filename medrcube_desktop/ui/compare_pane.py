@@ -37,10 +37,11 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.core.csvfile import write_csv
-from medrcube_desktop.core.files import refuse_overwrite
+from medrcube_desktop.core.files import item_files, refuse_overwrite
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.families import groups
 from medrcube_desktop.evaluation.compare.item_filters import (
+    FILTER_TIPS,
     FILTERS,
     filter_mask,
     matches_text,
@@ -48,6 +49,7 @@ from medrcube_desktop.evaluation.compare.item_filters import (
     search_texts,
 )
 from medrcube_desktop.store import StudyStore
+from medrcube_desktop.ui.compare_credibility import CompareCredibilityView
 from medrcube_desktop.ui.compare_detail import (
     CompareDetailDialog,
     DetailSources,
@@ -93,6 +95,7 @@ class ComparePane(QDialog):
         self.window_ = window
         self.store: StudyStore = window.session.store
         self.items = list(window.session.items)
+        self.item_paths = item_files(self.items)  # never written over by an export
         self.comparison: Comparison | None = None
         self.grid_model: CompareGridModel | None = None
         self.board_model: LeaderboardModel | None = None
@@ -130,8 +133,13 @@ class ComparePane(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(self._board_tab(), "&Leaderboard")
         self.tabs.addTab(self._items_tab(), "&Items × models")
-        self.figures = CompareFiguresTab(self.store.path, str(self.window_.benchmark.root))
+        self.figures = CompareFiguresTab(
+            self.store.path, str(self.window_.benchmark.root), self.item_paths
+        )
         self.tabs.addTab(self.figures, "&Figures")
+        self.credibility = CompareCredibilityView()
+        self.credibility.show_leakage.connect(self.show_leakage)
+        self.tabs.addTab(self.credibility, "Cre&dibility")
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -172,6 +180,8 @@ class ComparePane(QDialog):
         self.filter.setObjectName("compareFilter")
         for key, (title, _) in FILTERS.items():
             self.filter.addItem(title, key)
+            self.filter.setItemData(self.filter.count() - 1, FILTER_TIPS[key],
+                                    Qt.ItemDataRole.ToolTipRole)  # fmt: skip
         self.filter.currentIndexChanged.connect(self.apply_filter)
         self.search = QLineEdit()
         self.search.setObjectName("compareSearch")
@@ -263,7 +273,9 @@ class ComparePane(QDialog):
             return
         items = self.items
         self.compare_button.setEnabled(False)
-        self._message(f"Comparing {len(runs)} run{'' if len(runs) == 1 else 's'}…")
+        self._message(
+            f"Comparing {len(runs)} run{'' if len(runs) == 1 else 's'}… (Cancel or Esc stops it)"
+        )
         if self.store.path is None:  # an in-memory study: no file for a worker to open
             QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
             try:
@@ -275,12 +287,15 @@ class ComparePane(QDialog):
             self._on_done(result, error)
             return
         self.runner.start(
-            self.store.path, lambda store, cancel, progress: compute_comparison(store, runs, items)
+            self.store.path,
+            lambda store, cancel, progress: compute_comparison(store, runs, items, cancel),
         )
 
     def _on_done(self, result: Comparison | None, error: str) -> None:
         self.compare_button.setEnabled(True)
-        if error or result is None:
+        if result is None and not error and self.runner.cancelled:
+            self._message("Compare cancelled; what was shown before stays shown.")
+        elif error or result is None:
             self._message(f"Could not compare: {error or 'no result'}", error=True)
         else:
             self.show_comparison(result)
@@ -305,12 +320,13 @@ class ComparePane(QDialog):
             self.grid.resizeColumnToContents(column)
         metrics = self.grid.fontMetrics()
         narrow, wide = metrics.horizontalAdvance("✓✓✓"), metrics.horizontalAdvance("M" * 7)
-        for column, run in enumerate(matrix.runs, start=len(ITEM_COLUMNS)):
-            fits = metrics.horizontalAdvance(run) + 16
+        for column, title in enumerate(self.grid_model.headers, start=len(ITEM_COLUMNS)):
+            fits = metrics.horizontalAdvance(title) + 24  # the current column's is bold
             self.grid.setColumnWidth(column, max(narrow, min(fits, wide)))  # elided: tooltip
         self.export_button.setEnabled(True)
         if comparison.result is not None:
             self.figures.show_result(comparison.result, comparison.figures)
+            self.credibility.show_result(comparison.result)
         self.apply_filter()
         answered = int(matrix.answered.sum())
         problems = problems_of(matrix)
@@ -363,6 +379,13 @@ class ComparePane(QDialog):
         if self.grid_model.rowCount():
             self.grid.setCurrentIndex(self.grid_model.index(0, len(ITEM_COLUMNS)))
 
+    def show_leakage(self) -> None:
+        """The Items tab, filtered to "Right without the image" (the search cleared)."""
+        self.search.clear()
+        self.filter.setCurrentIndex(self.filter.findData("no_image"))
+        self.apply_filter()
+        self.tabs.setCurrentIndex(1)
+
     def _sort_grid(self, column: int) -> None:
         if self.grid_model is None:
             return
@@ -408,11 +431,13 @@ class ComparePane(QDialog):
         return self.export_csv(Path(path)) if path else None
 
     def export_csv(self, path: Path) -> Path | None:
-        """Write the grid's rows shown to ``path`` (never over the study database)."""
+        """Write the grid's rows shown to ``path``: never over a file the comparison
+        reads (the database and its SQLite sidecars, each item's test.json, image and
+        mask)."""
         if self.grid_model is None:
             return None
         try:
-            refuse_overwrite(path, self.store.path)
+            refuse_overwrite(path, self.store.path, sources=self.item_paths)
             header, rows = outcome_table(self.comparison.matrix, self.grid_model.rows)
             written = write_csv(path, header, rows)
         except (OSError, MedRCubeError) as exc:
@@ -434,6 +459,10 @@ class ComparePane(QDialog):
         self.status.setText(f"<span style='color:{colour}'>{html}</span>" if error else html)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """Cancel and wait for both jobs (Compare, Export report…): a thread must not
+        outlive its widgets. A cancelled export leaves no file (it is all or nothing)."""
+        self.figures.stop()
+        self.runner.stop()
         if self.detail is not None:
             self.detail.close()
         super().closeEvent(event)

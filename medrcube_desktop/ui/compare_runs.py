@@ -3,6 +3,7 @@ comparison computed from the checked ones (Qt-free, run on the job runner's thre
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
@@ -29,10 +30,15 @@ class Comparison:
     figures: dict = field(default_factory=dict)
 
 
-def compute_comparison(store: StudyStore, runs: list[str], items) -> Comparison:
+def compute_comparison(
+    store: StudyStore, runs: list[str], items, cancel: threading.Event | None = None
+) -> Comparison | None:
     """The :class:`Comparison` of ``runs`` over ``items`` (Qt-free: the job's body):
     the same numbers as ``compare`` with its defaults (family order, the paper's
     pairing, 1,000 bootstrap replicates, seed 0, 100 replicates of cluster stability).
+
+    ``cancel`` is checked between the three steps (the matrix, everything ``compare``
+    computes, the figures); once it is set, None is returned.
 
     Raises
     ------
@@ -44,9 +50,17 @@ def compute_comparison(store: StudyStore, runs: list[str], items) -> Comparison:
     from medrcube_desktop.evaluation.compare.report import draw_figures  # matplotlib
     from medrcube_desktop.evaluation.compare.result import compare_runs  # statsmodels
 
+    def stopped() -> bool:
+        return cancel is not None and cancel.is_set()
+
     matrix = run_matrix(store, runs, items)
+    if stopped():
+        return None
     result = compare_runs(matrix, n_stability=100)
-    return Comparison(matrix, result.board, result, draw_figures(result))
+    if stopped():
+        return None
+    figures = draw_figures(result)
+    return None if stopped() else Comparison(matrix, result.board, result, figures)
 
 
 def problems_of(matrix: RunMatrix) -> list[str]:

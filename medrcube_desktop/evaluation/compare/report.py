@@ -12,7 +12,9 @@ written to a temporary name and renamed (:func:`~medrcube_desktop.core.files.ato
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -47,13 +49,17 @@ EXTRA_OUTPUTS: tuple[str, ...] = ("text_only_drop.csv", "leakage.csv")
 only when the leakage list was asked for)."""
 
 
-def refuse_inputs(out_dir: str | Path, inputs: Sequence[Path | None]) -> None:
+def refuse_inputs(
+    out_dir: str | Path, inputs: Sequence[Path | None], sources: Iterable[Path] = ()
+) -> None:
     """Raise StoreError when the folder or one of :data:`OUTPUTS` in it is one of
-    ``inputs`` (the database), and MedRCubeError when ``out_dir`` is a file: before
-    anything is computed or written."""
+    ``inputs`` (the database, with its SQLite sidecars) or of ``sources`` (the
+    benchmark's files: :func:`~medrcube_desktop.core.files.item_files`), and
+    MedRCubeError when ``out_dir`` is a file: before anything is computed or written."""
     out = Path(out_dir).expanduser()
+    sources = list(sources)
     for target in (out, *(out / name for name in (*OUTPUTS, *EXTRA_OUTPUTS))):
-        refuse_overwrite(target, *inputs)
+        refuse_overwrite(target, *inputs, sources=sources)
     if out.exists() and not out.is_dir():
         raise MedRCubeError(f"{out}: not a folder (the report is a folder of files)")
 
@@ -81,8 +87,16 @@ def write_compare_outputs(
     result: CompareResult,
     meta: Mapping[str, object],
     inputs: Sequence[Path | None] = (),
+    sources: Iterable[Path] = (),
+    cancel: threading.Event | None = None,
 ) -> list[Path]:
     """Write every file of :data:`OUTPUTS` to ``out_dir`` (created); return their paths.
+
+    All or nothing: the files are written into a hidden folder inside ``out_dir`` (the
+    same file system) and moved into ``out_dir`` once every one of them
+    is written; a failure or a cancel on the way removes that folder and leaves
+    ``out_dir`` as it was. (Each move is a rename; files of an earlier report with the
+    same names are replaced.)
 
     Parameters
     ----------
@@ -93,34 +107,71 @@ def write_compare_outputs(
         ``database``, ``dataset``, ``command`` (the command line that makes these files
         again), ``created_at`` (ISO 8601, UTC); other keys are listed too.
     inputs : sequence of Path
-        Never written over (:func:`refuse_inputs`).
+        Never written over, nor their SQLite sidecars (:func:`refuse_inputs`).
+    sources : iterable of Path
+        The benchmark's files, never written over either (compared by inode).
+    cancel : threading.Event, optional
+        Checked between files; once set, nothing is moved into ``out_dir`` and ``[]``
+        is returned.
 
     Raises
     ------
     StoreError
-        An output would be one of ``inputs``.
+        An output would be one of ``inputs`` or ``sources``.
     OSError
         The folder or a file cannot be written.
     """
+    import shutil
+    import tempfile
+
+    refuse_inputs(out_dir, inputs, sources)
+    out = Path(out_dir).expanduser()
+    out.mkdir(parents=True, exist_ok=True)
+    # inside the folder itself: the same file system, and writable where the folder is
+    stage = Path(tempfile.mkdtemp(dir=out, prefix=".report-"))
+    try:
+        names = _write_all(stage, result, meta, cancel)
+        if names is None or (cancel is not None and cancel.is_set()):
+            return []
+        written = []
+        for name in names:
+            os.replace(stage / name, out / name)
+            written.append(out / name)
+        _remove_stale(out, written)
+        return written
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _write_all(
+    stage: Path,
+    result: CompareResult,
+    meta: Mapping[str, object],
+    cancel: threading.Event | None,
+) -> list[str] | None:
+    """Write every output into ``stage``; their names, or None once ``cancel`` is set."""
     from medrcube_desktop.evaluation.compare.figures import save_figure
     from medrcube_desktop.evaluation.compare.html import report_html
 
-    refuse_inputs(out_dir, inputs)
-    out = Path(out_dir).expanduser()
-    out.mkdir(parents=True, exist_ok=True)
-    document = result.to_dict()
-    written = _write_csvs(out, result)
-    written.append(atomic_write(out / "compare.json", json.dumps(document, indent=2)))
-    written.append(_atomic(out / "compare.xlsx", lambda p: write_xlsx(result, meta, p)))
+    def stopped() -> bool:
+        return cancel is not None and cancel.is_set()
+
+    written = _write_csvs(stage, result)
+    written.append(atomic_write(stage / "compare.json", json.dumps(result.to_dict(), indent=2)))
+    if stopped():
+        return None
+    written.append(_atomic(stage / "compare.xlsx", lambda p: write_xlsx(result, meta, p)))
     description = str(meta.get("command", ""))
     svgs = {}
     for name, figure in draw_figures(result).items():
         for ext in ("png", "svg"):
-            written.append(save_figure(figure, out / f"{name}.{ext}", {"Description": description}))
-        svgs[name] = (out / f"{name}.svg").read_text(encoding="utf-8")
-    written.append(atomic_write(out / "report.html", report_html(result, meta, svgs)))
-    _remove_stale(out, written)
-    return written
+            if stopped():
+                return None
+            path = stage / f"{name}.{ext}"
+            written.append(save_figure(figure, path, {"Description": description}))
+        svgs[name] = (stage / f"{name}.svg").read_text(encoding="utf-8")
+    written.append(atomic_write(stage / "report.html", report_html(result, meta, svgs)))
+    return [Path(p).name for p in written]
 
 
 def _remove_stale(out: Path, written: Sequence[Path]) -> None:

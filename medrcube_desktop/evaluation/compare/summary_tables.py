@@ -1,0 +1,127 @@
+"""The credibility and text-only tables of a :class:`~.result.CompareResult` as rows of
+text, what the ``compare`` command prints and the Compare models pane's Credibility tab
+shows (Qt-free: the pane only puts the strings in cells).
+
+Fractions (Acc_H, Rationality, Shortcut Probability, accuracies) are 0–1 with three
+decimals; an interval is ``[low, high]`` (bootstrap 95 %, clustered by image, for the
+credibility figures; Woolf's for the log odds ratio); a missing value is ``"—"``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from medrcube_desktop.evaluation.compare.credibility_models import Correlation, ModelCredibility
+from medrcube_desktop.evaluation.compare.item_filters import right_without_image
+from medrcube_desktop.evaluation.compare.result import CompareResult, TextOnlyDrop
+
+CREDIBILITY_COLUMNS: tuple[str, ...] = (
+    "Run", "A", "B", "C", "D", "Acc_H", "Rationality", "Shortcut Probability",
+    "SP − Acc_H", "log OR", "Permutation p",
+)  # fmt: skip
+"""Header of :func:`credibility_rows`."""
+
+DROP_COLUMNS: tuple[str, ...] = ("Image run", "Text run", "n", "With image", "Without image",
+                                 "Drop")  # fmt: skip
+"""Header of :func:`drop_rows`."""
+
+VOXEL_COLUMNS: tuple[str, ...] = ("Voxel", "n", "With image", "Without image", "Drop")
+"""Header of :func:`drop_voxel_rows`."""
+
+TEXT_ONLY_MARK = " (text only)"
+"""Ends the name of a text-only run in :func:`credibility_rows`."""
+
+MISSING = "—"
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    """``value`` with ``digits`` decimals, or :data:`MISSING` for None or NaN."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    return f"{value:.{digits}f}"
+
+
+def with_interval(value: float | None, low: float | None, high: float | None, digits=3) -> str:
+    """``"0.667 [0.500, 0.800]"``; the interval left out when it is missing."""
+    text = number(value, digits)
+    if text == MISSING or low is None or high is None:
+        return text
+    return f"{text} [{number(low, digits)}, {number(high, digits)}]"
+
+
+def p_text(p: float | None) -> str:
+    """A p value: ``"0.0312"``, ``"< 0.0001"``, or :data:`MISSING`."""
+    if p is None or math.isnan(p):
+        return MISSING
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _p_relation(p: float) -> str:
+    """``"= 0.0312"`` or ``"< 0.0001"``."""
+    text = p_text(p)
+    return text if text.startswith("<") else f"= {text}"
+
+
+def credibility_row(f: ModelCredibility) -> list[str]:
+    """One run's cells under :data:`CREDIBILITY_COLUMNS`."""
+    return [
+        f.run + (TEXT_ONLY_MARK if f.text_only else ""),
+        str(f.a), str(f.b), str(f.c), str(f.d),
+        with_interval(f.acc_h, f.acc_h_low, f.acc_h_high),
+        with_interval(f.rationality, f.rationality_low, f.rationality_high),
+        with_interval(f.shortcut_prob, f.shortcut_prob_low, f.shortcut_prob_high),
+        number(f.baseline),
+        with_interval(f.log_or, f.log_or_low, f.log_or_high, 2) + (" (+0.5)" if f.haldane else ""),
+        p_text(f.p_permutation),
+    ]  # fmt: skip
+
+
+def credibility_rows(result: CompareResult) -> list[list[str]]:
+    """:func:`credibility_row` of every run, in leaderboard order (``result.order``)."""
+    by_run = {f.run: f for f in result.credibility}
+    return [credibility_row(by_run[run]) for run in result.order if run in by_run]
+
+
+def correlation_text(correlation: Correlation | None, why: str = "") -> str:
+    """The Acc_H–SP Pearson r over the image runs, its Fisher-z 95 % interval and p:
+    ``"Pearson r (Acc_H, Shortcut Probability) = 0.693 [0.41, 0.85], p = 0.0001, 33
+    image runs"``; ``"undefined"`` when r is NaN (a figure equal in every run), and
+    ``why`` when there is none."""
+    head = "Pearson r (Acc_H, Shortcut Probability) over the image runs"
+    if correlation is None:
+        return f"{head}: not computed" + (f" ({why})" if why else "")
+    if math.isnan(correlation.r):
+        return (f"{head} = undefined (Acc_H or SP is the same in all {correlation.n} "
+                "image runs)")  # fmt: skip
+    return (f"{head} = {correlation.r:.3f} [{correlation.low:.2f}, {correlation.high:.2f}], "
+            f"p {_p_relation(correlation.p)}, {correlation.n} image runs")  # fmt: skip
+
+
+def _row(frame_row) -> list[str]:
+    return [str(int(frame_row["n"])), number(frame_row["with_image"]),
+            number(frame_row["without_image"]), number(frame_row["drop"])]  # fmt: skip
+
+
+def drop_rows(result: CompareResult) -> list[list[str]]:
+    """Each (image run, text-only run) pair's overall accuracy with and without the
+    image and the drop (paper Table 4), under :data:`DROP_COLUMNS`, image runs in
+    leaderboard order."""
+    return [[d.image_run, d.text_run, *_row(d.table.loc["Overall"])] for d in ordered_drops(result)]
+
+
+def ordered_drops(result: CompareResult) -> list[TextOnlyDrop]:
+    """``result.drops`` in the order of :func:`drop_rows`."""
+    rank = {run: n for n, run in enumerate(result.order)}
+    return sorted(result.drops, key=lambda d: rank.get(d.image_run, len(rank)))
+
+
+def drop_voxel_rows(drop: TextOnlyDrop) -> list[list[str]]:
+    """One pair's accuracy with and without the image per voxel, under
+    :data:`VOXEL_COLUMNS` (voxels sorted; the Overall row left out)."""
+    table = drop.table.drop(index="Overall")
+    return [[str(voxel), *_row(row)] for voxel, row in table.iterrows()]
+
+
+def leakage_count(result: CompareResult) -> int:
+    """Items some text-only run got right (the grid's "Right without the image")."""
+    return int(right_without_image(result.matrix).sum())
