@@ -65,3 +65,17 @@ def test_text_only_pairs_and_the_items_right_without_the_image():
                     text_only=(False, False, False, True, False, True))  # fmt: skip
     # foo has no image run, so its text-only flag pairs with nothing
     assert text_only_pairs(two) == [("lingshu", "lingshu-text")]
+
+
+def test_a_baseline_imported_before_its_image_run_pairs_by_its_name():
+    """A text-only run stored as model "Lingshu-7B-text" (its image run came later) is
+    still the baseline of Lingshu-7B."""
+    from medrcube_desktop.evaluation.compare.text_only import text_only_pairs
+
+    base = _matrix()
+    matrix = RunMatrix(
+        base.items, ("Lingshu-7B-text", "Lingshu-7B", "other"), base.correct[:, :3],
+        base.unparsed[:, :3], models=("Lingshu-7B-text", "Lingshu-7B", "qwen"),
+        text_only=(True, False, False),
+    )  # fmt: skip
+    assert text_only_pairs(matrix) == [("Lingshu-7B", "Lingshu-7B-text")]

@@ -254,7 +254,7 @@ def _write_csvs(out: Path, result: CompareResult) -> list[Path]:
             write_csv(
                 out / "voxel_correlation.csv",
                 ["voxel", *voxels],
-                [[v, *row] for v, row in zip(voxels, result.rho.tolist(), strict=True)],
+                [[v, *map(_cell, row)] for v, row in zip(voxels, result.rho.tolist(), strict=True)],
             )
         )
     names = [f.name for f in fields(ModelCredibility)]

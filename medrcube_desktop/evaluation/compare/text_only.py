@@ -76,21 +76,38 @@ def right_without_image(matrix: RunMatrix, image_run: str, text_run: str) -> lis
 def text_only_pairs(matrix: RunMatrix) -> list[tuple[str, str]]:
     """(image run, text-only run) of each model that has both (paper Table 4).
 
-    Runs are matched by ``RunMatrix.models`` exactly. Each text-only run is paired with
-    every image run of its model: several text-only runs of one model (two prompts, two
-    seeds) give a pair each with the image run, and a model with several image runs
-    pairs each text-only run with each of them, since which one is "the" baseline is
-    the user's choice, not ours. Pairs come in the matrix's order of image runs, then of
-    text-only runs; a model with only one kind of run gives none.
+    Runs are matched by ``RunMatrix.models`` exactly. A text-only run whose model no
+    image run has is matched by its model's (else its run's) name less a text-only
+    ending (:func:`~medrcube_desktop.evaluation.results_import.baseline_model`:
+    ``Lingshu-7B-text`` → ``Lingshu-7B``), which is how a baseline imported before its
+    image run is named. Each text-only run is paired with every image run of its model:
+    several text-only runs of one model (two prompts, two seeds) give a pair each with
+    the image run, and a model with several image runs pairs each text-only run with
+    each of them, since which one is "the" baseline is the user's choice, not ours.
+    Pairs come in the matrix's order of image runs, then of text-only runs; a model
+    with only one kind of run gives none.
     """
-    pairs = []
-    for i, (model, text) in enumerate(zip(matrix.models, matrix.text_only, strict=True)):
-        if text:
+    from medrcube_desktop.evaluation.results_import import baseline_model
+
+    image = [c for c, text in enumerate(matrix.text_only) if not text]
+    names = {matrix.runs[c]: matrix.models[c] for c in image}
+    names.update({matrix.models[c]: matrix.models[c] for c in image})
+    target = {}  # text-only column -> the model it is the baseline of
+    for t, (model, text) in enumerate(zip(matrix.models, matrix.text_only, strict=True)):
+        if not text:
             continue
-        for t, (other, other_text) in enumerate(zip(matrix.models, matrix.text_only, strict=True)):
-            if other_text and other == model:
-                pairs.append((matrix.runs[i], matrix.runs[t]))
-    return pairs
+        if model in names.values():
+            target[t] = model
+        else:
+            found = baseline_model(model, names) or baseline_model(matrix.runs[t], names)
+            if found is not None:
+                target[t] = found
+    return [
+        (matrix.runs[i], matrix.runs[t])
+        for i in image
+        for t in sorted(target)
+        if target[t] == matrix.models[i]
+    ]
 
 
 LEAKAGE_FIELDS: tuple[str, ...] = (
