@@ -72,9 +72,10 @@ class QueueEntry:
 
     @property
     def open_targets(self) -> list[str]:
-        """Disagreeing rules (and the verdict, when it differs) not yet adjudicated."""
-        targets = [*self.rules, *([VERDICT] if self.verdict_differs else [])]
-        return [t for t in targets if t not in self.adjudicated]
+        """Disagreeing rules not yet adjudicated. The overall verdict follows from the
+        adjudicated rules (all seven pass), so it is never required; an explicit
+        ``verdict`` adjudication overrides it in the gold standard."""
+        return [t for t in self.rules if t not in self.adjudicated]
 
     def to_dict(self) -> dict[str, object]:
         """The ``adjudicate-queue --json`` form of the entry."""
