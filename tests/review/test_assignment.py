@@ -78,3 +78,22 @@ def test_assign_command_prints_the_counts_and_is_stable_when_run_again(tmp_path,
     assert main(args[:-1]) == 0
     text = capsys.readouterr().out
     assert "A: 60 items (40 only theirs)" in text and "overlap 20" in text
+
+
+def test_the_review_session_lists_a_reviewer_only_their_assigned_items(tmp_path):
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.review.session import ItemFilter, ReviewSessionState
+
+    ids = [f"q{k:02d}" for k in range(10)]
+    root = write_benchmark(
+        tmp_path / "bench", {"ds1": [item(i) for i in ids]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )  # fmt: skip
+    items = load_benchmark(root).items
+    store = StudyStore(tmp_path / "s.db")
+    record = assign(store, ids, ["A", "B"], 0.2, 5)
+    mine = ReviewSessionState(items, store, "A")
+    assert [i.id for i in mine.visible] == list(record.items["A"])
+    assert mine.progress() == (0, 6)
+    assert {i.id for i in mine.set_filter(ItemFilter())} == set(record.items["A"])
+    assert len(ReviewSessionState(items, store, "adjudicator").visible) == 10
