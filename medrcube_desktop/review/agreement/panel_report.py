@@ -39,7 +39,7 @@ def row_labels() -> dict[str, str]:
         if key.startswith("P"):
             out[key] = f"{rubric.principle_label(key[1:])} (verdict)"
         elif key in labels:
-            out[key] = f"{key} {labels[key]}"
+            out[key] = labels[key]
     return out
 
 
