@@ -74,9 +74,7 @@ def cmd_adjudicate_queue(args: argparse.Namespace) -> int:
     benchmark = load_benchmark(args.dataset)
     ids = {item.id for item in benchmark.items}
     with open_database(args.db, create=False) as store:
-        queue = build_queue(
-            store, args.reviewer, args.model, args.against, args.on, items=ids
-        )
+        queue = build_queue(store, args.reviewer, args.model, args.against, args.on, items=ids)
     if args.open_only:
         queue.entries = [e for e in queue.entries if e.open_targets]
     lines = [

@@ -85,13 +85,24 @@ class QueueEntry:
             "verdict_differs": self.verdict_differs,
             "open": self.open_targets,
             "judgments": [
-                {"rater": j.rater, "kind": j.kind, "scores": j.scores, "comment": j.comment,
-                 "uid": j.uid, "revision": j.revision}  # fmt: skip
+                {
+                    "rater": j.rater,
+                    "kind": j.kind,
+                    "scores": j.scores,
+                    "comment": j.comment,
+                    "uid": j.uid,
+                    "revision": j.revision,
+                }  # fmt: skip
                 for j in self.judgments
             ],
             "adjudicated": {
-                t: {"value": a.value, "reason": a.reason, "adjudicator": a.adjudicator,
-                    "revision": a.revision, "created_at": a.created_at}  # fmt: skip
+                t: {
+                    "value": a.value,
+                    "reason": a.reason,
+                    "adjudicator": a.adjudicator,
+                    "revision": a.revision,
+                    "created_at": a.created_at,
+                }  # fmt: skip
                 for t, a in self.adjudicated.items()
             },
         }
@@ -244,7 +255,10 @@ def adjudicate(
             int(value),
             str(reasons[target]).strip(),
             adjudicator.strip(),
-            [{**r, "value": _value(j, target)} for r, j in zip(resolves, entry.judgments, strict=True)],
+            [
+                {**r, "value": _value(j, target)}
+                for r, j in zip(resolves, entry.judgments, strict=True)
+            ],
         )
         for target, value in values.items()
     ]

@@ -38,7 +38,9 @@ class Split:
     overlap: frozenset[str]
 
 
-def split_items(item_ids: Sequence[str], reviewers: Sequence[str], overlap: float, seed: int) -> Split:
+def split_items(
+    item_ids: Sequence[str], reviewers: Sequence[str], overlap: float, seed: int
+) -> Split:
     """The assignment of ``item_ids`` among ``reviewers`` (rule in the module docstring).
 
     Raises

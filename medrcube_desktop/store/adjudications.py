@@ -174,8 +174,14 @@ def replace_assignment(
     db.execute("DELETE FROM assignments")
     db.execute("DELETE FROM assignment_settings")
     db["assignment_settings"].insert(
-        {"id": 1, "reviewers": json.dumps(reviewers), "overlap": overlap, "seed": seed,
-         "n_items": n_items, "created_at": when}  # fmt: skip
+        {
+            "id": 1,
+            "reviewers": json.dumps(reviewers),
+            "overlap": overlap,
+            "seed": seed,
+            "n_items": n_items,
+            "created_at": when,
+        }  # fmt: skip
     )
     db["assignments"].insert_all(
         {"reviewer": r, "item_id": i, "overlap": int(o)} for r, i, o in pairs

@@ -239,7 +239,11 @@ class AdjudicationPane(QDialog):
                     cell.setBackground(QBrush(DISAGREE))
                 self.judgments.setItem(r, c, cell)
             settled = entry.adjudicated.get(target)
-            text = "" if settled is None else f"{'✓ pass' if settled.value else '✗ fail'} (rev {settled.revision})"
+            text = (
+                ""
+                if settled is None
+                else f"{'✓ pass' if settled.value else '✗ fail'} (rev {settled.revision})"
+            )
             cell = QTableWidgetItem(text)
             if settled is not None:
                 cell.setToolTip(f"{settled.adjudicator}: {settled.reason}")
@@ -280,7 +284,11 @@ class AdjudicationPane(QDialog):
             if choice.currentData() == "":
                 continue
             value = int(choice.currentData())
-            if settled is not None and settled.value == value and settled.reason == reason.text().strip():
+            if (
+                settled is not None
+                and settled.value == value
+                and settled.reason == reason.text().strip()
+            ):
                 continue  # unchanged: no new revision
             values[target], reasons[target] = value, reason.text()
         if not values:

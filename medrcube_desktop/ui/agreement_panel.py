@@ -53,7 +53,5 @@ def panel_summary(run: PanelRun, blind_viewer: str | None) -> str:
     if ceiling is not None:
         text += f" Ceiling at sample level: <b>{cell(ceiling.rows['sample'])}</b>."
     if blind_viewer:
-        text += (
-            f"<br>Blind study: only the items {esc(blind_viewer)} has committed are compared."
-        )
+        text += f"<br>Blind study: only the items {esc(blind_viewer)} has committed are compared."
     return text

@@ -28,8 +28,14 @@ def fill(store: StudyStore, items=ITEMS, experts=("dr-a", "dr-b", "dr-c"), model
     for name in experts:
         for item_id in items:
             store.save_review(
-                Review(name, item_id, scores_of(name, item_id), f"{name} on {item_id}",
-                       utc_now(), utc_now())  # fmt: skip
+                Review(
+                    name,
+                    item_id,
+                    scores_of(name, item_id),
+                    f"{name} on {item_id}",
+                    utc_now(),
+                    utc_now(),
+                )  # fmt: skip
             )
     for item_id in items:
         store.save_judgment(Judgment(item_id, model, scores_of("LLM", item_id)))

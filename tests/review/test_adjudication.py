@@ -24,7 +24,9 @@ def store():
 def test_queue_lists_expert_disagreements_with_every_rule_that_differs(store):
     queue = build_queue(store, ["dr-a", "dr-b"], "gpt-5.1")
     assert [(e.item_id, e.rules) for e in queue.entries] == [
-        ("i2", ("1.1",)), ("i3", ("1.1",)), ("i6", ("2.3",))
+        ("i2", ("1.1",)),
+        ("i3", ("1.1",)),
+        ("i6", ("2.3",)),
     ]
     entry = queue.entries[0]
     assert [j.rater for j in entry.judgments] == ["dr-a", "dr-b", "LLM gpt-5.1"]
@@ -58,7 +60,9 @@ def test_adjudicating_records_the_resolved_judgments_and_leaves_the_queue_entry_
         adjudicate(store, entry, "dr-z", {"1.1": 0}, {"1.1": "x"})
     (stored,) = adjudicate(store, entry, "dr-c", {"1.1": 0}, {"1.1": "wrong side"})
     assert [(r["rater"], r["value"], r["revision"]) for r in stored.resolves] == [
-        ("dr-a", 0, 1), ("dr-b", 1, 1), ("LLM gpt-5.1", 0, 1)
+        ("dr-a", 0, 1),
+        ("dr-b", 1, 1),
+        ("LLM gpt-5.1", 0, 1),
     ]
     again = build_queue(store, ["dr-a", "dr-b"], "gpt-5.1").entries[0]
     assert again.open_targets == [] and again.adjudicated["1.1"].reason == "wrong side"

@@ -36,7 +36,9 @@ def test_three_reviewers_share_the_overlap_and_the_load_evenly():
 def test_same_seed_same_split_whatever_the_order_of_the_items():
     first = split_items(IDS, ["A", "B"], 0.2, seed=3)
     again = split_items(list(reversed(IDS)), ["A", "B"], 0.2, seed=3)
-    assert {k: set(v) for k, v in first.items.items()} == {k: set(v) for k, v in again.items.items()}
+    assert {k: set(v) for k, v in first.items.items()} == {
+        k: set(v) for k, v in again.items.items()
+    }
     other = split_items(IDS, ["A", "B"], 0.2, seed=4)
     assert other.overlap != first.overlap
 

@@ -88,8 +88,11 @@ def test_pairs_over_different_items_each_use_their_own(store):
     ceiling = run.column("ceiling")
     assert ceiling.rows["1.1"].n_items == [12, 4, 4]
     expected = np.mean(
-        [hand_agreement("dr-a", "dr-b", "1.1"), hand_agreement("dr-a", "dr-c", "1.1", ITEMS[:4]),
-         hand_agreement("dr-b", "dr-c", "1.1", ITEMS[:4])]  # fmt: skip
+        [
+            hand_agreement("dr-a", "dr-b", "1.1"),
+            hand_agreement("dr-a", "dr-c", "1.1", ITEMS[:4]),
+            hand_agreement("dr-b", "dr-c", "1.1", ITEMS[:4]),
+        ]  # fmt: skip
     )
     assert ceiling.rows["1.1"].agreement == pytest.approx(expected)
     assert ceiling.rows["1.1"].ci95 is None
@@ -107,8 +110,11 @@ def test_a_panel_needs_two_distinct_reviewers(store):
 def test_gold_is_adjudicated_else_agreed_and_the_rest_is_left_out_and_counted():
     experts = {
         "a": {"x": {r: 1 for r in RULE_IDS}, "y": {**{r: 1 for r in RULE_IDS}, "1.2": 0}},
-        "b": {"x": {r: 1 for r in RULE_IDS}, "y": {r: 1 for r in RULE_IDS},
-              "z": {r: 1 for r in RULE_IDS}},  # fmt: skip
+        "b": {
+            "x": {r: 1 for r in RULE_IDS},
+            "y": {r: 1 for r in RULE_IDS},
+            "z": {r: 1 for r in RULE_IDS},
+        },  # fmt: skip
     }
     gold = gold_standard(experts, {})
     assert sorted(gold.scores) == ["x"]
@@ -138,9 +144,7 @@ def test_agreement_with_the_adjudicated_gold_for_the_llm_and_each_expert(store):
         for rule in ("1.1", "2.3"):
             expected = sum(scores_of(key, i)[rule] == gold[i][rule] for i in gold_items) / 11
             assert column.rows[rule].agreement == pytest.approx(expected), (rater, rule)
-    assert [c.name for c in run.columns] == [
-        "LLM gpt-5.1 vs gold", "dr-a vs gold", "dr-b vs gold"
-    ]
+    assert [c.name for c in run.columns] == ["LLM gpt-5.1 vs gold", "dr-a vs gold", "dr-b vs gold"]
 
 
 def test_a_revised_adjudication_wins_and_the_first_stays_in_the_history(store):

@@ -6,8 +6,7 @@ import sqlite3
 import pytest
 
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store import StudyStore
-from medrcube_desktop.store import migrations
+from medrcube_desktop.store import StudyStore, migrations
 from medrcube_desktop.store.adjudications import Adjudication
 from tests.review.experts_fixture import fill
 

@@ -219,9 +219,7 @@ def group_columns(
     for name, kind, group in groups:
         est = _group_mean([point[p] for p in group])
         boot = (
-            _group_mean(
-                [{k: np.concatenate([d[k] for d in draws[p]]) for k in est} for p in group]
-            )
+            _group_mean([{k: np.concatenate([d[k] for d in draws[p]]) for k in est} for p in group])
             if bootstrap > 0 and n > 0 and group
             else None
         )

@@ -54,9 +54,8 @@ def cell(figures) -> str:
 def panel_lines(run: PanelRun) -> list[str]:
     """The terminal table: one row per judgment, one column per group."""
     labels = row_labels()
-    head = (
-        f"{len(run.items)} items; raters: "
-        + ", ".join(f"{name} ({n})" for name, n in run.raters.items())
+    head = f"{len(run.items)} items; raters: " + ", ".join(
+        f"{name} ({n})" for name, n in run.raters.items()
     )
     if run.gold is not None:
         head += (
@@ -68,7 +67,9 @@ def panel_lines(run: PanelRun) -> list[str]:
     for key in ROW_KEYS:
         cells = " ".join(f"{cell(c.rows[key]):>{width}}" for c in run.columns)
         lines.append(f"{labels[key][:44]:44} {cells}")
-    lines.append("Agreement [95% bootstrap CI] κ Cohen's kappa; a group is the mean over its pairs.")
+    lines.append(
+        "Agreement [95% bootstrap CI] κ Cohen's kappa; a group is the mean over its pairs."
+    )
     return lines
 
 
