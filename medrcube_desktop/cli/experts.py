@@ -111,9 +111,9 @@ def cmd_assign(args: argparse.Namespace) -> int:
         stored = assign(store, ids, args.reviewer, args.overlap, args.seed)
     data = counts(stored)
     lines = [f"{data['items']} items, overlap {data['overlap']} (seed {data['seed']})"]
+    only = {name: len(set(ids) - stored.overlap_items) for name, ids in stored.items.items()}
     lines += [
-        f"{name}: {n} items ({data['only'][name]} only theirs)"  # type: ignore[index]
-        for name, n in data["reviewers"].items()  # type: ignore[union-attr]
+        f"{name}: {len(ids)} items ({only[name]} only theirs)" for name, ids in stored.items.items()
     ]
     emit(args.json, data, lines)
     return Outcome.DONE

@@ -121,7 +121,7 @@ def _write_xlsx(run: PanelRun, path: Path) -> None:
         c.font = Font(bold=True)
     labels = row_labels()
     for key in ROW_KEYS:
-        line = [labels[key]]
+        line: list[object] = [labels[key]]
         for column in run.columns:
             f = column.rows[key]
             ci, kci = f.ci95 or (None, None), f.kappa_ci95 or (None, None)
