@@ -16,6 +16,7 @@ from medrcube_desktop.cli.common import (
     say,
 )
 from medrcube_desktop.core.progress import Outcome
+from medrcube_desktop.errors import MedRCubeError
 
 
 def add_parsers(sub) -> None:
@@ -44,10 +45,22 @@ def add_parsers(sub) -> None:
         "intervals, over first judgments.",
     )  # fmt: skip
     add_db(agreement, creates=False)
-    agreement.add_argument("--reviewer", required=True, metavar="NAME")
-    other = agreement.add_mutually_exclusive_group(required=True)
+    agreement.add_argument(
+        "--reviewer",
+        required=True,
+        action="append",
+        metavar="NAME",
+        help="an expert; repeat for several (the ceiling beside expert-LLM)",
+    )
+    other = agreement.add_mutually_exclusive_group()
     other.add_argument("--model", metavar="NAME", help="the LLM judge to compare with")
     other.add_argument("--reviewer2", metavar="NAME", help="a second reviewer")
+    agreement.add_argument(
+        "--gold",
+        choices=("adjudicated",),
+        help="compare the LLM and each --reviewer with the gold standard (adjudicated, "
+        "else the experts' agreed value)",
+    )
     agreement.add_argument("--study", metavar="NAME", help="only the items of this study")
     agreement.add_argument("--bootstrap", type=argtypes.count, default=2000, metavar="N")
     agreement.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
@@ -89,6 +102,11 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
     if args.out is not None:  # before the work: no file written over the database
         refuse_inputs(args.out, [args.db])
+    if len(args.reviewer) > 1 or args.gold:
+        return _several_experts(args)
+    if args.model is None and args.reviewer2 is None:
+        raise MedRCubeError("compare --reviewer with --model, --reviewer2 or another --reviewer")
+    args.reviewer = args.reviewer[0]
     with open_database(args.db, create=False) as store:
         run = run_study(
             store, args.reviewer, args.model, args.reviewer2, args.study, args.bootstrap, args.seed
@@ -109,4 +127,20 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             f"{fmt_p(row.get('mcnemar_p')) if row['key'] != 'sample' else '':>10}"
         )
     emit(args.json, run.to_dict(), lines)
+    return Outcome.DONE
+
+
+def _several_experts(args: argparse.Namespace) -> int:
+    """``agreement --reviewer A --reviewer B [...] [--model M] [--gold adjudicated]``."""
+    from medrcube_desktop.review.agreement.panel_report import panel_lines, write_panel_outputs
+    from medrcube_desktop.review.agreement.panel_run import run_gold, run_panel
+
+    reviewers = list(args.reviewer) + ([args.reviewer2] if args.reviewer2 else [])
+    compute = run_gold if args.gold else run_panel
+    with open_database(args.db, create=False) as store:
+        run = compute(store, reviewers, args.model, args.study, args.bootstrap, args.seed)
+    if args.out is not None:
+        for path in write_panel_outputs(run, args.out, [args.db]):
+            say(f"wrote {path}")
+    emit(args.json, run.to_dict(), panel_lines(run))
     return Outcome.DONE

@@ -68,7 +68,8 @@ class QueueFacts:
     ``failed`` maps item id to the rules failed in the latest review; ``disagrees`` holds
     the ids of committed items whose latest review differs from the LLM judgment, and
     ``note_missing`` those of them still lacking the note the study asks for;
-    ``study_items`` the items of the chosen agreement study (``None``: no restriction).
+    ``study_items`` the items of the chosen agreement study (``None``: no restriction);
+    ``assigned`` the items assigned to the reviewer (``None``: no assignment names them).
     """
 
     reviewed: set[str] = field(default_factory=set)
@@ -77,6 +78,7 @@ class QueueFacts:
     disagrees: set[str] = field(default_factory=set)
     note_missing: set[str] = field(default_factory=set)
     study_items: set[str] | None = None
+    assigned: set[str] | None = None
 
 
 def matches(item: Item, f: ItemFilter, facts: QueueFacts) -> bool:
@@ -92,6 +94,8 @@ def matches(item: Item, f: ItemFilter, facts: QueueFacts) -> bool:
     if f.text and not _mentions(item, f.text):
         return False
     if facts.study_items is not None and item.id not in facts.study_items:
+        return False
+    if facts.assigned is not None and item.id not in facts.assigned:
         return False
     return _status_matches(item.id, f.status, facts)
 

@@ -105,8 +105,10 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         self._first_order = store.first_review_order(reviewer)
         self._repeated = set(store.repeat_reviews(reviewer))
         self.timer = ActiveTimer(self.study.idle_after_s, clock)
+        self.assigned: set[str] | None = store.assigned_items(reviewer)
+        """Items assigned to this reviewer (``assign``); ``None``: every item."""
         self.filter = ItemFilter()
-        self.visible: list[Item] = list(self.items)
+        self.visible: list[Item] = [i for i in self.items if self._is_assigned(i.id)]
         self.current: Item | None = None
         self.drafts: dict[str, Draft] = {
             item_id: draft_from_stored(stored, self.saved.get(item_id))
@@ -161,7 +163,13 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
             if self.disagreements(item_id) and self.is_revealed(item_id)
         }
         note_missing = {item_id for item_id in disagrees if self.pending_note(item_id)}
-        return QueueFacts(set(self.saved), set(self.flagged), failed, disagrees, note_missing)
+        return QueueFacts(
+            set(self.saved), set(self.flagged), failed, disagrees, note_missing,
+            assigned=self.assigned,
+        )  # fmt: skip
+
+    def _is_assigned(self, item_id: str) -> bool:
+        return self.assigned is None or item_id in self.assigned
 
     def set_filter(self, item_filter: ItemFilter) -> list[Item]:
         """Apply a filter and order; return the visible items.
@@ -179,8 +187,9 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         return self.visible
 
     def progress(self) -> tuple[int, int]:
-        """(reviewed, total) over the whole benchmark for this reviewer."""
-        ids = {item.id for item in self.items}
+        """(reviewed, total) over the reviewer's assigned items (every item of the
+        benchmark without an assignment)."""
+        ids = {item.id for item in self.items if self._is_assigned(item.id)}
         return len(ids & set(self.saved)), len(ids)
 
     def eta_seconds(self) -> float | None:

@@ -29,6 +29,7 @@ from medrcube_desktop.store.database import (
 )
 from medrcube_desktop.store.drafts import StoredDraft
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
+from medrcube_desktop.store.expert_store import ExpertStoreMixin
 from medrcube_desktop.store.judgments import Judgment
 from medrcube_desktop.store.review_queries import Review
 from medrcube_desktop.store.studies import StudyRecord
@@ -36,9 +37,10 @@ from medrcube_desktop.store.studies import StudyRecord
 T = TypeVar("T")
 
 
-class StudyStore:
+class StudyStore(ExpertStoreMixin):
     """A study's database: reviews, drafts, flags and notes, LLM judgments, agreement
-    studies, evaluation runs, and the app state (locks included).
+    studies, adjudications and the assignment (:class:`ExpertStoreMixin`), evaluation
+    runs, and the app state (locks included).
 
     Parameters
     ----------

@@ -259,6 +259,12 @@ def review_actions(window) -> list[ActionSpec]:
             lambda: window.open_agreement_pane(),
         ),
         ActionSpec(
+            "review.adjudicate",
+            "Adjudicate disagreements…",
+            ("Ctrl+Shift+J",),
+            lambda: window.open_adjudication_pane(),
+        ),
+        ActionSpec(
             "review.evaluate",
             "Evaluate a model…",
             ("Ctrl+Shift+E",),

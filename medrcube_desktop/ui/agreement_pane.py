@@ -47,8 +47,10 @@ from medrcube_desktop.review.agreement import (
     table_rows,
     write_outputs,
 )
+from medrcube_desktop.review.agreement.panel_run import PanelRun, run_panel
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store import StudyStore
+from medrcube_desktop.ui.agreement_panel import PANEL, fill_panel_table, panel_summary
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc
@@ -110,6 +112,7 @@ class AgreementPane(QDialog):
         self.window_ = window
         self.store: StudyStore = window.session.store
         self.run: StudyRun | None = None
+        self.panel_run: PanelRun | None = None
         self.first = QComboBox()
         self.second = QComboBox()
         self.study = QComboBox()
@@ -199,6 +202,8 @@ class AgreementPane(QDialog):
             self.second.addItem(f"LLM: {model}", ("model", model))
         for name in reviewers:
             self.second.addItem(f"Reviewer: {name}", ("reviewer", name))
+        if len(reviewers) >= 2:
+            self.second.addItem("All reviewers (ceiling beside expert–LLM)", PANEL)
         self.study.clear()
         self.study.addItem("Every item both judged", None)
         for name in self.store.study_names():
@@ -218,6 +223,9 @@ class AgreementPane(QDialog):
         if self.store.path is None:
             self.summary.setText("This study has no database file to read on a worker thread.")
             self.computed.emit()
+            return
+        if second == PANEL:
+            self._compute_panel()
             return
         kind, name = second
         if kind == "reviewer" and name == first:
@@ -245,11 +253,47 @@ class AgreementPane(QDialog):
             self.store.path, lambda store, cancel, progress: run_study(store, **kwargs)
         )
 
-    def _on_done(self, run: StudyRun | None, error: str) -> None:
+    def _compute_panel(self) -> None:
+        """Every reviewer: the ceiling beside expert–LLM (the study's LLM, if any)."""
+        reviewers = self.store.reviewers()
+        models = self.store.judgment_models()
+        model = self.window_.session.llm_model or (models[0] if models else None)
+        kwargs = {
+            "reviewers": reviewers,
+            "model": model or None,
+            "study": self.study.currentData(),
+            "bootstrap": self.bootstrap.value(),
+            "seed": self.seed.value(),
+            "only_items": self.window_.session.agreement_items(),
+        }
+        self.compute_button.setEnabled(False)
+        self.summary.setText("Computing…")
+        self.runner.start(
+            self.store.path, lambda store, cancel, progress: run_panel(store, **kwargs)
+        )
+
+    def _on_done(self, run: StudyRun | PanelRun | None, error: str) -> None:
         if error or run is None:
             self._failed(error or "no result")
+        elif isinstance(run, PanelRun):
+            self._show_panel(run)
         else:
             self._show(run)
+
+    def _show_panel(self, run: PanelRun) -> None:
+        self.compute_button.setEnabled(True)
+        self.export_button.setEnabled(False)  # the command writes these files
+        self.run = None
+        self.panel_run = run
+        viewer = self.window_.session.reviewer
+        blind = viewer if run.meta.get("restricted_to_committed_by_viewer") else None
+        self.summary.setText(panel_summary(run, blind))
+        fill_panel_table(self.table, run)
+        while self.figures.count():
+            widget = self.figures.widget(0)
+            self.figures.removeTab(0)
+            widget.deleteLater()
+        self.computed.emit()
 
     def _failed(self, text: str) -> None:
         self.compute_button.setEnabled(True)
@@ -277,6 +321,9 @@ class AgreementPane(QDialog):
             f"{fmt_ci(result.sample_ci95)}." + blind + _extra_summary(run)
         )
         rows = table_rows(run)
+        self.table.clear()
+        self.table.setColumnCount(len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             table = row.get("confusion")

@@ -49,6 +49,7 @@ from medrcube_desktop.ui.window_tools import (
 )
 
 if TYPE_CHECKING:  # loaded when first opened (see window_tools)
+    from medrcube_desktop.ui.adjudication_pane import AdjudicationPane
     from medrcube_desktop.ui.agreement_pane import AgreementPane
     from medrcube_desktop.ui.compare_pane import ComparePane
     from medrcube_desktop.ui.evaluate_pane import EvaluatePane
@@ -97,6 +98,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.fired_actions: list[str] = []  # action ids in trigger order (tests, debugging)
         self.judge_dialog: JudgeDialog | None = None
         self.agreement_pane: AgreementPane | None = None
+        self.adjudication_pane: AdjudicationPane | None = None
         self.evaluate_pane: EvaluatePane | None = None
         self.compare_pane: ComparePane | None = None
         self.session = session
@@ -406,6 +408,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
             self.judge_dialog.close()  # cancels a run in progress; its results stay stored
         if self.agreement_pane is not None:
             self.agreement_pane.close()
+        if self.adjudication_pane is not None:
+            self.adjudication_pane.close()
         if self.evaluate_pane is not None:
             self.evaluate_pane.close()  # cancels a run; its answers stay stored
         if self.compare_pane is not None:

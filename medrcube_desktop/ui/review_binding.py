@@ -96,7 +96,8 @@ class ReviewBinding:
         eta = self.session.eta_seconds()
         left = f" · {format_duration(eta)} left" if eta is not None and done < total else ""
         label, bar = self.window.progress_label, self.window.progress_bar
-        label.setText(f"{done} of {total} reviewed{left}")
+        assigned = "" if self.session.assigned is None else " (assigned to you)"
+        label.setText(f"{done} of {total} reviewed{assigned}{left}")
         label.setToolTip("Time left = unreviewed items × your median active time per item")
         bar.setRange(0, max(total, 1))
         bar.setValue(done)

@@ -25,6 +25,7 @@ from medrcube_desktop.ui.dialogs import (
 from medrcube_desktop.ui.themes import FONT_SCALES, apply_theme
 
 if TYPE_CHECKING:  # the panes load when first opened (pydantic, statistics: start-up time)
+    from medrcube_desktop.ui.adjudication_pane import AdjudicationPane
     from medrcube_desktop.ui.agreement_pane import AgreementPane
     from medrcube_desktop.ui.compare_pane import ComparePane
     from medrcube_desktop.ui.evaluate_pane import EvaluatePane
@@ -157,6 +158,19 @@ class WindowTools:
         self.agreement_pane.show()
         self.agreement_pane.raise_()
         return self.agreement_pane
+
+    def open_adjudication_pane(self) -> AdjudicationPane:
+        """Review › Adjudicate disagreements: the queue, the judgments side by side."""
+        if self.adjudication_pane is None:
+            from medrcube_desktop.ui.adjudication_pane import AdjudicationPane
+
+            self.adjudication_pane = AdjudicationPane(self, self)
+            self.adjudication_pane.open_item.connect(self.show_item)
+        else:
+            self.adjudication_pane.refresh()
+        self.adjudication_pane.show()
+        self.adjudication_pane.raise_()
+        return self.adjudication_pane
 
     def open_evaluate_pane(self) -> EvaluatePane:
         """Review › Evaluate a model: run it on the benchmark and inspect its answers."""

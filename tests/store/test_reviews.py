@@ -23,6 +23,7 @@ def test_new_file_is_migrated_in_wal_mode_and_records_its_version(tmp_path):
         (2, "0002_review_sessions.sql"),
         (3, "0003_studies.sql"),
         (4, "0004_evaluation.sql"),
+        (5, "0005_experts.sql"),
     ]
     columns = [r[1] for r in store.conn.execute("PRAGMA table_info(reviews)")]
     assert [c for c in columns if c.startswith("score_")] == [
@@ -113,7 +114,7 @@ def test_processes_opening_a_new_study_at_once_all_succeed(tmp_path):
         with ProcessPoolExecutor(4) as pool:
             assert list(pool.map(_open_and_close, [path] * 4)) == ["ok"] * 4
         versions = sqlite3.connect(path).execute("SELECT version FROM schema_migrations").fetchall()
-        assert versions == [(1,), (2,), (3,), (4,)]
+        assert versions == [(1,), (2,), (3,), (4,), (5,)]
 
 
 def test_migrating_backs_up_the_file_with_uncheckpointed_wal_content(tmp_path, monkeypatch):
@@ -123,15 +124,15 @@ def test_migrating_backs_up_the_file_with_uncheckpointed_wal_content(tmp_path, m
     store = StudyStore(path)  # left open: the review may sit only in the WAL file
     store.save_review(Review("dr-a", "i1", scores(), "kept", utc_now(), utc_now()))
     shipped = migrations.available_migrations()
-    extra = (5, "0005_test.sql", "CREATE TABLE extra (x INTEGER);")
+    extra = (6, "0006_test.sql", "CREATE TABLE extra (x INTEGER);")
     monkeypatch.setattr(migrations, "available_migrations", lambda: [*shipped, extra])
     StudyStore(path)
-    backup = sqlite3.connect(tmp_path / "s.db.bak-v4")
+    backup = sqlite3.connect(tmp_path / "s.db.bak-v5")
     assert backup.execute("SELECT comment FROM reviews").fetchall() == [("kept",)]
-    assert backup.execute("SELECT MAX(version) FROM schema_migrations").fetchone() == (4,)
+    assert backup.execute("SELECT MAX(version) FROM schema_migrations").fetchone() == (5,)
     assert sqlite3.connect(path).execute(
         "SELECT MAX(version) FROM schema_migrations"
-    ).fetchone() == (5,)
+    ).fetchone() == (6,)
 
 
 def test_migration_statements_keep_semicolons_inside_strings_and_triggers():

@@ -131,3 +131,31 @@ def test_the_export_never_writes_over_the_study_database(
     assert (tmp_path / "s.db").read_bytes() == before
     assert not (folder / "report.html").exists()
     pane.close()
+
+
+def test_all_reviewers_shows_the_ceiling_beside_expert_llm(qtbot, ct_benchmark, tmp_path):
+    from pathlib import Path
+
+    prepare(tmp_path / "s.db")
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    pane = window.open_agreement_pane()
+    pane.second.setCurrentIndex(pane.second.findData("panel"))
+    pane.bootstrap.setValue(50)
+    with qtbot.waitSignal(pane.computed, timeout=30000):
+        pane.compute_button.click()
+    table = pane.table
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert headers[1:3] == ["expert–expert (ceiling)", "expert–LLM"], pane.summary.text()
+    labels = [table.item(r, 0).text() for r in range(table.rowCount())]
+    row = labels.index("1.3 Unambiguous Phrasing")
+    assert table.item(row, 1).text().startswith("1.00")  # dr-a and dr-b pass ct-1
+    assert table.item(row, 2).text().startswith("0.00")  # the LLM fails it
+    assert "Blind study" in pane.summary.text() and "1 items" not in pane.summary.text()
+    if Path("/work/scratch/experts").is_dir():
+        pane.resize(1100, 700)
+        pane.grab().save("/work/scratch/experts/agreement_pane_ceiling.png")
+    pane.second.setCurrentIndex(0)  # LLM: gpt-5.1
+    with qtbot.waitSignal(pane.computed, timeout=30000):
+        pane.compute_button.click()
+    assert table.columnCount() == 10  # back to the two-rater layout
+    pane.close()

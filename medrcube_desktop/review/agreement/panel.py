@@ -1,0 +1,242 @@
+"""Several raters at once: the mean agreement of a group of rater pairs, per judgment
+and at sample level, with bootstrap intervals (issue 15 item 4).
+
+A *group* is a list of rater pairs: the expert–expert pairs (their mean is the
+*ceiling*: how far experts agree with one another), the expert–LLM pairs, one pair
+alone, or each rater against a gold standard. Per judgment a group reports the mean over
+its pairs of percent agreement, Cohen's kappa and Gwet's AC1 (the formulas of
+:mod:`.stats`), each pair computed over the items both of its raters judged; a pair
+whose kappa is undefined (p_e = 1) is left out of the mean kappa.
+
+Intervals: items are resampled with replacement over the union of the items of every
+pair (one item is one unit, whichever raters judged it: a cluster bootstrap), with the
+same seeded draws as :func:`.stats.compare` (:class:`.stats.Draws`), the same draws for
+every group and judgment of one call; each draw recomputes every pair over the drawn
+items it covers and averages over the pairs. For one pair over exactly its own items
+this is :func:`.stats.compare`'s interval.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from medrcube_desktop.core.rubric import PRINCIPLES, RULE_IDS
+from medrcube_desktop.review.agreement.stats import (
+    MAX_BOOTSTRAP,
+    Draws,
+    Scores,
+    TooManyDraws,
+)
+
+JUDGMENTS: tuple[str, ...] = (*RULE_IDS, "P1", "P2", "verdict")
+"""Binary columns of a rater's matrix: the seven rules, each principle's verdict (all its
+rules pass) and the overall verdict (all seven pass)."""
+
+ROW_KEYS: tuple[str, ...] = ("sample", "verdict", "P1", *PRINCIPLES["1"], "P2", *PRINCIPLES["2"])
+"""Rows of a panel table, in paper order after the sample level and the verdict."""
+
+Pair = tuple[str, str]
+
+
+@dataclass
+class RaterMatrix:
+    """One rater over the universe of items.
+
+    ``values`` : (n_items, 10) int 0/1 in :data:`JUDGMENTS` order (0 where not judged);
+    ``judged`` : (n_items,) bool.
+    """
+
+    values: np.ndarray
+    judged: np.ndarray
+
+
+def rater_matrix(
+    scores: Scores, universe: Sequence[str], verdicts: Mapping[str, int] | None = None
+) -> RaterMatrix:
+    """The matrix of ``scores`` (item → rule → 0/1) over ``universe``; ``verdicts``
+    (item → 0/1) replaces the derived overall verdict where given (an adjudicated one).
+
+    Raises ``ValueError`` for a score that is not 0/1.
+    """
+    values = np.zeros((len(universe), len(JUDGMENTS)), dtype=int)
+    judged = np.zeros(len(universe), dtype=bool)
+    cols = {pid: [RULE_IDS.index(r) for r in rules] for pid, rules in PRINCIPLES.items()}
+    for row, item in enumerate(universe):
+        if item not in scores:
+            continue
+        rules = [scores[item].get(rule) for rule in RULE_IDS]
+        if any(v not in (0, 1) or isinstance(v, bool) for v in rules):
+            raise ValueError(f"item {item}: every rule must be 0 or 1, got {rules!r}")
+        values[row, : len(RULE_IDS)] = rules
+        values[row, len(RULE_IDS)] = all(rules[c] for c in cols["1"])
+        values[row, len(RULE_IDS) + 1] = all(rules[c] for c in cols["2"])
+        verdict = all(rules) if verdicts is None or item not in verdicts else verdicts[item]
+        values[row, len(RULE_IDS) + 2] = int(verdict)
+        judged[row] = True
+    return RaterMatrix(values, judged)
+
+
+@dataclass
+class GroupFigures:
+    """Mean over a group's pairs of one judgment (or the sample level).
+
+    ``n_items`` is each pair's number of items judged by both; ``kappa`` and ``ac1`` are
+    ``None`` at sample level (no chance correction of an all-seven match).
+    """
+
+    agreement: float | None
+    ci95: tuple[float, float] | None
+    cohen_kappa: float | None = None
+    kappa_ci95: tuple[float, float] | None = None
+    gwet_ac1: float | None = None
+    ac1_ci95: tuple[float, float] | None = None
+    n_items: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        def r(v):
+            return None if v is None else round(float(v), 6) + 0.0
+
+        def ci(v):
+            return None if v is None else [r(v[0]), r(v[1])]
+
+        return {
+            "agreement": r(self.agreement),
+            "ci95": ci(self.ci95),
+            "cohen_kappa": r(self.cohen_kappa),
+            "cohen_kappa_ci95": ci(self.kappa_ci95),
+            "gwet_ac1": r(self.gwet_ac1),
+            "gwet_ac1_ci95": ci(self.ac1_ci95),
+            "n_items": self.n_items,
+        }
+
+
+@dataclass
+class Column:
+    """One column of a panel table: a named group of pairs and its figures per row.
+
+    ``kind``: ``"ceiling"`` (mean over expert pairs), ``"llm"`` (mean over expert–LLM
+    pairs), ``"pair"`` (one pair) or ``"gold"`` (one rater against the gold standard).
+    """
+
+    name: str
+    kind: str
+    pairs: list[Pair]
+    rows: dict[str, GroupFigures]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "pairs": [list(p) for p in self.pairs],
+            "rows": {key: figures.to_dict() for key, figures in self.rows.items()},
+        }
+
+
+def _weights(chunk: np.ndarray, n: int) -> np.ndarray:
+    """(rows, n) float: how often each item is drawn in each resample of ``chunk``."""
+    rows = chunk.shape[0]
+    flat = (chunk + (np.arange(rows) * n)[:, None]).ravel()
+    return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(float)
+
+
+def _pair_statistics(
+    a: RaterMatrix, b: RaterMatrix, weights: np.ndarray, exact: bool
+) -> dict[str, np.ndarray]:
+    """Per resample (rows of ``weights``): ``agreement`` (rows, 11: the 10 judgments and
+    the sample level last), ``kappa`` and ``ac1`` (rows, 10); NaN where the pair has no
+    drawn item or kappa is undefined. ``exact`` uses :func:`math.isclose`'s tolerance for
+    p_e = 1 (point estimates, as :func:`.stats.cohen_kappa`), else numpy's default (the
+    draws, as :mod:`.stats`)."""
+    both = (a.judged & b.judged).astype(float)
+    va, vb = a.values.astype(float), b.values.astype(float)
+    agree = (a.values == b.values).astype(float)
+    sample = agree[:, : len(RULE_IDS)].all(axis=1).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        count = weights @ both  # (rows,)
+        po = (weights @ (both[:, None] * np.column_stack([agree, sample]))) / count[:, None]
+        pa = (weights @ (both[:, None] * va)) / count[:, None]
+        pb = (weights @ (both[:, None] * vb)) / count[:, None]
+        pe = pa * pb + (1 - pa) * (1 - pb)
+        one = np.isclose(pe, 1.0, rtol=1e-9, atol=0.0) if exact else np.isclose(pe, 1.0)
+        kappa = np.where(one, np.nan, (po[:, :-1] - pe) / (1 - pe))
+        pi = (pa + pb) / 2
+        pe1 = 2 * pi * (1 - pi)
+        ac1 = (po[:, :-1] - pe1) / (1 - pe1)
+    return {"agreement": po, "kappa": kappa, "ac1": ac1}
+
+
+def _group_mean(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Mean over pairs, NaN (no item, undefined kappa) left out."""
+    out = {}
+    for key in ("agreement", "kappa", "ac1"):
+        stack = np.stack([p[key] for p in parts])  # (pairs, rows, k)
+        with warnings.catch_warnings():  # "Mean of empty slice": NaN, as meant
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out[key] = np.nanmean(stack, axis=0)
+    return out
+
+
+def _ci(values: np.ndarray) -> tuple[float, float] | None:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return None
+    low, high = np.percentile(finite, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _point(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def group_columns(
+    raters: Mapping[str, RaterMatrix],
+    groups: Sequence[tuple[str, str, Sequence[Pair]]],
+    bootstrap: int,
+    seed: int,
+) -> list[Column]:
+    """The figures of each group ``(name, kind, pairs)`` over the raters' universe.
+
+    Every :class:`RaterMatrix` covers the same universe (same rows); the draws resample
+    its rows. Raises :class:`~.stats.TooManyDraws` beyond :data:`~.stats.MAX_BOOTSTRAP`.
+    """
+    if bootstrap > MAX_BOOTSTRAP:
+        raise TooManyDraws(f"--bootstrap {bootstrap:,}: at most {MAX_BOOTSTRAP:,} draws")
+    n = len(next(iter(raters.values())).judged) if raters else 0
+    pairs = sorted({pair for _, _, group in groups for pair in group})
+    point = {p: _pair_statistics(raters[p[0]], raters[p[1]], np.ones((1, n)), True) for p in pairs}
+    counts = {p: int((raters[p[0]].judged & raters[p[1]].judged).sum()) for p in pairs}
+    draws: dict[Pair, list[dict[str, np.ndarray]]] = {p: [] for p in pairs}
+    if bootstrap > 0 and n > 0:
+        for chunk in Draws(n, bootstrap, seed).chunks():
+            weights = _weights(chunk, n)
+            for p in pairs:
+                draws[p].append(_pair_statistics(raters[p[0]], raters[p[1]], weights, False))
+    columns = []
+    for name, kind, group in groups:
+        est = _group_mean([point[p] for p in group])
+        boot = (
+            _group_mean([{k: np.concatenate([d[k] for d in draws[p]]) for k in est} for p in group])
+            if bootstrap > 0 and n > 0 and group
+            else None
+        )
+        rows: dict[str, GroupFigures] = {}
+        for key in ROW_KEYS:
+            col = len(JUDGMENTS) if key == "sample" else JUDGMENTS.index(key)
+            figures = GroupFigures(
+                _point(est["agreement"][0, col]),
+                _ci(boot["agreement"][:, col]) if boot else None,
+                n_items=[counts[p] for p in group],
+            )
+            if key != "sample":
+                figures.cohen_kappa = _point(est["kappa"][0, col])
+                figures.gwet_ac1 = _point(est["ac1"][0, col])
+                if boot:
+                    figures.kappa_ci95 = _ci(boot["kappa"][:, col])
+                    figures.ac1_ci95 = _ci(boot["ac1"][:, col])
+            rows[key] = figures
+        columns.append(Column(name, kind, list(group), rows))
+    return columns

@@ -1,0 +1,181 @@
+"""How a several-experts result is printed and exported: the terminal table, JSON, the
+long CSV, XLSX and an HTML page (the files :func:`.report.write_outputs` writes for two
+raters, in the panel's layout: rule | expert–expert (ceiling) | expert–LLM | each pair).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from medrcube_desktop.core.csvfile import neutralise_cell, write_csv
+from medrcube_desktop.core.files import atomic_path
+from medrcube_desktop.core.rubric import RULE_IDS, load_rubric
+from medrcube_desktop.review.agreement.panel import ROW_KEYS
+from medrcube_desktop.review.agreement.panel_run import PanelRun
+from medrcube_desktop.review.agreement.report import refuse_inputs
+from medrcube_desktop.review.agreement.table import fmt, fmt_ci
+
+PANEL_FILES: tuple[str, ...] = (
+    "agreement.json",
+    "agreement_long.csv",
+    "agreement.xlsx",
+    "report.html",
+)
+"""What :func:`write_panel_outputs` writes (names shared with the two-rater export)."""
+
+
+def row_labels() -> dict[str, str]:
+    """Row key → label, in :data:`~.panel.ROW_KEYS` order."""
+    rubric = load_rubric()
+    labels = {rule.id: rule.label for rule in rubric.rules}
+    out = {
+        "sample": "Sample level (all seven match)",
+        "verdict": "Overall verdict (all seven pass)",
+    }
+    for key in ROW_KEYS:
+        if key.startswith("P"):
+            out[key] = f"{rubric.principle_label(key[1:])} (verdict)"
+        elif key in labels:
+            out[key] = labels[key]
+    return out
+
+
+def cell(figures) -> str:
+    """``0.84 [0.72, 0.94] κ 0.61`` (κ left out at sample level)."""
+    text = f"{fmt(figures.agreement)} {fmt_ci(figures.ci95)}".strip()
+    if figures.cohen_kappa is not None or figures.gwet_ac1 is not None:
+        text += f" κ {fmt(figures.cohen_kappa)}"
+    return text
+
+
+def panel_lines(run: PanelRun) -> list[str]:
+    """The terminal table: one row per judgment, one column per group."""
+    labels = row_labels()
+    head = f"{len(run.items)} items; raters: " + ", ".join(
+        f"{name} ({n})" for name, n in run.raters.items()
+    )
+    if run.gold is not None:
+        head += (
+            f"; gold standard on {run.gold['n_items']} items ({run.gold['n_adjudicated']} "
+            f"adjudicated), {run.gold['n_left_out']} left out (no gold standard)"
+        )
+    width = 34
+    lines = [head, f"{'':44} " + " ".join(f"{c.name[:width]:>{width}}" for c in run.columns)]
+    for key in ROW_KEYS:
+        cells = " ".join(f"{cell(c.rows[key]):>{width}}" for c in run.columns)
+        lines.append(f"{labels[key][:44]:44} {cells}")
+    lines.append(
+        "Agreement [95% bootstrap CI] κ Cohen's kappa; a group is the mean over its pairs."
+    )
+    return lines
+
+
+def write_panel_outputs(
+    run: PanelRun, out_dir: str | Path, inputs: Sequence[Path | None] = ()
+) -> list[Path]:
+    """Write JSON, long CSV, XLSX and HTML of ``run`` to ``out_dir``; return the paths.
+
+    Raises StoreError when an output would be one of ``inputs`` (the database), OSError
+    when a file cannot be written.
+    """
+    refuse_inputs(out_dir, inputs)
+    out = Path(out_dir).expanduser()
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / "agreement.json") as tmp:
+        tmp.write_text(json.dumps(run.to_dict(), indent=2), encoding="utf-8")
+    rows = (
+        [item, rule, rater, scores[item][rule]]
+        for rater, scores in run.scores.items()
+        for item in run.items
+        if item in scores
+        for rule in RULE_IDS
+    )
+    write_csv(out / "agreement_long.csv", ["item_id", "rule", "rater", "score"], rows)
+    with atomic_path(out / "agreement.xlsx") as tmp:
+        _write_xlsx(run, tmp)
+    with atomic_path(out / "report.html") as tmp:
+        tmp.write_text(panel_html(run), encoding="utf-8")
+    return [out / name for name in PANEL_FILES]
+
+
+def _write_xlsx(run: PanelRun, path: Path) -> None:
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+
+    def safe(value):
+        return neutralise_cell(value) if isinstance(value, str) else value
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Table 5"
+    header = [""]
+    for column in run.columns:
+        header += [safe(f"{column.name}: {part}") for part in
+                   ("agreement", "CI low", "CI high", "Cohen's kappa", "kappa CI low",
+                    "kappa CI high", "Gwet's AC1")]  # fmt: skip
+    sheet.append(header)
+    for c in sheet[1]:
+        c.font = Font(bold=True)
+    labels = row_labels()
+    for key in ROW_KEYS:
+        line: list[object] = [labels[key]]
+        for column in run.columns:
+            f = column.rows[key]
+            ci, kci = f.ci95 or (None, None), f.kappa_ci95 or (None, None)
+            line += [f.agreement, *ci, f.cohen_kappa, *kci, f.gwet_ac1]
+        sheet.append(line)
+    sheet.column_dimensions["A"].width = 52
+    pairs = book.create_sheet("Pairs")
+    pairs.append(["column", "kind", "pair", "items judged by both"])
+    for column in run.columns:
+        n_items = column.rows["sample"].n_items
+        for (a, b), n in zip(column.pairs, n_items, strict=True):
+            pairs.append([safe(column.name), column.kind, safe(f"{a} vs {b}"), n])
+    about = book.create_sheet("About")
+    for key, value in run.meta.items():
+        about.append([key, safe(json.dumps(value) if isinstance(value, list | dict) else value)])
+    about.append(["n_samples", len(run.items)])
+    if run.gold is not None:
+        for key in ("n_items", "n_adjudicated", "n_left_out"):
+            about.append([f"gold_{key}", run.gold[key]])
+        about.append(["gold_left_out_items", safe(", ".join(run.gold["left_out"]))])
+    book.properties.title = "MedRCube agreement study (several experts)"
+    book.save(path)
+
+
+def panel_html(run: PanelRun) -> str:
+    """A one-page report of the panel table (every name escaped)."""
+    esc = html.escape
+    labels = row_labels()
+    head = "".join(f"<th>{esc(c.name)}</th>" for c in run.columns)
+    body = "".join(
+        f"<tr><td>{esc(labels[key])}</td>"
+        + "".join(f"<td>{esc(cell(c.rows[key]))}</td>" for c in run.columns)
+        + "</tr>"
+        for key in ROW_KEYS
+    )
+    raters = ", ".join(f"{esc(name)} ({n})" for name, n in run.raters.items())
+    gold = ""
+    if run.gold is not None:
+        gold = (
+            f"<p>Gold standard: {esc(str(run.meta.get('gold', '')))}; "
+            f"{run.gold['n_items']} items ({run.gold['n_adjudicated']} adjudicated), "
+            f"{run.gold['n_left_out']} left out for want of one.</p>"
+        )
+    m = run.meta
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>MedRCube agreement "
+        "study</title><style>body{font-family:sans-serif;margin:2em}table{border-collapse:"
+        "collapse}td,th{border:1px solid #ccc;padding:4px 8px}</style></head><body>"
+        f"<h1>Agreement of several experts</h1><p>{len(run.items)} items; raters: {raters}."
+        "</p>" + gold + f"<table><thead><tr><th></th>{head}</tr></thead><tbody>{body}"
+        "</tbody></table><p>Each cell: percent agreement [95% bootstrap interval, items "
+        "resampled] and Cohen's κ; a group (expert–expert, the ceiling; expert–LLM) is the "
+        "mean over its pairs, each pair over the items both judged.</p>"
+        f"<p class='meta'>MedRCube Desktop {esc(str(m['app_version']))} · rubric "
+        f"{esc(str(m['rubric_version']))} · judge model {esc(str(m['judge_model'] or '—'))}"
+        f" · {esc(str(m['created_at']))}</p></body></html>"
+    )

@@ -1,0 +1,231 @@
+"""Several experts from the database: the ceiling beside expert–LLM, or every rater
+against the adjudicated gold standard (issue 15 item 4).
+
+Expert judgments are first judgments (revision 1, repeats excluded), as in
+:func:`.run.run_study`; the LLM side is the latest successful judgment of each item.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from medrcube_desktop import __version__
+from medrcube_desktop.core.rubric import load_rubric
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.agreement.gold import gold_standard
+from medrcube_desktop.review.agreement.panel import (
+    ROW_KEYS,
+    Column,
+    group_columns,
+    rater_matrix,
+)
+from medrcube_desktop.review.agreement.run import expert_scores
+from medrcube_desktop.review.agreement.stats import DEFAULT_BOOTSTRAP, Scores
+from medrcube_desktop.store import StudyStore, utc_now
+
+GOLD = "gold"
+"""The gold standard's name as a rater."""
+
+
+@dataclass
+class PanelRun:
+    """A several-experts result.
+
+    ``mode`` is ``"panel"`` (ceiling beside expert–LLM) or ``"gold"`` (each rater against
+    the gold standard); ``items`` the items resampled; ``raters`` each rater's number of
+    judged items among them; ``gold`` (gold mode) ``{"n_items", "n_adjudicated",
+    "left_out"}``; ``scores`` rater → item → rule → 0/1 (the long export).
+    """
+
+    mode: str
+    columns: list[Column]
+    items: list[str]
+    raters: dict[str, int]
+    meta: dict[str, Any]
+    gold: dict[str, Any] | None = None
+    scores: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        """The ``agreement --json`` object of a several-experts study."""
+        data: dict[str, object] = {
+            "mode": self.mode,
+            "n_samples": len(self.items),
+            "raters": self.raters,
+            "rows": list(ROW_KEYS),
+            "columns": [column.to_dict() for column in self.columns],
+            "meta": self.meta,
+        }
+        if self.gold is not None:
+            data["gold"] = self.gold
+        return data
+
+    def column(self, kind: str) -> Column | None:
+        """The first column of ``kind`` (``"ceiling"``, ``"llm"``…), or ``None``."""
+        return next((c for c in self.columns if c.kind == kind), None)
+
+
+def _sample(store: StudyStore, study: str | None) -> tuple[list[str] | None, int | None]:
+    if study is None:
+        return None, None
+    record = store.study(study)
+    if record is None:
+        known = ", ".join(store.study_names()) or "none"
+        raise MedRCubeError(f"no study named {study!r} (studies: {known})")
+    return list(record.item_ids), record.seed
+
+
+def _raters(
+    store: StudyStore, reviewers: list[str], model: str | None
+) -> tuple[dict[str, Scores], str | None, list[str]]:
+    if len(set(reviewers)) != len(reviewers):
+        raise MedRCubeError(f"a reviewer is named twice: {', '.join(reviewers)}")
+    if len(reviewers) < 2:
+        raise MedRCubeError("several experts need at least two --reviewer")
+    experts: dict[str, Scores] = {}
+    for name in reviewers:
+        experts[name] = expert_scores(store, name)
+        if not experts[name]:
+            known = ", ".join(store.reviewers()) or "none"
+            raise MedRCubeError(f"no first judgments by {name!r} (reviewers: {known})")
+    label, hashes = None, []
+    if model is not None:
+        judgments = store.judgments(model)
+        if not judgments:
+            known = ", ".join(store.judgment_models()) or "none"
+            raise MedRCubeError(f"no judgments by model {model!r} (models: {known})")
+        label = f"LLM {model}"
+        experts = {**experts, label: {i: dict(j.scores or {}) for i, j in judgments.items()}}
+        hashes = sorted({j.prompt_sha256 for j in judgments.values() if j.prompt_sha256})
+    return experts, label, hashes
+
+
+def _meta(reviewers, model, study, study_seed, bootstrap, seed, hashes, only_items) -> dict:
+    return {
+        "app_version": __version__,
+        "rubric_version": load_rubric().version,
+        "prompt_sha256": hashes,
+        "judge_model": model or "",
+        "reviewers": list(reviewers),
+        "judgments": "first judgment of each reviewer (revision 1, repeats excluded); "
+        "latest successful judgment of the LLM",
+        "study": study or "",
+        "study_seed": study_seed,
+        "bootstrap": bootstrap,
+        "seed": seed,
+        "restricted_to_committed_by_viewer": only_items is not None,
+        "created_at": utc_now(),
+    }
+
+
+def run_panel(
+    store: StudyStore,
+    reviewers: list[str],
+    model: str | None = None,
+    study: str | None = None,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    only_items: set[str] | None = None,
+) -> PanelRun:
+    """Expert–expert agreement (each pair and their mean, the ceiling) beside expert–LLM
+    (each expert and their mean) when ``model`` is given.
+
+    Over the study's items when ``study`` names one, else every item someone judged;
+    ``only_items`` narrows that (a blind viewer's committed items). The items resampled
+    are those at least one pair judged.
+
+    Raises
+    ------
+    MedRCubeError
+        Fewer than two reviewers, a rater without judgments, an unknown study, or no item
+        judged by any pair.
+    """
+    raters, llm, hashes = _raters(store, reviewers, model)
+    sample, study_seed = _sample(store, study)
+    expert_pairs = list(combinations(reviewers, 2))
+    llm_pairs = [(name, llm) for name in reviewers] if llm else []
+    universe = _universe(raters, expert_pairs + llm_pairs, sample, only_items)
+    groups: list[tuple[str, str, list]] = [("expert–expert (ceiling)", "ceiling", expert_pairs)]
+    if llm:
+        groups.append(("expert–LLM", "llm", llm_pairs))
+    groups += [(f"{a} vs {b}", "pair", [(a, b)]) for a, b in expert_pairs + llm_pairs]
+    matrices = {name: rater_matrix(scores, universe) for name, scores in raters.items()}
+    columns = group_columns(matrices, groups, bootstrap, seed)
+    meta = _meta(reviewers, model, study, study_seed, bootstrap, seed, hashes, only_items)
+    return PanelRun("panel", columns, universe, _counts(raters, universe), meta,
+                    scores=_restrict(raters, universe))  # fmt: skip
+
+
+def run_gold(
+    store: StudyStore,
+    reviewers: list[str],
+    model: str | None = None,
+    study: str | None = None,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    only_items: set[str] | None = None,
+) -> PanelRun:
+    """The LLM (when ``model`` is given) and each expert against the gold standard
+    (:func:`.gold.gold_standard`: adjudicated, else the agreed value of ``reviewers``).
+
+    Items without a complete gold standard are left out and counted
+    (``gold["left_out"]``).
+
+    Raises
+    ------
+    MedRCubeError
+        As :func:`run_panel`, or no item has a gold standard.
+    """
+    raters, llm, hashes = _raters(store, reviewers, model)
+    sample, study_seed = _sample(store, study)
+    experts = {name: raters[name] for name in reviewers}
+    adjudications = store.adjudications()
+    considered = sample
+    if only_items is not None:
+        base = sample if sample is not None else set(adjudications).union(*experts.values())
+        considered = sorted(i for i in base if i in only_items)
+    gold = gold_standard(experts, adjudications, considered)
+    universe = sorted(gold.scores)
+    if not universe:
+        raise MedRCubeError(
+            "no item has a gold standard: adjudicate the disagreements "
+            f"({len(gold.left_out)} items have none)"
+        )
+    matrices = {name: rater_matrix(scores, universe) for name, scores in raters.items()}
+    matrices[GOLD] = rater_matrix(gold.scores, universe, gold.verdicts)
+    names = ([llm] if llm else []) + list(reviewers)
+    groups = [(f"{name} vs gold", "gold", [(name, GOLD)]) for name in names]
+    columns = group_columns(matrices, groups, bootstrap, seed)
+    meta = _meta(reviewers, model, study, study_seed, bootstrap, seed, hashes, only_items)
+    meta["gold"] = ("latest adjudication where adjudicated, else the value all of "
+                    f"{', '.join(reviewers)} gave (two or more of them judged the item)")  # fmt: skip
+    summary = {
+        "n_items": len(universe),
+        "n_adjudicated": len(gold.adjudicated & set(universe)),
+        "n_left_out": len(gold.left_out),
+        "left_out": gold.left_out,
+    }
+    scores = _restrict({**raters, GOLD: gold.scores}, universe)
+    return PanelRun("gold", columns, universe, _counts(raters, universe), meta, summary, scores)
+
+
+def _universe(raters, pairs, sample, only_items) -> list[str]:
+    items = set(sample) if sample is not None else set().union(*map(set, raters.values()))
+    if only_items is not None:
+        items &= only_items
+    covered = sorted(i for i in items if any(i in raters[a] and i in raters[b] for a, b in pairs))
+    if not covered:
+        raise MedRCubeError("no item was judged by two of the raters compared")
+    return covered
+
+
+def _counts(raters: dict[str, Scores], universe: list[str]) -> dict[str, int]:
+    return {name: sum(1 for i in universe if i in scores) for name, scores in raters.items()}
+
+
+def _restrict(raters, universe) -> dict[str, dict[str, dict[str, int]]]:
+    return {
+        name: {i: dict(scores[i]) for i in universe if i in scores}
+        for name, scores in raters.items()
+    }

@@ -1,0 +1,57 @@
+"""The several-experts view of the agreement pane: expert–expert (the ceiling) beside
+expert–LLM and each pair, in the pane's table (a helper of
+:class:`~medrcube_desktop.ui.agreement_pane.AgreementPane`, kept apart for size)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
+
+from medrcube_desktop.review.agreement.panel import ROW_KEYS
+from medrcube_desktop.review.agreement.panel_report import cell, row_labels
+from medrcube_desktop.review.agreement.panel_run import PanelRun
+from medrcube_desktop.ui.text import esc
+
+PANEL = "panel"
+"""The ``Compared with`` choice of the several-experts view."""
+
+
+def fill_panel_table(table: QTableWidget, run: PanelRun) -> None:
+    """One row per judgment, one column per group: ``agreement [CI] κ``."""
+    labels = row_labels()
+    table.clear()
+    table.setColumnCount(len(run.columns) + 1)
+    table.setHorizontalHeaderLabels(["", *(c.name for c in run.columns)])
+    table.setRowCount(len(ROW_KEYS))
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    for r, key in enumerate(ROW_KEYS):
+        texts = [labels[key], *(cell(c.rows[key]) for c in run.columns)]
+        for c, text in enumerate(texts):
+            item = QTableWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, key)
+            if c:
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+            if key in ("sample", "verdict") or key.startswith("P"):
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+            table.setItem(r, c, item)
+
+
+def panel_summary(run: PanelRun, blind_viewer: str | None) -> str:
+    """The rich-text sentence above the table (every name escaped)."""
+    raters = ", ".join(f"{esc(name)} ({n})" for name, n in run.raters.items())
+    ceiling = run.column("ceiling")
+    n = len(run.items)
+    text = (
+        f"<b>Several experts</b> on {n} item{'' if n == 1 else 's'}; raters (items judged): "
+        f"{raters}. "
+        "Each cell: agreement [95% CI] and Cohen's κ; a group is the mean over its pairs."
+    )
+    if ceiling is not None:
+        text += f" Ceiling at sample level: <b>{cell(ceiling.rows['sample'])}</b>."
+    if blind_viewer:
+        text += f"<br>Blind study: only the items {esc(blind_viewer)} has committed are compared."
+    return text
