@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import operator
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from medrcube_desktop.core.fields import OPTION_FIELDS, parse_bbox
 from medrcube_desktop.core.items import OPTION_LETTERS, Item, item_from_fields
@@ -28,7 +30,7 @@ _TEXT_FIELDS = ("question", "gt_answer", "image_path", "task", "modality", "part
 _OPTIONAL = frozenset(("mask_path", "bbox", "correct_index", "original_task", "restricted"))
 _KNOWN = frozenset(("id", *_TEXT_FIELDS, *OPTION_FIELDS, *_OPTIONAL))
 _get_texts = operator.itemgetter(*_TEXT_FIELDS)
-_strip = str.strip
+_strip = cast("Callable[[object], str]", str.strip)  # TypeError for what is not text
 _UNSEEN = object()
 
 
@@ -133,7 +135,8 @@ def quick_item(context: QuickContext, record: object, seen_ids: dict[str, str]) 
 def _options(record: dict) -> tuple[str, ...] | None:
     """The stripped option texts, ``option_A`` on without a gap, if 2 or more and all
     non-empty text; ``None`` otherwise (``null`` counts as absent)."""
-    values = list(map(record.get, OPTION_FIELDS))
+    get: Callable[[str], object] = record.get
+    values = list(map(get, OPTION_FIELDS))
     count = values.index(None) if None in values else len(values)
     if count < 2 or values.count(None) != len(values) - count:
         return None  # fewer than two, or an option after a gap

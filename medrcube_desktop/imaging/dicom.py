@@ -307,8 +307,8 @@ def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
         if narrow is np.int16 or max(abs(v) for v in ends) < 2**31:
             out = arr.astype(narrow)  # int16 for CT's range: half the memory traffic
             if slope != 1:
-                out *= int(slope)
-            out += int(intercept)
+                np.multiply(out, int(slope), out=out)
+            np.add(out, int(intercept), out=out)
             return out
     return arr.astype(np.float64) * slope + intercept
 
