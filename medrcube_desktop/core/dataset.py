@@ -15,11 +15,13 @@ an integer: ``"option_A": 1`` is reported ("expected text, found int"), not conv
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -204,9 +206,44 @@ def load_benchmark(root: str | Path, images: bool = True, check_files: bool = Tr
     benchmark = Benchmark(root=root_path, items=[], problems=[], files_checked=check_files)
     seen_ids: dict[str, str] = {}
     dirs = RealDirs()
-    for path in files:
-        _load_file(benchmark, path, seen_ids, images, dirs if check_files else None)
+    with _collector_paused():
+        for path in files:
+            _load_file(benchmark, path, seen_ids, images, dirs if check_files else None)
     return benchmark
+
+
+_pause_lock = threading.Lock()
+_pause = {"depth": 0, "was_enabled": True}
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside.
+
+    Loading creates objects that live on (records, items) and no cycles, yet every 700
+    allocations start a collection that walks the young ones again: a fifth of the
+    loading time for 100,000 items. The objects made meanwhile join the oldest
+    generation, collected as rarely as Python collects it. Reference counting still frees everything. Nested
+    or concurrent loads turn the collector back on when the last one ends, and only if
+    it was on before the first.
+    """
+    with _pause_lock:
+        if _pause["depth"] == 0:
+            _pause["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _pause["depth"] += 1
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _pause["depth"] -= 1
+            if _pause["depth"] == 0 and _pause["was_enabled"]:
+                # the new objects straight to the oldest generation (a freeze and thaw
+                # moves lists, walks nothing): else the first collection after the load
+                # walks all of them at once, 70 ms for 100,000 items
+                gc.freeze()
+                gc.unfreeze()
+                gc.enable()
 
 
 def _find_item_files(root: Path) -> list[Path]:

@@ -12,12 +12,15 @@ because 100,000 records must load in about the time ``json.load`` takes (issue 1
 
 from __future__ import annotations
 
+import operator
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from medrcube_desktop.core.fields import OPTION_FIELDS, parse_bbox
-from medrcube_desktop.core.items import OPTION_LETTERS, Item
+from medrcube_desktop.core.items import OPTION_LETTERS, Item, item_from_fields
 from medrcube_desktop.core.paths import RealDirs, check_path
 from medrcube_desktop.core.taxonomy import Task, canonical_task
 
@@ -26,6 +29,9 @@ __all__ = ["QuickContext", "quick_item"]
 _TEXT_FIELDS = ("question", "gt_answer", "image_path", "task", "modality", "parts", "dataset")
 _OPTIONAL = frozenset(("mask_path", "bbox", "correct_index", "original_task", "restricted"))
 _KNOWN = frozenset(("id", *_TEXT_FIELDS, *OPTION_FIELDS, *_OPTIONAL))
+_get_texts = operator.itemgetter(*_TEXT_FIELDS)
+_strip = cast("Callable[[object], str]", str.strip)  # TypeError for what is not text
+_UNSEEN = object()
 
 
 @dataclass
@@ -40,7 +46,7 @@ class QuickContext:
     images: bool
     dirs: RealDirs | None  # None: no file checks at load
     tasks: dict[str, Task | None] = field(default_factory=dict)
-    paths: dict[str, Path] = field(default_factory=dict)  # one Path per distinct path
+    paths: dict[str, Path] = field(default_factory=dict)  # image_path as written -> Path
 
 
 def _failed(_field: str | None, _message: str) -> None:
@@ -55,6 +61,8 @@ def quick_item(context: QuickContext, record: object, seen_ids: dict[str, str]) 
     """The item for a plainly valid ``record``, or ``None`` (run the full validation).
 
     On success the item's id is added to ``seen_ids``; on ``None`` nothing is changed.
+    Written for speed (about 3 µs a record): the fields are fetched and stripped by C
+    loops (``itemgetter``, ``map``), and the item is built by :func:`item_from_fields`.
     """
     if type(record) is not dict:
         return None
@@ -69,52 +77,34 @@ def quick_item(context: QuickContext, record: object, seen_ids: dict[str, str]) 
         return None
     if item_id in seen_ids:
         return None
-    texts = []
-    for key in _TEXT_FIELDS:
-        value = record.get(key)
-        if type(value) is not str:
-            return None
-        value = value.strip()
-        if not value:
-            return None
-        texts.append(value)
+    try:  # KeyError: a field missing; TypeError: not text (str.strip refuses it)
+        texts = tuple(map(_strip, _get_texts(record)))
+    except (KeyError, TypeError):
+        return None
+    if not all(texts):
+        return None
     question, gt_answer, image_path, raw_task, modality, parts, dataset = texts
-    options: dict[str, str] = {}
-    ended = False
-    for letter, key in zip(OPTION_LETTERS, OPTION_FIELDS, strict=True):
-        value = record.get(key)
-        if value is None:
-            ended = True
-            continue
-        if ended or type(value) is not str:
-            return None
-        value = value.strip()
-        if not value:
-            return None
-        options[letter] = value
-    if len(options) < 2:
+    options = _options(record)
+    if options is None or options.count(gt_answer) != 1:
         return None
-    answers = [letter for letter, text in options.items() if text == gt_answer]
-    if len(answers) != 1:
-        return None
-    answer = answers[0]
-    if raw_task in context.tasks:
-        task = context.tasks[raw_task]
-    else:
+    position = options.index(gt_answer)
+    task = context.tasks.get(raw_task, _UNSEEN)
+    if task is _UNSEEN:
         task = context.tasks[raw_task] = canonical_task(raw_task)
     if task is None or record.get("mask_path") is not None:
         return None
     restricted = record.get("restricted")
     if restricted is not None and type(restricted) is not bool:
         return None
-    if not _index_fits(record.get("correct_index"), answer, options):
-        return None
+    index = record.get("correct_index")
+    if index is not None and (type(index) is not int or index not in (position, position + 1)):
+        return None  # 0- or 1-based, it must name the answer; the full path says why not
     original_task = record.get("original_task")
     if original_task is not None:
         if type(original_task) is not str or not original_task.strip():
             return None
         original_task = original_task.strip()
-    path = _inside(context, image_path)
+    path = context.paths.get(image_path) or _inside(context, image_path)
     if path is None:
         return None
     bbox = None
@@ -131,36 +121,30 @@ def quick_item(context: QuickContext, record: object, seen_ids: dict[str, str]) 
     except _NotQuick:
         return None
     seen_ids[item_id] = context.rel
-    return Item(
-        id=item_id,
-        question=question,
-        options=options,
-        answer=answer,
-        task=task,
-        raw_task=record["task"],
-        modality=modality,
-        region=parts,
-        dataset=dataset,
-        image_path=path,
-        source_file=context.source_file,
-        bbox=bbox,
-        extra={k: v for k, v in record.items() if k not in _KNOWN},
-        original_task=original_task,
-        restricted=bool(restricted),
-        root=context.root,
-    )
+    extra = {} if record.keys() <= _KNOWN else {k: v for k, v in record.items() if k not in _KNOWN}
+    return item_from_fields({
+        "id": item_id, "question": question,
+        "options": dict(zip(OPTION_LETTERS, options, strict=False)), "answer": OPTION_LETTERS[position],
+        "task": task, "raw_task": record["task"], "modality": modality, "region": parts,
+        "dataset": dataset, "image_path": path, "source_file": context.source_file,
+        "mask_path": None, "bbox": bbox, "extra": extra, "original_task": original_task,
+        "restricted": bool(restricted), "root": context.root,
+    })  # fmt: skip
 
 
-def _index_fits(value: object, answer: str, options: dict[str, str]) -> bool:
-    """Whether ``correct_index`` is absent, or an integer naming ``answer`` 0- or 1-based."""
-    if value is None:
-        return True
-    if type(value) is not int:
-        return False
-    letters = list(options)
-    zero = letters[value] if 0 <= value < len(letters) else None
-    one = letters[value - 1] if 1 <= value <= len(letters) else None
-    return answer in (zero, one)
+def _options(record: dict) -> tuple[str, ...] | None:
+    """The stripped option texts, ``option_A`` on without a gap, if 2 or more and all
+    non-empty text; ``None`` otherwise (``null`` counts as absent)."""
+    get: Callable[[str], object] = record.get
+    values = list(map(get, OPTION_FIELDS))
+    count = values.index(None) if None in values else len(values)
+    if count < 2 or values.count(None) != len(values) - count:
+        return None  # fewer than two, or an option after a gap
+    try:
+        options = tuple(map(_strip, values[:count]))
+    except TypeError:
+        return None
+    return options if all(options) else None
 
 
 def _inside(context: QuickContext, value: str) -> Path | None:
@@ -170,7 +154,5 @@ def _inside(context: QuickContext, value: str) -> Path | None:
     joined = os.path.normpath(context.folder + os.sep + value)
     if not joined.startswith(context.root_prefix):
         return None
-    path = context.paths.get(joined)
-    if path is None:
-        path = context.paths[joined] = Path(joined)
+    path = context.paths[value] = Path(joined)  # one Path per distinct path
     return path

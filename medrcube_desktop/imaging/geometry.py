@@ -11,6 +11,7 @@ column and y the row of the *stored* array, each naming the pixel that contains 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -183,7 +184,13 @@ def cross_section_display_transform(image_orientation: list[float]) -> DisplayTr
     """
     if len(image_orientation) != 6:
         return DisplayTransform()
-    r = [float(v) for v in image_orientation]
+    return _cross_section_transform(tuple(float(v) for v in image_orientation))
+
+
+@functools.lru_cache(maxsize=256)
+def _cross_section_transform(r: tuple[float, ...]) -> DisplayTransform:
+    """:func:`cross_section_display_transform` of a 6-tuple, remembered: the slices of a
+    study share a few orientations, and the transform is frozen (shared safely)."""
     row_cosines, column_cosines = (r[0], r[1], r[2]), (r[3], r[4], r[5])
     n = np.cross(row_cosines, column_cosines)
     normal = (float(n[0]), float(n[1]), float(n[2]))

@@ -6,6 +6,7 @@ import hashlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.rubric import RULE_IDS
@@ -98,6 +99,30 @@ def matches(item: Item, f: ItemFilter, facts: QueueFacts) -> bool:
     if facts.assigned is not None and item.id not in facts.assigned:
         return False
     return _status_matches(item.id, f.status, facts)
+
+
+def filter_items(items: Sequence[Item], f: ItemFilter, facts: QueueFacts) -> list[Item]:
+    """The items that pass every restriction of ``f``, in order (what :func:`matches`
+    says item by item, but a restriction that is not set costs nothing: the unfiltered
+    list of 100,000 items is a copy, not 100,000 calls)."""
+    chosen = list(items)
+    for value, name in (
+        (f.task, "task.abbreviation"), (f.modality, "modality"), (f.region, "region"),
+        (f.dataset, "dataset"), (f.original_task, "original_task"),
+    ):  # fmt: skip
+        if value:
+            get = attrgetter(name)
+            chosen = [item for item in chosen if get(item) == value]
+    if f.text:
+        chosen = [item for item in chosen if _mentions(item, f.text)]
+    if facts.study_items is not None:
+        chosen = [item for item in chosen if item.id in facts.study_items]
+    if facts.assigned is not None:
+        chosen = [item for item in chosen if item.id in facts.assigned]
+    if f.status != ALL:
+        _status_matches("", f.status, facts)  # ValueError for an unknown status, always
+        chosen = [item for item in chosen if _status_matches(item.id, f.status, facts)]
+    return chosen
 
 
 def _mentions(item: Item, text: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.rubric import RULE_IDS
@@ -33,7 +34,7 @@ from medrcube_desktop.review.queues import (
     STATUS_UNREVIEWED,
     ItemFilter,
     QueueFacts,
-    matches,
+    filter_items,
     ordered,
 )
 from medrcube_desktop.review.reveal import Reveal, RevealMixin
@@ -93,7 +94,7 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.items = list(items)
-        self._by_id = {item.id: item for item in self.items}
+        self._by_id = dict(zip(map(attrgetter("id"), self.items), self.items, strict=True))
         self.store = store
         self.reviewer = reviewer
         self.study = study if study is not None else StudySettings.load(store)
@@ -145,11 +146,10 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         the names of the agreement studies."""
         if attribute == "study":
             return self.store.study_names()
-        values = {
-            item.task.abbreviation if attribute == "task" else getattr(item, attribute)
-            for item in self.items
-        }
-        return sorted(value for value in values if value is not None)
+        name = "task.abbreviation" if attribute == "task" else attribute
+        values = set(map(attrgetter(name), self.items))  # a C loop: 100,000 items in ms
+        values.discard(None)
+        return sorted(values)
 
     def facts(self) -> QueueFacts:
         """The reviewer's work as the queue filters see it."""
@@ -180,7 +180,7 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         if item_filter.study:
             record = self.store.study(item_filter.study)
             facts.study_items = set(record.item_ids) if record is not None else set()
-        chosen = [item for item in self.items if matches(item, item_filter, facts)]
+        chosen = filter_items(self.items, item_filter, facts)
         self.filter = item_filter
         self.visible = ordered(chosen, item_filter.order, self.reviewer)
         self._notify(Aspect.VISIBLE)
@@ -189,8 +189,8 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
     def progress(self) -> tuple[int, int]:
         """(reviewed, total) over the reviewer's assigned items (every item of the
         benchmark without an assignment)."""
-        ids = {item.id for item in self.items if self._is_assigned(item.id)}
-        return len(ids & set(self.saved)), len(ids)
+        ids = self._by_id.keys() if self.assigned is None else self.assigned & self._by_id.keys()
+        return len(ids & self.saved.keys()), len(ids)
 
     def eta_seconds(self) -> float | None:
         """Estimated seconds left: unreviewed items × the reviewer's median active time

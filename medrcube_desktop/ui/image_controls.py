@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import threading
+from operator import attrgetter
 
 from medrcube_desktop.imaging.render import RenderedImage
 from medrcube_desktop.imaging.render_cache import RenderCache, render_key
@@ -117,7 +118,10 @@ class ImageControls:
         visible = self.session.visible
         table = getattr(self, "_positions", None)
         if table is None or table[0] is not visible or len(table[1]) != len(visible):
-            table = (visible, {item.id: n for n, item in enumerate(visible)})
+            table = (
+                visible,
+                dict(zip(map(attrgetter("id"), visible), range(len(visible)), strict=True)),
+            )
             self._positions = table
         return table[1].get(item_id)
 

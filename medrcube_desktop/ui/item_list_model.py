@@ -4,13 +4,20 @@ The model holds no copy of the review state: each row's mark (✓ committed, ✎
 flagged) is asked of ``mark_of(item_id)`` when the view paints it, and
 :meth:`ItemListModel.refresh` tells the view that one row changed. Filling 7,600 rows is
 one model reset, not 7,600 widget items.
+
+The model is a :class:`QStringListModel` of empty strings whose :meth:`data` answers
+from the items: its row count is then C++, and the list view, which asks it twice for
+every row when it lays the list out (``QListView`` checks each row for hiding through
+``index()``), lays 100,000 rows out in milliseconds instead of 0.3 s of calls into
+Python. Only :meth:`data` and :meth:`flags` are Python, asked for the rows on screen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QStringListModel, Qt
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.ui.text import esc
@@ -19,6 +26,10 @@ ITEM_ID_ROLE = Qt.ItemDataRole.UserRole
 """The item id of a row (``index.data(ITEM_ID_ROLE)``)."""
 
 Index = QModelIndex | QPersistentModelIndex
+_ROW_FLAGS = (
+    Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemNeverHasChildren
+)
+_item_id = attrgetter("id")
 
 
 def item_label(item: Item, mark: str) -> str:
@@ -26,7 +37,7 @@ def item_label(item: Item, mark: str) -> str:
     return f"{mark or '·'}  {item.id}  {item.task.name} · {item.modality}"
 
 
-class ItemListModel(QAbstractListModel):
+class ItemListModel(QStringListModel):
     """Rows: the visible items, in order. Display: mark, id, task, modality; tooltip: the
     question; :data:`ITEM_ID_ROLE`: the id.
 
@@ -45,10 +56,9 @@ class ItemListModel(QAbstractListModel):
 
     def set_items(self, items: Sequence[Item]) -> None:
         """Show these items (one reset of the model)."""
-        self.beginResetModel()
         self._items = list(items)
-        self._rows = {item.id: row for row, item in enumerate(self._items)}
-        self.endResetModel()
+        self._rows = dict(zip(map(_item_id, self._items), range(len(self._items)), strict=True))
+        self.setStringList([""] * len(self._items))  # the reset; the rows' texts are data()
 
     def row_of(self, item_id: str) -> int | None:
         """The row of an item, or None when it is not listed."""
@@ -65,9 +75,9 @@ class ItemListModel(QAbstractListModel):
         """The display text of a row (tests, accessibility)."""
         return str(self.data(self.index(row, 0)))
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt API)
-        """Number of listed items (a list has no children)."""
-        return 0 if parent.isValid() else len(self._items)
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        """Selectable rows, not editable (a string list's rows would be)."""
+        return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         """Display text, tooltip (the question) or the item id of a row."""

@@ -120,3 +120,40 @@ def test_overlay_planes_drawn_without_float_keep_the_grey_elsewhere():
     ).rgba
     outside = ~data.graphics
     np.testing.assert_array_equal(rgba[outside], plain[outside])
+
+
+@pytest.mark.parametrize(
+    ("dtype", "slope", "intercept", "expected"),
+    [
+        (np.int16, 1, -1024, np.int16),  # CT: the narrow type
+        (np.uint16, 1, -1024, np.int16),
+        (np.uint16, 16, -1024, np.int32),  # 4095 x 16 leaves int16 on the way
+        (np.int16, 1, 0, np.int16),  # nothing to compute: the stored array itself
+    ],
+)
+def test_rescale_keeps_exact_values_in_the_narrowest_type(dtype, slope, intercept, expected):
+    from pydicom.dataset import Dataset
+
+    from medrcube_desktop.imaging.dicom import _apply_modality
+
+    stored = np.array([[0, 1, 2047], [4095, 100, 7]], dtype=dtype)
+    ds = Dataset()
+    ds.RescaleSlope, ds.RescaleIntercept = slope, intercept
+    out = _apply_modality(stored, ds, 0)
+    assert out.dtype == expected
+    assert np.array_equal(out, stored.astype(np.float64) * slope + intercept)
+
+
+@pytest.mark.parametrize("limit", [None, -1990, -2010])
+def test_padding_mask_one_value_or_a_range(limit):
+    from pydicom.dataset import Dataset
+
+    from medrcube_desktop.imaging.dicom import _padding_mask
+
+    stored = np.array([-2000, -1995, -2005, 0, -2000], dtype=np.int16)
+    ds = Dataset()
+    ds.PixelPaddingValue = -2000
+    if limit is not None:
+        ds.PixelPaddingRangeLimit = limit
+    low, high = sorted((-2000, -2000 if limit is None else limit))
+    assert np.array_equal(_padding_mask(stored, ds), (stored >= low) & (stored <= high))
