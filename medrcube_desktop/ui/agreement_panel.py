@@ -8,7 +8,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
 
 from medrcube_desktop.review.agreement.panel import ROW_KEYS
-from medrcube_desktop.review.agreement.panel_report import cell, row_labels
+from medrcube_desktop.review.agreement.panel_report import (
+    cell,
+    pair_counts,
+    row_labels,
+    small_overlaps,
+)
 from medrcube_desktop.review.agreement.panel_run import PanelRun
 from medrcube_desktop.ui.text import esc
 
@@ -21,11 +26,12 @@ def fill_panel_table(table: QTableWidget, run: PanelRun) -> None:
     labels = row_labels()
     table.clear()
     table.setColumnCount(len(run.columns) + 1)
-    table.setHorizontalHeaderLabels(["", *(c.name for c in run.columns)])
+    table.setHorizontalHeaderLabels(["", *(f"{c.name}\n{pair_counts(c)}" for c in run.columns)])
     table.setRowCount(len(ROW_KEYS))
     header = table.horizontalHeader()
+    # every column as wide as its text, the rule names included: the table scrolls
+    # sideways rather than squeezing "1.3 Answer Uniqueness" to "1…"
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
     for r, key in enumerate(ROW_KEYS):
         texts = [labels[key], *(cell(c.rows[key]) for c in run.columns)]
         for c, text in enumerate(texts):
@@ -53,5 +59,11 @@ def panel_summary(run: PanelRun, blind_viewer: str | None) -> str:
     if ceiling is not None:
         text += f" Ceiling at sample level: <b>{cell(ceiling.rows['sample'])}</b>."
     if blind_viewer:
-        text += f"<br>Blind study: only the items {esc(blind_viewer)} has committed are compared."
+        text += (
+            f"<br>Blind study: only the items {esc(blind_viewer)} has committed are compared "
+            "(the agreement command, which sees every item, can give other figures)."
+        )
+    for warning in small_overlaps(run):
+        text += f"<br>⚠ {esc(warning)}"
+    text += "<br>Figures and files: the <code>agreement</code> command's <code>--out</code>."
     return text

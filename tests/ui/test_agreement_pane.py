@@ -144,8 +144,11 @@ def test_all_reviewers_shows_the_ceiling_beside_expert_llm(qtbot, ct_benchmark, 
     with qtbot.waitSignal(pane.computed, timeout=30000):
         pane.compute_button.click()
     table = pane.table
-    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
-    assert headers[1:3] == ["expert–expert (ceiling)", "expert–LLM"], pane.summary.text()
+    headers = [table.horizontalHeaderItem(c).text().split("\n") for c in range(table.columnCount())]
+    assert [h[0] for h in headers[1:3]] == ["expert–expert (ceiling)", "expert–LLM"], (
+        pane.summary.text()
+    )
+    assert headers[1][1] == "n = 1"  # items each pair judged in common
     labels = [table.item(r, 0).text() for r in range(table.rowCount())]
     row = labels.index("1.3 Unambiguous Phrasing")
     assert table.item(row, 1).text().startswith("1.00")  # dr-a and dr-b pass ct-1

@@ -51,6 +51,33 @@ def cell(figures) -> str:
     return text
 
 
+SMALL_OVERLAP = 10
+"""Pairs with fewer items in common than this are named: their agreement and its
+interval rest on too few items to mean much (a bootstrap over 3 items can give a
+zero-width interval)."""
+
+
+def pair_counts(column) -> str:
+    """Items in common of a column's pairs: ``"n = 40"``, or ``"n = 3–40"`` over several."""
+    counts = column.rows["sample"].n_items or [0]
+    low, high = min(counts), max(counts)
+    return f"n = {low}" if low == high else f"n = {low}–{high}"
+
+
+def _items(n: int) -> str:
+    return f"{n} item{'' if n == 1 else 's'}"
+
+
+def small_overlaps(run: PanelRun) -> list[str]:
+    """A warning per column with a pair of fewer than :data:`SMALL_OVERLAP` items."""
+    return [
+        f"{column.name}: a pair has only {_items(min(column.rows['sample'].n_items))} in "
+        "common; its agreement and interval say little"
+        for column in run.columns
+        if column.rows["sample"].n_items and min(column.rows["sample"].n_items) < SMALL_OVERLAP
+    ]
+
+
 def panel_lines(run: PanelRun) -> list[str]:
     """The terminal table: one row per judgment, one column per group."""
     labels = row_labels()
@@ -64,12 +91,15 @@ def panel_lines(run: PanelRun) -> list[str]:
         )
     width = 34
     lines = [head, f"{'':44} " + " ".join(f"{c.name[:width]:>{width}}" for c in run.columns)]
+    lines.append(f"{'':44} " + " ".join(f"{pair_counts(c):>{width}}" for c in run.columns))
     for key in ROW_KEYS:
         cells = " ".join(f"{cell(c.rows[key]):>{width}}" for c in run.columns)
         lines.append(f"{labels[key][:44]:44} {cells}")
     lines.append(
-        "Agreement [95% bootstrap CI] κ Cohen's kappa; a group is the mean over its pairs."
+        "Agreement [95% bootstrap CI] κ Cohen's kappa; a group is the mean over its pairs; "
+        "n: items each pair judged in common."
     )
+    lines += [f"warning: {w}" for w in small_overlaps(run)]
     return lines
 
 
