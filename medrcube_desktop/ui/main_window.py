@@ -43,6 +43,7 @@ from medrcube_desktop.ui.reveal_pane import RevealPane
 from medrcube_desktop.ui.review_binding import ReviewBinding
 from medrcube_desktop.ui.review_controls import ReviewControls
 from medrcube_desktop.ui.rubric_pane import RubricPane
+from medrcube_desktop.ui.themes import error_colour
 from medrcube_desktop.ui.window_tools import (
     WindowTools,
     save_window_state,
@@ -268,16 +269,18 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         n, restricted = len(self.benchmark.problems), len(self.benchmark.restricted)
         checking = not done and self.file_checks is not None
         parts = []
-        if n or checking:
-            parts.append(f"{n} benchmark problems{' so far' if checking else ''}")
+        if n:
+            parts.append(f"{n} benchmark problem{'' if n == 1 else 's'}"
+                         f"{' so far' if checking else ''}")  # fmt: skip
         if restricted:
-            parts.append(f"{restricted} items without their image (not redistributed)")
+            parts.append(f"{restricted} item{'' if restricted == 1 else 's'} without their "
+                         "image (not redistributed)")  # fmt: skip
         if checking:
             parts.append("checking image files…")
         self.problems_label.setText(
             " · ".join(parts) + (" (View › Benchmark problems…)" if parts else "")
         )
-        self.problems_label.setStyleSheet("color: #b42318" if n else "")
+        self.problems_label.setStyleSheet(f"color: {error_colour()}" if n else "")
         self.problems_label.setVisible(bool(parts))
 
     def _start_session(self) -> None:

@@ -156,7 +156,7 @@ class ItemListPane(QWidget):
                 self.list.setCurrentIndex(self.model.index(row, 0))
         finally:
             self._quiet = False
-        self.count_label.setText(f"{len(items)} items shown")
+        self.count_label.setText(f"{len(items)} item{'' if len(items) == 1 else 's'} shown")
         self.count_label.setToolTip("✓ committed · ✎ draft saved, not committed · ⚑ flagged")
 
     def refresh_mark(self, item_id: str) -> None:
