@@ -262,8 +262,8 @@ def check_correct_index(
     """
     if value is None:
         return
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        value = int(value.strip())  # "2" from a CSV export; never "²" or "١" (isdigit alone)
     if isinstance(value, bool) or not isinstance(value, int):
         report("correct_index", f"expected an integer, found {type_name(value)}")
         return

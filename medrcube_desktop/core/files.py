@@ -285,3 +285,30 @@ def refuse_overwrite(out: Path, *inputs: Path | None, sources: Iterable[Path] = 
             continue
         if (theirs.st_dev, theirs.st_ino) == (mine.st_dev, mine.st_ino):
             raise StoreError(f"{out}: is the input {source}; write the output elsewhere")
+
+
+def file_stamp(path: str | Path | None) -> tuple[int, ...]:
+    """What tells that a file changed, for caches keyed by it: ``(mtime_ns, ctime_ns,
+    size, inode)``; for a folder (a DICOM series) also the same of each regular file in
+    it, folded into one number. ``()`` for None, ``(-1,)`` when it cannot be read.
+
+    The modification time alone is not enough: ``cp -p``, ``rsync -t`` and unzip keep
+    it when they replace a file, and rewriting a slice leaves its folder's time as it
+    was; the change time (ctime) moves on every such write and cannot be set back.
+    """
+    if path is None:
+        return ()
+    try:
+        info = os.stat(path)
+        stamp: tuple[int, ...] = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
+        if stat.S_ISDIR(info.st_mode):
+            entries = []
+            with os.scandir(path) as found:
+                for entry in found:
+                    if entry.is_file(follow_symlinks=False):
+                        e = entry.stat(follow_symlinks=False)
+                        entries.append((entry.name, e.st_mtime_ns, e.st_ctime_ns, e.st_size))
+            stamp += (hash(tuple(sorted(entries))),)
+        return stamp
+    except OSError:
+        return (-1,)

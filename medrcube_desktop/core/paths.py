@@ -160,7 +160,12 @@ def check_path(
     is_dir = found is not None and stat.S_ISDIR(found.st_mode)
     if is_dir:
         try:
-            if allow_folder and any(entry.is_file() for entry in os.scandir(real)):
+            # a series' slices are read only when they are regular files of the folder
+            # itself, never through a link (imaging/series.py): a folder of links to
+            # files elsewhere holds no slice
+            if allow_folder and any(
+                entry.is_file(follow_symlinks=False) for entry in os.scandir(real)
+            ):
                 return True
         except OSError as exc:
             report(field, f"cannot list the folder {shown}: {exc.strerror}")

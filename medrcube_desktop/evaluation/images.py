@@ -236,8 +236,8 @@ def preparation_key(item: Item, min_side: int, max_pixels: int) -> str:
 def _files_of(path: Path | None) -> list[Path]:
     if path is None:
         return []
-    if path.is_dir():  # a DICOM series: every regular file, in name order
-        return sorted(p for p in path.iterdir() if p.is_file())
+    if path.is_dir():  # a DICOM series: every regular file (no link), in name order
+        return sorted(p for p in path.iterdir() if p.is_file() and not p.is_symlink())
     if not path.is_file():
         raise OSError(f"{path}: not a regular file")
     return [path]

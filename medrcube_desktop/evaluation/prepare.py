@@ -75,11 +75,13 @@ def prepare_one(
     raised, so one bad file fails only its items; a cache that cannot be written is
     logged and the image is still returned.
     """
+    from medrcube_desktop.core.file_checks import require_item_files
     from medrcube_desktop.errors import ImageLoadError
 
     started = time.perf_counter()
     try:
         key, cache = None, None
+        require_item_files(item)  # exact confinement before any byte is read or sent
         image = original_image(item, min_side, max_pixels)
         source = "original"
         if image is None:

@@ -497,14 +497,14 @@ def shrink_for_display(rendered: RenderedImage, max_side: int) -> RenderedImage:
 def load_slice_cached(
     path: Path, slice_index: int | None, mask_path: Path | None, modality: str | None
 ) -> SliceData:
-    """:func:`load_slice` behind a small cache keyed by the files' paths and mtimes.
+    """:func:`load_slice` behind a small cache keyed by the files' paths and stamps
+    (:func:`~medrcube_desktop.core.files.file_stamp`: a replaced file is read again).
 
     The returned object is shared: callers must not modify it (use ``dataclasses.replace``).
     """
-    stamp = (
-        path.stat().st_mtime_ns if path.exists() else 0,
-        mask_path.stat().st_mtime_ns if mask_path is not None and mask_path.exists() else 0,
-    )
+    from medrcube_desktop.core.files import file_stamp
+
+    stamp = (file_stamp(path), file_stamp(mask_path))
     return _cached_slice(
         str(path), slice_index, str(mask_path) if mask_path else None, modality, stamp
     )

@@ -23,11 +23,13 @@ DEFAULT_CACHE_MB = 256
 about 200 MB, so a few large radiographs push the small ones out)."""
 
 
-def _mtime(path: Path | None) -> int:
-    try:
-        return path.stat().st_mtime_ns if path is not None else 0
-    except OSError:
-        return -1  # missing: the render fails and is not cached
+def _mtime(path: Path | None) -> tuple[int, ...]:
+    """The file's stamp (:func:`~medrcube_desktop.core.files.file_stamp`): a file
+    replaced with its old time kept, or a slice rewritten in a series folder, is a new
+    key; ``(-1,)`` when missing (the render fails and is not cached)."""
+    from medrcube_desktop.core.files import file_stamp
+
+    return file_stamp(path)
 
 
 def render_key(

@@ -12,6 +12,7 @@ reformat to other planes, which would need it, is not offered. No Qt here.
 from __future__ import annotations
 
 import functools
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -40,16 +41,23 @@ def series_geometry(folder: Path) -> tuple[list[Path], list[float], list[str]]:
     ImageLoadError
         No file in the folder is a DICOM image with position and orientation.
     """
-    return _series_geometry(str(folder), folder.stat().st_mtime_ns)
+    from medrcube_desktop.core.files import file_stamp
+
+    return _series_geometry(str(folder), file_stamp(folder))
 
 
 @functools.lru_cache(maxsize=8)
-def _series_geometry(folder_name: str, _mtime: int) -> tuple[list[Path], list[float], list[str]]:
+def _series_geometry(
+    folder_name: str, _stamp: tuple[int, ...]
+) -> tuple[list[Path], list[float], list[str]]:
     import pydicom
 
     folder = Path(folder_name)
     headers = []
-    for path in sorted(p for p in folder.iterdir() if p.is_file()):  # no pipe, no device
+    # regular files of the folder itself: no pipe, no device, and no link (a link could
+    # lead out of the benchmark root; confinement is checked on the folder only)
+    entries = [e for e in os.scandir(folder) if e.is_file(follow_symlinks=False)]
+    for path in sorted(Path(e.path) for e in entries):
         try:
             ds = pydicom.dcmread(path, stop_before_pixels=True)
             iop = tuple(round(float(v), 4) for v in ds.ImageOrientationPatient)

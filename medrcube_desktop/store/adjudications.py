@@ -61,6 +61,16 @@ class Adjudication:
     app_version: str = ""
 
 
+def _has_text(value: object) -> bool:
+    """A string with a visible character: not None, not only spaces, nor only
+    zero-width or other format characters (Unicode category Cf, e.g. U+200B)."""
+    import unicodedata
+
+    return isinstance(value, str) and any(
+        not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in value
+    )
+
+
 def adjudication_row(adj: Adjudication, when: str) -> dict[str, Any]:
     """The row of a new adjudication (revision filled in by :func:`insert_adjudication`).
 
@@ -73,9 +83,11 @@ def adjudication_row(adj: Adjudication, when: str) -> dict[str, Any]:
         raise StoreError(f"cannot adjudicate {adj.target!r}: one of {', '.join(TARGETS)}")
     if adj.value not in (0, 1) or isinstance(adj.value, bool):
         raise StoreError(f"item {adj.item_id}, {adj.target}: the value must be 0 or 1")
-    if not adj.reason.strip():
+    if not isinstance(adj.item_id, str) or not adj.item_id.strip():
+        raise StoreError("an adjudication needs the item's id")
+    if not _has_text(adj.reason):
         raise StoreError(f"item {adj.item_id}, {adj.target}: an adjudication needs a reason")
-    if not adj.adjudicator.strip():
+    if not _has_text(adj.adjudicator):
         raise StoreError("an adjudication needs the adjudicator's name")
     return {
         "uid": adj.uid or uuid.uuid4().hex,

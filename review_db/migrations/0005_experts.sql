@@ -31,6 +31,17 @@ BEGIN
     SELECT RAISE(ABORT, 'an adjudication is never deleted: record a new revision');
 END;
 
+-- INSERT OR REPLACE deletes the row it collides with without firing the delete trigger
+-- (SQLite fires delete triggers for REPLACE only with recursive_triggers on): a row
+-- that would collide is refused before the insert.
+CREATE TRIGGER adjudications_never_replaced BEFORE INSERT ON adjudications
+WHEN EXISTS (SELECT 1 FROM adjudications
+             WHERE uid = NEW.uid
+                OR (item_id = NEW.item_id AND target = NEW.target AND revision = NEW.revision))
+BEGIN
+    SELECT RAISE(ABORT, 'an adjudication is never replaced: record a new revision');
+END;
+
 CREATE TABLE assignment_settings (
     id          INTEGER PRIMARY KEY CHECK (id = 1),
     reviewers   TEXT    NOT NULL,

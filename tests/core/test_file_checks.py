@@ -103,3 +103,51 @@ def test_a_mask_of_the_wrong_kind_is_found_by_the_background_pass(tmp_path):
     (root / "ds1" / "images" / "mask.jpg").write_bytes(b"\xff\xd8")
     lazy = load_benchmark(root, check_files=False)
     assert [(p.item, p.field) for p in lazy.check_files()] == [("m", "mask_path")]
+
+
+def test_a_series_folder_of_links_to_files_outside_is_no_series(tmp_path):
+    """A DICOM series folder inside the root holding links to slices elsewhere: its
+    slices are never read (the folder itself is inside, its files are not)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "ct.dcm").write_bytes(dicom_file("CT_small.dcm").read_bytes())
+    root = write_benchmark(tmp_path / "b", {"ds1": [item("series", image="linkser")]},
+                           {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")})  # fmt: skip
+    (root / "ds1" / "linkser").mkdir()
+    os.symlink(outside / "ct.dcm", root / "ds1" / "linkser" / "1.dcm")
+    problems = load_benchmark(root).problems
+    assert [(p.item, p.field) for p in problems] == [("series", "image_path")]
+    (lazy,) = load_benchmark(root, check_files=False).items
+    with pytest.raises(ImageLoadError):
+        render_item(lazy)
+
+
+def test_an_evaluation_never_sends_a_file_outside_the_root(escaping):
+    """The model's image goes through the same confinement as the window's."""
+    from medrcube_desktop.evaluation.prepare import prepare_one
+
+    items = {i.id: i for i in load_benchmark(escaping, check_files=False).items}
+    for name in ("file-link", "folder-link"):
+        image, source, error, _ = prepare_one(items[name], 28, 1280 * 28 * 28, None)
+        assert image is None and source == "failed" and "leaves the benchmark root" in error
+    image, source, _, _ = prepare_one(items["inner-link"], 28, 1280 * 28 * 28, None)
+    assert image is not None
+
+
+def test_a_file_replaced_with_its_old_time_kept_is_read_again(tmp_path):
+    """cp -p / rsync -t keep the modification time: the render must not show the old
+    picture from a cache keyed by it."""
+    import numpy as np
+    from PIL import Image
+
+    root = write_benchmark(tmp_path / "b", {"ds1": [item("p", image="images/p.png")]})
+    picture = root / "ds1" / "images" / "p.png"
+    picture.parent.mkdir(parents=True, exist_ok=True)
+    ramp = (np.arange(64).reshape(8, 8) * 4).astype(np.uint8)
+    Image.fromarray(ramp).save(picture)
+    (p,) = load_benchmark(root).items
+    first = render_item(p).rgba[0, 0, 0]
+    stamp = os.stat(picture)
+    Image.fromarray(255 - ramp).save(picture)  # the same size, other pixels
+    os.utime(picture, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # the old time kept
+    assert render_item(p).rgba[0, 0, 0] != first

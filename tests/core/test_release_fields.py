@@ -85,6 +85,8 @@ def test_restricted_items_are_kept_for_text_only_work(tmp_path):
         (9, "correct_index 9 names no option (the item has 4), gt_answer is B"),
         ("two", "expected an integer, found str"),
         (True, "expected an integer, found bool"),
+        ("²", "expected an integer, found str"),  # str.isdigit() says yes: int() fails
+        ("١", "expected an integer, found str"),  # an Arabic-Indic digit
     ],
 )
 def test_correct_index_is_cross_checked_in_both_conventions(tmp_path, correct_index, message):

@@ -64,6 +64,9 @@ def test_adjudicating_touches_no_review_or_judgment(tmp_path):
         (Adjudication("i0", "1.1", 2, "x", "c"), "0 or 1"),
         (Adjudication("i0", "1.1", 1, "   ", "c"), "needs a reason"),
         (Adjudication("i0", "1.1", 1, "x", ""), "adjudicator"),
+        (Adjudication("i0", "1.1", 1, None, "c"), "needs a reason"),  # type: ignore[arg-type]
+        (Adjudication("i0", "1.1", 1, "\u200b", "c"), "needs a reason"),  # zero-width space
+        (Adjudication("", "1.1", 1, "x", "c"), "item's id"),
     ],
 )
 def test_an_adjudication_without_reason_or_with_a_bad_value_is_refused(bad, message):
@@ -85,7 +88,16 @@ def test_one_bad_adjudication_of_a_batch_stores_none():
 def test_adjudications_are_never_updated_or_deleted_even_by_hand():
     store = StudyStore(None)
     store.save_adjudication(Adjudication("i0", "1.1", 1, "ok", "c"))
-    for sql in ("UPDATE adjudications SET value = 0", "DELETE FROM adjudications"):
+    row = store.conn.execute("SELECT uid, created_at FROM adjudications").fetchone()
+    for sql in (
+        "UPDATE adjudications SET value = 0",
+        "DELETE FROM adjudications",
+        # REPLACE deletes the row it collides with without firing the delete trigger
+        "REPLACE INTO adjudications (uid, item_id, target, value, reason, adjudicator, "
+        f"revision, created_at) VALUES ('{row[0]}', 'i0', '1.1', 0, 'forged', 'm', 1, 'x')",
+        "INSERT OR REPLACE INTO adjudications (uid, item_id, target, value, reason, "
+        "adjudicator, revision, created_at) VALUES ('other', 'i0', '1.1', 0, 'forged', 'm', 1, 'x')",
+    ):
         with pytest.raises(sqlite3.IntegrityError, match="never"):
             store.conn.execute(sql)
     assert store.adjudications()["i0"]["1.1"].value == 1
