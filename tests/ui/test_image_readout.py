@@ -15,7 +15,6 @@ from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.imaging.render_cache import render_key
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store import StudyStore
-from medrcube_desktop.ui.image_view import DISPLAY_MAX_SIDE
 from medrcube_desktop.ui.main_window import MainWindow
 from tests.conftest import dicom_file
 
@@ -90,7 +89,7 @@ def test_caliper_with_d_drag_and_escape(qtbot, ct_benchmark, tmp_path):
 def test_next_item_is_prefetched_and_shown_without_a_render(qtbot, ct_benchmark, tmp_path):
     window = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     following = window.session.visible[1]
-    key = render_key(following, None, True, None, False, 0.4, False, False, DISPLAY_MAX_SIDE)
+    key = render_key(following, *window._display_args(following, None, True, None))
     qtbot.waitUntil(lambda: key in window.render_cache, timeout=10000)
     shown = []
     window.image_view.image_shown.connect(lambda: shown.append(True))
