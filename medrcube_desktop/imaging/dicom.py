@@ -295,7 +295,7 @@ def _decode_frame(arr: np.ndarray, ds, index: int, count: int) -> SliceData:
         # very mechanism of that inversion (C.8.11.6.1.2), so it is never applied twice.
         photometric = "MONOCHROME1"
         notes.append("Presentation LUT Shape INVERSE")
-    if window is None and ds.get("VOILUTSequence"):
+    if window is None and 0x00283010 in ds.keys() and ds.VOILUTSequence:
         pixels, window = _apply_voi_lut_sequence(pixels, ds)
         function = "LINEAR_EXACT"  # the LUT output range maps straight onto 0..255
         notes.append("VOI LUT Sequence of the file applied")
@@ -346,9 +346,10 @@ def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
     """
     from pydicom.pixels import apply_modality_lut
 
-    if "ModalityLUTSequence" in ds:
+    keys = ds.keys()
+    if 0x00283000 in keys:  # Modality LUT Sequence
         return np.asarray(apply_modality_lut(arr, ds), dtype=np.float64)
-    source = ds if "RescaleSlope" in ds or "RescaleIntercept" in ds else None
+    source = ds if 0x00281053 in keys or 0x00281052 in keys else None  # Rescale Slope, Intercept
     if source is None:
         source = _functional_group_item(ds, frame, "PixelValueTransformationSequence")
     try:
@@ -379,7 +380,7 @@ def value_unit(ds, modality: str | None) -> str:
     else "HU" for CT (Rescale to Hounsfield units, PS3.3 C.8.2.1), "signal (a.u.)" for
     MR (arbitrary units), "stored value" otherwise.
     """
-    rescale_type = str(ds.get("RescaleType", "") or "").strip()
+    rescale_type = str(ds.RescaleType or "").strip() if 0x00281054 in ds.keys() else ""
     if rescale_type and rescale_type.upper() != "US":
         return rescale_type
     if modality == "CT":
@@ -395,7 +396,8 @@ def dicom_windows(ds, frame: int) -> list[tuple[float, float]]:
     Window Center/Width (0028,1050/1051) may hold several values (PS3.3 C.11.2.1.2),
     paired by position; top level first, else the Frame VOI LUT functional group.
     """
-    source = ds if "WindowCenter" in ds and "WindowWidth" in ds else None
+    keys = ds.keys()
+    source = ds if 0x00281050 in keys and 0x00281051 in keys else None  # Window Center, Width
     if source is None:
         source = _functional_group_item(ds, frame, "FrameVOILUTSequence")
     if source is None or "WindowCenter" not in source or "WindowWidth" not in source:
@@ -433,7 +435,7 @@ def _padding_mask(stored: np.ndarray, ds) -> np.ndarray | None:
     Pixel Padding Value alone marks one value; with Pixel Padding Range Limit every value
     between the two (inclusive) is padding. Compared on stored values, before rescale.
     """
-    if "PixelPaddingValue" not in ds:
+    if 0x00280120 not in ds.keys():  # Pixel Padding Value
         return None
     try:
         first = float(ds.PixelPaddingValue)
@@ -454,9 +456,11 @@ def _overlay_planes(ds, shape: tuple[int, ...], frame: int, notes: list[str]) ->
     ``(H, W)`` bool array or None.
     """
     planes = None
-    for group in range(0x6000, 0x6020, 2):
-        if (group, 0x3000) not in ds:
+    keys = ds.keys()
+    for tag in _OVERLAY_DATA:  # integer tags against the dataset's keys: no Tag() each
+        if tag not in keys:
             continue
+        group = tag >> 16
         try:
             plane = np.asarray(ds.overlay_array(group))
         except Exception as exc:  # a malformed plane must not hide the image
@@ -485,10 +489,8 @@ def _supplemental_palette(stored: np.ndarray, ds) -> tuple[np.ndarray, np.ndarra
     -------
     (mask, rgb) : (H, W) bool and (H, W, 3) uint8, or None when the file has no such LUT.
     """
-    if (
-        "RedPaletteColorLookupTableDescriptor" not in ds
-        or "RedPaletteColorLookupTableData" not in ds
-    ):
+    keys = ds.keys()  # Red Palette Color Lookup Table Descriptor and Data
+    if 0x00281101 not in keys or 0x00281201 not in keys:
         return None
     if str(ds.get("PixelPresentation", "COLOR")).strip().upper() not in ("COLOR", "MIXED"):
         return None
