@@ -295,7 +295,8 @@ def _decode_frame(arr: np.ndarray, ds, index: int, count: int) -> SliceData:
         # very mechanism of that inversion (C.8.11.6.1.2), so it is never applied twice.
         photometric = "MONOCHROME1"
         notes.append("Presentation LUT Shape INVERSE")
-    if window is None and 0x00283010 in ds.keys() and ds.VOILUTSequence:
+    keys = ds.keys()  # integer tags in the keys view: no Tag() conversion as `in ds` does
+    if window is None and 0x00283010 in keys and ds.VOILUTSequence:  # VOI LUT Sequence
         pixels, window = _apply_voi_lut_sequence(pixels, ds)
         function = "LINEAR_EXACT"  # the LUT output range maps straight onto 0..255
         notes.append("VOI LUT Sequence of the file applied")
@@ -380,7 +381,8 @@ def value_unit(ds, modality: str | None) -> str:
     else "HU" for CT (Rescale to Hounsfield units, PS3.3 C.8.2.1), "signal (a.u.)" for
     MR (arbitrary units), "stored value" otherwise.
     """
-    rescale_type = str(ds.RescaleType or "").strip() if 0x00281054 in ds.keys() else ""
+    keys = ds.keys()
+    rescale_type = str(ds.RescaleType or "").strip() if 0x00281054 in keys else ""
     if rescale_type and rescale_type.upper() != "US":
         return rescale_type
     if modality == "CT":
@@ -435,7 +437,8 @@ def _padding_mask(stored: np.ndarray, ds) -> np.ndarray | None:
     Pixel Padding Value alone marks one value; with Pixel Padding Range Limit every value
     between the two (inclusive) is padding. Compared on stored values, before rescale.
     """
-    if 0x00280120 not in ds.keys():  # Pixel Padding Value
+    keys = ds.keys()
+    if 0x00280120 not in keys:  # Pixel Padding Value
         return None
     try:
         first = float(ds.PixelPaddingValue)
