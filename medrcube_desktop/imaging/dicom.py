@@ -29,13 +29,23 @@ from medrcube_desktop.imaging.slice_data import (
 
 _WARNINGS_LOCK = threading.Lock()
 
+_FUNCTIONAL_GROUPS = (0x52009229, 0x52009230)
+"""Shared and Per-frame Functional Groups Sequence (5200,9229), (5200,9230)."""
+
+_OVERLAY_DATA = tuple((group << 16) | 0x3000 for group in range(0x6000, 0x6020, 2))
+"""Overlay Data (60xx,3000) of the 16 overlay groups, as integer tags."""
+
 
 def _functional_group_item(ds, frame: int, sequence: str):
     """Return the item of a functional-group macro for ``frame`` (per-frame, else shared).
 
     Enhanced multi-frame objects (PS3.3 C.7.6.16) keep Rescale and window values in
-    functional groups instead of the top-level dataset.
+    functional groups instead of the top-level dataset. Without either sequence (every
+    classic file) nothing is looked up.
     """
+    keys = ds.keys()
+    if _FUNCTIONAL_GROUPS[0] not in keys and _FUNCTIONAL_GROUPS[1] not in keys:
+        return None
     for groups in ("PerFrameFunctionalGroupsSequence", "SharedFunctionalGroupsSequence"):
         seq = ds.get(groups)
         if not seq:
@@ -51,11 +61,16 @@ PROJECTION_MODALITIES = {"CR", "DX", "RF", "XA", "IO", "PX", "RG", "DF"}
 the patient. Mammography (MG) has its own hanging conventions and is left as stored."""
 
 
-def load_dicom_slice(path: Path, slice_index: int | None) -> SliceData:
+def load_dicom_slice(
+    path: Path, slice_index: int | None, display_side: int | None = None
+) -> SliceData:
     """Decode one frame of a DICOM file (pydicom) into a :class:`SliceData`.
 
     ``slice_index`` picks the frame (``None``: the central one). pydicom's warnings about
-    non-conformant files become notes shown with the image. Raises what pydicom raises;
+    non-conformant files become notes shown with the image. ``display_side`` (device
+    pixels, the view's longer side; display only) lets a single-frame JPEG 2000 image
+    at least twice as large be decoded at a reduced resolution (:mod:`.j2k`); ``None``
+    (export, batch, evaluation) always decodes in full. Raises what pydicom raises;
     :func:`~medrcube_desktop.imaging.loading.load_slice` turns it into ImageLoadError.
     """
     import pydicom
@@ -65,16 +80,19 @@ def load_dicom_slice(path: Path, slice_index: int | None) -> SliceData:
     # warning filters and logger levels are process-wide: one decode at a time changes them
     with _WARNINGS_LOCK:
         level = logger.level
-        logger.setLevel(logging.ERROR)  # pydicom's warnings become notes on the image instead
+        quiet = logger.getEffectiveLevel() >= logging.ERROR
+        if not quiet:  # setLevel clears every logger's cache: only when it changes anything
+            logger.setLevel(logging.ERROR)  # pydicom's warnings become notes on the image
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 # one read: elements up to DEFER_BYTES (a single frame's pixels) now, larger
                 # ones (a multi-frame Pixel Data) left on disk for pixel_array to read a frame
                 ds = pydicom.dcmread(path, defer_size=DEFER_BYTES)
-                data = _decode_dicom(ds, path, slice_index)
+                data = _decode_dicom(ds, path, slice_index, display_side)
         finally:
-            logger.setLevel(level)
+            if not quiet:
+                logger.setLevel(level)
     messages = list(dict.fromkeys(str(w.message).split(". Please see")[0] for w in caught))
     data.notes.extend(f"pydicom: {m}" for m in messages[:3])
     return data
@@ -96,14 +114,18 @@ def _orient(data: SliceData, ds) -> SliceData:
     top level has none.
     """
     frame = data.slice_index
-    measures = _functional_group_item(ds, frame, "PixelMeasuresSequence")
-    data.pixel_aspect = _pixel_aspect(ds if "PixelSpacing" in ds or measures is None else measures)
-    data.pixel_spacing, data.spacing_source = _pixel_spacing(
-        ds if "PixelSpacing" in ds or measures is None else measures
-    )
+    keys = ds.keys()
+    top_spacing = 0x00280030 in keys  # Pixel Spacing
+    measures = None if top_spacing else _functional_group_item(ds, frame, "PixelMeasuresSequence")
+    source = ds if measures is None else measures
+    data.pixel_aspect = _pixel_aspect(source)
+    data.pixel_spacing, data.spacing_source = _pixel_spacing(source)
+    if data.reduction > 1 and data.pixel_spacing is not None:  # a reduced decode's pixels
+        row_mm, column_mm = data.pixel_spacing
+        data.pixel_spacing = (row_mm * data.reduction, column_mm * data.reduction)
     plane = (
         ds
-        if "ImageOrientationPatient" in ds
+        if 0x00200037 in keys  # Image Orientation (Patient)
         else _functional_group_item(ds, frame, "PlaneOrientationSequence")
     )
     if (
@@ -186,8 +208,10 @@ def _orient_projection(data: SliceData, ds) -> SliceData:
     return data
 
 
-def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
-    from pydicom.pixels import apply_color_lut, pixel_array
+def _decode_dicom(
+    ds, path: Path, slice_index: int | None, display_side: int | None = None
+) -> SliceData:
+    from pydicom.pixels import pixel_array
 
     if ds.get("Rows") is None or ds.get("Columns") is None:  # header read without pixels
         raise ImageLoadError(f"{path}: DICOM file holds no image (no Rows/Columns)")
@@ -198,7 +222,45 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
         arr = pixel_array(path, index=index if count > 1 else None)
     else:  # the header and pixels are read already: decode them, without a second read
-        arr = ds.pixel_array
+        reduced = _reduced_decode(ds, display_side) if display_side else None
+        arr, levels = reduced if reduced is not None else (ds.pixel_array, 0)
+        if levels:
+            return _orient(_reduced(_decode_frame(arr, ds, index, count), ds, levels), ds)
+    return _orient(_decode_frame(arr, ds, index, count), ds)
+
+
+def _reduced_decode(ds, display_side: int) -> tuple[np.ndarray, int] | None:
+    """The frame of a JPEG 2000 ``ds`` at reduced resolution for the view (see
+    :func:`.j2k.reduced_frame`), or None. Files with overlay planes (on the full grid) and
+    colour other than RGB or the JPEG 2000 YBR_ICT/YBR_RCT are decoded in full."""
+    keys = ds.keys()
+    if any(tag in keys for tag in _OVERLAY_DATA):
+        return None
+    if int(ds.get("SamplesPerPixel", 1) or 1) != 1:
+        photometric = str(ds.get("PhotometricInterpretation", "")).strip()
+        if photometric not in ("RGB", "YBR_ICT", "YBR_RCT"):
+            return None
+    from medrcube_desktop.imaging.j2k import reduced_frame
+
+    return reduced_frame(ds, display_side)
+
+
+def _reduced(data: SliceData, ds, levels: int) -> SliceData:
+    """Mark ``data`` as decoded ``levels`` resolution levels down: pixel spacing (in
+    :func:`_orient`) and boxes scale by 2**levels, and a note says so."""
+    data.reduction = 2**levels
+    height, width = data.pixels.shape[:2]
+    data.notes.append(
+        f"reduced 1/{data.reduction}: decoded at {width}x{height} of the file's "
+        f"{int(ds.Columns)}x{int(ds.Rows)} pixels for this view (zoom in for full resolution)"
+    )
+    return data
+
+
+def _decode_frame(arr: np.ndarray, ds, index: int, count: int) -> SliceData:
+    """:class:`SliceData` of the decoded frame ``arr`` (stored values), before orientation."""
+    from pydicom.pixels import apply_color_lut
+
     photometric = str(ds.get("PhotometricInterpretation", "MONOCHROME2")).strip()
     modality = str(ds.get("Modality", "")).strip() or None
     if photometric == "PALETTE COLOR":
@@ -206,18 +268,16 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         bits = int(ds.RedPaletteColorLookupTableDescriptor[2])
         if bits > 8:  # scale 16-bit palette entries to 8 bits instead of truncating them
             rgb = np.rint(rgb.astype(np.float64) * 255.0 / (2**bits - 1))
-        data = SliceData(
+        return SliceData(
             rgb.astype(np.uint8), True, photometric, modality, slice_index=index, slice_count=count
         )
-        return _orient(data, ds)
     if arr.ndim == 3 and arr.shape[-1] == 3:  # RGB; pydicom already converted YBR to RGB
         if arr.dtype != np.uint8:
             bits = int(ds.get("BitsStored", 16))
             arr = np.rint(arr.astype(np.float64) * 255.0 / (2**bits - 1))
-        data = SliceData(
+        return SliceData(
             arr.astype(np.uint8), True, "RGB", modality, slice_index=index, slice_count=count
         )
-        return _orient(data, ds)
     pixels = _apply_modality(arr, ds, index)
     padding = _padding_mask(arr, ds)
     supplemental = _supplemental_palette(arr, ds)
@@ -235,14 +295,15 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         # very mechanism of that inversion (C.8.11.6.1.2), so it is never applied twice.
         photometric = "MONOCHROME1"
         notes.append("Presentation LUT Shape INVERSE")
-    if window is None and ds.get("VOILUTSequence"):
+    keys = ds.keys()  # integer tags in the keys view: no Tag() conversion as `in ds` does
+    if window is None and 0x00283010 in keys and ds.VOILUTSequence:  # VOI LUT Sequence
         pixels, window = _apply_voi_lut_sequence(pixels, ds)
         function = "LINEAR_EXACT"  # the LUT output range maps straight onto 0..255
         notes.append("VOI LUT Sequence of the file applied")
         unit = "VOI LUT output"
     else:
         unit = value_unit(ds, modality)
-    data = SliceData(
+    return SliceData(
         pixels,
         False,
         photometric,
@@ -258,7 +319,6 @@ def _decode_dicom(ds, path: Path, slice_index: int | None) -> SliceData:
         file_windows=windows,
         value_unit=unit,
     )
-    return _orient(data, ds)
 
 
 def _apply_voi_lut_sequence(pixels: np.ndarray, ds) -> tuple[np.ndarray, tuple[float, float]]:
@@ -287,9 +347,10 @@ def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
     """
     from pydicom.pixels import apply_modality_lut
 
-    if "ModalityLUTSequence" in ds:
+    keys = ds.keys()
+    if 0x00283000 in keys:  # Modality LUT Sequence
         return np.asarray(apply_modality_lut(arr, ds), dtype=np.float64)
-    source = ds if "RescaleSlope" in ds or "RescaleIntercept" in ds else None
+    source = ds if 0x00281053 in keys or 0x00281052 in keys else None  # Rescale Slope, Intercept
     if source is None:
         source = _functional_group_item(ds, frame, "PixelValueTransformationSequence")
     try:
@@ -320,7 +381,8 @@ def value_unit(ds, modality: str | None) -> str:
     else "HU" for CT (Rescale to Hounsfield units, PS3.3 C.8.2.1), "signal (a.u.)" for
     MR (arbitrary units), "stored value" otherwise.
     """
-    rescale_type = str(ds.get("RescaleType", "") or "").strip()
+    keys = ds.keys()
+    rescale_type = str(ds.RescaleType or "").strip() if 0x00281054 in keys else ""
     if rescale_type and rescale_type.upper() != "US":
         return rescale_type
     if modality == "CT":
@@ -336,7 +398,8 @@ def dicom_windows(ds, frame: int) -> list[tuple[float, float]]:
     Window Center/Width (0028,1050/1051) may hold several values (PS3.3 C.11.2.1.2),
     paired by position; top level first, else the Frame VOI LUT functional group.
     """
-    source = ds if "WindowCenter" in ds and "WindowWidth" in ds else None
+    keys = ds.keys()
+    source = ds if 0x00281050 in keys and 0x00281051 in keys else None  # Window Center, Width
     if source is None:
         source = _functional_group_item(ds, frame, "FrameVOILUTSequence")
     if source is None or "WindowCenter" not in source or "WindowWidth" not in source:
@@ -374,7 +437,8 @@ def _padding_mask(stored: np.ndarray, ds) -> np.ndarray | None:
     Pixel Padding Value alone marks one value; with Pixel Padding Range Limit every value
     between the two (inclusive) is padding. Compared on stored values, before rescale.
     """
-    if "PixelPaddingValue" not in ds:
+    keys = ds.keys()
+    if 0x00280120 not in keys:  # Pixel Padding Value
         return None
     try:
         first = float(ds.PixelPaddingValue)
@@ -395,9 +459,11 @@ def _overlay_planes(ds, shape: tuple[int, ...], frame: int, notes: list[str]) ->
     ``(H, W)`` bool array or None.
     """
     planes = None
-    for group in range(0x6000, 0x6020, 2):
-        if (group, 0x3000) not in ds:
+    keys = ds.keys()
+    for tag in _OVERLAY_DATA:  # integer tags against the dataset's keys: no Tag() each
+        if tag not in keys:
             continue
+        group = tag >> 16
         try:
             plane = np.asarray(ds.overlay_array(group))
         except Exception as exc:  # a malformed plane must not hide the image
@@ -426,10 +492,8 @@ def _supplemental_palette(stored: np.ndarray, ds) -> tuple[np.ndarray, np.ndarra
     -------
     (mask, rgb) : (H, W) bool and (H, W, 3) uint8, or None when the file has no such LUT.
     """
-    if (
-        "RedPaletteColorLookupTableDescriptor" not in ds
-        or "RedPaletteColorLookupTableData" not in ds
-    ):
+    keys = ds.keys()  # Red Palette Color Lookup Table Descriptor and Data
+    if 0x00281101 not in keys or 0x00281201 not in keys:
         return None
     if str(ds.get("PixelPresentation", "COLOR")).strip().upper() not in ("COLOR", "MIXED"):
         return None

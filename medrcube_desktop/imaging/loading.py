@@ -64,6 +64,7 @@ def load_slice(
     slice_index: int | None = None,
     mask_path: Path | None = None,
     modality: str | None = None,
+    display_side: int | None = None,
 ) -> SliceData:
     """Load the slice to display from ``path``, with its mask if one is given.
 
@@ -80,6 +81,10 @@ def load_slice(
     modality : str or None
         The item's modality ("CT", "MRI"...), a hint for files that record none (NIfTI,
         pictures): a CT NIfTI in Hounsfield units then gets the CT window.
+    display_side : int or None
+        The view's longer side in device pixels, for display only: a single-frame JPEG
+        2000 DICOM at least twice as large may be decoded at a reduced resolution
+        (``SliceData.reduction``); not with a mask (drawn on the file's grid). None: full.
 
     Raises
     ------
@@ -107,7 +112,7 @@ def load_slice(
         if kind == "dicom":
             from medrcube_desktop.imaging.dicom import load_dicom_slice
 
-            data = load_dicom_slice(path, slice_index)
+            data = load_dicom_slice(path, slice_index, None if mask_path else display_side)
         else:
             data = _load_picture(path)
     except ImageLoadError:

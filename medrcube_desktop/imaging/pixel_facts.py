@@ -39,6 +39,10 @@ class PixelFacts:
     factor : int
         Pixels of ``values`` per pixel of the shown image along each side (a display
         reduction by an integer factor; 1 when none).
+    reduction : int
+        File pixels per pixel of ``values`` along each side (2**n for a JPEG 2000 image
+        decoded n levels down for the view; ``spacing`` is already that of ``values``'
+        grid). The readout gives file pixel coordinates and says "reduced 1/2**n".
     """
 
     values: np.ndarray
@@ -46,6 +50,7 @@ class PixelFacts:
     spacing: tuple[float, float] | None = None
     spacing_source: str | None = None
     factor: int = 1
+    reduction: int = 1
 
     @property
     def nbytes(self) -> int:
@@ -78,12 +83,14 @@ class PixelFacts:
         row, col = where
         value = self.values[where]
         if self.values.ndim == 3:  # a colour picture: its red, green and blue
-            return f"x {col}  y {row}   RGB {', '.join(str(int(v)) for v in value)}"
+            return f"x {col * self.reduction}  y {row * self.reduction}   RGB {', '.join(str(int(v)) for v in value)}"
         if not math.isfinite(float(value)):
             shown = "padding (no value)"
         else:
             shown = f"{format_value(float(value))} {self.unit}"
-        return f"x {col}  y {row}   {shown}"
+        if self.reduction > 1:
+            shown += f"   (reduced 1/{self.reduction})"
+        return f"x {col * self.reduction}  y {row * self.reduction}   {shown}"
 
     def distance(self, start: tuple[float, float], end: tuple[float, float]) -> tuple[float, str]:
         """Length of the segment from ``start`` to ``end`` (shown-image ``(x, y)``).
@@ -95,8 +102,8 @@ class PixelFacts:
         """
         dx = (end[0] - start[0]) * self.factor
         dy = (end[1] - start[1]) * self.factor
-        if self.spacing is None:
-            return math.hypot(dx, dy), "pixels"
+        if self.spacing is None:  # in file pixels
+            return math.hypot(dx, dy) * self.reduction, "pixels"
         row_mm, col_mm = self.spacing
         return math.hypot(dy * row_mm, dx * col_mm), "mm"
 

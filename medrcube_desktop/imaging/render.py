@@ -374,6 +374,8 @@ def _finish(
     notes = list(data.notes)
     if bbox is not None:
         h, w = data.stored_shape or (data.pixels.shape[0], data.pixels.shape[1])
+        if data.reduction > 1:  # the box is in file pixels, the slice on a coarser grid
+            bbox = tuple(v / data.reduction for v in bbox)  # type: ignore[assignment]
         box = data.transform.box(bbox, (h, w))
         if box is None:
             notes.append(f"the item's box {list(bbox)} lies outside the image: not drawn")
@@ -381,7 +383,9 @@ def _finish(
             draw_box(out, box)
             gray = False  # the box is red
     unit = "RGB" if data.is_color else data.value_unit
-    facts = PixelFacts(data.pixels, unit, data.pixel_spacing, data.spacing_source)
+    facts = PixelFacts(
+        data.pixels, unit, data.pixel_spacing, data.spacing_source, reduction=data.reduction
+    )
     return RenderedImage(
         out,
         data.slice_index,
@@ -444,6 +448,7 @@ def render_item(
     mask_outline: bool = False,
     neurological: bool = False,
     max_side: int | None = None,
+    display_side: int | None = None,
 ) -> RenderedImage:
     """Render an item's image with its mask and box (paper Appendix E.1).
 
@@ -456,6 +461,9 @@ def render_item(
     patient's right on screen right (radiological convention is the default).
     ``max_side`` (pixels) shrinks a larger result by an integer factor for display only;
     the batch renderer never passes it, so its output keeps full resolution.
+    ``display_side`` (device pixels, the view's longer side) lets a JPEG 2000 file at
+    least twice as large decode at a reduced resolution that still covers it (display
+    only, see :mod:`.j2k`; ``None``, as for export, batch and evaluation: full).
 
     Raises
     ------
@@ -464,7 +472,9 @@ def render_item(
         (checked on every call: the window loads benchmarks without file checks).
     """
     require_item_files(item)
-    data = load_slice_cached(item.image_path, slice_index, item.mask_path, item.modality)
+    data = load_slice_cached(
+        item.image_path, slice_index, item.mask_path, item.modality, display_side
+    )
     if neurological:
         data = to_neurological(data)
     if not overlay:
@@ -495,7 +505,11 @@ def shrink_for_display(rendered: RenderedImage, max_side: int) -> RenderedImage:
 
 
 def load_slice_cached(
-    path: Path, slice_index: int | None, mask_path: Path | None, modality: str | None
+    path: Path,
+    slice_index: int | None,
+    mask_path: Path | None,
+    modality: str | None,
+    display_side: int | None = None,
 ) -> SliceData:
     """:func:`load_slice` behind a small cache keyed by the files' paths and stamps
     (:func:`~medrcube_desktop.core.files.file_stamp`: a replaced file is read again).
@@ -506,10 +520,11 @@ def load_slice_cached(
 
     stamp = (file_stamp(path), file_stamp(mask_path))
     return _cached_slice(
-        str(path), slice_index, str(mask_path) if mask_path else None, modality, stamp
+        str(path), slice_index, str(mask_path) if mask_path else None, modality, stamp, display_side
     )
 
 
 @functools.lru_cache(maxsize=8)
-def _cached_slice(path, slice_index, mask_path, modality, _stamp) -> SliceData:
-    return load_slice(Path(path), slice_index, Path(mask_path) if mask_path else None, modality)
+def _cached_slice(path, slice_index, mask_path, modality, _stamp, display_side) -> SliceData:
+    mask = Path(mask_path) if mask_path else None
+    return load_slice(Path(path), slice_index, mask, modality, display_side)

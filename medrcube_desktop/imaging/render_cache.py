@@ -42,6 +42,7 @@ def render_key(
     mask_outline: bool,
     neurological: bool,
     max_side: int | None,
+    display_side: int | None = None,
 ) -> tuple[Hashable, ...]:
     """The cache key of rendering ``item`` with these display choices (see
     :func:`~medrcube_desktop.imaging.render.render_item` for each)."""
@@ -60,6 +61,7 @@ def render_key(
         mask_outline,
         neurological,
         max_side,
+        display_side,
     )
 
 

@@ -82,6 +82,10 @@ class SliceData:
         Where ``pixel_spacing`` comes from, e.g. ``"Pixel Spacing (0028,0030)"``,
         ``"Imager Pixel Spacing (0018,1164), at the detector"``, ``"NIfTI zooms
         (pixdim)"``; None when there is no spacing.
+    reduction : int
+        Stored (file) pixels per pixel of ``pixels`` along each side: 2**n for a JPEG 2000
+        image decoded ``n`` resolution levels down for display (``pixel_spacing`` is
+        already that of the coarser grid); 1 otherwise.
     """
 
     pixels: np.ndarray
@@ -106,6 +110,7 @@ class SliceData:
     file_windows: list[tuple[float, float]] = field(default_factory=list)
     value_unit: str = "value"
     spacing_source: str | None = None
+    reduction: int = 1
 
     def edge_labels(self) -> dict[str, str] | None:
         """Orientation letters at the edges of the displayed slice (see geometry.edge_labels)."""

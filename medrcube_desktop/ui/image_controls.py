@@ -23,6 +23,9 @@ from medrcube_desktop.ui.text import esc
 SHOWN_PRIORITY = 1
 """Pool priority of the item the reviewer waits for: ahead of every queued prefetch."""
 
+DISPLAY_SIDE_STEP = 128
+"""The view size given to the renderer is rounded up to this many device pixels."""
+
 PREFETCH_PRIORITY = 0
 PREFETCH_STEPS = (1, -1)
 """Neighbours rendered ahead, in this order: the next item, then the previous one."""
@@ -46,6 +49,7 @@ class ImageControls:
     mask_alpha: float = 0.4  # opacity of a filled mask, 0.1 .. 1
     mask_outline: bool = False  # draw only the border of each label
     neurological: bool = False  # patient right on screen right (a remembered setting)
+    _full_resolution: bool = False  # this item zoomed in: no reduced decode
     _shown_window: tuple[float, float] | None = None
     render_cache: RenderCache
     _prefetch_stale: threading.Event
@@ -61,7 +65,24 @@ class ImageControls:
             self.mask_outline,
             self.neurological,
             DISPLAY_MAX_SIDE,
+            self._display_side(),
         )
+
+    def _display_side(self) -> int | None:
+        """What the view can show, for a reduced JPEG 2000 decode: its longer side in
+        device pixels rounded up to a multiple of :data:`DISPLAY_SIDE_STEP` (a small
+        resize keeps the cached render); None once the reviewer zoomed in (full)."""
+        if self._full_resolution:
+            return None
+        side = self.image_view.display_side()
+        return -(-side // DISPLAY_SIDE_STEP) * DISPLAY_SIDE_STEP
+
+    def show_full_resolution(self) -> None:
+        """The reviewer zoomed in past a reduced decode: render this item in full (once;
+        the result is cached like any render). A new item starts reduced again."""
+        if not self._full_resolution:
+            self._full_resolution = True
+            self._rerender_same_slice()
 
     def _render(self, slice_index: int | None) -> None:
         """Show the current item: at once from the cache (a prefetched neighbour), else
@@ -188,6 +209,7 @@ class ImageControls:
         Returns a message for the status bar when a choice was reset, else None.
         """
         reset = []
+        self._full_resolution = False
         if not self.show_overlay:
             self.show_overlay = True
             reset.append("overlay shown again")

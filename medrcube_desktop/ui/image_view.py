@@ -4,6 +4,7 @@ cursor, a distance caliper) and its render worker."""
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Hashable
 
 import numpy as np
@@ -52,6 +53,7 @@ class ImageView(QGraphicsView):
     image_shown = Signal()  # after set_image placed new pixels
     window_dragged = Signal(int, int)  # right-drag: (dx, dy) in screen pixels since last move
     typed = Signal(str)  # a printable key that no shortcut uses: the reviewer is writing
+    full_resolution_wanted = Signal()  # zoomed past a reduced decode's pixels (once per image)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -65,6 +67,7 @@ class ImageView(QGraphicsView):
         self.setBackgroundBrush(Qt.GlobalColor.black)
         self.setMinimumSize(320, 320)
         self._fit = True
+        self._full_wanted = False
         self.edge_labels: dict[str, str] | None = None
         self.corner_text = ""  # lines, e.g. "W 400  C 40 (set by you)\n12 / 40"
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
@@ -115,7 +118,10 @@ class ImageView(QGraphicsView):
             item (``refit``) clears the caliper; a new slice or window keeps it.
         """
         self.edge_labels = edge_labels
+        keep = None if refit else self._view_fraction()
+        old = self._pixmap_item.pixmap().width()
         self.facts = facts
+        self._full_wanted = False
         if refit:
             self.clear_caliper()
         elif self.caliper is not None:
@@ -125,7 +131,50 @@ class ImageView(QGraphicsView):
         self.scene().setSceneRect(self._pixmap_item.sceneBoundingRect())
         if refit or self._fit:
             self.fit()
+        elif old and old != rgba.shape[1] and keep is not None:
+            self._keep_view(old / rgba.shape[1], keep)  # same picture, another resolution
         self.image_shown.emit()
+
+    def display_side(self) -> int:
+        """The viewport's longer side in device pixels (what the screen can show)."""
+        viewport = self.viewport()
+        ratio = viewport.devicePixelRatioF()
+        return max(1, math.ceil(max(viewport.width(), viewport.height()) * ratio))
+
+    def _view_fraction(self) -> tuple[float, float] | None:
+        """The viewport centre as a fraction of the shown image's width and height."""
+        size = self._pixmap_item.pixmap().size()
+        if size.isEmpty():
+            return None
+        centre = self.image_point(self.viewport().rect().center())
+        return centre.x() / size.width(), centre.y() / size.height()
+
+    def _keep_view(self, ratio: float, fraction: tuple[float, float]) -> None:
+        """After the same picture came at another resolution (``ratio`` = old width / new
+        width): keep its size on screen, the point at the centre and the caliper."""
+        anchor = self.transformationAnchor()
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        self.scale(ratio, ratio)
+        self.setTransformationAnchor(anchor)
+        size = self._pixmap_item.pixmap().size()
+        self.centerOn(
+            self._pixmap_item.mapToScene(
+                QPointF(fraction[0] * size.width(), fraction[1] * size.height())
+            )
+        )
+        if self.caliper is not None:
+            start, end = self.caliper
+            self.measure(start / ratio, end / ratio)
+
+    def _check_resolution(self) -> None:
+        """Ask once for full resolution when a reduced decode's pixel spans more than one
+        device pixel (the reviewer zoomed in past what was decoded)."""
+        facts = self.facts
+        if facts is None or facts.reduction <= 1 or self._full_wanted:
+            return
+        if self.transform().m11() * self.viewport().devicePixelRatioF() > 1.0:
+            self._full_wanted = True
+            self.full_resolution_wanted.emit()
 
     def clear(self) -> None:
         """Show nothing (while the next item renders)."""
@@ -178,6 +227,7 @@ class ImageView(QGraphicsView):
         """Fit the whole image in the view (key 0)."""
         self._fit = True
         self.fitInView(self._pixmap_item, Qt.AspectRatioMode.KeepAspectRatio)
+        self._check_resolution()  # a larger view may show more than was decoded
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt override)
         """Keys that reach the view are not shortcuts; a printable one starts the comment
@@ -191,6 +241,7 @@ class ImageView(QGraphicsView):
         """Zoom by ``factor`` (> 1 enlarges)."""
         self._fit = False
         self.scale(factor, factor)
+        self._check_resolution()
 
     def _top_left_text(self) -> str:
         lines = [self.readout_text]
@@ -356,6 +407,7 @@ class RenderTask(QRunnable):
         mask_outline: bool = False,
         neurological: bool = False,
         max_side: int = DISPLAY_MAX_SIDE,
+        display_side: int | None = None,
         cache: RenderCache | None = None,
         key: Hashable | None = None,
         still_wanted: Callable[[], bool] | None = None,
@@ -367,6 +419,7 @@ class RenderTask(QRunnable):
         self.mask_alpha, self.mask_outline = mask_alpha, mask_outline
         self.neurological = neurological
         self.max_side = max_side
+        self.display_side = display_side
         self.signals = RenderSignals()
 
     def run(self) -> None:
@@ -387,6 +440,7 @@ class RenderTask(QRunnable):
                 self.mask_outline,
                 self.neurological,
                 self.max_side,
+                self.display_side,
             )
         except Exception as exc:  # shown to the user in the view; logged with traceback
             if self.still_wanted is not None:  # a prefetch: shown when the item is opened

@@ -169,6 +169,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.list_pane.item_chosen.connect(self.show_item)
         self.image_view = ImageView()
         self.image_view.window_dragged.connect(self._drag_window)
+        self.image_view.full_resolution_wanted.connect(self.show_full_resolution)
         self.image_view.typed.connect(self._start_comment)
         self.list_pane.search.returnPressed.connect(self.image_view.setFocus)
         self.slice_slider = QSlider(Qt.Orientation.Horizontal)

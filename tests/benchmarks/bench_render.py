@@ -7,7 +7,9 @@ Run by hand (not collected by pytest; speed targets live here, not in unit tests
 For each real file that pydicom, pydicom-data and nilearn ship, it prints the median
 seconds to decode the pixels with the reading library alone and to render the slice
 (decode + modality LUT + window + orientation + overlay) with MedRCube Desktop, and the
-overhead ratio.
+overhead ratio. Then the JPEG 2000 radiograph decoded for a review window's view
+(``load_slice(display_side=...)``: levels of the wavelet pyramid discarded, display only)
+against its full decode.
 """
 
 from __future__ import annotations
@@ -78,6 +80,27 @@ def main() -> None:
             lambda run=render: (nifti._nifti_volume.cache_clear(), run()), args.repeat
         )
         print(f"{name:45s} {d:10.4f} {r:10.4f} {r / d:7.2f}")
+    reduced_figures(args.repeat)
+
+
+def reduced_figures(repeat: int) -> None:
+    """RG1_J2KR (1841x1955) decoded in full and for views of 900 and 480 device pixels."""
+    import pydicom
+    from pydicom.data import get_testdata_file
+
+    from medrcube_desktop.imaging.loading import load_slice
+
+    path = Path(str(get_testdata_file("RG1_J2KR.dcm", download=False)))
+    full = median_seconds(lambda: pydicom.dcmread(path).pixel_array, repeat) * 1000
+    print(f"\nJPEG 2000 for the view: {path.name}, full decode {full:.0f} ms")
+    for side in (900, 480):
+        data = load_slice(path, display_side=side)
+        ms = median_seconds(lambda s=side: load_slice(path, display_side=s), repeat) * 1000
+        height, width = data.pixels.shape[:2]
+        print(
+            f"  view {side:4d} px: reduced 1/{data.reduction} ({width}x{height}) "
+            f"load {ms:6.0f} ms  ({full / ms:4.1f}x faster than the full decode)"
+        )
 
 
 if __name__ == "__main__":

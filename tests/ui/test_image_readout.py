@@ -15,7 +15,6 @@ from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.imaging.render_cache import render_key
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store import StudyStore
-from medrcube_desktop.ui.image_view import DISPLAY_MAX_SIDE
 from medrcube_desktop.ui.main_window import MainWindow
 from tests.conftest import dicom_file
 
@@ -90,7 +89,7 @@ def test_caliper_with_d_drag_and_escape(qtbot, ct_benchmark, tmp_path):
 def test_next_item_is_prefetched_and_shown_without_a_render(qtbot, ct_benchmark, tmp_path):
     window = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     following = window.session.visible[1]
-    key = render_key(following, None, True, None, False, 0.4, False, False, DISPLAY_MAX_SIDE)
+    key = render_key(following, *window._display_args(following, None, True, None))
     qtbot.waitUntil(lambda: key in window.render_cache, timeout=10000)
     shown = []
     window.image_view.image_shown.connect(lambda: shown.append(True))
@@ -98,3 +97,42 @@ def test_next_item_is_prefetched_and_shown_without_a_render(qtbot, ct_benchmark,
     assert shown, "the prefetched item is on screen when step_item returns"
     assert window.session.current.id == following.id
     assert window.image_view.facts is not None
+
+
+def test_jpeg2000_radiograph_is_decoded_reduced_for_a_small_view_and_full_on_zoom(qtbot, tmp_path):
+    from tests.conftest import item, write_benchmark
+
+    root = write_benchmark(
+        tmp_path / "bench",
+        {"ds1": [item("cr-1", "images/cr.dcm", gt_answer="X-ray")]},
+        {"ds1/images/cr.dcm": dicom_file("RG1_J2KR.dcm")},  # 1841 x 1955, JPEG 2000
+    )
+    benchmark = load_benchmark(root)
+    window = MainWindow(
+        ReviewSessionState(benchmark.items, StudyStore(tmp_path / "s.db"), "dr-a"), benchmark
+    )
+    qtbot.addWidget(window)
+    window.resize(900, 700)
+    with qtbot.waitSignal(window.first_item_shown, timeout=20000):
+        window.show()
+    qtbot.waitUntil(lambda: window.image_view.facts is not None, timeout=20000)
+    view = window.image_view
+    facts = view.facts
+    side = window._display_side()
+    assert side >= view.display_side() and 2 * side <= 1955  # the view is small
+    assert facts.reduction >= 2 and "reduced 1/" in window.image_message.text()
+    shown = view._pixmap_item.pixmap().width()
+    assert shown == -(-1841 // facts.reduction) and shown >= view.display_side() / 2
+    with qtbot.waitSignal(view.image_shown, timeout=20000):
+        view.zoom(4.0)  # past the decoded pixels: the full image is asked for
+        centre = view.image_point(view.viewport().rect().center())
+    assert view.facts.reduction == 1 and view._pixmap_item.pixmap().width() == 1841
+    full_key = render_key(
+        window.session.current, *window._display_args(window.session.current, None, True, None)
+    )
+    assert full_key[-1] is None and full_key in window.render_cache  # rendered once, kept
+    after = view.image_point(view.viewport().rect().center())  # about the same point
+    assert abs(after.x() - centre.x() * facts.reduction) < 0.015 * 1841
+    assert abs(after.y() - centre.y() * facts.reduction) < 0.015 * 1955
+    view.zoom(1.25)  # zooming further renders nothing new
+    assert not window.image_message.text().startswith("Rendering")
