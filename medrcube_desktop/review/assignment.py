@@ -6,8 +6,10 @@ fraction ``f``:
 
 1. the items are shuffled with ``random.Random(seed)`` (the item ids sorted first, so
    the order they come in does not matter);
-2. the first ``round(f · n)`` of them are the overlap: each goes to two reviewers, the
-   k (k − 1) / 2 pairs taken in turn (so every pair shares about as many items);
+2. the first ``round(f · n)`` of them are the overlap: each goes to the pair of
+   reviewers with the lightest load so far, then the pair used least, then the first
+   of the k (k − 1) / 2 pairs in naming order (so pairs share about as many items, and
+   with more reviewers than overlap items nobody is in every pair);
 3. every other item goes to one reviewer: the one with the fewest items so far (ties in
    the order the reviewers were named), so the loads differ by at most one or two.
 
@@ -61,8 +63,17 @@ def split_items(
     n_overlap = round(overlap * len(ids))
     chosen: dict[str, set[str]] = {name: set() for name in names}
     pairs = list(combinations(names, 2))
-    for k, item_id in enumerate(ids[:n_overlap]):
-        for name in pairs[k % len(pairs)]:
+    used = dict.fromkeys(pairs, 0)
+    for item_id in ids[:n_overlap]:
+        # the pair with the lightest load, then the one used least, then list order: with
+        # more reviewers than overlap items nobody is in every pair
+        pair = min(
+            pairs,
+            key=lambda p: (len(chosen[p[0]]) + len(chosen[p[1]]),
+                           max(len(chosen[p[0]]), len(chosen[p[1]])), used[p]),
+        )  # fmt: skip
+        used[pair] += 1
+        for name in pair:
             chosen[name].add(item_id)
     for item_id in ids[n_overlap:]:
         name = min(names, key=lambda r: (len(chosen[r]), names.index(r)))

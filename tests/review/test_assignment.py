@@ -99,3 +99,13 @@ def test_the_review_session_lists_a_reviewer_only_their_assigned_items(tmp_path)
     assert mine.progress() == (0, 6)
     assert {i.id for i in mine.set_filter(ItemFilter())} == set(record.items["A"])
     assert len(ReviewSessionState(items, store, "adjudicator").visible) == 10
+
+
+def test_more_reviewers_than_overlap_items_spreads_the_pairs():
+    """15 reviewers, 12 items, half of them reviewed twice: 18 reviews, so every
+    reviewer gets one or two items and no one is in every pair."""
+    from medrcube_desktop.review.assignment import split_items
+
+    split = split_items([f"i{n}" for n in range(12)], [f"r{n}" for n in range(1, 16)], 0.5, 0)
+    loads = sorted(len(ids) for ids in split.items.values())
+    assert sum(loads) == 12 + 6 and loads[0] >= 1 and loads[-1] <= 2
