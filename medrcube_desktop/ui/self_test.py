@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 REVIEWER = "self-test"
 TIMEOUT_MS = 60_000
 """The first item must be on screen within this time, or the check fails."""
+ACTIVE_WAIT_MS = 10_000
+"""How long to wait for the window to become active before typing."""
 
 
 def commit_one_review(root: Path, db_file: Path, screenshot: Path) -> dict[str, object]:
@@ -53,6 +55,13 @@ def commit_one_review(root: Path, db_file: Path, screenshot: Path) -> dict[str, 
         def on_first_item() -> None:
             outcome["committed"] = window.session.current.id if window.session.current else None
             window.activateWindow()
+            when_active(ACTIVE_WAIT_MS)
+
+        def when_active(left_ms: int) -> None:
+            # the keys are window shortcuts: they act only once the window is active
+            if QApplication.activeWindow() is not window and left_ms > 0:
+                QTimer.singleShot(50, lambda: when_active(left_ms - 50))
+                return
             QTest.keyClick(window.image_view, Qt.Key.Key_P)  # every rule PASS
             QTest.keyClick(window.image_view, Qt.Key.Key_Return)  # commit
             QTimer.singleShot(300, grab_and_quit)
