@@ -73,14 +73,16 @@ def loadable(soname: str) -> bool:
 
 def missing_libraries(
     platform: str | None = None,
-    can_load: Callable[[str], bool] = loadable,
+    can_load: Callable[[str], bool] | None = None,
     libraries: Iterable[SystemLibrary] | None = None,
 ) -> list[SystemLibrary]:
     """The libraries Qt will need on ``platform`` that ``can_load`` cannot load.
 
     The ``offscreen`` group is always needed on Linux; the ``xcb`` group only when the
     platform is ``xcb``. Not Linux: nothing (the wheels carry what they need).
+    ``can_load`` defaults to :func:`loadable`.
     """
+    can_load = can_load or loadable
     if not sys.platform.startswith("linux"):
         return []
     platform = qt_platform() if platform is None else platform
