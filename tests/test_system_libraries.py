@@ -12,7 +12,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _ci_packages() -> set[str]:
-    return set(re.findall(r"\.so[.0-9]*:([a-z0-9-]+)", (ROOT / ".ci" / "run").read_text()))
+    """The packages of resources/qt_system_libraries.txt, the list .ci/run installs from."""
+    from medrcube_desktop.core.system_libraries import qt_libraries
+
+    assert "< resources/qt_system_libraries.txt" in (ROOT / ".ci" / "run").read_text()
+    return {lib.package for lib in qt_libraries()}
 
 
 def test_readme_and_ci_list_the_same_packages():

@@ -14,14 +14,23 @@ import logging
 import sys
 
 from medrcube_desktop import __version__
-from medrcube_desktop.cli import agreement, benchmark, compare, evaluate, experts, judge, reviews
+from medrcube_desktop.cli import (
+    agreement,
+    benchmark,
+    bundle,
+    compare,
+    evaluate,
+    experts,
+    judge,
+    reviews,
+)
 from medrcube_desktop.cli.common import PROG, exit_status
 from medrcube_desktop.cli.gui import GUI_OPTIONS, add_gui_options, run_gui
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import Interrupted, JobFailed
 
-GROUPS = (benchmark, reviews, judge, agreement, experts, evaluate, compare)
+GROUPS = (benchmark, reviews, judge, agreement, experts, evaluate, compare, bundle)
 """The command modules, in the order ``--help`` lists their commands."""
 
 NEGATIVE_VALUE_OPTIONS = ("--window", "--bbox")

@@ -4,6 +4,10 @@ it; Qt is imported only when the window opens."""
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
@@ -71,8 +75,14 @@ def add_gui_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run_gui(args: argparse.Namespace) -> int:
-    """Resolve the benchmark and database, then open the review window; its exit status."""
+    """Resolve the benchmark and database, then open the review window; its exit status.
+
+    Status 1 before anything else when Qt's system libraries are missing (named, with
+    the command that installs them: :func:`check_qt_libraries`)."""
     from medrcube_desktop import settings
+
+    if not check_qt_libraries():
+        return 1
 
     root: Path | None
     if args.window_demo:
@@ -93,3 +103,39 @@ def run_gui(args: argparse.Namespace) -> int:
         screenshot=args.window_screenshot,
         quit_after_ms=args.window_quit_after_ms,
     )
+
+
+def check_qt_libraries() -> bool:
+    """False, after telling the user which packages to install, when Qt would abort for a
+    missing system library; on stderr and, when started from a desktop menu (no
+    terminal), in a dialog of the desktop's own if one of its tools is there."""
+    from medrcube_desktop.core.system_libraries import (
+        missing_libraries,
+        missing_message,
+        qt_platform,
+    )
+
+    platform = qt_platform()
+    missing = missing_libraries(platform)
+    if not missing:
+        return True
+    message = missing_message(missing, platform)
+    print(message, file=sys.stderr)
+    if os.environ.get("DISPLAY") and not sys.stderr.isatty():
+        _show_without_qt(message)
+    return False
+
+
+DIALOG_TOOLS = (
+    ("zenity", "--error", "--no-markup", "--title=MedRCube Desktop", "--text"),
+    ("kdialog", "--title", "MedRCube Desktop", "--error"),
+    ("xmessage", "-center"),
+)
+"""Desktop tools that can show an error without Qt, tried in order."""
+
+
+def _show_without_qt(message: str) -> None:
+    for tool, *options in DIALOG_TOOLS:
+        if shutil.which(tool):
+            subprocess.Popen([tool, *options, message], start_new_session=True)  # noqa: S603
+            return

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -212,7 +213,8 @@ def package_licence(distribution: str) -> str:
 
 
 def package_dir(module: str) -> Path:
-    """Folder of an installed top-level package, found without importing it.
+    """Folder of an installed top-level package, found without importing it (in the
+    frozen bundle, the folder of its bundled files).
 
     Raises
     ------
@@ -221,6 +223,11 @@ def package_dir(module: str) -> Path:
     """
     spec = importlib.util.find_spec(module)
     if spec is None or spec.origin is None:
+        # The frozen bundle carries nilearn's template files but not its code (which
+        # would pull in scikit-learn): the files sit where the package would.
+        bundled = Path(getattr(sys, "_MEIPASS", "")) / module
+        if getattr(sys, "frozen", False) and bundled.is_dir():
+            return bundled
         raise DatasetError(f"the demo needs the {module!r} package, which is not installed")
     return Path(spec.origin).parent
 

@@ -1,0 +1,105 @@
+"""Desktop integration: the freedesktop launcher, icons and AppStream metainfo that
+``medrcube-desktop install-launcher`` writes under ``~/.local/share`` (XDG data home).
+
+The files live in ``resources/desktop`` and ``resources/icons`` (inside the wheel and the
+frozen bundle); only the launcher's ``Exec``/``TryExec`` lines change, to start the
+installation that wrote them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+from medrcube_desktop.errors import MedRCubeError
+
+APP_ID = "medrcube-desktop"
+DESKTOP_FILE = f"{APP_ID}.desktop"
+METAINFO_FILE = "io.github.medrcube.Desktop.metainfo.xml"
+ICON_SIZES: tuple[int, ...] = (16, 24, 32, 48, 64, 128, 256)
+"""PNG sizes in ``resources/icons`` (``packaging/render_icons.py`` renders them)."""
+GUI_SCRIPT = "medrcube-desktop-gui"
+
+
+def _resource(*parts: str):
+    return files("medrcube_desktop.resources").joinpath(*parts)
+
+
+def targets(share: Path) -> dict[Path, object]:
+    """Where each file goes under ``share`` (``~/.local/share``) → its resource."""
+    found: dict[Path, object] = {
+        share / "applications" / DESKTOP_FILE: _resource("desktop", DESKTOP_FILE),
+        share / "metainfo" / METAINFO_FILE: _resource("desktop", METAINFO_FILE),
+        share / "icons/hicolor/scalable/apps" / f"{APP_ID}.svg": _resource(
+            "icons", f"{APP_ID}.svg"
+        ),
+    }
+    for size in ICON_SIZES:
+        found[share / f"icons/hicolor/{size}x{size}/apps/{APP_ID}.png"] = _resource(
+            "icons", f"{APP_ID}-{size}.png"
+        )
+    return found
+
+
+def launch_command() -> list[str]:
+    """The command the launcher runs: the frozen executable itself, else the gui script
+    beside this Python (or on PATH).
+
+    Raises
+    ------
+    MedRCubeError
+        No ``medrcube-desktop-gui`` is installed with this Python or on PATH.
+    """
+    if getattr(sys, "frozen", False):
+        return [str(Path(sys.executable).resolve())]
+    beside = Path(sys.executable).parent / GUI_SCRIPT
+    found = str(beside) if beside.is_file() else shutil.which(GUI_SCRIPT)
+    if found is None:
+        raise MedRCubeError(f"{GUI_SCRIPT} is not installed with this Python nor on PATH")
+    return [str(Path(found).absolute())]
+
+
+def desktop_entry(command: list[str]) -> str:
+    """The launcher's text with ``Exec`` and ``TryExec`` set to ``command``."""
+    exec_line = " ".join(_desktop_quote(part) for part in command)
+    lines = []
+    for line in _resource("desktop", DESKTOP_FILE).read_text("utf-8").splitlines():
+        if line.startswith("Exec="):
+            line = f"Exec={exec_line}"
+        elif line.startswith("TryExec="):
+            line = f"TryExec={command[0]}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _desktop_quote(arg: str) -> str:
+    """Quote one Exec argument (Desktop Entry spec: double quotes, ``%`` doubled)."""
+    arg = arg.replace("%", "%%")
+    if arg and all(c.isalnum() or c in "/._-+=:," for c in arg):
+        return arg
+    return '"' + "".join("\\" + c if c in '"`$\\' else c for c in arg) + '"'
+
+
+def install(share: Path, command: list[str]) -> list[Path]:
+    """Write every file of :func:`targets` under ``share``; returns their paths."""
+    written = []
+    for target, resource in targets(share).items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.name == DESKTOP_FILE:
+            target.write_text(desktop_entry(command), encoding="utf-8")
+        else:
+            target.write_bytes(resource.read_bytes())  # type: ignore[attr-defined]
+        written.append(target)
+    return written
+
+
+def uninstall(share: Path) -> list[Path]:
+    """Remove the files :func:`install` writes (the folders stay); returns those removed."""
+    removed = []
+    for target in targets(share):
+        if target.is_file():
+            target.unlink()
+            removed.append(target)
+    return removed

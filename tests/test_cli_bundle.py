@@ -1,0 +1,41 @@
+"""``self-test``, ``install-launcher`` and the first launch's library check, from the CLI."""
+
+import json
+import sys
+
+import pytest
+
+from medrcube_desktop.cli import main
+from medrcube_desktop.core import system_libraries
+
+
+def test_a_missing_xcb_library_stops_the_window_with_the_install_command(monkeypatch, capsys):
+    monkeypatch.setenv("QT_QPA_PLATFORM", "xcb")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.setattr(
+        system_libraries, "loadable", lambda soname: soname != "libxcb-keysyms.so.1"
+    )
+    assert main(["--demo"]) == 1
+    err = capsys.readouterr().err
+    assert "libxcb-keysyms.so.1 (libxcb-keysyms1)" in err
+    assert "sudo apt-get install libxcb-keysyms1" in err
+
+
+def test_self_test_refuses_a_folder_that_is_not_empty(tmp_path, capsys):
+    (tmp_path / "x").write_text("")
+    assert main(["self-test", "--out", str(tmp_path)]) == 2
+    assert "new or empty folder" in capsys.readouterr().err
+
+
+def test_self_test_refuses_an_unreadable_expect_file(tmp_path, capsys):
+    assert main(["self-test", "--out", str(tmp_path / "o"), "--expect", str(tmp_path / "no")]) == 2
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux desktop layout")
+def test_install_launcher_writes_under_the_prefix(tmp_path, capsys):
+    assert main(["install-launcher", "--prefix", str(tmp_path), "--json"]) == 0
+    written = json.loads(capsys.readouterr().out)["written"]
+    desktop = tmp_path / "share/applications/medrcube-desktop.desktop"
+    assert str(desktop) in written and "medrcube-desktop-gui" in desktop.read_text()
+    assert main(["install-launcher", "--prefix", str(tmp_path), "--uninstall"]) == 0
+    assert not desktop.exists()
