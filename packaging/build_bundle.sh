@@ -31,6 +31,11 @@ version=$("${as_user[@]}" "$app" --version)
 "${as_user[@]}" "$app" self-test --out "$work/frozen" --expect "$work/unfrozen/self-test.json"
 "${as_user[@]}" "$app" validate "$work/frozen/demo" >/dev/null
 test -s "$work/frozen/screenshot.png"
+# the launcher from the frozen app (its resources come through another loader there)
+"${as_user[@]}" "$app" install-launcher --prefix "$work/launcher" >/dev/null
+grep -q "Exec=.*medrcube-desktop" "$work/launcher/share/applications/medrcube-desktop.desktop"
+"${as_user[@]}" "$app" install-launcher --prefix "$work/launcher" --uninstall >/dev/null
+test ! -e "$work/launcher/share/applications/medrcube-desktop.desktop"
 
 tarball="dist/medrcube-desktop-${version##* }-linux-x86_64.tar.gz"
 tar -czf "$tarball" -C dist medrcube-desktop

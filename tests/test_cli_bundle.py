@@ -39,3 +39,26 @@ def test_install_launcher_writes_under_the_prefix(tmp_path, capsys):
     assert str(desktop) in written and "medrcube-desktop-gui" in desktop.read_text()
     assert main(["install-launcher", "--prefix", str(tmp_path), "--uninstall"]) == 0
     assert not desktop.exists()
+
+
+def test_no_display_is_said_so_not_blamed_on_a_library(monkeypatch, capsys):
+    """Over SSH without X forwarding Qt aborts naming libxcb-cursor0, installed or not."""
+    monkeypatch.setenv("QT_QPA_PLATFORM", "xcb")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(system_libraries, "loadable", lambda soname: True)
+    assert main(["--demo"]) == 1
+    err = capsys.readouterr().err
+    assert "no display to open the window on" in err and "apt-get" not in err
+
+
+def test_launcher_resources_resolve_one_part_at_a_time(monkeypatch):
+    """In the frozen bundle files() is a MultiplexedPath: joinpath takes one part on
+    Python 3.11, so the launcher's files are found part by part."""
+    from importlib.resources.readers import MultiplexedPath
+
+    from medrcube_desktop.core import launcher
+
+    real = launcher.files("medrcube_desktop.resources")
+    monkeypatch.setattr(launcher, "files", lambda _name: MultiplexedPath(str(real)))
+    assert launcher._resource("desktop", launcher.METAINFO_FILE).is_file()

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
+from medrcube_desktop.cli.common import PROG
 
 GUI_OPTIONS = ("demo", "dataset", "db", "reviewer", "screenshot", "quit_after_ms")
 """The window's options; each is stored as ``window_<name>``, apart from a command's own
@@ -118,6 +119,17 @@ def check_qt_libraries() -> bool:
     platform = qt_platform()
     missing = missing_libraries(platform)
     if not missing:
+        if platform == "xcb" and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        ):  # Qt would abort naming libxcb-cursor0 even when it is installed
+            print(
+                f"{PROG}: no display to open the window on (DISPLAY and WAYLAND_DISPLAY "
+                "are not set; over SSH use ssh -X). Without a screen: "
+                "QT_QPA_PLATFORM=offscreen with --screenshot FILE --quit-after-ms 3000, "
+                "or a command (medrcube-desktop --help).",
+                file=sys.stderr,
+            )
+            return False
         return True
     message = missing_message(missing, platform)
     print(message, file=sys.stderr)

@@ -24,7 +24,12 @@ GUI_SCRIPT = "medrcube-desktop-gui"
 
 
 def _resource(*parts: str):
-    return files("medrcube_desktop.resources").joinpath(*parts)
+    # one part at a time: in the frozen bundle files() is a MultiplexedPath, whose
+    # joinpath takes a single part on Python 3.11 (a TypeError with two)
+    found = files("medrcube_desktop.resources")
+    for part in parts:
+        found = found.joinpath(part)
+    return found
 
 
 def targets(share: Path) -> dict[Path, object]:
