@@ -62,3 +62,12 @@ def test_launcher_resources_resolve_one_part_at_a_time(monkeypatch):
     real = launcher.files("medrcube_desktop.resources")
     monkeypatch.setattr(launcher, "files", lambda _name: MultiplexedPath(str(real)))
     assert launcher._resource("desktop", launcher.METAINFO_FILE).is_file()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux desktop layout")
+def test_install_launcher_follows_xdg_data_home(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert main(["install-launcher"]) == 0
+    assert (tmp_path / "data/applications/medrcube-desktop.desktop").is_file()
+    assert main(["install-launcher", "--uninstall"]) == 0
+    assert not (tmp_path / "data/applications/medrcube-desktop.desktop").exists()

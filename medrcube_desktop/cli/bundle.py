@@ -44,11 +44,15 @@ def add_parsers(sub) -> None:
         sub, "install-launcher", cmd_install_launcher,
         help="add the app to the desktop's menu (launcher, icons, AppStream metainfo)",
         description="Write the freedesktop launcher, the icons (SVG and PNG 16 to 256) and "
-        "the AppStream metainfo under PREFIX/share (default ~/.local), with the launcher "
+        "the AppStream metainfo under PREFIX/share (default $XDG_DATA_HOME or ~/.local/share), "
+        "with the launcher "
         "starting this installation (the bundle's executable, or medrcube-desktop-gui).",
     )  # fmt: skip
     launcher.add_argument(
-        "--prefix", type=Path, metavar="DIR", help="install under DIR/share (default: ~/.local)"
+        "--prefix",
+        type=Path,
+        metavar="DIR",
+        help="install under DIR/share (default: $XDG_DATA_HOME, else ~/.local/share)",
     )
     launcher.add_argument(
         "--uninstall", action="store_true", help="remove the files an earlier run wrote"
@@ -141,7 +145,7 @@ def cmd_install_launcher(args: argparse.Namespace) -> int:
     """``install-launcher``: write (or remove) the desktop integration files."""
     from medrcube_desktop.core import launcher
 
-    share = (args.prefix or Path.home() / ".local") / "share"
+    share = data_home() if args.prefix is None else args.prefix / "share"
     if args.uninstall:
         removed = launcher.uninstall(share)
         emit(args.json, {"removed": [str(p) for p in removed]}, [f"removed {p}" for p in removed])
@@ -149,3 +153,12 @@ def cmd_install_launcher(args: argparse.Namespace) -> int:
     written = launcher.install(share, launcher.launch_command())
     emit(args.json, {"written": [str(p) for p in written]}, [f"wrote {p}" for p in written])
     return Outcome.DONE
+
+
+def data_home() -> Path:
+    """Where the desktop looks for a user's launchers: ``$XDG_DATA_HOME`` when it is an
+    absolute path, else ``~/.local/share`` (XDG Base Directory Specification 0.8)."""
+    import os
+
+    value = os.environ.get("XDG_DATA_HOME", "")
+    return Path(value) if value and Path(value).is_absolute() else Path.home() / ".local" / "share"
