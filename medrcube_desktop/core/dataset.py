@@ -284,6 +284,7 @@ def _load_file(
         benchmark.problems.append(records)
         return
     quick = None if file.suspect else _quick_context(file)
+    conventions: dict[int, list[str]] = {0: [], 1: []}  # items read only 0- / 1-based
     for index, record in enumerate(records):
         try:
             quick_found = quick_item(quick, record, seen_ids) if quick is not None else None
@@ -295,6 +296,7 @@ def _load_file(
             name = raw_id if isinstance(raw_id, str) and raw_id.strip() else positional_name(index)
             found = [Problem(file.rel, name, None, message)]
         if isinstance(found, Item):
+            _note_convention(conventions, record, found)
             if found.restricted and not os.path.lexists(found.image_path):
                 benchmark.restricted.append(found)
                 if images:
@@ -302,6 +304,30 @@ def _load_file(
             benchmark.items.append(found)
         else:
             benchmark.problems.extend(found)
+    if conventions[0] and conventions[1]:
+        zero, one = conventions[0], conventions[1]
+        benchmark.problems.append(Problem(
+            file.rel, None, "correct_index",
+            f"the file mixes conventions: {len(zero)} item(s) read only 0-based (first "
+            f"{zero[0]}), {len(one)} only 1-based (first {one[0]}); one of the two groups "
+            "has its correct_index off by one",
+        ))  # fmt: skip
+
+
+def _note_convention(conventions: dict[int, list[str]], record: object, item: Item) -> None:
+    """Add ``item``'s id to ``conventions[0]`` or ``[1]`` when its ``correct_index`` names
+    the answer in only that convention (the public release uses one per file; a file
+    mixing them has some indices off by one, which each item alone cannot show)."""
+    index = record.get("correct_index") if isinstance(record, dict) else None
+    if isinstance(index, str) and index.strip().isascii() and index.strip().isdigit():
+        index = int(index.strip())
+    if isinstance(index, bool) or not isinstance(index, int):
+        return
+    letters = list(item.options)
+    zero = 0 <= index < len(letters) and letters[index] == item.answer
+    one = 1 <= index <= len(letters) and letters[index - 1] == item.answer
+    if zero != one:
+        conventions[0 if zero else 1].append(item.id)
 
 
 def _quick_context(file: _File) -> QuickContext:

@@ -132,3 +132,18 @@ def test_validate_lists_restricted_items_apart(tmp_path, capsys):
     assert main(["validate", str(root)]) == 0
     text = capsys.readouterr().out
     assert "1 restricted item without their image" in text and "ds1/test.json item r1" in text
+
+
+def test_a_file_mixing_zero_and_one_based_indices_is_a_problem(tmp_path):
+    """Each index alone names the answer in one convention; together they cannot both
+    be right: one group is off by one."""
+    bench = load(tmp_path, [card_item("a", correct_index=1), card_item("b", correct_index=2),
+                            card_item("c", correct_index=1)])  # fmt: skip
+    (problem,) = [p for p in bench.problems if p.field == "correct_index"]
+    assert problem.item is None and "mixes conventions" in problem.message
+    assert "2 item(s) read only 0-based (first a), 1 only 1-based (first b)" in problem.message
+    assert len(bench.items) == 3  # the items themselves stay
+    same = load(
+        tmp_path / "same", [card_item("a", correct_index=1), card_item("c", correct_index=1)]
+    )
+    assert not [p for p in same.problems if p.field == "correct_index"]
