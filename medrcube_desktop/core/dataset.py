@@ -30,6 +30,8 @@ from medrcube_desktop.core.fields import (
     OverlongInt,
     Report,
     check_correct_index,
+    correct_index_value,
+    index_readings,
     match_answer,
     parse_bbox,
     parse_id,
@@ -318,14 +320,10 @@ def _note_convention(conventions: dict[int, list[str]], record: object, item: It
     """Add ``item``'s id to ``conventions[0]`` or ``[1]`` when its ``correct_index`` names
     the answer in only that convention (the public release uses one per file; a file
     mixing them has some indices off by one, which each item alone cannot show)."""
-    index = record.get("correct_index") if isinstance(record, dict) else None
-    if isinstance(index, str) and index.strip().isascii() and index.strip().isdigit():
-        index = int(index.strip())
-    if isinstance(index, bool) or not isinstance(index, int):
+    index = correct_index_value(record.get("correct_index") if isinstance(record, dict) else None)
+    if index is None:
         return
-    letters = list(item.options)
-    zero = 0 <= index < len(letters) and letters[index] == item.answer
-    one = 1 <= index <= len(letters) and letters[index - 1] == item.answer
+    zero, one = (letter == item.answer for letter in index_readings(index, item.options))
     if zero != one:
         conventions[0 if zero else 1].append(item.id)
 

@@ -251,6 +251,23 @@ def parse_restricted(value: object, report: Report) -> bool:
     return False
 
 
+def correct_index_value(value: object) -> int | None:
+    """``correct_index`` as an int: an integer, or ASCII digits ("2" from a CSV export;
+    never "²" or "١", which ``str.isdigit`` accepts and ``int`` refuses); else None."""
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    return None if isinstance(value, bool) or not isinstance(value, int) else value
+
+
+def index_readings(index: int, options: dict[str, str]) -> tuple[str | None, str | None]:
+    """The option letter ``index`` names counting from 0, and counting from 1 (None
+    where it names none)."""
+    letters = list(options)
+    zero = letters[index] if 0 <= index < len(letters) else None
+    one = letters[index - 1] if 1 <= index <= len(letters) else None
+    return zero, one
+
+
 def check_correct_index(
     value: object, answer: str | None, options: dict[str, str], options_ok: bool, report: Report
 ) -> None:
@@ -262,22 +279,20 @@ def check_correct_index(
     """
     if value is None:
         return
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        value = int(value.strip())  # "2" from a CSV export; never "²" or "١" (isdigit alone)
-    if isinstance(value, bool) or not isinstance(value, int):
+    index = correct_index_value(value)
+    if index is None:
         report("correct_index", f"expected an integer, found {type_name(value)}")
         return
     if answer is None or not options_ok:
         return  # the answer (or an option) is reported already
-    letters = list(options)
-    zero = letters[value] if 0 <= value < len(letters) else None
-    one = letters[value - 1] if 1 <= value <= len(letters) else None
+    value = index
+    zero, one = index_readings(index, options)
     if answer in (zero, one):
         return
     if zero is None and one is None:
         report(
             "correct_index",
-            f"correct_index {value} names no option (the item has {len(letters)}), "
+            f"correct_index {value} names no option (the item has {len(options)}), "
             f"gt_answer is {answer}",
         )
         return

@@ -54,6 +54,17 @@ class PairIndex:
     warnings: tuple[str, ...]
 
 
+def _roles(matrix: RunMatrix, preset: str) -> tuple[np.ndarray, set[str]]:
+    """(n_items,) int: 1 a high-level item, 0 a prerequisite, -1 neither (``pair_role``
+    under ``preset``), and the preset's warnings. MedRCubeError for an unknown preset."""
+    if preset not in PRESETS:
+        raise MedRCubeError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+    warnings: set[str] = set()
+    code = {"high": 1, "low": 0, None: -1}
+    roles = np.array([code[pair_role(item, preset, warnings)] for item in matrix.items], int)
+    return roles, warnings
+
+
 def pair_index(matrix: RunMatrix, preset: str = "paper") -> PairIndex:
     """Every (L, H) pair on the same image of ``matrix.items`` under ``preset``.
 
@@ -68,11 +79,7 @@ def pair_index(matrix: RunMatrix, preset: str = "paper") -> PairIndex:
     MedRCubeError
         Unknown preset.
     """
-    if preset not in PRESETS:
-        raise MedRCubeError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
-    warnings: set[str] = set()
-    code = {"high": 1, "low": 0, None: -1}
-    roles = np.array([code[pair_role(item, preset, warnings)] for item in matrix.items], int)
+    roles, warnings = _roles(matrix, preset)
     images = matrix.images() if len(matrix.items) else np.zeros(0, dtype=np.int64)
     n_all = int(images.max()) + 1 if images.size else 0
     lows = np.flatnonzero(roles == 0)
@@ -131,11 +138,7 @@ def image_counts(matrix: RunMatrix, preset: str = "paper") -> ImageCounts:
     MedRCubeError
         Unknown preset.
     """
-    if preset not in PRESETS:
-        raise MedRCubeError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
-    warnings: set[str] = set()
-    code = {"high": 1, "low": 0, None: -1}
-    roles = np.array([code[pair_role(item, preset, warnings)] for item in matrix.items], int)
+    roles, warnings = _roles(matrix, preset)
     n_runs = len(matrix.runs)
     if not len(matrix.items):
         return ImageCounts(np.zeros((0, n_runs, 4)), tuple(sorted(warnings)))
