@@ -1,6 +1,7 @@
 """Command-line value types: sizes, shares and sampling numbers (issue 11)."""
 
 import argparse
+import re
 
 import pytest
 
@@ -29,3 +30,20 @@ def test_shares_and_sampling_numbers_refuse_what_no_run_can_use():
     for bad in ("nan", "inf", "-inf", "x"):
         with pytest.raises(argparse.ArgumentTypeError):
             finite(bad)
+
+
+def test_a_base_url_needs_http_or_https_and_a_host():
+    from medrcube_desktop.cli.argtypes import base_url
+
+    assert base_url(" http://localhost:8000/v1 ") == "http://localhost:8000/v1"
+    assert base_url("https://api.openai.com/v1") == "https://api.openai.com/v1"
+    for bad, said in (
+        ("notaurl", "not an http(s) URL with a host: 'notaurl'"),
+        ("localhost:8000/v1", "not an http(s) URL"),  # the scheme forgotten
+        ("ftp://host/v1", "not an http(s) URL"),
+        ("http:///v1", "not an http(s) URL"),
+        ("http://host:99999/v1", "not a URL: 'http://host:99999/v1' (Port out of range"),
+        ("http://host:port/v1", "not a URL"),
+    ):
+        with pytest.raises(argparse.ArgumentTypeError, match=re.escape(said)):
+            base_url(bad)

@@ -107,3 +107,13 @@ def finite(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value
+
+
+def base_url(text: str) -> str:
+    """An endpoint's base URL (:func:`medrcube_desktop.llm.keys.check_base_url`)."""
+    from medrcube_desktop.llm.keys import check_base_url
+
+    try:
+        return check_base_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -56,7 +56,7 @@ def add_parsers(sub) -> None:
     ev.add_argument("--engine", choices=ENGINES, required=True)
     ev.add_argument("--model", required=True, metavar="NAME")
     ev.add_argument(
-        "--base-url", action="append", default=[], metavar="URL",
+        "--base-url", action="append", default=[], type=argtypes.base_url, metavar="URL",
         help="endpoint (repeat to spread items over servers); vllm-server: attach to it",
     )  # fmt: skip
     ev.add_argument(
@@ -299,7 +299,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     list_failures(state.failed)
     timing = state.timing()
     if not args.json and not args.text_only:
-        say(timing_line(timing))
+        say(timing_line(timing, answered=state.answered))
     acc, base = summary["accuracy"], summary["random_baseline"]
     emit(
         args.json,
@@ -321,8 +321,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return outcome_of(state)
 
 
-def timing_line(timing: Timing) -> str:
-    """A run's :class:`~medrcube_desktop.evaluation.runner.Timing` in one line for people."""
+def timing_line(timing: Timing, answered: int) -> str:
+    """A run's :class:`~medrcube_desktop.evaluation.runner.Timing` in one line for people;
+    ``answered``: answers this run received (none: nothing to time)."""
     return (
         f"images: {timing['images']} prepared ({timing['original']} sent as stored, "
         f"{timing['rendered']} rendered, {timing['cached']} from the cache) in "
@@ -331,6 +332,8 @@ def timing_line(timing: Timing) -> str:
         + (
             f"{timing['endpoint_s']:.2f} s"
             if timing["endpoint_s"] is not None
+            else "not measured (no answer in this run)"
+            if not answered
             else "not measured (no answer reported one: the vllm engine answers in batches)"
         )
     )

@@ -52,7 +52,9 @@ def add_parsers(sub) -> None:
     add_dataset(judge)
     add_db(judge, creates=True)
     judge.add_argument("--model", required=True, type=argtypes.name, metavar="NAME")
-    judge.add_argument("--base-url", metavar="URL", help="endpoint (default: OpenAI)")
+    judge.add_argument(
+        "--base-url", type=argtypes.base_url, metavar="URL", help="endpoint (default: OpenAI)"
+    )
     judge.add_argument(
         "--concurrency", type=argtypes.concurrency, metavar="N",
         default=default_of(JudgeConfig, "concurrency"), help="requests in flight (%(default)s)",

@@ -23,6 +23,30 @@ LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 log = logging.getLogger(__name__)
 
 
+def check_base_url(text: str) -> str:
+    """``text`` stripped, if it is an endpoint's base URL: ``http`` or ``https`` with a
+    host (``http://localhost:8000/v1``).
+
+    Checked before a run because the OpenAI SDK takes any string and fails later with a
+    message about the key or the connection that does not name the URL's fault.
+
+    Raises
+    ------
+    ValueError
+        Not an http(s) URL with a host, or a port that is not a number in 0–65535.
+    """
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError as exc:
+        raise ValueError(f"not a URL: {text!r} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            f"not an http(s) URL with a host: {text!r} (for example http://localhost:8000/v1)"
+        )
+    return text.strip()
+
+
 def endpoint_host(base_url: str | None) -> str:
     """Host name of an endpoint URL (``api.openai.com`` when ``base_url`` is None)."""
     return (urlsplit(base_url or DEFAULT_BASE_URL).hostname or "").lower()

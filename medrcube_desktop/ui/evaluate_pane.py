@@ -43,6 +43,7 @@ from medrcube_desktop.evaluation.runner import (
     run_record,
 )
 from medrcube_desktop.llm.client import MAX_CONCURRENCY
+from medrcube_desktop.llm.keys import check_base_url
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.job_runner import JobRunnerView
@@ -255,6 +256,12 @@ class EvaluatePane(QDialog):
         if self.store.path is None:
             self.status.setText("This study has no database file to share with the run.")
             return
+        for url in self.base_urls.text().split():
+            try:
+                check_base_url(url)
+            except ValueError as exc:
+                self.status.setText(f"Base URLs: {esc(exc)}")
+                return
         self._endpoints_edited()
         if self.key_row.entry.text().strip():  # typed but not yet stored: store it first
             self.key_row.store_key()

@@ -32,7 +32,7 @@ from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.llm.judge import JudgeConfig, JudgeSummary, run_judge
-from medrcube_desktop.llm.keys import find_api_key
+from medrcube_desktop.llm.keys import check_base_url, find_api_key
 from medrcube_desktop.ui.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.screen import fit_to_screen
@@ -131,6 +131,12 @@ class JudgeDialog(QDialog):
             self.status.setText("This study has no database file to share with the run.")
             return
         base_url = self.base_url.text().strip() or None
+        if base_url is not None:
+            try:
+                check_base_url(base_url)
+            except ValueError as exc:
+                self.status.setText(f"Endpoint: {exc}")
+                return
         remember(ENDPOINT_SETTING, base_url or "")
         if self.key_row.entry.text().strip():  # typed but not yet stored: store it first
             self.key_row.store_key()

@@ -32,3 +32,22 @@ def test_a_run_shows_progress_and_failures_and_the_judgments_stay_blind(
     window.commit()
     assert "gpt-5.1-ui" in visible_texts(window)
     assert window.reveal_pane.table.item(list(RULE_IDS).index("1.4"), 0).text() == "≠"
+
+
+def test_a_bad_endpoint_is_named_before_any_run(qtbot, ct_benchmark, tmp_path):
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    dialog = window.open_judge_dialog()
+    dialog.base_url.setText("localhost:8000/v1")
+    dialog.start_button.click()
+    assert dialog.status.text().startswith("Endpoint: not an http(s) URL with a host")
+    assert not dialog.runner.is_running()
+    pane = window.open_evaluate_pane()
+    pane.base_urls.setText("http://a:8000/v1 notaurl")
+    pane.model.setText("m")
+    pane.start()
+    assert pane.status.text().startswith(  # rich text: the quotes escaped
+        "Base URLs: not an http(s) URL with a host: &#x27;notaurl&#x27;"
+    )
+    assert not pane.runner.is_running()
+    dialog.close()
+    pane.close()
