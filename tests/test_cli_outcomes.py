@@ -167,6 +167,47 @@ def test_export_run_of_a_run_that_does_not_exist_is_bad_input(bench, tmp_path, c
     assert not (tmp_path / "r.json").exists()
 
 
+def test_an_empty_result_is_refused_and_never_written_over_an_earlier_export(
+    bench, tmp_path, capsys
+):
+    from medrcube_desktop.evaluation.engines.base import SamplingConfig
+    from medrcube_desktop.evaluation.engines.local_engines import VLLMEngine
+    from medrcube_desktop.evaluation.runner import ImageOptions, run_record
+    from medrcube_desktop.store import StudyStore
+
+    db = tmp_path / "s.db"
+    store = StudyStore(db)
+    engine = VLLMEngine("m", SamplingConfig())
+    store.save_run(run_record("empty", engine, "m", ImageOptions(), str(bench)))
+    store.close()
+    earlier = tmp_path / "r.json"
+    earlier.write_text("[{...an export of last week}]")
+    assert main(["export-run", "--db", str(db), "--run", "empty", "--dataset", str(bench),
+                 "--out", str(earlier)]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "run 'empty' has no answer to any of the 4 items loaded (0 answers stored)" in err
+    assert earlier.read_text() == "[{...an export of last week}]"
+    assert main(["credibility", "--db", str(db), "--run", "empty", "--dataset", str(bench)]) == 2
+    assert "run empty: no usable answer to count" in capsys.readouterr().err
+    unusable = tmp_path / "bad.json"
+    unusable.write_text('[{"id": "x"}, 5]')
+    assert main(["credibility", "--results", str(unusable), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert "no usable answer to count" in json.loads(out)["error"]
+    assert "record 1: not an object" in err
+
+
+def test_a_benchmark_with_no_loadable_item_is_said_so_not_sampled_from(tmp_path, capsys):
+    root = write_benchmark(tmp_path / "b", {"ds1": [{"id": "x"}, {"id": "y"}]}, {})
+    db = tmp_path / "s.db"
+    args = ["study", "--dataset", str(root), "--db", str(db), "--name", "s", "--n", "5"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"{root}: no item can be sampled: 2 items (18 problems) cannot be loaded\n")
+    assert "warning: 2 items (18 problems) cannot be loaded and are not sampled" in err
+    assert not db.exists()
+
+
 def test_with_json_an_error_is_one_json_document_too(tmp_path, capsys):
     assert main(["validate", str(tmp_path / "nope"), "--json"]) == 2
     out, err = capsys.readouterr()

@@ -12,6 +12,7 @@ from medrcube_desktop.cli.common import (
     add_db,
     add_json,
     emit,
+    load_items,
     open_database,
     say,
 )
@@ -72,14 +73,11 @@ def add_parsers(sub) -> None:
 
 def cmd_study(args: argparse.Namespace) -> int:
     """``study``: store the sample; print its size."""
-    from medrcube_desktop.core.dataset import load_benchmark
     from medrcube_desktop.review.studies import create_or_extend_study
 
-    benchmark = load_benchmark(args.dataset)
+    _, items = load_items(args.dataset, verb="sampled")
     with open_database(args.db, create=True) as store:
-        record = create_or_extend_study(
-            store, args.name, benchmark.items, args.n, args.seed, args.stratify
-        )
+        record = create_or_extend_study(store, args.name, items, args.n, args.seed, args.stratify)
     emit(
         args.json,
         {"name": record.name, "seed": record.seed, "items": list(record.item_ids)},

@@ -26,7 +26,7 @@ from medrcube_desktop.core.files import (
     same_file,
 )
 from medrcube_desktop.core.progress import Outcome
-from medrcube_desktop.errors import MedRCubeError, StoreError
+from medrcube_desktop.errors import DatasetError, MedRCubeError, StoreError
 
 PROG = "medrcube-desktop"
 
@@ -148,15 +148,16 @@ def load_items(
     Raises
     ------
     DatasetError
-        ``dataset`` cannot be used at all.
+        ``dataset`` cannot be used at all, or none of its items can be ``verb``.
     """
     from medrcube_desktop.core.dataset import load_benchmark
 
     benchmark = load_benchmark(dataset, images=images)
     if benchmark.problems:
+        one = not_loaded(benchmark.problems) == (1, 0)
         warn(
-            f"{len(benchmark.problems)} items cannot be loaded and are not {verb} "
-            f"({PROG} validate {dataset} lists them)"
+            f"{not_loaded_text(benchmark.problems)} cannot be loaded and "
+            f"{'is' if one else 'are'} not {verb} ({PROG} validate {dataset} lists them)"
         )
     items = benchmark.items
     if images and benchmark.restricted:
@@ -168,7 +169,33 @@ def load_items(
                 f"{len(benchmark.restricted)} restricted items have no image (not "
                 f"redistributed) and are not {verb}{skipped_hint}"
             )
+    if not items:  # nothing to work on: say why instead of an empty result
+        why = []
+        if benchmark.problems:
+            why.append(f"{not_loaded_text(benchmark.problems)} cannot be loaded")
+        if benchmark.restricted and not (images and restricted):
+            why.append(f"{len(benchmark.restricted)} are restricted{skipped_hint}")
+        raise DatasetError(
+            f"{dataset}: no item can be {verb}" + (f": {'; '.join(why)}" if why else "")
+        )
     return benchmark, items[:limit] if limit else items
+
+
+def not_loaded(problems: Sequence[Any]) -> tuple[int, int]:
+    """(items, files) that ``problems`` (:class:`~medrcube_desktop.core.dataset.Problem`)
+    are about: an item with five bad fields is one item, a file-level problem one file."""
+    items = {(p.file, p.item) for p in problems if p.item is not None}
+    files = {p.file for p in problems if p.item is None}
+    return len(items), len(files)
+
+
+def not_loaded_text(problems: Sequence[Any]) -> str:
+    """``3 items (7 problems)``, ``1 item and the items of 1 file (4 problems)``."""
+    items, files = not_loaded(problems)
+    counted = f"{items} item{'' if items == 1 else 's'}"
+    if files:
+        counted += f" and the items of {files} file{'' if files == 1 else 's'}"
+    return f"{counted} ({len(problems)} problem{'' if len(problems) == 1 else 's'})"
 
 
 def say(message: str) -> None:

@@ -21,6 +21,7 @@ from medrcube_desktop.cli.common import (
     emit,
     list_failures,
     load_items,
+    not_loaded,
     open_database,
     refuse_overwrite,
     say,
@@ -308,7 +309,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             "failed": state.failed,
             "skipped": state.skipped,
             "cancelled": state.cancelled,
-            "not_loaded": len(benchmark.problems),
+            "not_loaded": not_loaded(benchmark.problems)[0],
             "restricted": len(benchmark.restricted),
             "restricted_included": bool(args.text_only),
             "timing": timing,
@@ -363,6 +364,11 @@ def cmd_credibility(args: argparse.Namespace) -> int:
                 f"run {args.run} has answered {len(outcomes)} of {len(items)} items; "
                 "the figures cover those"
             )
+    if not outcomes:  # figures of nothing would print as a result: say why instead
+        for warning in warnings:
+            warn(warning)
+        source = args.results if args.results is not None else f"run {args.run}"
+        raise MedRCubeError(f"{source}: no usable answer to count (see the warnings above)")
     pairs, pair_warnings = pair_outcomes(outcomes, args.preset)
     for warning in warnings + pair_warnings:
         warn(warning)

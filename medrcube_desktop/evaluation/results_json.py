@@ -70,7 +70,8 @@ def export_run(store: StudyStore, run: str, items: Sequence[Item], path: str | P
     Raises
     ------
     MedRCubeError
-        No such run.
+        No such run, or it has no answer to any of ``items`` (nothing is written: an
+        empty file over an earlier export would lose it).
     OSError
         The file cannot be written.
     """
@@ -97,6 +98,11 @@ def export_run(store: StudyStore, run: str, items: Sequence[Item], path: str | P
                 "official_answer": answer.official_answer,
                 "official_correct": answer.official_correct,
             }
+        )
+    if not records:
+        raise MedRCubeError(
+            f"run {run!r} has no answer to any of the {len(items)} items loaded"
+            f" ({len(answers)} answers stored); nothing written to {path}"
         )
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
