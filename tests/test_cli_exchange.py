@@ -74,14 +74,25 @@ def test_export_reviews_writes_the_chosen_revisions(tmp_path, capsys):
     assert out.read_text("utf-8").splitlines()[1].split(",")[8] == "second"
 
 
-def test_export_reviews_of_unknown_reviewer_warns_and_missing_db_exits_2(tmp_path, capsys):
+def test_export_reviews_of_unknown_reviewer_writes_nothing_and_missing_db_exits_2(
+    tmp_path, capsys
+):
     db = tmp_path / "study.db"
     StudyStore(db).save_review(Review("dr-a", "i1", dict.fromkeys(RULE_IDS, 1), "", T0, T0))
     out = tmp_path / "out.csv"
-    assert main(["export-reviews", "--db", str(db), "--reviewer", "dr-x", "--out", str(out)]) == 0
+    out.write_text("last week's export")
+    assert main(["export-reviews", "--db", str(db), "--reviewer", "dr-x", "--out", str(out)]) == 2
     assert capsys.readouterr().err == (
-        f"medrcube-desktop: no reviews by 'dr-x' in {db} (reviewers: dr-a)\n"
+        f"medrcube-desktop: no reviews by 'dr-x' in {db} (reviewers: dr-a); "
+        f"nothing written to {out}\n"
     )
+    assert out.read_text() == "last week's export"
+    assert main(["export-judgments", "--db", str(db), "--model", "m", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"medrcube-desktop: no successful judgments by 'm' (models: none); "
+        f"nothing written to {out}\n"
+    )
+    assert out.read_text() == "last week's export"
     missing = tmp_path / "nope.db"
     args = ["export-reviews", "--db", str(missing), "--reviewer", "dr-a", "--out", str(out)]
     assert main(args) == 2

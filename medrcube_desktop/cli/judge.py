@@ -9,7 +9,6 @@ from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
 from medrcube_desktop.cli.common import (
-    PROG,
     add_command,
     add_dataset,
     add_db,
@@ -196,12 +195,5 @@ def cmd_export_judgments(args: argparse.Namespace) -> int:
     with open_database(args.db, create=False) as store:
         refuse_overwrite(args.out, args.db)
         count = export_judgments(store, args.model, args.out)
-        models = store.judgment_models() if count == 0 else []
-    if count == 0:
-        print(
-            f"{PROG}: no successful judgments by {args.model!r} "
-            f"(models: {', '.join(models) or 'none'})",
-            file=sys.stderr,
-        )
     emit(args.json, {"exported": count}, f"{count} judgments written to {args.out}")
     return Outcome.DONE

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
 from medrcube_desktop.cli.common import (
-    PROG,
     add_command,
     add_db,
     add_json,
@@ -93,14 +92,13 @@ def cmd_export_reviews(args: argparse.Namespace) -> int:
 
     with open_database(args.db, create=False) as store:
         refuse_overwrite(args.out, args.db)
+        known = store.reviewers()
+        if args.reviewer not in known:  # before writing: an empty CSV would lose an export
+            raise StoreError(
+                f"no reviews by {args.reviewer!r} in {args.db} "
+                f"(reviewers: {', '.join(known) or 'none'}); nothing written to {args.out}"
+            )
         rows = export_reviews(store, args.reviewer, args.out, args.revisions)
-        known = store.reviewers() if rows == 0 else []
-    if rows == 0 and args.reviewer not in known:
-        print(
-            f"{PROG}: no reviews by {args.reviewer!r} in {args.db} "
-            f"(reviewers: {', '.join(known) or 'none'})",
-            file=sys.stderr,
-        )
     emit(
         args.json,
         {"rows": rows, "out": str(args.out)},

@@ -23,8 +23,22 @@ from medrcube_desktop.store.judgments import Judgment
 
 def export_judgments(store: StudyStore, model: str, path: str | Path) -> int:
     """Write ``model``'s latest successful judgment of each item; return lines written
-    (sorted by item id; atomic write; raises StoreError or OSError)."""
+    (sorted by item id; atomic write).
+
+    Raises
+    ------
+    JudgeError
+        ``model`` has no successful judgment: nothing is written (an empty file over an
+        earlier export would lose it).
+    StoreError, OSError
+        The database cannot be read or the file cannot be written.
+    """
     judged = store.judgments(model)
+    if not judged:
+        models = ", ".join(store.judgment_models()) or "none"
+        raise JudgeError(
+            f"no successful judgments by {model!r} (models: {models}); nothing written to {path}"
+        )
     lines = []
     for item_id in sorted(judged):
         scores = judged[item_id].scores or {}
