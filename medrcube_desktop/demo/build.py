@@ -72,13 +72,46 @@ def build_demo(out_dir: Path, progress: ProgressFn | None = None) -> Path:
     Raises
     ------
     DatasetError
-        ``out_dir`` is not empty, a source package is missing, or a source no longer
-        establishes the fact a question relies on.
+        ``out_dir`` is not empty, a source package is missing, a source no longer
+        establishes the fact a question relies on, or a file cannot be written (what was
+        written is removed again).
     """
+    existed = Path(out_dir).exists()
     root = _empty_folder(Path(out_dir))
-    with _quiet_pydicom():
-        _build_into(root, progress)
+    try:
+        with _quiet_pydicom():
+            _build_into(root, progress)
+    except OSError as exc:  # a full disk, say: no half demo left behind
+        _clear(root, remove_folder=not existed)
+        raise DatasetError(
+            f"{root}: the demo could not be written ({os_error_text(exc)}); nothing was kept"
+        ) from exc
     return root
+
+
+def os_error_text(exc: BaseException) -> str:
+    """What an ``OSError`` says in a line: the first ``strerror`` of its cause chain
+    (pydicom re-raises a write error with a traceback in its message, errno lost)."""
+    cause: BaseException | None = exc
+    seen: set[int] = set()
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror + (f": {cause.filename}" if cause.filename else "")
+        cause = cause.__cause__ or cause.__context__
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _clear(root: Path, remove_folder: bool) -> None:
+    """Remove what a failed build wrote under ``root`` (and ``root`` if it made it)."""
+    if remove_folder:
+        shutil.rmtree(root, ignore_errors=True)
+        return
+    for child in root.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

@@ -318,3 +318,33 @@ def test_ensure_demo_keeps_the_old_demo_when_a_build_fails(tmp_path, monkeypatch
         ensure_demo(target)
     assert json.loads((target / "MANIFEST.json").read_text()) == {"builder_version": "old"}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]
+
+
+@pytest.mark.parametrize("folder_existed", [False, True])
+def test_a_demo_build_that_fills_the_disk_leaves_nothing_and_says_why(
+    tmp_path, monkeypatch, folder_existed
+):
+    import errno
+
+    steps = build.recipes()
+
+    def full(root):
+        (root / "half.dcm").write_bytes(b"DICM")  # what a write got out before the disk filled
+        try:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        except OSError as exc:  # as pydicom re-raises: the traceback in the message, no errno
+            raise OSError(f"With tag (7FE0,0010) got exception: {exc}\nTraceback ...") from exc
+
+    monkeypatch.setattr(build, "recipes", lambda: [steps[0], ("full", full)])
+    out = tmp_path / "demo"
+    if folder_existed:
+        out.mkdir()
+    with pytest.raises(DatasetError) as raised:
+        build_demo(out)
+    assert str(raised.value) == (
+        f"{out}: the demo could not be written (No space left on device); nothing was kept"
+    )
+    assert out.is_dir() == folder_existed and (not folder_existed or not any(out.iterdir()))
+    from medrcube_desktop.cli.common import exit_status
+
+    assert exit_status(raised.value) == 1  # a failed write, not bad input
