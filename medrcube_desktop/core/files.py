@@ -4,10 +4,11 @@ permissions a new file gets."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -312,3 +313,39 @@ def file_stamp(path: str | Path | None) -> tuple[int, ...]:
         return stamp
     except OSError:
         return (-1,)
+
+
+def write_folder_all_or_nothing(
+    out: Path, write: Callable[[Path], Sequence[str] | None]
+) -> list[Path]:
+    """Files of one result written into ``out`` together, or none of them.
+
+    ``write(stage)`` writes every file into ``stage``, a hidden folder inside ``out``
+    (the same file system, writable where ``out`` is), and returns their names (or None
+    to keep nothing: a cancel). Then each is renamed into ``out``, replacing a file of an
+    earlier result with the same name. On any error (a full disk half-way through) or a
+    None, ``stage`` is removed and ``out`` is left as it was (created if missing).
+
+    Returns
+    -------
+    list of Path
+        The files now in ``out``; ``[]`` when ``write`` returned None.
+
+    Raises
+    ------
+    OSError
+        ``out`` or a file cannot be written; whatever ``write`` raises.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=out, prefix=".writing-"))
+    try:
+        names = write(stage)
+        if names is None:
+            return []
+        moved = []
+        for name in names:
+            os.replace(stage / name, out / name)
+            moved.append(out / name)
+        return moved
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)

@@ -130,6 +130,27 @@ def test_out_writes_every_file_with_the_provenance(study, capsys, tmp_path):
     assert "rubric nbme-medrcube-1" in (out / "confusion_tables.svg").read_text()
 
 
+def test_a_report_that_fills_the_disk_half_way_leaves_the_earlier_report_whole(
+    study, capsys, tmp_path, monkeypatch
+):
+    import errno
+
+    import medrcube_desktop.review.agreement.report as report
+
+    out = tmp_path / "report"
+    run(capsys, study, "--bootstrap", "100", "--out", str(out))
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(report, "save_figure", full)  # after the JSON, CSV and XLSX
+    args = ["agreement", "--db", study, "--reviewer", "dr-a", "--model", "gpt-5.1"]
+    assert main([*args, "--study", "all", "--seed", "5", "--out", str(out)]) == 1
+    assert "No space left on device" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # no hidden stage left
+
+
 def test_unknown_rater_or_study_is_one_line_exit_2(study, capsys):
     assert main(["agreement", "--db", study, "--reviewer", "nobody", "--model", "gpt-5.1"]) == 2
     assert "reviewers: dr-a" in capsys.readouterr().err

@@ -12,7 +12,6 @@ written to a temporary name and renamed (:func:`~medrcube_desktop.core.files.ato
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields
@@ -22,7 +21,12 @@ from typing import Any
 import numpy as np
 
 from medrcube_desktop.core.csvfile import neutralise_cell, write_csv
-from medrcube_desktop.core.files import atomic_path, atomic_write, refuse_overwrite
+from medrcube_desktop.core.files import (
+    atomic_path,
+    atomic_write,
+    refuse_overwrite,
+    write_folder_all_or_nothing,
+)
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_models import ModelCredibility
 from medrcube_desktop.evaluation.compare.result import CompareResult
@@ -121,26 +125,17 @@ def write_compare_outputs(
     OSError
         The folder or a file cannot be written.
     """
-    import shutil
-    import tempfile
-
     refuse_inputs(out_dir, inputs, sources)
     out = Path(out_dir).expanduser()
-    out.mkdir(parents=True, exist_ok=True)
-    # inside the folder itself: the same file system, and writable where the folder is
-    stage = Path(tempfile.mkdtemp(dir=out, prefix=".report-"))
-    try:
+
+    def write(stage: Path) -> list[str] | None:
         names = _write_all(stage, result, meta, cancel)
-        if names is None or (cancel is not None and cancel.is_set()):
-            return []
-        written = []
-        for name in names:
-            os.replace(stage / name, out / name)
-            written.append(out / name)
+        return None if names is None or (cancel is not None and cancel.is_set()) else names
+
+    written = write_folder_all_or_nothing(out, write)
+    if written:
         _remove_stale(out, written)
-        return written
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
+    return written
 
 
 def _write_all(

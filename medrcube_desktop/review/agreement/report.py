@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from medrcube_desktop.core.csvfile import neutralise_cell, write_csv
-from medrcube_desktop.core.files import atomic_path, refuse_overwrite
+from medrcube_desktop.core.files import atomic_path, refuse_overwrite, write_folder_all_or_nothing
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
 from medrcube_desktop.review.agreement.html import write_html
@@ -55,7 +55,9 @@ def write_outputs(
 
     Files: ``agreement.json``, ``agreement_long.csv`` (item × rule × rater),
     ``agreement.xlsx``, ``agreement_by_rule.png``/``.svg``, ``confusion_tables.png``/
-    ``.svg`` and ``report.html``. Each is written to a temporary name and renamed.
+    ``.svg`` and ``report.html``. All or nothing
+    (:func:`~medrcube_desktop.core.files.write_folder_all_or_nothing`): a failure half-way
+    (a full disk) leaves ``out_dir`` as it was.
 
     ``inputs`` (the study database) are never written over (:func:`refuse_inputs`).
 
@@ -68,20 +70,27 @@ def write_outputs(
     """
     refuse_inputs(out_dir, inputs)
     out = Path(out_dir).expanduser()
-    out.mkdir(parents=True, exist_ok=True)
-    written = [
-        _atomic(out / "agreement.json", lambda p: _write_json(run, p)),
-        _write_long_csv(run, out / "agreement_long.csv"),
-        _atomic(out / "agreement.xlsx", lambda p: _write_xlsx(run, p)),
-    ]
-    for name, draw in (("agreement_by_rule", bar_figure), ("confusion_tables", confusion_figure)):
-        figure = draw(run)
-        for ext in ("png", "svg"):
-            written.append(
-                _atomic(out / f"{name}.{ext}", lambda p, e=ext, f=figure: save_figure(f, p, e, run))
-            )
-    written.append(_atomic(out / "report.html", lambda p: write_html(run, p, out)))
-    return written
+
+    def write(stage: Path) -> list[str]:
+        written = [
+            _atomic(stage / "agreement.json", lambda p: _write_json(run, p)),
+            _write_long_csv(run, stage / "agreement_long.csv"),
+            _atomic(stage / "agreement.xlsx", lambda p: _write_xlsx(run, p)),
+        ]
+        figures = (("agreement_by_rule", bar_figure), ("confusion_tables", confusion_figure))
+        for name, draw in figures:
+            figure = draw(run)
+            for ext in ("png", "svg"):
+                written.append(
+                    _atomic(
+                        stage / f"{name}.{ext}",
+                        lambda p, e=ext, f=figure: save_figure(f, p, e, run),
+                    )
+                )
+        written.append(_atomic(stage / "report.html", lambda p: write_html(run, p, stage)))
+        return [Path(path).name for path in written]
+
+    return write_folder_all_or_nothing(out, write)
 
 
 def _atomic(path: Path, write) -> Path:
