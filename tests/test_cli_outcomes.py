@@ -298,3 +298,14 @@ def test_a_named_pipe_as_an_input_file_is_named_not_read(argv, tmp_path, capsys)
         worker.join(5)
         pytest.fail(f"{argv[0]} blocked on a named pipe")
     assert done["rc"] in (1, 2) and "is a named pipe, not a file" in capsys.readouterr().err
+
+
+def test_ctrl_c_before_a_command_starts_is_one_line_not_a_traceback(monkeypatch, capsys):
+    import medrcube_desktop.cli.app as app
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(app, "build_parser", interrupted)
+    assert main(["validate", "somewhere"]) == 130
+    assert capsys.readouterr().err == "medrcube-desktop: interrupted\n"

@@ -99,7 +99,16 @@ def join_negative_values(argv: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``medrcube-desktop`` (both the gui and the console script); returns
-    the exit status. Usage errors exit 2 through argparse (``SystemExit``)."""
+    the exit status. Usage errors exit 2 through argparse (``SystemExit``); a Ctrl+C
+    before a command starts (while the parser is built) is 130, said in one line."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before _main's own handler is in place: no traceback
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     argv = join_negative_values(list(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     for chatty in ("httpx", "httpx2", "httpcore", "openai"):  # one line per request otherwise
