@@ -116,6 +116,56 @@ def find_api_key(base_url: str | None, variable: str | None = None) -> tuple[str
     )
 
 
+FRAGMENT_CHARS = 12
+"""Shortest run of a secret's characters treated as the secret (an echo cut at either
+end): 12 characters of a key drawn from ~62 symbols are not met by chance in text."""
+
+
+def _scrub_secret(text: str, secret: str) -> str:
+    """``text`` with every run of ``secret``'s characters (:meth:`KeyRedactor.scrub`)
+    replaced by ``[API key]``.
+
+    Written here because no library scrubs a cut secret: each window of
+    :data:`FRAGMENT_CHARS` characters of the secret that appears in the text is grown
+    along the secret in both directions as far as the characters agree.
+    """
+    folded, key = text.casefold(), secret.casefold()
+    if len(folded) != len(text):  # casefold changed a length (ß → ss): exact case only
+        folded, key = text, secret
+    if len(key) < FRAGMENT_CHARS:
+        return text.replace(secret, "[API key]")  # short: as written (words would match)
+    spans: list[tuple[int, int]] = []
+    for offset in range(len(key) - FRAGMENT_CHARS + 1):
+        window = key[offset : offset + FRAGMENT_CHARS]
+        start = folded.find(window)
+        while start != -1:
+            left, right, k_left, k_right = (
+                start,
+                start + FRAGMENT_CHARS,
+                offset,
+                offset + FRAGMENT_CHARS,
+            )
+            while left > 0 and k_left > 0 and folded[left - 1] == key[k_left - 1]:
+                left, k_left = left - 1, k_left - 1
+            while right < len(folded) and k_right < len(key) and folded[right] == key[k_right]:
+                right, k_right = right + 1, k_right + 1
+            spans.append((left, right))
+            start = folded.find(window, right)
+    if not spans:
+        return text
+    merged: list[list[int]] = []
+    for left, right in sorted(spans):
+        if merged and left <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], right)
+        else:
+            merged.append([left, right])
+    out, at = [], 0
+    for left, right in merged:
+        out.append(text[at:left] + "[API key]")
+        at = right
+    return "".join(out) + text[at:]
+
+
 class KeyRedactor(logging.Filter):
     """A logging filter that replaces the key in every record with ``[API key]``.
 
@@ -129,11 +179,14 @@ class KeyRedactor(logging.Filter):
         self.extra = [s for s in (extra or []) if len(s) >= 4]  # e.g. secrets in a URL
 
     def scrub(self, text: str) -> str:
-        """``text`` with the key (and the other secrets) replaced."""
+        """``text`` with the key (and the other secrets) replaced, also when it comes back
+        changed in case or cut: any run of at least :data:`FRAGMENT_CHARS` characters of a
+        secret (compared case-insensitively) is replaced, however the run is cut at its
+        ends. Shorter secrets (a password in a URL) are replaced whole, as written."""
         if not text:
             return text
         for secret in ([self.key] if self.key else []) + self.extra:
-            text = text.replace(secret, "[API key]")
+            text = _scrub_secret(text, secret)
         return text
 
     def filter(self, record: logging.LogRecord) -> bool:  # noqa: A003 (logging API)

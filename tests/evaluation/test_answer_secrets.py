@@ -77,3 +77,17 @@ def test_export_and_import_run_scrub_keys_the_environment_holds(bench, tmp_path,
     imp = ["import-run", "--db", str(db2), "--run", "i", "--model", "m", "--dataset", str(bench)]
     assert main([*imp, str(leaked)]) == 0
     assert KEY.encode() not in database_bytes(db2)
+
+
+def test_a_key_echoed_in_another_case_or_cut_at_either_end_is_scrubbed_too():
+    from medrcube_desktop.llm.keys import FRAGMENT_CHARS, KeyRedactor
+
+    redactor = KeyRedactor(KEY)
+    for echo in (KEY.upper(), KEY[:-1], KEY[3:], KEY[2:-2], KEY[:FRAGMENT_CHARS]):
+        assert redactor.scrub(f"debug <{echo}> done") == "debug <[API key]> done", echo
+    assert redactor.scrub(f"{KEY}{KEY.upper()} x") == "[API key] x"  # one span, merged
+    near = KEY[: FRAGMENT_CHARS - 1]  # 11 characters of the key: text, not the key
+    assert redactor.scrub(f"a {near} b") == f"a {near} b"
+    assert KeyRedactor("sk-short", ["pass"]).scrub("Pass: pass SK-SHORT sk-short") == (
+        "Pass: [API key] SK-SHORT [API key]"  # a short secret only as written
+    )
