@@ -27,6 +27,7 @@ BENCHMARKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bench_next_item.py", ()),  # issue 15 item 2: next item, render against decode
     ("bench_render.py", ()),  # issue 3/15: render time per format
     ("bench_compare.py", ()),  # issue 14: 33 runs x 7,626 items
+    ("bench_parse.py", ()),  # issue 13: answer parsing linear in the answer's length
 )
 """Each benchmark script and its arguments."""
 

@@ -320,12 +320,10 @@ def test_a_large_grid_builds_without_a_widget_per_cell(qtbot):
     view.resize(900, 600)
     view.show()
     before = len(view.findChildren(QWidget))
-    started = time.perf_counter()
-    model = CompareGridModel(matrix, view)
+    model = CompareGridModel(matrix, view)  # speed: tests/benchmarks (no timing here)
     view.setModel(model)
     view.scrollToBottom()
     qtbot.wait(10)
-    assert time.perf_counter() - started < 2.0
     assert model.rowCount() == n_items and model.columnCount() == len(ITEM_COLUMNS) + n_runs
     assert len(view.findChildren(QWidget)) <= before + 2  # no widget per cell
     assert view.indexWidget(model.index(n_items - 1, 6)) is None
