@@ -34,7 +34,12 @@ def add_parsers(sub) -> None:
     validate.add_argument(
         "dir", type=Path, metavar="DIR", help="benchmark root (sub-folders hold test.json)"
     )
-    add_json(validate, '{"items": N, "problems": [...], "restricted": [...]}')
+    validate.add_argument(
+        "--deep", action="store_true",
+        help="also decode every image and mask as the window renders them (a mask on "
+        "another grid, too many labels, a truncated file); takes minutes on a large benchmark",
+    )  # fmt: skip
+    add_json(validate, '{"items": N, "problems": [...], "restricted": [...], "deep": {...}}')
     demo = sub.add_parser("demo", help="the demo benchmark built from real public images")
     demo_sub = demo.add_subparsers(dest="demo_command", required=True, metavar="build")
     build = add_command(
@@ -120,6 +125,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from medrcube_desktop.core.dataset import RESTRICTED_NOTE, load_benchmark
 
     benchmark = load_benchmark(args.dir)  # every file checked now (check_files=True)
+    deep = None
+    if args.deep:
+        from medrcube_desktop.imaging.deep_check import check_pictures
+
+        deep = run_in_terminal(
+            lambda progress, cancel: check_pictures(benchmark.items, progress, cancel),
+            quiet=args.json,
+            on_cancel="cancelling: the items decoded so far are reported",
+        )
+    problems = benchmark.problems + (deep.problems if deep is not None else [])
     restricted = [
         {
             "file": item.source_file.relative_to(benchmark.root).as_posix(),
@@ -136,23 +151,32 @@ def cmd_validate(args: argparse.Namespace) -> int:
             f"({RESTRICTED_NOTE}); not problems:",
             *(f"  {r['file']} item {r['item']}: {r['image_path']}" for r in restricted),
         ]
+    decoded = ""
+    if deep is not None:
+        decoded = (
+            f", {deep.checked - len(deep.problems)} of {len(benchmark.items)} decoded cleanly"
+            + (" (cancelled)" if deep.cancelled else "")
+        )
     emit(
         args.json,
         {
             "items": len(benchmark.items),
-            "problems": [p.to_dict() for p in benchmark.problems],
+            "problems": [p.to_dict() for p in problems],
             "restricted": restricted,
+            **({"deep": deep.to_dict()} if deep is not None else {}),
         },
         [
-            *(str(problem) for problem in benchmark.problems),
+            *(str(problem) for problem in problems),
             *apart,
             f"{plural(len(benchmark.items), 'loadable item')}, "
-            f"{plural(len(benchmark.problems), 'problem')}"
+            f"{plural(len(problems), 'problem')}"
             + (f", {len(restricted)} restricted without their image" if restricted else "")
+            + decoded
             + f" in {benchmark.root}",
         ],
     )
-    return Outcome.FAILED if benchmark.problems or not benchmark.items else Outcome.DONE
+    failed = problems or not benchmark.items or (deep is not None and deep.cancelled)
+    return Outcome.FAILED if failed else Outcome.DONE
 
 
 def cmd_demo_build(args: argparse.Namespace) -> int:
