@@ -54,6 +54,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -112,7 +113,10 @@ def not_a_completion(reply: object, where: str) -> NotACompletion:
 def retry_after_s(headers: Any) -> tuple[float, str] | None:
     """The delay a response asks for (``retry-after-ms``, else ``Retry-After`` in seconds
     or as an HTTP date), seconds, with the header as sent; None without one, or when it
-    cannot be read (as the SDK reads it)."""
+    cannot be read, as the SDK reads it (``_parse_retry_after_header`` and
+    ``_calculate_retry_timeout`` of openai 3.57): ``inf`` and ``nan`` written out get the
+    SDK's backoff (None here), a number too large for a float (``1e999``) is a wait too
+    long to honour (infinite here)."""
     import email.utils
 
     if headers is None:
@@ -122,9 +126,14 @@ def retry_after_s(headers: Any) -> tuple[float, str] | None:
         if value is None:
             continue
         try:
-            return float(value) / divisor, f"{name}: {value}"
+            delay = float(value)
         except ValueError:
             continue
+        if not math.isfinite(delay):  # as the SDK: a number too big to hold is a refusal,
+            literal = value.strip().lower().lstrip("+") in ("inf", "infinity")
+            if literal or delay != delay:  # but "inf" and "nan" get its backoff
+                return None
+        return delay / divisor, f"{name}: {value}"
     value = headers.get("retry-after")
     try:
         when = email.utils.parsedate_to_datetime(value) if value else None

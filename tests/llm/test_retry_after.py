@@ -17,7 +17,11 @@ def limited(value):
 
 @pytest.mark.parametrize(
     ("value", "asked"),
-    [("1e9", "11,574 days (retry-after: 1e9)"), ("Wed, 21 Oct 2099 07:28:00 GMT", "days")],
+    [
+        ("1e9", "11,574 days (retry-after: 1e9)"),
+        ("Wed, 21 Oct 2099 07:28:00 GMT", "days"),
+        ("1e999", "forever (retry-after: 1e999)"),  # too big for a float: the SDK refuses
+    ],
 )
 def test_a_wait_beyond_two_minutes_is_not_waited_for_and_the_message_says_so(value, asked):
     with FakeOpenAI(limited(value)) as server:
@@ -33,7 +37,7 @@ def test_a_wait_beyond_two_minutes_is_not_waited_for_and_the_message_says_so(val
     assert elapsed < 5
 
 
-@pytest.mark.parametrize("value", ["-5", "0", "garbage"])
+@pytest.mark.parametrize("value", ["-5", "0", "garbage", "inf", "nan"])
 def test_a_negative_zero_or_unreadable_wait_gets_the_sdk_backoff(value):
     with FakeOpenAI(limited(value)) as server:
         started = time.monotonic()
@@ -48,6 +52,9 @@ def test_retry_after_is_read_as_the_sdk_reads_it():
     assert retry_after_s({"retry-after-ms": "300"}) == (0.3, "retry-after-ms: 300")
     assert retry_after_s({"retry-after": "-5"}) == (-5.0, "retry-after: -5")
     assert retry_after_s({"retry-after": "garbage"}) is None
+    assert retry_after_s({"retry-after": "inf"}) is None  # the SDK backs off
+    assert retry_after_s({"retry-after": "NaN"}) is None
+    assert retry_after_s({"retry-after": "1e999"}) == (float("inf"), "retry-after: 1e999")
     assert retry_after_s({}) is None and retry_after_s(None) is None
     seconds, _ = retry_after_s({"retry-after": "Wed, 21 Oct 2099 07:28:00 GMT"})
     assert seconds > 70 * 365 * 86_400
