@@ -129,3 +129,40 @@ def test_a_sidecar_of_the_database_by_its_other_name_is_refused(db, tmp_path, ca
         assert main(args) == 2, (opened, out)
         assert "is the input" in capsys.readouterr().err
         assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["export-reviews", "export-judgments"])
+def test_an_export_that_reads_no_benchmark_still_never_replaces_one_or_a_study(
+    command, db, bench, tmp_path, capsys
+):
+    import nibabel as nib
+    import numpy as np
+
+    from medrcube_desktop.core.rubric import RULE_IDS
+    from medrcube_desktop.store import Review
+
+    other_study = tmp_path / "other" / "study.db"  # not this command's input: another study
+    other_study.parent.mkdir()
+    StudyStore(other_study).close()
+    volume = tmp_path / "t1.nii"
+    nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.int16), np.eye(4)), volume)
+    png = tmp_path / "mask.png"
+    Image.new("L", (4, 4)).save(png)
+    targets = {
+        bench / "ds1" / "test.json": "is a benchmark's test.json",
+        bench / "ds1" / "images" / "ct.dcm": "is a DICOM file",
+        other_study: "is a SQLite database",
+        volume: "is a NIfTI-1 volume",
+        png: "is a PNG image",
+    }
+    store = StudyStore(db)
+    t0 = "2024-05-01T10:00:00+00:00"
+    store.save_review(Review("a", "a", dict.fromkeys(RULE_IDS, 1), "", t0, t0))
+    store.close()
+    who = ["--reviewer", "a"] if command == "export-reviews" else ["--model", "m"]
+    for out, said in targets.items():
+        before = out.read_bytes()
+        assert main([command, "--db", str(db), *who, "--out", str(out)]) == 2, out
+        err = capsys.readouterr().err
+        assert f"{out}: {said}" in err and "was not written over it" in err, err
+        assert out.read_bytes() == before

@@ -21,7 +21,7 @@ from medrcube_desktop.cli.common import (
     refuse_overwrite,
     say,
 )
-from medrcube_desktop.core.files import item_files
+from medrcube_desktop.core.files import item_files, refuse_foreign
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.jobs.terminal import run_in_terminal
 from medrcube_desktop.llm.config import JudgeConfig
@@ -194,6 +194,7 @@ def cmd_export_judgments(args: argparse.Namespace) -> int:
 
     with open_database(args.db, create=False) as store:
         refuse_overwrite(args.out, args.db)
+        refuse_foreign(args.out, "judgments file")
         count = export_judgments(store, args.model, args.out)
     emit(args.json, {"exported": count}, f"{count} judgments written to {args.out}")
     return Outcome.DONE

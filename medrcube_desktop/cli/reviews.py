@@ -16,7 +16,7 @@ from medrcube_desktop.cli.common import (
     refuse_overwrite,
     warn,
 )
-from medrcube_desktop.core.files import describe_missing
+from medrcube_desktop.core.files import describe_missing, refuse_foreign
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import StoreError
 
@@ -92,6 +92,7 @@ def cmd_export_reviews(args: argparse.Namespace) -> int:
 
     with open_database(args.db, create=False) as store:
         refuse_overwrite(args.out, args.db)
+        refuse_foreign(args.out, "reviews CSV")
         known = store.reviewers()
         if args.reviewer not in known:  # before writing: an empty CSV would lose an export
             raise StoreError(

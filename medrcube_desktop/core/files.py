@@ -288,6 +288,48 @@ def refuse_overwrite(out: Path, *inputs: Path | None, sources: Iterable[Path] = 
             raise StoreError(f"{out}: is the input {source}; write the output elsewhere")
 
 
+FOREIGN_SIGNATURES: tuple[tuple[int, bytes, str], ...] = (
+    (0, b"SQLite format 3\x00", "a SQLite database (a study?)"),
+    (128, b"DICM", "a DICOM file"),
+    (0, b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (0, b"\xff\xd8\xff", "a JPEG image"),
+    (0, b"\x1f\x8b", "a gzip file (a .nii.gz volume?)"),
+    (344, b"n+1\x00", "a NIfTI-1 volume"),
+)
+"""(offset, magic bytes, what the file is): files an export never replaces. Sources: the
+SQLite file format (sqlite.org/fileformat.html §1.3), DICOM PS3.10 §7.1 (the preamble and
+"DICM"), PNG §5.2, JPEG SOI + marker, RFC 1952 (gzip), the NIfTI-1 header (magic at 344)."""
+
+
+def refuse_foreign(out: Path, kind: str) -> None:
+    """Refuse to replace an existing file that is plainly not an export: a database, an
+    image or volume (:data:`FOREIGN_SIGNATURES`) or a benchmark's ``test.json``.
+
+    For the commands that read no benchmark (``export-reviews``, ``export-judgments``),
+    which :func:`refuse_overwrite` cannot compare with the benchmark's files: one slip of
+    ``--out`` must not replace a study or a benchmark with a CSV.
+
+    Raises
+    ------
+    StoreError
+        ``out`` exists and is one of those; the message says what it is and that
+        ``kind`` was not written.
+    """
+    real = Path(os.path.realpath(out))
+    if not real.is_file():
+        return
+    if real.name == "test.json":
+        raise StoreError(f"{out}: is a benchmark's test.json; the {kind} was not written over it")
+    try:
+        with real.open("rb") as handle:
+            head = handle.read(348)
+    except OSError:
+        return  # the write will say why it cannot open the file
+    for offset, magic, what in FOREIGN_SIGNATURES:
+        if head[offset : offset + len(magic)] == magic:
+            raise StoreError(f"{out}: is {what}; the {kind} was not written over it")
+
+
 def file_stamp(path: str | Path | None) -> tuple[int, ...]:
     """What tells that a file changed, for caches keyed by it: ``(mtime_ns, ctime_ns,
     size, inode)``; for a folder (a DICOM series) also the same of each regular file in

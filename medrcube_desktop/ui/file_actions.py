@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLabel, QMessageBox
 
 from medrcube_desktop import settings
-from medrcube_desktop.core.files import same_file
+from medrcube_desktop.core.files import refuse_foreign, same_file
 from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store.exchange import WHICH, export_reviews, import_reviews
@@ -168,6 +168,7 @@ class FileActions:
             return
         choice = next(w for w in WHICH if titles[w] == which)
         try:
+            refuse_foreign(out, "reviews CSV")  # the dialog asked; a database is still kept
             rows = export_reviews(store, self.session.reviewer, out, choice)
         except StoreError as exc:
             QMessageBox.critical(self, "Reviews not exported", str(exc))
