@@ -23,6 +23,7 @@ from medrcube_desktop.evaluation.compare.item_filters import (
     cell_states,
     item_summary,
 )
+from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 from medrcube_desktop.ui.themes import current_theme
 
@@ -259,7 +260,7 @@ class LeaderboardModel(QAbstractTableModel):
         super().__init__(parent)
         self.board = board
         self.accuracy = board.accuracy * 100  # (n_runs, n_columns) percent
-        self.names = ["Random", *board.runs]
+        self.names = [random_row_name(board.runs), *board.runs]
         self.series = ["", *series]
         self.groups = ["", *groups]
         self.rows = list(range(len(self.names)))  # 0 is the Random row

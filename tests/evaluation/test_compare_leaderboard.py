@@ -234,3 +234,14 @@ def test_text_only_drop_per_voxel_and_items_right_without_image(small):
     assert table.loc["MR|MRI|Chest", "n"] == 1
     assert table["n"].dtype == np.int64
     assert right_without_image(small, "m1", "m2") == ["i0", "i4", "i5", "i6"]
+
+
+def test_a_run_named_random_is_never_taken_for_the_baseline_row(small):
+    from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
+
+    named = make_matrix(list(small.items), small.correct, ["random", "m2"])
+    frame = leaderboard(named).to_frame(percent=True)
+    assert list(frame.index) == ["Random (chance)", "random", "m2"]
+    assert frame.loc["Random (chance)", ("overall", "Overall")] == pytest.approx(37.5)
+    assert frame.loc["random", ("overall", "Overall")] == pytest.approx(100 * 6 / 9)
+    assert random_row_name(["m1", "Randomised"]) == "Random"

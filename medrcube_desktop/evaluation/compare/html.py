@@ -21,6 +21,7 @@ from medrcube_desktop.evaluation.compare.figures import (
     format_p,
     within_between,
 )
+from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
 from medrcube_desktop.evaluation.compare.result import CompareResult
 
 _STYLE = """
@@ -79,7 +80,7 @@ def _leaderboard(result: CompareResult) -> str:
     names = "".join(f"<th>{_e(v)}</th>" for _, v in board.columns)
     accuracy = board.accuracy
     rows = [
-        "<tr class='random'><td>Random</td><td></td>"
+        f"<tr class='random'><td>{_e(random_row_name(board.runs))}</td><td></td>"
         + "".join(f"<td>{_num(v, percent=True)}</td>" for v in board.random)
         + "</tr>"
     ]

@@ -16,6 +16,7 @@ items (issue 14, "Speed": 33 runs × 7,626 items well under a second).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,13 @@ _PAPER_ORDER: dict[str, tuple[str, ...]] = {
 }
 """Column order of paper Table 3.3 (lower case for modality and region, whose spelling
 varies between releases); values the paper does not have follow, sorted."""
+
+
+def random_row_name(runs: Sequence[str]) -> str:
+    """The label of the random-baseline row: ``"Random"`` as in paper Table 3.3, or
+    ``"Random (chance)"`` when a run is itself named Random (in any case), so the two rows
+    are never taken for one another."""
+    return "Random (chance)" if any(run.casefold() == "random" for run in runs) else "Random"
 
 
 def _columns(matrix: RunMatrix, group: str) -> list[str]:
@@ -219,7 +227,7 @@ class Leaderboard:
         data, index = data[rows], [index[r] for r in rows]
         if value == "accuracy":
             data = np.vstack([self.random * (100 if percent else 1), data])
-            index = ["Random", *index]
+            index = [random_row_name(self.runs), *index]
         columns = pd.MultiIndex.from_tuples(self.columns, names=["group", "value"])
         frame = pd.DataFrame(data, index=pd.Index(index, name="run"), columns=columns)
         if sort is None:

@@ -29,6 +29,7 @@ from medrcube_desktop.core.files import (
 )
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_models import ModelCredibility
+from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
 from medrcube_desktop.evaluation.compare.result import CompareResult
 
 FIGURES: tuple[str, ...] = (
@@ -329,7 +330,18 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
         for c, (group, value) in enumerate(board.columns)
     ]  # fmt: skip
     long += [
-        ["Random", None, None, group, value, None, None, board.random[c], None, None]
+        [
+            random_row_name(board.runs),
+            None,
+            None,
+            group,
+            value,
+            None,
+            None,
+            board.random[c],
+            None,
+            None,
+        ]
         for c, (group, value) in enumerate(board.columns)
     ]
     _sheet(book, "leaderboard", ["run", "model", "text_only", "group", "value", "n", "correct",
