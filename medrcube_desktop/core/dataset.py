@@ -46,6 +46,7 @@ from medrcube_desktop.core.file_checks import check_item_files, item_file_faults
 from medrcube_desktop.core.files import not_a_file
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.paths import RealDirs, lexical_path
+from medrcube_desktop.core.quick_chunk import CHUNK, QuickChunk, quick_chunk
 from medrcube_desktop.core.quick_record import QuickContext, quick_item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import DatasetError
@@ -287,25 +288,23 @@ def _load_file(
         return
     quick = None if file.suspect else _quick_context(file)
     conventions: dict[int, list[str]] = {0: [], 1: []}  # items read only 0- / 1-based
-    for index, record in enumerate(records):
-        try:
-            quick_found = quick_item(quick, record, seen_ids) if quick is not None else None
-            found = quick_found or _check_record(file, index, record, seen_ids)
-        except Exception as exc:  # last resort, logged: one item must not end validation
-            log.exception("unexpected error validating %s item #%d", file.rel, index)
-            message = f"internal error, please report it: {type(exc).__name__}: {exc}"
-            raw_id = record.get("id") if isinstance(record, dict) else None
-            name = raw_id if isinstance(raw_id, str) and raw_id.strip() else positional_name(index)
-            found = [Problem(file.rel, name, None, message)]
-        if isinstance(found, Item):
-            _note_convention(conventions, record, found)
-            if found.restricted and not os.path.lexists(found.image_path):
-                benchmark.restricted.append(found)
-                if images:
-                    continue
-            benchmark.items.append(found)
-        else:
-            benchmark.problems.extend(found)
+    for start in range(0, len(records), CHUNK):
+        chunk = records[start : start + CHUNK]
+        run = _quick_run(file, quick, chunk, seen_ids) if quick is not None else None
+        if run is not None:
+            _add_run(benchmark, run, conventions, images)
+            continue
+        for index, record in enumerate(chunk, start):
+            found = _one_record(file, quick, index, record, seen_ids)
+            if isinstance(found, Item):
+                _note_convention(conventions, record, found)
+                if found.restricted and not os.path.lexists(found.image_path):
+                    benchmark.restricted.append(found)
+                    if images:
+                        continue
+                benchmark.items.append(found)
+            else:
+                benchmark.problems.extend(found)
     if conventions[0] and conventions[1]:
         zero, one = conventions[0], conventions[1]
         benchmark.problems.append(Problem(
@@ -314,6 +313,47 @@ def _load_file(
             f"{zero[0]}), {len(one)} only 1-based (first {one[0]}); one of the two groups "
             "has its correct_index off by one",
         ))  # fmt: skip
+
+
+def _quick_run(
+    file: _File, quick: QuickContext, chunk: list[object], seen_ids: dict[str, str]
+) -> QuickChunk | None:
+    """A run through :func:`quick_chunk`; on a bug there, logged, record by record."""
+    try:
+        return quick_chunk(quick, chunk, seen_ids)
+    except Exception:  # the records are validated one by one instead
+        log.exception("unexpected error in the fast path of %s", file.rel)
+        return None
+
+
+def _one_record(
+    file: _File, quick: QuickContext | None, index: int, record: object, seen_ids: dict[str, str]
+) -> Item | list[Problem]:
+    """One record through the fast path, else the full validation."""
+    try:
+        quick_found = quick_item(quick, record, seen_ids) if quick is not None else None
+        return quick_found or _check_record(file, index, record, seen_ids)
+    except Exception as exc:  # last resort, logged: one item must not end validation
+        log.exception("unexpected error validating %s item #%d", file.rel, index)
+        message = f"internal error, please report it: {type(exc).__name__}: {exc}"
+        raw_id = record.get("id") if isinstance(record, dict) else None
+        name = raw_id if isinstance(raw_id, str) and raw_id.strip() else positional_name(index)
+        return [Problem(file.rel, name, None, message)]
+
+
+def _add_run(
+    benchmark: Benchmark, run: QuickChunk, conventions: dict[int, list[str]], images: bool
+) -> None:
+    """Add the items of a run that :func:`quick_chunk` accepted (as the loop would)."""
+    conventions[0].extend(run.zero_based)
+    conventions[1].extend(run.one_based)
+    absent = [item for item in run.restricted if not os.path.lexists(item.image_path)]
+    benchmark.restricted.extend(absent)
+    if images and absent:
+        left_out = set(map(id, absent))
+        benchmark.items.extend(item for item in run.items if id(item) not in left_out)
+    else:
+        benchmark.items.extend(run.items)
 
 
 def _note_convention(conventions: dict[int, list[str]], record: object, item: Item) -> None:

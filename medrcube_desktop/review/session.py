@@ -59,6 +59,24 @@ __all__ = [
 ]
 
 
+_CHOICE_ATTRIBUTES = ("task", "modality", "region", "dataset", "original_task")
+_choice_row = attrgetter("task.abbreviation", "modality", "region", "dataset", "original_task")
+
+
+def _distinct_values(items: Sequence[Item]) -> dict[str, list[str]]:
+    """Sorted distinct values of each of :data:`_CHOICE_ATTRIBUTES` (``None`` left out).
+
+    One C loop over the items (distinct rows first, few of them): each item is read once,
+    not once per attribute (100,000 items in about a third of the time).
+    """
+    rows = set(map(_choice_row, items))
+    columns = list(zip(*rows, strict=True)) or [()] * len(_CHOICE_ATTRIBUTES)
+    return {
+        name: sorted(set(column) - {None})
+        for name, column in zip(_CHOICE_ATTRIBUTES, columns, strict=True)
+    }
+
+
 class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observable):
     """One reviewer working through one benchmark.
 
@@ -109,7 +127,11 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         self.assigned: set[str] | None = store.assigned_items(reviewer)
         """Items assigned to this reviewer (``assign``); ``None``: every item."""
         self.filter = ItemFilter()
-        self.visible: list[Item] = [i for i in self.items if self._is_assigned(i.id)]
+        self.visible: list[Item] = (
+            list(self.items)
+            if self.assigned is None
+            else [i for i in self.items if i.id in self.assigned]
+        )
         self.current: Item | None = None
         self.drafts: dict[str, Draft] = {
             item_id: draft_from_stored(stored, self.saved.get(item_id))
@@ -119,6 +141,7 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         self._noted: set[str] = store.noted_review_uids(reviewer)
         self._after_repeat: str | None = None
         self._observers: list[Observer] = []
+        self._choices: dict[str, list[str]] | None = None  # see choices()
 
     def reload_judgments(self) -> None:
         """Read the LLM judgments again (after a run stored new ones; raises StoreError).
@@ -146,10 +169,9 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         the names of the agreement studies."""
         if attribute == "study":
             return self.store.study_names()
-        name = "task.abbreviation" if attribute == "task" else attribute
-        values = set(map(attrgetter(name), self.items))  # a C loop: 100,000 items in ms
-        values.discard(None)
-        return sorted(values)
+        if self._choices is None:
+            self._choices = _distinct_values(self.items)
+        return list(self._choices[attribute])
 
     def facts(self) -> QueueFacts:
         """The reviewer's work as the queue filters see it."""
@@ -167,9 +189,6 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
             set(self.saved), set(self.flagged), failed, disagrees, note_missing,
             assigned=self.assigned,
         )  # fmt: skip
-
-    def _is_assigned(self, item_id: str) -> bool:
-        return self.assigned is None or item_id in self.assigned
 
     def set_filter(self, item_filter: ItemFilter) -> list[Item]:
         """Apply a filter and order; return the visible items.
