@@ -122,6 +122,9 @@ class Benchmark:
     files_checked : bool
         Whether the file checks were done at load (``check_files=True``); if not,
         :meth:`check_files` does them.
+    unchecked : list[UncheckedFiles]
+        With ``files_checked`` False: the files of the records left out for a record
+        problem, which :meth:`check_files` checks too (``validate`` lists both kinds).
     """
 
     root: Path
@@ -129,6 +132,7 @@ class Benchmark:
     problems: list[Problem]
     restricted: list[Item] = field(default_factory=list)
     files_checked: bool = True
+    unchecked: list[UncheckedFiles] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -151,6 +155,7 @@ class Benchmark:
         """
         dirs = RealDirs()
         rels: dict[Path, str] = {}
+        yield from self._check_unchecked(dirs, cancel)
         for item in self.items:
             if cancel is not None and cancel.is_set():
                 return
@@ -163,6 +168,52 @@ class Benchmark:
                         self.root
                     ).as_posix()
                 yield Problem(rel, item.id, name, message)
+
+    def _check_unchecked(self, dirs: RealDirs, cancel: threading.Event | None) -> Iterator[Problem]:
+        """The file problems of the records left out at load (see ``unchecked``)."""
+        for entry in self.unchecked:
+            if cancel is not None and cancel.is_set():
+                return
+            found: dict[str, str] = {}
+
+            def report(name: str | None, message: str, entry=entry, found=found) -> None:
+                if name is not None and name not in entry.reported:  # one per field
+                    found.setdefault(name, message)
+
+            check_item_files(
+                self.root, entry.folder, entry.image, entry.mask, report, dirs, entry.must_exist
+            )
+            for name, message in found.items():
+                yield Problem(entry.file, entry.item, name, message)
+
+
+@dataclass(frozen=True)
+class UncheckedFiles:
+    """The image and mask of a record left out for a record problem, with file checks
+    deferred (``check_files=False``): :meth:`Benchmark.check_files` checks them as
+    ``validate`` does at load, so the window lists the same problems.
+
+    Attributes
+    ----------
+    file, item : str
+        As in :class:`Problem`.
+    folder : Path
+        The folder of the ``test.json``.
+    image, mask : tuple of (Path, str) or None
+        Lexical path and the value as written (``None``: absent or already reported).
+    must_exist : bool
+        ``load_benchmark``'s ``images``.
+    reported : frozenset
+        The fields that have a problem already (each field has at most one).
+    """
+
+    file: str
+    item: str
+    folder: Path
+    image: tuple[Path, str] | None
+    mask: tuple[Path, str] | None
+    must_exist: bool
+    reported: frozenset[str | None]
 
 
 def load_benchmark(root: str | Path, images: bool = True, check_files: bool = True) -> Benchmark:
@@ -270,6 +321,8 @@ class _File:
     suspect: bool = False  # may hold overlong integers or lone surrogates: scan records
     images: bool = True  # image and mask files must exist (load_benchmark's ``images``)
     dirs: RealDirs | None = None  # None: no file checks at load (``check_files=False``)
+    files: tuple | None = None  # (image, mask) of the record just parsed, checks deferred
+    unchecked: list[UncheckedFiles] = field(default_factory=list)
 
 
 def _load_file(
@@ -305,6 +358,7 @@ def _load_file(
                 benchmark.items.append(found)
             else:
                 benchmark.problems.extend(found)
+    benchmark.unchecked.extend(file.unchecked)
     if conventions[0] and conventions[1]:
         zero, one = conventions[0], conventions[1]
         benchmark.problems.append(Problem(
@@ -442,8 +496,14 @@ def _check_record(
         report("id", f"duplicate id (first seen in {seen_ids[item_id]})")
     else:
         seen_ids[item_id] = file.rel
+    file.files = None
     item = _parse_fields(file, name, record, report)
     if found:
+        if file.files is not None:  # the files as validate would check them
+            file.unchecked.append(
+                UncheckedFiles(file.rel, name, file.path.parent, *file.files, file.images,
+                               frozenset(found))
+            )  # fmt: skip
         return list(found.values())
     if item is None:  # a bug; the caller reports it as an internal error
         raise RuntimeError(f"{file.rel} item {name} left out without a problem")
@@ -482,6 +542,8 @@ def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> It
             _, mask_ok = check_item_files(
                 file.root, folder, image, mask, report, file.dirs, file.images, image_ok=True
             )
+    if file.dirs is None and not absent and (image is not None or mask is not None):
+        file.files = (image, mask)  # for the deferred checks, if the record is left out
     bbox = parse_bbox(record.get("bbox"), report)
     check_correct_index(record.get("correct_index"), answer, options, options_ok, report)
     original_task = None
