@@ -63,6 +63,12 @@ RESTRICTED_NOTE = "image not redistributed: obtain it from the source dataset"
 """What a restricted item without its image is told (never a problem)."""
 
 
+def text_only_message(item: Item) -> str:
+    """What the review window shows in place of a restricted item's image:
+    ``"Image not redistributed: obtain it from the source dataset (<dataset>)"``."""
+    return f"{RESTRICTED_NOTE[0].upper()}{RESTRICTED_NOTE[1:]} ({item.dataset})"
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with a benchmark, precise enough to fix by hand.
