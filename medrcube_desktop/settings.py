@@ -168,6 +168,9 @@ class Settings:
         Benchmark root opened last.
     neurological : bool
         Show axial/coronal slices with the patient's right on screen right.
+    include_restricted : bool
+        List the items whose image the release does not ship (text only) in the review
+        window's item list.
     theme : str
         ``"light"``, ``"dark"`` or ``"high-contrast"``.
     font_scale : float
@@ -180,6 +183,7 @@ class Settings:
     reviewer: str | None = None
     last_dataset: str | None = None
     neurological: bool = False
+    include_restricted: bool = False
     theme: str = "light"
     font_scale: float = 1.0
     shortcuts: dict[str, list[str]] = field(default_factory=dict)
@@ -231,6 +235,7 @@ class Settings:
         loaded = cls(
             **texts,
             neurological=raw.get("neurological") is True,
+            include_restricted=raw.get("include_restricted") is True,
             theme=theme,
             font_scale=float(scale),
             shortcuts=_shortcuts(raw.get("shortcuts"), path, ignored),

@@ -46,6 +46,7 @@ from medrcube_desktop.core.file_checks import check_item_files, item_file_faults
 from medrcube_desktop.core.files import not_a_file
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.paths import RealDirs, lexical_path
+from medrcube_desktop.core.quick_chunk import CHUNK, QuickChunk, quick_chunk
 from medrcube_desktop.core.quick_record import QuickContext, quick_item
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import DatasetError
@@ -60,6 +61,12 @@ _KNOWN_FIELDS = frozenset(REQUIRED_FIELDS) | set(OPTION_FIELDS) | {"mask_path", 
 _KNOWN_FIELDS |= set(_RELEASE_FIELDS)
 RESTRICTED_NOTE = "image not redistributed: obtain it from the source dataset"
 """What a restricted item without its image is told (never a problem)."""
+
+
+def text_only_message(item: Item) -> str:
+    """What the review window shows in place of a restricted item's image:
+    ``"Image not redistributed: obtain it from the source dataset (<dataset>)"``."""
+    return f"{RESTRICTED_NOTE[0].upper()}{RESTRICTED_NOTE[1:]} ({item.dataset})"
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,9 @@ class Benchmark:
     files_checked : bool
         Whether the file checks were done at load (``check_files=True``); if not,
         :meth:`check_files` does them.
+    unchecked : list[UncheckedFiles]
+        With ``files_checked`` False: the files of the records left out for a record
+        problem, which :meth:`check_files` checks too (``validate`` lists both kinds).
     """
 
     root: Path
@@ -128,6 +138,7 @@ class Benchmark:
     problems: list[Problem]
     restricted: list[Item] = field(default_factory=list)
     files_checked: bool = True
+    unchecked: list[UncheckedFiles] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -150,6 +161,7 @@ class Benchmark:
         """
         dirs = RealDirs()
         rels: dict[Path, str] = {}
+        yield from self._check_unchecked(dirs, cancel)
         for item in self.items:
             if cancel is not None and cancel.is_set():
                 return
@@ -162,6 +174,52 @@ class Benchmark:
                         self.root
                     ).as_posix()
                 yield Problem(rel, item.id, name, message)
+
+    def _check_unchecked(self, dirs: RealDirs, cancel: threading.Event | None) -> Iterator[Problem]:
+        """The file problems of the records left out at load (see ``unchecked``)."""
+        for entry in self.unchecked:
+            if cancel is not None and cancel.is_set():
+                return
+            found: dict[str, str] = {}
+
+            def report(name: str | None, message: str, entry=entry, found=found) -> None:
+                if name is not None and name not in entry.reported:  # one per field
+                    found.setdefault(name, message)
+
+            check_item_files(
+                self.root, entry.folder, entry.image, entry.mask, report, dirs, entry.must_exist
+            )
+            for name, message in found.items():
+                yield Problem(entry.file, entry.item, name, message)
+
+
+@dataclass(frozen=True)
+class UncheckedFiles:
+    """The image and mask of a record left out for a record problem, with file checks
+    deferred (``check_files=False``): :meth:`Benchmark.check_files` checks them as
+    ``validate`` does at load, so the window lists the same problems.
+
+    Attributes
+    ----------
+    file, item : str
+        As in :class:`Problem`.
+    folder : Path
+        The folder of the ``test.json``.
+    image, mask : tuple of (Path, str) or None
+        Lexical path and the value as written (``None``: absent or already reported).
+    must_exist : bool
+        ``load_benchmark``'s ``images``.
+    reported : frozenset
+        The fields that have a problem already (each field has at most one).
+    """
+
+    file: str
+    item: str
+    folder: Path
+    image: tuple[Path, str] | None
+    mask: tuple[Path, str] | None
+    must_exist: bool
+    reported: frozenset[str | None]
 
 
 def load_benchmark(root: str | Path, images: bool = True, check_files: bool = True) -> Benchmark:
@@ -269,6 +327,8 @@ class _File:
     suspect: bool = False  # may hold overlong integers or lone surrogates: scan records
     images: bool = True  # image and mask files must exist (load_benchmark's ``images``)
     dirs: RealDirs | None = None  # None: no file checks at load (``check_files=False``)
+    files: tuple | None = None  # (image, mask) of the record just parsed, checks deferred
+    unchecked: list[UncheckedFiles] = field(default_factory=list)
 
 
 def _load_file(
@@ -287,25 +347,24 @@ def _load_file(
         return
     quick = None if file.suspect else _quick_context(file)
     conventions: dict[int, list[str]] = {0: [], 1: []}  # items read only 0- / 1-based
-    for index, record in enumerate(records):
-        try:
-            quick_found = quick_item(quick, record, seen_ids) if quick is not None else None
-            found = quick_found or _check_record(file, index, record, seen_ids)
-        except Exception as exc:  # last resort, logged: one item must not end validation
-            log.exception("unexpected error validating %s item #%d", file.rel, index)
-            message = f"internal error, please report it: {type(exc).__name__}: {exc}"
-            raw_id = record.get("id") if isinstance(record, dict) else None
-            name = raw_id if isinstance(raw_id, str) and raw_id.strip() else positional_name(index)
-            found = [Problem(file.rel, name, None, message)]
-        if isinstance(found, Item):
-            _note_convention(conventions, record, found)
-            if found.restricted and not os.path.lexists(found.image_path):
-                benchmark.restricted.append(found)
-                if images:
-                    continue
-            benchmark.items.append(found)
-        else:
-            benchmark.problems.extend(found)
+    for start in range(0, len(records), CHUNK):
+        chunk = records[start : start + CHUNK]
+        run = _quick_run(file, quick, chunk, seen_ids) if quick is not None else None
+        if run is not None:
+            _add_run(benchmark, run, conventions, images)
+            continue
+        for index, record in enumerate(chunk, start):
+            found = _one_record(file, quick, index, record, seen_ids)
+            if isinstance(found, Item):
+                _note_convention(conventions, record, found)
+                if found.restricted and not os.path.lexists(found.image_path):
+                    benchmark.restricted.append(found)
+                    if images:
+                        continue
+                benchmark.items.append(found)
+            else:
+                benchmark.problems.extend(found)
+    benchmark.unchecked.extend(file.unchecked)
     if conventions[0] and conventions[1]:
         zero, one = conventions[0], conventions[1]
         benchmark.problems.append(Problem(
@@ -314,6 +373,47 @@ def _load_file(
             f"{zero[0]}), {len(one)} only 1-based (first {one[0]}); one of the two groups "
             "has its correct_index off by one",
         ))  # fmt: skip
+
+
+def _quick_run(
+    file: _File, quick: QuickContext, chunk: list[object], seen_ids: dict[str, str]
+) -> QuickChunk | None:
+    """A run through :func:`quick_chunk`; on a bug there, logged, record by record."""
+    try:
+        return quick_chunk(quick, chunk, seen_ids)
+    except Exception:  # the records are validated one by one instead
+        log.exception("unexpected error in the fast path of %s", file.rel)
+        return None
+
+
+def _one_record(
+    file: _File, quick: QuickContext | None, index: int, record: object, seen_ids: dict[str, str]
+) -> Item | list[Problem]:
+    """One record through the fast path, else the full validation."""
+    try:
+        quick_found = quick_item(quick, record, seen_ids) if quick is not None else None
+        return quick_found or _check_record(file, index, record, seen_ids)
+    except Exception as exc:  # last resort, logged: one item must not end validation
+        log.exception("unexpected error validating %s item #%d", file.rel, index)
+        message = f"internal error, please report it: {type(exc).__name__}: {exc}"
+        raw_id = record.get("id") if isinstance(record, dict) else None
+        name = raw_id if isinstance(raw_id, str) and raw_id.strip() else positional_name(index)
+        return [Problem(file.rel, name, None, message)]
+
+
+def _add_run(
+    benchmark: Benchmark, run: QuickChunk, conventions: dict[int, list[str]], images: bool
+) -> None:
+    """Add the items of a run that :func:`quick_chunk` accepted (as the loop would)."""
+    conventions[0].extend(run.zero_based)
+    conventions[1].extend(run.one_based)
+    absent = [item for item in run.restricted if not os.path.lexists(item.image_path)]
+    benchmark.restricted.extend(absent)
+    if images and absent:
+        left_out = set(map(id, absent))
+        benchmark.items.extend(item for item in run.items if id(item) not in left_out)
+    else:
+        benchmark.items.extend(run.items)
 
 
 def _note_convention(conventions: dict[int, list[str]], record: object, item: Item) -> None:
@@ -402,8 +502,14 @@ def _check_record(
         report("id", f"duplicate id (first seen in {seen_ids[item_id]})")
     else:
         seen_ids[item_id] = file.rel
+    file.files = None
     item = _parse_fields(file, name, record, report)
     if found:
+        if file.files is not None:  # the files as validate would check them
+            file.unchecked.append(
+                UncheckedFiles(file.rel, name, file.path.parent, *file.files, file.images,
+                               frozenset(found))
+            )  # fmt: skip
         return list(found.values())
     if item is None:  # a bug; the caller reports it as an internal error
         raise RuntimeError(f"{file.rel} item {name} left out without a problem")
@@ -442,6 +548,8 @@ def _parse_fields(file: _File, item_id: str, record: dict, report: Report) -> It
             _, mask_ok = check_item_files(
                 file.root, folder, image, mask, report, file.dirs, file.images, image_ok=True
             )
+    if file.dirs is None and not absent and (image is not None or mask is not None):
+        file.files = (image, mask)  # for the deferred checks, if the record is left out
     bbox = parse_bbox(record.get("bbox"), report)
     check_correct_index(record.get("correct_index"), answer, options, options_ok, report)
     original_task = None

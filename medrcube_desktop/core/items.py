@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from medrcube_desktop.core.taxonomy import Task
 
@@ -32,7 +33,9 @@ class Item:
     image_path : Path
         Absolute, normalised path of the image, inside the benchmark root as written;
         symbolic links are not followed here (``core.file_checks.require_item_files``
-        checks the real path before the file is read).
+        checks the real path before the file is read). Items built by the loader's
+        column path (``core.quick_chunk``) hold it as text and make the ``Path`` when it
+        is first read: 100,000 items open without building 100,000 paths.
     source_file : Path
         The ``test.json`` that holds the item.
     mask_path : Path or None
@@ -70,6 +73,16 @@ class Item:
     original_task: str | None = None
     restricted: bool = False
     root: Path | None = None
+
+    if not TYPE_CHECKING:  # mypy would take every attribute for one
+
+        def __getattr__(self, name: str) -> object:
+            """``image_path`` from its text, once (only for attributes not set)."""
+            fields = self.__dict__
+            if name == "image_path" and "_image_text" in fields:
+                path = fields["image_path"] = Path(fields["_image_text"])
+                return path
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def answer_text(self) -> str:

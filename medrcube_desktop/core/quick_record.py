@@ -47,6 +47,7 @@ class QuickContext:
     dirs: RealDirs | None  # None: no file checks at load
     tasks: dict[str, Task | None] = field(default_factory=dict)
     paths: dict[str, Path] = field(default_factory=dict)  # image_path as written -> Path
+    texts: dict[str, str | None] = field(default_factory=dict)  # the same, as text (quick_chunk)
 
 
 def _failed(_field: str | None, _message: str) -> None:

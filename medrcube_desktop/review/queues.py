@@ -48,7 +48,8 @@ class ItemFilter:
     ``text`` a case-insensitive search over id, question and options; ``order`` is
     ``"benchmark"`` or ``"random"`` (reproducible per reviewer); ``study`` the name of an
     agreement study whose items only are listed; ``original_task`` the release's
-    ``original_task`` as written.
+    ``original_task`` as written; ``include_restricted`` also lists the items whose image
+    the release does not ship (reviewed on their text only).
     """
 
     task: str = ALL
@@ -60,6 +61,7 @@ class ItemFilter:
     order: str = ORDER_BENCHMARK
     study: str = ALL
     original_task: str = ALL
+    include_restricted: bool = False
 
 
 @dataclass

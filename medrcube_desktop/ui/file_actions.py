@@ -137,7 +137,14 @@ class FileActions:
             f"{summary.imported} reviews imported as {reviewer}, {summary.skipped} skipped "
             f"as unchanged, {len(summary.problems)} problems in {chosen}"
         )
-        self.set_session(ReviewSessionState(self.session.items, self.session.store, reviewer))
+        self.set_session(
+            ReviewSessionState(
+                self.session.items,
+                self.session.store,
+                reviewer,
+                restricted=self.session.restricted,
+            )  # fmt: skip
+        )
         box = QMessageBox(QMessageBox.Icon.Information, "Reviews imported", text, parent=self)
         if summary.problems:
             box.setIcon(QMessageBox.Icon.Warning)

@@ -9,6 +9,7 @@ import math
 import threading
 from operator import attrgetter
 
+from medrcube_desktop.core.dataset import text_only_message
 from medrcube_desktop.imaging.render import RenderedImage
 from medrcube_desktop.imaging.render_cache import RenderCache, render_key
 from medrcube_desktop.ui.display_state import (
@@ -89,6 +90,13 @@ class ImageControls:
         rendered on the render pool ahead of any queued prefetch."""
         self._generation += 1
         item = self.session.current
+        if self.session.text_only(item.id):  # the release does not ship its image
+            self.image_view.show_message(text_only_message(item))
+            self.slice_slider.setVisible(False)
+            self.slice_label.setText("")
+            self.image_message.setText(esc(f"Text only: {text_only_message(item)}."))
+            self._announce_first()
+            return
         args = self._display_args(item, slice_index, self.show_overlay, self.display_window)
         key = render_key(item, *args)
         cached = self.render_cache.get(key)
@@ -119,6 +127,8 @@ class ImageControls:
             if not 0 <= position + step < len(visible):
                 continue
             item = visible[position + step]
+            if self.session.text_only(item.id):
+                continue  # nothing to render
             args = self._display_args(item, None, True, choice.carried_to(item).window)
             key = render_key(item, *args)
             if key in self.render_cache:

@@ -70,6 +70,7 @@ class ImageView(QGraphicsView):
         self._full_wanted = False
         self.edge_labels: dict[str, str] | None = None
         self.corner_text = ""  # lines, e.g. "W 400  C 40 (set by you)\n12 / 40"
+        self.placeholder = ""  # said in the middle where there is no image (show_message)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
         self.facts: PixelFacts | None = None
         self.readout_text = ""  # "x 12  y 40   -1002 HU" under the cursor
@@ -184,11 +185,32 @@ class ImageView(QGraphicsView):
         self.facts = None
         self.readout_text = ""
         self.clear_caliper()
+        self.placeholder = ""
         self.viewport().update()
+
+    def show_message(self, text: str) -> None:
+        """No image; ``text`` in the middle of the view instead (plain text, wrapped)."""
+        self.clear()
+        self.placeholder = text
+        self.viewport().update()
+
+    def _draw_placeholder(self, painter: QPainter) -> None:
+        painter.save()
+        painter.resetTransform()
+        font = painter.font()
+        font.setPointSize(13)
+        painter.setFont(font)
+        painter.setPen(Qt.GlobalColor.white)
+        area = self.viewport().rect().adjusted(24, 24, -24, -24)
+        flags = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap
+        painter.drawText(area, int(flags), self.placeholder)
+        painter.restore()
 
     def drawForeground(self, painter: QPainter, rect) -> None:  # noqa: N802 (Qt override)
         """Orientation letters at the middle of each edge of the view, and the window and
         slice in the bottom-left corner, in screen pixels (the image is not touched)."""
+        if self.placeholder:
+            self._draw_placeholder(painter)
         if not self.edge_labels and not self.corner_text and not self._top_left_text():
             return
         painter.save()

@@ -32,9 +32,11 @@ _ROW_FLAGS = (
 _item_id = attrgetter("id")
 
 
-def item_label(item: Item, mark: str) -> str:
-    """The text of one row: ``"✓  ct-1  Modality Recognition · CT"`` (``·`` unmarked)."""
-    return f"{mark or '·'}  {item.id}  {item.task.name} · {item.modality}"
+def item_label(item: Item, mark: str, text_only: bool = False) -> str:
+    """The text of one row: ``"✓  ct-1  Modality Recognition · CT"`` (``·`` unmarked),
+    with ``" · text only"`` for an item whose image is not shipped."""
+    label = f"{mark or '·'}  {item.id}  {item.task.name} · {item.modality}"
+    return f"{label} · text only" if text_only else label
 
 
 class ItemListModel(QStringListModel):
@@ -48,9 +50,15 @@ class ItemListModel(QStringListModel):
         ``"⚑"`` added for a flagged item).
     """
 
-    def __init__(self, mark_of: Callable[[str], str], parent=None) -> None:
+    def __init__(
+        self,
+        mark_of: Callable[[str], str],
+        parent=None,
+        text_only: Callable[[str], bool] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.mark_of = mark_of
+        self.text_only = text_only or (lambda _item_id: False)
         self._items: list[Item] = []
         self._rows: dict[str, int] = {}
 
@@ -85,7 +93,7 @@ class ItemListModel(QStringListModel):
             return None
         item = self._items[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return item_label(item, self.mark_of(item.id))
+            return item_label(item, self.mark_of(item.id), self.text_only(item.id))
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"<p>{esc(item.question)}</p>"  # rich, so a "<b>" in it shows as written
         if role == ITEM_ID_ROLE:

@@ -164,6 +164,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
                 for k in ("task", "modality", "region", "dataset", "original_task", "study")
             },
             self.binding.mark,
+            text_only=s.text_only,
+            restricted=len(s.restricted),
         )
         self.list_pane.filter_changed.connect(self._apply_filter)
         self.list_pane.item_chosen.connect(self.show_item)
@@ -394,7 +396,10 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
             self, "Reviewer", "Reviewer name:", text=self.session.reviewer
         )
         if ok and name.strip() and name.strip() != self.session.reviewer:
-            session = ReviewSessionState(self.session.items, self.session.store, name.strip())
+            session = ReviewSessionState(
+                self.session.items, self.session.store, name.strip(),
+                restricted=self.session.restricted,
+            )  # fmt: skip
             self.set_session(session)
             self.reviewer_changed.emit(name.strip())
 

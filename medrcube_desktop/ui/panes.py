@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QLabel,
@@ -58,7 +59,12 @@ class ItemListPane(QWidget):
     item_chosen = Signal(str)  # item id
 
     def __init__(
-        self, choices: dict[str, list[str]], mark_of: Callable[[str], str], parent=None
+        self,
+        choices: dict[str, list[str]],
+        mark_of: Callable[[str], str],
+        parent=None,
+        text_only: Callable[[str], bool] | None = None,
+        restricted: int = 0,
     ) -> None:
         super().__init__(parent)
         form = QFormLayout()
@@ -106,7 +112,18 @@ class ItemListPane(QWidget):
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._emit_filter)
         form.addRow("Searc&h", self.search)
-        self.model = ItemListModel(mark_of, self)
+        self.include_restricted = QCheckBox(
+            f"Include restricted items (text only, {restricted:,})"
+        )  # the release ships them without their image
+        self.include_restricted.setObjectName("includeRestricted")
+        self.include_restricted.setToolTip(
+            "Items whose image the release may not redistribute: review their text; "
+            "the image area says where to obtain the picture"
+        )
+        self.include_restricted.setVisible(restricted > 0)
+        self.include_restricted.toggled.connect(self._emit_filter)
+        form.addRow(self.include_restricted)
+        self.model = ItemListModel(mark_of, self, text_only=text_only)
         self.list = QListView()
         self.list.setObjectName("itemList")
         self.list.setModel(self.model)
@@ -137,7 +154,11 @@ class ItemListPane(QWidget):
     def current_filter(self) -> ItemFilter:
         """The filter the combo boxes describe now."""
         values = {key: combo.currentData() for key, combo in self.combos.items()}
-        return ItemFilter(**values, text=self.search.text())
+        return ItemFilter(
+            **values,
+            text=self.search.text(),
+            include_restricted=self.include_restricted.isChecked(),
+        )
 
     def _emit_filter(self) -> None:
         self.filter_changed.emit(self.current_filter())

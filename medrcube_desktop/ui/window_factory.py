@@ -61,7 +61,7 @@ def build_window(
     what the user changes in ``prefs`` (not shown yet). File › Open builds its windows
     here too."""
     window = window_class(
-        ReviewSessionState(benchmark.items, store, name),
+        ReviewSessionState(benchmark.items, store, name, restricted=benchmark.restricted),
         benchmark,
         neurological=prefs.neurological,
         prefs=prefs,
@@ -69,7 +69,14 @@ def build_window(
     window.reviewer_changed.connect(lambda new: _remember_reviewer(prefs, new))
     window.convention_changed.connect(lambda on: _remember_convention(prefs, on))
     window.preferences_changed.connect(prefs.save)
+    window.list_pane.include_restricted.setChecked(prefs.include_restricted)
+    window.list_pane.include_restricted.toggled.connect(lambda on: _remember_restricted(prefs, on))
     return window
+
+
+def _remember_restricted(prefs: settings.Settings, on: bool) -> None:
+    prefs.include_restricted = on
+    prefs.save()
 
 
 def _remember_convention(prefs: settings.Settings, neurological: bool) -> None:

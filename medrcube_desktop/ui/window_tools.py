@@ -124,7 +124,12 @@ class WindowTools:
                 QMessageBox.critical(self, "Study settings not saved", str(exc))
                 return
             self.set_session(
-                ReviewSessionState(self.session.items, self.session.store, self.session.reviewer)
+                ReviewSessionState(
+                    self.session.items,
+                    self.session.store,
+                    self.session.reviewer,
+                    restricted=self.session.restricted,
+                )  # fmt: skip
             )
         self._take_focus()
 

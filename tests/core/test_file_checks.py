@@ -151,3 +151,39 @@ def test_a_file_replaced_with_its_old_time_kept_is_read_again(tmp_path):
     Image.fromarray(255 - ramp).save(picture)  # the same size, other pixels
     os.utime(picture, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # the old time kept
     assert render_item(p).rgba[0, 0, 0] != first
+
+
+def _both_kinds_benchmark(tmp_path):
+    """Items with a record problem and a file problem at once (and a few around them)."""
+    outside = tmp_path / "outside.dcm"
+    outside.write_bytes(dicom_file("CT_small.dcm").read_bytes())
+    root = write_benchmark(
+        tmp_path / "b",
+        {
+            "ds1": [
+                item("good"),
+                item("both", image="images/gone.dcm", question=""),
+                item("mask", task="no such task", mask_path="masks/gone.png"),
+                item("escape", image="images/evil.dcm", gt_answer="Heart"),
+                item("bad-path", image="../../out.dcm", question=""),  # one problem per field
+                item("restricted", image="images/r.png", restricted=True, question=""),
+                item("files-only", image="images/gone2.dcm"),
+            ]
+        },
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    os.symlink(outside, root / "ds1" / "images" / "evil.dcm")
+    return root
+
+
+def test_the_background_file_check_lists_what_validate_lists(tmp_path):
+    root = _both_kinds_benchmark(tmp_path)
+    eager = load_benchmark(root)  # what validate lists
+    deferred = load_benchmark(root, check_files=False)
+    later = list(deferred.check_files())
+    assert sorted(map(str, deferred.problems + later)) == sorted(map(str, eager.problems))
+    assert {(p.item, p.field) for p in later} == {
+        ("both", "image_path"), ("mask", "mask_path"), ("escape", "image_path"),
+        ("files-only", "image_path"),
+    }  # fmt: skip
+    assert not any(p.item == "restricted" and p.field == "image_path" for p in later)

@@ -84,3 +84,32 @@ def test_original_task_shown_and_filterable_and_a_drawn_in_overlay_is_said(qtbot
     finally:
         window.close()
         store.close()
+
+
+def test_the_window_lists_the_problems_validate_lists(qtbot, tmp_path):
+    """An item with a record problem and a missing file: both, as ``validate`` says."""
+    from medrcube_desktop.core.dataset import load_benchmark
+
+    root = write_benchmark(
+        tmp_path / "b",
+        {
+            "ds1": [
+                item("good"),
+                item("both", image="images/gone.dcm", question=""),
+                item("files-only", image="images/gone2.dcm"),
+            ]
+        },
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    validate = load_benchmark(root)
+    window, store = open_window(qtbot, root, tmp_path)
+    try:
+        qtbot.waitUntil(lambda: not window.checking_files(), timeout=10000)
+        qtbot.waitUntil(lambda: "3 benchmark problems" in window.problems_label.text())
+        assert sorted(map(str, window.benchmark.problems)) == sorted(map(str, validate.problems))
+        assert {(p.item, p.field) for p in window.benchmark.problems} >= {
+            ("both", "question"), ("both", "image_path"),
+        }  # fmt: skip
+    finally:
+        window.close()
+        store.close()
