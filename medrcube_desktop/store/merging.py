@@ -24,6 +24,7 @@ from typing import Any
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store import review_queries
 from medrcube_desktop.store.migrations import available_migrations, current_version
+from medrcube_desktop.store.read_only import LOCKED, file_uri, read_mode
 from medrcube_desktop.store.study_store import StudyStore
 
 MERGED_TABLES = (
@@ -152,12 +153,12 @@ def _snapshot(other: Path, copy: Path) -> None:
     Raises StoreError when ``other`` cannot be read, is not a review database or is
     newer than this app.
     """
-    modes = [_read_mode(other)]
-    if modes[0] != "mode=ro":
-        modes.append("mode=ro")  # the file changed under immutable=1: read it with locks
+    modes = [read_mode(other)]
+    if modes[0] != LOCKED:
+        modes.append(LOCKED)  # the file changed under immutable=1: read it with locks
     for attempt, mode in enumerate(modes):
         try:
-            version = _copy_with_backup(f"{other.resolve().as_uri()}?{mode}", copy)
+            version = _copy_with_backup(file_uri(other.resolve(), mode), copy)
             break
         except sqlite3.DatabaseError as exc:
             if attempt + 1 < len(modes) and "malformed" in str(exc):
@@ -194,25 +195,6 @@ def _copy_with_backup(uri: str, copy: Path) -> int:
     finally:
         source.close()
     return version
-
-
-def _read_mode(other: Path) -> str:
-    """URI parameter for reading ``other`` without creating or changing any file.
-
-    A WAL database whose ``-wal`` file is missing or empty has everything in the main
-    file: ``immutable=1`` reads it without the ``-wal`` and ``-shm`` files that
-    ``mode=ro`` would leave beside it. Otherwise ``mode=ro``: it takes the locks and
-    reads the pending WAL content too.
-    """
-    try:
-        with open(other, "rb") as f:
-            header = f.read(20)
-        wal = other.with_name(other.name + "-wal")
-        wal_empty = not wal.exists() or wal.stat().st_size == 0
-    except OSError as exc:
-        raise StoreError(f"{other}: cannot read: {exc.strerror or exc}") from exc
-    in_wal_mode = header[:16] == b"SQLite format 3\x00" and header[18:19] == b"\x02"
-    return "immutable=1" if in_wal_mode and wal_empty else "mode=ro"
 
 
 def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge:
