@@ -136,6 +136,7 @@ def test_a_newer_schema_is_an_error_and_not_a_database_too(tmp_path, capsys):
     conn.commit()
     conn.close()
     before = folder_state(tmp_path)
+
     def export(path, out):
         return main(["export-reviews", "--db", str(path), "--reviewer", "dr-a", "--out", out])
 
