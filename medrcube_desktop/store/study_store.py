@@ -69,6 +69,7 @@ class StudyStore(ExpertStoreMixin):
     def __init__(self, path: str | Path | None, read_only: bool = False) -> None:
         self.path = Path(path).expanduser() if path is not None else None
         self.opened_read_only: ReadOnlyOpen | None = None
+        self._busy_s = BUSY_TIMEOUT_S
         if read_only and self.path is not None:
             self.db, self.opened_read_only = open_read_only(self.path)
         else:
@@ -393,6 +394,13 @@ class StudyStore(ExpertStoreMixin):
         """Set an ``app_state`` key, written at once."""
         self._write(f"save {key}", app_state.set_state, key, value)
 
+    def wait_for_writes(self, seconds: float) -> None:
+        """Let every later write wait at most ``seconds`` for another connection's write
+        lock, with no retry (the window: :data:`~.database.WINDOW_WRITE_WAIT_S`), then
+        fail with StoreBusy; the default waits up to :data:`~.database.WRITE_WAIT_S`."""
+        self._busy_s = seconds
+        set_busy_timeout(self.db, seconds)
+
     def set_state_quickly(self, key: str, value: str, wait_ms: int = 200) -> None:
         """Like :meth:`set_state` but waits at most ``wait_ms`` for a lock (GUI thread use).
 
@@ -402,7 +410,7 @@ class StudyStore(ExpertStoreMixin):
         try:
             self.set_state(key, value)
         finally:
-            set_busy_timeout(self.db, BUSY_TIMEOUT_S)
+            set_busy_timeout(self.db, self._busy_s)
 
     def claim(self, key: str, value: str, is_stale: Callable[[str], bool]) -> str | None:
         """Set ``app_state[key] = value`` unless another holder's value is there and

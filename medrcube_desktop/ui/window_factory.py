@@ -13,6 +13,7 @@ from medrcube_desktop.core.dataset import Benchmark, load_benchmark
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store import StudyStore
+from medrcube_desktop.store.database import WINDOW_WRITE_WAIT_S
 
 if TYPE_CHECKING:
     from medrcube_desktop.ui.main_window import MainWindow
@@ -40,7 +41,9 @@ def open_store(db_file: Path) -> StudyStore:
                 f"{db_file}: its folder {folder} is read-only, and the window needs to "
                 f"write beside the database; {READ_ONLY_HINT}"
             )
-    return StudyStore(db_file)
+    store = StudyStore(db_file)
+    store.wait_for_writes(WINDOW_WRITE_WAIT_S)  # the GUI thread never waits a minute
+    return store
 
 
 READ_ONLY_HINT = (
