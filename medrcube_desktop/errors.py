@@ -20,6 +20,11 @@ class StoreError(MedRCubeError):
     """The review database cannot be opened, migrated or written."""
 
 
+class StoreBusy(StoreError):
+    """A write gave up waiting for another connection's write lock: nothing of it was
+    written, and trying again later can succeed."""
+
+
 class JudgeError(MedRCubeError):
     """An LLM judgment could not be obtained or validated."""
 

@@ -87,7 +87,10 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
     """The one policy for a command's database.
 
     A command that only reads (exports, agreement, credibility) never creates a file:
-    a missing one is an error. A command that stores results creates it, and says so on
+    a missing one is an error. Nor does it change one: the file is opened read-only
+    (:mod:`~medrcube_desktop.store.read_only`), so an archived study (mode 0444, a
+    read-only folder or medium) is read, and one of an older schema is read through a
+    copy migrated in memory, said on stderr. A command that stores results creates it, and says so on
     stderr once its work is done, so a typo in ``--db`` is never silent; when it fails
     before storing anything, the new file is removed again. The store is closed on the
     way out.
@@ -106,7 +109,14 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
             raise StoreError(missing)
     elif not create and path.stat().st_size == 0:  # SQLite would make it a database
         raise StoreError(f"{path}: an empty file, not a review database")
-    store = StudyStore(path)
+    store = StudyStore(path, read_only=not create)
+    opened = store.opened_read_only
+    if opened is not None and opened.migrated_copy:
+        say(
+            f"{PROG}: {path} is of an older schema (v{opened.file_version}; this app: "
+            f"v{opened.app_version}): read without changing it, through a copy migrated "
+            "in memory"
+        )
     try:
         yield store
     except BaseException:
@@ -119,6 +129,11 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
         raise
     finally:
         store.close()
+    if opened is not None and opened.changed():
+        warn(
+            f"{path} was written by another process while it was read: run the command "
+            "again for figures of one state"
+        )
     if new:  # after the work, so that a refused input's one line stays the only line
         say(f"{PROG}: created a new review database {path}")
 

@@ -127,4 +127,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
     for merged in summary.files:
         for warning in merged.warnings:
             warn(warning)
+        for conflict in merged.conflicts:
+            warn(f"conflict: {conflict}")
     return Outcome.DONE

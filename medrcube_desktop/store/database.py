@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from medrcube_desktop.errors import StoreError
+from medrcube_desktop.errors import StoreBusy, StoreError
 from medrcube_desktop.store.migrations import migrate
 
 T = TypeVar("T")
@@ -36,6 +36,14 @@ WRITE_WAIT_S = 60.0
 (seconds): past it the write fails with "database is locked". A connection given a
 shorter busy timeout (:func:`set_busy_timeout`, the window's best-effort writes) does
 not try again."""
+
+WINDOW_WRITE_WAIT_S = 2.0
+"""How long a write of the review window waits for another connection's write lock
+(seconds): the GUI thread is not frozen for :data:`WRITE_WAIT_S`; past it the write
+fails with :class:`~medrcube_desktop.errors.StoreBusy` (the draft kept, try again)."""
+
+BUSY_MESSAGE = "the database is busy (another process is writing): try again"
+"""What a write that gave up waiting for the lock says, after the file and the write."""
 
 _RETRY_FIRST_S, _RETRY_MAX_S = 0.05, 1.0
 """Backoff between tries of ``BEGIN IMMEDIATE`` (seconds, doubling)."""
@@ -140,6 +148,9 @@ def write_transaction(db: Any, path: Path | None, what: str) -> Iterator[Any]:
         ``"FILE: cannot WHAT: reason"`` when SQLite or encoding fails; a StoreError
         raised in the block (a refused value) passes through unchanged. Either way
         nothing of the block is written.
+    StoreBusy
+        Another connection held the write lock past the wait (``"FILE: cannot WHAT:``
+        :data:`BUSY_MESSAGE`).
     """
     conn = db.conn
     try:
@@ -155,6 +166,10 @@ def write_transaction(db: Any, path: Path | None, what: str) -> Iterator[Any]:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise StoreBusy(f"{path or ':memory:'}: cannot {what}: {BUSY_MESSAGE}") from exc
+        raise StoreError(f"{path or ':memory:'}: cannot {what}: {exc}") from exc
     except READ_ERRORS as exc:
         raise StoreError(f"{path or ':memory:'}: cannot {what}: {exc}") from exc
 

@@ -3,7 +3,10 @@
 Rows are recognised by their stable ids: ``uid`` for ``reviews`` and ``judgments``,
 ``review_uid`` for ``disagreement_notes`` and (``reviewer``, ``item_id``) for ``flags``.
 A row is copied only when the target lacks that id, so merging the same file again adds
-nothing. Drafts and ``app_state`` stay with the database they belong to.
+nothing. Adjudications (by ``uid``, their revisions kept in order) and the assignment
+(copied when the target has none; two different ones are a conflict, the target's kept)
+are merged by :mod:`~medrcube_desktop.store.merging_experts`. Drafts and ``app_state``
+stay with the database they belong to.
 
 The other file is never opened for writing: it is copied with SQLite's backup API (WAL
 content included) and the copy, migrated to the current schema, is read. Public through
@@ -23,7 +26,9 @@ from typing import Any
 
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store import review_queries
+from medrcube_desktop.store.merging_experts import merge_adjudications, merge_assignment
 from medrcube_desktop.store.migrations import available_migrations, current_version
+from medrcube_desktop.store.read_only import LOCKED, file_uri, read_mode
 from medrcube_desktop.store.study_store import StudyStore
 
 MERGED_TABLES = (
@@ -33,8 +38,13 @@ MERGED_TABLES = (
     "flags",
     "studies",
     "study_items",
+    "adjudications",
+    "assignments",
 )
 """Tables :func:`merge` copies rows of, in the order it copies them."""
+
+_OWN_RULES = frozenset({"adjudications", "assignments"})
+"""Tables merged by :mod:`~medrcube_desktop.store.merging_experts`, not by id alone."""
 
 _KEYS = {
     "reviews": ("uid",),
@@ -60,12 +70,16 @@ class FileMerge:
         (reviewer, item) pairs whose revisions were renumbered by commit time.
     warnings : list of str
         Differences worth a look, e.g. study settings (blinding) unlike the target's.
+    conflicts : list of str
+        What the two files decided differently: an (item, target) adjudicated in both
+        apart, two different assignments (the target's kept). One line each.
     """
 
     path: Path
     added: dict[str, int]
     renumbered_items: int = 0
     warnings: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -87,6 +101,7 @@ class MergeSummary:
                     "added": f.added,
                     "renumbered_items": f.renumbered_items,
                     "warnings": f.warnings,
+                    "conflicts": f.conflicts,
                 }
                 for f in self.files
             ],
@@ -101,7 +116,10 @@ def merge(target_store: StudyStore, other_paths: Iterable[str | Path]) -> MergeS
     id the target lacks is copied (reviews keep their ``source`` and ``blind``). For each (reviewer,
     item) that receives reviews, all its revisions are renumbered 1..n by
     (``committed_at``, previous revision, ``uid``), so the first judgment stays the
-    earliest committed one. Each other file is merged in one transaction.
+    earliest committed one. Adjudications the target lacks are copied (their revisions
+    after the target's, in order) and the other's assignment when the target has none;
+    what the two decided differently is in :attr:`FileMerge.conflicts`. Each other file
+    is merged in one transaction.
 
     Parameters
     ----------
@@ -152,12 +170,12 @@ def _snapshot(other: Path, copy: Path) -> None:
     Raises StoreError when ``other`` cannot be read, is not a review database or is
     newer than this app.
     """
-    modes = [_read_mode(other)]
-    if modes[0] != "mode=ro":
-        modes.append("mode=ro")  # the file changed under immutable=1: read it with locks
+    modes = [read_mode(other)]
+    if modes[0] != LOCKED:
+        modes.append(LOCKED)  # the file changed under immutable=1: read it with locks
     for attempt, mode in enumerate(modes):
         try:
-            version = _copy_with_backup(f"{other.resolve().as_uri()}?{mode}", copy)
+            version = _copy_with_backup(file_uri(other.resolve(), mode), copy)
             break
         except sqlite3.DatabaseError as exc:
             if attempt + 1 < len(modes) and "malformed" in str(exc):
@@ -196,32 +214,13 @@ def _copy_with_backup(uri: str, copy: Path) -> int:
     return version
 
 
-def _read_mode(other: Path) -> str:
-    """URI parameter for reading ``other`` without creating or changing any file.
-
-    A WAL database whose ``-wal`` file is missing or empty has everything in the main
-    file: ``immutable=1`` reads it without the ``-wal`` and ``-shm`` files that
-    ``mode=ro`` would leave beside it. Otherwise ``mode=ro``: it takes the locks and
-    reads the pending WAL content too.
-    """
-    try:
-        with open(other, "rb") as f:
-            header = f.read(20)
-        wal = other.with_name(other.name + "-wal")
-        wal_empty = not wal.exists() or wal.stat().st_size == 0
-    except OSError as exc:
-        raise StoreError(f"{other}: cannot read: {exc.strerror or exc}") from exc
-    in_wal_mode = header[:16] == b"SQLite format 3\x00" and header[18:19] == b"\x02"
-    return "immutable=1" if in_wal_mode and wal_empty else "mode=ro"
-
-
 def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge:
     """Copy the rows of one migrated copy into the target, in one transaction."""
     added = dict.fromkeys(MERGED_TABLES, 0)
     with target.transaction(f"merge {other}") as db:
         origin: dict[str, int] = {}  # uid of a copied review -> its revision in `other`
         groups: set[tuple[str, str]] = set()  # (reviewer, item_id) given new reviews
-        for table in MERGED_TABLES:
+        for table in (t for t in MERGED_TABLES if t not in _OWN_RULES):
             for row in _missing_rows(target, source, table):
                 if table == "reviews":
                     origin[row["uid"]] = row["revision"]
@@ -236,7 +235,10 @@ def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge
         added["flags"] += _newer_flags(db, source)
         for reviewer, item_id in sorted(groups):
             review_queries.renumber_revisions(db, reviewer, item_id, origin)
-    return FileMerge(other, added, len(groups), _protocol_warnings(target, source, other))
+        added["adjudications"], conflicts = merge_adjudications(db, source.conn, str(other))
+        added["assignments"], assignment_conflicts = merge_assignment(db, source.conn, str(other))
+    warnings = _protocol_warnings(target, source, other)
+    return FileMerge(other, added, len(groups), warnings, conflicts + assignment_conflicts)
 
 
 def _protocol_warnings(target: StudyStore, source: StudyStore, other: Path) -> list[str]:

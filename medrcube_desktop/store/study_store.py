@@ -1,6 +1,7 @@
 """The study database: one facade over the named queries of each domain.
 
-:class:`StudyStore` opens the file (WAL mode, migrated) and runs the queries of
+:class:`StudyStore` opens the file (WAL mode, migrated; or read only, the file never
+changed: :mod:`~medrcube_desktop.store.read_only`) and runs the queries of
 :mod:`~medrcube_desktop.store.review_queries`, :mod:`~medrcube_desktop.store.drafts`,
 :mod:`~medrcube_desktop.store.flags_notes`, :mod:`~medrcube_desktop.store.judgments`,
 :mod:`~medrcube_desktop.store.studies`, :mod:`~medrcube_desktop.store.evaluation` and
@@ -31,6 +32,7 @@ from medrcube_desktop.store.drafts import StoredDraft
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from medrcube_desktop.store.expert_store import ExpertStoreMixin
 from medrcube_desktop.store.judgments import Judgment
+from medrcube_desktop.store.read_only import ReadOnlyOpen, open_read_only
 from medrcube_desktop.store.review_queries import Review
 from medrcube_desktop.store.studies import StudyRecord
 
@@ -46,16 +48,32 @@ class StudyStore(ExpertStoreMixin):
     ----------
     path : str or Path or None
         SQLite file, created (with its folder) if missing; ``None`` for in memory.
+    read_only : bool
+        Read an existing file without changing it or its folder (no WAL switch, no
+        migration of the file: an older schema is read through a copy migrated in
+        memory); every write then raises StoreError.
+
+    Attributes
+    ----------
+    opened_read_only : ReadOnlyOpen or None
+        How a ``read_only`` store was opened (the file's schema version, whether the
+        file changed meanwhile); ``None`` for a writing store.
 
     Raises
     ------
     StoreError
-        The file cannot be opened, is not a SQLite database, or cannot be migrated.
+        The file cannot be opened, is not a SQLite database, or cannot be migrated
+        (is newer than the app, or missing, for ``read_only``).
     """
 
-    def __init__(self, path: str | Path | None) -> None:
+    def __init__(self, path: str | Path | None, read_only: bool = False) -> None:
         self.path = Path(path).expanduser() if path is not None else None
-        self.db = open_database(self.path)
+        self.opened_read_only: ReadOnlyOpen | None = None
+        self._busy_s = BUSY_TIMEOUT_S
+        if read_only and self.path is not None:
+            self.db, self.opened_read_only = open_read_only(self.path)
+        else:
+            self.db = open_database(self.path)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -376,6 +394,13 @@ class StudyStore(ExpertStoreMixin):
         """Set an ``app_state`` key, written at once."""
         self._write(f"save {key}", app_state.set_state, key, value)
 
+    def wait_for_writes(self, seconds: float) -> None:
+        """Let every later write wait at most ``seconds`` for another connection's write
+        lock, with no retry (the window: :data:`~.database.WINDOW_WRITE_WAIT_S`), then
+        fail with StoreBusy; the default waits up to :data:`~.database.WRITE_WAIT_S`."""
+        self._busy_s = seconds
+        set_busy_timeout(self.db, seconds)
+
     def set_state_quickly(self, key: str, value: str, wait_ms: int = 200) -> None:
         """Like :meth:`set_state` but waits at most ``wait_ms`` for a lock (GUI thread use).
 
@@ -385,7 +410,7 @@ class StudyStore(ExpertStoreMixin):
         try:
             self.set_state(key, value)
         finally:
-            set_busy_timeout(self.db, BUSY_TIMEOUT_S)
+            set_busy_timeout(self.db, self._busy_s)
 
     def claim(self, key: str, value: str, is_stale: Callable[[str], bool]) -> str | None:
         """Set ``app_state[key] = value`` unless another holder's value is there and

@@ -63,6 +63,8 @@ def panel_summary(run: PanelRun, blind_viewer: str | None) -> str:
             f"<br>Blind study: only the items {esc(blind_viewer)} has committed are compared "
             "(the agreement command, which sees every item, can give other figures)."
         )
+    for note in run.notes:  # an expert who adjudicated gold items
+        text += f"<br>ⓘ {esc(note)}."
     for warning in small_overlaps(run):
         text += f"<br>⚠ {esc(warning)}"
     text += "<br>Figures and files: the <code>agreement</code> command's <code>--out</code>."

@@ -13,6 +13,7 @@ from medrcube_desktop.core.dataset import Benchmark, load_benchmark
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store import StudyStore
+from medrcube_desktop.store.database import WINDOW_WRITE_WAIT_S
 
 if TYPE_CHECKING:
     from medrcube_desktop.ui.main_window import MainWindow
@@ -24,16 +25,33 @@ def open_store(db_file: Path) -> StudyStore:
     Raises
     ------
     MedRCubeError
-        The file is read-only (said now, not at the first keystroke: "Draft NOT saved").
+        The file, or the folder its ``-wal`` and ``-shm`` files go in, is read-only
+        (said now, not at the first keystroke: "Draft NOT saved"; the window writes).
     StoreError
         It cannot be opened as a study database.
     """
     db_file = db_file.expanduser()
-    if db_file.exists() and not os.access(db_file, os.W_OK):
-        raise MedRCubeError(
-            f"{db_file}: the review database is read-only; reviews could not be saved"
-        )
-    return StudyStore(db_file)
+    if db_file.exists():
+        folder = db_file.parent
+        sidecars = all(db_file.with_name(db_file.name + s).exists() for s in ("-wal", "-shm"))
+        if not os.access(db_file, os.W_OK):
+            raise MedRCubeError(f"{db_file}: the review database is read-only; {READ_ONLY_HINT}")
+        if not sidecars and not os.access(folder, os.W_OK):
+            raise MedRCubeError(
+                f"{db_file}: its folder {folder} is read-only, and the window needs to "
+                f"write beside the database; {READ_ONLY_HINT}"
+            )
+    store = StudyStore(db_file)
+    store.wait_for_writes(WINDOW_WRITE_WAIT_S)  # the GUI thread never waits a minute
+    return store
+
+
+READ_ONLY_HINT = (
+    "reviews could not be saved. The read-only commands (agreement, export-reviews, "
+    "adjudicate-queue, compare, …) read it without changing it; to review, copy it to a "
+    "writable folder"
+)
+"""What a read-only study database still allows (the window's message)."""
 
 
 def load_for_review(root: Path) -> Benchmark:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from medrcube_desktop.errors import StoreError
+from medrcube_desktop.errors import StoreBusy
 from medrcube_desktop.store import StudyStore, database
 from tests.store.test_study_store import response, run_record
 
@@ -73,7 +73,9 @@ def test_a_best_effort_write_with_a_short_timeout_does_not_retry(tmp_path, monke
     started.wait(10)
     begun = time.monotonic()
     try:
-        with pytest.raises(StoreError, match="database is locked"):
+        with pytest.raises(
+            StoreBusy, match="the database is busy .another process is writing.: try again"
+        ):
             store.set_state_quickly("k", "v", wait_ms=100)
         elapsed = time.monotonic() - begun
     finally:

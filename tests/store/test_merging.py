@@ -62,6 +62,8 @@ def test_merging_two_reviewers_gives_the_union(tmp_path):
                 "flags": 0,
                 "studies": 0,
                 "study_items": 0,
+                "adjudications": 0,
+                "assignments": 0,
             },
         ),
         (
@@ -73,6 +75,8 @@ def test_merging_two_reviewers_gives_the_union(tmp_path):
                 "flags": 1,
                 "studies": 0,
                 "study_items": 0,
+                "adjudications": 0,
+                "assignments": 0,
             },
         ),
     ]
@@ -83,6 +87,8 @@ def test_merging_two_reviewers_gives_the_union(tmp_path):
         "flags": 1,
         "studies": 0,
         "study_items": 0,
+        "adjudications": 0,
+        "assignments": 0,
     }
     assert study.reviewers() == ["dr-a", "dr-b"]
     assert study.latest_reviews("dr-a")["i1"].scores == scores("1.4")

@@ -119,7 +119,9 @@ class Column:
     """One column of a panel table: a named group of pairs and its figures per row.
 
     ``kind``: ``"ceiling"`` (mean over expert pairs), ``"llm"`` (mean over expert–LLM
-    pairs), ``"pair"`` (one pair) or ``"gold"`` (one rater against the gold standard).
+    pairs), ``"pair"`` (one pair), ``"gold"`` (one rater against the gold standard) or
+    ``"gold_independent"`` (an expert against the gold standard over the items they did
+    not adjudicate themselves).
     """
 
     name: str

@@ -99,6 +99,7 @@ def panel_lines(run: PanelRun) -> list[str]:
         "Agreement [95% bootstrap CI] κ Cohen's kappa; a group is the mean over its pairs; "
         "n: items each pair judged in common."
     )
+    lines += [f"note: {n}" for n in run.notes]
     lines += [f"warning: {w}" for w in small_overlaps(run)]
     return lines
 
@@ -172,6 +173,8 @@ def _write_xlsx(run: PanelRun, path: Path) -> None:
         for key in ("n_items", "n_adjudicated", "n_left_out"):
             about.append([f"gold_{key}", run.gold[key]])
         about.append(["gold_left_out_items", safe(", ".join(run.gold["left_out"]))])
+    for note in run.notes:
+        about.append(["note", safe(note)])
     book.properties.title = "MedRCube agreement study (several experts)"
     book.save(path)
 
@@ -195,6 +198,7 @@ def panel_html(run: PanelRun) -> str:
             f"{run.gold['n_items']} items ({run.gold['n_adjudicated']} adjudicated), "
             f"{run.gold['n_left_out']} left out for want of one.</p>"
         )
+    gold += "".join(f"<p class='note'>Note: {esc(note)}.</p>" for note in run.notes)
     m = run.meta
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>MedRCube agreement "

@@ -36,7 +36,9 @@ class PanelRun:
     ``mode`` is ``"panel"`` (ceiling beside expert–LLM) or ``"gold"`` (each rater against
     the gold standard); ``items`` the items resampled; ``raters`` each rater's number of
     judged items among them; ``gold`` (gold mode) ``{"n_items", "n_adjudicated",
-    "left_out"}``; ``scores`` rater → item → rule → 0/1 (the long export).
+    "left_out", "self_adjudicated"}``; ``scores`` rater → item → rule → 0/1 (the long
+    export); ``notes`` what a reader must know to read the figures (an expert who
+    adjudicated gold items: their agreement with gold is not independent).
     """
 
     mode: str
@@ -46,6 +48,7 @@ class PanelRun:
     meta: dict[str, Any]
     gold: dict[str, Any] | None = None
     scores: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         """The ``agreement --json`` object of a several-experts study."""
@@ -59,6 +62,7 @@ class PanelRun:
         }
         if self.gold is not None:
             data["gold"] = self.gold
+            data["notes"] = self.notes
         return data
 
     def column(self, kind: str) -> Column | None:
@@ -195,7 +199,15 @@ def run_gold(
     matrices = {name: rater_matrix(scores, universe) for name, scores in raters.items()}
     matrices[GOLD] = rater_matrix(gold.scores, universe, gold.verdicts)
     names = ([llm] if llm else []) + list(reviewers)
-    groups = [(f"{name} vs gold", "gold", [(name, GOLD)]) for name in names]
+    own = _adjudicated_by(reviewers, adjudications, universe)
+    groups: list[tuple[str, str, list]] = []
+    notes = []
+    for name in names:
+        groups.append((f"{name} vs gold", "gold", [(name, GOLD)]))
+        if own.get(name):
+            column, note = _independent(name, own[name], universe, gold, matrices)
+            groups += [column] if column else []
+            notes.append(note)
     columns = group_columns(matrices, groups, bootstrap, seed)
     meta = _meta(reviewers, model, study, study_seed, bootstrap, seed, hashes, only_items)
     meta["gold"] = ("latest adjudication where adjudicated, else the value all of "
@@ -205,9 +217,40 @@ def run_gold(
         "n_adjudicated": len(gold.adjudicated & set(universe)),
         "n_left_out": len(gold.left_out),
         "left_out": gold.left_out,
+        "self_adjudicated": {name: len(items) for name, items in own.items() if items},
     }
     scores = _restrict({**raters, GOLD: gold.scores}, universe)
-    return PanelRun("gold", columns, universe, _counts(raters, universe), meta, summary, scores)
+    counts = _counts(raters, universe)
+    return PanelRun("gold", columns, universe, counts, meta, summary, scores, notes)
+
+
+def _adjudicated_by(reviewers, adjudications, universe) -> dict[str, list[str]]:
+    """Expert → the gold items with a latest adjudication (a rule or the verdict) that
+    they made themselves."""
+    return {
+        name: [
+            item
+            for item in universe
+            if any(a.adjudicator == name for a in adjudications.get(item, {}).values())
+        ]
+        for name in reviewers
+    }
+
+
+def _independent(name, own, universe, gold, matrices) -> tuple[tuple | None, str]:
+    """The column of ``name`` against gold over the items they did not adjudicate (its
+    gold matrix added to ``matrices``), or None when none is left; and the note."""
+    rest = [i for i in universe if i not in set(own)]
+    note = (
+        f"{name} adjudicated {len(own)} of the {len(universe)} gold items: {name}'s "
+        "agreement with gold is not independent"
+    )
+    if not rest:
+        return None, note + " (no other item is left to compare)"
+    label = f"{name} vs gold, the {len(rest)} items {name} did not adjudicate"
+    key = f"{GOLD} (not adjudicated by {name})"
+    matrices[key] = rater_matrix({i: gold.scores[i] for i in rest}, universe, gold.verdicts)
+    return (label, "gold_independent", [(name, key)]), note + f"; see '{label}'"
 
 
 def _universe(raters, pairs, sample, only_items) -> list[str]:

@@ -1,0 +1,207 @@
+"""Opening a study database to read it only: neither the file nor its folder changes.
+
+The read-only commands (``agreement``, the exports, ``compare``, ``credibility --run``,
+``adjudicate-queue``) and ``merge`` (for the other files) read a database that may be
+archived: of an older schema, with mode 0444, in a read-only folder or on read-only
+media. They open it here, never through
+:func:`~medrcube_desktop.store.database.open_database` (which switches WAL on and
+migrates the file in place).
+
+How the file is read (:func:`read_mode`):
+
+- ``immutable=1`` when the file is in WAL mode and has no ``-wal`` file with content:
+  every committed transaction is then in the main file. ``mode=ro`` would create the
+  ``-wal`` and ``-shm`` files beside it (and leave them), and cannot open it at all in a
+  read-only folder. Immutable takes no locks, so it is safe only while nobody writes the
+  main file; a WAL writer that starts meanwhile writes its ``-wal`` first and touches the
+  main file only at a checkpoint. Such a change is detected: a read that finds the file
+  malformed is tried again with ``mode=ro``, a migrated copy whose file changed while it
+  was copied is copied again with ``mode=ro``, and :meth:`ReadOnlyOpen.changed` says
+  whether the file changed while it was open (the CLI warns).
+- ``mode=ro`` otherwise (a ``-wal`` with content: a writer has the file open or was
+  killed; or a rollback-journal database): SQLite's locks, the pending WAL content read.
+
+A file of an older schema is copied into memory (the backup API) and the copy is
+migrated; the file itself is not. A newer schema than the app's is an error. The
+connection refuses writes (``PRAGMA query_only``).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from medrcube_desktop.errors import StoreError
+from medrcube_desktop.store.database import BUSY_TIMEOUT_S
+from medrcube_desktop.store.migrations import available_migrations, current_version, migrate
+
+IMMUTABLE, LOCKED = "immutable=1", "mode=ro"
+"""The two URI parameters :func:`read_mode` chooses between."""
+
+
+@dataclass(frozen=True)
+class ReadOnlyOpen:
+    """How a database was opened read-only.
+
+    Attributes
+    ----------
+    path : Path
+        The file.
+    file_version, app_version : int
+        Schema version of the file, and the newest this app knows.
+    mode : str
+        :data:`IMMUTABLE` or :data:`LOCKED`.
+    fingerprint : tuple of int
+        ``(inode, size, mtime in ns)`` of the file when it was opened.
+    """
+
+    path: Path
+    file_version: int
+    app_version: int
+    mode: str
+    fingerprint: tuple[int, int, int]
+
+    @property
+    def migrated_copy(self) -> bool:
+        """The file is of an older schema: what is read is a copy migrated in memory."""
+        return self.file_version < self.app_version
+
+    def changed(self) -> bool:
+        """Whether the file was written (by another process) while an ``immutable=1``
+        read had it open, so that reads may mix two states. Always False for a
+        ``mode=ro`` read (its locks keep each read consistent) and for a migrated copy
+        (checked when it was copied)."""
+        if self.mode == LOCKED or self.migrated_copy:
+            return False
+        try:
+            return fingerprint(self.path) != self.fingerprint
+        except OSError:
+            return True
+
+
+def fingerprint(path: Path) -> tuple[int, int, int]:
+    """``(inode, size, mtime in ns)`` of ``path``: what a write to it changes."""
+    st = os.stat(path)
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def read_mode(path: Path) -> str:
+    """URI parameter for reading ``path`` without creating or changing any file.
+
+    A WAL database whose ``-wal`` file is missing or empty has everything in the main
+    file: ``immutable=1`` reads it without the ``-wal`` and ``-shm`` files that
+    ``mode=ro`` would leave beside it. Otherwise ``mode=ro``: it takes the locks and
+    reads the pending WAL content too.
+
+    Raises
+    ------
+    StoreError
+        ``path`` cannot be read.
+    """
+    try:
+        with open(path, "rb") as f:
+            header = f.read(20)
+        wal = path.with_name(path.name + "-wal")
+        wal_empty = not wal.exists() or wal.stat().st_size == 0
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    in_wal_mode = header[:16] == b"SQLite format 3\x00" and header[18:19] == b"\x02"
+    return IMMUTABLE if in_wal_mode and wal_empty else LOCKED
+
+
+def file_uri(path: Path, mode: str) -> str:
+    """The SQLite URI of ``path`` read with ``mode`` (``?`` and ``#`` in names quoted)."""
+    return f"{path.absolute().as_uri()}?{mode}"
+
+
+def open_read_only(path: Path) -> tuple[Any, ReadOnlyOpen]:
+    """A ``sqlite_utils.Database`` reading ``path``, which is never written, and how it
+    was opened.
+
+    Parameters
+    ----------
+    path : Path
+        An existing review database of any schema version up to the app's.
+
+    Raises
+    ------
+    StoreError
+        ``path`` is missing or a folder, is not a review database, is newer than this
+        app, or cannot be read (the message says why, with a hint where one helps).
+    """
+    import sqlite_utils
+
+    if path.is_dir():
+        raise StoreError(f"{path}: is a folder, not a review database file")
+    if not path.is_file():
+        raise StoreError(f"{path}: no such review database file")
+    first = read_mode(path)
+    modes = [first] if first == LOCKED else [first, LOCKED]
+    for attempt, mode in enumerate(modes):
+        try:
+            conn, opened = _connect(path, mode)
+            break
+        except sqlite3.DatabaseError as exc:
+            retry = "malformed" in str(exc) or isinstance(exc, _ChangedWhileCopied)
+            if attempt + 1 < len(modes) and retry:
+                continue  # the file changed under immutable=1: read it with locks
+            raise StoreError(f"{path}: cannot read review database: {exc}{_hint(exc)}") from exc
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot read review database: {exc}") from exc
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA query_only = ON")
+    return sqlite_utils.Database(conn), opened
+
+
+class _ChangedWhileCopied(sqlite3.DatabaseError):
+    """The file was written while an immutable read copied it."""
+
+
+def _connect(path: Path, mode: str) -> tuple[sqlite3.Connection, ReadOnlyOpen]:
+    """The connection reading ``path`` (a migrated copy in memory when its schema is
+    older); raises sqlite3 errors as they come, StoreError for a wrong version."""
+    latest = available_migrations()[-1][0]
+    before = fingerprint(path)
+    conn = sqlite3.connect(
+        file_uri(path, mode), uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_S
+    )
+    try:
+        version = current_version(conn)
+        if version == 0:
+            raise StoreError(f"{path}: not a review database (no schema_migrations table)")
+        if version > latest:
+            raise StoreError(
+                f"{path}: database schema v{version} is newer than this app (v{latest}); "
+                "update the app"
+            )
+        if version < latest:
+            copy = sqlite3.connect(":memory:", isolation_level=None)
+            try:
+                conn.backup(copy)
+                if mode == IMMUTABLE and fingerprint(path) != before:
+                    raise _ChangedWhileCopied("the file changed while it was copied")
+                migrate(copy, None)
+            except BaseException:
+                copy.close()
+                raise
+            conn.close()
+            conn = copy
+    except BaseException:
+        conn.close()
+        raise
+    return conn, ReadOnlyOpen(path, version, latest, mode, before)
+
+
+def _hint(exc: BaseException) -> str:
+    text = str(exc)
+    if "unable to open" in text or "readonly" in text:
+        return (
+            " (its folder is read-only and its -wal file holds changes: open it once in "
+            "the app, or copy it with its -wal file to a writable folder)"
+        )
+    if "malformed" in text:
+        return " (if another process has it open, it may have changed while being read: try again)"
+    return ""
