@@ -326,17 +326,17 @@ def test_paths_that_cannot_be_resolved_are_problems(tmp_path):
 
 
 def test_unexpected_error_in_one_item_is_logged_and_reported(tmp_path, monkeypatch, caplog):
-    from medrcube_desktop.core import dataset
+    from medrcube_desktop.core import records
 
-    real = dataset.canonical_task
+    real = records.canonical_task
 
     def flaky(spelling):
         if spelling == "Boom":
             raise KeyError("boom")
         return real(spelling)
 
-    monkeypatch.setattr(dataset, "canonical_task", flaky)
-    with caplog.at_level(logging.ERROR, logger="medrcube_desktop.core.dataset"):
+    monkeypatch.setattr(records, "canonical_task", flaky)
+    with caplog.at_level(logging.ERROR, logger="medrcube_desktop.core.records"):
         bench = load_ds1(tmp_path, [item("a", task="Boom"), item("b")])
     assert [i.id for i in bench.items] == ["b"]
     (problem,) = bench.problems

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from medrcube_desktop.core import dataset
+from medrcube_desktop.core import records as record_module
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.core.items import Item, item_from_fields
 from tests.conftest import dicom_file, write_benchmark
@@ -85,21 +85,21 @@ def test_fast_and_full_paths_agree(tmp_path, monkeypatch, check_files):
 def _full_load(monkeypatch, root, **options):
     """``load_benchmark`` with both fast paths turned off (the full validation only)."""
     with monkeypatch.context() as patch:
-        patch.setattr(dataset, "quick_item", lambda *_args: None)
-        patch.setattr(dataset, "quick_chunk", lambda *_args: None)
+        patch.setattr(record_module, "quick_item", lambda *_args: None)
+        patch.setattr(record_module, "quick_chunk", lambda *_args: None)
         return load_benchmark(root, **options)
 
 
 def _spy_runs(monkeypatch):
     """The results of every ``quick_chunk`` call of the next loads."""
     runs = []
-    real = dataset.quick_chunk
+    real = record_module.quick_chunk
 
     def spy(*args):
         runs.append(real(*args))
         return runs[-1]
 
-    monkeypatch.setattr(dataset, "quick_chunk", spy)
+    monkeypatch.setattr(record_module, "quick_chunk", spy)
     return runs
 
 
@@ -181,7 +181,7 @@ def test_one_odd_record_sends_its_run_to_the_record_path(tmp_path, monkeypatch, 
 def test_runs_follow_one_another_in_order(tmp_path, monkeypatch):
     """Runs of :data:`CHUNK` records: a duplicate in a later run is found, good runs
     around a bad one stay on the column path, the items keep file order."""
-    monkeypatch.setattr(dataset, "CHUNK", 4)
+    monkeypatch.setattr(record_module, "CHUNK", 4)
     records = [record(f"it-{n}") for n in range(11)]
     records[5] = record("it-5", gt_answer="Heart")  # matches no option
     records[9] = record("it-1")  # a duplicate of the first run's
