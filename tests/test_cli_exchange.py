@@ -149,3 +149,18 @@ def test_merge_prints_what_each_file_added(tmp_path, capsys):
     store.close()
     assert main(["merge", str(study), str(curation)]) == 0
     assert "warning: " in capsys.readouterr().err  # another protocol: said, not hidden
+
+
+def test_merge_with_an_unusable_later_file_merges_nothing(tmp_path, capsys):
+    first = tmp_path / "a.db"
+    StudyStore(first).save_review(Review("dr-a", "i1", dict.fromkeys(RULE_IDS, 1), "", T0, T0))
+    broken = tmp_path / "c.db"
+    broken.write_bytes(b"not a database at all, a text file named .db\n" * 30)
+    study = tmp_path / "study.db"
+    StudyStore(study).close()
+    assert main(["merge", str(study), str(first), str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert str(broken) in err
+    assert StudyStore(study).reviewers() == []  # the first file was not merged either
+    assert main(["merge", str(study), str(first)]) == 0  # once the bad file is left out
+    assert StudyStore(study).reviewers() == ["dr-a"]

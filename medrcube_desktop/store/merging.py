@@ -137,17 +137,22 @@ def merge(target_store: StudyStore, other_paths: Iterable[str | Path]) -> MergeS
     ------
     StoreError
         An other path is missing, is not a review database, is newer than this app or
-        is the target file itself; or a write fails (that file's rows are rolled back).
-        All paths are checked before anything is merged.
+        is the target file itself (every file is read before anything is merged, so
+        nothing is); or a write fails (that file's rows are rolled back, the files before
+        it stay merged).
     """
     others = [Path(p).expanduser() for p in other_paths]
     for other in others:
         _check_other(target_store, other)
     files = []
-    for other in others:
-        with tempfile.TemporaryDirectory(prefix="medrcube-merge-") as folder:
-            copy = Path(folder) / "other.sqlite"
-            _snapshot(other, copy)
+    with tempfile.TemporaryDirectory(prefix="medrcube-merge-") as folder:
+        # every file read (and refused if unusable) before any is merged: a bad third
+        # file must not leave the first two merged and unreported
+        copies = []
+        for number, other in enumerate(others):
+            copies.append(Path(folder) / f"other-{number}.sqlite")
+            _snapshot(other, copies[-1])
+        for other, copy in zip(others, copies, strict=True):
             source = StudyStore(copy)
             try:
                 files.append(_merge_one(target_store, source, other))
