@@ -278,8 +278,11 @@ def _decode_frame(arr: np.ndarray, ds, index: int, count: int) -> SliceData:
         return SliceData(
             arr.astype(np.uint8), True, "RGB", modality, slice_index=index, slice_count=count
         )
-    pixels = _apply_modality(arr, ds, index)
-    padding = _padding_mask(arr, ds)
+    # the stored range, read once: it bounds the rescale (int16 or wider) and rules
+    # padding out without comparing every pixel
+    span = (int(arr.min()), int(arr.max())) if arr.dtype.kind in "iu" and arr.size else None
+    pixels = _apply_modality(arr, ds, index, span)
+    padding = _padding_mask(arr, ds, span)
     supplemental = _supplemental_palette(arr, ds)
     windows = dicom_windows(ds, index)
     window = windows[0] if windows else None
@@ -336,8 +339,12 @@ def _apply_voi_lut_sequence(pixels: np.ndarray, ds) -> tuple[np.ndarray, tuple[f
     return output, (top / 2.0, top)
 
 
-def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
+def _apply_modality(
+    arr: np.ndarray, ds, frame: int, span: tuple[int, int] | None = None
+) -> np.ndarray:
     """Modality LUT or Rescale Slope/Intercept (PS3.3 C.11.1), incl. functional groups.
+
+    ``span`` is ``(min, max)`` of the stored ``arr`` when the caller has it (integers).
 
     Returns
     -------
@@ -361,14 +368,18 @@ def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
     if arr.dtype.kind in "iu" and slope.is_integer() and intercept.is_integer():
         if slope == 1 and intercept == 0:
             return arr
-        low, high = (int(arr.min(initial=0)), int(arr.max(initial=0)))
+        if span is None:
+            span = (int(arr.min(initial=0)), int(arr.max(initial=0)))
+        low, high = min(span[0], 0), max(span[1], 0)
         ends = [low * slope + intercept, high * slope + intercept]
         steps = [low, high, low * slope, high * slope, *ends]  # every value computed
         narrow = np.int16 if all(-(2**15) <= v < 2**15 for v in steps) else np.int32
         if narrow is np.int16 or max(abs(v) for v in ends) < 2**31:
-            out = arr.astype(narrow)  # int16 for CT's range: half the memory traffic
-            if slope != 1:
-                np.multiply(out, int(slope), out=out)
+            # one pass into the narrow type (int16 for CT's range: half the memory
+            # traffic); every value computed fits it, so no step can wrap around
+            if slope == 1:
+                return np.add(arr, int(intercept), dtype=narrow)
+            out = np.multiply(arr, int(slope), dtype=narrow)
             np.add(out, int(intercept), out=out)
             return out
     return arr.astype(np.float64) * slope + intercept
@@ -431,11 +442,15 @@ def _values(element_value) -> list[float]:
     return numbers
 
 
-def _padding_mask(stored: np.ndarray, ds) -> np.ndarray | None:
+def _padding_mask(
+    stored: np.ndarray, ds, span: tuple[int, int] | None = None
+) -> np.ndarray | None:
     """Stored pixels that are padding, not patient (PS3.3 C.7.5.1.1.2).
 
     Pixel Padding Value alone marks one value; with Pixel Padding Range Limit every value
     between the two (inclusive) is padding. Compared on stored values, before rescale.
+    None when the file names no padding, or when its padding lies outside ``span``
+    (``(min, max)`` of ``stored``: no pixel can be padding, nothing is compared).
     """
     keys = ds.keys()
     if 0x00280120 not in keys:  # Pixel Padding Value
@@ -445,9 +460,11 @@ def _padding_mask(stored: np.ndarray, ds) -> np.ndarray | None:
         last = float(ds.get("PixelPaddingRangeLimit", first))
     except (TypeError, ValueError):
         return None
+    low, high = min(first, last), max(first, last)
+    if span is not None and (high < span[0] or low > span[1]):
+        return None
     if first == last:  # one value (no range limit): one comparison, not two and an AND
         return stored == first
-    low, high = min(first, last), max(first, last)
     return (stored >= low) & (stored <= high)
 
 

@@ -11,13 +11,9 @@ from PIL import Image
 from pydicom.pixels import apply_modality_lut
 
 from medrcube_desktop.imaging.loading import load_slice
-from medrcube_desktop.imaging.render import (
-    CT_SOFT_TISSUE_WINDOW,
-    _window_gray8,
-    compose_rgba,
-    gray8_by_table,
-    render_file,
-)
+from medrcube_desktop.imaging.lookup_tables import gray8_by_table
+from medrcube_desktop.imaging.lookup_tables import window_gray8 as _window_gray8
+from medrcube_desktop.imaging.render import CT_SOFT_TISSUE_WINDOW, compose_rgba, render_file
 from medrcube_desktop.imaging.slice_data import foreground_window, percentiles, robust_window
 from tests.conftest import dicom_file, nibabel_example, png16_file
 

@@ -10,7 +10,8 @@ from PIL import Image
 from pydicom.pixels import apply_voi_lut
 
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.render import render_file, window_to_unit
+from medrcube_desktop.imaging.lookup_tables import window_to_unit
+from medrcube_desktop.imaging.render import render_file
 from tests.conftest import dicom_file
 
 
@@ -367,7 +368,8 @@ def test_a_16_bit_picture_maps_through_a_lookup_table_exactly_as_pixel_by_pixel(
     from PIL import Image
 
     from medrcube_desktop.imaging.loading import load_slice
-    from medrcube_desktop.imaging.render import _to_gray8, _window_gray8
+    from medrcube_desktop.imaging.lookup_tables import window_gray8 as _window_gray8
+    from medrcube_desktop.imaging.render import _to_gray8
 
     rng = np.random.default_rng(7)
     values = rng.integers(0, 4096, (64, 80)).astype(np.uint16)
