@@ -12,6 +12,7 @@ Arrays follow numpy order: ``(rows, columns)``, row 0 at the top of the screen.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -286,7 +287,7 @@ MAX_PIXEL_ASPECT = 20.0
 
 def plausible_aspect(ratio: float) -> float:
     """``ratio`` (pixel height / width) if finite and within 1/20..20, else 1 (square)."""
-    if np.isfinite(ratio) and 1.0 / MAX_PIXEL_ASPECT <= ratio <= MAX_PIXEL_ASPECT:
+    if math.isfinite(ratio) and 1.0 / MAX_PIXEL_ASPECT <= ratio <= MAX_PIXEL_ASPECT:
         return float(ratio)
     return 1.0
 
