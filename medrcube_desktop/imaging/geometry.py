@@ -52,6 +52,24 @@ class DisplayTransform:
         array = array[:: -1 if self.flip_rows else 1, :: -1 if self.flip_cols else 1]
         return np.ascontiguousarray(array)
 
+    def stored_pixel(self, row: int, col: int, shown_shape: tuple[int, ...]) -> tuple[int, int]:
+        """``(row, column)`` of the stored array that shows at ``(row, col)`` of the
+        transformed one (the inverse of :meth:`apply` for one pixel).
+
+        Parameters
+        ----------
+        row, col : int
+            Pixel of the transformed (displayed) array, 0-based, row 0 at the top.
+        shown_shape : (H, W, ...)
+            Shape of the transformed array.
+        """
+        height, width = shown_shape[0], shown_shape[1]
+        if self.flip_rows:
+            row = height - 1 - row
+        if self.flip_cols:
+            col = width - 1 - col
+        return (col, row) if self.transpose else (row, col)
+
     def box(
         self, bbox: tuple[float, float, float, float], stored_shape: tuple[int, int]
     ) -> tuple[int, int, int, int] | None:

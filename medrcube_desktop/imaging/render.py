@@ -320,7 +320,12 @@ def _finish(
             gray = False  # the box is red
     unit = "RGB" if data.is_color else data.value_unit
     facts = PixelFacts(
-        data.pixels, unit, data.pixel_spacing, data.spacing_source, reduction=data.reduction
+        data.pixels,
+        unit,
+        data.pixel_spacing,
+        data.spacing_source,
+        reduction=data.reduction,
+        transform=data.transform,
     )
     return RenderedImage(
         out,
