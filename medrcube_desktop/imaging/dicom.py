@@ -72,6 +72,71 @@ DEFER_BYTES = 64 * 1024 * 1024
 """Elements larger than this are read from disk only when used (a multi-frame Pixel
 Data); a single frame's pixels are read with the header, in the same pass."""
 
+NATIVE_LITTLE_ENDIAN = ("1.2.840.10008.1.2", "1.2.840.10008.1.2.1")
+"""Implicit and Explicit VR Little Endian (PS3.5 A.1, A.2): Pixel Data stored as is."""
+
+
+def native_frame(ds) -> np.ndarray | None:
+    """The one greyscale frame of an uncompressed little-endian ``ds``, read straight
+    from its Pixel Data, or None when pydicom should decode it.
+
+    pydicom's ``pixel_array`` spends about 0.17 ms of Python per call on any image
+    (options, validation, its decoder machinery), as much as the whole header read of a
+    small file; for the common plain case the pixels are the Pixel Data bytes as they
+    stand. Only that case is read here: a single frame, one sample per pixel
+    (MONOCHROME1/2), 8 or 16 bits allocated, the exact length (an odd one with its pad
+    byte). Unused high bits (Bits Stored < Bits Allocated) are cleared or sign-extended
+    by the shifts pydicom makes, so the result equals ``ds.pixel_array`` (a test checks
+    every pydicom test file); when the stored values already lie in their range the
+    shifts change nothing and are skipped.
+
+    Returns
+    -------
+    (Rows, Columns) ndarray of uint8, int8, ``<u2`` or ``<i2``, read-only (a view of the
+    Pixel Data), or None.
+    """
+    keys = ds.keys()
+    meta = getattr(ds, "file_meta", None)
+    syntax = None if meta is None else element_value(meta, 0x00020010)  # Transfer Syntax UID
+    if str(syntax) not in NATIVE_LITTLE_ENDIAN or 0x7FE00010 not in keys:
+        return None
+    try:
+        samples = int(element_value(ds, 0x00280002, 1))  # Samples per Pixel
+        photometric = str(element_value(ds, 0x00280004, "")).strip()
+        rows, columns = int(ds[0x00280010].value), int(ds[0x00280011].value)
+        allocated = int(ds[0x00280100].value)  # Bits Allocated
+        stored = int(element_value(ds, 0x00280101, allocated))  # Bits Stored
+        signed = int(ds[0x00280103].value)  # Pixel Representation
+    except (KeyError, TypeError, ValueError):
+        return None
+    data = ds[0x7FE00010].value
+    expected = rows * columns * allocated // 8
+    plain = (
+        samples == 1
+        and photometric in ("MONOCHROME1", "MONOCHROME2")
+        and allocated in (8, 16)
+        and 0 < stored <= allocated
+        and signed in (0, 1)
+        and rows > 0
+        and columns > 0
+        and isinstance(data, bytes)
+        and len(data) in (expected, expected + expected % 2)
+    )
+    if not plain:
+        return None
+    dtype = np.dtype(f"<{'i' if signed else 'u'}{allocated // 8}")
+    arr = np.frombuffer(data, dtype=dtype, count=rows * columns).reshape(rows, columns)
+    if stored < allocated:
+        low, high = (
+            (-(1 << (stored - 1)), (1 << (stored - 1)) - 1) if signed else (0, (1 << stored) - 1)
+        )
+        if arr.size and (int(arr.min()) < low or int(arr.max()) > high):
+            shift = allocated - stored  # as pydicom: the unused bits shifted out and back
+            arr = np.right_shift(np.left_shift(arr, shift), shift)
+            arr.flags.writeable = False
+    return arr
+
+
 def _decode_dicom(
     ds, path: Path, slice_index: int | None, display_side: int | None = None
 ) -> SliceData:
@@ -83,12 +148,16 @@ def _decode_dicom(
     check_pixel_count(path, int(rows) * int(columns))
     count = int(element_value(ds, 0x00280008, 1) or 1)  # Number of Frames
     index = count // 2 if slice_index is None else max(0, min(int(slice_index), count - 1))
-    if count > 1 or 0x7FE00010 not in ds.keys():  # Pixel Data
+    keys = ds.keys()  # integer tags: `in ds` would make a Tag() of each
+    if count > 1 or 0x7FE00010 not in keys:  # Pixel Data
         # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
         arr = pixel_array(path, index=index if count > 1 else None)
     else:  # the header and pixels are read already: decode them, without a second read
         reduced = _reduced_decode(ds, display_side) if display_side else None
-        arr, levels = reduced if reduced is not None else (ds.pixel_array, 0)
+        if reduced is None:
+            native = native_frame(ds)
+            reduced = (ds.pixel_array if native is None else native), 0
+        arr, levels = reduced
         if levels:
             return orient(_reduced(_decode_frame(arr, ds, index, count), ds, levels), ds)
     return orient(_decode_frame(arr, ds, index, count), ds)
@@ -250,9 +319,7 @@ def _apply_modality(
     return arr.astype(np.float64) * slope + intercept
 
 
-def _padding_mask(
-    stored: np.ndarray, ds, span: tuple[int, int] | None = None
-) -> np.ndarray | None:
+def _padding_mask(stored: np.ndarray, ds, span: tuple[int, int] | None = None) -> np.ndarray | None:
     """Stored pixels that are padding, not patient (PS3.3 C.7.5.1.1.2).
 
     Pixel Padding Value alone marks one value; with Pixel Padding Range Limit every value

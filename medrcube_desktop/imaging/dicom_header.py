@@ -50,7 +50,8 @@ detector, not in the patient: a projection radiograph magnifies (PS3.3 C.8.11.7)
 def element_value(ds, tag: int, default: Any = None) -> Any:
     """The value of the element with integer ``tag`` in ``ds`` (a Dataset or a sequence
     item), or ``default`` when it is absent; as ``ds.get(keyword, default)``."""
-    if tag not in ds.keys():
+    keys = ds.keys()  # integer tags: `in ds` would make a Tag() of ``tag`` first
+    if tag not in keys:
         return default
     return ds[tag].value
 
@@ -200,7 +201,10 @@ def dicom_windows(ds, frame: int) -> list[tuple[float, float]]:
     source = ds if WINDOW_CENTER in keys and WINDOW_WIDTH in keys else None
     if source is None:
         source = functional_group_item(ds, frame, "FrameVOILUTSequence")
-    if source is None or WINDOW_CENTER not in source.keys() or WINDOW_WIDTH not in source.keys():
+    if source is None:
+        return []
+    found = source.keys()
+    if WINDOW_CENTER not in found or WINDOW_WIDTH not in found:
         return []
     centers = _values(source[WINDOW_CENTER].value)
     widths = _values(source[WINDOW_WIDTH].value)

@@ -200,7 +200,15 @@ def _word_table(
     (2**bits,) uint32, read-only; entry ``v & (2**bits - 1)`` is the RGBA word of value
     ``v``; entries outside the covered range are 0 and never read.
     """
-    key = (dtype.kind, dtype.itemsize, float(window[0]), float(window[1]), function.upper(), monochrome1, invert)
+    key = (
+        dtype.kind,
+        dtype.itemsize,
+        float(window[0]),
+        float(window[1]),
+        function.upper(),
+        monochrome1,
+        invert,
+    )
     with _WORD_TABLES_LOCK:
         known = _WORD_TABLES.get(key)
         if known is not None:

@@ -68,7 +68,9 @@ def test_readout_names_the_files_pixel_of_a_flipped_radiograph(qtbot, tmp_path):
     ds.Modality, ds.PatientOrientation = "DX", ["R", "H"]  # shown flipped both ways
     source = tmp_path / "flipped.dcm"
     ds.save_as(source)
-    root = write_benchmark(tmp_path / "bench", {"ds1": [item("dx-1")]}, {"ds1/images/ct.dcm": source})
+    root = write_benchmark(
+        tmp_path / "bench", {"ds1": [item("dx-1")]}, {"ds1/images/ct.dcm": source}
+    )
     window = open_window(qtbot, root, tmp_path / "s.db")
     view = window.image_view
     assert view.facts.transform.flip_rows and view.facts.transform.flip_cols
