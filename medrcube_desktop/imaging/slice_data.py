@@ -199,9 +199,11 @@ HISTOGRAM_MAX_RANGE = 1 << 16
 def percentiles(values: np.ndarray, qs: tuple[float, float]) -> tuple[float, float]:
     """The ``qs`` percentiles (0..100) of ``values``, as ``np.percentile`` (linear method).
 
-    Integers spanning fewer than :data:`HISTOGRAM_MAX_RANGE` levels are counted once
-    (``np.bincount``) and each percentile read from the cumulative counts: the sorted
-    values at ``floor(q/100 * (n-1))`` and the next, interpolated, with no sort.
+    For integers, each percentile is read from the order statistics at
+    ``floor(q/100 * (n-1))`` and the next, interpolated, with no full sort: from the
+    pixels beyond a threshold when both percentiles lie near the ends (the robust
+    window's 0.5th and 99.5th, :func:`_order_statistics_from_tails`), else from counts
+    (``np.bincount``) when the values span fewer than :data:`HISTOGRAM_MAX_RANGE` levels.
 
     Parameters
     ----------
@@ -211,22 +213,84 @@ def percentiles(values: np.ndarray, qs: tuple[float, float]) -> tuple[float, flo
         Percentiles, 0..100.
     """
     if values.dtype.kind in "iu" and values.size:
-        low, high = int(values.min()), int(values.max())
-        if high - low < HISTOGRAM_MAX_RANGE:
-            wide = np.int32 if values.dtype.itemsize <= 2 else np.int64
-            shifted = values.ravel() if low == 0 else np.subtract(values.ravel(), low, dtype=wide)
-            counts = np.cumsum(np.bincount(shifted.astype(np.intp, copy=False)))
-            n = int(counts[-1])
+        flat = values.ravel()
+        n = flat.size
+        positions = [q / 100.0 * (n - 1) for q in qs]
+        ranks = sorted(
+            {r for p in positions for r in (math.floor(p), min(math.floor(p) + 1, n - 1))}
+        )
+        found = _order_statistics_from_tails(flat, ranks) if n >= TAILS_MIN_SIZE else None
+        if found is None:
+            found = _order_statistics_by_counts(flat, ranks)
+        if found is not None:
             out = []
-            for q in qs:
-                position = q / 100.0 * (n - 1)
-                k = int(np.floor(position))
-                a = int(np.searchsorted(counts, k, side="right"))
-                b = int(np.searchsorted(counts, min(k + 1, n - 1), side="right"))
-                out.append(float(low + a + (b - a) * (position - k)))
+            for position in positions:
+                k = math.floor(position)
+                a, b = found[k], found[min(k + 1, n - 1)]
+                out.append(float(a + (b - a) * (position - k)))
             return out[0], out[1]
     lo, hi = np.percentile(values, list(qs))
     return float(lo), float(hi)
+
+
+TAILS_MIN_SIZE = 1 << 15
+"""Integer arrays from this many values get their end percentiles from their tails (a
+512x512 slice: 0.1 ms instead of the 0.3 ms that ``np.bincount`` takes to count it)."""
+
+_SAMPLE_SIZE = 4096
+"""Values sampled (evenly strided) to place the tail thresholds."""
+
+
+def _order_statistics_from_tails(flat: np.ndarray, ranks: list[int]) -> dict[int, int] | None:
+    """``{rank: value}`` of the sorted ``flat`` (integers) for ranks near either end, or
+    None when the guess misses.
+
+    A threshold is read off a sorted sample beyond the rank wanted (twice as far, plus
+    a few values); every value on the outer side of it is kept, and when those hold the
+    ranks wanted they are exactly the first (or last) values of the whole sorted array,
+    so ``np.partition`` of that tail gives the exact order statistics. A tail that misses
+    a rank or holds more than an eighth of the values (a large flat background) is
+    refused: the caller counts instead.
+    """
+    n = flat.size
+    sample = np.sort(flat[:: max(1, n // _SAMPLE_SIZE)])
+    m = sample.size
+    found: dict[int, int] = {}
+    low_ranks = [r for r in ranks if r < n // 2]
+    high_ranks = [r for r in ranks if r >= n // 2]
+    if low_ranks:
+        need = max(low_ranks) + 1  # values at ranks 0..max(low_ranks)
+        threshold = sample[min(m - 1, int(2 * need / n * m) + 8)]
+        inside = flat <= threshold
+        size = int(np.count_nonzero(inside))
+        if size < need or size > n // 8:
+            return None
+        tail = np.partition(flat[inside], low_ranks)
+        found.update({r: int(tail[r]) for r in low_ranks})
+    if high_ranks:
+        need = n - min(high_ranks)  # values at ranks min(high_ranks)..n-1
+        threshold = sample[max(0, m - 1 - int(2 * need / n * m) - 8)]
+        inside = flat >= threshold
+        size = int(np.count_nonzero(inside))
+        if size < need or size > n // 8:
+            return None
+        offset = n - size  # the tail holds the ranks offset..n-1 of the whole
+        tail = np.partition(flat[inside], [r - offset for r in high_ranks])
+        found.update({r: int(tail[r - offset]) for r in high_ranks})
+    return found
+
+
+def _order_statistics_by_counts(flat: np.ndarray, ranks: list[int]) -> dict[int, int] | None:
+    """``{rank: value}`` of the sorted ``flat`` (integers) from one ``np.bincount``: the
+    value at rank k is the first whose cumulative count exceeds k. None when the values
+    span :data:`HISTOGRAM_MAX_RANGE` levels or more."""
+    low, high = int(flat.min()), int(flat.max())
+    if high - low >= HISTOGRAM_MAX_RANGE:
+        return None
+    wide = np.int32 if flat.dtype.itemsize <= 2 else np.int64
+    shifted = flat if low == 0 else np.subtract(flat, low, dtype=wide)
+    counts = np.cumsum(np.bincount(shifted.astype(np.intp, copy=False)))
+    return {r: low + int(np.searchsorted(counts, r, side="right")) for r in ranks}
 
 
 def to_neurological(data: SliceData) -> SliceData:

@@ -109,6 +109,35 @@ def test_histogram_percentiles_equal_numpys():
         np.testing.assert_allclose(got, np.percentile(values, [0.5, 99.5]), rtol=0, atol=1e-9)
 
 
+def test_end_percentiles_from_the_tails_equal_those_from_counts():
+    from medrcube_desktop.imaging.slice_data import (
+        _order_statistics_by_counts,
+        _order_statistics_from_tails,
+    )
+
+    rng = np.random.default_rng(8)
+    stored = pydicom.dcmread(dicom_file("MR_small.dcm")).pixel_array
+    cases = [
+        np.kron(stored, np.ones((8, 8), dtype=stored.dtype)),  # runs of equal values
+        rng.integers(-1024, 3000, 300_000).astype(np.int16),
+        rng.integers(0, 65536, 2**15).astype(np.uint16),
+    ]
+    for values in cases:
+        flat = values.ravel()
+        n = flat.size
+        ranks = [int(0.005 * (n - 1)), int(0.005 * (n - 1)) + 1]
+        ranks += [int(0.995 * (n - 1)), int(0.995 * (n - 1)) + 1]
+        tails = _order_statistics_from_tails(flat, ranks)
+        assert tails == _order_statistics_by_counts(flat, ranks)
+        assert tails == {r: int(v) for r, v in zip(ranks, np.sort(flat)[ranks], strict=True)}
+        got = percentiles(values, (0.5, 99.5))
+        np.testing.assert_allclose(got, np.percentile(values, [0.5, 99.5]), rtol=0, atol=1e-9)
+    background = np.where(rng.random(2**16) < 0.6, 0, rng.integers(1, 900, 2**16))
+    assert _order_statistics_from_tails(background, [300, 301]) is None  # counted instead
+    got = percentiles(background, (0.5, 99.5))
+    np.testing.assert_allclose(got, np.percentile(background, [0.5, 99.5]), rtol=0, atol=1e-9)
+
+
 def test_overlay_planes_drawn_without_float_keep_the_grey_elsewhere():
     path = dicom_file("MR-SIEMENS-DICOM-WithOverlays.dcm")
     data = load_slice(path)
