@@ -10,16 +10,12 @@ import pytest
 from PIL import Image
 from pydicom.pixels import apply_modality_lut
 
+from medrcube_desktop.imaging.auto_window import foreground_window, percentiles, robust_window
 from medrcube_desktop.imaging.loading import load_slice
 from medrcube_desktop.imaging.lookup_tables import gray8_by_table
 from medrcube_desktop.imaging.lookup_tables import window_gray8 as _window_gray8
 from medrcube_desktop.imaging.render import CT_SOFT_TISSUE_WINDOW, compose_rgba, render_file
-from medrcube_desktop.imaging.slice_data import (
-    SliceData,
-    foreground_window,
-    percentiles,
-    robust_window,
-)
+from medrcube_desktop.imaging.slice_data import SliceData
 from tests.conftest import dicom_file, nibabel_example, png16_file
 
 
@@ -110,7 +106,7 @@ def test_histogram_percentiles_equal_numpys():
 
 
 def test_end_percentiles_from_the_tails_equal_those_from_counts():
-    from medrcube_desktop.imaging.slice_data import (
+    from medrcube_desktop.imaging.auto_window import (
         _order_statistics_by_counts,
         _order_statistics_from_tails,
     )

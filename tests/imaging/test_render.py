@@ -259,7 +259,7 @@ def test_mask_outline_draws_only_the_border_in_full_colour(ct_benchmark, tmp_pat
 
 
 def test_mr_without_a_window_uses_percentiles_of_the_foreground():
-    from medrcube_desktop.imaging.slice_data import foreground_window
+    from medrcube_desktop.imaging.auto_window import foreground_window
 
     values = np.concatenate([np.zeros(9000), np.arange(1, 1001, dtype=float)])  # 90 % background
     lo, hi = np.percentile(np.arange(1, 1001, dtype=float), [0.5, 99.5])  # by numpy, tissue only
