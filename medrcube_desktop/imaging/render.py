@@ -124,7 +124,7 @@ def gray_rgba(
     gather for 8- and 16-bit integers (:func:`.lookup_tables.rgba_by_table`)."""
     voi = _choose_voi(data, window)
     if isinstance(voi, tuple):
-        (center_width, function) = voi
+        center_width, function = voi
         monochrome1 = data.photometric == "MONOCHROME1"
         rgba = rgba_by_table(data.pixels, center_width, function, monochrome1, invert)
         if rgba is not None:
