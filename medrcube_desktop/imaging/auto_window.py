@@ -90,29 +90,36 @@ def _order_statistics_from_tails(flat: np.ndarray, ranks: list[int]) -> dict[int
     n = flat.size
     sample = np.sort(flat[:: max(1, n // _SAMPLE_SIZE)])
     m = sample.size
-    found: dict[int, int] = {}
     low_ranks = [r for r in ranks if r < n // 2]
     high_ranks = [r for r in ranks if r >= n // 2]
+    inside = np.zeros(flat.shape, dtype=bool)
+    low_size = high_size = 0
+    low_threshold = high_threshold = None
     if low_ranks:
         need = max(low_ranks) + 1  # values at ranks 0..max(low_ranks)
-        threshold = sample[min(m - 1, int(2 * need / n * m) + 8)]
-        inside = flat <= threshold
-        size = int(np.count_nonzero(inside))
-        if size < need or size > n // 8:
+        low_threshold = sample[min(m - 1, int(2 * need / n * m) + 8)]
+        below = flat <= low_threshold
+        low_size = int(np.count_nonzero(below))
+        if not need <= low_size <= n // 8:
             return None
-        tail = np.partition(flat[inside], low_ranks)
-        found.update({r: int(tail[r]) for r in low_ranks})
+        inside |= below
     if high_ranks:
         need = n - min(high_ranks)  # values at ranks min(high_ranks)..n-1
-        threshold = sample[max(0, m - 1 - int(2 * need / n * m) - 8)]
-        inside = flat >= threshold
-        size = int(np.count_nonzero(inside))
-        if size < need or size > n // 8:
+        high_threshold = sample[max(0, m - 1 - int(2 * need / n * m) - 8)]
+        if low_threshold is not None and high_threshold <= low_threshold:
+            return None  # the tails would overlap
+        above = flat >= high_threshold
+        high_size = int(np.count_nonzero(above))
+        if not need <= high_size <= n // 8:
             return None
-        offset = n - size  # the tail holds the ranks offset..n-1 of the whole
-        tail = np.partition(flat[inside], [r - offset for r in high_ranks])
-        found.update({r: int(tail[r - offset]) for r in high_ranks})
-    return found
+        inside |= above
+    # sorted, the kept values are the low tail's (all <= its threshold) then the high
+    # tail's (all >= a higher one): the whole array's rank r is at r in the low tail, at
+    # r - (n - high_size) in the high one; one partition of both gives them all
+    place = {r: r for r in low_ranks}
+    place.update({r: low_size + r - (n - high_size) for r in high_ranks})
+    tail = np.partition(flat[inside], sorted(set(place.values())))
+    return {r: int(tail[i]) for r, i in place.items()}
 
 
 def _order_statistics_by_counts(flat: np.ndarray, ranks: list[int]) -> dict[int, int] | None:
