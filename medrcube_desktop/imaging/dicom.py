@@ -1,8 +1,9 @@
-"""DICOM frames through pydicom: modality LUT, window, colour, radiograph orientation.
+"""DICOM frames through pydicom: decoding, modality LUT, padding, overlay planes, colour.
 
 Intensity steps follow DICOM PS3.3 C.11 (modality LUT / Rescale, then VOI); values from
 Enhanced multi-frame functional groups (C.7.6.16) are used when the top level has none.
-No Qt here.
+What the header says about display (orientation, spacing, windows, units) is read by
+:mod:`.dicom_header`. No Qt here.
 """
 
 from __future__ import annotations
@@ -15,50 +16,19 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.geometry import (
-    cross_section_display_transform,
-    lps_direction_code,
-    projection_display_transform,
+from medrcube_desktop.imaging.dicom_header import (
+    dicom_windows,
+    element_value,
+    functional_group_item,
+    orient,
+    value_unit,
 )
-from medrcube_desktop.imaging.slice_data import (
-    SliceData,
-    check_pixel_count,
-    plausible_aspect,
-    require_file,
-)
+from medrcube_desktop.imaging.slice_data import SliceData, check_pixel_count, require_file
 
 _WARNINGS_LOCK = threading.Lock()
 
-_FUNCTIONAL_GROUPS = (0x52009229, 0x52009230)
-"""Shared and Per-frame Functional Groups Sequence (5200,9229), (5200,9230)."""
-
 _OVERLAY_DATA = tuple((group << 16) | 0x3000 for group in range(0x6000, 0x6020, 2))
 """Overlay Data (60xx,3000) of the 16 overlay groups, as integer tags."""
-
-
-def _functional_group_item(ds, frame: int, sequence: str):
-    """Return the item of a functional-group macro for ``frame`` (per-frame, else shared).
-
-    Enhanced multi-frame objects (PS3.3 C.7.6.16) keep Rescale and window values in
-    functional groups instead of the top-level dataset. Without either sequence (every
-    classic file) nothing is looked up.
-    """
-    keys = ds.keys()
-    if _FUNCTIONAL_GROUPS[0] not in keys and _FUNCTIONAL_GROUPS[1] not in keys:
-        return None
-    for groups in ("PerFrameFunctionalGroupsSequence", "SharedFunctionalGroupsSequence"):
-        seq = ds.get(groups)
-        if not seq:
-            continue
-        item = seq[frame] if groups.startswith("PerFrame") and frame < len(seq) else seq[0]
-        if sequence in item and item[sequence].value:
-            return item[sequence].value[0]
-    return None
-
-
-PROJECTION_MODALITIES = {"CR", "DX", "RF", "XA", "IO", "PX", "RG", "DF"}
-"""Projection radiography (DICOM Modality codes, PS3.3 C.7.3.1.1.1), shown as if facing
-the patient. Mammography (MG) has its own hanging conventions and is left as stored."""
 
 
 def load_dicom_slice(
@@ -102,110 +72,69 @@ DEFER_BYTES = 64 * 1024 * 1024
 """Elements larger than this are read from disk only when used (a multi-frame Pixel
 Data); a single frame's pixels are read with the header, in the same pass."""
 
-CROSS_SECTION_MODALITIES = {"CT", "MR", "PT", "NM"}
-"""Modalities shown in radiological convention from Image Orientation (Patient)."""
+NATIVE_LITTLE_ENDIAN = ("1.2.840.10008.1.2", "1.2.840.10008.1.2.1")
+"""Implicit and Explicit VR Little Endian (PS3.5 A.1, A.2): Pixel Data stored as is."""
 
 
-def _orient(data: SliceData, ds) -> SliceData:
-    """Radiological display: radiographs by Patient Orientation, CT/MR by Image Orientation.
+def native_frame(ds) -> np.ndarray | None:
+    """The one greyscale frame of an uncompressed little-endian ``ds``, read straight
+    from its Pixel Data, or None when pydicom should decode it.
 
-    Enhanced multi-frame objects keep orientation and spacing in the Plane Orientation and
-    Pixel Measures functional groups (PS3.3 C.7.6.16.2.4 and .1); they are used when the
-    top level has none.
+    pydicom's ``pixel_array`` spends about 0.17 ms of Python per call on any image
+    (options, validation, its decoder machinery), as much as the whole header read of a
+    small file; for the common plain case the pixels are the Pixel Data bytes as they
+    stand. Only that case is read here: a single frame, one sample per pixel
+    (MONOCHROME1/2), 8 or 16 bits allocated, the exact length (an odd one with its pad
+    byte). Unused high bits (Bits Stored < Bits Allocated) are cleared or sign-extended
+    by the shifts pydicom makes, so the result equals ``ds.pixel_array`` (a test checks
+    every pydicom test file); when the stored values already lie in their range the
+    shifts change nothing and are skipped.
+
+    Returns
+    -------
+    (Rows, Columns) ndarray of uint8, int8, ``<u2`` or ``<i2``, read-only (a view of the
+    Pixel Data), or None.
     """
-    frame = data.slice_index
     keys = ds.keys()
-    top_spacing = 0x00280030 in keys  # Pixel Spacing
-    measures = None if top_spacing else _functional_group_item(ds, frame, "PixelMeasuresSequence")
-    source = ds if measures is None else measures
-    data.pixel_aspect = _pixel_aspect(source)
-    data.pixel_spacing, data.spacing_source = _pixel_spacing(source)
-    if data.reduction > 1 and data.pixel_spacing is not None:  # a reduced decode's pixels
-        row_mm, column_mm = data.pixel_spacing
-        data.pixel_spacing = (row_mm * data.reduction, column_mm * data.reduction)
-    plane = (
-        ds
-        if 0x00200037 in keys  # Image Orientation (Patient)
-        else _functional_group_item(ds, frame, "PlaneOrientationSequence")
+    meta = getattr(ds, "file_meta", None)
+    syntax = None if meta is None else element_value(meta, 0x00020010)  # Transfer Syntax UID
+    if str(syntax) not in NATIVE_LITTLE_ENDIAN or 0x7FE00010 not in keys:
+        return None
+    try:
+        samples = int(element_value(ds, 0x00280002, 1))  # Samples per Pixel
+        photometric = str(element_value(ds, 0x00280004, "")).strip()
+        rows, columns = int(ds[0x00280010].value), int(ds[0x00280011].value)
+        allocated = int(ds[0x00280100].value)  # Bits Allocated
+        stored = int(element_value(ds, 0x00280101, allocated))  # Bits Stored
+        signed = int(ds[0x00280103].value)  # Pixel Representation
+    except (KeyError, TypeError, ValueError):
+        return None
+    data = ds[0x7FE00010].value
+    expected = rows * columns * allocated // 8
+    plain = (
+        samples == 1
+        and photometric in ("MONOCHROME1", "MONOCHROME2")
+        and allocated in (8, 16)
+        and 0 < stored <= allocated
+        and signed in (0, 1)
+        and rows > 0
+        and columns > 0
+        and isinstance(data, bytes)
+        and len(data) in (expected, expected + expected % 2)
     )
-    if (
-        data.modality in CROSS_SECTION_MODALITIES
-        and plane is not None
-        and "ImageOrientationPatient" in plane
-    ):
-        iop = [float(v) for v in plane.ImageOrientationPatient]
-        degenerate = len(iop) != 6 or abs(float(np.dot(iop[:3], iop[3:]))) > 0.1
-        if not degenerate:  # rows run along the column cosines, columns along the row cosines
-            data.axis_codes = (
-                lps_direction_code(tuple(iop[3:])),
-                lps_direction_code(tuple(iop[:3])),
-            )
-        transform = cross_section_display_transform(iop)
-        data.display(
-            transform, "turned to radiological convention from Image Orientation (Patient)"
+    if not plain:
+        return None
+    dtype = np.dtype(f"<{'i' if signed else 'u'}{allocated // 8}")
+    arr = np.frombuffer(data, dtype=dtype, count=rows * columns).reshape(rows, columns)
+    if stored < allocated:
+        low, high = (
+            (-(1 << (stored - 1)), (1 << (stored - 1)) - 1) if signed else (0, (1 << stored) - 1)
         )
-        return data
-    return _orient_projection(data, ds)
-
-
-def _pixel_aspect(ds) -> float:
-    """Height / width of a pixel: Pixel Spacing, else Imager Pixel Spacing (row, column
-    spacing in mm), else Pixel Aspect Ratio (vertical, horizontal), PS3.3 C.7.6.3.1."""
-    for keyword in ("PixelSpacing", "ImagerPixelSpacing", "PixelAspectRatio"):
-        values = ds.get(keyword)
-        try:
-            first, second = (float(v) for v in values)
-        except (TypeError, ValueError):
-            continue
-        if first > 0 and second > 0 and np.isfinite(first / second):
-            return plausible_aspect(first / second)
-    return 1.0
-
-
-SPACING_SOURCES = {
-    "PixelSpacing": "Pixel Spacing (0028,0030)",
-    "ImagerPixelSpacing": "Imager Pixel Spacing (0018,1164), at the detector",
-}
-"""How the caliper names where its mm come from. Imager Pixel Spacing is measured at the
-detector, not in the patient: a projection radiograph magnifies (PS3.3 C.8.11.7)."""
-
-
-def _pixel_spacing(ds) -> tuple[tuple[float, float] | None, str | None]:
-    """(row, column) spacing in mm from Pixel Spacing, else Imager Pixel Spacing, and
-    which of the two (PS3.3 C.7.6.2.1.1, C.8.11.7); (None, None) when neither is valid."""
-    for keyword in ("PixelSpacing", "ImagerPixelSpacing"):
-        try:
-            row, column = (float(v) for v in ds.get(keyword))
-        except (TypeError, ValueError):
-            continue
-        valid = row > 0 and column > 0 and np.isfinite(row) and np.isfinite(column)
-        if valid and plausible_aspect(row / column) == row / column:
-            return (row, column), SPACING_SOURCES[keyword]
-    return None, None
-
-
-def _orient_projection(data: SliceData, ds) -> SliceData:
-    """Show a radiograph with the patient's right on the viewer's left, head up.
-
-    Uses Patient Orientation (0020,0020), PS3.3 C.7.6.1.1.1; other modalities unchanged.
-    """
-    orientation = [str(v) for v in (ds.get("PatientOrientation") or [])]
-    if data.modality not in PROJECTION_MODALITIES:
-        return data
-    if len(orientation) == 2:  # (0020,0020): column direction first, then row direction
-        data.axis_codes = (orientation[1], orientation[0])
-    transform = projection_display_transform(orientation)
-    flips = " and ".join(
-        name
-        for name, on in (("left-right", transform.flip_cols), ("top-bottom", transform.flip_rows))
-        if on
-    )
-    data.display(
-        transform,
-        f"flipped {flips} to show patient right on screen left, head up "
-        f"(Patient Orientation {chr(92).join(orientation)})",
-    )
-    return data
+        if arr.size and (int(arr.min()) < low or int(arr.max()) > high):
+            shift = allocated - stored  # as pydicom: the unused bits shifted out and back
+            arr = np.right_shift(np.left_shift(arr, shift), shift)
+            arr.flags.writeable = False
+    return arr
 
 
 def _decode_dicom(
@@ -213,20 +142,25 @@ def _decode_dicom(
 ) -> SliceData:
     from pydicom.pixels import pixel_array
 
-    if ds.get("Rows") is None or ds.get("Columns") is None:  # header read without pixels
+    rows, columns = element_value(ds, 0x00280010), element_value(ds, 0x00280011)
+    if rows is None or columns is None:  # a header read without pixels
         raise ImageLoadError(f"{path}: DICOM file holds no image (no Rows/Columns)")
-    check_pixel_count(path, int(ds.Rows) * int(ds.Columns))
-    count = int(ds.get("NumberOfFrames", 1) or 1)
+    check_pixel_count(path, int(rows) * int(columns))
+    count = int(element_value(ds, 0x00280008, 1) or 1)  # Number of Frames
     index = count // 2 if slice_index is None else max(0, min(int(slice_index), count - 1))
-    if count > 1 or "PixelData" not in ds:
+    keys = ds.keys()  # integer tags: `in ds` would make a Tag() of each
+    if count > 1 or 0x7FE00010 not in keys:  # Pixel Data
         # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
         arr = pixel_array(path, index=index if count > 1 else None)
     else:  # the header and pixels are read already: decode them, without a second read
         reduced = _reduced_decode(ds, display_side) if display_side else None
-        arr, levels = reduced if reduced is not None else (ds.pixel_array, 0)
+        if reduced is None:
+            native = native_frame(ds)
+            reduced = (ds.pixel_array if native is None else native), 0
+        arr, levels = reduced
         if levels:
-            return _orient(_reduced(_decode_frame(arr, ds, index, count), ds, levels), ds)
-    return _orient(_decode_frame(arr, ds, index, count), ds)
+            return orient(_reduced(_decode_frame(arr, ds, index, count), ds, levels), ds)
+    return orient(_decode_frame(arr, ds, index, count), ds)
 
 
 def _reduced_decode(ds, display_side: int) -> tuple[np.ndarray, int] | None:
@@ -261,8 +195,8 @@ def _decode_frame(arr: np.ndarray, ds, index: int, count: int) -> SliceData:
     """:class:`SliceData` of the decoded frame ``arr`` (stored values), before orientation."""
     from pydicom.pixels import apply_color_lut
 
-    photometric = str(ds.get("PhotometricInterpretation", "MONOCHROME2")).strip()
-    modality = str(ds.get("Modality", "")).strip() or None
+    photometric = str(element_value(ds, 0x00280004, "MONOCHROME2")).strip()
+    modality = str(element_value(ds, 0x00080060, "")).strip() or None
     if photometric == "PALETTE COLOR":
         rgb = apply_color_lut(arr, ds)
         bits = int(ds.RedPaletteColorLookupTableDescriptor[2])
@@ -278,19 +212,22 @@ def _decode_frame(arr: np.ndarray, ds, index: int, count: int) -> SliceData:
         return SliceData(
             arr.astype(np.uint8), True, "RGB", modality, slice_index=index, slice_count=count
         )
-    pixels = _apply_modality(arr, ds, index)
-    padding = _padding_mask(arr, ds)
+    # the stored range, read once: it bounds the rescale (int16 or wider) and rules
+    # padding out without comparing every pixel
+    span = (int(arr.min()), int(arr.max())) if arr.dtype.kind in "iu" and arr.size else None
+    pixels = _apply_modality(arr, ds, index, span)
+    padding = _padding_mask(arr, ds, span)
     supplemental = _supplemental_palette(arr, ds)
     windows = dicom_windows(ds, index)
     window = windows[0] if windows else None
-    function = str(ds.get("VOILUTFunction", "LINEAR")).strip() or "LINEAR"
+    function = str(element_value(ds, 0x00281056, "LINEAR")).strip() or "LINEAR"
     notes = []
     if supplemental is not None:
         notes.append("Supplemental Palette Color LUT: mapped values shown in colour")
     if padding is not None and padding.any():
         pixels = np.where(padding, np.nan, pixels)  # NaN: left out of windows, shown black
         notes.append(f"{int(padding.sum())} padding pixels (Pixel Padding Value) shown black")
-    if str(ds.get("PresentationLUTShape", "")).strip().upper() == "INVERSE":
+    if str(element_value(ds, 0x20500020, "")).strip().upper() == "INVERSE":
         # PS3.3 C.11.6: INVERSE shows the lowest value white. With MONOCHROME1 it is the
         # very mechanism of that inversion (C.8.11.6.1.2), so it is never applied twice.
         photometric = "MONOCHROME1"
@@ -336,8 +273,12 @@ def _apply_voi_lut_sequence(pixels: np.ndarray, ds) -> tuple[np.ndarray, tuple[f
     return output, (top / 2.0, top)
 
 
-def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
+def _apply_modality(
+    arr: np.ndarray, ds, frame: int, span: tuple[int, int] | None = None
+) -> np.ndarray:
     """Modality LUT or Rescale Slope/Intercept (PS3.3 C.11.1), incl. functional groups.
+
+    ``span`` is ``(min, max)`` of the stored ``arr`` when the caller has it (integers).
 
     Returns
     -------
@@ -352,102 +293,53 @@ def _apply_modality(arr: np.ndarray, ds, frame: int) -> np.ndarray:
         return np.asarray(apply_modality_lut(arr, ds), dtype=np.float64)
     source = ds if 0x00281053 in keys or 0x00281052 in keys else None  # Rescale Slope, Intercept
     if source is None:
-        source = _functional_group_item(ds, frame, "PixelValueTransformationSequence")
+        source = functional_group_item(ds, frame, "PixelValueTransformationSequence")
     try:
-        slope = float(source.get("RescaleSlope", 1.0)) if source is not None else 1.0
-        intercept = float(source.get("RescaleIntercept", 0.0)) if source is not None else 0.0
+        slope = float(element_value(source, 0x00281053, 1.0)) if source is not None else 1.0
+        intercept = float(element_value(source, 0x00281052, 0.0)) if source is not None else 0.0
     except (TypeError, ValueError):  # a malformed value: pydicom's own reading decides
         return np.asarray(apply_modality_lut(arr, ds), dtype=np.float64)
     if arr.dtype.kind in "iu" and slope.is_integer() and intercept.is_integer():
         if slope == 1 and intercept == 0:
             return arr
-        low, high = (int(arr.min(initial=0)), int(arr.max(initial=0)))
+        if span is None:
+            span = (int(arr.min(initial=0)), int(arr.max(initial=0)))
+        low, high = min(span[0], 0), max(span[1], 0)
         ends = [low * slope + intercept, high * slope + intercept]
         steps = [low, high, low * slope, high * slope, *ends]  # every value computed
         narrow = np.int16 if all(-(2**15) <= v < 2**15 for v in steps) else np.int32
         if narrow is np.int16 or max(abs(v) for v in ends) < 2**31:
-            out = arr.astype(narrow)  # int16 for CT's range: half the memory traffic
-            if slope != 1:
-                np.multiply(out, int(slope), out=out)
+            # one pass into the narrow type (int16 for CT's range: half the memory
+            # traffic); every value computed fits it, so no step can wrap around
+            if slope == 1:
+                return np.add(arr, int(intercept), dtype=narrow)
+            out = np.multiply(arr, int(slope), dtype=narrow)
             np.add(out, int(intercept), out=out)
             return out
     return arr.astype(np.float64) * slope + intercept
 
 
-def value_unit(ds, modality: str | None) -> str:
-    """What a modality-unit value of ``ds`` is, for the cursor readout.
-
-    Rescale Type (0028,1054) when the file gives one other than "US" (unspecified),
-    else "HU" for CT (Rescale to Hounsfield units, PS3.3 C.8.2.1), "signal (a.u.)" for
-    MR (arbitrary units), "stored value" otherwise.
-    """
-    keys = ds.keys()
-    rescale_type = str(ds.RescaleType or "").strip() if 0x00281054 in keys else ""
-    if rescale_type and rescale_type.upper() != "US":
-        return rescale_type
-    if modality == "CT":
-        return "HU"
-    if modality == "MR":
-        return "signal (a.u.)"
-    return "stored value"
-
-
-def dicom_windows(ds, frame: int) -> list[tuple[float, float]]:
-    """Every valid (center, width) pair the file offers, in file order.
-
-    Window Center/Width (0028,1050/1051) may hold several values (PS3.3 C.11.2.1.2),
-    paired by position; top level first, else the Frame VOI LUT functional group.
-    """
-    keys = ds.keys()
-    source = ds if 0x00281050 in keys and 0x00281051 in keys else None  # Window Center, Width
-    if source is None:
-        source = _functional_group_item(ds, frame, "FrameVOILUTSequence")
-    if source is None or "WindowCenter" not in source or "WindowWidth" not in source:
-        return []
-    centers, widths = _values(source.WindowCenter), _values(source.WindowWidth)
-    pairs: list[tuple[float, float]] = []
-    for center, width in zip(centers, widths, strict=False):
-        if (
-            np.isfinite(center)
-            and np.isfinite(width)
-            and width > 0
-            and (center, width) not in pairs
-        ):
-            pairs.append((center, width))
-    return pairs
-
-
-def _values(element_value) -> list[float]:
-    """All numbers of a DS/IS value with VM >= 1; malformed or empty values are skipped."""
-    multiple = (
-        isinstance(element_value, list | tuple) or type(element_value).__name__ == "MultiValue"
-    )
-    numbers = []
-    for value in element_value if multiple else [element_value]:
-        try:
-            numbers.append(float(value))
-        except (TypeError, ValueError):
-            continue
-    return numbers
-
-
-def _padding_mask(stored: np.ndarray, ds) -> np.ndarray | None:
+def _padding_mask(stored: np.ndarray, ds, span: tuple[int, int] | None = None) -> np.ndarray | None:
     """Stored pixels that are padding, not patient (PS3.3 C.7.5.1.1.2).
 
     Pixel Padding Value alone marks one value; with Pixel Padding Range Limit every value
     between the two (inclusive) is padding. Compared on stored values, before rescale.
+    None when the file names no padding, or when its padding lies outside ``span``
+    (``(min, max)`` of ``stored``: no pixel can be padding, nothing is compared).
     """
     keys = ds.keys()
     if 0x00280120 not in keys:  # Pixel Padding Value
         return None
     try:
-        first = float(ds.PixelPaddingValue)
-        last = float(ds.get("PixelPaddingRangeLimit", first))
+        first = float(ds[0x00280120].value)  # Pixel Padding Value
+        last = float(element_value(ds, 0x00280121, first))  # Pixel Padding Range Limit
     except (TypeError, ValueError):
+        return None
+    low, high = min(first, last), max(first, last)
+    if span is not None and (high < span[0] or low > span[1]):
         return None
     if first == last:  # one value (no range limit): one comparison, not two and an AND
         return stored == first
-    low, high = min(first, last), max(first, last)
     return (stored >= low) & (stored <= high)
 
 

@@ -12,6 +12,7 @@ column and y the row of the *stored* array, each naming the pixel that contains 
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +51,24 @@ class DisplayTransform:
             array = np.swapaxes(array, 0, 1)
         array = array[:: -1 if self.flip_rows else 1, :: -1 if self.flip_cols else 1]
         return np.ascontiguousarray(array)
+
+    def stored_pixel(self, row: int, col: int, shown_shape: tuple[int, ...]) -> tuple[int, int]:
+        """``(row, column)`` of the stored array that shows at ``(row, col)`` of the
+        transformed one (the inverse of :meth:`apply` for one pixel).
+
+        Parameters
+        ----------
+        row, col : int
+            Pixel of the transformed (displayed) array, 0-based, row 0 at the top.
+        shown_shape : (H, W, ...)
+            Shape of the transformed array.
+        """
+        height, width = shown_shape[0], shown_shape[1]
+        if self.flip_rows:
+            row = height - 1 - row
+        if self.flip_cols:
+            col = width - 1 - col
+        return (col, row) if self.transpose else (row, col)
 
     def box(
         self, bbox: tuple[float, float, float, float], stored_shape: tuple[int, int]
@@ -162,12 +181,17 @@ def lps_direction_code(vector: tuple[float, ...] | list[float]) -> str:
     """Patient direction (``R L A P S I``) a DICOM LPS direction vector points toward most.
 
     DICOM patient coordinates (PS3.3 C.7.6.2.1.1): +x toward the patient's left, +y
-    posterior, +z head (superior). Oblique vectors get their dominant axis.
+    posterior, +z head (superior). Oblique vectors get their dominant axis (the first
+    of equal ones).
     """
-    v = np.asarray(vector, dtype=float)
-    if v.shape != (3,) or not np.isfinite(v).all() or np.linalg.norm(v) < 1e-6:
+    # plain floats, not numpy: three numbers per call, on every DICOM render
+    try:
+        v = [float(x) for x in vector]
+    except (TypeError, ValueError):
+        return ""
+    if len(v) != 3 or not all(math.isfinite(x) for x in v) or math.hypot(*v) < 1e-6:
         return ""  # no direction: callers show the image as stored, without letters
-    axis = int(np.argmax(np.abs(v)))
+    axis = max(range(3), key=lambda i: abs(v[i]))
     positive, negative = _LPS_CODES[axis]
     return positive if v[axis] > 0 else negative
 

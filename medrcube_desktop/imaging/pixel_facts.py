@@ -4,7 +4,8 @@ A :class:`PixelFacts` rides beside a rendered image (:class:`~.render.RenderedIm
 the modality-unit slice on the displayed grid (before any display reduction), its unit
 and the pixel spacing with its source. The view maps the cursor to the rendered image's
 pixel coordinates (column ``x``, row ``y``, floats, 0 at the top-left corner of the
-first pixel); these functions do the rest. No Qt here.
+first pixel); these functions do the rest, and the readout names the file's own pixel
+(row, column), the display's turns and flips undone. No Qt here.
 
 Sources: Rescale Slope/Intercept, DICOM PS3.3 C.11.1 (HU for CT); Pixel Spacing
 (0028,0030), PS3.3 C.7.6.2.1.1 (in the patient), Imager Pixel Spacing (0018,1164),
@@ -15,9 +16,11 @@ and ``scl_slope``/``scl_inter`` applied by nibabel's ``dataobj``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+
+from medrcube_desktop.imaging.geometry import DisplayTransform
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,10 @@ class PixelFacts:
         File pixels per pixel of ``values`` along each side (2**n for a JPEG 2000 image
         decoded n levels down for the view; ``spacing`` is already that of ``values``'
         grid). The readout gives file pixel coordinates and says "reduced 1/2**n".
+    transform : DisplayTransform
+        How ``values`` were turned and flipped from the file's stored array for display
+        (radiological or neurological convention, EXIF orientation, radiograph flips);
+        the readout undoes it, so it names the file's own pixel.
     """
 
     values: np.ndarray
@@ -51,6 +58,7 @@ class PixelFacts:
     spacing_source: str | None = None
     factor: int = 1
     reduction: int = 1
+    transform: DisplayTransform = field(default_factory=DisplayTransform)
 
     @property
     def nbytes(self) -> int:
@@ -66,6 +74,16 @@ class PixelFacts:
             return row, col
         return None
 
+    def file_pixel(self, x: float, y: float) -> tuple[int, int] | None:
+        """``(row, column)`` in the file's stored pixel grid of the pixel under the shown
+        image's point ``(x, y)``, or None outside the image: the display transform undone
+        and a reduced decode's pixel scaled back (its top-left file pixel)."""
+        where = self.pixel_at(x, y)
+        if where is None:
+            return None
+        row, col = self.transform.stored_pixel(where[0], where[1], self.values.shape)
+        return row * self.reduction, col * self.reduction
+
     def value_at(self, x: float, y: float) -> float | None:
         """The modality-unit value under ``(x, y)`` (see :meth:`pixel_at`); None outside
         the image, on padding (NaN) or on a colour picture."""
@@ -76,21 +94,26 @@ class PixelFacts:
         return value if math.isfinite(value) else None
 
     def describe(self, x: float, y: float) -> str:
-        """The readout line, e.g. ``"x 12  y 40   -1002 HU"``; ``""`` outside the image."""
+        """The readout line, e.g. ``"x 12  y 40   -1002 HU"``; ``""`` outside the image.
+
+        ``x`` and ``y`` in the line are the column and row of the file's pixel
+        (:meth:`file_pixel`), whatever the display turned or flipped; the value is the
+        one at that pixel."""
         where = self.pixel_at(x, y)
         if where is None:
             return ""
-        row, col = where
+        row, col = self.transform.stored_pixel(where[0], where[1], self.values.shape)
+        place = f"x {col * self.reduction}  y {row * self.reduction}"
         value = self.values[where]
         if self.values.ndim == 3:  # a colour picture: its red, green and blue
-            return f"x {col * self.reduction}  y {row * self.reduction}   RGB {', '.join(str(int(v)) for v in value)}"
+            return f"{place}   RGB {', '.join(str(int(v)) for v in value)}"
         if not math.isfinite(float(value)):
             shown = "padding (no value)"
         else:
             shown = f"{format_value(float(value))} {self.unit}"
         if self.reduction > 1:
             shown += f"   (reduced 1/{self.reduction})"
-        return f"x {col * self.reduction}  y {row * self.reduction}   {shown}"
+        return f"{place}   {shown}"
 
     def distance(self, start: tuple[float, float], end: tuple[float, float]) -> tuple[float, str]:
         """Length of the segment from ``start`` to ``end`` (shown-image ``(x, y)``).

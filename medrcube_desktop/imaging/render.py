@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,12 +18,20 @@ import numpy as np
 
 from medrcube_desktop.core.file_checks import require_item_files
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.imaging.auto_window import foreground_window, robust_window
+from medrcube_desktop.imaging.compositing import GRAPHICS_RGB, MASK_ALPHA, draw_box, draw_mask
 from medrcube_desktop.imaging.loading import load_slice
+from medrcube_desktop.imaging.lookup_tables import (
+    gray8_by_table,
+    opaque_rgba,
+    rgba_by_table,
+    rgba_word,
+    rgba_words,
+    window_gray8,
+)
 from medrcube_desktop.imaging.pixel_facts import PixelFacts
 from medrcube_desktop.imaging.slice_data import (
     SliceData,
-    foreground_window,
-    robust_window,
     to_neurological,
 )
 
@@ -43,25 +50,6 @@ CT_PRESETS: dict[str, tuple[float, float]] = {
 """CT window presets as (center, width) in Hounsfield units (Radiopaedia, "Windowing
 (CT)"; the stroke window is the narrow one used to see early ischaemia)."""
 """(center, width) in HU used for CT without a window in the file (abdomen/mediastinum)."""
-
-MASK_RGB = (255, 0, 0)
-MASK_ALPHA = 0.4
-"""Semi-transparent red for masks, red outlines for boxes (paper Appendix E.1)."""
-
-GRAPHICS_RGB = (255, 255, 0)
-"""Colour of the file's own overlay planes (DICOM 60xx): yellow, apart from the red masks."""
-
-LABEL_PALETTE: tuple[tuple[int, int, int], ...] = (
-    (230, 159, 0),  # orange
-    (86, 180, 233),  # sky blue
-    (0, 158, 115),  # bluish green
-    (240, 228, 66),  # yellow
-    (0, 114, 178),  # blue
-    (213, 94, 0),  # vermillion
-    (204, 121, 167),  # reddish purple
-)
-"""Colour-blind-safe colours for masks with several labels (Okabe & Ito, 2008, "Color
-Universal Design"), used in label order and repeated past seven labels."""
 
 
 @dataclass
@@ -109,37 +97,6 @@ class RenderedImage:
     facts: PixelFacts | None = None
 
 
-def window_to_unit(
-    pixels: np.ndarray, center: float, width: float, function: str = "LINEAR"
-) -> np.ndarray:
-    """Map values through a VOI window to [0, 1].
-
-    Formulas of DICOM PS3.3 C.11.2.1.2.1 (LINEAR), C.11.2.1.3.2 (LINEAR_EXACT) and
-    C.11.2.1.3.1 (SIGMOID), with output range y_min = 0, y_max = 1.
-
-    Parameters
-    ----------
-    pixels : ndarray, float
-        Values in modality units (HU for CT).
-    center, width : float
-        Window Center (0028,1050) and Window Width (0028,1051); width > 0
-        (>= 1 for LINEAR).
-
-    Returns
-    -------
-    ndarray, same shape, float64 in [0, 1]
-    """
-    x = pixels.astype(np.float64, copy=False)
-    function = function.upper()
-    if function == "SIGMOID":
-        return 1.0 / (1.0 + np.exp(-4.0 * (x - center) / width))
-    if function == "LINEAR_EXACT":
-        return np.clip((x - (center - width / 2.0)) / width, 0.0, 1.0)
-    if width <= 1.0:  # C.11.2.1.2.1 with w = 1: a threshold at c - 0.5
-        return (x > center - 0.5).astype(np.float64)
-    return np.clip(((x - (center - 0.5)) / (width - 1.0)) + 0.5, 0.0, 1.0)
-
-
 def to_gray8(
     data: SliceData, window: tuple[float, float] | None = None, invert: bool = False
 ) -> tuple[np.ndarray, tuple[float, float] | None]:
@@ -159,96 +116,69 @@ def to_gray8(
     return (255 - gray if invert else gray), used
 
 
-LUT_MAX_ENTRIES = 1 << 16
-"""Largest value range mapped through a lookup table (a 16-bit picture's)."""
+def gray_rgba(
+    data: SliceData, window: tuple[float, float] | None = None, invert: bool = False
+) -> tuple[np.ndarray, tuple[float, float] | None]:
+    """A greyscale slice as ``(H, W, 4)`` uint8 RGBA (R = G = B, alpha 255) and the
+    window used: :func:`to_gray8` spread over four channels, byte for byte, in one
+    gather for 8- and 16-bit integers (:func:`.lookup_tables.rgba_by_table`)."""
+    voi = _choose_voi(data, window)
+    if isinstance(voi, tuple):
+        center_width, function = voi
+        monochrome1 = data.photometric == "MONOCHROME1"
+        rgba = rgba_by_table(data.pixels, center_width, function, monochrome1, invert)
+        if rgba is not None:
+            return rgba, center_width
+    gray, used = _gray8_through(data, voi)
+    return opaque_rgba(255 - gray if invert else gray), used
+
+
+def _choose_voi(
+    data: SliceData, override: tuple[float, float] | None
+) -> tuple[tuple[float, float], str] | str:
+    """The window and VOI LUT Function for ``data``: the user's (LINEAR_EXACT), the
+    file's, CT's soft-tissue window, else the robust range of the values (the
+    foreground's for MR); or ``"stored"`` (8-bit, shown as stored) or ``"none"`` (no
+    finite value: black)."""
+    pixels = data.pixels
+    if override is not None:
+        return (float(override[0]), max(float(override[1]), 1e-6)), "LINEAR_EXACT"
+    if data.window is not None:
+        return data.window, data.voi_lut_function
+    if data.source_bits == 8:
+        return "stored"
+    if data.modality == "CT":
+        return CT_SOFT_TISSUE_WINDOW, "LINEAR_EXACT"
+    if pixels.dtype.kind in "iu" or np.isfinite(pixels).any():
+        window = foreground_window(pixels) if data.modality == "MR" else robust_window(pixels)
+        return window, "LINEAR_EXACT"
+    return "none"
 
 
 def _to_gray8(
     data: SliceData, override: tuple[float, float] | None
 ) -> tuple[np.ndarray, tuple[float, float] | None]:
+    return _gray8_through(data, _choose_voi(data, override))
+
+
+def _gray8_through(
+    data: SliceData, voi: tuple[tuple[float, float], str] | str
+) -> tuple[np.ndarray, tuple[float, float] | None]:
+    """``(H, W)`` uint8 of ``data`` through ``voi`` (see :func:`_choose_voi`), by a
+    lookup table when the values are whole numbers, else in float64."""
     pixels = data.pixels
-    if override is not None:
-        window = (float(override[0]), max(float(override[1]), 1e-6))
-        function = "LINEAR_EXACT"
-    elif data.window is not None:
-        window, function = data.window, data.voi_lut_function
-    elif data.source_bits == 8:
+    if voi == "stored":
         if pixels.dtype == np.uint8:  # shown as stored: nothing to compute
             return pixels, None
         return np.clip(np.rint(pixels), 0, 255).astype(np.uint8), None
-    elif data.modality == "CT":
-        window, function = CT_SOFT_TISSUE_WINDOW, "LINEAR_EXACT"
-    elif pixels.dtype.kind in "iu" or np.isfinite(pixels).any():
-        window = foreground_window(pixels) if data.modality == "MR" else robust_window(pixels)
-        function = "LINEAR_EXACT"
-    else:
+    if not isinstance(voi, tuple):
         return np.zeros(pixels.shape, dtype=np.uint8), None
+    window, function = voi
     monochrome1 = data.photometric == "MONOCHROME1"
     looked_up = gray8_by_table(pixels, window, function, monochrome1)
     if looked_up is not None:
         return looked_up, window
-    return _window_gray8(pixels, window, function, monochrome1), window
-
-
-def gray8_by_table(
-    pixels: np.ndarray, window: tuple[float, float], function: str, monochrome1: bool
-) -> np.ndarray | None:
-    """Whole-number pixels through the VOI window by a lookup table, or None.
-
-    Each distinct value is windowed once, by the same formula as the float path
-    (:func:`window_to_unit`, DICOM PS3.3 C.11.2.1.2), into a uint8 table of at most
-    :data:`LUT_MAX_ENTRIES` entries; the slice is then ``np.take`` on that table, so the
-    result is identical to windowing every pixel in float64, at a fraction of the cost.
-
-    Parameters
-    ----------
-    pixels : (H, W) ndarray
-        Integer values in modality units (HU for CT), or float values from a 16-bit
-        source that are whole numbers.
-    window, function, monochrome1
-        As for :func:`_window_gray8`.
-
-    Returns
-    -------
-    (H, W) uint8, or None when ``pixels`` are not integers or span more than
-    :data:`LUT_MAX_ENTRIES` values (the caller windows them in float64).
-    """
-    if pixels.size == 0:
-        return np.zeros(pixels.shape, dtype=np.uint8)
-    whole = pixels
-    if pixels.dtype.kind == "f":
-        sample = pixels.ravel()[::97]  # most float slices fail here, after a few reads
-        if not np.array_equal(sample, np.rint(sample)):
-            return None
-        if not np.isfinite(pixels).all() or not np.array_equal(pixels, np.rint(pixels)):
-            return None
-        whole = pixels.astype(np.int64)
-    elif pixels.dtype.kind not in "iu":
-        return None
-    low, high = int(whole.min()), int(whole.max())
-    if high - low >= LUT_MAX_ENTRIES:
-        return None
-    if low >= 0 and high < LUT_MAX_ENTRIES:  # index by the value itself: no subtraction
-        low = 0
-        index = whole
-    else:
-        index = np.subtract(whole, low, dtype=np.int32 if whole.dtype.itemsize <= 2 else None)
-    values = np.arange(low, high + 1, dtype=np.float64)
-    table = _window_gray8(values, window, function, monochrome1)
-    return np.take(table, index)
-
-
-def _window_gray8(
-    pixels: np.ndarray, window: tuple[float, float], function: str, monochrome1: bool
-) -> np.ndarray:
-    """Values through the VOI window to uint8 (NaN black; MONOCHROME1 inverted after
-    VOI). The same formula serves a whole slice and a lookup table of its values."""
-    unit = window_to_unit(pixels, *window, function=function)
-    missing = ~np.isfinite(unit)  # NaN voxels (padding, outside a brain mask) show black
-    if monochrome1:  # inversion after VOI: air shows dark
-        unit = 1.0 - unit
-    unit = np.where(missing, 0.0, unit)
-    return np.rint(unit * 255.0).astype(np.uint8)
+    return window_gray8(pixels, window, function, monochrome1), window
 
 
 def compose_rgba(
@@ -275,91 +205,24 @@ def compose_rgba(
         Draw only the border of each label (its pixels with a 4-neighbour outside it), in
         full colour, so the tissue inside stays visible.
     """
-    chosen, window = window, None
     if data.is_color:
-        base = data.pixels
+        out, window = opaque_rgba(data.pixels), None
     else:
-        base, window = to_gray8(data, chosen, invert)
+        out, window = gray_rgba(data, window, invert)
     drawn = data.mask is not None or data.graphics is not None or data.supplemental is not None
-    out = _opaque_rgba(base)  # uint8 RGBA built directly from the 8-bit pixels
     if not drawn:
         return _finish(out, data, bbox, window, [], gray=not data.is_color)
     rgb = out[..., :3]  # a view: drawing on it draws on ``out``
     legend: list[tuple[int, tuple[int, int, int]]] = []
     if data.mask is not None:
-        legend = _draw_mask(rgb, data.mask, mask_alpha, mask_outline)
+        legend = draw_mask(rgb, data.mask, mask_alpha, mask_outline)
     if data.supplemental is not None and data.supplemental_rgb is not None:
         rgb[data.supplemental] = data.supplemental_rgb[data.supplemental]
     if data.graphics is not None:  # the file's overlay planes, as radiology viewers draw them
-        rgb[data.graphics] = np.asarray(GRAPHICS_RGB, dtype=np.uint8)
+        # whole pixels as 32-bit words in one masked pass (not a boolean gather of
+        # three-byte pixels through the strided RGB view)
+        np.copyto(rgba_words(out), rgba_word(GRAPHICS_RGB), where=data.graphics)
     return _finish(out, data, bbox, window, legend)
-
-
-def _draw_mask(
-    rgb: np.ndarray, mask: np.ndarray, alpha: float, outline: bool
-) -> list[tuple[int, tuple[int, int, int]]]:
-    """Blend every label of ``mask`` into ``rgb`` in one pass; return the legend.
-
-    Parameters
-    ----------
-    rgb : (H, W, 3) uint8
-        Display pixels, changed in place (a view of the RGBA array). Only the labelled
-        pixels are blended, in float64, and rounded once, as the whole-image float
-        blend did.
-    mask : (H, W) int
-        Labels, 0 = none. One label is drawn red, several in the palette's colours (in
-        label order); each pixel's colour comes from a lookup table by its label's rank,
-        so the cost does not grow with the number of labels.
-    alpha : float
-        Opacity of the fill, 0..1.
-    outline : bool
-        Only each label's border (a pixel with a 4-neighbour of another label, or on the
-        image edge), in full colour.
-    """
-    values, inverse = np.unique(mask, return_inverse=True)
-    rank = inverse.reshape(mask.shape)
-    labels = [int(v) for v in values if v != 0]
-    colours = (
-        [MASK_RGB]
-        if len(labels) == 1
-        else [LABEL_PALETTE[i % len(LABEL_PALETTE)] for i in range(len(labels))]
-    )
-    lut = np.zeros((len(values), 3), dtype=np.float64)
-    lut[values != 0] = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
-    drawn = (values != 0)[rank]
-    if outline:
-        drawn &= _differs_from_a_neighbour(rank)
-        rgb[drawn] = lut[rank[drawn]].astype(np.uint8)
-    else:
-        blended = (1.0 - alpha) * rgb[drawn] + alpha * lut[rank[drawn]]
-        rgb[drawn] = np.clip(np.rint(blended), 0, 255).astype(np.uint8)
-    return list(zip(labels, colours, strict=True)) if len(labels) > 1 else []
-
-
-def _differs_from_a_neighbour(rank: np.ndarray) -> np.ndarray:
-    """(H, W) bool: a 4-neighbour holds another value, or the pixel is on the edge (what
-    a label keeps of itself after ``binary_erosion`` with its default cross, removed)."""
-    padded = np.pad(rank, 1, constant_values=-1)
-    centre = padded[1:-1, 1:-1]
-    return (
-        (padded[:-2, 1:-1] != centre)
-        | (padded[2:, 1:-1] != centre)
-        | (padded[1:-1, :-2] != centre)
-        | (padded[1:-1, 2:] != centre)
-    )
-
-
-def _opaque_rgba(base: np.ndarray) -> np.ndarray:
-    """``(H, W)`` grey or ``(H, W, 3)`` RGB uint8 as ``(H, W, 4)`` RGBA, alpha 255."""
-    if base.ndim == 2 and sys.byteorder == "little":
-        # one 32-bit word per pixel, bytes R, G, B, A: a third of the time of filling
-        # the channels one by one through a strided view
-        words = base.astype(np.uint32) * np.uint32(0x010101) | np.uint32(0xFF000000)
-        return words.view(np.uint8).reshape(base.shape + (4,))
-    out = np.empty(base.shape[:2] + (4,), dtype=np.uint8)
-    out[..., :3] = base if base.ndim == 3 else base[:, :, None]
-    out[..., 3] = 255
-    return out
 
 
 def _finish(
@@ -384,7 +247,12 @@ def _finish(
             gray = False  # the box is red
     unit = "RGB" if data.is_color else data.value_unit
     facts = PixelFacts(
-        data.pixels, unit, data.pixel_spacing, data.spacing_source, reduction=data.reduction
+        data.pixels,
+        unit,
+        data.pixel_spacing,
+        data.spacing_source,
+        reduction=data.reduction,
+        transform=data.transform,
     )
     return RenderedImage(
         out,
@@ -399,24 +267,6 @@ def _finish(
         gray,
         facts,
     )
-
-
-def draw_box(rgba: np.ndarray, bbox: tuple[float, float, float, float]) -> None:
-    """Draw a red rectangle outline in place; thickness scales with the image size.
-
-    The box is clipped to the image; its edges are the pixels that contain x0, x1 (columns)
-    and y0, y1 (rows).
-    """
-    h, w = rgba.shape[:2]
-    t = max(1, round(min(h, w) / 256))
-    x0, y0, x1, y1 = (int(np.floor(v)) for v in bbox)
-    x0, x1 = max(0, min(x0, w - 1)), max(0, min(x1, w - 1))
-    y0, y1 = max(0, min(y0, h - 1)), max(0, min(y1, h - 1))
-    red = np.array([*MASK_RGB, 255], dtype=np.uint8)
-    rgba[y0 : min(y0 + t, h), x0 : x1 + 1] = red
-    rgba[max(y1 - t + 1, 0) : y1 + 1, x0 : x1 + 1] = red
-    rgba[y0 : y1 + 1, x0 : min(x0 + t, w)] = red
-    rgba[y0 : y1 + 1, max(x1 - t + 1, 0) : x1 + 1] = red
 
 
 def render_file(

@@ -2,7 +2,8 @@
 
 :class:`SliceData` is one displayable 2-D slice with what rendering needs to map it; the
 readers (:mod:`.dicom`, :mod:`.nifti`, :mod:`.itk`, :mod:`.series`) and the dispatcher
-(:mod:`.loading`) build it, :mod:`.render` turns it into RGBA. The readers import from
+(:mod:`.loading`) build it, :mod:`.render` turns it into RGBA (a window from the values
+themselves, when none is given, by :mod:`.auto_window`). The readers import from
 here, and only :mod:`.loading` imports the readers, so the imaging package has no
 import cycle. No Qt here.
 
@@ -12,6 +13,7 @@ Arrays follow numpy order: ``(rows, columns)``, row 0 at the top of the screen.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -175,59 +177,6 @@ def check_pixel_count(path: Path, pixels: int, factor: int = 1) -> None:
         )
 
 
-def robust_window(values: np.ndarray, low: float = 0.5, high: float = 99.5) -> tuple[float, float]:
-    """(center, width) spanning the ``low``..``high`` percentiles of the finite ``values``.
-
-    Falls back to the full range when the percentiles coincide; width is at least 1e-6.
-    Raises ``ValueError`` when no value is finite.
-    """
-    finite = values if values.dtype.kind in "iu" else values[np.isfinite(values)]
-    if finite.size == 0:
-        raise ValueError("no finite value to window")
-    lo, hi = percentiles(finite, (low, high))
-    if hi <= lo:
-        lo, hi = float(finite.min()), float(finite.max())
-    width = max(float(hi - lo), 1e-6)
-    return float(lo + width / 2.0), width
-
-
-HISTOGRAM_MAX_RANGE = 1 << 16
-"""Integer values spanning fewer than this many levels get percentiles from a histogram."""
-
-
-def percentiles(values: np.ndarray, qs: tuple[float, float]) -> tuple[float, float]:
-    """The ``qs`` percentiles (0..100) of ``values``, as ``np.percentile`` (linear method).
-
-    Integers spanning fewer than :data:`HISTOGRAM_MAX_RANGE` levels are counted once
-    (``np.bincount``) and each percentile read from the cumulative counts: the sorted
-    values at ``floor(q/100 * (n-1))`` and the next, interpolated, with no sort.
-
-    Parameters
-    ----------
-    values : ndarray, any shape
-        Finite values (integers or floats).
-    qs : (2,) float
-        Percentiles, 0..100.
-    """
-    if values.dtype.kind in "iu" and values.size:
-        low, high = int(values.min()), int(values.max())
-        if high - low < HISTOGRAM_MAX_RANGE:
-            wide = np.int32 if values.dtype.itemsize <= 2 else np.int64
-            shifted = values.ravel() if low == 0 else np.subtract(values.ravel(), low, dtype=wide)
-            counts = np.cumsum(np.bincount(shifted.astype(np.intp, copy=False)))
-            n = int(counts[-1])
-            out = []
-            for q in qs:
-                position = q / 100.0 * (n - 1)
-                k = int(np.floor(position))
-                a = int(np.searchsorted(counts, k, side="right"))
-                b = int(np.searchsorted(counts, min(k + 1, n - 1), side="right"))
-                out.append(float(low + a + (b - a) * (position - k)))
-            return out[0], out[1]
-    lo, hi = np.percentile(values, list(qs))
-    return float(lo), float(hi)
-
-
 def to_neurological(data: SliceData) -> SliceData:
     """The same slice in neurological convention: patient right on screen right.
 
@@ -255,38 +204,13 @@ def to_neurological(data: SliceData) -> SliceData:
     )
 
 
-def foreground_window(
-    values: np.ndarray, low: float = 0.5, high: float = 99.5
-) -> tuple[float, float]:
-    """Robust window over the foreground: the finite values above the image minimum.
-
-    MR (and most NIfTI volumes) have a large background at the minimum (zero padding, air)
-    that would drag the lower percentile down and wash the tissue out; the ``low``..``high``
-    percentiles of the foreground describe the anatomy instead. When the foreground is
-    empty or flat, the window spans the background level to the foreground maximum.
-    Width is at least 1e-6. Raises ``ValueError`` when no value is finite.
-    """
-    finite = values if values.dtype.kind in "iu" else values[np.isfinite(values)]
-    if finite.size == 0:
-        raise ValueError("no finite value to window")
-    floor = float(finite.min())
-    foreground = finite[finite > floor]
-    if foreground.size == 0:
-        return floor, 1e-6
-    lo, hi = percentiles(foreground, (low, high))
-    if hi <= lo:
-        lo, hi = floor, float(foreground.max())
-    width = max(hi - lo, 1e-6)
-    return lo + width / 2.0, width
-
-
 MAX_PIXEL_ASPECT = 20.0
 """Pixel height/width ratios beyond 1:20 or 20:1 are taken as header errors."""
 
 
 def plausible_aspect(ratio: float) -> float:
     """``ratio`` (pixel height / width) if finite and within 1/20..20, else 1 (square)."""
-    if np.isfinite(ratio) and 1.0 / MAX_PIXEL_ASPECT <= ratio <= MAX_PIXEL_ASPECT:
+    if math.isfinite(ratio) and 1.0 / MAX_PIXEL_ASPECT <= ratio <= MAX_PIXEL_ASPECT:
         return float(ratio)
     return 1.0
 

@@ -42,7 +42,8 @@ def rgba_to_qimage(rgba: np.ndarray) -> QImage:
 class ImageView(QGraphicsView):
     """Shows one rendered slice; the wheel zooms about the cursor, dragging pans.
 
-    Moving the mouse shows the value under the cursor (modality units, from the
+    Moving the mouse shows the file pixel (column x, row y, the display's turns and
+    flips undone) and its value under the cursor (modality units, from the
     :class:`PixelFacts` given with the image) in the top-left corner; in caliper mode
     (:meth:`set_measuring`) a left drag draws a line with its length in mm (pixels when
     the file gives no spacing). Cursor positions map to image pixels through the view's

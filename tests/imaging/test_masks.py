@@ -10,8 +10,9 @@ from PIL import Image
 
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging import render
+from medrcube_desktop.imaging.compositing import LABEL_PALETTE
 from medrcube_desktop.imaging.loading import load_slice
-from medrcube_desktop.imaging.render import LABEL_PALETTE, compose_rgba, render_file
+from medrcube_desktop.imaging.render import compose_rgba, render_file
 from medrcube_desktop.imaging.slice_data import MAX_MASK_LABELS, SliceData, mask_labels
 
 
@@ -23,7 +24,7 @@ def test_a_megapixel_mask_of_10000_labels_is_refused_before_anything_is_drawn(
     labels = (np.arange(side * side, dtype=np.int32) % 10_000 + 1).reshape(side, side)
     Image.fromarray(labels.astype(np.uint16)).save(tmp_path / "intensity.png")
     drawn = []
-    monkeypatch.setattr(render, "_draw_mask", lambda *a, **k: drawn.append(a) or [])
+    monkeypatch.setattr(render, "draw_mask", lambda *a, **k: drawn.append(a) or [])
     with pytest.raises(ImageLoadError) as caught:
         render_file(tmp_path / "p.png", mask_path=tmp_path / "intensity.png")
     assert str(caught.value) == (

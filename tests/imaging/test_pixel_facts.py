@@ -11,6 +11,7 @@ from PIL import Image
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.taxonomy import canonical_task
+from medrcube_desktop.imaging.pixel_facts import format_value
 from medrcube_desktop.imaging.render import render_file, render_item
 from medrcube_desktop.imaging.render_cache import RenderCache, render_key, rendered_bytes
 from tests.conftest import dicom_file, nibabel_example
@@ -122,3 +123,61 @@ def test_render_cache_is_bounded_in_bytes_and_keyed_by_display_state(tmp_path):
         cache.put(key, rendered)
     assert len(cache) == 2 and cache.nbytes <= cache.capacity_bytes
     assert cache.get(keys[0]) is None and cache.get(keys[2]) is rendered
+
+
+def _turned_copy(tmp_path, name: str, **elements) -> tuple:
+    """A copy of a pydicom test file with header elements changed (an orientation the
+    display turns or flips), and the file's own stored pixels."""
+    ds = pydicom.dcmread(dicom_file(name))
+    for keyword, value in elements.items():
+        setattr(ds, keyword, value)
+    path = tmp_path / f"turned-{len(list(tmp_path.iterdir()))}.dcm"
+    ds.save_as(path)
+    return path, ds.pixel_array
+
+
+@pytest.mark.parametrize(
+    ("name", "elements", "expected"),
+    [
+        # a radiograph with patient right on image left, feet up: flipped both ways
+        ("CT_small.dcm", {"Modality": "DX", "PatientOrientation": ["R", "H"]}, (False, True, True)),
+        # rows along +y, columns along +x (an axial slice stored transposed)
+        ("CT_small.dcm", {"ImageOrientationPatient": [0, 1, 0, 1, 0, 0]}, (True, False, False)),
+        # rows toward anterior, columns toward left: transposed and flipped top-bottom
+        ("MR_small.dcm", {"ImageOrientationPatient": [0, -1, 0, 1, 0, 0]}, (True, True, False)),
+    ],
+)
+def test_readout_names_the_files_pixel_and_its_value_after_turns_and_flips(
+    tmp_path, name, elements, expected
+):
+    path, stored = _turned_copy(tmp_path, name, **elements)
+    ds = pydicom.dcmread(path)
+    slope, intercept = float(ds.get("RescaleSlope", 1)), float(ds.get("RescaleIntercept", 0))
+    facts = render_file(path).facts
+    t = facts.transform
+    assert (t.transpose, t.flip_rows, t.flip_cols) == expected
+    height, width = facts.values.shape
+    for y, x in ((0, 0), (3, 17), (height - 1, 5), (20, width - 1), (height - 1, width - 1)):
+        r, c = facts.file_pixel(x + 0.5, y + 0.5)
+        # the display grid's (y, x) is the file's (r, c) through the display transform
+        flipped_y = height - 1 - y if t.flip_rows else y
+        flipped_x = width - 1 - x if t.flip_cols else x
+        assert (r, c) == ((flipped_x, flipped_y) if t.transpose else (flipped_y, flipped_x))
+        value = float(stored[r, c]) * slope + intercept
+        assert facts.value_at(x + 0.5, y + 0.5) == value
+        assert facts.describe(x + 0.5, y + 0.5).startswith(f"x {c}  y {r}   {format_value(value)} ")
+
+
+def test_readout_in_neurological_convention_names_the_files_pixel(tmp_path):
+    path = dicom_file("CT_small.dcm")
+    ds = pydicom.dcmread(path)
+    rendered = render_item(make_item("ct", path, "CT"), neurological=True)
+    facts = rendered.facts
+    assert facts.transform.flip_cols and not facts.transform.transpose
+    width = facts.values.shape[1]
+    for y, x in ((0, 0), (40, 70), (127, 127)):
+        hu = float(ds.pixel_array[y, width - 1 - x]) * float(ds.RescaleSlope) + float(
+            ds.RescaleIntercept
+        )
+        assert facts.file_pixel(x + 0.5, y + 0.5) == (y, width - 1 - x)
+        assert facts.describe(x + 0.5, y + 0.5) == f"x {width - 1 - x}  y {y}   {int(hu)} HU"

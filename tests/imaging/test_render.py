@@ -10,7 +10,8 @@ from PIL import Image
 from pydicom.pixels import apply_voi_lut
 
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.render import render_file, window_to_unit
+from medrcube_desktop.imaging.lookup_tables import window_to_unit
+from medrcube_desktop.imaging.render import render_file
 from tests.conftest import dicom_file
 
 
@@ -258,7 +259,7 @@ def test_mask_outline_draws_only_the_border_in_full_colour(ct_benchmark, tmp_pat
 
 
 def test_mr_without_a_window_uses_percentiles_of_the_foreground():
-    from medrcube_desktop.imaging.slice_data import foreground_window
+    from medrcube_desktop.imaging.auto_window import foreground_window
 
     values = np.concatenate([np.zeros(9000), np.arange(1, 1001, dtype=float)])  # 90 % background
     lo, hi = np.percentile(np.arange(1, 1001, dtype=float), [0.5, 99.5])  # by numpy, tissue only
@@ -367,7 +368,8 @@ def test_a_16_bit_picture_maps_through_a_lookup_table_exactly_as_pixel_by_pixel(
     from PIL import Image
 
     from medrcube_desktop.imaging.loading import load_slice
-    from medrcube_desktop.imaging.render import _to_gray8, _window_gray8
+    from medrcube_desktop.imaging.lookup_tables import window_gray8 as _window_gray8
+    from medrcube_desktop.imaging.render import _to_gray8
 
     rng = np.random.default_rng(7)
     values = rng.integers(0, 4096, (64, 80)).astype(np.uint16)

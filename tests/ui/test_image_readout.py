@@ -16,7 +16,7 @@ from medrcube_desktop.imaging.render_cache import render_key
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.main_window import MainWindow
-from tests.conftest import dicom_file
+from tests.conftest import dicom_file, item, write_benchmark
 
 SHOTS = Path("/work/scratch/render")
 
@@ -61,6 +61,26 @@ def test_hu_under_the_cursor_follows_zoom(qtbot, ct_benchmark, tmp_path):
         hu = int(ds.pixel_array[r, c]) * int(ds.RescaleSlope) + int(ds.RescaleIntercept)
         assert view.readout_text == f"x {c}  y {r}   {hu} HU"
     save_shot(window, "readout.png")
+
+
+def test_readout_names_the_files_pixel_of_a_flipped_radiograph(qtbot, tmp_path):
+    ds = pydicom.dcmread(dicom_file("CT_small.dcm"))
+    ds.Modality, ds.PatientOrientation = "DX", ["R", "H"]  # shown flipped both ways
+    source = tmp_path / "flipped.dcm"
+    ds.save_as(source)
+    root = write_benchmark(
+        tmp_path / "bench", {"ds1": [item("dx-1")]}, {"ds1/images/ct.dcm": source}
+    )
+    window = open_window(qtbot, root, tmp_path / "s.db")
+    view = window.image_view
+    assert view.facts.transform.flip_rows and view.facts.transform.flip_cols
+    none = Qt.MouseButton.NoButton
+    height, width = ds.pixel_array.shape
+    for y, x in ((10, 20), (100, 3)):  # the shown image's row and column
+        mouse(view, QEvent.Type.MouseMove, viewport_point(view, x + 0.5, y + 0.5), none, none)
+        r, c = height - 1 - y, width - 1 - x  # the file's pixel under the cursor
+        value = int(ds.pixel_array[r, c]) * int(ds.RescaleSlope) + int(ds.RescaleIntercept)
+        assert view.readout_text == f"x {c}  y {r}   {value} stored value"
 
 
 def test_caliper_with_d_drag_and_escape(qtbot, ct_benchmark, tmp_path):
