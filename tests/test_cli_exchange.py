@@ -74,9 +74,7 @@ def test_export_reviews_writes_the_chosen_revisions(tmp_path, capsys):
     assert out.read_text("utf-8").splitlines()[1].split(",")[8] == "second"
 
 
-def test_export_reviews_of_unknown_reviewer_writes_nothing_and_missing_db_exits_2(
-    tmp_path, capsys
-):
+def test_export_reviews_of_unknown_reviewer_writes_nothing_and_missing_db_exits_2(tmp_path, capsys):
     db = tmp_path / "study.db"
     StudyStore(db).save_review(Review("dr-a", "i1", dict.fromkeys(RULE_IDS, 1), "", T0, T0))
     out = tmp_path / "out.csv"

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from medrcube_desktop.core.problems import Problem
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.problems import Problem
 from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.batch import render_to_png
