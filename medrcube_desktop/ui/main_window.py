@@ -276,8 +276,9 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
             parts.append(f"{n} benchmark problem{'' if n == 1 else 's'}"
                          f"{' so far' if checking else ''}")  # fmt: skip
         if restricted:
-            parts.append(f"{restricted} item{'' if restricted == 1 else 's'} without their "
-                         "image (not redistributed)")  # fmt: skip
+            parts.append(f"{restricted} item without its image (not redistributed)"
+                         if restricted == 1 else
+                         f"{restricted} items without their image (not redistributed)")  # fmt: skip
         if checking:
             parts.append("checking image files…")
         self.problems_label.setText(
