@@ -166,3 +166,28 @@ def test_an_export_that_reads_no_benchmark_still_never_replaces_one_or_a_study(
         err = capsys.readouterr().err
         assert f"{out}: {said}" in err and "was not written over it" in err, err
         assert out.read_bytes() == before
+
+
+def test_an_export_named_test_json_or_over_a_json_list_is_refused_and_folders_are_made(
+    db, bench, tmp_path, capsys
+):
+    from medrcube_desktop.core.rubric import RULE_IDS
+    from medrcube_desktop.store import Review
+
+    store = StudyStore(db)
+    t0 = "2024-05-01T10:00:00+00:00"
+    store.save_review(Review("a", "a", dict.fromkeys(RULE_IDS, 1), "", t0, t0))
+    store.close()
+    renamed = tmp_path / "items.json"  # a benchmark list under another name
+    renamed.write_bytes((bench / "ds1" / "test.json").read_bytes())
+    base = ["export-reviews", "--db", str(db), "--reviewer", "a", "--out"]
+    assert main([*base, str(renamed)]) == 2
+    assert "is a JSON list" in capsys.readouterr().err
+    assert renamed.read_bytes() == (bench / "ds1" / "test.json").read_bytes()
+    new_test_json = tmp_path / "fresh" / "test.json"
+    assert main([*base, str(new_test_json)]) == 2
+    assert "is named test.json" in capsys.readouterr().err and not new_test_json.exists()
+    nested = tmp_path / "new" / "deeper" / "reviews.csv"
+    assert main([*base, str(nested)]) == 0  # a missing folder is made, as other exports do
+    assert nested.read_text(encoding="utf-8-sig").startswith("item_id,1.1")
+    assert main([*base, str(nested)]) == 0  # an earlier export of its own is replaced

@@ -147,7 +147,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     apart = []
     if restricted:
         apart = [
-            f"{plural(len(restricted), 'restricted item')} without their image "
+            f"{plural(len(restricted), 'restricted item')} without "
+            f"{'its' if len(restricted) == 1 else 'their'} image "
             f"({RESTRICTED_NOTE}); not problems:",
             *(f"  {r['file']} item {r['item']}: {r['image_path']}" for r in restricted),
         ]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medrcube_desktop.core.file_checks import check_item_files, item_file_faults
+from medrcube_desktop.core.files import ITEMS_FILE_NAME
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.paths import RealDirs
 from medrcube_desktop.core.problems import Problem, UncheckedFiles
@@ -36,7 +37,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-ITEMS_FILE = "test.json"
+ITEMS_FILE = ITEMS_FILE_NAME
 RESTRICTED_NOTE = "image not redistributed: obtain it from the source dataset"
 """What a restricted item without its image is told (never a problem)."""
 

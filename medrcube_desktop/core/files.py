@@ -301,9 +301,14 @@ SQLite file format (sqlite.org/fileformat.html §1.3), DICOM PS3.10 §7.1 (the p
 "DICM"), PNG §5.2, JPEG SOI + marker, RFC 1952 (gzip), the NIfTI-1 header (magic at 344)."""
 
 
+ITEMS_FILE_NAME = "test.json"
+"""A benchmark's items file (``core.dataset.ITEMS_FILE`` is this)."""
+
+
 def refuse_foreign(out: Path, kind: str) -> None:
     """Refuse to replace an existing file that is plainly not an export: a database, an
-    image or volume (:data:`FOREIGN_SIGNATURES`) or a benchmark's ``test.json``.
+    image or volume (:data:`FOREIGN_SIGNATURES`), a JSON list (a benchmark's items, a
+    results.json: neither export is one), and to write any file named ``test.json``.
 
     For the commands that read no benchmark (``export-reviews``, ``export-judgments``),
     which :func:`refuse_overwrite` cannot compare with the benchmark's files: one slip of
@@ -316,10 +321,15 @@ def refuse_foreign(out: Path, kind: str) -> None:
         ``kind`` was not written.
     """
     real = Path(os.path.realpath(out))
+    if real.name == ITEMS_FILE_NAME and real.exists():
+        raise StoreError(f"{out}: is a benchmark's test.json; the {kind} was not written over it")
+    if real.name == ITEMS_FILE_NAME:  # even a new one: the folder would look like a benchmark's
+        raise StoreError(
+            f"{out}: a benchmark's items file is named {ITEMS_FILE_NAME}; write the {kind} "
+            "under another name"
+        )
     if not real.is_file():
         return
-    if real.name == "test.json":
-        raise StoreError(f"{out}: is a benchmark's test.json; the {kind} was not written over it")
     try:
         with real.open("rb") as handle:
             head = handle.read(348)
@@ -328,6 +338,11 @@ def refuse_foreign(out: Path, kind: str) -> None:
     for offset, magic, what in FOREIGN_SIGNATURES:
         if head[offset : offset + len(magic)] == magic:
             raise StoreError(f"{out}: is {what}; the {kind} was not written over it")
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):  # no export of these is a list
+        raise StoreError(
+            f"{out}: is a JSON list (a benchmark's items or a results.json?); the {kind} was "
+            "not written over it"
+        )
 
 
 def file_stamp(path: str | Path | None) -> tuple[int, ...]:

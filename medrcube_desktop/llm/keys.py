@@ -40,6 +40,8 @@ def check_base_url(text: str) -> str:
         parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
     except ValueError as exc:
         raise ValueError(f"not a URL: {text!r} ({exc})") from None
+    if any(c.isspace() for c in text.strip()):
+        raise ValueError(f"not a URL: {text!r} (a space inside; one URL per option)")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(
             f"not an http(s) URL with a host: {text!r} (for example http://localhost:8000/v1)"

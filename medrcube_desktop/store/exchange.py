@@ -101,6 +101,7 @@ def export_reviews(
     else:
         reviews = [r for rows in reviews_by_item(store, reviewer).values() for r in rows]
     reviews.sort(key=lambda r: (r.item_id, r.revision))
+    Path(out_path).parent.mkdir(parents=True, exist_ok=True)  # as every other export
     write_reviews_csv(Path(out_path), [review_cells(r) for r in reviews])
     return len(reviews)
 

@@ -131,7 +131,7 @@ def test_validate_lists_restricted_items_apart(tmp_path, capsys):
     ]
     assert main(["validate", str(root)]) == 0
     text = capsys.readouterr().out
-    assert "1 restricted item without their image" in text and "ds1/test.json item r1" in text
+    assert "1 restricted item without its image" in text and "ds1/test.json item r1" in text
 
 
 def test_a_file_mixing_zero_and_one_based_indices_is_a_problem(tmp_path):
