@@ -44,6 +44,7 @@ def test_a_base_url_needs_http_or_https_and_a_host():
         ("http:///v1", "not an http(s) URL"),
         ("http://host:99999/v1", "not a URL: 'http://host:99999/v1' (Port out of range"),
         ("http://host:port/v1", "not a URL"),
+        ("http://localhost:1/v1 x", "not a URL: 'http://localhost:1/v1 x' (a space inside"),
     ):
         with pytest.raises(argparse.ArgumentTypeError, match=re.escape(said)):
             base_url(bad)
