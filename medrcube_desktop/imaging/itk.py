@@ -14,11 +14,11 @@ import numpy as np
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.auto_window import foreground_window
 from medrcube_desktop.imaging.geometry import lps_direction_code, voxel_display_transform
+from medrcube_desktop.imaging.masks import mask_labels
 from medrcube_desktop.imaging.slice_data import (
     SliceData,
     check_pixel_count,
     choose_slice,
-    mask_labels,
     plausible_aspect,
     require_file,
 )
