@@ -75,6 +75,7 @@ def load_itk_slice(
         axis_codes=(row_code, col_code),
         value_unit="HU" if ct else "value",
         spacing_source="image spacing (NRRD/MetaImage header)",
+        voxel_axes=(1, 0, 2),  # array [z, y, x]: row y, column x, slice z of index (x, y, z)
     )
     result.display(voxel_display_transform(row_code, col_code, slice_code))
     return result

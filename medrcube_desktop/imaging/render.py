@@ -270,6 +270,8 @@ def _finish(
         data.spacing_source,
         reduction=data.reduction,
         transform=data.transform,
+        slice_index=data.slice_index,
+        voxel_axes=data.voxel_axes,
     )
     return RenderedImage(
         out,

@@ -88,6 +88,9 @@ class SliceData:
         Stored (file) pixels per pixel of ``pixels`` along each side: 2**n for a JPEG 2000
         image decoded ``n`` resolution levels down for display (``pixel_spacing`` is
         already that of the coarser grid); 1 otherwise.
+    voxel_axes : (int, int, int) or None
+        For a slice of a volume: where the stored row, column and ``slice_index`` go in
+        the file's voxel index (see :class:`~.pixel_facts.PixelFacts`); None for 2-D.
     """
 
     pixels: np.ndarray
@@ -113,6 +116,7 @@ class SliceData:
     value_unit: str = "value"
     spacing_source: str | None = None
     reduction: int = 1
+    voxel_axes: tuple[int, int, int] | None = None
 
     def edge_labels(self) -> dict[str, str] | None:
         """Orientation letters at the edges of the displayed slice (see geometry.edge_labels)."""
