@@ -122,7 +122,7 @@ class PixelFacts:
         names the voxel instead, ``"voxel [131, 174, 55]   ..."`` (:meth:`voxel_at`).
         The value is the one at that pixel; on a reduced decode it is not (a JPEG 2000
         low-pass value, a weighted average of the file pixels around it), so it is
-        written ``≈`` and says so."""
+        written ``≈`` and a second line says so."""
         where = self.pixel_at(x, y)
         if where is None:
             return ""
@@ -140,9 +140,9 @@ class PixelFacts:
         else:
             shown = f"{format_value(float(value))} {self.unit}"
         if self.reduction > 1:
-            shown = (
-                f"\u2248{shown}   (reduced 1/{self.reduction}: an average of the file "
-                "pixels around it; zoom in for its own)"
+            shown = (  # a second line: the first stays short beside the top letter
+                f"\u2248{shown}\n(reduced 1/{self.reduction}: nearby file pixels "
+                "averaged; zoom in for its own)"
             )
         return f"{place}   {shown}"
 

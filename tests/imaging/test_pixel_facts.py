@@ -273,8 +273,8 @@ def test_a_reduced_jpeg_2000_readout_says_it_is_not_the_files_pixel():
     smooth = ndimage.convolve1d(ndimage.convolve1d(full, low_pass, 0), low_pass, 1)
     assert abs(reduced - smooth[488, 614]) < 1  # what it is: an average around the pixel
     assert facts.describe(307.5, 244.5) == (
-        "x 614  y 488   \u224815043 stored value   (reduced 1/2: an average of the file "
-        "pixels around it; zoom in for its own)"
+        "x 614  y 488   \u224815043 stored value\n(reduced 1/2: nearby file pixels "
+        "averaged; zoom in for its own)"
     )
     exact = compose_rgba(load_slice(path)).facts  # zoomed in: the full decode
     assert exact.describe(614.5, 488.5) == "x 614  y 488   15024 stored value"
