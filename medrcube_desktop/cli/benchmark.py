@@ -154,9 +154,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         ]
     decoded = ""
     if deep is not None:
-        decoded = (
-            f", {deep.checked - len(deep.problems)} of {len(benchmark.items)} decoded cleanly"
-            + (" (cancelled)" if deep.cancelled else "")
+        decoded = f", {deep.clean} of {len(benchmark.items)} decoded cleanly" + (
+            " (cancelled)" if deep.cancelled else ""
         )
     emit(
         args.json,

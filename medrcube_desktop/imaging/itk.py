@@ -14,11 +14,11 @@ import numpy as np
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.auto_window import foreground_window
 from medrcube_desktop.imaging.geometry import lps_direction_code, voxel_display_transform
+from medrcube_desktop.imaging.masks import mask_labels
 from medrcube_desktop.imaging.slice_data import (
     SliceData,
     check_pixel_count,
     choose_slice,
-    mask_labels,
     plausible_aspect,
     require_file,
 )
@@ -75,6 +75,7 @@ def load_itk_slice(
         axis_codes=(row_code, col_code),
         value_unit="HU" if ct else "value",
         spacing_source="image spacing (NRRD/MetaImage header)",
+        voxel_axes=(1, 0, 2),  # array [z, y, x]: row y, column x, slice z of index (x, y, z)
     )
     result.display(voxel_display_transform(row_code, col_code, slice_code))
     return result

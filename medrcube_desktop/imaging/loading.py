@@ -14,12 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
+from medrcube_desktop.core.files import same_file
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
+from medrcube_desktop.imaging.masks import mask_labels, picture_mask_values
 from medrcube_desktop.imaging.slice_data import (
     SliceData,
     check_pixel_count,
-    mask_labels,
     require_file,
 )
 
@@ -89,12 +90,18 @@ def load_slice(
     Raises
     ------
     ImageLoadError
-        The file (or mask) cannot be read or decoded, or the mask is on another grid.
+        The file (or mask) cannot be read or decoded, the mask is on another grid, is
+        the image itself, or is no label mask (see :func:`.masks.mask_labels`).
     """
     modality = "CT" if modality and modality.strip().upper() == "CT" else None
     require_file(path)  # before any reader opens it: a named pipe blocks forever
     if mask_path is not None:
         require_file(mask_path, "mask")
+        if same_file(mask_path, path):  # the image drawn over itself as 200 labels
+            raise ImageLoadError(
+                f"{mask_path}: mask_path names the image itself; a mask is a separate file "
+                "of label numbers (0 = none) on the image's grid"
+            )
     kind = image_kind(path)
     try:
         if kind == "nifti":
@@ -168,7 +175,8 @@ def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
     try:
         with Image.open(path) as img:
             check_pixel_count(path, img.width * img.height)  # before decoding anything
-            values = np.asarray(img) if img.mode == "F" else np.asarray(img.convert("I"))
+            img.load()
+            values = picture_mask_values(img, path)
     except ImageLoadError:
         raise
     except Exception as exc:

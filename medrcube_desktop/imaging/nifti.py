@@ -16,11 +16,11 @@ import numpy as np
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.auto_window import foreground_window
 from medrcube_desktop.imaging.geometry import voxel_display_transform
+from medrcube_desktop.imaging.masks import mask_labels
 from medrcube_desktop.imaging.slice_data import (
     SliceData,
     check_pixel_count,
     choose_slice,
-    mask_labels,
     plausible_aspect,
     require_file,
 )
@@ -131,6 +131,7 @@ def load_nifti_slice(
     result.pixel_spacing = (z0, z1) if valid else None
     result.spacing_source = "NIfTI zooms (pixdim)" if valid else None
     result.axis_codes = (codes[0], codes[1])  # voxel axes 0 and 1 are the stored rows, columns
+    result.voxel_axes = (0, 1, 2)  # stored row i, column j, slice k: nibabel's data[i, j, k]
     result.display(voxel_display_transform(*codes))  # radiological convention
     return result
 

@@ -5,7 +5,7 @@ the modality-unit slice on the displayed grid (before any display reduction), it
 and the pixel spacing with its source. The view maps the cursor to the rendered image's
 pixel coordinates (column ``x``, row ``y``, floats, 0 at the top-left corner of the
 first pixel); these functions do the rest, and the readout names the file's own pixel
-(row, column), the display's turns and flips undone. No Qt here.
+(row, column; a volume's voxel index), the display's turns and flips undone. No Qt here.
 
 Sources: Rescale Slope/Intercept, DICOM PS3.3 C.11.1 (HU for CT); Pixel Spacing
 (0028,0030), PS3.3 C.7.6.2.1.1 (in the patient), Imager Pixel Spacing (0018,1164),
@@ -50,6 +50,14 @@ class PixelFacts:
         How ``values`` were turned and flipped from the file's stored array for display
         (radiological or neurological convention, EXIF orientation, radiograph flips);
         the readout undoes it, so it names the file's own pixel.
+    slice_index : int
+        The slice of a volume that ``values`` is (0-based, along the stored slice axis).
+    voxel_axes : (int, int, int) or None
+        For a volume: where the stored row, the stored column and the slice go in the
+        file's voxel index ``(i, j, k)``: ``(0, 1, 2)`` for NIfTI (nibabel's
+        ``data[i, j, k]``, slices along k), ``(1, 0, 2)`` for NRRD/MHA (ITK's index
+        ``(x, y, z)``, SimpleITK's array ``[z, y, x]``). None for a 2-D file, whose
+        readout names the column x and row y.
     """
 
     values: np.ndarray
@@ -59,6 +67,8 @@ class PixelFacts:
     factor: int = 1
     reduction: int = 1
     transform: DisplayTransform = field(default_factory=DisplayTransform)
+    slice_index: int = 0
+    voxel_axes: tuple[int, int, int] | None = None
 
     @property
     def nbytes(self) -> int:
@@ -93,17 +103,35 @@ class PixelFacts:
         value = float(self.values[where])
         return value if math.isfinite(value) else None
 
+    def voxel_at(self, x: float, y: float) -> tuple[int, int, int] | None:
+        """The file's voxel index ``(i, j, k)`` under ``(x, y)`` (see ``voxel_axes``);
+        None outside the image or for a 2-D file."""
+        where = self.file_pixel(x, y)
+        if where is None or self.voxel_axes is None:
+            return None
+        index = [0, 0, 0]
+        for axis, value in zip(self.voxel_axes, (*where, self.slice_index), strict=True):
+            index[axis] = value
+        return index[0], index[1], index[2]
+
     def describe(self, x: float, y: float) -> str:
         """The readout line, e.g. ``"x 12  y 40   -1002 HU"``; ``""`` outside the image.
 
         ``x`` and ``y`` in the line are the column and row of the file's pixel
-        (:meth:`file_pixel`), whatever the display turned or flipped; the value is the
-        one at that pixel."""
+        (:meth:`file_pixel`), whatever the display turned or flipped; a volume's line
+        names the voxel instead, ``"voxel [131, 174, 55]   ..."`` (:meth:`voxel_at`).
+        The value is the one at that pixel; on a reduced decode it is not (a JPEG 2000
+        low-pass value, a weighted average of the file pixels around it), so it is
+        written ``≈`` and a second line says so."""
         where = self.pixel_at(x, y)
         if where is None:
             return ""
         row, col = self.transform.stored_pixel(where[0], where[1], self.values.shape)
-        place = f"x {col * self.reduction}  y {row * self.reduction}"
+        voxel = self.voxel_at(x, y)
+        if voxel is not None:
+            place = f"voxel [{voxel[0]}, {voxel[1]}, {voxel[2]}]"
+        else:
+            place = f"x {col * self.reduction}  y {row * self.reduction}"
         value = self.values[where]
         if self.values.ndim == 3:  # a colour picture: its red, green and blue
             return f"{place}   RGB {', '.join(str(int(v)) for v in value)}"
@@ -112,7 +140,10 @@ class PixelFacts:
         else:
             shown = f"{format_value(float(value))} {self.unit}"
         if self.reduction > 1:
-            shown += f"   (reduced 1/{self.reduction})"
+            shown = (  # a second line: the first stays short beside the top letter
+                f"\u2248{shown}\n(reduced 1/{self.reduction}: nearby file pixels "
+                "averaged; zoom in for its own)"
+            )
         return f"{place}   {shown}"
 
     def distance(self, start: tuple[float, float], end: tuple[float, float]) -> tuple[float, str]:

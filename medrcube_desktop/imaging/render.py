@@ -225,6 +225,26 @@ def compose_rgba(
     return _finish(out, data, bbox, window, legend)
 
 
+def box_on_slice(
+    data: SliceData, bbox: tuple[float, float, float, float]
+) -> tuple[int, int, int, int] | None:
+    """The item's box on the displayed slice, ``(x0, y0, x1, y1)`` int clipped to it, or
+    None when the box lies wholly outside the image (or is not finite).
+
+    ``bbox`` is in the file's stored pixels (x = column, y = row), as ``test.json`` gives
+    it; a reduced decode (``data.reduction``) and the display transform are applied.
+    """
+    h, w = data.stored_shape or (data.pixels.shape[0], data.pixels.shape[1])
+    if data.reduction > 1:  # the box is in file pixels, the slice on a coarser grid
+        bbox = (
+            bbox[0] / data.reduction,
+            bbox[1] / data.reduction,
+            bbox[2] / data.reduction,
+            bbox[3] / data.reduction,
+        )
+    return data.transform.box(bbox, (h, w))
+
+
 def _finish(
     out: np.ndarray,
     data: SliceData,
@@ -236,10 +256,7 @@ def _finish(
     """Draw the box on the RGBA ``out`` and wrap it with what the viewer shows beside."""
     notes = list(data.notes)
     if bbox is not None:
-        h, w = data.stored_shape or (data.pixels.shape[0], data.pixels.shape[1])
-        if data.reduction > 1:  # the box is in file pixels, the slice on a coarser grid
-            bbox = tuple(v / data.reduction for v in bbox)  # type: ignore[assignment]
-        box = data.transform.box(bbox, (h, w))
+        box = box_on_slice(data, bbox)
         if box is None:
             notes.append(f"the item's box {list(bbox)} lies outside the image: not drawn")
         else:
@@ -253,6 +270,8 @@ def _finish(
         data.spacing_source,
         reduction=data.reduction,
         transform=data.transform,
+        slice_index=data.slice_index,
+        voxel_axes=data.voxel_axes,
     )
     return RenderedImage(
         out,

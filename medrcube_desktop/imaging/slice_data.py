@@ -88,6 +88,9 @@ class SliceData:
         Stored (file) pixels per pixel of ``pixels`` along each side: 2**n for a JPEG 2000
         image decoded ``n`` resolution levels down for display (``pixel_spacing`` is
         already that of the coarser grid); 1 otherwise.
+    voxel_axes : (int, int, int) or None
+        For a slice of a volume: where the stored row, column and ``slice_index`` go in
+        the file's voxel index (see :class:`~.pixel_facts.PixelFacts`); None for 2-D.
     """
 
     pixels: np.ndarray
@@ -113,6 +116,7 @@ class SliceData:
     value_unit: str = "value"
     spacing_source: str | None = None
     reduction: int = 1
+    voxel_axes: tuple[int, int, int] | None = None
 
     def edge_labels(self) -> dict[str, str] | None:
         """Orientation letters at the edges of the displayed slice (see geometry.edge_labels)."""
@@ -234,65 +238,3 @@ def choose_slice(slice_index: int | None, count: int, mask_area: np.ndarray | No
         else:
             slice_index = count // 2
     return max(0, min(int(slice_index), count - 1))
-
-
-MAX_MASK_LABELS = 255
-"""Most distinct labels (0, none, not counted) a mask may hold. Segmentations hold a
-handful (an 8-bit label map at most 255); thousands mean an intensity image was given as
-the mask, which would be drawn as noise, slowly."""
-
-MASK_INTEGRAL_TOLERANCE = 1e-3
-"""How far from a whole number a float mask value may be (a scale factor's rounding)."""
-
-
-def mask_labels(values: np.ndarray, path: Path | str) -> np.ndarray:
-    """Mask voxels as int32 labels: rounded, NaN/inf as 0, clipped to the int32 range.
-
-    Parameters
-    ----------
-    values : ndarray, any shape, integer or float
-        The mask as read.
-    path : Path or str
-        The mask file, named in the messages.
-
-    Raises
-    ------
-    ImageLoadError
-        A float mask holds values that are not whole numbers, or the mask holds more
-        than :data:`MAX_MASK_LABELS` distinct labels: it is an intensity image, not a
-        label mask.
-    """
-    if np.issubdtype(values.dtype, np.integer):
-        labels = np.clip(values, -(2**31), 2**31 - 1).astype(np.int32, copy=False)
-    else:
-        finite = np.isfinite(values)
-        rounded = np.where(finite, np.rint(values), 0)
-        off = finite & (np.abs(values - rounded) > MASK_INTEGRAL_TOLERANCE)
-        if off.any():
-            example = float(values[off].flat[0])
-            raise ImageLoadError(
-                f"{path}: the mask holds values that are not whole numbers (such as "
-                f"{example:g}); a mask holds label numbers (0 = none): is this an image?"
-            )
-        labels = np.clip(rounded, -(2**31), 2**31 - 1).astype(np.int32)
-    count = label_count(labels)
-    if count > MAX_MASK_LABELS:
-        raise ImageLoadError(
-            f"{path}: the mask holds {count:,} distinct labels, more than the "
-            f"{MAX_MASK_LABELS} a label mask may hold (0 = none): is this an image?"
-        )
-    return labels
-
-
-def label_count(labels: np.ndarray) -> int:
-    """Distinct non-zero values of an int32 array, in one pass (a histogram when the
-    values span a small range, else a sort)."""
-    if labels.size == 0:
-        return 0
-    low, high = int(labels.min()), int(labels.max())
-    if high - low <= 1 << 20:
-        present = np.bincount((labels - low).ravel().astype(np.intp, copy=False)) > 0
-        zero = 0 - low
-        return int(present.sum()) - int(0 <= zero < present.size and bool(present[zero]))
-    values = np.unique(labels)
-    return int(values.size) - int(bool((values == 0).any()))

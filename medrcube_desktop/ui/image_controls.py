@@ -169,6 +169,8 @@ class ImageControls:
         self.image_view.set_image(
             result.rgba, result.pixel_aspect, new_item, result.edge_labels, result.facts
         )
+        if new_item and self.image_view.measuring:  # D pressed while it loaded
+            self._say_caliper_spacing()
         self.slice_slider.blockSignals(True)
         self.slice_slider.setRange(0, max(0, result.slice_count - 1))
         self.slice_slider.setValue(result.slice_index)
@@ -325,15 +327,22 @@ class ImageControls:
             view.clear_caliper()
             return
         view.set_measuring(True)
-        facts = view.facts
-        source = facts.spacing_source if facts is not None else None
-        self.statusBar().showMessage(
-            f"Caliper: drag on the image; lengths in mm from {source}."
-            if source
-            else "Caliper: drag on the image; the file gives no pixel spacing, so lengths "
-            "are in pixels.",
-            6000,
-        )
+        self._say_caliper_spacing()
+
+    def _say_caliper_spacing(self) -> None:
+        """The status bar names the spacing the caliper measures with: that of the image
+        shown, or, while the item still loads, that it is said when the image arrives."""
+        facts = self.image_view.facts
+        if facts is None:
+            message = "Caliper: drag on the image once it is shown (its spacing is said then)."
+        elif facts.spacing_source:
+            message = f"Caliper: drag on the image; lengths in mm from {facts.spacing_source}."
+        else:
+            message = (
+                "Caliper: drag on the image; the file gives no pixel spacing, so lengths "
+                "are in pixels."
+            )
+        self.statusBar().showMessage(message, 6000)
 
     def escape(self) -> None:
         """Esc: on the image, clear the caliper; elsewhere (the comment box), back to the

@@ -117,14 +117,20 @@ class ImageView(QGraphicsView):
             edges of the view (orientation letters, as radiology viewers show them).
         facts : PixelFacts or None
             The values under the picture, for the cursor readout and the caliper. A new
-            item (``refit``) clears the caliper; a new slice or window keeps it.
+            item (``refit``) clears the caliper and leaves caliper mode, unless the mode
+            was turned on while no image was shown (the item still loading): then the
+            mode is kept for the image that arrives. A new slice or window keeps both.
         """
         self.edge_labels = edge_labels
         keep = None if refit else self._view_fraction()
         old = self._pixmap_item.pixmap().width()
+        waiting = self.facts is None and self._pixmap_item.pixmap().isNull()
         self.facts = facts
         self._full_wanted = False
-        if refit:
+        if refit and waiting and self.measuring:  # D pressed while this image loaded
+            self.caliper, self.caliper_text = None, ""
+            self._hide_caliper()
+        elif refit:
             self.clear_caliper()
         elif self.caliper is not None:
             self._show_caliper()  # the length in the new facts' spacing
@@ -208,8 +214,10 @@ class ImageView(QGraphicsView):
         painter.restore()
 
     def drawForeground(self, painter: QPainter, rect) -> None:  # noqa: N802 (Qt override)
-        """Orientation letters at the middle of each edge of the view, and the window and
-        slice in the bottom-left corner, in screen pixels (the image is not touched)."""
+        """Orientation letters at the middle of each edge of the view, the readout in the
+        top-left corner and the window and slice in the bottom-left one, in screen pixels
+        (the image is not touched). A corner text that would run into the top or bottom
+        letter moves below (above) it."""
         if self.placeholder:
             self._draw_placeholder(painter)
         if not self.edge_labels and not self.corner_text and not self._top_left_text():
@@ -217,34 +225,47 @@ class ImageView(QGraphicsView):
         painter.save()
         painter.resetTransform()
         area = self.viewport().rect().adjusted(6, 4, -6, -4)
-        center = Qt.AlignmentFlag
-        places = [
-            (edge, align, 14)
-            for edge, align in (
-                ("top", center.AlignTop | center.AlignHCenter),
-                ("bottom", center.AlignBottom | center.AlignHCenter),
-                ("left", center.AlignLeft | center.AlignVCenter),
-                ("right", center.AlignRight | center.AlignVCenter),
-            )
-        ]
-        places.append(("corner", center.AlignLeft | center.AlignBottom, 10))
-        places.append(("readout", center.AlignLeft | center.AlignTop, 10))
-        labels = {
-            **(self.edge_labels or {}),
-            "corner": self.corner_text,
-            "readout": self._top_left_text(),
+        align = Qt.AlignmentFlag
+        letters = {
+            "top": align.AlignTop | align.AlignHCenter,
+            "bottom": align.AlignBottom | align.AlignHCenter,
+            "left": align.AlignLeft | align.AlignVCenter,
+            "right": align.AlignRight | align.AlignVCenter,
         }
-        for edge, align, size in places:
-            font = painter.font()
-            font.setPointSize(size)
-            font.setBold(True)
-            painter.setFont(font)
-            text = labels.get(edge, "")
-            painter.setPen(Qt.GlobalColor.black)  # a shadow keeps the text legible on white
-            painter.drawText(area.translated(1, 1), align, text)
-            painter.setPen(Qt.GlobalColor.yellow)
-            painter.drawText(area, align, text)
+        placed = {}
+        for edge, where in letters.items():
+            text = (self.edge_labels or {}).get(edge, "")
+            if text:
+                placed[edge] = self._draw_overlay_text(painter, area, where, text, 14)
+        corners = (
+            ("top", align.AlignLeft | align.AlignTop, self._top_left_text()),
+            ("bottom", align.AlignLeft | align.AlignBottom, self.corner_text),
+        )
+        for edge, where, text in corners:
+            if not text:
+                continue
+            box = area
+            letter = placed.get(edge)
+            if letter is not None:
+                _set_overlay_font(painter, 10)
+                needed = painter.boundingRect(area, int(where), text)
+                if needed.intersects(letter.adjusted(-4, 0, 4, 0)):  # run into the letter
+                    box = (
+                        area.adjusted(0, letter.height(), 0, 0)
+                        if edge == "top"
+                        else area.adjusted(0, 0, 0, -letter.height())
+                    )
+            self._draw_overlay_text(painter, box, where, text, 10)
         painter.restore()
+
+    @staticmethod
+    def _draw_overlay_text(painter: QPainter, area, where, text: str, size: int):
+        """Yellow bold ``text`` with a black shadow (legible on white); its rectangle."""
+        _set_overlay_font(painter, size)
+        painter.setPen(Qt.GlobalColor.black)
+        painter.drawText(area.translated(1, 1), int(where), text)
+        painter.setPen(Qt.GlobalColor.yellow)
+        return painter.drawText(area, int(where), text)
 
     def fit(self) -> None:
         """Fit the whole image in the view (key 0)."""
@@ -390,6 +411,13 @@ def render_pool() -> QThreadPool:
         _RENDER_POOL = QThreadPool()
         _RENDER_POOL.setMaxThreadCount(1)
     return _RENDER_POOL
+
+
+def _set_overlay_font(painter: QPainter, size: int) -> None:
+    font = painter.font()
+    font.setPointSize(size)
+    font.setBold(True)
+    painter.setFont(font)
 
 
 def _is_writing(event) -> bool:

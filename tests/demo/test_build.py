@@ -112,6 +112,18 @@ def test_loader_finds_no_problems(demo, items):
     assert len(benchmark.items) == len(items)
 
 
+def test_its_masks_pass_the_deep_check_as_label_masks(demo, items):
+    """The demo's masks (the MNI grey/white-matter masks, the liver lesion's PNG) are
+    label masks: decoded, none refused as a picture, none empty."""
+    from medrcube_desktop.imaging.deep_check import check_pictures
+
+    benchmark = load_benchmark(demo)
+    masked = [i for i in benchmark.items if i.mask_path is not None]
+    assert len(masked) == sum("mask_path" in i for i in items) >= 4
+    summary = check_pictures(masked, workers=2)
+    assert summary.problems == [] and summary.clean == len(masked)
+
+
 def test_modality_answers_match_original_headers(items, source_of):
     checked = 0
     for i in by_task(items, "Modality Recognition"):

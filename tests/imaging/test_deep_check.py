@@ -81,3 +81,59 @@ def test_a_cancel_stops_between_items_and_says_so(tmp_path):
     summary = check_pictures(items, progress, cancel, workers=1)
     assert summary.cancelled and 3 <= summary.checked < len(items)
     assert seen[0] == 0 and seen[-1] == summary.checked
+
+
+def test_an_empty_mask_a_box_off_the_image_a_photo_and_the_image_itself_are_problems(
+    tmp_path, capsys
+):
+    rows, cols = pydicom.dcmread(dicom_file("CT_small.dcm")).pixel_array.shape  # 128 x 128
+    photo = (np.add.outer(np.arange(rows), 3 * np.arange(cols)) % 200 + 20).astype(np.uint8)
+    root = write_benchmark(
+        tmp_path / "b",
+        {
+            "ds1": [
+                item("empty", mask_path="images/empty.png"),
+                item("off", bbox=[cols + 10, 5, cols + 40, 30]),  # right of the image
+                item("edge", bbox=[cols - 1, rows - 1, cols + 40, rows + 30]),  # one pixel on
+                item("photo", mask_path="images/photo.png"),
+                item("itself", image="images/p.png", mask_path="images/p.png"),
+                item("volume", image="images/vol.nii.gz", mask_path="images/vmask.nii.gz"),
+            ]
+        },
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    images = root / "ds1" / "images"
+    Image.fromarray(np.zeros((rows, cols), np.uint8)).save(images / "empty.png")
+    Image.fromarray(photo).save(images / "photo.png")
+    Image.fromarray(photo).save(images / "p.png")
+    import nibabel as nib
+
+    nib.save(nib.Nifti1Image(np.ones((6, 7, 4), np.float32), np.eye(4)), images / "vol.nii.gz")
+    nib.save(nib.Nifti1Image(np.zeros((6, 7, 4), np.uint8), np.eye(4)), images / "vmask.nii.gz")
+    benchmark = load_benchmark(root)
+    assert benchmark.problems == []
+    summary = check_pictures(benchmark.items, workers=2)
+    found = {p.item: (p.field, p.message) for p in summary.problems}
+    assert sorted(found) == ["empty", "itself", "off", "photo", "volume"]
+    assert summary.checked == 6 and summary.clean == 1  # "edge" shows its corner pixel
+    assert found["empty"] == (
+        "mask_path",
+        f"{images / 'empty.png'}: the mask labels no pixel: the question's region cannot be shown",
+    )
+    assert found["volume"][0] == "mask_path" and "labels no pixel" in found["volume"][1]
+    assert found["off"] == (
+        "bbox",
+        f"the box {[float(cols + 10), 5.0, float(cols + 40), 30.0]} lies wholly outside the "
+        f"image ({cols}x{rows} pixels, x = column, y = row): the question's region cannot "
+        "be shown",
+    )
+    assert found["photo"][0] == "mask_path"
+    assert found["photo"][1].startswith(
+        f"{images / 'photo.png'}: 200 distinct values, 100 % of neighbouring pixels differ"
+    )
+    assert found["itself"][0] == "mask_path"
+    assert "mask_path names the image itself" in found["itself"][1]
+
+    assert main(["validate", "--deep", str(root), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["deep"]["clean"] == 1 and len(data["problems"]) == 5

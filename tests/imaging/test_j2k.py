@@ -94,7 +94,9 @@ def test_spacing_scales_by_two_per_level_and_readout_says_reduced(tmp_path):
         assert any(f"reduced 1/{factor}" in note for note in data.notes)
     item = make_item("rg1", path, "X-ray")
     facts = render_item(item, display_side=480).facts
-    assert facts.reduction == 4 and "(reduced 1/4)" in facts.describe(10.5, 20.5)
+    assert facts.reduction == 4 and "\n(reduced 1/4: nearby file pixels averaged" in facts.describe(
+        10.5, 20.5
+    )
     assert facts.describe(10.5, 20.5).startswith("x 40  y 80")  # file pixel coordinates
     # the caliper: 100 reduced pixels along a row are 400 file pixels of 0.125 mm
     assert facts.distance((0, 0), (100, 0)) == (pytest.approx(50.0), "mm")

@@ -12,8 +12,9 @@ from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging import render
 from medrcube_desktop.imaging.compositing import LABEL_PALETTE
 from medrcube_desktop.imaging.loading import load_slice
+from medrcube_desktop.imaging.masks import MAX_MASK_LABELS, mask_labels
 from medrcube_desktop.imaging.render import compose_rgba, render_file
-from medrcube_desktop.imaging.slice_data import MAX_MASK_LABELS, SliceData, mask_labels
+from medrcube_desktop.imaging.slice_data import SliceData
 
 
 def test_a_megapixel_mask_of_10000_labels_is_refused_before_anything_is_drawn(
@@ -48,7 +49,8 @@ def test_a_float_mask_of_non_whole_numbers_is_refused_naming_the_file(tmp_path):
 def test_float_labels_a_scale_factor_rounded_are_still_labels():
     values = np.array([[0.0, 1.0000001], [2.9999, np.nan]], np.float32)
     np.testing.assert_array_equal(mask_labels(values, "m"), [[0, 1], [3, 0]])
-    many = np.arange(MAX_MASK_LABELS + 1, dtype=np.int32)  # 0 and 255 labels: allowed
+    # 0 and 255 labels, each a run of four pixels (a label mask is piecewise constant)
+    many = np.repeat(np.arange(MAX_MASK_LABELS + 1, dtype=np.int32), 4)
     assert mask_labels(many, "m").max() == MAX_MASK_LABELS
     with pytest.raises(ImageLoadError, match="256 distinct labels"):
         mask_labels(np.arange(1, MAX_MASK_LABELS + 2), "m")

@@ -181,3 +181,100 @@ def test_readout_in_neurological_convention_names_the_files_pixel(tmp_path):
         )
         assert facts.file_pixel(x + 0.5, y + 0.5) == (y, width - 1 - x)
         assert facts.describe(x + 0.5, y + 0.5) == f"x {width - 1 - x}  y {y}   {int(hu)} HU"
+
+
+def _nilearn_t1():
+    from pathlib import Path
+
+    import nilearn
+
+    return (
+        Path(nilearn.__file__).parent
+        / "datasets/data/mni_icbm152_t1_tal_nlin_sym_09a_converted.nii.gz"
+    )
+
+
+@pytest.mark.parametrize("neurological", [False, True])
+def test_a_volume_readout_names_the_voxel_index_as_nibabel_reads_it(neurological):
+    """The MNI T1 of the demo: every shown point names ``[i, j, k]`` with nibabel's
+    ``data[i, j, k]`` as its value, whatever the display turned and flipped."""
+    import nibabel as nib
+
+    path = _nilearn_t1()
+    data = np.asanyarray(nib.load(path).dataobj)  # (197, 233, 189) uint8
+    item = make_item("mni", path, "MRI")
+    facts = render_item(item, slice_index=55, neurological=neurological).facts
+    assert facts.transform.transpose  # shown turned: screen rows are the file's j
+    height, width = facts.values.shape
+    points = [(0, 0), (width - 1, height - 1), (174, 131), (40, 200), (width // 2, 17)]
+    for x, y in points:
+        i, j, k = facts.voxel_at(x + 0.5, y + 0.5)
+        assert k == 55
+        assert facts.value_at(x + 0.5, y + 0.5) == float(data[i, j, k])
+        assert (
+            facts.describe(x + 0.5, y + 0.5)
+            == f"voxel [{i}, {j}, {k}]   {int(data[i, j, k])} {facts.unit}"
+        )
+    # the point the trial read as "x 174  y 131" on screen is one voxel, named in full
+    text = facts.describe(174.5, 131.5)
+    assert text.startswith("voxel [") and "x 174" not in text
+
+
+def test_a_small_nifti_with_flipped_axes_names_its_voxels(tmp_path):
+    import nibabel as nib
+
+    data = np.arange(5 * 6 * 4, dtype=np.int16).reshape(5, 6, 4)
+    affine = np.diag([-2.0, 1.5, 3.0, 1.0])  # i toward the left (L), j anterior, k superior
+    nib.save(nib.Nifti1Image(data, affine), tmp_path / "v.nii.gz")
+    facts = render_file(tmp_path / "v.nii.gz", slice_index=3).facts
+    seen = set()
+    for y in range(facts.values.shape[0]):
+        for x in range(facts.values.shape[1]):
+            i, j, k = facts.voxel_at(x + 0.5, y + 0.5)
+            assert facts.value_at(x + 0.5, y + 0.5) == float(data[i, j, k]) and k == 3
+            seen.add((i, j))
+    assert len(seen) == 5 * 6  # every voxel of the slice once
+
+
+def test_an_nrrd_volume_names_itk_index_x_y_z(tmp_path):
+    import SimpleITK as sitk
+
+    array = np.arange(4 * 5 * 6, dtype=np.int16).reshape(4, 5, 6)  # [z, y, x]
+    sitk.WriteImage(sitk.GetImageFromArray(array), str(tmp_path / "v.nrrd"))
+    facts = render_file(tmp_path / "v.nrrd", slice_index=2).facts
+    for y in range(facts.values.shape[0]):
+        for x in range(facts.values.shape[1]):
+            i, j, k = facts.voxel_at(x + 0.5, y + 0.5)  # ITK index (x, y, z)
+            assert k == 2 and facts.value_at(x + 0.5, y + 0.5) == float(array[k, j, i])
+
+
+def test_a_2d_file_keeps_column_x_row_y():
+    facts = render_file(dicom_file("CT_small.dcm")).facts
+    assert facts.voxel_at(3.5, 4.5) is None
+    assert facts.describe(3.5, 4.5).startswith("x 3  y 4   ")
+
+
+def test_a_reduced_jpeg_2000_readout_says_it_is_not_the_files_pixel():
+    """RG1_J2KR (the demo's rg1_j2kr.dcm) at 1/2: the value under the cursor is the
+    wavelet's low-pass at the file pixel, not pydicom's pixel_array there."""
+    from scipy import ndimage
+
+    from medrcube_desktop.imaging.loading import load_slice
+    from medrcube_desktop.imaging.render import compose_rgba
+
+    path = dicom_file("RG1_J2KR.dcm")
+    full = pydicom.dcmread(path).pixel_array.astype(np.float64)
+    facts = compose_rgba(load_slice(path, display_side=800)).facts
+    assert facts.reduction == 2
+    assert facts.file_pixel(307.5, 244.5) == (488, 614)
+    reduced = facts.value_at(307.5, 244.5)
+    assert (reduced, full[488, 614]) == (15043.0, 15024.0)  # not the file's value
+    low_pass = np.array([-1, 2, 6, 2, -1]) / 8  # the reversible 5/3 wavelet (15444-1 F.3.8)
+    smooth = ndimage.convolve1d(ndimage.convolve1d(full, low_pass, 0), low_pass, 1)
+    assert abs(reduced - smooth[488, 614]) < 1  # what it is: an average around the pixel
+    assert facts.describe(307.5, 244.5) == (
+        "x 614  y 488   \u224815043 stored value\n(reduced 1/2: nearby file pixels "
+        "averaged; zoom in for its own)"
+    )
+    exact = compose_rgba(load_slice(path)).facts  # zoomed in: the full decode
+    assert exact.describe(614.5, 488.5) == "x 614  y 488   15024 stored value"

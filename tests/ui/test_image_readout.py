@@ -6,15 +6,17 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pydicom
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtGui import QImage, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.imaging.render_cache import render_key
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store import StudyStore
+from medrcube_desktop.ui.image_view import ImageView
 from medrcube_desktop.ui.main_window import MainWindow
 from tests.conftest import dicom_file, item, write_benchmark
 
@@ -156,3 +158,77 @@ def test_jpeg2000_radiograph_is_decoded_reduced_for_a_small_view_and_full_on_zoo
     assert abs(after.y() - centre.y() * facts.reduction) < 0.015 * 1955
     view.zoom(1.25)  # zooming further renders nothing new
     assert not window.image_message.text().startswith("Rendering")
+
+
+def test_d_pressed_while_the_next_image_loads_keeps_caliper_mode_and_its_spacing(qtbot, tmp_path):
+    """A NIfTI with pixdim (2.0, 1.5, 3.0) mm opened from a DICOM: D pressed before its
+    image arrives says nothing false, and the mode holds when it arrives, measuring in
+    the NIfTI's own spacing."""
+    import nibabel as nib
+
+    root = write_benchmark(
+        tmp_path / "bench",
+        {"ds1": [item("ct-1"), item("vol-1", image="images/vol.nii.gz", modality="MRI")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    volume = np.arange(40 * 30 * 5, dtype=np.float32).reshape(40, 30, 5)
+    nib.save(nib.Nifti1Image(volume, np.diag([2.0, 1.5, 3.0, 1.0])), root / "ds1/images/vol.nii.gz")
+    window = open_window(qtbot, root, tmp_path / "s.db")
+    view = window.image_view
+    window.render_cache.clear()  # not prefetched: it has to load
+    window._prefetch_stale.set()
+    window.show_item("vol-1")
+    assert view.facts is None  # still loading
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_D)
+    assert view.measuring
+    message = window.statusBar().currentMessage()
+    assert "no pixel spacing" not in message and "once it is shown" in message
+    qtbot.waitUntil(lambda: view.facts is not None, timeout=10000)
+    assert view.measuring  # the mode held when the image arrived
+    assert window.statusBar().currentMessage() == (
+        "Caliper: drag on the image; lengths in mm from NIfTI zooms (pixdim)."
+    )
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    start, end = viewport_point(view, 2.5, 3.5), viewport_point(view, 22.5, 3.5)
+    mouse(view, QEvent.Type.MouseButtonPress, start, left, left)
+    mouse(view, QEvent.Type.MouseMove, end, none, left)
+    mouse(view, QEvent.Type.MouseButtonRelease, end, left, none)
+    # shown turned (radiological): screen columns run along voxel axis 0, 2.0 mm apart
+    dx = view.caliper[1].x() - view.caliper[0].x()
+    assert abs(dx - 20) < 0.5 and view.facts.spacing[1] == 2.0
+    assert view.caliper_text == f"{abs(dx) * 2.0:.1f} mm"
+
+
+def _yellow_rows(view, columns: slice) -> np.ndarray:
+    """Rows of the viewport holding overlay-yellow pixels within ``columns``."""
+    shot = view.viewport().grab().toImage().convertToFormat(QImage.Format.Format_RGBA8888)
+    pixels = np.frombuffer(shot.constBits(), np.uint8).reshape(shot.height(), shot.width(), 4)
+    part = pixels[:, columns].astype(int)
+    yellow = (part[..., 0] > 180) & (part[..., 1] > 180) & (part[..., 2] < 90)
+    return np.nonzero(yellow.any(axis=1))[0]
+
+
+def test_a_long_readout_moves_below_the_top_letter(qtbot):
+    view = ImageView()
+    qtbot.addWidget(view)
+    view.resize(420, 420)
+    view.show()
+    qtbot.waitExposed(view)
+    rgba = np.zeros((100, 100, 4), np.uint8)
+    rgba[..., 3] = 255
+    view.set_image(rgba, edge_labels={"top": "S", "bottom": "I", "left": "R", "right": "L"})
+    width = view.viewport().width()
+    centre = slice(width // 2 - 8, width // 2 + 8)
+    left = slice(0, 40)  # the readout's first characters only
+    view.readout_text = "x 1"
+    view.viewport().repaint()
+    letter = _yellow_rows(view, slice(width // 2 - 8, width // 2 + 8))
+    letter = letter[letter < view.viewport().height() // 2]  # the top letter, not "I"
+    short = _yellow_rows(view, left)
+    assert short.min() < letter.max()  # a short readout stays beside the letter
+    view.readout_text = "x 1841  y 1955   ≈15043 stored value (and a long tail)"
+    view.viewport().repaint()
+    long = _yellow_rows(view, left)
+    assert long.min() > letter.max()  # wholly below the letter
+    assert _yellow_rows(view, centre)[:3].min() == letter.min()  # the letter itself stays
