@@ -309,3 +309,17 @@ def test_ctrl_c_before_a_command_starts_is_one_line_not_a_traceback(monkeypatch,
     monkeypatch.setattr(app, "build_parser", interrupted)
     assert main(["validate", "somewhere"]) == 130
     assert capsys.readouterr().err == "medrcube-desktop: interrupted\n"
+
+
+def test_an_os_error_is_said_as_file_then_reason(bench, tmp_path, capsys):
+    blocker = tmp_path / "MANIFEST.json"
+    blocker.write_text("{}")
+    image = bench / "ds1" / "images" / "ct.dcm"
+    assert main(["render", str(image), "--out", str(blocker / "x.png")]) == 2
+    assert capsys.readouterr().err == (
+        f"medrcube-desktop: {blocker}: is a file where a folder is needed\n"
+    )
+    args = ["study", "--dataset", str(bench), "--db", str(tmp_path / "s.db"), "--name", "s"]
+    with pytest.raises(SystemExit) as usage:
+        main([*args, "--n", "0"])
+    assert usage.value.code == 2 and "--n: must be at least 1, got 0" in capsys.readouterr().err

@@ -148,12 +148,33 @@ def test_an_export_that_reads_no_benchmark_still_never_replaces_one_or_a_study(
     nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.int16), np.eye(4)), volume)
     png = tmp_path / "mask.png"
     Image.new("L", (4, 4)).save(png)
+    nifti2 = tmp_path / "t1-v2.nii"
+    nib.save(nib.Nifti2Image(np.zeros((4, 4, 4), np.int16), np.eye(4)), nifti2)
+    tiff = tmp_path / "slice.tif"
+    Image.new("I;16", (4, 4)).save(tiff)
+    from openpyxl import Workbook
+
+    xlsx = tmp_path / "agreement.xlsx"
+    Workbook().save(xlsx)
+    other_wal = other_study.with_name("study.db-wal")  # another study's unsaved commits
+    writer = StudyStore(other_study)
+    writer.save_review(Review("b", "b", dict.fromkeys(RULE_IDS, 0), "", "2024-05-01T10:00:00+00:00",
+                              "2024-05-01T10:00:00+00:00"))  # fmt: skip
+    import shutil
+
+    shutil.copy(other_study.with_name("study.db-wal"), tmp_path / "kept-wal")
+    writer.close()
+    shutil.copy(tmp_path / "kept-wal", other_wal)  # as a killed writer leaves it
     targets = {
         bench / "ds1" / "test.json": "is a benchmark's test.json",
         bench / "ds1" / "images" / "ct.dcm": "is a DICOM file",
         other_study: "is a SQLite database",
         volume: "is a NIfTI-1 volume",
         png: "is a PNG image",
+        nifti2: "is a NIfTI-2 volume",
+        tiff: "is a TIFF image",
+        xlsx: "is a zip file (an .xlsx workbook?)",
+        other_wal: "is the -wal file SQLite keeps beside study.db",
     }
     store = StudyStore(db)
     t0 = "2024-05-01T10:00:00+00:00"

@@ -33,7 +33,7 @@ def add_parsers(sub) -> None:
     add_db(study, creates=True)
     study.add_argument("--name", required=True, type=argtypes.name, metavar="NAME")
     study.add_argument(
-        "--n", type=argtypes.count, required=True, metavar="N", help="items in the study"
+        "--n", type=argtypes.positive, required=True, metavar="N", help="items in the study"
     )
     study.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
     study.add_argument("--stratify", choices=("task", "modality", "region"), default="")

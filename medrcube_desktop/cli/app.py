@@ -132,10 +132,23 @@ def _main(argv: list[str] | None) -> int:
         return int(args.func(args))
     except (JobFailed, Interrupted) as exc:
         return _failed(args, str(exc), Outcome.FAILED)
-    except (MedRCubeError, OSError) as exc:  # bad input, an unusable path, a failed write
+    except MedRCubeError as exc:  # bad input, an unusable file or database
         return _failed(args, str(exc), exit_status(exc))
+    except OSError as exc:  # an unusable path, a failed write
+        return _failed(args, os_error_message(exc), exit_status(exc))
     except KeyboardInterrupt:  # Ctrl+C outside a job (loading a benchmark, say)
         return _failed(args, "interrupted", Outcome.FAILED)
+
+
+def os_error_message(exc: OSError) -> str:
+    """``FILE: what is wrong`` for an ``OSError`` (not Python's ``[Errno 17] File exists:
+    'x'``); a folder that cannot be made because a file has its name is said so."""
+    if exc.filename is None or not exc.strerror:
+        return str(exc)
+    if isinstance(exc, FileExistsError | NotADirectoryError):
+        return f"{exc.filename}: is a file where a folder is needed"
+    where = f"{exc.filename}" + (f" → {exc.filename2}" if exc.filename2 else "")
+    return f"{where}: {exc.strerror}"
 
 
 def _failed(args: argparse.Namespace, message: str, status: int) -> int:

@@ -21,7 +21,8 @@ from medrcube_desktop.cli.common import (
     refuse_overwrite,
     say,
 )
-from medrcube_desktop.core.files import item_files, refuse_foreign
+from medrcube_desktop.core.file_kinds import refuse_foreign
+from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.jobs.terminal import run_in_terminal
 from medrcube_desktop.llm.config import JudgeConfig

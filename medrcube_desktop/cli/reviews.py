@@ -16,7 +16,8 @@ from medrcube_desktop.cli.common import (
     refuse_overwrite,
     warn,
 )
-from medrcube_desktop.core.files import describe_missing, refuse_foreign
+from medrcube_desktop.core.file_kinds import refuse_foreign
+from medrcube_desktop.core.files import describe_missing
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import StoreError
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medrcube_desktop.core.file_checks import check_item_files, item_file_faults
-from medrcube_desktop.core.files import ITEMS_FILE_NAME
+from medrcube_desktop.core.file_kinds import ITEMS_FILE_NAME
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.paths import RealDirs
 from medrcube_desktop.core.problems import Problem, UncheckedFiles

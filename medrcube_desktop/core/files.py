@@ -3,6 +3,7 @@ permissions a new file gets."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -37,7 +38,8 @@ def as_new_file(path: str | Path) -> None:
 def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
     """A temporary file beside ``path`` to write; renamed over ``path`` when the block ends.
 
-    The temporary file is created in ``path``'s folder (so the rename stays on one file
+    A symbolic link is followed: the file it names is replaced, the link kept. The
+    temporary file is created in that file's folder (so the rename stays on one file
     system and is atomic), named ``.<name>.<random>.tmp<suffix>`` (writers that pick a
     format from the extension still see ``path``'s), and given the permissions of the
     file it replaces, or those of a new file (0666 minus the umask) when there is none.
@@ -62,10 +64,21 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
 
     Raises
     ------
+    NotARegularFile
+        ``path`` is a device, a named pipe, a socket or a folder (never replaced).
     OSError
         The folder cannot hold the temporary file, or the rename fails.
     """
-    path = Path(path)
+    asked = Path(path)
+    # through a symbolic link to the file it names (renaming over the link would replace
+    # the link and leave its file as it was); a device, pipe or socket is never replaced
+    # by a regular file (``--out /dev/null`` as root replaced the device)
+    path = Path(os.path.realpath(asked)) if asked.is_symlink() else asked
+    special = not_a_file(path)
+    if special is not None:
+        raise NotARegularFile(
+            errno.EINVAL, f"{special}: give the path of a file to write", str(asked)
+        )
     handle, name = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.name}.", suffix=f".tmp{path.suffix}"
     )
@@ -80,7 +93,7 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         if str(tmp) in (exc.filename, exc.filename2):  # name the file the user asked for
-            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+            raise OSError(exc.errno, exc.strerror, str(asked)) from exc
         raise
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -286,63 +299,6 @@ def refuse_overwrite(out: Path, *inputs: Path | None, sources: Iterable[Path] = 
             continue
         if (theirs.st_dev, theirs.st_ino) == (mine.st_dev, mine.st_ino):
             raise StoreError(f"{out}: is the input {source}; write the output elsewhere")
-
-
-FOREIGN_SIGNATURES: tuple[tuple[int, bytes, str], ...] = (
-    (0, b"SQLite format 3\x00", "a SQLite database (a study?)"),
-    (128, b"DICM", "a DICOM file"),
-    (0, b"\x89PNG\r\n\x1a\n", "a PNG image"),
-    (0, b"\xff\xd8\xff", "a JPEG image"),
-    (0, b"\x1f\x8b", "a gzip file (a .nii.gz volume?)"),
-    (344, b"n+1\x00", "a NIfTI-1 volume"),
-)
-"""(offset, magic bytes, what the file is): files an export never replaces. Sources: the
-SQLite file format (sqlite.org/fileformat.html §1.3), DICOM PS3.10 §7.1 (the preamble and
-"DICM"), PNG §5.2, JPEG SOI + marker, RFC 1952 (gzip), the NIfTI-1 header (magic at 344)."""
-
-
-ITEMS_FILE_NAME = "test.json"
-"""A benchmark's items file (``core.dataset.ITEMS_FILE`` is this)."""
-
-
-def refuse_foreign(out: Path, kind: str) -> None:
-    """Refuse to replace an existing file that is plainly not an export: a database, an
-    image or volume (:data:`FOREIGN_SIGNATURES`), a JSON list (a benchmark's items, a
-    results.json: neither export is one), and to write any file named ``test.json``.
-
-    For the commands that read no benchmark (``export-reviews``, ``export-judgments``),
-    which :func:`refuse_overwrite` cannot compare with the benchmark's files: one slip of
-    ``--out`` must not replace a study or a benchmark with a CSV.
-
-    Raises
-    ------
-    StoreError
-        ``out`` exists and is one of those; the message says what it is and that
-        ``kind`` was not written.
-    """
-    real = Path(os.path.realpath(out))
-    if real.name == ITEMS_FILE_NAME and real.exists():
-        raise StoreError(f"{out}: is a benchmark's test.json; the {kind} was not written over it")
-    if real.name == ITEMS_FILE_NAME:  # even a new one: the folder would look like a benchmark's
-        raise StoreError(
-            f"{out}: a benchmark's items file is named {ITEMS_FILE_NAME}; write the {kind} "
-            "under another name"
-        )
-    if not real.is_file():
-        return
-    try:
-        with real.open("rb") as handle:
-            head = handle.read(348)
-    except OSError:
-        return  # the write will say why it cannot open the file
-    for offset, magic, what in FOREIGN_SIGNATURES:
-        if head[offset : offset + len(magic)] == magic:
-            raise StoreError(f"{out}: is {what}; the {kind} was not written over it")
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):  # no export of these is a list
-        raise StoreError(
-            f"{out}: is a JSON list (a benchmark's items or a results.json?); the {kind} was "
-            "not written over it"
-        )
 
 
 def file_stamp(path: str | Path | None) -> tuple[int, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from medrcube_desktop.errors import JudgeError
 
@@ -65,17 +65,19 @@ def safe_base_url(base_url: str | None) -> str:
     """The base URL without user info, query or fragment (where keys sometimes hide), as
     stored with each judgment."""
     parts = urlsplit(base_url or DEFAULT_BASE_URL)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
+    netloc = parts.netloc.rpartition("@")[2]  # host and port as written ([::1]:8000, :0)
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def url_secrets(base_url: str | None) -> list[str]:
-    """Parts of a URL that may hold a secret: user info and the query string."""
+    """Parts of a URL that may hold a secret: user info and the query string, as written
+    and percent-decoded."""
     if not base_url:
         return []
     parts = urlsplit(base_url)
-    return [s for s in (parts.password or "", parts.username or "", parts.query) if s]
+    written = [parts.password or "", parts.username or "", parts.query]
+    decoded = [unquote(s) for s in written]  # an echo may give p@ss for p%40ss
+    return list(dict.fromkeys(s for s in written + decoded if s))
 
 
 def find_api_key(base_url: str | None, variable: str | None = None) -> tuple[str, str]:
@@ -123,6 +125,15 @@ FRAGMENT_CHARS = 12
 end): 12 characters of a key drawn from ~62 symbols are not met by chance in text."""
 
 
+def _fold(text: str) -> str:
+    """``text`` case-folded character by character, its length kept (so positions in it
+    are positions in ``text``): a character whose fold is longer (ß → ss, İ → i̇) is
+    kept as it is; API keys are ASCII, so nothing of a key is lost."""
+    if text.isascii():
+        return text.lower()
+    return "".join(f if len(f := c.casefold()) == 1 else c for c in text)
+
+
 def _scrub_secret(text: str, secret: str) -> str:
     """``text`` with every run of ``secret``'s characters (:meth:`KeyRedactor.scrub`)
     replaced by ``[API key]``.
@@ -131,9 +142,7 @@ def _scrub_secret(text: str, secret: str) -> str:
     :data:`FRAGMENT_CHARS` characters of the secret that appears in the text is grown
     along the secret in both directions as far as the characters agree.
     """
-    folded, key = text.casefold(), secret.casefold()
-    if len(folded) != len(text):  # casefold changed a length (ß → ss): exact case only
-        folded, key = text, secret
+    folded, key = _fold(text), _fold(secret)
     if len(key) < FRAGMENT_CHARS:
         return text.replace(secret, "[API key]")  # short: as written (words would match)
     spans: list[tuple[int, int]] = []

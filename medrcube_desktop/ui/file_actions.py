@@ -12,7 +12,8 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLabel, QMessageBox
 
 from medrcube_desktop import settings
-from medrcube_desktop.core.files import refuse_foreign, same_file
+from medrcube_desktop.core.file_kinds import refuse_foreign
+from medrcube_desktop.core.files import same_file
 from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store.exchange import WHICH, export_reviews, import_reviews

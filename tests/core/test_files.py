@@ -96,3 +96,29 @@ def test_durable_writes_are_flushed_to_disk_before_the_rename(tmp_path, monkeypa
     atomic_write(tmp_path / "b", b"2", durable=False)  # the image cache: checked on read
     assert events == ["replace"]
     assert (tmp_path / "a").read_text() == "1" and (tmp_path / "b").read_bytes() == b"2"
+
+
+def test_a_link_is_written_through_and_a_device_or_pipe_is_never_replaced(tmp_path):
+    from medrcube_desktop.core.files import NotARegularFile
+
+    target = tmp_path / "target.csv"
+    target.write_text("orig")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target.name)
+    atomic_write(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"  # the link kept, its file new
+    pipe = tmp_path / "fifo.csv"
+    os.mkfifo(pipe)
+    device = tmp_path / "null"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # as /dev/null
+    for special, kind in ((pipe, "a named pipe"), (device, "a device")):
+        with pytest.raises(NotARegularFile, match=f"is {kind}, not a file"):
+            atomic_write(special, "x")
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "fifo.csv",
+        "link.csv",
+        "null",
+        "target.csv",
+    ]  # no temporary left

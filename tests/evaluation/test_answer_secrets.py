@@ -86,6 +86,8 @@ def test_a_key_echoed_in_another_case_or_cut_at_either_end_is_scrubbed_too():
     for echo in (KEY.upper(), KEY[:-1], KEY[3:], KEY[2:-2], KEY[:FRAGMENT_CHARS]):
         assert redactor.scrub(f"debug <{echo}> done") == "debug <[API key]> done", echo
     assert redactor.scrub(f"{KEY}{KEY.upper()} x") == "[API key] x"  # one span, merged
+    for word in ("Straße", "ﬁle", "İstanbul"):  # their folds are longer: positions kept
+        assert redactor.scrub(f"{word}: {KEY.upper()}.") == f"{word}: [API key]."
     near = KEY[: FRAGMENT_CHARS - 1]  # 11 characters of the key: text, not the key
     assert redactor.scrub(f"a {near} b") == f"a {near} b"
     assert KeyRedactor("sk-short", ["pass"]).scrub("Pass: pass SK-SHORT sk-short") == (
