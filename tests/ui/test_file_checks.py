@@ -45,7 +45,7 @@ def test_a_missing_image_is_found_in_the_background_after_the_first_item_is_show
             ("gone", "image_path"),
             ("escape", "image_path"),
         }
-        assert "1 item without their image" in window.problems_label.text()
+        assert "1 item without its image" in window.problems_label.text()
         assert [i.id for i in window.benchmark.restricted] == ["restricted"]
         # the item whose link leaves the root is refused when shown
         window.show_item("escape")
