@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
@@ -48,10 +49,11 @@ def add_parsers(sub) -> None:
     add_db(agreement, creates=False)
     agreement.add_argument(
         "--reviewer",
-        required=True,
         action="append",
+        default=[],
         metavar="NAME",
-        help="an expert; repeat for several (the ceiling beside expert-LLM)",
+        help="an expert; repeat for several (the ceiling beside expert-LLM); required "
+        "unless --gold",
     )
     other = agreement.add_mutually_exclusive_group()
     other.add_argument("--model", metavar="NAME", help="the LLM judge to compare with")
@@ -59,8 +61,8 @@ def add_parsers(sub) -> None:
     agreement.add_argument(
         "--gold",
         choices=("adjudicated",),
-        help="compare the LLM and each --reviewer with the gold standard (adjudicated, "
-        "else the experts' agreed value)",
+        help="compare the LLM and each --reviewer (one is enough, or none with --model) "
+        "with the gold standard (adjudicated, else the experts' agreed value)",
     )
     agreement.add_argument("--study", metavar="NAME", help="only the items of this study")
     agreement.add_argument("--bootstrap", type=argtypes.count, default=2000, metavar="N")
@@ -102,6 +104,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         refuse_inputs(args.out, [args.db])
     if len(args.reviewer) > 1 or args.gold:
         return _several_experts(args)
+    if not args.reviewer:
+        raise MedRCubeError("name a --reviewer (or compare --model with --gold adjudicated)")
     if args.model is None and args.reviewer2 is None:
         raise MedRCubeError("compare --reviewer with --model, --reviewer2 or another --reviewer")
     args.reviewer = args.reviewer[0]
@@ -140,5 +144,6 @@ def _several_experts(args: argparse.Namespace) -> int:
     if args.out is not None:
         for path in write_panel_outputs(run, args.out, [args.db]):
             say(f"wrote {path}")
-    emit(args.json, run.to_dict(), panel_lines(run))
+    width = max(100, shutil.get_terminal_size((120, 24)).columns)
+    emit(args.json, run.to_dict(), panel_lines(run, width))
     return Outcome.DONE

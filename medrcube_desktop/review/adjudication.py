@@ -110,13 +110,19 @@ class QueueEntry:
 
 @dataclass
 class AdjudicationQueue:
-    """The queue and what it leaves out: ``hidden`` items the viewer may not see yet
-    (blind study, not committed by them)."""
+    """The queue and what it leaves out: ``hidden_items`` the items the viewer may not
+    see yet (blind study, not committed by them), sorted. Their ids say nothing of
+    anyone's scores; their judgments stay hidden until the viewer commits a review."""
 
     entries: list[QueueEntry]
-    hidden: int = 0
+    hidden_items: list[str] = field(default_factory=list)
     reviewers: list[str] = field(default_factory=list)
     model: str = ""
+
+    @property
+    def hidden(self) -> int:
+        """How many items are hidden (:attr:`hidden_items`)."""
+        return len(self.hidden_items)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -125,6 +131,7 @@ class AdjudicationQueue:
             "n_items": len(self.entries),
             "n_open": sum(1 for e in self.entries if e.open_targets),
             "hidden_by_blinding": self.hidden,
+            "hidden_items": self.hidden_items,
             "items": [e.to_dict() for e in self.entries],
         }
 
@@ -168,7 +175,7 @@ def build_queue(
         Only these items (the benchmark's).
     viewer, blind
         With a ``viewer``, a blind study lists only the items the viewer has committed
-        (the rest are counted in ``hidden``); without one everything is listed (the
+        (the rest are named in ``hidden_items``); without one everything is listed (the
         command line, for the study's analyst).
 
     Raises
@@ -190,7 +197,8 @@ def build_queue(
     universe = sorted(set().union(*map(set, firsts.values())) if firsts else set())
     if items is not None:
         universe = [i for i in universe if i in set(items)]
-    entries, hidden = [], 0
+    entries: list[QueueEntry] = []
+    hidden: list[str] = []
     for item_id in universe:
         judgments = [
             RaterJudgment(name, "review", dict(r.scores), r.comment, r.uid, r.revision, r.blind)
@@ -205,7 +213,7 @@ def build_queue(
         if not (verdict if on == "verdict" else rules or verdict):
             continue
         if viewer is not None and not blinding.may_reveal(blind, item_id in committed):
-            hidden += 1
+            hidden.append(item_id)
             continue
         entry = QueueEntry(item_id, tuple(judgments), tuple(rules), verdict,
                            dict(adjudications.get(item_id, {})))  # fmt: skip

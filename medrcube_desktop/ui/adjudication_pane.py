@@ -77,6 +77,7 @@ class AdjudicationPane(QDialog):
         self.window_ = window
         self.session = window.session
         self.entries: list[QueueEntry] = []
+        self.hidden_items: list[str] = []  # blind: queued, not yet committed by the viewer
         self.items = {item.id: item for item in self.session.items}
         self.against = QComboBox()
         for value, title in AGAINST_CHOICES:
@@ -157,7 +158,7 @@ class AdjudicationPane(QDialog):
         model = self.session.llm_model or None
         if against != "experts" and model is None:
             self._set_status("There is no LLM judgment in this study to compare with.", True)
-            self.entries = []
+            self.entries, self.hidden_items = [], []
         else:
             try:
                 queue = build_queue(
@@ -168,10 +169,11 @@ class AdjudicationPane(QDialog):
             except MedRCubeError as exc:
                 self._set_status(str(exc), True)
                 return
-            self.entries = queue.entries
+            self.entries, self.hidden_items = queue.entries, queue.hidden_items
             open_count = sum(1 for e in queue.entries if e.open_targets)
             hidden = (
-                f"; {queue.hidden} more hidden until you commit your own review of them"
+                f"; {queue.hidden} more listed greyed: their judgments stay hidden until you "
+                "commit your own review of them"
                 if queue.hidden
                 else ""
             )
@@ -185,6 +187,13 @@ class AdjudicationPane(QDialog):
             row = QListWidgetItem(text)
             row.setData(Qt.ItemDataRole.UserRole, entry.item_id)
             self.queue.addItem(row)
+        for item_id in self.hidden_items:  # the id only: no score, no rule
+            row = QListWidgetItem(f"{item_id}  ·  review it first")
+            row.setData(Qt.ItemDataRole.UserRole, item_id)
+            row.setForeground(QBrush(QColor(128, 128, 128)))
+            row.setToolTip("Commit your own review of this item to see and adjudicate it")
+            self.queue.addItem(row)
+        self._fit_queue()
         self.queue.blockSignals(False)
         ids = [e.item_id for e in self.entries]
         if self.entries:
@@ -193,16 +202,36 @@ class AdjudicationPane(QDialog):
         else:
             self._show_entry(-1)
 
+    def _fit_queue(self) -> None:
+        """Widen the queue to its longest row (at most 420 px), so that it does not
+        scroll sideways."""
+        metrics = self.queue.fontMetrics()
+        texts = [self.queue.item(r).text() for r in range(self.queue.count())]
+        widest = max((metrics.horizontalAdvance(t) for t in texts), default=0)
+        extra = 2 * self.queue.frameWidth() + self.queue.verticalScrollBar().sizeHint().width()
+        self.queue.setMinimumWidth(min(420, max(160, widest + extra + 12)))
+
     def current_entry(self) -> QueueEntry | None:
         row = self.queue.currentRow()
         return self.entries[row] if 0 <= row < len(self.entries) else None
 
     def _show_entry(self, row: int) -> None:
         entry = self.entries[row] if 0 <= row < len(self.entries) else None
+        hidden = row - len(self.entries)
         self.save_button.setEnabled(entry is not None)
-        self.open_button.setEnabled(entry is not None)
+        self.open_button.setEnabled(entry is not None or 0 <= hidden < len(self.hidden_items))
         if entry is None:
-            self.item_text.setText("Nothing to adjudicate.")
+            if 0 <= hidden < len(self.hidden_items):
+                text = (
+                    f"<b>{esc(self.hidden_items[hidden])}</b>: the raters' judgments of this "
+                    "item stay hidden until you commit your own review of it (blind study). "
+                    "Show it in the review window, review it, then adjudicate it here."
+                )
+            else:
+                text = "Nothing to adjudicate." + (
+                    " Review the greyed items first." if self.hidden_items else ""
+                )
+            self.item_text.setText(text)
             self.judgments.setRowCount(0)
             self.judgments.setColumnCount(0)
             self.comments.setText("")
@@ -319,6 +348,6 @@ class AdjudicationPane(QDialog):
         self.status.setText(f"<span style='color:#b42318'>{body}</span>" if error else body)
 
     def _open_current(self) -> None:
-        entry = self.current_entry()
-        if entry is not None:
-            self.open_item.emit(entry.item_id)
+        row = self.queue.item(self.queue.currentRow()) if self.queue.currentRow() >= 0 else None
+        if row is not None:
+            self.open_item.emit(row.data(Qt.ItemDataRole.UserRole))

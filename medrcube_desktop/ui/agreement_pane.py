@@ -47,10 +47,17 @@ from medrcube_desktop.review.agreement import (
     table_rows,
     write_outputs,
 )
-from medrcube_desktop.review.agreement.panel_run import PanelRun, run_panel
+from medrcube_desktop.review.agreement.panel_run import PanelRun
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store import StudyStore
-from medrcube_desktop.ui.agreement_panel import PANEL, fill_panel_table, panel_summary
+from medrcube_desktop.ui.agreement_panel import (
+    GOLD,
+    PANEL,
+    fill_panel_table,
+    panel_job,
+    panel_notes,
+    panel_summary,
+)
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc
@@ -134,6 +141,11 @@ class AgreementPane(QDialog):
         self.summary.setObjectName("agreementSummary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
         self.summary.setWordWrap(True)
+        self.notes = QLabel()  # several experts: below the table, what to know to read it
+        self.notes.setObjectName("agreementNotes")
+        self.notes.setTextFormat(Qt.TextFormat.RichText)  # every value in it is escaped
+        self.notes.setWordWrap(True)
+        self.notes.hide()
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("agreementTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -177,7 +189,7 @@ class AgreementPane(QDialog):
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(self.items_label)
         side_layout.addWidget(self.items, 1)
-        lower = QSplitter()
+        lower = self.lower = QSplitter()  # hidden with several experts: no figures there
         lower.addWidget(self.figures)
         lower.addWidget(side)
         lower.setSizes([700, 300])
@@ -186,6 +198,7 @@ class AgreementPane(QDialog):
         layout.addWidget(self.runner)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 2)
+        layout.addWidget(self.notes)
         layout.addWidget(lower, 3)
         fit_to_screen(self, 1100, 860)  # never taller than the screen
 
@@ -204,6 +217,8 @@ class AgreementPane(QDialog):
             self.second.addItem(f"Reviewer: {name}", ("reviewer", name))
         if len(reviewers) >= 2:
             self.second.addItem("All reviewers (ceiling beside expert–LLM)", PANEL)
+        if reviewers and (len(reviewers) >= 2 or self.store.adjudications()):
+            self.second.addItem("Against the adjudicated gold standard (every rater)", GOLD)
         self.study.clear()
         self.study.addItem("Every item both judged", None)
         for name in self.store.study_names():
@@ -224,8 +239,8 @@ class AgreementPane(QDialog):
             self.summary.setText("This study has no database file to read on a worker thread.")
             self.computed.emit()
             return
-        if second == PANEL:
-            self._compute_panel()
+        if second in (PANEL, GOLD):
+            self._compute_panel(second)
             return
         kind, name = second
         if kind == "reviewer" and name == first:
@@ -253,8 +268,10 @@ class AgreementPane(QDialog):
             self.store.path, lambda store, cancel, progress: run_study(store, **kwargs)
         )
 
-    def _compute_panel(self) -> None:
-        """Every reviewer: the ceiling beside expert–LLM (the study's LLM, if any)."""
+    def _compute_panel(self, choice: str) -> None:
+        """Every reviewer: the ceiling beside expert–LLM (:data:`PANEL`), or each reviewer
+        and the LLM against the adjudicated gold standard (:data:`GOLD`); the study's LLM,
+        if any."""
         reviewers = self.store.reviewers()
         models = self.store.judgment_models()
         model = self.window_.session.llm_model or (models[0] if models else None)
@@ -268,9 +285,7 @@ class AgreementPane(QDialog):
         }
         self.compute_button.setEnabled(False)
         self.summary.setText("Computing…")
-        self.runner.start(
-            self.store.path, lambda store, cancel, progress: run_panel(store, **kwargs)
-        )
+        self.runner.start(self.store.path, panel_job(choice, kwargs))
 
     def _on_done(self, run: StudyRun | PanelRun | None, error: str) -> None:
         if error or run is None:
@@ -289,6 +304,9 @@ class AgreementPane(QDialog):
         blind = viewer if run.meta.get("restricted_to_committed_by_viewer") else None
         self.summary.setText(panel_summary(run, blind))
         fill_panel_table(self.table, run)
+        self.lower.hide()  # neither figures nor the items of a 2×2 cell here
+        self.notes.setText(panel_notes(run))
+        self.notes.setVisible(bool(self.notes.text()))
         while self.figures.count():
             widget = self.figures.widget(0)
             self.figures.removeTab(0)
@@ -347,6 +365,8 @@ class AgreementPane(QDialog):
                     cell.setFont(font)
                 self.table.setItem(r, c, cell)
         self._show_figures(run)
+        self.lower.show()
+        self.notes.hide()
         self.computed.emit()
 
     def _show_figures(self, run: StudyRun) -> None:

@@ -49,6 +49,7 @@ def test_a_blind_viewer_sees_only_items_they_committed():
     fill(store, items=["i2"], experts=("dr-c",), model="other")
     queue = build_queue(store, ["dr-a", "dr-b"], viewer="dr-c", blind=True)
     assert [e.item_id for e in queue.entries] == ["i2"] and queue.hidden == 2
+    assert queue.hidden_items == ["i3", "i6"]  # their ids only: no judgment goes with them
     assert len(build_queue(store, ["dr-a", "dr-b"], viewer="dr-c", blind=False).entries) == 3
 
 

@@ -138,13 +138,23 @@ def test_agreement_with_the_adjudicated_gold_for_the_llm_and_each_expert(store):
     gold_items = [i for i in ITEMS if i != "i3"]
     gold = {i: scores_of("dr-a", i) for i in gold_items}
     gold["i6"]["2.3"] = 1
-    for column in run.columns:
+    for column in (c for c in run.columns if c.kind == "gold"):
         rater = column.pairs[0][0]
         key = "LLM" if rater.startswith("LLM") else rater
         for rule in ("1.1", "2.3"):
             expected = sum(scores_of(key, i)[rule] == gold[i][rule] for i in gold_items) / 11
             assert column.rows[rule].agreement == pytest.approx(expected), (rater, rule)
-    assert [c.name for c in run.columns] == ["LLM gpt-5.1 vs gold", "dr-a vs gold", "dr-b vs gold"]
+    assert [c.name for c in run.columns if c.kind == "gold"] == [
+        "LLM gpt-5.1 vs gold",
+        "dr-a vs gold",
+        "dr-b vs gold",
+    ]
+    # dr-c adjudicated: the LLM over i2, i6 (it fails 1.1 of i2 as gold does; passes 2.3
+    # of i6 as gold does); dr-a differs on i6 (fails 2.3), dr-b on i2 (passes 1.1)
+    adjudicated = {c.name: c for c in run.columns if c.kind != "gold"}
+    assert adjudicated["LLM gpt-5.1 vs gold, adjudicated items"].rows["sample"].agreement == 1.0
+    assert adjudicated["dr-a vs gold, adjudicated by others"].rows["sample"].agreement == 0.5
+    assert adjudicated["dr-b vs gold, adjudicated by others"].rows["sample"].agreement == 0.5
 
 
 def test_a_revised_adjudication_wins_and_the_first_stays_in_the_history(store):

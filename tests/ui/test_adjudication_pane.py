@@ -36,7 +36,17 @@ def test_the_queue_shows_committed_items_side_by_side_and_saves_with_a_reason(
     pane = window.open_adjudication_pane()
     # blind: dr-a committed ct-1 only; ct-2 (dr-b vs dr-c) stays hidden
     assert [e.item_id for e in pane.entries] == ["ct-1"]
-    assert "1 more hidden" in pane.queue_label.text()
+    assert "1 more listed greyed: their judgments stay hidden" in pane.queue_label.text()
+    rows = [pane.queue.item(r).text() for r in range(pane.queue.count())]
+    assert rows[1] == "ct-2  ·  review it first"  # its id only: no rule, no score
+    pane.queue.setCurrentRow(1)
+    assert "stay hidden until you commit" in pane.item_text.text()
+    assert pane.judgments.rowCount() == 0 and "overlap" not in pane.comments.text()
+    assert not pane.save_button.isEnabled() and pane.open_button.isEnabled()
+    with qtbot.waitSignal(pane.open_item) as opened:
+        pane.open_button.click()
+    assert opened.args == ["ct-2"]
+    pane.queue.setCurrentRow(0)
     table = pane.judgments
     headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
     assert headers == ["dr-a", "dr-b", "adjudicated"]

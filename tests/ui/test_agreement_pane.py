@@ -157,8 +157,38 @@ def test_all_reviewers_shows_the_ceiling_beside_expert_llm(qtbot, ct_benchmark, 
     if Path("/work/scratch/experts").is_dir():
         pane.resize(1100, 700)
         pane.grab().save("/work/scratch/experts/agreement_pane_ceiling.png")
+    assert pane.lower.isHidden() and pane.table.height() > 300  # no empty figures area
     pane.second.setCurrentIndex(0)  # LLM: gpt-5.1
     with qtbot.waitSignal(pane.computed, timeout=30000):
         pane.compute_button.click()
     assert table.columnCount() == 10  # back to the two-rater layout
+    assert not pane.lower.isHidden() and pane.notes.isHidden()
+    pane.close()
+
+
+def test_against_the_adjudicated_gold_standard(qtbot, ct_benchmark, tmp_path):
+    from medrcube_desktop.store.adjudications import Adjudication
+
+    prepare(tmp_path / "s.db")
+    store = StudyStore(tmp_path / "s.db")  # dr-a and dr-b pass ct-1; gold on 1.3: fail
+    store.save_adjudication(Adjudication("ct-1", "1.3", 0, "two readings", "dr-c"))
+    store.close()
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    pane = window.open_agreement_pane()
+    pane.show()
+    pane.second.setCurrentIndex(pane.second.findData("gold"))
+    pane.bootstrap.setValue(0)
+    with qtbot.waitSignal(pane.computed, timeout=30000):
+        pane.compute_button.click()
+    table = pane.table
+    headers = [table.horizontalHeaderItem(c).text() for c in range(1, table.columnCount())]
+    assert headers[0] == "LLM gpt-5.1 vs gold\nn = 1", pane.summary.text()
+    assert headers[2] == "dr-a vs gold\nn = 1"
+    labels = [table.item(r, 0).text() for r in range(table.rowCount())]
+    row = labels.index("1.3 Unambiguous Phrasing")
+    assert table.item(row, 1).text().startswith("1.00")  # the LLM fails 1.3 of ct-1 too
+    assert table.item(row, 3).text().startswith("0.00")  # dr-a passed it
+    assert "Against the adjudicated gold standard" in pane.summary.text()
+    assert "by construction" not in pane.notes.text()  # no consensus item here
+    assert "adjudicated by someone else" in pane.notes.text() and pane.notes.isVisible()
     pane.close()

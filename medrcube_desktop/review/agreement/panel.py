@@ -119,9 +119,11 @@ class Column:
     """One column of a panel table: a named group of pairs and its figures per row.
 
     ``kind``: ``"ceiling"`` (mean over expert pairs), ``"llm"`` (mean over expert–LLM
-    pairs), ``"pair"`` (one pair), ``"gold"`` (one rater against the gold standard) or
-    ``"gold_independent"`` (an expert against the gold standard over the items they did
-    not adjudicate themselves).
+    pairs), ``"pair"`` (one pair), ``"gold"`` (one rater against the gold standard, every gold
+    item), ``"gold_adjudicated"`` (the LLM against it over the adjudicated items) or
+    ``"gold_independent"`` (an expert against it over the items adjudicated by someone
+    else: the only items where the expert's agreement with gold is not partly theirs by
+    construction).
     """
 
     name: str

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import html
 import json
+import re
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -69,38 +71,89 @@ def _items(n: int) -> str:
 
 
 def small_overlaps(run: PanelRun) -> list[str]:
-    """A warning per column with a pair of fewer than :data:`SMALL_OVERLAP` items."""
-    return [
-        f"{column.name}: a pair has only {_items(min(column.rows['sample'].n_items))} in "
-        "common; its agreement and interval say little"
+    """One warning naming every column with a pair of fewer than :data:`SMALL_OVERLAP`
+    items (its smallest count in brackets), or none."""
+    small = [
+        f"{column.name} ({min(column.rows['sample'].n_items)})"
         for column in run.columns
         if column.rows["sample"].n_items and min(column.rows["sample"].n_items) < SMALL_OVERLAP
     ]
+    if not small:
+        return []
+    return [
+        f"fewer than {SMALL_OVERLAP} items in common: {'; '.join(small)}: agreement and "
+        "intervals over so few items say little"
+    ]
 
 
-def panel_lines(run: PanelRun) -> list[str]:
-    """The terminal table: one row per judgment, one column per group."""
-    labels = row_labels()
+def terminal_labels() -> dict[str, str]:
+    """:func:`row_labels` short enough for a terminal: ``P1 Question Integrity
+    (verdict)``, a rule's parenthesis dropped (``1.4 VQA Suitability``)."""
+    out = {}
+    for key, label in row_labels().items():
+        if key.startswith("P"):
+            label = re.sub(r"^Principle (\d+): ", r"P\1 ", label)
+        elif key in RULE_IDS:
+            label = re.sub(r" \([^)]*\)$", "", label)
+        out[key] = label
+    return out
+
+
+CELL_WIDTH = 23
+"""Characters of a terminal cell: ``0.88 [0.62, 1.00] -0.15`` (agreement, its interval,
+Cohen's kappa), under a header ``agr. [95% CI]         κ``."""
+
+CELL_HEADER = f"{'agr.':>4} {'[95% CI]':<12} {'κ':>5}"
+
+
+def fixed_cell(figures, key: str) -> str:
+    """:func:`cell` in fixed columns, so that a ``—`` keeps the others aligned."""
+    text = f"{fmt(figures.agreement):>4} {fmt_ci(figures.ci95):<12}"
+    return text + ("      " if key == "sample" else f" {fmt(figures.cohen_kappa):>5}")
+
+
+def panel_lines(run: PanelRun, width: int = 120) -> list[str]:
+    """The terminal table, one row per judgment, in blocks of as many columns as fit in
+    ``width`` characters (each block repeats the row labels; a header wraps)."""
+    labels = terminal_labels()
+    label_width = max(map(len, labels.values()))
     head = f"{len(run.items)} items; raters: " + ", ".join(
         f"{name} ({n})" for name, n in run.raters.items()
     )
     if run.gold is not None:
         head += (
-            f"; gold standard on {run.gold['n_items']} items ({run.gold['n_adjudicated']} "
-            f"adjudicated), {run.gold['n_left_out']} left out (no gold standard)"
+            f"; gold standard (adjudicated, else the agreed value of "
+            f"{', '.join(run.gold.get('panel', []))}) on {run.gold['n_items']} items "
+            f"({run.gold['n_adjudicated']} "
+            f"adjudicated, {run.gold['n_consensus']} by consensus), {run.gold['n_left_out']} "
+            "left out (no gold standard)"
         )
-    width = 34
-    lines = [head, f"{'':44} " + " ".join(f"{c.name[:width]:>{width}}" for c in run.columns)]
-    lines.append(f"{'':44} " + " ".join(f"{pair_counts(c):>{width}}" for c in run.columns))
-    for key in ROW_KEYS:
-        cells = " ".join(f"{cell(c.rows[key]):>{width}}" for c in run.columns)
-        lines.append(f"{labels[key][:44]:44} {cells}")
-    lines.append(
-        "Agreement [95% bootstrap CI] κ Cohen's kappa; a group is the mean over its pairs; "
-        "n: items each pair judged in common."
+    lines = textwrap.wrap(head, width)
+    gap = "  "
+    per_block = max(1, (width - label_width) // (CELL_WIDTH + len(gap)))
+    for start in range(0, len(run.columns), per_block):
+        block = run.columns[start : start + per_block]
+        names = [textwrap.wrap(c.name, CELL_WIDTH) for c in block]
+        depth = max(map(len, names))
+        lines.append("")
+        for k in range(depth):
+            parts = [(n[k] if k < len(n) else "").center(CELL_WIDTH) for n in names]
+            lines.append(" " * label_width + gap + gap.join(parts).rstrip())
+        for sub in ([pair_counts(c).center(CELL_WIDTH) for c in block], [CELL_HEADER] * len(block)):
+            lines.append(" " * label_width + gap + gap.join(sub).rstrip())
+        for key in ROW_KEYS:
+            cells = gap.join(fixed_cell(c.rows[key], key) for c in block)
+            lines.append(f"{labels[key]:{label_width}}{gap}{cells}".rstrip())
+    lines.append("")
+    legend = (
+        "agr.: percent agreement [95% bootstrap interval]; κ: Cohen's kappa (— where "
+        "undefined: one value throughout); a group is the mean over its pairs; n: items "
+        "each pair judged in common."
     )
-    lines += [f"note: {n}" for n in run.notes]
-    lines += [f"warning: {w}" for w in small_overlaps(run)]
+    lines += textwrap.wrap(legend, width)
+    for prefix, texts in (("note: ", run.notes), ("warning: ", small_overlaps(run))):
+        for text in texts:
+            lines += textwrap.wrap(prefix + text, width, subsequent_indent="  ")
     return lines
 
 

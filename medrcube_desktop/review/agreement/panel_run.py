@@ -14,7 +14,7 @@ from typing import Any
 from medrcube_desktop import __version__
 from medrcube_desktop.core.rubric import load_rubric
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.review.agreement.gold import gold_standard
+from medrcube_desktop.review.agreement.gold import expert_note, gold_sources, gold_standard
 from medrcube_desktop.review.agreement.panel import (
     ROW_KEYS,
     Column,
@@ -36,9 +36,11 @@ class PanelRun:
     ``mode`` is ``"panel"`` (ceiling beside expert–LLM) or ``"gold"`` (each rater against
     the gold standard); ``items`` the items resampled; ``raters`` each rater's number of
     judged items among them; ``gold`` (gold mode) ``{"n_items", "n_adjudicated",
-    "left_out", "self_adjudicated"}``; ``scores`` rater → item → rule → 0/1 (the long
-    export); ``notes`` what a reader must know to read the figures (an expert who
-    adjudicated gold items: their agreement with gold is not independent).
+    "n_consensus", "n_left_out", "left_out", "panel", "self_adjudicated", "experts"}``
+    (``experts``: name → :meth:`.gold.GoldSources.to_dict`); ``scores`` rater → item → rule → 0/1 (the long
+    export); ``notes`` what a reader must know to read the figures (gold mode: for
+    each expert, on how many items gold is their shared verdict, their own adjudication,
+    or someone else's).
     """
 
     mode: str
@@ -81,11 +83,11 @@ def _sample(store: StudyStore, study: str | None) -> tuple[list[str] | None, int
 
 
 def _raters(
-    store: StudyStore, reviewers: list[str], model: str | None
+    store: StudyStore, reviewers: list[str], model: str | None, least: int = 2
 ) -> tuple[dict[str, Scores], str | None, list[str]]:
     if len(set(reviewers)) != len(reviewers):
         raise MedRCubeError(f"a reviewer is named twice: {', '.join(reviewers)}")
-    if len(reviewers) < 2:
+    if len(reviewers) < least:
         raise MedRCubeError("several experts need at least two --reviewer")
     experts: dict[str, Scores] = {}
     for name in reviewers:
@@ -170,20 +172,28 @@ def run_gold(
     seed: int = 0,
     only_items: set[str] | None = None,
 ) -> PanelRun:
-    """The LLM (when ``model`` is given) and each expert against the gold standard
-    (:func:`.gold.gold_standard`: adjudicated, else the agreed value of ``reviewers``).
+    """The LLM (when ``model`` is given) and each of ``reviewers`` (none, one or more)
+    against the gold standard (:func:`.gold.gold_standard`: adjudicated, else the agreed
+    value of the *panel*: ``reviewers`` when two or more are named, else every reviewer
+    in the database).
 
-    Items without a complete gold standard are left out and counted
-    (``gold["left_out"]``).
+    Columns: the LLM over every gold item and over the adjudicated ones; each expert over
+    every gold item they judged and over those adjudicated by someone else (the
+    informative one, :func:`.gold.gold_sources`). Items without a complete gold standard
+    are left out and counted (``gold["left_out"]``).
 
     Raises
     ------
     MedRCubeError
-        As :func:`run_panel`, or no item has a gold standard.
+        Neither a reviewer nor a model, a rater without judgments, an unknown study, or
+        no item has a gold standard.
     """
-    raters, llm, hashes = _raters(store, reviewers, model)
+    if not reviewers and model is None:
+        raise MedRCubeError("compare --model or a --reviewer with the gold standard")
+    raters, llm, hashes = _raters(store, reviewers, model, least=0)
     sample, study_seed = _sample(store, study)
-    experts = {name: raters[name] for name in reviewers}
+    panel = list(reviewers) if len(reviewers) >= 2 else store.reviewers()
+    experts = {name: raters.get(name) or expert_scores(store, name) for name in panel}
     adjudications = store.adjudications()
     considered = sample
     if only_items is not None:
@@ -197,60 +207,61 @@ def run_gold(
             f"({len(gold.left_out)} items have none)"
         )
     matrices = {name: rater_matrix(scores, universe) for name, scores in raters.items()}
-    matrices[GOLD] = rater_matrix(gold.scores, universe, gold.verdicts)
-    names = ([llm] if llm else []) + list(reviewers)
-    own = _adjudicated_by(reviewers, adjudications, universe)
-    groups: list[tuple[str, str, list]] = []
-    notes = []
-    for name in names:
-        groups.append((f"{name} vs gold", "gold", [(name, GOLD)]))
-        if own.get(name):
-            column, note = _independent(name, own[name], universe, gold, matrices)
-            groups += [column] if column else []
-            notes.append(note)
+    sources = {name: gold_sources(name, raters[name], gold, adjudications) for name in reviewers}
+    groups, notes = _gold_groups(llm, sources, gold, universe, matrices)
+    adjudicated = [i for i in universe if i in gold.adjudicated]
     columns = group_columns(matrices, groups, bootstrap, seed)
     meta = _meta(reviewers, model, study, study_seed, bootstrap, seed, hashes, only_items)
     meta["gold"] = ("latest adjudication where adjudicated, else the value all of "
-                    f"{', '.join(reviewers)} gave (two or more of them judged the item)")  # fmt: skip
+                    f"{', '.join(panel)} gave (two or more of them judged the item)")  # fmt: skip
     summary = {
         "n_items": len(universe),
-        "n_adjudicated": len(gold.adjudicated & set(universe)),
+        "n_adjudicated": len(adjudicated),
+        "n_consensus": len(universe) - len(adjudicated),
         "n_left_out": len(gold.left_out),
         "left_out": gold.left_out,
-        "self_adjudicated": {name: len(items) for name, items in own.items() if items},
+        "panel": panel,
+        "self_adjudicated": {name: len(src.own) for name, src in sources.items() if src.own},
+        "experts": {name: src.to_dict() for name, src in sources.items()},
     }
     scores = _restrict({**raters, GOLD: gold.scores}, universe)
     counts = _counts(raters, universe)
     return PanelRun("gold", columns, universe, counts, meta, summary, scores, notes)
 
 
-def _adjudicated_by(reviewers, adjudications, universe) -> dict[str, list[str]]:
-    """Expert → the gold items with a latest adjudication (a rule or the verdict) that
-    they made themselves."""
-    return {
-        name: [
-            item
-            for item in universe
-            if any(a.adjudicator == name for a in adjudications.get(item, {}).values())
-        ]
-        for name in reviewers
-    }
+def _gold_groups(llm, sources, gold, universe, matrices) -> tuple[list[tuple], list[str]]:
+    """The gold columns (``(name, kind, pairs)``) and notes of :func:`run_gold`; adds the
+    gold matrices they compare with to ``matrices``."""
+    matrices[GOLD] = rater_matrix(gold.scores, universe, gold.verdicts)
 
+    def over(items: list[str], key: str) -> str:  # gold restricted to ``items``
+        matrices[key] = rater_matrix({i: gold.scores[i] for i in items}, universe, gold.verdicts)
+        return key
 
-def _independent(name, own, universe, gold, matrices) -> tuple[tuple | None, str]:
-    """The column of ``name`` against gold over the items they did not adjudicate (its
-    gold matrix added to ``matrices``), or None when none is left; and the note."""
-    rest = [i for i in universe if i not in set(own)]
-    note = (
-        f"{name} adjudicated {len(own)} of the {len(universe)} gold items: {name}'s "
-        "agreement with gold is not independent"
-    )
-    if not rest:
-        return None, note + " (no other item is left to compare)"
-    label = f"{name} vs gold, the {len(rest)} items {name} did not adjudicate"
-    key = f"{GOLD} (not adjudicated by {name})"
-    matrices[key] = rater_matrix({i: gold.scores[i] for i in rest}, universe, gold.verdicts)
-    return (label, "gold_independent", [(name, key)]), note + f"; see '{label}'"
+    adjudicated = [i for i in universe if i in gold.adjudicated]
+    groups: list[tuple[str, str, list]] = []
+    notes = []
+    if llm:
+        groups.append((f"{llm} vs gold", "gold", [(llm, GOLD)]))
+        if adjudicated:
+            label = f"{llm} vs gold, adjudicated items"
+            key = over(adjudicated, f"{GOLD} (adjudicated)")
+            groups.append((label, "gold_adjudicated", [(llm, key)]))
+            notes.append(f"{llm} took no part in the gold standard: its agreement with gold is "
+                         f"independent on all {len(universe)} gold items; '{label}' is over the "
+                         f"{len(adjudicated)} the experts disputed")  # fmt: skip
+    for name, src in sources.items():
+        groups.append((f"{name} vs gold", "gold", [(name, GOLD)]))
+        column = None
+        if src.others:
+            column = f"{name} vs gold, adjudicated by others"
+            key = over(src.others, f"{GOLD} (adjudicated by others than {name})")
+            groups.append((column, "gold_independent", [(name, key)]))
+        notes.append(expert_note(name, src, column))
+    if any(src.others for src in sources.values()):
+        notes.append("on an adjudicated item only its adjudicated rules are informative: a rule "
+                     "nobody adjudicated there is the experts' shared value too")  # fmt: skip
+    return groups, notes
 
 
 def _universe(raters, pairs, sample, only_items) -> list[str]:
