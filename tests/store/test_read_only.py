@@ -158,3 +158,39 @@ def test_writers_still_migrate_an_older_file_after_a_backup(v4_study, capsys):
     store = StudyStore(db, read_only=True)
     assert store.opened_read_only.file_version == 5 and store.assignment() is not None
     store.close()
+
+
+def damaged_copies(tmp_path):
+    """A study in WAL mode, closed cleanly, copied twice: cut short (``head -c 5000``) and
+    whole but with every page after the first overwritten."""
+    db = tmp_path / "study.db"
+    fill_store = StudyStore(db)
+    fill_store.set_state("k", "v" * 20000)
+    fill_store.close()
+    data = db.read_bytes()
+    folder = tmp_path / "damaged"
+    folder.mkdir()
+    cut, scrambled = folder / "broken.db", folder / "scrambled.db"
+    cut.write_bytes(data[:5000])
+    scrambled.write_bytes(data[:4096] + b"\xa5" * (len(data) - 4096))
+    return cut, scrambled
+
+
+def test_a_damaged_file_is_said_so_and_nothing_is_left_beside_it(tmp_path, capsys):
+    cut, scrambled = damaged_copies(tmp_path)
+    assert read_only.truncated(cut) and not read_only.truncated(scrambled)
+    before = folder_state(cut.parent)
+    root = write_benchmark(tmp_path / "bench", {"ds1": [item("i1")]})
+    target = tmp_path / "target.db"
+    StudyStore(target).close()
+    for broken in (cut, scrambled):
+        for args in [
+            *read_commands(broken, root, tmp_path),
+            ["merge", str(target), str(broken)],
+        ]:
+            assert main(args) == 2, args
+            err = capsys.readouterr().err
+            assert f"{broken}: cannot read" in err, err
+            assert "the file is damaged (truncated or not fully copied?)" in err, err
+            assert "try again" not in err
+            assert folder_state(cut.parent) == before  # no -wal, no -shm
