@@ -156,11 +156,11 @@ def open_read_only(path: Path) -> tuple[Any, ReadOnlyOpen]:
             conn, opened = _connect(path, mode)
             break
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, _ChangedWhileCopied) or (
+            writer = isinstance(exc, _ChangedWhileCopied) or (
                 "malformed" in str(exc) and changed_since(path, before)
-            ):
-                if attempt + 1 < len(modes):
-                    continue  # the file changed under immutable=1: read it with locks
+            )
+            if writer and attempt + 1 < len(modes):
+                continue  # the file changed under immutable=1: read it with locks
             raise StoreError(f"{path}: cannot read review database: {explain(exc)}") from exc
         except OSError as exc:
             raise StoreError(f"{path}: cannot read review database: {exc}") from exc
