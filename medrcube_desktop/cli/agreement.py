@@ -107,6 +107,11 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     if args.out is not None:  # before the work: no file written over the database
         refuse_inputs(args.out, [args.db])
     if len(args.reviewer) > 1 or args.gold:
+        if args.image_shown_only:
+            raise MedRCubeError(
+                "--image-shown-only compares one --reviewer with --model or --reviewer2 "
+                "(not yet several experts or --gold)"
+            )
         return _several_experts(args)
     if args.model is None and args.reviewer2 is None:
         raise MedRCubeError("compare --reviewer with --model, --reviewer2 or another --reviewer")

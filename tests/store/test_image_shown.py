@@ -82,3 +82,12 @@ def test_agreement_counts_the_text_only_reviews_and_can_leave_them_out(tmp_path)
     only = run_study(store, "dr-a", reviewer2="dr-b", bootstrap=0, image_shown_only=True)
     assert sorted(only.result.items) == ["nowin", "shown"]
     assert only.meta["image"]["dr-a"] == {"text_only": 0, "unknown": 1}
+
+
+def test_the_option_is_refused_where_it_is_not_applied(tmp_path, capsys):
+    from medrcube_desktop.cli import main
+
+    reviewed(tmp_path).close()
+    args = ["agreement", "--db", str(tmp_path / "dr-a.db"), "--reviewer", "dr-a"]
+    assert main([*args, "--reviewer", "dr-b", "--image-shown-only"]) == 2
+    assert "--image-shown-only compares one --reviewer" in capsys.readouterr().err
