@@ -65,6 +65,12 @@ def add_parsers(sub) -> None:
         "with the gold standard (adjudicated, else the experts' agreed value)",
     )
     agreement.add_argument("--study", metavar="NAME", help="only the items of this study")
+    agreement.add_argument(
+        "--image-shown-only",
+        action="store_true",
+        help="leave out the reviews committed without the image shown (text only; "
+        "reviews of unknown display, from before schema v6, are kept)",
+    )
     agreement.add_argument("--bootstrap", type=argtypes.count, default=2000, metavar="N")
     agreement.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
     agreement.add_argument(
@@ -103,6 +109,11 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     if args.out is not None:  # before the work: no file written over the database
         refuse_inputs(args.out, [args.db])
     if len(args.reviewer) > 1 or args.gold:
+        if args.image_shown_only:
+            raise MedRCubeError(
+                "--image-shown-only compares one --reviewer with --model or --reviewer2 "
+                "(not yet several experts or --gold)"
+            )
         return _several_experts(args)
     if not args.reviewer:
         raise MedRCubeError("name a --reviewer (or compare --model with --gold adjudicated)")
@@ -111,14 +122,16 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     args.reviewer = args.reviewer[0]
     with open_database(args.db, create=False) as store:
         run = run_study(
-            store, args.reviewer, args.model, args.reviewer2, args.study, args.bootstrap, args.seed
-        )
+            store, args.reviewer, args.model, args.reviewer2, args.study, args.bootstrap,
+            args.seed, image_shown_only=args.image_shown_only,
+        )  # fmt: skip
     if args.out is not None:
         for path in write_outputs(run, args.out, [args.db]):
             say(f"wrote {path}")
     lines = [
         f"{run.meta['first']} vs {run.meta['second']}: {len(run.result.items)} items, "
         f"{len(run.result.excluded)} excluded",
+        image_line(run.meta),
         f"{'':60} {'agreement':>22} {'kappa':>7} {'AC1':>7} {'PABAK':>7} {'McNemar p':>10}",
     ]
     for row in table_rows(run):
@@ -130,6 +143,28 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         )
     emit(args.json, run.to_dict(), lines)
     return Outcome.DONE
+
+
+def image_line(meta: dict) -> str:
+    """``reviews without the image shown: dr-a 3, dr-b 0 (unknown: dr-a 2)``, or what
+    ``--image-shown-only`` left out."""
+    counts = meta["image"]
+    if meta["image_shown_only"]:
+        unknown = sum(c["unknown"] for c in counts.values())
+        return "reviews without the image shown: left out (--image-shown-only)" + (
+            f"; {unknown} of unknown display kept" if unknown else ""
+        )
+    text = ", ".join(f"{name} {c['text_only']}" for name, c in counts.items())
+    unknown = [f"{name} {c['unknown']}" for name, c in counts.items() if c["unknown"]]
+    return (
+        f"reviews without the image shown (text only): {text}"
+        + (f" (unknown, before v6: {', '.join(unknown)})" if unknown else "")
+        + (
+            "; --image-shown-only leaves them out"
+            if any(c["text_only"] for c in counts.values())
+            else ""
+        )
+    )
 
 
 def _several_experts(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ class NavigationMixin:
     visible: list[Item]
     current: Item | None
     _by_id: dict[str, Item]
+    file_problems: set[str]
     _first_order: list[str]
     _repeated: set[str]
     _after_repeat: str | None
@@ -45,6 +46,7 @@ class NavigationMixin:
                 break
             if (
                 item_id in self._by_id
+                and item_id not in self.file_problems
                 and item_id not in self._repeated
                 and not self.has_unsaved_changes(item_id)  # never over a revision draft
                 and is_repeat_candidate(self.reviewer, item_id, share)

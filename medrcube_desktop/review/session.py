@@ -19,6 +19,7 @@ from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.draft import Draft, ReviewIncomplete, draft_from_stored
 from medrcube_desktop.review.editing import DraftEditingMixin
+from medrcube_desktop.review.file_problems import FileProblemsMixin
 from medrcube_desktop.review.flow import (
     Aspect,
     Change,
@@ -77,7 +78,9 @@ def _distinct_values(items: Sequence[Item]) -> dict[str, list[str]]:
     }
 
 
-class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observable):
+class ReviewSessionState(
+    RevealMixin, DraftEditingMixin, NavigationMixin, FileProblemsMixin, Observable
+):
     """One reviewer working through one benchmark.
 
     Observers (:meth:`subscribe`) are told after every change: the current item, a draft
@@ -101,6 +104,9 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         their file): listed, after the others, only with the filter's
         ``include_restricted``, and reviewed on their text (:meth:`text_only`). Progress
         counts the other items.
+
+    Items found later with a file problem (:meth:`files_failed`, from the window's
+    background file check) leave the visible list and the progress total.
 
     Raises
     ------
@@ -141,6 +147,8 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         self.assigned: set[str] | None = store.assigned_items(reviewer)
         """Items assigned to this reviewer (``assign``); ``None``: every item."""
         self.filter = ItemFilter()
+        self.file_problems: set[str] = set()
+        self._image_shown: dict[str, bool] = {}  # what the window showed (image_displayed)
         self.visible: list[Item] = (
             list(self.items)
             if self.assigned is None
@@ -214,11 +222,24 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
             record = self.store.study(item_filter.study)
             facts.study_items = set(record.item_ids) if record is not None else set()
         listed = self.items + self.restricted if item_filter.include_restricted else self.items
-        chosen = filter_items(listed, item_filter, facts)
+        chosen = filter_items(self.listable(listed), item_filter, facts)
         self.filter = item_filter
         self.visible = ordered(chosen, item_filter.order, self.reviewer)
         self._notify(Aspect.VISIBLE)
         return self.visible
+
+    def image_displayed(self, item_id: str, shown: bool) -> None:
+        """The window tells what it shows of the item: ``False`` when it opens the item
+        (the image is not on screen yet), ``True`` once its image is. A commit records
+        it (``Review.image_shown``); an item never told of is recorded as unknown."""
+        self._image_shown[item_id] = shown
+
+    def image_shown(self, item_id: str) -> bool | None:
+        """Whether the reviewer has seen the item's image: False for a text-only item,
+        else as the window told (:meth:`image_displayed`), None when it told nothing."""
+        if self.text_only(item_id):
+            return False
+        return self._image_shown.get(item_id)
 
     def text_only(self, item_id: str) -> bool:
         """Whether the item is reviewed on its text only (its image is not shipped)."""
@@ -226,8 +247,11 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
 
     def progress(self) -> tuple[int, int]:
         """(reviewed, total) over the reviewer's assigned items (every item of the
-        benchmark without an assignment)."""
+        benchmark without an assignment), items with a file problem left out (their
+        reviews stay stored)."""
         ids = self._by_id.keys() if self.assigned is None else self.assigned & self._by_id.keys()
+        if self.file_problems:
+            ids = ids - self.file_problems
         return len(ids & self.saved.keys()), len(ids)
 
     def eta_seconds(self) -> float | None:
@@ -254,6 +278,7 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         ``KeyError`` for an id that is not in the benchmark.
         """
         item = self._all_by_id[item_id]
+        left = self.current
         self.activity()
         self.timer.pause()
         if not repeat:
@@ -275,14 +300,19 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
         self.current = item
         self.timer.tick()
         self._notify(Aspect.CURRENT, item_id)
+        if left is not None and left.id != item_id and left.id in self.file_problems:
+            self._list_without_file_problems()  # the reviewer moved on from it
         return item
 
     def clear_current(self) -> None:
         """No item is current (for example when no item matches the filters)."""
+        left = self.current
         self.activity()
         self.timer.pause()
         self.current = None
         self._notify(Aspect.CURRENT)
+        if left is not None and left.id in self.file_problems:
+            self._list_without_file_problems()
 
     def activity(self) -> None:
         """The reviewer did something (key, click, scroll): credit the active time since
@@ -415,6 +445,7 @@ class ReviewSessionState(RevealMixin, DraftEditingMixin, NavigationMixin, Observ
                 tags=tuple(draft.tags),
                 repeat=draft.repeat,
                 blind=not exposed,
+                image_shown=self.image_shown(draft.item_id),
             )
         )
         if review.repeat:

@@ -302,6 +302,7 @@ def _review(reviewer: str, row: CsvReview, now: str, revision: int) -> Review:
         uid=uid,
         source="import",
         blind=row.blind,
+        image_shown=row.image_shown,
     )
 
 

@@ -28,7 +28,16 @@ from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store import review_queries
 from medrcube_desktop.store.merging_experts import merge_adjudications, merge_assignment
 from medrcube_desktop.store.migrations import available_migrations, current_version
-from medrcube_desktop.store.read_only import LOCKED, file_uri, read_mode
+from medrcube_desktop.store.read_only import (
+    DAMAGED,
+    LOCKED,
+    changed_since,
+    explain,
+    file_uri,
+    fingerprint,
+    read_mode,
+    truncated,
+)
 from medrcube_desktop.store.study_store import StudyStore
 
 MERGED_TABLES = (
@@ -178,22 +187,21 @@ def _snapshot(other: Path, copy: Path) -> None:
     modes = [read_mode(other)]
     if modes[0] != LOCKED:
         modes.append(LOCKED)  # the file changed under immutable=1: read it with locks
+    try:
+        before = fingerprint(other)
+    except OSError as exc:
+        raise StoreError(f"{other}: cannot read: {exc.strerror or exc}") from exc
+    if modes[0] != LOCKED and truncated(other):
+        raise StoreError(f"{other}: cannot read as a review database: {DAMAGED}")
     for attempt, mode in enumerate(modes):
         try:
             version = _copy_with_backup(file_uri(other.resolve(), mode), copy)
             break
         except sqlite3.DatabaseError as exc:
-            if attempt + 1 < len(modes) and "malformed" in str(exc):
+            malformed = "malformed" in str(exc)
+            if attempt + 1 < len(modes) and malformed and changed_since(other, before):
                 continue
-            hint = ""
-            if "unable to open" in str(exc):
-                hint = (
-                    " (its folder is read-only and its -wal file holds changes: open it once "
-                    "in the app, or copy it with its -wal file to a writable folder)"
-                )
-            elif "malformed" in str(exc):
-                hint = " (if the app has it open, it may have changed while being read: close it and merge again)"
-            raise StoreError(f"{other}: cannot read as a review database: {exc}{hint}") from exc
+            raise StoreError(f"{other}: cannot read as a review database: {explain(exc)}") from exc
     latest = available_migrations()[-1][0]
     if version == 0:
         raise StoreError(f"{other}: not a review database (no schema_migrations table)")

@@ -15,9 +15,14 @@ How the file is read (:func:`read_mode`):
   read-only folder. Immutable takes no locks, so it is safe only while nobody writes the
   main file; a WAL writer that starts meanwhile writes its ``-wal`` first and touches the
   main file only at a checkpoint. Such a change is detected: a read that finds the file
-  malformed is tried again with ``mode=ro``, a migrated copy whose file changed while it
-  was copied is copied again with ``mode=ro``, and :meth:`ReadOnlyOpen.changed` says
-  whether the file changed while it was open (the CLI warns).
+  malformed is tried again with ``mode=ro`` only when the file changed during the read
+  (its inode, size or mtime differ) or a ``-wal`` with content appeared, a migrated copy
+  whose file changed while it was copied is copied again with ``mode=ro``, and
+  :meth:`ReadOnlyOpen.changed` says whether the file changed while it was open (the CLI
+  warns). A file that is malformed and did not change is damaged (:data:`DAMAGED`; a
+  file shorter than its header says is found before SQLite reads it): never retried,
+  since ``mode=ro`` would leave ``-wal`` and ``-shm`` files beside it and read the same
+  bytes.
 - ``mode=ro`` otherwise (a ``-wal`` with content: a writer has the file open or was
   killed; or a rollback-journal database): SQLite's locks, the pending WAL content read.
 
@@ -40,6 +45,9 @@ from medrcube_desktop.store.migrations import available_migrations, current_vers
 
 IMMUTABLE, LOCKED = "immutable=1", "mode=ro"
 """The two URI parameters :func:`read_mode` chooses between."""
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,7 @@ def read_mode(path: Path) -> str:
         wal_empty = not wal.exists() or wal.stat().st_size == 0
     except OSError as exc:
         raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    in_wal_mode = header[:16] == b"SQLite format 3\x00" and header[18:19] == b"\x02"
+    in_wal_mode = header[:16] == SQLITE_MAGIC and header[18:19] == b"\x02"
     return IMMUTABLE if in_wal_mode and wal_empty else LOCKED
 
 
@@ -140,20 +148,73 @@ def open_read_only(path: Path) -> tuple[Any, ReadOnlyOpen]:
         raise StoreError(f"{path}: no such review database file")
     first = read_mode(path)
     modes = [first] if first == LOCKED else [first, LOCKED]
+    before = fingerprint(path)
+    if first == IMMUTABLE and truncated(path):
+        raise StoreError(f"{path}: cannot read review database: {DAMAGED}")
     for attempt, mode in enumerate(modes):
         try:
             conn, opened = _connect(path, mode)
             break
         except sqlite3.DatabaseError as exc:
-            retry = "malformed" in str(exc) or isinstance(exc, _ChangedWhileCopied)
-            if attempt + 1 < len(modes) and retry:
+            writer = isinstance(exc, _ChangedWhileCopied) or (
+                "malformed" in str(exc) and changed_since(path, before)
+            )
+            if writer and attempt + 1 < len(modes):
                 continue  # the file changed under immutable=1: read it with locks
-            raise StoreError(f"{path}: cannot read review database: {exc}{_hint(exc)}") from exc
+            raise StoreError(f"{path}: cannot read review database: {explain(exc)}") from exc
         except OSError as exc:
             raise StoreError(f"{path}: cannot read review database: {exc}") from exc
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA query_only = ON")
     return sqlite_utils.Database(conn), opened
+
+
+DAMAGED = "the file is damaged (truncated or not fully copied?)"
+"""What a database file that SQLite finds malformed, and that no writer changed, is."""
+
+
+def changed_since(path: Path, before: tuple[int, int, int]) -> bool:
+    """Whether a malformed read of ``path`` may be a writer's doing, worth reading again
+    with locks: the file's fingerprint differs from ``before``, or a ``-wal`` file with
+    content is there now. Otherwise the bytes read are the file's: it is damaged."""
+    try:
+        if fingerprint(path) != before:
+            return True
+        wal = path.with_name(path.name + "-wal")
+        return wal.exists() and wal.stat().st_size > 0
+    except OSError:
+        return True
+
+
+def truncated(path: Path) -> bool:
+    """Whether ``path`` is shorter than the page count in its SQLite header says
+    (``head -c``, an interrupted copy). The count is used only where the header marks
+    it valid (offset 92, "version-valid-for", equals the change counter at offset 24);
+    a file that is not SQLite at all is left to SQLite to refuse."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+        size = os.stat(path).st_size
+    except OSError:
+        return False
+    if header[:16] != SQLITE_MAGIC:
+        return False  # not SQLite: SQLite says so
+    if len(header) < 100:
+        return True
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    if pages == 0 or header[24:28] != header[92:96]:
+        return False
+    return size < pages * page_size
+
+
+def explain(exc: BaseException) -> str:
+    """SQLite's error, said as what it means for a read-only read."""
+    text = str(exc)
+    if "malformed" in text:
+        return f"{DAMAGED}; SQLite: {text}"
+    return f"{text}{_hint(exc)}"
 
 
 class _ChangedWhileCopied(sqlite3.DatabaseError):
@@ -202,6 +263,4 @@ def _hint(exc: BaseException) -> str:
             " (its folder is read-only and its -wal file holds changes: open it once in "
             "the app, or copy it with its -wal file to a writable folder)"
         )
-    if "malformed" in text:
-        return " (if another process has it open, it may have changed while being read: try again)"
     return ""

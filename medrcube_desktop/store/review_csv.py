@@ -40,10 +40,12 @@ CSV_COLUMNS: tuple[str, ...] = (
     "active_seconds",
     "blind",
     "reviewer",
+    "image_shown",
 )
 """Header of an exported CSV, in order (``tags`` are joined with ``;``; ``blind`` is 1 for
 a judgment made before anything was revealed; ``reviewer`` is informative, an import
-uses ``--reviewer``)."""
+uses ``--reviewer``; ``image_shown`` is 1 when the image was on screen at the commit, 0
+when it was not (text only), empty when not known)."""
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("item_id", *RULE_IDS)
 """Columns an imported CSV must have; ``comment``, ``tags``, ``started_at``,
@@ -87,6 +89,7 @@ class CsvReview:
     committed_at: str | None
     active_seconds: float
     blind: bool = False
+    image_shown: bool | None = None
 
 
 def review_cells(review: Review) -> list[str]:
@@ -104,6 +107,7 @@ def review_cells(review: Review) -> list[str]:
         repr(float(review.active_seconds)),
         str(int(review.blind)),
         review.reviewer,
+        "" if review.image_shown is None else str(int(review.image_shown)),
     ]
     return cells
 
@@ -250,6 +254,9 @@ def _parse_row(
     blind = cell("blind").strip()
     if blind not in ("", "0", "1"):
         found.append(("blind", f"must be 0 or 1, got {blind!r}"))
+    image_shown = cell("image_shown").strip()
+    if image_shown not in ("", "0", "1"):
+        found.append(("image_shown", f"must be 0, 1 or empty, got {image_shown!r}"))
     if found:
         item = item_id or "(no id)"
         problems.extend(f"{path} line {line} item {item} column {c}: {why}" for c, why in found)
@@ -266,6 +273,7 @@ def _parse_row(
         committed_at=times.get("committed_at"),
         active_seconds=seconds or 0.0,
         blind=blind == "1",  # unknown (no column) is not claimed to be blind
+        image_shown=None if image_shown == "" else image_shown == "1",
     )
 
 

@@ -53,6 +53,11 @@ class Review:
     blind : bool
         True when nothing (LLM judgment, other reviewers' scores) had been revealed to
         the reviewer about this item before the commit: a blind judgment.
+    image_shown : bool or None
+        True when the window showed the item's image before the commit; False when it
+        did not (a restricted item reviewed on its text only, an image that failed to
+        load or was still loading); None when not known (rows before schema v6, a
+        session without a window, a CSV without the column).
     """
 
     reviewer: str
@@ -70,10 +75,12 @@ class Review:
     uid: str = ""
     source: str = "app"
     blind: bool = True
+    image_shown: bool | None = None
 
 
-def review_row(review: Review) -> dict[str, str | int | float]:
-    """The ``reviews`` columns of a review, without ``id`` and ``revision``.
+def review_row(review: Review) -> dict[str, str | int | float | None]:
+    """The ``reviews`` columns of a review, without ``id`` and ``revision``
+    (``image_shown`` only when known).
 
     A new ``uid`` is made when the review has none.
 
@@ -93,7 +100,7 @@ def review_row(review: Review) -> dict[str, str | int | float]:
             f"item {review.item_id}: active seconds must be a finite number >= 0, "
             f"got {review.active_seconds!r}"
         )
-    row: dict[str, str | int | float] = {
+    row: dict[str, str | int | float | None] = {
         "uid": review.uid or uuid.uuid4().hex,
         "reviewer": review.reviewer,
         "item_id": review.item_id,
@@ -108,6 +115,8 @@ def review_row(review: Review) -> dict[str, str | int | float]:
         "source": review.source,
         "blind": int(review.blind),
     }
+    if review.image_shown is not None:  # unknown: the column's NULL
+        row["image_shown"] = int(review.image_shown)
     row.update({score_column(r): int(review.scores[r]) for r in RULE_IDS})
     return row
 
@@ -130,6 +139,7 @@ def review_from_row(row: dict) -> Review:
         uid=row.get("uid") or "",
         source=row.get("source", "app"),
         blind=bool(row.get("blind", 1)),
+        image_shown=None if row.get("image_shown") is None else bool(row["image_shown"]),
     )
 
 

@@ -195,6 +195,8 @@ class ImageControls:
         )
         parts = [window, legend, *(esc(note) for note in result.notes)]
         self.image_message.setText("  ·  ".join(part for part in parts if part))
+        if self.session.current is not None:  # the review records that it was seen
+            self.session.image_displayed(self.session.current.id, True)
         self._announce_first()
 
     def _corner_notes(self, result: RenderedImage) -> list[str]:

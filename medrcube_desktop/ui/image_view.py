@@ -429,6 +429,15 @@ def _is_writing(event) -> bool:
     return mods == Qt.KeyboardModifier.NoModifier and len(text) == 1 and text.isprintable()
 
 
+def failure_text(item_id: str, exc: BaseException) -> str:
+    """What a failed render says: the error, naming the item once (a file check's error,
+    ``"<test.json> item <id> field image_path: …"``, names it already)."""
+    text = str(exc)
+    if f" item {item_id} field " in text or text.startswith(f"item {item_id}:"):
+        return text
+    return f"item {item_id}: {text}"
+
+
 class RenderSignals(QObject):
     """Signals of :class:`RenderTask`: (generation, result) or (generation, error text)."""
 
@@ -499,7 +508,7 @@ class RenderTask(QRunnable):
                 return
             log.exception("rendering item %s failed", self.item.id)
             try:
-                self.signals.failed.emit(self.generation, f"item {self.item.id}: {exc}")
+                self.signals.failed.emit(self.generation, failure_text(self.item.id, exc))
             except RuntimeError:
                 log.debug("render of item %s failed after the window closed", self.item.id)
             return

@@ -259,6 +259,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
 
     def _files_found(self, problems: list) -> None:
         self.benchmark.problems.extend(problems)
+        self.session.files_failed(p.item for p in problems if p.item is not None)
         self._show_problem_count()
 
     def _files_checked(self, error: str) -> None:
@@ -323,6 +324,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
             if reset:
                 self.statusBar().showMessage(reset, 6000)
         if item_id != previous:
+            self.session.image_displayed(item_id, False)  # until the render is on screen
             self._fit_next = True  # a new item opens fitted to the window
             self.right_scroll.verticalScrollBar().setValue(0)
             self.image_view.clear()
@@ -401,6 +403,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
                 self.session.items, self.session.store, name.strip(),
                 restricted=self.session.restricted,
             )  # fmt: skip
+            session.files_failed(self.session.file_problems)  # found already: still out
             self.set_session(session)
             self.reviewer_changed.emit(name.strip())
 

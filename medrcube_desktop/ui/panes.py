@@ -163,11 +163,12 @@ class ItemListPane(QWidget):
     def _emit_filter(self) -> None:
         self.filter_changed.emit(self.current_filter())
 
-    def set_items(self, items: Sequence[Item], current_id: str | None) -> None:
+    def set_items(self, items: Sequence[Item], current_id: str | None, left_out: int = 0) -> None:
         """List ``items`` without emitting ``item_chosen``; keep ``current_id`` selected.
 
         Marks (``"✓"`` committed, ``"✎"`` a draft, ``"⚑"`` added when flagged) come
-        from ``mark_of`` as rows are painted.
+        from ``mark_of`` as rows are painted. ``left_out``: items of the benchmark left
+        out for a file problem (said on the count line).
         """
         self._quiet = True
         try:
@@ -177,7 +178,10 @@ class ItemListPane(QWidget):
                 self.list.setCurrentIndex(self.model.index(row, 0))
         finally:
             self._quiet = False
-        self.count_label.setText(f"{len(items)} item{'' if len(items) == 1 else 's'} shown")
+        text = f"{len(items):,} item{'' if len(items) == 1 else 's'} shown"
+        if left_out:
+            text += f" · {left_out:,} left out for file problems"
+        self.count_label.setText(text)
         self.count_label.setToolTip("✓ committed · ✎ draft saved, not committed · ⚑ flagged")
 
     def refresh_mark(self, item_id: str) -> None:

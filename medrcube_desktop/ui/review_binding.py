@@ -52,6 +52,7 @@ class ReviewBinding:
         aspect, item_id = change.aspect, change.item_id
         if aspect is Aspect.VISIBLE:
             self.render_list()
+            self.render_progress()  # items left out for a file problem leave the total
         elif aspect is Aspect.CURRENT:
             self.render_current() if item_id is not None else self.render_nothing()
         elif aspect is Aspect.JUDGMENTS:
@@ -88,7 +89,11 @@ class ReviewBinding:
 
     def render_list(self) -> None:
         """The visible items, the current one selected."""
-        self.window.list_pane.set_items(self.session.visible, self._current_id())
+        self.window.list_pane.set_items(
+            self.session.visible,
+            self._current_id(),
+            left_out=self.session.left_out_for_files(),
+        )
 
     def render_progress(self) -> None:
         """``n of N reviewed · about … left`` and the bar in the status bar."""

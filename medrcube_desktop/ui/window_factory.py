@@ -5,6 +5,7 @@ the window)."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,12 @@ if TYPE_CHECKING:
 def open_store(db_file: Path) -> StudyStore:
     """The study database at ``db_file`` (created when missing) for the window.
 
+    A file is read-only for the window when the system refuses to write it, or when its
+    mode gives no one the write bit (0444: archived), and likewise its folder; the mode
+    bits are honoured as the owner's intent whoever runs the app (root, in a container,
+    passes every permission check, and would otherwise migrate an archived study and
+    write its ``.bak`` copy into a read-only folder).
+
     Raises
     ------
     MedRCubeError
@@ -34,9 +41,9 @@ def open_store(db_file: Path) -> StudyStore:
     if db_file.exists():
         folder = db_file.parent
         sidecars = all(db_file.with_name(db_file.name + s).exists() for s in ("-wal", "-shm"))
-        if not os.access(db_file, os.W_OK):
+        if not writable(db_file):
             raise MedRCubeError(f"{db_file}: the review database is read-only; {READ_ONLY_HINT}")
-        if not sidecars and not os.access(folder, os.W_OK):
+        if not _write_bit(folder) or (not sidecars and not os.access(folder, os.W_OK)):
             raise MedRCubeError(
                 f"{db_file}: its folder {folder} is read-only, and the window needs to "
                 f"write beside the database; {READ_ONLY_HINT}"
@@ -44,6 +51,23 @@ def open_store(db_file: Path) -> StudyStore:
     store = StudyStore(db_file)
     store.wait_for_writes(WINDOW_WRITE_WAIT_S)  # the GUI thread never waits a minute
     return store
+
+
+def writable(path: Path) -> bool:
+    """Whether the window may write ``path``: the system lets this process write it, and
+    its mode gives someone the write bit (see :func:`open_store`)."""
+    return os.access(path, os.W_OK) and _write_bit(path)
+
+
+def _write_bit(path: Path) -> bool:
+    """Whether the mode of ``path`` gives its owner, group or others the write bit."""
+    try:
+        return bool(stat.S_IMODE(path.stat().st_mode) & WRITE_BITS)
+    except OSError:
+        return False
+
+
+WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 
 
 READ_ONLY_HINT = (

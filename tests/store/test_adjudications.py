@@ -25,10 +25,20 @@ def v4_database(path, monkeypatch):
         store.close()
 
 
+LATER_COLUMNS = {"image_shown"}
+"""Columns added after v5 (NULL in the rows migrated): left out of :func:`dump`."""
+
+
 def dump(path):
     conn = sqlite3.connect(path)
     try:
-        return {t: sorted(map(repr, conn.execute(f"SELECT * FROM {t}"))) for t in TABLES}
+        found = {}
+        for table in TABLES:
+            cursor = conn.execute(f"SELECT * FROM {table}")
+            names = [d[0] for d in cursor.description]
+            keep = [i for i, name in enumerate(names) if name not in LATER_COLUMNS]
+            found[table] = sorted(repr(tuple(row[i] for i in keep)) for row in cursor)
+        return found
     finally:
         conn.close()
 
@@ -39,7 +49,8 @@ def test_migrating_an_existing_v4_database_keeps_every_row(tmp_path, monkeypatch
     before = dump(path)
     assert sum(map(len, before.values())) > 15
     store = StudyStore(path)
-    assert store.conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone() == (5,)
+    latest = len(migrations.available_migrations())
+    assert store.conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone() == (latest,)
     assert dump(path) == before
     assert (tmp_path / "study.db.bak-v4").exists()
     assert store.adjudications() == {} and store.assignment() is None

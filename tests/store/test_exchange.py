@@ -1,4 +1,5 @@
 import csv
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -45,7 +46,7 @@ def score_and_comment(path) -> list[tuple[str, ...]]:
 def test_header_is_the_documented_one():
     assert HEADER == (
         "item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,comment,tags,revision,repeat,"
-        "started_at,committed_at,active_seconds,blind,reviewer"
+        "started_at,committed_at,active_seconds,blind,reviewer,image_shown"
     )
 
 
@@ -53,7 +54,9 @@ def test_export_writes_latest_revision_per_item_sorted_by_item(tmp_path):
     store = StudyStore(tmp_path / "s.db")
     store.save_review(review("i2", "only", T0, "1.4", tags=("subjective",), active_seconds=12.25))
     store.save_review(review("i1", "first", T0, "2.3"))
-    store.save_review(review("i1", "second", "2024-05-01T11:00:00+00:00"))
+    store.save_review(
+        replace(review("i1", "second", "2024-05-01T11:00:00+00:00"), image_shown=False)
+    )
     assert export_reviews(store, "dr-a", tmp_path / "out.csv") == 2
     raw = (tmp_path / "out.csv").read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf")  # UTF-8 byte-order mark, for Excel
@@ -61,9 +64,9 @@ def test_export_writes_latest_revision_per_item_sorted_by_item(tmp_path):
     assert text.splitlines() == [
         HEADER,
         "i1,1,1,1,1,1,1,1,second,,2,0,2024-05-01T11:00:00+00:00,2024-05-01T11:00:00+00:00,0.0,"
-        "1,dr-a",
+        "1,dr-a,0",
         "i2,1,1,1,0,1,1,1,only,subjective,1,0,2024-05-01T10:00:00+00:00,"
-        "2024-05-01T10:00:00+00:00,12.25,1,dr-a",
+        "2024-05-01T10:00:00+00:00,12.25,1,dr-a,",
     ]
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"] == []
 

@@ -11,12 +11,13 @@ import pytest
 
 from medrcube_desktop.cli import main
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store import StudyStore, read_only
+from medrcube_desktop.store import StudyStore, migrations, read_only
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.review.experts_fixture import ITEMS
 from tests.store.test_adjudications import v4_database
 
 AS_ROOT = os.geteuid() == 0
+LATEST = len(migrations.available_migrations())
 
 
 def folder_state(folder):
@@ -63,7 +64,9 @@ def test_read_only_commands_leave_a_v4_database_byte_for_byte(v4_study, tmp_path
         out, err = capsys.readouterr()
         results.append(json.loads(out))
         assert err.count("older schema") == 1, err
-        assert f"{db} is of an older schema (v4; this app: v5): read without changing it" in err
+        assert (
+            f"{db} is of an older schema (v4; this app: v{LATEST}): read without changing it" in err
+        )
         assert folder_state(db.parent) == before
     agreement, export, queue = results
     assert agreement["columns"][0]["rows"]["1.1"]["agreement"] == pytest.approx(2 / 3)
@@ -141,7 +144,9 @@ def test_a_newer_schema_is_an_error_and_not_a_database_too(tmp_path, capsys):
         return main(["export-reviews", "--db", str(path), "--reviewer", "dr-a", "--out", out])
 
     assert export(db, str(tmp_path / "x.csv")) == 2
-    assert "schema v99 is newer than this app (v5); update the app" in capsys.readouterr().err
+    assert (
+        f"schema v99 is newer than this app (v{LATEST}); update the app" in capsys.readouterr().err
+    )
     assert folder_state(tmp_path) == before
     other = tmp_path / "other.db"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
@@ -156,5 +161,41 @@ def test_writers_still_migrate_an_older_file_after_a_backup(v4_study, capsys):
     assert "older schema" not in capsys.readouterr().err
     assert (db.parent / "study.db.bak-v4").is_file()
     store = StudyStore(db, read_only=True)
-    assert store.opened_read_only.file_version == 5 and store.assignment() is not None
+    assert store.opened_read_only.file_version == LATEST and store.assignment() is not None
     store.close()
+
+
+def damaged_copies(tmp_path):
+    """A study in WAL mode, closed cleanly, copied twice: cut short (``head -c 5000``) and
+    whole but with every page after the first overwritten."""
+    db = tmp_path / "study.db"
+    fill_store = StudyStore(db)
+    fill_store.set_state("k", "v" * 20000)
+    fill_store.close()
+    data = db.read_bytes()
+    folder = tmp_path / "damaged"
+    folder.mkdir()
+    cut, scrambled = folder / "broken.db", folder / "scrambled.db"
+    cut.write_bytes(data[:5000])
+    scrambled.write_bytes(data[:4096] + b"\xa5" * (len(data) - 4096))
+    return cut, scrambled
+
+
+def test_a_damaged_file_is_said_so_and_nothing_is_left_beside_it(tmp_path, capsys):
+    cut, scrambled = damaged_copies(tmp_path)
+    assert read_only.truncated(cut) and not read_only.truncated(scrambled)
+    before = folder_state(cut.parent)
+    root = write_benchmark(tmp_path / "bench", {"ds1": [item("i1")]})
+    target = tmp_path / "target.db"
+    StudyStore(target).close()
+    for broken in (cut, scrambled):
+        for args in [
+            *read_commands(broken, root, tmp_path),
+            ["merge", str(target), str(broken)],
+        ]:
+            assert main(args) == 2, args
+            err = capsys.readouterr().err
+            assert f"{broken}: cannot read" in err, err
+            assert "the file is damaged (truncated or not fully copied?)" in err, err
+            assert "try again" not in err
+            assert folder_state(cut.parent) == before  # no -wal, no -shm

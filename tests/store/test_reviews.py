@@ -4,7 +4,7 @@ import pytest
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.store import Review, StudyStore, utc_now
+from medrcube_desktop.store import Review, StudyStore, migrations, utc_now
 
 
 def scores(**fails):
@@ -24,6 +24,7 @@ def test_new_file_is_migrated_in_wal_mode_and_records_its_version(tmp_path):
         (3, "0003_studies.sql"),
         (4, "0004_evaluation.sql"),
         (5, "0005_experts.sql"),
+        (6, "0006_image_shown.sql"),
     ]
     columns = [r[1] for r in store.conn.execute("PRAGMA table_info(reviews)")]
     assert [c for c in columns if c.startswith("score_")] == [
@@ -114,25 +115,25 @@ def test_processes_opening_a_new_study_at_once_all_succeed(tmp_path):
         with ProcessPoolExecutor(4) as pool:
             assert list(pool.map(_open_and_close, [path] * 4)) == ["ok"] * 4
         versions = sqlite3.connect(path).execute("SELECT version FROM schema_migrations").fetchall()
-        assert versions == [(1,), (2,), (3,), (4,), (5,)]
+        latest = len(migrations.available_migrations())
+        assert versions == [(v,) for v in range(1, latest + 1)]
 
 
 def test_migrating_backs_up_the_file_with_uncheckpointed_wal_content(tmp_path, monkeypatch):
-    from medrcube_desktop.store import migrations
-
     path = tmp_path / "s.db"
     store = StudyStore(path)  # left open: the review may sit only in the WAL file
     store.save_review(Review("dr-a", "i1", scores(), "kept", utc_now(), utc_now()))
     shipped = migrations.available_migrations()
-    extra = (6, "0006_test.sql", "CREATE TABLE extra (x INTEGER);")
+    latest = shipped[-1][0]
+    extra = (latest + 1, f"{latest + 1:04d}_test.sql", "CREATE TABLE extra (x INTEGER);")
     monkeypatch.setattr(migrations, "available_migrations", lambda: [*shipped, extra])
     StudyStore(path)
-    backup = sqlite3.connect(tmp_path / "s.db.bak-v5")
+    backup = sqlite3.connect(tmp_path / f"s.db.bak-v{latest}")
     assert backup.execute("SELECT comment FROM reviews").fetchall() == [("kept",)]
-    assert backup.execute("SELECT MAX(version) FROM schema_migrations").fetchone() == (5,)
+    assert backup.execute("SELECT MAX(version) FROM schema_migrations").fetchone() == (latest,)
     assert sqlite3.connect(path).execute(
         "SELECT MAX(version) FROM schema_migrations"
-    ).fetchone() == (6,)
+    ).fetchone() == (latest + 1,)
 
 
 def test_migration_statements_keep_semicolons_inside_strings_and_triggers():

@@ -113,3 +113,38 @@ def test_the_window_lists_the_problems_validate_lists(qtbot, tmp_path):
     finally:
         window.close()
         store.close()
+
+
+def test_items_with_a_file_problem_leave_the_list_and_the_progress_and_say_it_once(qtbot, tmp_path):
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item("gone", image="images/gone.dcm"), item("good"), item("lost",
+                 image="images/lost.dcm"), item("also")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )  # fmt: skip
+    window, store = open_window(qtbot, root, tmp_path)
+    try:
+        assert window.session.current.id == "gone"
+        qtbot.waitUntil(lambda: "Cannot show the image" in window.image_message.text())
+        message = window.image_message.text()
+        assert message.count("item gone") == 1, message  # not "item gone: … item gone …"
+        qtbot.waitUntil(lambda: not window.checking_files(), timeout=10000)
+        qtbot.waitUntil(lambda: window.list_pane.count() == 3)  # "lost" left; "gone" shown
+        assert window.list_pane.count_label.text() == (
+            "3 items shown · 2 left out for file problems"
+        )
+        assert window.progress_label.text().startswith("0 of 2 reviewed")
+        window.session.pass_unscored()
+        window.session.commit()  # committed without its image: recorded so
+        assert store.latest_reviews("dr-a")["gone"].image_shown is False
+        window.step_item(1)  # the reviewer moves on: the item on screen leaves too
+        assert window.session.current.id == "good"
+        qtbot.waitUntil(lambda: window.session.image_shown("good") is True)
+        window.session.pass_unscored()
+        window.session.commit()
+        assert store.latest_reviews("dr-a")["good"].image_shown is True
+        assert window.list_pane.count() == 2
+        assert window.list_pane.model.row_of("gone") is None
+    finally:
+        window.close()
+        store.close()

@@ -71,3 +71,30 @@ def test_a_window_write_waits_two_seconds_for_a_busy_database_and_keeps_the_draf
     store.save_review(Review("dr-a", "i1", scores, "fine", now, now))  # once free: saved
     assert store.latest_reviews("dr-a")["i1"].revision == 1 and store.drafts("dr-a") == {}
     store.close()
+
+
+def test_mode_bits_say_read_only_whoever_runs_the_app(tmp_path, monkeypatch):
+    """An archived v4 study (0444 in a 0555 folder) is refused by the window even when the
+    permission checks pass (root in a container): not migrated, no .bak written."""
+    from tests.store.test_adjudications import v4_database
+    from tests.store.test_read_only import folder_state
+
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    db = folder / "study.db"
+    v4_database(db, monkeypatch)
+    monkeypatch.setattr(window_factory.os, "access", lambda p, m: True)  # as root
+    before = folder_state(folder)
+    db.chmod(0o444)
+    try:
+        with pytest.raises(MedRCubeError, match="read-only; reviews could not be saved") as error:
+            open_store(db)
+        assert "export-reviews" in str(error.value)
+        db.chmod(0o644)
+        folder.chmod(0o555)
+        with pytest.raises(MedRCubeError, match="its folder .* is read-only"):
+            open_store(db)
+    finally:
+        folder.chmod(0o755)
+        db.chmod(0o644)
+    assert folder_state(folder) == before  # v4 still, no .bak-v4, no -wal or -shm

@@ -49,9 +49,27 @@ class StudyRun:
         return data
 
 
-def expert_scores(store: StudyStore, reviewer: str) -> dict[str, dict[str, int]]:
-    """First judgments of ``reviewer``: item id → rule → 0/1 (raises StoreError)."""
-    return {item: dict(r.scores) for item, r in store.first_reviews(reviewer).items()}
+def expert_scores(
+    store: StudyStore, reviewer: str, image_shown_only: bool = False
+) -> dict[str, dict[str, int]]:
+    """First judgments of ``reviewer``: item id → rule → 0/1 (raises StoreError). With
+    ``image_shown_only``, those committed without the image shown are left out (those
+    of unknown display, before schema v6, are kept)."""
+    return {
+        item: dict(r.scores)
+        for item, r in store.first_reviews(reviewer).items()
+        if not (image_shown_only and r.image_shown is False)
+    }
+
+
+def image_counts(store: StudyStore, reviewer: str, items: list[str]) -> dict[str, int]:
+    """Of ``reviewer``'s first judgments of ``items``: how many were committed without
+    the image shown (``text_only``: a restricted item, an image that did not load) and
+    how many with it unknown (``unknown``: rows before schema v6, a CSV without the
+    column)."""
+    first = store.first_reviews(reviewer)
+    shown = [first[i].image_shown for i in items if i in first]
+    return {"text_only": shown.count(False), "unknown": shown.count(None)}
 
 
 def run_study(
@@ -63,6 +81,7 @@ def run_study(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     only_items: set[str] | None = None,
+    image_shown_only: bool = False,
 ) -> StudyRun:
     """Compare ``reviewer`` with ``model`` (LLM) or with ``reviewer2``.
 
@@ -70,7 +89,9 @@ def run_study(
     judged; ``only_items`` narrows that further (the review window passes the items its
     reviewer has committed, so a blind study reveals nothing through the statistics). Also reports Fleiss' kappa and Krippendorff's alpha when the study has three
     or more raters (every reviewer, plus the model), and intra-rater agreement of
-    ``reviewer`` on the items shown twice.
+    ``reviewer`` on the items shown twice. ``meta["image"]`` counts, per expert, the
+    compared reviews committed without the image shown (rule 1.4, image dependence,
+    cannot really be judged on the text); ``image_shown_only`` leaves those reviews out.
 
     Raises
     ------
@@ -95,7 +116,7 @@ def run_study(
             known = ", ".join(store.study_names()) or "none"
             raise MedRCubeError(f"no study named {study!r} (studies: {known})")
         sample, study_seed, study_stratify = list(record.item_ids), record.seed, record.stratify
-    first = expert_scores(store, reviewer)
+    first = expert_scores(store, reviewer, image_shown_only)
     if not first:
         known = ", ".join(store.reviewers()) or "none"
         detail = " (only intra-rater repeats)" if reviewer in store.reviewers() else ""
@@ -111,7 +132,7 @@ def run_study(
         label = f"LLM {model}"
     else:
         assert reviewer2 is not None
-        second = expert_scores(store, reviewer2)
+        second = expert_scores(store, reviewer2, image_shown_only)
         if not second:
             raise MedRCubeError(f"no reviews by {reviewer2!r}")
         label = reviewer2
@@ -143,6 +164,9 @@ def run_study(
         "seed": seed,
         "created_at": utc_now(),
     }
+    experts = [reviewer] if reviewer2 is None else [reviewer, reviewer2]
+    meta["image"] = {name: image_counts(store, name, result.items) for name in experts}
+    meta["image_shown_only"] = image_shown_only
     meta["restricted_to_committed_by_viewer"] = only_items is not None
     meta["hidden_by_blinding"] = len(universe) - len(sample or []) if only_items is not None else 0
     return StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
