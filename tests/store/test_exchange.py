@@ -98,8 +98,14 @@ def test_export_refuses_unknown_choice_and_unwritable_path(tmp_path):
     with pytest.raises(StoreError, match="unknown revisions choice 'newest'"):
         export_reviews(store, "dr-a", tmp_path / "x.csv", "newest")
     missing = tmp_path / "no-such-folder" / "x.csv"
-    with pytest.raises(StoreError, match=f"{missing}: cannot write the CSV file"):
-        export_reviews(store, "dr-a", missing)
+    export_reviews(store, "dr-a", missing)  # a missing folder is made, as other exports do
+    assert missing.read_text(encoding="utf-8-sig").startswith("item_id,")
+    (tmp_path / "a-file").write_text("")
+    under_a_file = tmp_path / "a-file" / "x.csv"
+    with pytest.raises(
+        FileExistsError
+    ):  # the command says "a-file: is a file where a folder is needed"
+        export_reviews(store, "dr-a", under_a_file)
     with pytest.raises(StoreError, match="is a folder"):
         export_reviews(store, "dr-a", tmp_path)
 
