@@ -30,11 +30,14 @@ from medrcube_desktop.store.merging_experts import merge_adjudications, merge_as
 from medrcube_desktop.store.migrations import available_migrations, current_version
 from medrcube_desktop.store.read_only import (
     DAMAGED,
+    IMMUTABLE,
     LOCKED,
+    PRIVATE_COPY,
     changed_since,
     explain,
     file_uri,
     fingerprint,
+    private_copy,
     read_mode,
     truncated,
 )
@@ -185,17 +188,21 @@ def _snapshot(other: Path, copy: Path) -> None:
     newer than this app.
     """
     modes = [read_mode(other)]
-    if modes[0] != LOCKED:
+    if modes[0] == IMMUTABLE:
         modes.append(LOCKED)  # the file changed under immutable=1: read it with locks
     try:
         before = fingerprint(other)
     except OSError as exc:
         raise StoreError(f"{other}: cannot read: {exc.strerror or exc}") from exc
-    if modes[0] != LOCKED and truncated(other):
+    if modes[0] == IMMUTABLE and truncated(other):
         raise StoreError(f"{other}: cannot read as a review database: {DAMAGED}")
     for attempt, mode in enumerate(modes):
         try:
-            version = _copy_with_backup(file_uri(other.resolve(), mode), copy)
+            if mode == PRIVATE_COPY:  # a killed writer's -wal: read from a private copy
+                with private_copy(other) as private:
+                    version = _copy_with_backup(file_uri(private, "mode=rw"), copy)
+            else:
+                version = _copy_with_backup(file_uri(other.resolve(), mode), copy)
             break
         except sqlite3.DatabaseError as exc:
             malformed = "malformed" in str(exc)

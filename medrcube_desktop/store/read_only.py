@@ -34,7 +34,11 @@ connection refuses writes (``PRAGMA query_only``).
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +49,10 @@ from medrcube_desktop.store.migrations import available_migrations, current_vers
 
 IMMUTABLE, LOCKED = "immutable=1", "mode=ro"
 """The two URI parameters :func:`read_mode` chooses between."""
+
+PRIVATE_COPY = "private-copy"
+""":func:`read_mode`'s third way: the file and its ``-wal`` copied to a private folder
+and read there (:func:`private_copy`)."""
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file."""
@@ -61,7 +69,7 @@ class ReadOnlyOpen:
     file_version, app_version : int
         Schema version of the file, and the newest this app knows.
     mode : str
-        :data:`IMMUTABLE` or :data:`LOCKED`.
+        :data:`IMMUTABLE`, :data:`LOCKED` or :data:`PRIVATE_COPY` (read into memory).
     fingerprint : tuple of int
         ``(inode, size, mtime in ns)`` of the file when it was opened.
     """
@@ -82,7 +90,7 @@ class ReadOnlyOpen:
         read had it open, so that reads may mix two states. Always False for a
         ``mode=ro`` read (its locks keep each read consistent) and for a migrated copy
         (checked when it was copied)."""
-        if self.mode == LOCKED or self.migrated_copy:
+        if self.mode != IMMUTABLE or self.migrated_copy:
             return False
         try:
             return fingerprint(self.path) != self.fingerprint
@@ -97,12 +105,16 @@ def fingerprint(path: Path) -> tuple[int, int, int]:
 
 
 def read_mode(path: Path) -> str:
-    """URI parameter for reading ``path`` without creating or changing any file.
+    """How to read ``path`` without creating or changing any file.
 
-    A WAL database whose ``-wal`` file is missing or empty has everything in the main
-    file: ``immutable=1`` reads it without the ``-wal`` and ``-shm`` files that
-    ``mode=ro`` would leave beside it. Otherwise ``mode=ro``: it takes the locks and
-    reads the pending WAL content too.
+    A WAL database that no connection has open (no ``-shm`` file: every connection maps
+    one, and the last to close removes it) and whose ``-wal`` is missing or empty has
+    everything in the main file: ``immutable=1`` reads it without the ``-wal`` and
+    ``-shm`` files that ``mode=ro`` would leave beside it. With a ``-wal`` holding
+    commits but no ``-shm`` (a writer was killed): :data:`PRIVATE_COPY`, since
+    ``mode=ro`` would create the ``-shm`` beside it. Otherwise ``mode=ro``: a writer may
+    be at work (its ``-shm`` exists, so nothing new is made), whose locks keep every read
+    consistent (an immutable read raced a checkpoint and found the file malformed).
 
     Raises
     ------
@@ -114,10 +126,32 @@ def read_mode(path: Path) -> str:
             header = f.read(20)
         wal = path.with_name(path.name + "-wal")
         wal_empty = not wal.exists() or wal.stat().st_size == 0
+        shm = os.path.lexists(path.with_name(path.name + "-shm"))
     except OSError as exc:
         raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     in_wal_mode = header[:16] == SQLITE_MAGIC and header[18:19] == b"\x02"
-    return IMMUTABLE if in_wal_mode and wal_empty else LOCKED
+    if in_wal_mode and not shm:  # no connection has the file open (each maps the -shm)
+        return IMMUTABLE if wal_empty else PRIVATE_COPY
+    return LOCKED  # a writer may be at work (its -shm is there), or not a WAL file
+
+
+@contextmanager
+def private_copy(path: Path) -> Iterator[Path]:
+    """``path`` and its ``-wal`` copied into a private temporary folder, where SQLite
+    may fold the ``-wal`` in and make its ``-shm``; removed afterwards.
+
+    Raises
+    ------
+    OSError
+        The files cannot be read or the temporary folder written.
+    """
+    with tempfile.TemporaryDirectory(prefix="medrcube-read-") as folder:
+        copy = Path(folder) / "study.db"
+        shutil.copyfile(path, copy)
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists():
+            shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+        yield copy
 
 
 def file_uri(path: Path, mode: str) -> str:
@@ -147,7 +181,7 @@ def open_read_only(path: Path) -> tuple[Any, ReadOnlyOpen]:
     if not path.is_file():
         raise StoreError(f"{path}: no such review database file")
     first = read_mode(path)
-    modes = [first] if first == LOCKED else [first, LOCKED]
+    modes = [first] if first != IMMUTABLE else [first, LOCKED]
     before = fingerprint(path)
     if first == IMMUTABLE and truncated(path):
         raise StoreError(f"{path}: cannot read review database: {DAMAGED}")
@@ -226,9 +260,18 @@ def _connect(path: Path, mode: str) -> tuple[sqlite3.Connection, ReadOnlyOpen]:
     older); raises sqlite3 errors as they come, StoreError for a wrong version."""
     latest = available_migrations()[-1][0]
     before = fingerprint(path)
-    conn = sqlite3.connect(
-        file_uri(path, mode), uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_S
-    )
+    if mode == PRIVATE_COPY:  # read into memory from the private copy, then let it go
+        with private_copy(path) as copy:
+            source = sqlite3.connect(copy, isolation_level=None)
+            try:
+                conn = sqlite3.connect(":memory:", isolation_level=None)
+                source.backup(conn)
+            finally:
+                source.close()
+    else:
+        conn = sqlite3.connect(
+            file_uri(path, mode), uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_S
+        )
     try:
         version = current_version(conn)
         if version == 0:
@@ -238,7 +281,9 @@ def _connect(path: Path, mode: str) -> tuple[sqlite3.Connection, ReadOnlyOpen]:
                 f"{path}: database schema v{version} is newer than this app (v{latest}); "
                 "update the app"
             )
-        if version < latest:
+        if version < latest and mode == PRIVATE_COPY:
+            migrate(conn, None)  # already a copy in memory
+        elif version < latest:
             copy = sqlite3.connect(":memory:", isolation_level=None)
             try:
                 conn.backup(copy)

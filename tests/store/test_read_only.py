@@ -199,3 +199,48 @@ def test_a_damaged_file_is_said_so_and_nothing_is_left_beside_it(tmp_path, capsy
             assert "the file is damaged (truncated or not fully copied?)" in err, err
             assert "try again" not in err
             assert folder_state(cut.parent) == before  # no -wal, no -shm
+
+
+def test_a_writer_that_checkpointed_its_wal_away_is_still_read_with_locks(tmp_path):
+    # after wal_checkpoint(TRUNCATE) the -wal is empty while the writer works on: its
+    # -shm tells (an immutable read raced its next checkpoint and found the file malformed)
+    db = tmp_path / "study.db"
+    writer = StudyStore(db)
+    writer.set_state("k", "v")
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    assert db.with_name("study.db-wal").stat().st_size == 0
+    assert db.with_name("study.db-shm").exists()
+    assert read_only.read_mode(db) == read_only.LOCKED
+    reader = StudyStore(db, read_only=True)
+    assert reader.get_state("k") == "v"
+    reader.close()
+    writer.close()
+
+
+def test_a_killed_writers_wal_is_read_from_a_private_copy_and_nothing_made_beside_it(
+    tmp_path, capsys
+):
+    import shutil
+
+    db = tmp_path / "live" / "study.db"
+    db.parent.mkdir()
+    writer = StudyStore(db)
+    writer.set_state("k", "in the wal only")
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    shutil.copy(db, archive / "study.db")  # as a killed writer leaves it: -wal, no -shm
+    shutil.copy(db.with_name("study.db-wal"), archive / "study.db-wal")
+    writer.close()
+    copy = archive / "study.db"
+    before = folder_state(archive)
+    assert read_only.read_mode(copy) == read_only.PRIVATE_COPY
+    reader = StudyStore(copy, read_only=True)
+    assert reader.get_state("k") == "in the wal only"  # the unsaved commit is read
+    assert not reader.opened_read_only.changed()
+    reader.close()
+    assert folder_state(archive) == before  # no -shm made, the -wal untouched
+    out = tmp_path / "merged.db"
+    assert main(["merge", str(out), str(copy)]) == 0
+    assert folder_state(archive) == before
