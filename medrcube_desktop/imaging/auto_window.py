@@ -14,8 +14,9 @@ import numpy as np
 def robust_window(values: np.ndarray, low: float = 0.5, high: float = 99.5) -> tuple[float, float]:
     """(center, width) spanning the ``low``..``high`` percentiles of the finite ``values``.
 
-    Falls back to the full range when the percentiles coincide; width is at least 1e-6.
-    Raises ``ValueError`` when no value is finite.
+    Falls back to the full range when the percentiles coincide, and to
+    :func:`flat_window` when every value is the same; width is at least 1e-6. Raises
+    ``ValueError`` when no value is finite.
     """
     finite = values if values.dtype.kind in "iu" else values[np.isfinite(values)]
     if finite.size == 0:
@@ -23,8 +24,31 @@ def robust_window(values: np.ndarray, low: float = 0.5, high: float = 99.5) -> t
     lo, hi = percentiles(finite, (low, high))
     if hi <= lo:
         lo, hi = float(finite.min()), float(finite.max())
+        if hi <= lo:
+            return flat_window(lo)
     width = max(float(hi - lo), 1e-6)
     return float(lo + width / 2.0), width
+
+
+def flat_window(value: float) -> tuple[float, float]:
+    """(center, width) for an image that holds one value: centred on it, so that it
+    shows mid-grey (level 128 under LINEAR_EXACT) in every format.
+
+    One value carries no contrast, and neither black (which reads as padding or a failed
+    load) nor white would be more true than the other. The width is 1, or two float64
+    steps of ``value`` when those are wider (beyond 2**52): ``value - width / 2`` is then
+    exact for every whole number, so the formula gives exactly 0.5 there, not a level
+    either side of it, and never a window narrower than the value's own precision (which
+    would put the value at the window's edge: black).
+    """
+    value = float(value)
+    return value, max(1.0, 2.0 * math.ulp(value))
+
+
+def is_flat_window(window: tuple[float, float]) -> bool:
+    """Whether ``window`` is the one :func:`flat_window` gives for its center."""
+    center, width = float(window[0]), float(window[1])
+    return math.isfinite(center) and width == max(1.0, 2.0 * math.ulp(center))
 
 
 HISTOGRAM_MAX_RANGE = 1 << 16
@@ -143,8 +167,8 @@ def foreground_window(
     MR (and most NIfTI volumes) have a large background at the minimum (zero padding, air)
     that would drag the lower percentile down and wash the tissue out; the ``low``..``high``
     percentiles of the foreground describe the anatomy instead. When the foreground is
-    empty or flat, the window spans the background level to the foreground maximum.
-    Width is at least 1e-6. Raises ``ValueError`` when no value is finite.
+    flat, the window spans the background level to the foreground maximum; when there is
+    no foreground (one value), :func:`flat_window`. Width is at least 1e-6. Raises ``ValueError`` when no value is finite.
     """
     finite = values if values.dtype.kind in "iu" else values[np.isfinite(values)]
     if finite.size == 0:
@@ -152,7 +176,7 @@ def foreground_window(
     floor = float(finite.min())
     foreground = finite[finite > floor]
     if foreground.size == 0:
-        return floor, 1e-6
+        return flat_window(floor)
     lo, hi = percentiles(foreground, (low, high))
     if hi <= lo:
         lo, hi = floor, float(foreground.max())

@@ -9,9 +9,11 @@ What the header says about display (orientation, spacing, windows, units) is rea
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import warnings
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
@@ -151,7 +153,10 @@ def _decode_dicom(
     keys = ds.keys()  # integer tags: `in ds` would make a Tag() of each
     if count > 1 or 0x7FE00010 not in keys:  # Pixel Data
         # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
-        arr = pixel_array(path, index=index if count > 1 else None)
+        try:
+            arr = pixel_array(path, index=index if count > 1 else None)
+        except ValueError as exc:  # a frame read from the file is not checked as a whole
+            _raise_pydicom_verdict(ds, path, exc)
     else:  # the header and pixels are read already: decode them, without a second read
         reduced = _reduced_decode(ds, display_side) if display_side else None
         if reduced is None:
@@ -161,6 +166,24 @@ def _decode_dicom(
         if levels:
             return orient(_reduced(_decode_frame(arr, ds, index, count), ds, levels), ds)
     return orient(_decode_frame(arr, ds, index, count), ds)
+
+
+def _raise_pydicom_verdict(ds, path: Path, exc: ValueError) -> NoReturn:
+    """Raise pydicom's own check of ``ds``'s Pixel Data length as an ImageLoadError (a
+    Number of Frames the data does not hold: "less than expected (32768 vs 65536
+    bytes)"), where its single-frame decode only says "cannot reshape array"; else
+    re-raise ``exc``."""
+    from pydicom.pixels.decoders.base import DecodeRunner
+
+    try:
+        runner = DecodeRunner(ds.file_meta.TransferSyntaxUID)
+        runner.set_source(ds)
+        runner.validate()
+    except ValueError as verdict:
+        raise ImageLoadError(f"{path}: cannot decode image: {verdict}") from exc
+    except Exception:  # the check itself cannot run: the decoder's message stands
+        pass
+    raise exc
 
 
 def _reduced_decode(ds, display_side: int) -> tuple[np.ndarray, int] | None:
@@ -215,13 +238,13 @@ def _decode_frame(arr: np.ndarray, ds, index: int, count: int) -> SliceData:
     # the stored range, read once: it bounds the rescale (int16 or wider) and rules
     # padding out without comparing every pixel
     span = (int(arr.min()), int(arr.max())) if arr.dtype.kind in "iu" and arr.size else None
-    pixels = _apply_modality(arr, ds, index, span)
+    notes: list[str] = []
+    pixels = _apply_modality(arr, ds, index, span, notes)
     padding = _padding_mask(arr, ds, span)
     supplemental = _supplemental_palette(arr, ds)
     windows = dicom_windows(ds, index)
     window = windows[0] if windows else None
     function = str(element_value(ds, 0x00281056, "LINEAR")).strip() or "LINEAR"
-    notes = []
     if supplemental is not None:
         notes.append("Supplemental Palette Color LUT: mapped values shown in colour")
     if padding is not None and padding.any():
@@ -274,11 +297,18 @@ def _apply_voi_lut_sequence(pixels: np.ndarray, ds) -> tuple[np.ndarray, tuple[f
 
 
 def _apply_modality(
-    arr: np.ndarray, ds, frame: int, span: tuple[int, int] | None = None
+    arr: np.ndarray,
+    ds,
+    frame: int,
+    span: tuple[int, int] | None = None,
+    notes: list[str] | None = None,
 ) -> np.ndarray:
     """Modality LUT or Rescale Slope/Intercept (PS3.3 C.11.1), incl. functional groups.
 
     ``span`` is ``(min, max)`` of the stored ``arr`` when the caller has it (integers).
+    A rescale that cannot be used (a slope that is zero or not finite, an intercept that
+    is not finite, or values beyond float64) is ignored, slope 1 and intercept 0: the
+    stored values are shown, and a note in ``notes`` says so.
 
     Returns
     -------
@@ -299,11 +329,17 @@ def _apply_modality(
         intercept = float(element_value(source, 0x00281052, 0.0)) if source is not None else 0.0
     except (TypeError, ValueError):  # a malformed value: pydicom's own reading decides
         return np.asarray(apply_modality_lut(arr, ds), dtype=np.float64)
-    if arr.dtype.kind in "iu" and slope.is_integer() and intercept.is_integer():
-        if slope == 1 and intercept == 0:
-            return arr
-        if span is None:
-            span = (int(arr.min(initial=0)), int(arr.max(initial=0)))
+    whole = arr.dtype.kind in "iu"
+    if whole and slope == 1 and intercept == 0:
+        return arr
+    if span is None and whole:
+        span = (int(arr.min(initial=0)), int(arr.max(initial=0)))
+    unusable = _unusable_rescale(slope, intercept, span)
+    if unusable:
+        if notes is not None:
+            notes.append(f"{unusable}: ignored, stored values shown (slope 1, intercept 0)")
+        return arr if whole else arr.astype(np.float64)
+    if whole and span is not None and slope.is_integer() and intercept.is_integer():
         low, high = min(span[0], 0), max(span[1], 0)
         ends = [low * slope + intercept, high * slope + intercept]
         steps = [low, high, low * slope, high * slope, *ends]  # every value computed
@@ -317,6 +353,19 @@ def _apply_modality(
             np.add(out, int(intercept), out=out)
             return out
     return arr.astype(np.float64) * slope + intercept
+
+
+def _unusable_rescale(slope: float, intercept: float, span: tuple[int, int] | None) -> str:
+    """Why Rescale Slope/Intercept cannot be applied ("" when they can): a zero or
+    non-finite slope maps every value to one (or to NaN), a non-finite intercept too, and
+    stored values (``span``: their min, max) rescaled beyond float64 become infinite."""
+    if not math.isfinite(slope) or slope == 0:
+        return f"Rescale Slope {slope:g} is not usable (zero or not finite)"
+    if not math.isfinite(intercept):
+        return f"Rescale Intercept {intercept:g} is not usable (not finite)"
+    if span is not None and not all(math.isfinite(v * slope + intercept) for v in span):
+        return f"Rescale Slope {slope:g} and Intercept {intercept:g} exceed float64"
+    return ""
 
 
 def _padding_mask(stored: np.ndarray, ds, span: tuple[int, int] | None = None) -> np.ndarray | None:

@@ -21,6 +21,11 @@ LUT_MAX_ENTRIES = 1 << 16
 GATHER_CHUNK = 1 << 16
 """Pixels gathered per ``np.take`` call (its intp copy of their indices: 512 KiB)."""
 
+EXACT_WHOLE = 1 << 53
+"""Largest magnitude up to which every whole number is a float64 (and an int64): only
+values within it go through a table, whose entries are ``float64(low + i)``; beyond it
+the float path windows each pixel as stored."""
+
 WORD_TABLES_KEPT = 16
 """RGBA word tables remembered (at most 256 KiB each): a study's slices share a window,
 a reviewer's window drag makes one table per step, and only the last few matter."""
@@ -106,8 +111,9 @@ def gray8_by_table(
 
     Returns
     -------
-    (H, W) uint8, or None when ``pixels`` are not integers or span more than
-    :data:`LUT_MAX_ENTRIES` values (the caller windows them in float64).
+    (H, W) uint8, or None when ``pixels`` are not whole numbers, span more than
+    :data:`LUT_MAX_ENTRIES` values, or reach beyond :data:`EXACT_WHOLE` in magnitude
+    (the caller windows them in float64).
     """
     if pixels.size == 0:
         return np.zeros(pixels.shape, dtype=np.uint8)
@@ -118,12 +124,17 @@ def gray8_by_table(
             return None
         if not np.isfinite(pixels).all() or not np.array_equal(pixels, np.rint(pixels)):
             return None
+        low, high = int(pixels.min()), int(pixels.max())  # whole and finite: exact
+    elif pixels.dtype.kind in "iu":
+        low, high = int(pixels.min()), int(pixels.max())
+    else:
+        return None
+    # checked before any cast (2**63 would become -2**63 in int64): too many values, or
+    # beyond what float64 holds exactly (the table's entries are float64(low + i))
+    if high - low >= LUT_MAX_ENTRIES or low < -EXACT_WHOLE or high > EXACT_WHOLE:
+        return None
+    if pixels.dtype.kind == "f":
         whole = pixels.astype(np.int64)
-    elif pixels.dtype.kind not in "iu":
-        return None
-    low, high = int(whole.min()), int(whole.max())
-    if high - low >= LUT_MAX_ENTRIES:
-        return None
     if low >= 0 and high < LUT_MAX_ENTRIES:  # index by the value itself: no subtraction
         low = 0
         index = whole

@@ -25,6 +25,10 @@ MAX_MASK_LABELS = 255
 handful (an 8-bit label map at most 255); thousands mean an intensity image was given as
 the mask, which would be drawn as noise, slowly."""
 
+LABEL_MIN, LABEL_MAX = -(2**31), 2**31 - 1
+"""The label numbers a mask may hold: int32's range."""
+
+
 MASK_INTEGRAL_TOLERANCE = 1e-3
 """How far from a whole number a float mask value may be (a scale factor's rounding)."""
 
@@ -44,7 +48,8 @@ DICOM 0.98, photos 0.99). Half sits in the gap, far from both."""
 
 
 def mask_labels(values: np.ndarray, path: Path | str) -> np.ndarray:
-    """Mask voxels as int32 labels: rounded, NaN/inf as 0, clipped to the int32 range.
+    """Mask voxels as int32 labels: whole numbers (floats rounded within
+    :data:`MASK_INTEGRAL_TOLERANCE`), NaN as 0.
 
     Parameters
     ----------
@@ -57,24 +62,30 @@ def mask_labels(values: np.ndarray, path: Path | str) -> np.ndarray:
     Raises
     ------
     ImageLoadError
-        A float mask holds values that are not whole numbers, the mask holds more than
+        A float mask holds values that are not whole numbers, a label beyond int32
+        (:data:`LABEL_MIN` .. :data:`LABEL_MAX`; an infinity), the mask holds more than
         :data:`MAX_MASK_LABELS` distinct labels, or it looks like a picture (more than
         :data:`PICTURE_MIN_VALUES` values, and at least :data:`PICTURE_MIN_DIFFERING` of
         its neighbouring labelled pixels differ): it is an image, not a label mask.
     """
+    if values.dtype.kind == "b":
+        return values.astype(np.int32)
     if np.issubdtype(values.dtype, np.integer):
-        labels = np.clip(values, -(2**31), 2**31 - 1).astype(np.int32, copy=False)
+        _require_label_range(values, path)
+        labels = values.astype(np.int32, copy=False)
     else:
-        finite = np.isfinite(values)
-        rounded = np.where(finite, np.rint(values), 0)
-        off = finite & (np.abs(values - rounded) > MASK_INTEGRAL_TOLERANCE)
+        nan = np.isnan(values)
+        rounded = np.where(nan, 0.0, np.rint(values))
+        with np.errstate(invalid="ignore"):  # inf - inf: the range check names it below
+            off = ~nan & (np.abs(values - rounded) > MASK_INTEGRAL_TOLERANCE)
         if off.any():
             example = float(values[off].flat[0])
             raise ImageLoadError(
                 f"{path}: the mask holds values that are not whole numbers (such as "
                 f"{example:g}); a mask holds label numbers (0 = none): is this an image?"
             )
-        labels = np.clip(rounded, -(2**31), 2**31 - 1).astype(np.int32)
+        _require_label_range(rounded, path)
+        labels = rounded.astype(np.int32)
     count = label_count(labels)
     if count > MAX_MASK_LABELS:
         raise ImageLoadError(
@@ -90,6 +101,23 @@ def mask_labels(values: np.ndarray, path: Path | str) -> np.ndarray:
                 "(none) and one number per structure, the same all over the structure"
             )
     return labels
+
+
+def _require_label_range(values: np.ndarray, path: Path | str) -> None:
+    """Refuse labels that int32 cannot hold (1e30, inf): clipping or casting them would
+    invent a label (2**31 - 1, or -2**31 from a float32's rounding) no structure has."""
+    if values.size == 0:
+        return
+    # the ends as Python numbers: exact, where a float32 compared with 2**31 - 1 would
+    # round that bound to 2**31 and let 2**31 through
+    low, high = values.min().item(), values.max().item()
+    if low >= LABEL_MIN and high <= LABEL_MAX:
+        return
+    example = float(low if not low >= LABEL_MIN else high)
+    raise ImageLoadError(
+        f"{path}: the mask holds {example:g}, beyond the label numbers a mask may hold "
+        f"({LABEL_MIN:,} to {LABEL_MAX:,}; 0 = none): is this an image?"
+    )
 
 
 def differing_neighbours(labels: np.ndarray) -> float:

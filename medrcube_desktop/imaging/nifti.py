@@ -7,6 +7,7 @@ radiological convention (see :mod:`.geometry`). No Qt here.
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,13 +29,14 @@ from medrcube_desktop.imaging.slice_data import (
 
 @dataclass(frozen=True)
 class _Volume:
-    data: np.ndarray  # (I, J, K) float32, voxel order
+    data: np.ndarray  # (I, J, K) float32 (float64 beyond its range), voxel order
     codes: tuple[str, str, str]  # nibabel.aff2axcodes: direction each voxel axis runs
     window: tuple[float, float] | None  # one window for every slice of the volume
     notes: tuple[str, ...]
     zooms: tuple[float, ...] = (1.0, 1.0, 1.0)  # voxel size along each voxel axis, mm
     affine: np.ndarray = field(default_factory=lambda: np.eye(4))  # (4, 4) voxel to RAS mm
     calibrated: bool = False  # window from the header's cal_min/cal_max
+    volumes: int = 1  # volumes in the file (a 4-D file's fourth axis); data holds the first
 
 
 @functools.lru_cache(maxsize=4)
@@ -51,19 +53,32 @@ def _nifti_volume(path: str) -> _Volume:
     img: Any = nib.load(path)  # Nifti1Image/Nifti2Image (nibabel types load() loosely)
     notes = []
     shape = img.shape
-    check_pixel_count(Path(path), int(np.prod(shape[:3])), factor=50)  # the volume read
-    if len(shape) == 4:  # read only the first volume, not the whole series
-        notes.append(f"4-D file with {shape[3]} volumes: showing the first")
-        data = np.asanyarray(img.dataobj[..., 0])
-    elif len(shape) == 2:  # a single slice stored as NIfTI
-        data = np.asanyarray(img.dataobj)[:, :, None]
-    elif len(shape) == 3:
-        data = np.asanyarray(img.dataobj)
-    else:
+    if not 2 <= len(shape) <= 4:
         raise ImageLoadError(
             f"{path}: expected a 2-D, 3-D or 4-D NIfTI image, found {len(shape)}-D"
         )
-    data = data.astype(np.float32, copy=False)
+    if 0 in shape:
+        raise ImageLoadError(f"{path}: the NIfTI image holds no voxels (shape {tuple(shape)})")
+    stored = img.get_data_dtype()
+    if stored.fields is not None or stored.kind not in "iufcb":
+        raise ImageLoadError(
+            f"{path}: NIfTI voxels of type {_dtype_name(stored)} (colour or records): "
+            "only greyscale volumes (one number per voxel) can be shown"
+        )
+    check_pixel_count(Path(path), int(np.prod(shape[:3])), factor=50)  # the volume read
+    with warnings.catch_warnings():  # nibabel's scaling overflow: judged below, not printed
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if len(shape) == 4:  # read only the first volume, not the whole series
+            notes.append(f"4-D file with {shape[3]} volumes: showing the first")
+            data = np.asanyarray(img.dataobj[..., 0])
+        elif len(shape) == 2:  # a single slice stored as NIfTI
+            data = np.asanyarray(img.dataobj)[:, :, None]
+        else:
+            data = np.asanyarray(img.dataobj)
+    if data.dtype.kind == "c":
+        notes.append("complex voxels: showing their magnitude")
+        data = np.abs(data)
+    data = _as_float32(data)
     header = img.header
     cal_min, cal_max = (float(header.get(k, 0) or 0) for k in ("cal_min", "cal_max"))
     calibrated = bool(np.isfinite(cal_min) and np.isfinite(cal_max) and cal_max > cal_min)
@@ -75,7 +90,28 @@ def _nifti_volume(path: str) -> _Volume:
         window = foreground_window(finite) if finite.size else None
     zooms = tuple(float(z) for z in img.header.get_zooms()[:3])  # voxel size, mm
     codes = tuple(nib.aff2axcodes(img.affine))
-    return _Volume(data, codes, window, tuple(notes), zooms, np.asarray(img.affine), calibrated)
+    volumes = int(shape[3]) if len(shape) == 4 else 1
+    affine = np.asarray(img.affine)
+    return _Volume(data, codes, window, tuple(notes), zooms, affine, calibrated, volumes)
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    """``uint8`` or, for a record type, its fields: ``(R: uint8, G: uint8, B: uint8)``."""
+    if dtype.fields is None:
+        return str(dtype)
+    return "(" + ", ".join(f"{name}: {dtype.fields[name][0]}" for name in dtype.names or ()) + ")"
+
+
+def _as_float32(data: np.ndarray) -> np.ndarray:
+    """``data`` as float32, or as float64 when a finite value lies beyond float32's range
+    (a huge scl_slope: casting would make it infinite)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = data.astype(np.float32, copy=False)
+    if narrow is data or data.dtype.kind != "f" or data.dtype.itemsize <= 4:
+        return narrow
+    if np.isfinite(narrow).all() or np.isfinite(narrow).sum() == np.isfinite(data).sum():
+        return narrow
+    return data.astype(np.float64, copy=False)
 
 
 def load_nifti_slice(
@@ -103,6 +139,11 @@ def load_nifti_slice(
     mask_volume = None
     notes = list(volume.notes)
     if mask is not None and mask_path is not None:
+        if mask.volumes > 1:
+            raise ImageLoadError(
+                f"{mask_path}: the mask is a 4-D file of {mask.volumes} volumes; a mask is "
+                "one volume of label numbers (0 = none) on the image's grid"
+            )
         labels = mask_labels(mask.data, mask_path)
         if mask.data.shape != data.shape or not np.allclose(mask.affine, volume.affine, atol=1e-3):
             labels = _resample_mask(labels, mask, volume, mask_path)

@@ -18,7 +18,7 @@ import numpy as np
 
 from medrcube_desktop.core.file_checks import require_item_files
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.imaging.auto_window import foreground_window, robust_window
+from medrcube_desktop.imaging.auto_window import foreground_window, is_flat_window, robust_window
 from medrcube_desktop.imaging.compositing import GRAPHICS_RGB, MASK_ALPHA, draw_box, draw_mask
 from medrcube_desktop.imaging.loading import load_slice
 from medrcube_desktop.imaging.lookup_tables import (
@@ -255,6 +255,8 @@ def _finish(
 ) -> RenderedImage:
     """Draw the box on the RGBA ``out`` and wrap it with what the viewer shows beside."""
     notes = list(data.notes)
+    if window is not None and is_flat_window(window) and _one_value(data.pixels):
+        notes.append(f"the image holds one value ({window[0]:g}) throughout: shown mid-grey")
     if bbox is not None:
         box = box_on_slice(data, bbox)
         if box is None:
@@ -286,6 +288,12 @@ def _finish(
         gray,
         facts,
     )
+
+
+def _one_value(pixels: np.ndarray) -> bool:
+    """Whether the finite values of ``pixels`` are all the same (and there is one)."""
+    finite = pixels if pixels.dtype.kind in "iu" else pixels[np.isfinite(pixels)]
+    return bool(finite.size) and finite.min() == finite.max()
 
 
 def render_file(

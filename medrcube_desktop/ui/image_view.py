@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.pixel_facts import PixelFacts
 from medrcube_desktop.imaging.render import RenderedImage, render_item
 from medrcube_desktop.imaging.render_cache import RenderCache
@@ -502,11 +503,14 @@ class RenderTask(QRunnable):
                 self.max_side,
                 self.display_side,
             )
-        except Exception as exc:  # shown to the user in the view; logged with traceback
+        except Exception as exc:  # shown to the user in the view, and logged
             if self.still_wanted is not None:  # a prefetch: shown when the item is opened
                 log.warning("prefetch of item %s failed: %s", self.item.id, exc)
                 return
-            log.exception("rendering item %s failed", self.item.id)
+            if isinstance(exc, ImageLoadError):  # a bad input, not a bug: one line
+                log.warning("rendering item %s failed: %s", self.item.id, exc)
+            else:
+                log.exception("rendering item %s failed", self.item.id)
             try:
                 self.signals.failed.emit(self.generation, failure_text(self.item.id, exc))
             except RuntimeError:
