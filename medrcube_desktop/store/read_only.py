@@ -261,8 +261,8 @@ def _connect(path: Path, mode: str) -> tuple[sqlite3.Connection, ReadOnlyOpen]:
     latest = available_migrations()[-1][0]
     before = fingerprint(path)
     if mode == PRIVATE_COPY:  # read into memory from the private copy, then let it go
-        with private_copy(path) as copy:
-            source = sqlite3.connect(copy, isolation_level=None)
+        with private_copy(path) as private:
+            source = sqlite3.connect(private, isolation_level=None)
             try:
                 conn = sqlite3.connect(":memory:", isolation_level=None)
                 source.backup(conn)
