@@ -162,3 +162,22 @@ def test_merge_with_an_unusable_later_file_merges_nothing(tmp_path, capsys):
     assert StudyStore(study).reviewers() == []  # the first file was not merged either
     assert main(["merge", str(study), str(first)]) == 0  # once the bad file is left out
     assert StudyStore(study).reviewers() == ["dr-a"]
+
+
+def test_merge_with_a_later_file_missing_a_table_merges_nothing(tmp_path, capsys):
+    import sqlite3
+
+    first = tmp_path / "a.db"
+    StudyStore(first).save_review(Review("dr-a", "i1", dict.fromkeys(RULE_IDS, 1), "", T0, T0))
+    broken = tmp_path / "b.db"
+    StudyStore(broken).save_review(Review("dr-b", "i1", dict.fromkeys(RULE_IDS, 0), "", T0, T0))
+    conn = sqlite3.connect(broken)
+    conn.execute("DROP TABLE flags")
+    conn.commit()
+    conn.close()
+    study = tmp_path / "study.db"
+    StudyStore(study).close()
+    assert main(["merge", str(study), str(first), str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert f"{broken}: not a whole review database (no table flags); nothing was merged" in err
+    assert StudyStore(study).reviewers() == []

@@ -27,7 +27,7 @@ from typing import Any
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store import review_queries
 from medrcube_desktop.store.merging_experts import merge_adjudications, merge_assignment
-from medrcube_desktop.store.migrations import available_migrations, current_version
+from medrcube_desktop.store.migrations import available_migrations, current_version, migrate
 from medrcube_desktop.store.read_only import (
     DAMAGED,
     IMMUTABLE,
@@ -160,17 +160,40 @@ def merge(target_store: StudyStore, other_paths: Iterable[str | Path]) -> MergeS
     with tempfile.TemporaryDirectory(prefix="medrcube-merge-") as folder:
         # every file read (and refused if unusable) before any is merged: a bad third
         # file must not leave the first two merged and unreported
-        copies = []
-        for number, other in enumerate(others):
-            copies.append(Path(folder) / f"other-{number}.sqlite")
-            _snapshot(other, copies[-1])
-        for other, copy in zip(others, copies, strict=True):
-            source = StudyStore(copy)
-            try:
+        sources: list[StudyStore] = []
+        try:
+            for number, other in enumerate(others):
+                copy = Path(folder) / f"other-{number}.sqlite"
+                _snapshot(other, copy)
+                sources.append(StudyStore(copy))  # migrated: the current schema
+                _check_tables(sources[-1], other)
+            for other, source in zip(others, sources, strict=True):
                 files.append(_merge_one(target_store, source, other))
-            finally:
+        finally:
+            for source in sources:
                 source.close()
     return MergeSummary(files)
+
+
+def _check_tables(source: StudyStore, other: Path) -> None:
+    """Refuse a copy that lacks a table the merge reads (a table dropped by hand: the
+    schema version says current, the tables do not)."""
+    expected = sqlite3.connect(":memory:")
+    try:
+        migrate(expected, None)
+        wanted = {row[0] for row in expected.execute(_TABLES)}
+    finally:
+        expected.close()
+    have = {row[0] for row in source.db.conn.execute(_TABLES)}
+    missing = sorted(wanted - have)
+    if missing:
+        raise StoreError(
+            f"{other}: not a whole review database (no table {', '.join(missing)}); "
+            "nothing was merged"
+        )
+
+
+_TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
 
 
 def _check_other(target: StudyStore, other: Path) -> None:
