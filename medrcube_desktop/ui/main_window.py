@@ -299,11 +299,17 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
             self.show_item(first)
             self.image_view.setFocus()  # keys score from the start (not the Task filter)
         else:
-            self._show_no_item(
-                "This benchmark has no loadable items."
-                if not self.session.items
-                else "No item matches the filters."
-            )
+            if self.session.items or self.list_pane.current_filter().include_restricted:
+                message = "No item matches the filters."
+            elif self.session.restricted:  # only text-only items: say how to review them
+                n = len(self.session.restricted)
+                message = (
+                    f"Every item of this benchmark ({n}) ships without its image (restricted): "
+                    "tick “Include restricted items (text only)” to review their text."
+                )
+            else:
+                message = "This benchmark has no loadable items."
+            self._show_no_item(message)
 
     # -- behaviour --------------------------------------------------------------
     def show_item(self, item_id: str, repeat: bool = False) -> None:

@@ -99,3 +99,26 @@ def test_the_choice_is_read_back_from_the_settings(qtbot, tmp_path, monkeypatch)
     finally:
         window.close()
         store.close()
+
+
+def test_a_benchmark_of_restricted_items_only_says_how_to_review_them(
+    qtbot, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("MEDRCUBE_CONFIG_DIR", str(tmp_path / "config"))
+    root = write_benchmark(
+        tmp_path / "b",
+        {"ds1": [item(f"r{n}", image=f"images/r{n}.png", restricted=True) for n in range(3)]},
+    )
+    benchmark = load_for_review(root)
+    store = StudyStore(tmp_path / "study.db")
+    window = build_window(MainWindow, benchmark, store, "dr-a", settings.Settings())
+    qtbot.addWidget(window)
+    try:
+        window.show()
+        qtbot.waitUntil(lambda: "ships without its image" in window.image_message.text())
+        assert "Every item of this benchmark (3)" in window.image_message.text()
+        window.list_pane.include_restricted.setChecked(True)
+        assert window.list_pane.count() == 3
+    finally:
+        window.close()
+        store.close()
