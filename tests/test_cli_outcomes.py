@@ -55,23 +55,21 @@ def test_the_terminal_runner_tells_a_job_that_failed_from_one_that_could_not_sta
 
 def test_ctrl_c_cancels_the_job_and_waits_for_what_it_stores(capsys):
     stored = []
+    units = 2000  # up to 20 s: the Ctrl+C lands long before, even on a loaded machine
 
     def job(progress, cancel):
-        for n in range(200):  # stops between units once cancelled
+        for n in range(units):  # stops between units once cancelled
             if cancel.is_set():
                 return {"stored": len(stored), "cancelled": True}
             stored.append(n)
-            progress(Progress(n + 1, 200))
+            progress(Progress(n + 1, units))
+            if n == 5:  # the job is surely running and the terminal waiting on it
+                os.kill(os.getpid(), signal.SIGINT)  # as a Ctrl+C (the main thread gets it)
             time.sleep(0.01)
         return {"stored": len(stored), "cancelled": False}
 
-    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
-        result = run_in_terminal(job, quiet=True, on_cancel="cancelling: resume later")
-    finally:
-        timer.cancel()
-    assert result["cancelled"] and 0 < result["stored"] == len(stored) < 200
+    result = run_in_terminal(job, quiet=True, on_cancel="cancelling: resume later")
+    assert result["cancelled"] and 6 <= result["stored"] == len(stored) < units
     assert "cancelling: resume later (Ctrl+C again to stop waiting)" in capsys.readouterr().err
 
 
