@@ -68,7 +68,13 @@ def test_ctrl_c_cancels_the_job_and_waits_for_what_it_stores(capsys):
             time.sleep(0.01)
         return {"stored": len(stored), "cancelled": False}
 
-    result = run_in_terminal(job, quiet=True, on_cancel="cancelling: resume later")
+    # Python's own Ctrl+C handler, as a terminal's python has it: a shell starts a
+    # background job with SIGINT ignored, and Python then keeps it ignored
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        result = run_in_terminal(job, quiet=True, on_cancel="cancelling: resume later")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert result["cancelled"] and 6 <= result["stored"] == len(stored) < units
     assert "cancelling: resume later (Ctrl+C again to stop waiting)" in capsys.readouterr().err
 

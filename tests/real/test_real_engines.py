@@ -112,11 +112,18 @@ def stored(db: Path) -> int:
         return 0
 
 
+def _terminal_signals() -> None:
+    """The child as a terminal starts it: Ctrl+C (SIGINT) not ignored, even when these
+    tests run in a background job (a shell starts those with SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_until_stored(demo: Path, db: Path, env: dict, count: int, *args: str):
     """Start an evaluate run in the background; return it once it has stored ``count``
     answers, still running (the test fails with its stderr if it ended first)."""
     child = subprocess.Popen(command(demo, db, *args), cwd=ROOT, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_terminal_signals)  # fmt: skip
     deadline = time.monotonic() + 600
     while stored(db) < count and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
