@@ -37,6 +37,9 @@ def test_a_base_url_needs_http_or_https_and_a_host():
 
     assert base_url(" http://localhost:8000/v1 ") == "http://localhost:8000/v1"
     assert base_url("https://api.openai.com/v1") == "https://api.openai.com/v1"
+    for good in ("http://[::1]:8000/v1", "http://[fe80::1%25eth0]:9/v1", "http://u:p@h:1/v1",
+                 "http://10.0.0.2/v1", "https://my-azure.openai.azure.com/openai"):  # fmt: skip
+        assert base_url(good) == good
     for bad, said in (
         ("notaurl", "not an http(s) URL with a host: 'notaurl'"),
         ("localhost:8000/v1", "not an http(s) URL"),  # the scheme forgotten
@@ -45,6 +48,8 @@ def test_a_base_url_needs_http_or_https_and_a_host():
         ("http://host:99999/v1", "not a URL: 'http://host:99999/v1' (Port out of range"),
         ("http://host:port/v1", "not a URL"),
         ("http://localhost:1/v1 x", "not a URL: 'http://localhost:1/v1 x' (a space inside"),
+        ("http://[::1]x/v1", "not a URL: 'http://[::1]x/v1' (the host and port cannot be read)"),
+        ("http://h:/v1", "not a URL: 'http://h:/v1' (the host and port cannot be read)"),
     ):
         with pytest.raises(argparse.ArgumentTypeError, match=re.escape(said)):
             base_url(bad)

@@ -46,7 +46,14 @@ def check_base_url(text: str) -> str:
         raise ValueError(
             f"not an http(s) URL with a host: {text!r} (for example http://localhost:8000/v1)"
         )
+    if not _HOST_PORT.fullmatch(parts.netloc.rpartition("@")[2]):  # "[::1]x" has no port
+        raise ValueError(f"not a URL: {text!r} (the host and port cannot be read)")
     return text.strip()
+
+
+_HOST_PORT = re.compile(r"(\[[0-9A-Za-z:.%_-]+\]|[^:/\[\]@\s]+)(:[0-9]{1,5})?")
+"""A URL's host (a name, an IPv4 address or a bracketed IPv6 one, RFC 3986 §3.2.2) and
+an optional port: what the HTTP client accepts."""
 
 
 def endpoint_host(base_url: str | None) -> str:

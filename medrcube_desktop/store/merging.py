@@ -176,21 +176,35 @@ def merge(target_store: StudyStore, other_paths: Iterable[str | Path]) -> MergeS
 
 
 def _check_tables(source: StudyStore, other: Path) -> None:
-    """Refuse a copy that lacks a table the merge reads (a table dropped by hand: the
-    schema version says current, the tables do not)."""
+    """Refuse a copy that lacks a table or column of the current schema (dropped by hand:
+    the schema version says current, the tables do not), before anything is merged."""
     expected = sqlite3.connect(":memory:")
     try:
         migrate(expected, None)
-        wanted = {row[0] for row in expected.execute(_TABLES)}
+        wanted = _columns(expected)
     finally:
         expected.close()
-    have = {row[0] for row in source.db.conn.execute(_TABLES)}
-    missing = sorted(wanted - have)
+    have = _columns(source.db.conn)
+    missing = sorted(set(wanted) - set(have))
     if missing:
         raise StoreError(
             f"{other}: not a whole review database (no table {', '.join(missing)}); "
             "nothing was merged"
         )
+    lacking = sorted(
+        f"{table}.{column}" for table in wanted for column in wanted[table] - have[table]
+    )
+    if lacking:
+        raise StoreError(
+            f"{other}: not a whole review database (no column {', '.join(lacking)}); "
+            "nothing was merged"
+        )
+
+
+def _columns(conn: sqlite3.Connection) -> dict[str, set[str]]:
+    """Each table's column names (``PRAGMA table_info``)."""
+    tables = [row[0] for row in conn.execute(_TABLES)]
+    return {t: {row[1] for row in conn.execute(f"PRAGMA table_info({t!r})")} for t in tables}
 
 
 _TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
