@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from medrcube_desktop.cli import main
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.store import Review, StudyStore
@@ -164,7 +166,17 @@ def test_merge_with_an_unusable_later_file_merges_nothing(tmp_path, capsys):
     assert StudyStore(study).reviewers() == ["dr-a"]
 
 
-def test_merge_with_a_later_file_missing_a_table_merges_nothing(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        ("DROP TABLE flags", "(no table flags); nothing was merged"),
+        ("ALTER TABLE reviews DROP COLUMN image_shown",
+         "(no column reviews.image_shown); nothing was merged"),
+    ],
+)  # fmt: skip
+def test_merge_with_a_later_file_missing_part_of_the_schema_merges_nothing(
+    tmp_path, capsys, damage, said
+):
     import sqlite3
 
     first = tmp_path / "a.db"
@@ -172,30 +184,11 @@ def test_merge_with_a_later_file_missing_a_table_merges_nothing(tmp_path, capsys
     broken = tmp_path / "b.db"
     StudyStore(broken).save_review(Review("dr-b", "i1", dict.fromkeys(RULE_IDS, 0), "", T0, T0))
     conn = sqlite3.connect(broken)
-    conn.execute("DROP TABLE flags")
+    conn.execute(damage)
     conn.commit()
     conn.close()
     study = tmp_path / "study.db"
     StudyStore(study).close()
     assert main(["merge", str(study), str(first), str(broken)]) == 2
-    err = capsys.readouterr().err
-    assert f"{broken}: not a whole review database (no table flags); nothing was merged" in err
-    assert StudyStore(study).reviewers() == []
-
-
-def test_merge_with_a_later_file_missing_a_column_merges_nothing(tmp_path, capsys):
-    import sqlite3
-
-    first = tmp_path / "a.db"
-    StudyStore(first).save_review(Review("dr-a", "i1", dict.fromkeys(RULE_IDS, 1), "", T0, T0))
-    broken = tmp_path / "c.db"
-    StudyStore(broken).save_review(Review("dr-c", "i1", dict.fromkeys(RULE_IDS, 0), "", T0, T0))
-    conn = sqlite3.connect(broken)
-    conn.execute("ALTER TABLE reviews DROP COLUMN image_shown")
-    conn.commit()
-    conn.close()
-    study = tmp_path / "study.db"
-    StudyStore(study).close()
-    assert main(["merge", str(study), str(first), str(broken)]) == 2
-    assert "no column reviews.image_shown); nothing was merged" in capsys.readouterr().err
+    assert f"{broken}: not a whole review database {said}" in capsys.readouterr().err
     assert StudyStore(study).reviewers() == []
