@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageB
 
 from medrcube_desktop import settings
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.ui.image_view import render_pool
 from medrcube_desktop.ui.main_window import MainWindow
+from medrcube_desktop.ui.render_task import render_pool
 from medrcube_desktop.ui.themes import apply_theme
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 from medrcube_desktop.ui.window_tools import restore_window_state

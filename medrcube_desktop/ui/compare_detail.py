@@ -34,7 +34,8 @@ from medrcube_desktop.imaging.render import RenderedImage
 from medrcube_desktop.store import Review, StudyStore
 from medrcube_desktop.store.evaluation import ResponseRecord
 from medrcube_desktop.store.judgments import Judgment
-from medrcube_desktop.ui.image_view import RenderTask, render_pool, rgba_to_qimage
+from medrcube_desktop.ui.image_view import rgba_to_qimage
+from medrcube_desktop.ui.render_task import RenderTask, render_pool
 from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc, esc_lines
 from medrcube_desktop.ui.themes import current_theme, ground_truth_colour

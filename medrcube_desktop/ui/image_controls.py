@@ -18,7 +18,7 @@ from medrcube_desktop.ui.display_state import (
     window_number,
     window_scale,
 )
-from medrcube_desktop.ui.image_view import DISPLAY_MAX_SIDE, RenderTask, render_pool
+from medrcube_desktop.ui.render_task import DISPLAY_MAX_SIDE, RenderTask, render_pool
 from medrcube_desktop.ui.text import esc
 
 SHOWN_PRIORITY = 1

@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 
 from medrcube_desktop.evaluation.credibility import Pair, credibility, pair_outcomes
 from medrcube_desktop.imaging.render import RenderedImage
-from medrcube_desktop.ui.image_view import RenderTask, render_pool, rgba_to_qimage
+from medrcube_desktop.ui.image_view import rgba_to_qimage
+from medrcube_desktop.ui.render_task import RenderTask, render_pool
 from medrcube_desktop.ui.run_results import RunResults
 from medrcube_desktop.ui.text import esc
 

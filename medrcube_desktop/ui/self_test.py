@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QApplication
 from medrcube_desktop import settings
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.ui.app import DEFAULT_SIZE
-from medrcube_desktop.ui.image_view import render_pool
 from medrcube_desktop.ui.main_window import MainWindow
+from medrcube_desktop.ui.render_task import render_pool
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 
 log = logging.getLogger(__name__)

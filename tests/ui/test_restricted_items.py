@@ -101,9 +101,7 @@ def test_the_choice_is_read_back_from_the_settings(qtbot, tmp_path, monkeypatch)
         store.close()
 
 
-def test_a_benchmark_of_restricted_items_only_says_how_to_review_them(
-    qtbot, tmp_path, monkeypatch
-):
+def test_a_benchmark_of_restricted_items_only_says_how_to_review_them(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("MEDRCUBE_CONFIG_DIR", str(tmp_path / "config"))
     root = write_benchmark(
         tmp_path / "b",
