@@ -329,6 +329,31 @@ def test_a_killed_engine_core_stops_the_run_instead_of_hanging(
     assert 2 <= len(store.responses("core")) < 12
 
 
+def test_a_child_that_stops_on_a_dead_engine_core_says_it_lost_its_engine(
+    bench, tmp_path, fake_vllm, monkeypatch
+):
+    # the EngineCore dies between two requests: vLLM's next chat raises EngineDeadError
+    # and the child exits 1 before the parent's 2 s check of the engine's processes
+    _, pids = fake_vllm
+    monkeypatch.setenv("FAKE_VLLM_CHAT_DELAY", "0.2")  # work left when it dies
+    store = StudyStore(tmp_path / "s.db")
+    engine = VLLMEngine("m", chunk_size=1)
+    record = run_record("dead", engine, "m", ImageOptions(text_only=True), str(bench))
+    killed = []
+
+    def progress(record) -> None:
+        if record.detail.answered == 2 and not killed:
+            killed.append(engine_cores(pids)[0])
+            os.kill(killed[0], signal.SIGKILL)
+            while alive(killed[0]):
+                time.sleep(0.01)
+
+    with pytest.raises(EngineError, match="lost a process of its engine") as failed:
+        run_evaluation(load_benchmark(bench).items, store, record, engine,
+                       ImageOptions(True), progress)  # fmt: skip
+    assert "EngineDeadError" in str(failed.value)  # the root cause from the child's log
+
+
 @pytest.mark.parametrize("attempts", [1, 4])
 def test_vllm_server_honours_max_attempts_for_server_errors_and_empty_replies(
     bench, tmp_path, attempts

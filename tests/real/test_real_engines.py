@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -52,6 +53,20 @@ def demo(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("demo") / "bench"
     subprocess.run([sys.executable, "-m", "medrcube_desktop", "demo", "build", str(out)],
                    check=True, cwd=ROOT, capture_output=True)  # fmt: skip
+    return out
+
+
+@pytest.fixture(scope="module")
+def long_demo(demo, tmp_path_factory) -> Path:
+    """The demo with every item asked four times (new ids, same images): 116 items, a
+    run of several seconds, so a test acting in the middle of a run finds work left (the
+    29 demo items take 0.6 s on two cores, shorter than a loaded machine's pause)."""
+    out = tmp_path_factory.mktemp("long") / "bench"
+    shutil.copytree(demo, out)
+    for items_file in out.glob("*/test.json"):
+        items = json.loads(items_file.read_text(encoding="utf-8"))
+        again = [{**item, "id": f"{item['id']}-{k}"} for k in range(1, 4) for item in items]
+        items_file.write_text(json.dumps(items + again), encoding="utf-8")
     return out
 
 
@@ -119,17 +134,24 @@ def _terminal_signals() -> None:
 
 
 def start_until_stored(demo: Path, db: Path, env: dict, count: int, *args: str):
-    """Start an evaluate run in the background; return it once it has stored ``count``
-    answers, still running (the test fails with its stderr if it ended first)."""
+    """Start an evaluate run in the background; once it has stored ``count`` answers,
+    stop it (SIGSTOP) and return it, stopped, with work left: the caller acts (kills a
+    process, sends a signal) and then lets it go on with ``child.send_signal(SIGCONT)``,
+    so the act always lands in the middle of the run, however fast or loaded the
+    machine. The test fails with its stderr if the run ended first."""
     child = subprocess.Popen(command(demo, db, *args), cwd=ROOT, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                              preexec_fn=_terminal_signals)  # fmt: skip
     deadline = time.monotonic() + 600
     while stored(db) < count and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.02)
+    child.send_signal(signal.SIGSTOP)  # a signal to an ended child is a no-op
     if child.poll() is not None:
         pytest.fail(f"the run ended first: {child.communicate()[1][-4000:]}")
     assert stored(db) >= count, "no answers within 600 s"
+    # what the model process had been given when the run stopped: its queue (two
+    # requests at chunk size 1), one in hand, a few in the pipe; far fewer than 116
+    assert stored(db) + 16 < len(load_benchmark(demo).items), "no work left to act in"
     return child
 
 
@@ -216,13 +238,14 @@ def test_vllm_and_hf_give_the_same_greedy_answers(model, demo, env, tmp_path):
 
 
 def test_ctrl_c_in_the_middle_stops_every_vllm_process_and_the_run_resumes(
-    model, demo, env, tmp_path
+    model, long_demo, env, tmp_path
 ):
-    db = tmp_path / "s.db"
+    demo, db = long_demo, tmp_path / "s.db"
     child = start_until_stored(demo, db, env, 3, "--engine", "vllm", "--model", str(model),
                                "--run", "c", "--chunk-size", "1", *VLLM_FLAGS)  # fmt: skip
     assert any("VLLM::" in p for p in model_processes(env))  # vLLM's own processes run
     child.send_signal(signal.SIGINT)  # what Ctrl+C in a terminal does
+    child.send_signal(signal.SIGCONT)  # the SIGINT waited; it is handled now
     assert child.wait(120) == 1
     assert wait_until_gone(env, 30) == []
     done_before = stored(db)
@@ -234,12 +257,12 @@ def test_ctrl_c_in_the_middle_stops_every_vllm_process_and_the_run_resumes(
     assert wait_until_gone(env, 30) == []
 
 
-def test_a_killed_app_takes_the_vllm_server_with_it(model, demo, env, tmp_path):
-    db = tmp_path / "s.db"
+def test_a_killed_app_takes_the_vllm_server_with_it(model, long_demo, env, tmp_path):
+    demo, db = long_demo, tmp_path / "s.db"
     child = start_until_stored(demo, db, env, 2, "--engine", "vllm-server", "--model",
                                str(model), "--run", "k", "--concurrency", "1", *VLLM_FLAGS)  # fmt: skip
     assert any("VLLM::" in p for p in model_processes(env))
-    child.kill()  # SIGKILL: the app gets no chance to stop anything
+    child.kill()  # SIGKILL (a stopped process dies too): the app gets no chance to stop anything
     child.wait(10)
     assert wait_until_gone(env, 60) == []
 
@@ -257,14 +280,15 @@ def test_a_context_longer_than_the_model_shows_vllms_reason(model, demo, env, tm
     assert wait_until_gone(env, 30) == []
 
 
-def test_a_killed_engine_core_ends_the_run_with_a_message(model, demo, env, tmp_path):
-    db = tmp_path / "s.db"
+def test_a_killed_engine_core_ends_the_run_with_a_message(model, long_demo, env, tmp_path):
+    demo, db = long_demo, tmp_path / "s.db"
     child = start_until_stored(demo, db, env, 2, "--engine", "vllm", "--model", str(model),
                                "--run", "k", "--chunk-size", "1", *VLLM_FLAGS)  # fmt: skip
     cores = [p for p in model_processes(env) if "VLLM::EngineCore" in p]
     assert cores
     os.kill(int(cores[0].split(":")[0]), signal.SIGKILL)  # as the OOM killer would
+    child.send_signal(signal.SIGCONT)
     _, err = child.communicate(timeout=120)
     # a job that failed on the way exits 1 (2 is for input it could not start on)
-    assert child.returncode == 1 and "lost a process of its engine" in err
+    assert child.returncode == 1 and "lost a process of its engine" in err, err[-4000:]
     assert wait_until_gone(env, 30) == []

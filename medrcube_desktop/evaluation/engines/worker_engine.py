@@ -39,6 +39,11 @@ from medrcube_desktop.evaluation.engines.child import (
 
 WORKER = "medrcube_desktop.evaluation.engines.model_worker"
 GUARD = "medrcube_desktop.evaluation.engines.guard"
+LOST_ENGINE = (
+    "lost a process of its engine (vLLM's EngineCore or a Worker died: killed, or out of memory?)"
+)
+ENGINE_DEAD_SIGNS = ("EngineDeadError", "engine core exited unexpectedly")
+"""Log lines by which vLLM says its EngineCore died (vLLM v1 ``core_client``)."""
 
 
 def gpu_shares(ranks: int, per_rank: int, visible: str | None) -> list[str | None]:
@@ -207,7 +212,7 @@ class WorkerEngine:
             if line is None:
                 code = self.processes[rank].wait()
                 if code != 0:
-                    raise self._died(rank, "stopped")
+                    raise self._died(rank, LOST_ENGINE if self._engine_lost(rank) else "stopped")
                 finished.add(rank)
                 continue
             if "unreadable" in line or not line.get("item_id"):
@@ -251,8 +256,19 @@ class WorkerEngine:
         self._checked = time.monotonic()
         for rank, (process, pids) in enumerate(zip(self.processes, self._engine_pids, strict=True)):
             if pids and not pids <= engine_processes(process.pid):
-                raise self._died(rank, "lost a process of its engine (vLLM's EngineCore or a "
-                                 "Worker died: killed, or out of memory?)")  # fmt: skip
+                raise self._died(rank, LOST_ENGINE)
+
+    def _engine_lost(self, rank: int) -> bool:
+        """Whether the child that ended had lost a process of its engine first: one it
+        had at start is gone, or vLLM said so in its log (its monitor thread notices the
+        death and the next request raises ``EngineDeadError``; vLLM v1
+        ``core_client.MPClient.start_engine_core_monitor``)."""
+        pids = self._engine_pids[rank] if rank < len(self._engine_pids) else set()
+        if pids and not pids <= engine_processes(self.processes[rank].pid):
+            return True
+        return any(
+            sign in line for line in self.processes[rank].lines() for sign in ENGINE_DEAD_SIGNS
+        )
 
     def _died(self, rank: int, what: str) -> EngineError:
         process = self.processes[rank]

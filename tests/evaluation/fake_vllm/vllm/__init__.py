@@ -8,6 +8,8 @@ cover the stdout clash and orphaned processes. ``LLM.chat`` answers "B" (or what
 FAKE_VLLM_ANSWER says); everything the engine passed is appended to the JSON-lines file
 named by FAKE_VLLM_RECORD. FAKE_VLLM_CRASH_AFTER=N makes the process die (exit 3) after
 N answers, like a CUDA error would. FAKE_VLLM_SLOW_START=S sleeps S seconds in ``LLM()``.
+Once its "EngineCore" has died, ``chat`` raises ``EngineDeadError``, as the real client
+does for a request sent after its monitor thread noticed the death.
 """
 
 import json
@@ -38,6 +40,15 @@ def start_engine_core():
     return child
 
 
+class EngineDeadError(Exception):
+    """vLLM v1's ``vllm.v1.engine.exceptions.EngineDeadError`` (same name and message)."""
+
+    def __init__(self):
+        super().__init__(
+            "EngineCore encountered an issue. See stack trace (above) for the root cause."
+        )
+
+
 class SamplingParams:
     def __init__(self, **kwargs):
         self.kwargs = kwargs
@@ -66,6 +77,8 @@ class LLM:
 
     def chat(self, conversations, sampling_params, use_tqdm=True):
         global _answered
+        if self.core.poll() is not None:
+            raise EngineDeadError()
         outputs = []
         for conversation in conversations:
             parts = conversation[0]["content"]
