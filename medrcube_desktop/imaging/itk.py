@@ -19,6 +19,7 @@ from medrcube_desktop.imaging.slice_data import (
     SliceData,
     check_pixel_count,
     choose_slice,
+    mask_slice_note,
     plausible_aspect,
     require_file,
 )
@@ -53,6 +54,7 @@ def load_itk_slice(
     count = volume.shape[0]
     area = None if mask_volume is None else (mask_volume > 0).sum(axis=(1, 2))
     slice_index = choose_slice(slice_index, count, area)
+    note = mask_slice_note(area, slice_index)
     direction = np.asarray(image.GetDirection(), dtype=float).reshape(3, 3)
     spacing = image.GetSpacing()  # (x, y, z) in mm
     row_code = lps_direction_code(tuple(direction[:, 1]))  # numpy rows run along y
@@ -70,6 +72,7 @@ def load_itk_slice(
         slice_index=slice_index,
         slice_count=count,
         mask=None if mask_volume is None else mask_volume[slice_index],
+        notes=[] if note is None else [note],
         pixel_aspect=plausible_aspect(spacing[1] / spacing[0]) if spacing[0] > 0 else 1.0,
         pixel_spacing=(spacing[1], spacing[0]),
         axis_codes=(row_code, col_code),

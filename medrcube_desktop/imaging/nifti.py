@@ -22,6 +22,7 @@ from medrcube_desktop.imaging.slice_data import (
     SliceData,
     check_pixel_count,
     choose_slice,
+    mask_slice_note,
     plausible_aspect,
     require_file,
 )
@@ -152,6 +153,8 @@ def load_nifti_slice(
     count = data.shape[2]  # the third voxel axis is the acquisition (slice) axis
     area = None if mask_volume is None else (mask_volume > 0).sum(axis=(0, 1))
     slice_index = choose_slice(slice_index, count, area)
+    if (note := mask_slice_note(area, slice_index)) is not None:
+        notes.append(note)
     result = SliceData(
         data[:, :, slice_index].astype(np.float64),
         False,

@@ -257,6 +257,12 @@ def _finish(
     notes = list(data.notes)
     if window is not None and is_flat_window(window) and _one_value(data.pixels):
         notes.append(f"the image holds one value ({window[0]:g}) throughout: shown mid-grey")
+    if _no_number(data.pixels):
+        notes.append(
+            "no pixel of this slice holds a finite value (all NaN or infinite): nothing to window, NaN shown black"
+        )
+    if data.mask is not None and data.slice_count == 1 and not data.mask.any():
+        notes.append("the mask labels no pixel: nothing to draw")
     if bbox is not None:
         box = box_on_slice(data, bbox)
         if box is None:
@@ -288,6 +294,14 @@ def _finish(
         gray,
         facts,
     )
+
+
+def _no_number(pixels: np.ndarray) -> bool:
+    """Whether no value of float ``pixels`` is finite (a whole pass only when the first
+    one is not)."""
+    if pixels.dtype.kind != "f" or not pixels.size or np.isfinite(pixels.flat[0]):
+        return False
+    return not np.isfinite(pixels).any()
 
 
 def _one_value(pixels: np.ndarray) -> bool:

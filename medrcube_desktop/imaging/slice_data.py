@@ -238,3 +238,21 @@ def choose_slice(slice_index: int | None, count: int, mask_area: np.ndarray | No
         else:
             slice_index = count // 2
     return max(0, min(int(slice_index), count - 1))
+
+
+def mask_slice_note(area: np.ndarray | None, slice_index: int) -> str | None:
+    """What the viewer says when the shown slice of a volume has no labelled voxel:
+    where the mask's labels are (slices numbered from 1, as the viewer numbers them), or
+    that it labels none at all. None when the slice has labels, there is no mask, or the
+    image has one slice (:func:`render.compose_rgba` says so for every 2-D image).
+
+    ``area`` : ndarray of shape (slice_count,), labelled voxels per slice (int).
+    """
+    if area is None or area.size < 2 or area[slice_index] > 0:
+        return None
+    labelled = np.flatnonzero(area)
+    if labelled.size == 0:
+        return "the mask labels no voxel in the whole volume: nothing to draw"
+    first, last = int(labelled[0]) + 1, int(labelled[-1]) + 1
+    where = f"slice {first}" if first == last else f"slices {first} to {last}"
+    return f"the mask labels nothing on this slice; it labels {where} of {area.size}"

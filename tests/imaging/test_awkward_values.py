@@ -246,3 +246,50 @@ def test_4d_mask_of_several_volumes_is_refused(tmp_path):
     nib.Nifti1Image(np.ones((4, 4, 2, 3), np.uint8), np.eye(4)).to_filename(mask)
     with pytest.raises(ImageLoadError, match=r"mask4d\.nii\.gz: .*4-D file of 3 volumes"):
         load_slice(image, None, mask)
+
+
+def test_a_slice_with_no_finite_value_is_black_with_a_note_even_when_other_slices_have_one(
+    tmp_path,
+):
+    volume = np.random.default_rng(0).random((6, 5, 3)).astype(np.float32)
+    volume[:, :, 1] = np.nan
+    nib.save(nib.Nifti1Image(volume, np.eye(4)), tmp_path / "v.nii.gz")
+    note = "no pixel of this slice holds a finite value (all NaN or infinite): nothing to window, NaN shown black"
+    shown = render_file(tmp_path / "v.nii.gz", 1)
+    assert note in shown.notes and not shown.rgba[..., :3].any()
+    assert note not in render_file(tmp_path / "v.nii.gz", 0).notes
+    infinite = np.full((4, 4, 2), np.nan, np.float32)
+    infinite[0, 0, :] = np.inf
+    nib.save(nib.Nifti1Image(infinite, np.eye(4)), tmp_path / "n.nii")
+    assert note in render_file(tmp_path / "n.nii").notes
+
+
+def test_a_mask_slice_with_no_label_says_where_the_labels_are(tmp_path):
+    image = np.random.default_rng(1).random((8, 8, 6)).astype(np.float32)
+    mask = np.zeros((8, 8, 6), np.uint8)
+    mask[2:4, 2:4, [2, 4]] = 1  # labels on slices 3 and 5 (numbered from 1)
+    for name, data in (("i", image), ("m", mask), ("e", np.zeros_like(mask))):
+        nib.save(nib.Nifti1Image(data, np.eye(4)), tmp_path / f"{name}.nii.gz")
+    image_path, mask_path = tmp_path / "i.nii.gz", tmp_path / "m.nii.gz"
+    assert "the mask labels nothing on this slice; it labels slices 3 to 5 of 6" in (
+        render_file(image_path, 0, mask_path).notes
+    )
+    assert "the mask labels nothing on this slice; it labels slices 3 to 5 of 6" in (
+        render_file(image_path, 3, mask_path).notes  # between the two labelled slices
+    )
+    assert not any("mask labels" in n for n in render_file(image_path, 2, mask_path).notes)
+    opened = render_file(image_path, None, mask_path)  # opens on the largest area: a labelled one
+    assert opened.slice_index in (2, 4) and not any("mask labels" in n for n in opened.notes)
+    empty = render_file(image_path, None, tmp_path / "e.nii.gz")
+    assert "the mask labels no voxel in the whole volume: nothing to draw" in empty.notes
+
+
+def test_an_empty_2d_mask_is_said(tmp_path):
+    Image.fromarray(np.arange(64, dtype=np.uint8).reshape(8, 8) * 4).save(tmp_path / "i.png")
+    Image.fromarray(np.zeros((8, 8), np.uint8)).save(tmp_path / "m.png")
+    shown = render_file(tmp_path / "i.png", None, tmp_path / "m.png")
+    assert shown.notes == ["the mask labels no pixel: nothing to draw"]
+    labelled = np.zeros((8, 8), np.uint8)
+    labelled[1:3, 1:3] = 1
+    Image.fromarray(labelled).save(tmp_path / "l.png")
+    assert render_file(tmp_path / "i.png", None, tmp_path / "l.png").notes == []
