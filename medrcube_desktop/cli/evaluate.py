@@ -342,7 +342,7 @@ def timing_line(timing: Timing, answered: int) -> str:
 
 def cmd_credibility(args: argparse.Namespace) -> int:
     """``credibility``: the paired-outcome figures of a run or a results.json."""
-    from medrcube_desktop.evaluation.credibility import credibility, pair_outcomes
+    from medrcube_desktop.evaluation.credibility import figures_from_counts, image_group_counts
 
     if args.results is not None:
         from medrcube_desktop.evaluation.results_json import read_results
@@ -369,10 +369,10 @@ def cmd_credibility(args: argparse.Namespace) -> int:
             warn(warning)
         source = args.results if args.results is not None else f"run {args.run}"
         raise MedRCubeError(f"{source}: no usable answer to count (see the warnings above)")
-    pairs, pair_warnings = pair_outcomes(outcomes, args.preset)
+    counts, pair_warnings = image_group_counts(outcomes, args.preset)
     for warning in warnings + pair_warnings:
         warn(warning)
-    figures = credibility(pairs)
+    figures = figures_from_counts(counts)
     emit(
         args.json,
         figures,

@@ -3,7 +3,12 @@
 import pytest
 
 from medrcube_desktop.core.dataset import load_benchmark
-from medrcube_desktop.evaluation.credibility import credibility, pair_outcomes
+from medrcube_desktop.evaluation.credibility import (
+    credibility,
+    figures_from_counts,
+    image_group_counts,
+    pair_outcomes,
+)
 from medrcube_desktop.evaluation.metrics import Outcome, random_baseline, summarize
 from tests.conftest import dicom_file, item, write_benchmark
 
@@ -71,6 +76,31 @@ def test_official_preset_groups_by_hand_and_warns_about_spelling(outcomes):
     assert figures["luck_rate"] == 0.0 and figures["shortcut_prob"] is None  # C + D = 0
     assert figures["acc_h"] == pytest.approx(3 / 4)
     assert len(warnings) == 1 and "'Abnormality Diagnosis'" in warnings[0]
+
+
+@pytest.mark.parametrize("preset", ["paper", "official"])
+def test_counting_by_image_gives_the_hand_counted_groups_without_listing_pairs(outcomes, preset):
+    counts, warnings = image_group_counts(outcomes, preset)
+    # the hand counts of the two tests above
+    assert counts == ({"A": 3, "B": 1, "C": 1, "D": 1} if preset == "paper" else
+                      {"A": 3, "B": 1, "C": 0, "D": 0})  # fmt: skip
+    assert figures_from_counts(counts) == credibility(pair_outcomes(outcomes, preset)[0])
+    assert warnings == pair_outcomes(outcomes, preset)[1]
+
+
+def test_thousands_of_items_on_one_picture_count_without_a_pair_list(outcomes, monkeypatch):
+    # 2,000 prerequisites (every fifth wrong) and 2,000 high-level items (every fourth
+    # wrong) on one image: 4 M pairs, A = 1600 * 1500, B = 1600 * 500, C = 400 * 500,
+    # D = 400 * 1500; counted from four tallies (Pair is never built)
+    low, high = outcomes[0], outcomes[2]  # m1 (Modality Recognition), d1 (Disease Diagnosis)
+    many = [Outcome(low.item, "A" if k % 5 == 0 else "B") for k in range(2000)]
+    many += [Outcome(high.item, "A" if k % 4 == 0 else "B") for k in range(2000)]
+    monkeypatch.setattr("medrcube_desktop.evaluation.credibility.Pair", None)
+    counts, _ = image_group_counts(many)
+    assert counts == {"A": 1600 * 1500, "B": 1600 * 500, "C": 400 * 500, "D": 400 * 1500}
+    assert figures_from_counts(counts)["shortcut_prob"] == pytest.approx(
+        400 * 1500 / (400 * 500 + 400 * 1500)
+    )
 
 
 def test_accuracy_over_the_cube_and_the_random_baseline(outcomes):
