@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import TypedDict
 
@@ -83,9 +84,16 @@ def _role(outcome: Outcome, preset: str, warnings: set[str]) -> str | None:
 
 
 def pair_outcomes(
-    outcomes: Sequence[Outcome], preset: str = "paper"
+    outcomes: Sequence[Outcome],
+    preset: str = "paper",
+    group: str | None = None,
+    limit: int | None = None,
 ) -> tuple[list[Pair], list[str]]:
-    """Every (prerequisite, high-level) pair on the same image, and the warnings.
+    """Every (prerequisite, high-level) pair on the same image, and the warnings; only
+    those of ``group`` ("A".."D") when given, and at most ``limit`` of them (the first,
+    by image then item order). The pairs are made one at a time, so a limit bounds the
+    memory however many pairs the benchmark has (:func:`image_group_counts` counts
+    them all).
 
     Raises
     ------
@@ -102,13 +110,14 @@ def pair_outcomes(
             continue
         image = str(Path(outcome.item.image_path).resolve())
         by_image.setdefault(image, {"high": [], "low": []})[role].append(outcome)
-    pairs = [
+    every = (
         Pair(image, low, high)
         for image in sorted(by_image)
         for high in by_image[image]["high"]
         for low in by_image[image]["low"]
-    ]
-    return pairs, sorted(warnings)
+    )
+    wanted = every if group is None else (pair for pair in every if pair.group == group)
+    return list(islice(wanted, limit)), sorted(warnings)
 
 
 def image_group_counts(

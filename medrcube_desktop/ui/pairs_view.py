@@ -28,7 +28,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from medrcube_desktop.evaluation.credibility import Pair, credibility, pair_outcomes
+from medrcube_desktop.evaluation.credibility import (
+    Pair,
+    figures_from_counts,
+    image_group_counts,
+    pair_outcomes,
+)
 from medrcube_desktop.imaging.render import RenderedImage
 from medrcube_desktop.ui.image_view import rgba_to_qimage
 from medrcube_desktop.ui.render_task import RenderTask, render_pool
@@ -37,6 +42,9 @@ from medrcube_desktop.ui.text import esc
 
 PAIR_IMAGE_SIDE = 300
 """Each item's picture in a pair is rendered at most this many pixels per side."""
+PAIR_ROWS = 5000
+"""Pairs listed at most (a benchmark of thousands of items on one picture has millions;
+a table of them would hang the window). The figures count every pair."""
 
 
 def table_cell(text: object, align: bool = True) -> QTableWidgetItem:
@@ -59,7 +67,8 @@ class PairsView(QWidget):
         super().__init__(parent)
         self.results: RunResults | None = None
         self._generation = 0  # of the pair image requested last
-        self.pairs: list[Pair] = []
+        self.counts: dict[str, int] = dict.fromkeys("ABCD", 0)
+        self.shown_pairs: list[Pair] = []
         self.shown_pairs: list[Pair] = []
         self.preset = QComboBox()
         self.preset.addItem("Paper preset (DD AD SG vs every low/mid task)", "paper")
@@ -152,12 +161,12 @@ class PairsView(QWidget):
     def refresh(self) -> None:
         """Recompute the pairs for the chosen preset (from the results: no database read)."""
         if self.results is None:
-            self.pairs = []
+            self.counts = dict.fromkeys("ABCD", 0)
             self.credibility_label.clear()
             self._fill_pairs_table()
             return
-        self.pairs, warnings = pair_outcomes(self.results.outcomes, self.preset.currentData())
-        figures = credibility(self.pairs)
+        self.counts, warnings = image_group_counts(self.results.outcomes, self.preset.currentData())
+        figures = figures_from_counts(self.counts)
 
         def num(value):
             return "—" if value is None else f"{value:.3f}"
@@ -172,10 +181,20 @@ class PairsView(QWidget):
         self._fill_pairs_table()
 
     def _fill_pairs_table(self) -> None:
-        wanted = self.group_filter.currentData()
-        shown = [p for p in self.pairs if not wanted or p.group == wanted]
+        wanted = self.group_filter.currentData() or None
+        shown: list[Pair] = []
+        if self.results is not None:
+            shown, _ = pair_outcomes(self.results.outcomes, self.preset.currentData(),
+                                     wanted, PAIR_ROWS)  # fmt: skip
         self.shown_pairs = shown
-        self.pair_text.setText("Select a pair to see its images, questions and answers.")
+        total = sum(self.counts.values()) if wanted is None else self.counts[wanted]
+        self.pair_text.setText(
+            "Select a pair to see its images, questions and answers."
+            if total <= len(shown)
+            else f"Showing the first {len(shown):,} of {total:,} pairs"
+            + ("" if wanted is None else f" in group {wanted}")
+            + " (the figures above count them all); select a pair to see it."
+        )
         self._clear_sides()
         self.pairs_table.setRowCount(len(shown))
         self.pairs_table.setCurrentCell(-1, -1)

@@ -115,3 +115,34 @@ def test_a_run_without_a_name_and_the_items_behind_unparsed_and_failed(qtbot, tm
     pane.status.linkActivated.emit("failed")
     assert pane.linked.item_ids() == ["v1"]
     pane.close()
+
+
+def test_the_pairs_of_many_items_on_one_picture_are_counted_all_and_listed_in_part(
+    qtbot, tmp_path, monkeypatch
+):
+    from medrcube_desktop.evaluation.metrics import Outcome
+    from medrcube_desktop.ui import pairs_view
+    from medrcube_desktop.ui.run_results import RunResults
+
+    # six prerequisites (two wrong) and six high-level items (three wrong) on one image:
+    # A = 4 * 3, B = 4 * 3, C = 2 * 3, D = 2 * 3, 36 pairs; at most 10 listed
+    records = [item(f"m{k}", task="Modality Recognition") for k in range(6)]
+    records += [item(f"d{k}", task="Disease Diagnosis") for k in range(6)]
+    root = write_benchmark(tmp_path / "b", {"ds1": records},
+                           {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")})  # fmt: skip
+    items = load_benchmark(root).items
+    wrong = {"m0", "m1", "d0", "d1", "d2"}
+    outcomes = [Outcome(i, ("B" if i.answer == "A" else "A") if i.id in wrong else i.answer)
+                for i in items]  # fmt: skip
+    assert [o.correct for o in outcomes].count(False) == 5
+    monkeypatch.setattr(pairs_view, "PAIR_ROWS", 10)
+    view = pairs_view.PairsView()
+    qtbot.addWidget(view)
+    view.show_run(RunResults("r", None, {}, outcomes, {}))
+    assert "Pairs 36: A 12 · B 12 · C 6 · D 6." in view.credibility_label.text()
+    assert view.pairs_table.rowCount() == 10
+    assert "Showing the first 10 of 36 pairs (the figures" in view.pair_text.text()
+    view.group_filter.setCurrentIndex(view.group_filter.findData("D"))
+    assert view.pairs_table.rowCount() == 6
+    assert {view.pairs_table.item(r, 5).text() for r in range(6)} == {"D"}
+    assert view.pair_text.text().startswith("Select a pair")
