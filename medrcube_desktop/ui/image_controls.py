@@ -30,6 +30,8 @@ DISPLAY_SIDE_STEP = 128
 PREFETCH_PRIORITY = 0
 PREFETCH_STEPS = (1, -1)
 """Neighbours rendered ahead, in this order: the next item, then the previous one."""
+CALIPER_HINT = "Caliper:"
+"""How the caliper's status-bar hints begin (taken off when the caliper is left)."""
 
 
 class ImageControls:
@@ -171,6 +173,8 @@ class ImageControls:
         )
         if new_item and self.image_view.measuring:  # D pressed while it loaded
             self._say_caliper_spacing()
+        elif new_item:
+            self._forget_caliper_hint()  # the caliper was left with the item before
         self.slice_slider.blockSignals(True)
         self.slice_slider.setRange(0, max(0, result.slice_count - 1))
         self.slice_slider.setValue(result.slice_index)
@@ -327,22 +331,33 @@ class ImageControls:
         view = self.image_view
         if view.measuring:
             view.clear_caliper()
+            self._forget_caliper_hint()
             return
         view.set_measuring(True)
         self._say_caliper_spacing()
+
+    def _forget_caliper_hint(self) -> None:
+        """Take the caliper's hint off the status bar once the caliper is left (it said
+        "drag on the image" for 6 s, after the caliper was gone)."""
+        if self.statusBar().currentMessage().startswith(CALIPER_HINT):
+            self.statusBar().clearMessage()
 
     def _say_caliper_spacing(self) -> None:
         """The status bar names the spacing the caliper measures with: that of the image
         shown, or, while the item still loads, that it is said when the image arrives."""
         facts = self.image_view.facts
         if facts is None:
-            message = "Caliper: drag on the image once it is shown (its spacing is said then)."
+            message = (
+                f"{CALIPER_HINT} drag on the image once it is shown (its spacing is said then)."
+            )
         elif facts.spacing_source:
-            message = f"Caliper: drag on the image; lengths in mm from {facts.spacing_source}."
+            message = (
+                f"{CALIPER_HINT} drag on the image; lengths in mm from {facts.spacing_source}."
+            )
         else:
             message = (
-                "Caliper: drag on the image; the file gives no pixel spacing, so lengths "
-                "are in pixels."
+                f"{CALIPER_HINT} drag on the image; the file gives no pixel spacing, so "
+                "lengths are in pixels."
             )
         self.statusBar().showMessage(message, 6000)
 
@@ -352,6 +367,7 @@ class ImageControls:
         view = self.image_view
         if view.hasFocus() and (view.measuring or view.caliper is not None):
             view.clear_caliper()
+            self._forget_caliper_hint()
         view.setFocus()
 
     def step_slice(self, step: int) -> None:

@@ -232,3 +232,30 @@ def test_a_long_readout_moves_below_the_top_letter(qtbot):
     long = _yellow_rows(view, left)
     assert long.min() > letter.max()  # wholly below the letter
     assert _yellow_rows(view, centre)[:3].min() == letter.min()  # the letter itself stays
+
+
+def test_the_caliper_hint_leaves_the_status_bar_with_the_caliper(qtbot, tmp_path):
+    root = write_benchmark(
+        tmp_path / "bench",
+        {"ds1": [item("ct-1"), item("ct-2")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    window = open_window(qtbot, root, tmp_path / "s.db")
+    view = window.image_view
+    qtbot.waitUntil(lambda: view.facts is not None, timeout=10000)
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_D)
+    assert window.statusBar().currentMessage().startswith("Caliper: drag on the image")
+    qtbot.keyClick(view, Qt.Key.Key_D)  # D again: the caliper is left, and its hint
+    assert not view.measuring and window.statusBar().currentMessage() == ""
+    qtbot.keyClick(view, Qt.Key.Key_D)
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert window.statusBar().currentMessage() == ""
+    qtbot.keyClick(view, Qt.Key.Key_D)
+    window.show_item("ct-2")  # moving on leaves the caliper (the line was the item's)
+    qtbot.waitUntil(lambda: window.session.current.id == "ct-2" and view.facts is not None,
+                    timeout=10000)  # fmt: skip
+    assert not view.measuring and window.statusBar().currentMessage() == ""
+    window.statusBar().showMessage("Saved.", 3000)  # another message is left alone
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert window.statusBar().currentMessage() == "Saved."
