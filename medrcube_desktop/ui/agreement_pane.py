@@ -239,6 +239,13 @@ class AgreementPane(QDialog):
             self.summary.setText("This study has no database file to read on a worker thread.")
             self.computed.emit()
             return
+        if self.window_.session.agreement_items() == set():
+            self.summary.setText(
+                "This study is blind: agreement counts only the items you have committed, "
+                "and you have committed none yet. Commit your scores (Enter) and compute again."
+            )
+            self.computed.emit()
+            return
         if second in (PANEL, GOLD):
             self._compute_panel(second)
             return

@@ -192,3 +192,19 @@ def test_against_the_adjudicated_gold_standard(qtbot, ct_benchmark, tmp_path):
     assert "by construction" not in pane.notes.text()  # no consensus item here
     assert "adjudicated by someone else" in pane.notes.text() and pane.notes.isVisible()
     pane.close()
+
+
+def test_a_blind_reviewer_with_nothing_committed_is_told_so(qtbot, ct_benchmark, tmp_path):
+    # dr-c (this window, a third reviewer or an adjudicator) has committed nothing: the
+    # blind study counts none of their items, for any comparison (it said "no item has a
+    # gold standard" and "no item was judged by two of the raters compared")
+    prepare(tmp_path / "s.db")
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db", reviewer="dr-c")
+    pane = window.open_agreement_pane()
+    pane.first.setCurrentIndex(pane.first.findData("dr-b"))
+    for choice in range(pane.second.count()):
+        pane.second.setCurrentIndex(choice)
+        with qtbot.waitSignal(pane.computed, timeout=30000):
+            pane.compute_button.click()
+        assert "you have committed none yet" in pane.summary.text(), pane.second.currentText()
+    pane.close()
