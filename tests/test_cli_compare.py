@@ -56,6 +56,17 @@ def test_compare_prints_one_json_document_and_writes_its_tables(tmp_path, capsys
     assert len(result["voxels"]["voxels"]) == 8  # 4 tasks x 2 regions, one modality
     assert {m["run"] for m in result["credibility"]["models"]} == set(skill)
     assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUTS)
+    capsys.readouterr()
+    as_text = [a for a in args[:-2] if a != "--json"]
+    assert main(as_text) == 0
+    printed = capsys.readouterr().out
+    table = printed.split("Credibility (95% bootstrap intervals by image):\n")[1]
+    for model in result["credibility"]["models"]:  # the JSON's figures, row by row
+        row = next(line for line in table.splitlines() if line.split()[0] == model["run"])
+        counts = [int(v) for v in row.split()[1:5]]
+        assert counts == [model["a"], model["b"], model["c"], model["d"]]
+        assert f"{model['acc_h']:.3f} [{model['acc_h_low']:.3f}, {model['acc_h_high']:.3f}]" in row
+    assert "NaN" not in printed and "see credibility.csv" not in printed
 
 
 def _answer(db, run, item_id):
@@ -223,6 +234,7 @@ def test_compare_out_with_too_few_runs_still_writes_every_file_saying_why(tmp_pa
     assert main(args) == 0
     err = capsys.readouterr().err
     assert "voxel correlation needs at least 3 image runs" in err
+    assert "of at least 5 items (--min-items); here 1 image runs and" in err
     assert sorted(p.name for p in out.iterdir()) == sorted(
         n for n in OUTPUTS if n != "voxel_correlation.csv"
     )

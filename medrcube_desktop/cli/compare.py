@@ -125,7 +125,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with open_database(args.db, create=False) as store:
         runs = list(dict.fromkeys(args.run or store.eval_run_names()))
         if not runs:
-            raise MedRCubeError(f"{args.db}: no runs to compare")
+            raise MedRCubeError(
+                f"{args.db}: no runs to compare (store some with `evaluate` or `import-run`)"
+            )
         matrix = run_matrix(store, runs, items)
     result = compare_runs(
         matrix, args.min_items, args.clusters, args.preset,
@@ -149,13 +151,42 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return Outcome.DONE
 
 
+def _credibility_lines(figures) -> str:
+    """The credibility table as text: per run A-D, Acc_H, Rationality and Shortcut
+    Probability with their intervals, SP - Acc_H and the permutation p ("—": none)."""
+    import pandas as pd
+
+    def fig(value, low=None, high=None) -> str:
+        if value is None:
+            return "—"
+        if low is None or high is None:
+            return f"{value:.3f}"
+        return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+    rows = {
+        f.run + (" (text only)" if f.text_only else ""): {
+            "A": f.a, "B": f.b, "C": f.c, "D": f.d,
+            "Acc_H": fig(f.acc_h, f.acc_h_low, f.acc_h_high),
+            "Rationality": fig(f.rationality, f.rationality_low, f.rationality_high),
+            "Shortcut P": fig(f.shortcut_prob, f.shortcut_prob_low, f.shortcut_prob_high),
+            "SP - Acc_H": fig(f.baseline),
+            "p perm.": "—" if f.p_permutation is None else f"{f.p_permutation:.2g}",
+        }
+        for f in figures
+    }  # fmt: skip
+    return pd.DataFrame.from_dict(rows, orient="index").to_string()
+
+
 def _lines(result) -> list[str]:
     frame = result.board.to_frame(percent=True, sort=result.sort)
-    lines = [frame.round(1).to_string()]
-    for preset, (_, correlation) in result.by_preset.items():
+    lines = [frame.round(1).to_string(na_rep="—")]
+    for preset, (figures, correlation) in result.by_preset.items():
+        label = f" ({preset} pairing)" if len(result.by_preset) > 1 else ""
+        if figures:
+            lines.append(f"Credibility{label} (95% bootstrap intervals by image):")
+            lines.append(_credibility_lines(figures))
         if correlation is None:
             continue
-        label = f" ({preset} pairing)" if len(result.by_preset) > 1 else ""
         if not math.isfinite(correlation.r):
             lines.append(
                 f"Acc_H vs Shortcut Probability over {correlation.n} models{label}: r "
@@ -170,7 +201,7 @@ def _lines(result) -> list[str]:
         lines.append(
             f"Acc_H vs Shortcut Probability over {correlation.n} models{label}: r = "
             f"{correlation.r:.3f} ({interval}), p = {correlation.p:.2g}; expected high even "
-            "with independent answers (see credibility.csv: baseline)"
+            "with independent answers (SP - Acc_H above is that baseline)"
         )
     for drop in result.drops:
         overall = drop.table.loc["Overall"]

@@ -356,7 +356,11 @@ def cmd_credibility(args: argparse.Namespace) -> int:
         _, items = load_items(args.dataset, verb="counted", images=False)
         with open_database(args.db, create=False) as store:
             if store.eval_run(args.run) is None:
-                raise MedRCubeError(f"{args.db}: no run named {args.run!r}")
+                stored = store.eval_run_names()
+                raise MedRCubeError(
+                    f"{args.db}: no run named {args.run!r} (runs: "
+                    f"{', '.join(stored) if stored else 'none stored'})"
+                )
             outcomes = run_outcomes(store, args.run, items)
         warnings = []
         if len(outcomes) < len(items):

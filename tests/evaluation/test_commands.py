@@ -44,6 +44,8 @@ def test_evaluate_export_import_and_credibility(bench, tmp_path, capsys):
         "group_a": 1, "group_b": 1, "group_c": 1, "group_d": 1, "total_pairs": 4,
         "luck_rate": 0.5, "rationality": 0.5, "shortcut_prob": 0.5, "acc_h": 0.5,
     }  # fmt: skip
+    assert main(["credibility", "--db", db, "--dataset", str(bench), "--run", "r2"]) == 2
+    assert "no run named 'r2' (runs: r1)" in capsys.readouterr().err
     out = tmp_path / "results.json"
     assert (
         main(["export-run", "--db", db, "--run", "r1", "--dataset", str(bench), "--out", str(out)])

@@ -403,7 +403,8 @@ def compare_runs(
     else:
         warnings.append(
             "voxel correlation needs at least 3 image runs (text-only runs are baselines) "
-            "and 2 voxels with enough items"
+            f"and 2 voxels of at least {min_items} items (--min-items); here "
+            f"{len(models.runs)} image runs and {len(voxels.voxels)} such voxels"
         )
     presets = ("paper", "official") if preset == "both" else (preset,)
     by_preset: dict[str, tuple[list[ModelCredibility], Correlation | None]] = {}
