@@ -158,7 +158,11 @@ def image_line(meta: dict) -> str:
     unknown = [f"{name} {c['unknown']}" for name, c in counts.items() if c["unknown"]]
     return (
         f"reviews without the image shown (text only): {text}"
-        + (f" (unknown, before v6: {', '.join(unknown)})" if unknown else "")
+        + (
+            f" (not recorded: {', '.join(unknown)}; saved before v6 or imported without it)"
+            if unknown
+            else ""
+        )
         + (
             "; --image-shown-only leaves them out"
             if any(c["text_only"] for c in counts.values())

@@ -183,3 +183,24 @@ def test_long_csv_item_ids_and_model_names_come_out_as_text(tmp_path, capsys):
     assert {r["rater"] for r in rows} == {"dr-a", "LLM @SUM(1)"}
     for row in rows:
         assert not any(cell[:1] in "=+-@\t\r" for cell in row.values() if cell)
+
+
+def test_reviews_imported_without_image_shown_are_said_not_recorded(study, capsys):
+    capsys.readouterr()
+    args = [
+        "agreement",
+        "--db",
+        study,
+        "--reviewer",
+        "dr-a",
+        "--model",
+        "gpt-5.1",
+        "--study",
+        "all",
+    ]
+    assert main(args) == 0
+    printed = capsys.readouterr()
+    # the CSV has no image_shown column: "before v6" was wrong for a v6 database
+    assert "(not recorded: dr-a 10; saved before v6 or imported without it)" in (
+        printed.out + printed.err
+    )
