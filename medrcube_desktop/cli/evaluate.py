@@ -374,6 +374,11 @@ def cmd_credibility(args: argparse.Namespace) -> int:
         source = args.results if args.results is not None else f"run {args.run}"
         raise MedRCubeError(f"{source}: no usable answer to count (see the warnings above)")
     counts, pair_warnings = image_group_counts(outcomes, args.preset)
+    if not sum(counts.values()):
+        pair_warnings.append(
+            f"no image holds both a prerequisite and a high-level item (--preset {args.preset}):"
+            " every figure is undefined"
+        )
     for warning in warnings + pair_warnings:
         warn(warning)
     figures = figures_from_counts(counts)

@@ -52,7 +52,7 @@ def load_itk_slice(
             )
         mask_volume = mask_labels(mask_data, mask_path)
     count = volume.shape[0]
-    area = None if mask_volume is None else (mask_volume > 0).sum(axis=(1, 2))
+    area = None if mask_volume is None else (mask_volume != 0).sum(axis=(1, 2))
     slice_index = choose_slice(slice_index, count, area)
     note = mask_slice_note(area, slice_index)
     direction = np.asarray(image.GetDirection(), dtype=float).reshape(3, 3)

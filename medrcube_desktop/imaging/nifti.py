@@ -151,7 +151,7 @@ def load_nifti_slice(
             notes.append("mask resampled to the image grid (nearest neighbour)")
         mask_volume = labels
     count = data.shape[2]  # the third voxel axis is the acquisition (slice) axis
-    area = None if mask_volume is None else (mask_volume > 0).sum(axis=(0, 1))
+    area = None if mask_volume is None else (mask_volume != 0).sum(axis=(0, 1))
     slice_index = choose_slice(slice_index, count, area)
     if (note := mask_slice_note(area, slice_index)) is not None:
         notes.append(note)

@@ -259,7 +259,7 @@ def _finish(
         notes.append(f"the image holds one value ({window[0]:g}) throughout: shown mid-grey")
     if _no_number(data.pixels):
         notes.append(
-            "no pixel of this slice holds a finite value (all NaN or infinite): nothing to window, NaN shown black"
+            "no pixel of this slice holds a finite value (NaN or infinite): nothing to window"
         )
     if data.mask is not None and data.slice_count == 1 and not data.mask.any():
         notes.append("the mask labels no pixel: nothing to draw")

@@ -250,9 +250,17 @@ def mask_slice_note(area: np.ndarray | None, slice_index: int) -> str | None:
     """
     if area is None or area.size < 2 or area[slice_index] > 0:
         return None
-    labelled = np.flatnonzero(area)
+    labelled = np.flatnonzero(area) + 1  # numbered from 1
     if labelled.size == 0:
         return "the mask labels no voxel in the whole volume: nothing to draw"
-    first, last = int(labelled[0]) + 1, int(labelled[-1]) + 1
-    where = f"slice {first}" if first == last else f"slices {first} to {last}"
+    breaks = np.flatnonzero(np.diff(labelled) > 1)
+    starts = np.concatenate([labelled[:1], labelled[breaks + 1]])
+    ends = np.concatenate([labelled[breaks], labelled[-1:]])
+    runs = [str(a) if a == b else f"{a} to {b}" for a, b in zip(starts, ends, strict=True)]
+    if labelled.size == 1:
+        where = f"slice {labelled[0]}"
+    elif len(runs) > 4:  # many gaps: the span and the count
+        where = f"{labelled.size} slices between {labelled[0]} and {labelled[-1]}"
+    else:
+        where = "slices " + ", ".join(runs)
     return f"the mask labels nothing on this slice; it labels {where} of {area.size}"

@@ -69,7 +69,6 @@ class PairsView(QWidget):
         self._generation = 0  # of the pair image requested last
         self.counts: dict[str, int] = dict.fromkeys("ABCD", 0)
         self.shown_pairs: list[Pair] = []
-        self.shown_pairs: list[Pair] = []
         self.preset = QComboBox()
         self.preset.addItem("Paper preset (DD AD SG vs every low/mid task)", "paper")
         self.preset.addItem("Official script preset (task names as written)", "official")
@@ -189,7 +188,9 @@ class PairsView(QWidget):
         self.shown_pairs = shown
         total = sum(self.counts.values()) if wanted is None else self.counts[wanted]
         self.pair_text.setText(
-            "Select a pair to see its images, questions and answers."
+            ("No pair." if wanted is None else f"No pair in group {wanted}.")
+            if not total
+            else "Select a pair to see its images, questions and answers."
             if total <= len(shown)
             else f"Showing the first {len(shown):,} of {total:,} pairs"
             + ("" if wanted is None else f" in group {wanted}")

@@ -3,6 +3,8 @@
 import pytest
 
 from medrcube_desktop.core.dataset import load_benchmark
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation import credibility as credibility_module
 from medrcube_desktop.evaluation.credibility import (
     credibility,
     figures_from_counts,
@@ -114,3 +116,27 @@ def test_accuracy_over_the_cube_and_the_random_baseline(outcomes):
     assert summary["random_baseline"] == pytest.approx((6 / 4 + 1 / 3) / 7)
     assert random_baseline([]) is None
     assert summary["unparsed"] == 0
+
+
+def test_a_group_of_pairs_is_made_without_walking_the_other_groups(outcomes, monkeypatch):
+    # 2,000 prerequisites all right, 2,000 high-level items half right, one image: 4 M
+    # pairs, none in C or D; asking for C makes no pair at all (the window froze for
+    # minutes walking every pair of a benchmark like this for an empty group)
+    low, high = outcomes[0], outcomes[2]
+    many = [Outcome(low.item, "B") for _ in range(2000)]
+    many += [Outcome(high.item, "A" if k % 2 else "B") for k in range(2000)]
+    made = []
+
+    def counted_pair(*args):
+        made.append(args)
+        return original(*args)
+
+    original = credibility_module.Pair
+    monkeypatch.setattr(credibility_module, "Pair", counted_pair)
+    assert pair_outcomes(many, group="C") == ([], []) and not made
+    found, _ = pair_outcomes(many, group="D", limit=3)
+    assert found == [] and not made
+    found, _ = pair_outcomes(many, group="B", limit=3)
+    assert len(found) == 3 == len(made) and {p.group for p in found} == {"B"}
+    with pytest.raises(MedRCubeError, match="group must be one of"):
+        pair_outcomes(many, group="E")

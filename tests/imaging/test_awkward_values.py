@@ -254,14 +254,15 @@ def test_a_slice_with_no_finite_value_is_black_with_a_note_even_when_other_slice
     volume = np.random.default_rng(0).random((6, 5, 3)).astype(np.float32)
     volume[:, :, 1] = np.nan
     nib.save(nib.Nifti1Image(volume, np.eye(4)), tmp_path / "v.nii.gz")
-    note = "no pixel of this slice holds a finite value (all NaN or infinite): nothing to window, NaN shown black"
+    note = "no pixel of this slice holds a finite value (NaN or infinite): nothing to window"
     shown = render_file(tmp_path / "v.nii.gz", 1)
-    assert note in shown.notes and not shown.rgba[..., :3].any()
+    assert note in shown.notes and not shown.rgba[..., :3].any()  # NaN black
     assert note not in render_file(tmp_path / "v.nii.gz", 0).notes
     infinite = np.full((4, 4, 2), np.nan, np.float32)
-    infinite[0, 0, :] = np.inf
+    infinite[0, :, :], infinite[1, :, :] = np.inf, -np.inf
     nib.save(nib.Nifti1Image(infinite, np.eye(4)), tmp_path / "n.nii")
-    assert note in render_file(tmp_path / "n.nii").notes
+    shown = render_file(tmp_path / "n.nii")  # no finite value anywhere: no window
+    assert note in shown.notes
 
 
 def test_a_mask_slice_with_no_label_says_where_the_labels_are(tmp_path):
@@ -271,15 +272,29 @@ def test_a_mask_slice_with_no_label_says_where_the_labels_are(tmp_path):
     for name, data in (("i", image), ("m", mask), ("e", np.zeros_like(mask))):
         nib.save(nib.Nifti1Image(data, np.eye(4)), tmp_path / f"{name}.nii.gz")
     image_path, mask_path = tmp_path / "i.nii.gz", tmp_path / "m.nii.gz"
-    assert "the mask labels nothing on this slice; it labels slices 3 to 5 of 6" in (
+    assert "the mask labels nothing on this slice; it labels slices 3, 5 of 6" in (
         render_file(image_path, 0, mask_path).notes
     )
-    assert "the mask labels nothing on this slice; it labels slices 3 to 5 of 6" in (
+    assert "the mask labels nothing on this slice; it labels slices 3, 5 of 6" in (
         render_file(image_path, 3, mask_path).notes  # between the two labelled slices
     )
     assert not any("mask labels" in n for n in render_file(image_path, 2, mask_path).notes)
     opened = render_file(image_path, None, mask_path)  # opens on the largest area: a labelled one
     assert opened.slice_index in (2, 4) and not any("mask labels" in n for n in opened.notes)
+    gaps = np.zeros_like(mask)
+    gaps[1:3, 1:3, [1, 2, 5]] = 1  # slices 2, 3 and 6: not one run
+    nib.save(nib.Nifti1Image(gaps, np.eye(4)), tmp_path / "gaps.nii.gz")
+    assert "the mask labels nothing on this slice; it labels slices 2 to 3, 6 of 6" in (
+        render_file(image_path, 3, tmp_path / "gaps.nii.gz").notes
+    )
+    negative = np.zeros(mask.shape, np.int16)
+    negative[2:6, 2:6, 4] = -1  # a label is any value but 0, as draw_mask draws it
+    nib.save(nib.Nifti1Image(negative, np.eye(4)), tmp_path / "neg.nii.gz")
+    opened = render_file(image_path, None, tmp_path / "neg.nii.gz")
+    assert opened.slice_index == 4 and not any("mask labels" in n for n in opened.notes)
+    assert "it labels slice 5 of 6" in " ".join(
+        render_file(image_path, 0, tmp_path / "neg.nii.gz").notes
+    )
     empty = render_file(image_path, None, tmp_path / "e.nii.gz")
     assert "the mask labels no voxel in the whole volume: nothing to draw" in empty.notes
 

@@ -146,3 +146,6 @@ def test_the_pairs_of_many_items_on_one_picture_are_counted_all_and_listed_in_pa
     assert view.pairs_table.rowCount() == 6
     assert {view.pairs_table.item(r, 5).text() for r in range(6)} == {"D"}
     assert view.pair_text.text().startswith("Select a pair")
+    right = [Outcome(i, i.answer) for i in items]  # every answer right: B, C, D empty
+    view.show_run(RunResults("r", None, {}, right, {}))
+    assert view.pairs_table.rowCount() == 0 and view.pair_text.text() == "No pair in group D."
