@@ -102,16 +102,7 @@ def pair_outcomes(
     MedRCubeError
         Unknown preset.
     """
-    if preset not in PRESETS:
-        raise MedRCubeError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
-    warnings: set[str] = set()
-    by_image: dict[str, dict[str, list[Outcome]]] = {}
-    for outcome in outcomes:
-        role = _role(outcome, preset, warnings)
-        if role is None:
-            continue
-        image = str(Path(outcome.item.image_path).resolve())
-        by_image.setdefault(image, {"high": [], "low": []})[role].append(outcome)
+    by_image, warnings = _by_image(outcomes, preset)
     if group is None:
         every = (
             Pair(image, low, high)
@@ -119,7 +110,7 @@ def pair_outcomes(
             for high in by_image[image]["high"]
             for low in by_image[image]["low"]
         )
-        return list(islice(every, limit)), sorted(warnings)
+        return list(islice(every, limit)), warnings
     if group not in GROUP_CORRECTNESS:
         raise MedRCubeError(f"group must be one of A, B, C, D, got {group!r}")
     # only the pairs of the group are made: its L and H of the wanted correctness on each
@@ -133,7 +124,26 @@ def pair_outcomes(
                 if high.correct == high_right:
                     yield from (Pair(image, low, high) for low in lows)
 
-    return list(islice(wanted(), limit)), sorted(warnings)
+    return list(islice(wanted(), limit)), warnings
+
+
+def _by_image(
+    outcomes: Sequence[Outcome], preset: str
+) -> tuple[dict[str, dict[str, list[Outcome]]], list[str]]:
+    """The prerequisite ("low") and high-level ("high") outcomes on each image (by its
+    resolved path) under ``preset``, and the preset's warnings. MedRCubeError for an
+    unknown preset."""
+    if preset not in PRESETS:
+        raise MedRCubeError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+    warnings: set[str] = set()
+    by_image: dict[str, dict[str, list[Outcome]]] = {}
+    for outcome in outcomes:
+        role = _role(outcome, preset, warnings)
+        if role is None:
+            continue
+        image = str(Path(outcome.item.image_path).resolve())
+        by_image.setdefault(image, {"high": [], "low": []})[role].append(outcome)
+    return by_image, sorted(warnings)
 
 
 def image_group_counts(
@@ -150,24 +160,17 @@ def image_group_counts(
     MedRCubeError
         Unknown preset.
     """
-    if preset not in PRESETS:
-        raise MedRCubeError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
-    warnings: set[str] = set()
-    per_image: dict[str, list[int]] = {}  # [L right, L wrong, H right, H wrong]
-    for outcome in outcomes:
-        role = _role(outcome, preset, warnings)
-        if role is None:
-            continue
-        image = str(Path(outcome.item.image_path).resolve())
-        tally = per_image.setdefault(image, [0, 0, 0, 0])
-        tally[(0 if role == "low" else 2) + (0 if outcome.correct else 1)] += 1
+    by_image, warnings = _by_image(outcomes, preset)
     counts = dict.fromkeys("ABCD", 0)
-    for low_right, low_wrong, high_right, high_wrong in per_image.values():
+    for roles in by_image.values():
+        low_right = sum(1 for low in roles["low"] if low.correct)
+        high_right = sum(1 for high in roles["high"] if high.correct)
+        low_wrong, high_wrong = len(roles["low"]) - low_right, len(roles["high"]) - high_right
         counts["A"] += low_right * high_right
         counts["B"] += low_right * high_wrong
         counts["C"] += low_wrong * high_wrong
         counts["D"] += low_wrong * high_right
-    return counts, sorted(warnings)
+    return counts, warnings
 
 
 class CredibilityFigures(TypedDict):
