@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMainWindow
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.imaging.render import CT_PRESETS
+from medrcube_desktop.ui.text_keys import guard_text_fields
 from medrcube_desktop.ui.themes import THEMES
 
 MENUS: tuple[str, ...] = ("File", "Review", "View", "Help")
@@ -31,7 +32,10 @@ class ActionSpec:
     shortcuts : tuple of str
         Default keys in ``QKeySequence`` notation.
     handler : callable
-        Called with no argument.
+        Called with no argument. It may return what it did, as a short sentence
+        ("Rule 1.1 passed"); the status bar then shows it with the action's key (see
+        :func:`install_actions`). ``""`` means that nothing happened and the status bar
+        is left as it is.
     menu : str
         One of :data:`MENUS`.
     enabled_when : callable or None
@@ -42,7 +46,7 @@ class ActionSpec:
     id: str
     title: str
     shortcuts: tuple[str, ...]
-    handler: Callable[[], None]
+    handler: Callable[[], str | None]
     menu: str = "Review"
     enabled_when: Callable[[], bool] | None = None
 
@@ -62,14 +66,22 @@ def install_actions(
 
     ``overrides`` remaps keys by action id; ``on_trigger(action_id)`` is called before
     each handler (activity tracking; tests use it to see which action a key ran).
+
+    Nothing changes silently: after an action whose key is a single key (no Ctrl, Alt
+    or Meta), the status bar says what happened, with the key: the sentence its handler
+    returns ("Rule 1.1 passed (key 1)"), else, when the handler returned None and showed
+    no message of its own, the action's title ("Zoom in (key +)"); ``""`` says nothing. Single keys never act while a text
+    field has the focus (:func:`~medrcube_desktop.ui.text_keys.guard_text_fields`,
+    installed here once for the application).
     """
+    guard_text_fields()
     menus = {name: window.menuBar().addMenu(f"&{name}") for name in MENUS}
     actions: dict[str, QAction] = {}
     for spec in specs:
         action = QAction(spec.title, window)
         action.setShortcuts([QKeySequence(k) for k in effective_keys(spec, overrides or {})])
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.triggered.connect(_no_argument(spec, on_trigger))
+        action.triggered.connect(_no_argument(spec, on_trigger, window, action))
         menus[spec.menu].addAction(action)
         actions[spec.id] = action
     return actions
@@ -136,19 +148,59 @@ def usable_overrides(
     return usable, problems
 
 
-def _no_argument(spec: ActionSpec, on_trigger: Callable[[str], None] | None) -> Callable[[], None]:
+def _no_argument(
+    spec: ActionSpec,
+    on_trigger: Callable[[str], None] | None,
+    window: QMainWindow,
+    action: QAction,
+) -> Callable[[], None]:
     """A slot that takes no argument, so PySide6 never passes ``triggered(bool)`` to it.
 
     A lambda with default arguments would receive the bool in its first default (and such
     slots were seen to upset the refcount of ``True``/``False`` at interpreter exit).
+    After the handler, the status bar says what a single-key action did (see
+    :func:`install_actions`).
     """
 
     def slot() -> None:
         if on_trigger is not None:
             on_trigger(spec.id)
-        spec.handler()
+        key = single_key_of(action)
+        if key is None:
+            spec.handler()
+            return
+        bar = window.statusBar()
+        shown: list[str] = []
+
+        def message_changed(text: str) -> None:
+            shown.append(text)
+
+        bar.messageChanged.connect(message_changed)
+        try:
+            said = spec.handler()
+        finally:
+            bar.messageChanged.disconnect(message_changed)
+        if said:
+            bar.showMessage(f"{said} (key {key})", STATUS_MS)
+        elif said is None and not any(shown):  # it said nothing itself: its title says it
+            bar.showMessage(f"{spec.title} (key {key})", STATUS_MS)
 
     return slot
+
+
+STATUS_MS = 4000
+"""How long the status bar says what a single key did (ms)."""
+
+
+def single_key_of(action: QAction) -> str | None:
+    """The first of ``action``'s keys that is a single key (no Ctrl, Alt or Meta), as
+    the keyboard names it ("1", "P", "PgDown"); None when it has none."""
+    plain = Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier
+    for sequence in action.shortcuts():
+        if sequence.count() == 1 and not sequence[0].keyboardModifiers() & ~plain:
+            text = sequence.toString(QKeySequence.SequenceFormat.NativeText)
+            return "Enter" if text == "Return" else text
+    return None
 
 
 def cheat_sheet_html(specs: list[ActionSpec], actions: dict[str, QAction] | None = None) -> str:

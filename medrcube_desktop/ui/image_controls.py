@@ -281,10 +281,11 @@ class ImageControls:
         self.set_window(windows[position], f"file window {position + 1} of {len(windows)}")
         self.statusBar().showMessage(f"File window {position + 1} of {len(windows)}", 3000)
 
-    def toggle_invert(self) -> None:
-        """Key I: show greyscale images negative (kept from item to item)."""
+    def toggle_invert(self) -> str:
+        """Key I: show greyscale images negative (kept from item to item); what it did."""
         self.invert = not self.invert
         self._rerender_same_slice()
+        return "Negative (inverted) image" if self.invert else "Image no longer inverted"
 
     def _drag_window(self, dx: int, dy: int) -> None:
         """Right-drag: horizontal widens/narrows the window, vertical moves its center."""
@@ -305,10 +306,12 @@ class ImageControls:
         self._rerender_same_slice()
         self.convention_changed.emit(self.neurological)
 
-    def toggle_outline(self) -> None:
-        """Key O: masks as filled areas or as outlines (kept from item to item)."""
+    def toggle_outline(self) -> str:
+        """Key O: masks as filled areas or as outlines (kept from item to item); what it
+        did."""
         self.mask_outline = not self.mask_outline
         self._rerender_same_slice()
+        return "Masks drawn as outlines" if self.mask_outline else "Masks drawn filled"
 
     def change_opacity(self, step: float) -> None:
         """Keys [ and ]: mask fill opacity down or up by ``step`` (0.1 to 1)."""
@@ -325,16 +328,18 @@ class ImageControls:
             "Overlay shown." if self.show_overlay else "Overlay hidden (M shows it).", 3000
         )
 
-    def toggle_caliper(self) -> None:
+    def toggle_caliper(self) -> str | None:
         """Key D: measure a distance by dragging (mm from the pixel spacing); again, or
-        Esc, leaves it and clears the line."""
+        Esc, leaves it and clears the line. "Caliper off" when it left it (the status
+        bar names the spacing when it starts)."""
         view = self.image_view
         if view.measuring:
             view.clear_caliper()
             self._forget_caliper_hint()
-            return
+            return "Caliper off"
         view.set_measuring(True)
         self._say_caliper_spacing()
+        return None
 
     def _forget_caliper_hint(self) -> None:
         """Take the caliper's hint off the status bar once the caliper is left (it said
@@ -361,16 +366,24 @@ class ImageControls:
             )
         self.statusBar().showMessage(message, 6000)
 
-    def escape(self) -> None:
+    def escape(self) -> str:
         """Esc: on the image, clear the caliper; elsewhere (the comment box), back to the
-        image, where the keys score."""
+        image, where the keys score. What it did, for the status bar ("" for nothing)."""
         view = self.image_view
         if view.hasFocus() and (view.measuring or view.caliper is not None):
             view.clear_caliper()
             self._forget_caliper_hint()
+            return "Caliper off"
+        if view.hasFocus():
+            return ""  # nothing to do: any message on the status bar stays
         view.setFocus()
+        return "Back to the image: keys score again"
 
-    def step_slice(self, step: int) -> None:
-        """PgDn/PgUp: move ``step`` slices through a volume or multi-frame file."""
-        if self.slice_slider.isVisible():
-            self.slice_slider.setValue(self.slice_slider.value() + step)
+    def step_slice(self, step: int) -> str:
+        """PgDn/PgUp: move ``step`` slices through a volume or multi-frame file; what it
+        did ("Slice 3 of 24")."""
+        slider = self.slice_slider
+        if not slider.isVisible():
+            return "This image has one slice"
+        slider.setValue(slider.value() + step)
+        return f"Slice {slider.value() + 1} of {slider.maximum() + 1}"

@@ -50,7 +50,7 @@ class ImageView(QGraphicsView):
     ZOOM_STEP = 1.25
     image_shown = Signal()  # after set_image placed new pixels
     window_dragged = Signal(int, int)  # right-drag: (dx, dy) in screen pixels since last move
-    typed = Signal(str)  # a printable key that no shortcut uses: the reviewer is writing
+    typed = Signal(str)  # a printable key that no shortcut uses (it does nothing here)
     full_resolution_wanted = Signal()  # zoomed past a reduced decode's pixels (once per image)
 
     def __init__(self, parent=None) -> None:
@@ -271,10 +271,12 @@ class ImageView(QGraphicsView):
         self._check_resolution()  # a larger view may show more than was decoded
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        """Keys that reach the view are not shortcuts; a printable one starts the comment
-        (so a sentence typed here is written, not taken as scoring keys from then on)."""
-        if _is_writing(event) and event.text() != " ":
-            self.typed.emit(event.text())
+        """Keys that reach the view are not shortcuts: a printable one does nothing (it is
+        told by ``typed``, and never written into the comment), the others scroll."""
+        if _is_writing(event):
+            event.accept()
+            if event.text() != " ":
+                self.typed.emit(event.text())
             return
         super().keyPressEvent(event)
 

@@ -7,7 +7,6 @@ import threading
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -172,7 +171,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.image_view = ImageView()
         self.image_view.window_dragged.connect(self._drag_window)
         self.image_view.full_resolution_wanted.connect(self.show_full_resolution)
-        self.image_view.typed.connect(self._start_comment)
+        self.image_view.typed.connect(self._say_not_a_key)
         self.list_pane.search.returnPressed.connect(self.image_view.setFocus)
         self.slice_slider = QSlider(Qt.Orientation.Horizontal)
         self.slice_slider.setObjectName("sliceSlider")
@@ -367,15 +366,12 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         position = ids.index(current) + step if current in ids else 0
         self.show_item(ids[max(0, min(position, len(ids) - 1))])
 
-    def _start_comment(self, text: str) -> None:
-        """A letter no shortcut uses was typed on the image: write it in the comment."""
-        if self.session.current is None:
-            return
-        comment = self.rubric_pane.comment
-        comment.setFocus()
-        comment.moveCursor(QTextCursor.MoveOperation.End)
-        comment.insertPlainText(text)
-        self.statusBar().showMessage("Writing the comment (Esc goes back to the keys).", 4000)
+    def _say_not_a_key(self, text: str) -> None:
+        """A letter no shortcut uses was typed on the image: nothing happens (it is not
+        written into the comment); the status bar says where text goes."""
+        self.statusBar().showMessage(
+            f"“{text}” is not a key of the review: click the comment box to write.", 4000
+        )
 
     def focus_search(self) -> None:
         """Ctrl+F: type in the search box (Esc or Enter returns to the review)."""

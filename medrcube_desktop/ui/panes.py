@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -36,16 +36,8 @@ __all__ = ["ITEM_ID_ROLE", "ItemListPane", "ItemPane", "SearchEdit"]
 
 class SearchEdit(QLineEdit):
     """The search box: Enter hands the keys back to the review (``returnPressed``)
-    instead of committing the current item."""
-
-    def event(self, event) -> bool:  # noqa: D401 (Qt override)
-        if event.type() == QEvent.Type.ShortcutOverride and event.key() in (
-            Qt.Key.Key_Return,
-            Qt.Key.Key_Enter,
-        ):
-            event.accept()  # claim Enter before the window's "commit" shortcut
-            return True
-        return super().event(event)
+    instead of committing the current item (every single key typed here is the box's:
+    ``ui/text_keys.py``)."""
 
 
 class ItemListPane(QWidget):

@@ -37,13 +37,29 @@ class ReviewControls:
             self.statusBar().showMessage(f"Draft NOT saved: {exc}", 15000)
         return True
 
-    def toggle_rule(self, rule_id: str) -> None:
-        """Key 1–7: score one rule of the current item (unscored → fail → pass → fail)."""
-        self._guarded(lambda: self.session.toggle(rule_id))
+    def toggle_rule(self, rule_id: str) -> str:
+        """Key 1–7: score one rule of the current item (unscored → fail → pass → fail);
+        what it did, for the status bar ("Rule 1.1 passed")."""
+        done: list[int] = []
+        if not self._guarded(lambda: done.append(self.session.toggle(rule_id))):
+            return "No item is shown: nothing to score"
+        if not done:  # the save failed; the status bar says so already
+            return ""
+        return f"Rule {rule_id} {'passed' if done[0] else 'failed'}"
 
-    def pass_unscored(self) -> None:
-        """Key P: pass every rule of the current item that is not scored yet."""
-        self._guarded(self.session.pass_unscored)
+    def pass_unscored(self) -> str:
+        """Key P: pass every rule of the current item that is not scored yet; what it
+        did, for the status bar ("Rules 1.2, 2.1 passed (the unscored ones)")."""
+        done: list[list[str]] = []
+        if not self._guarded(lambda: done.append(self.session.pass_unscored())):
+            return "No item is shown: nothing to score"
+        if not done:
+            return ""
+        changed = done[0]
+        if not changed:
+            return "Every rule is scored already: nothing changed"
+        rules = f"Rule {changed[0]}" if len(changed) == 1 else f"Rules {', '.join(changed)}"
+        return f"{rules} passed (the unscored {'one' if len(changed) == 1 else 'ones'})"
 
     def _comment_edited(self, text: str) -> None:
         self._guarded(lambda: self.session.set_comment(text))
@@ -81,8 +97,11 @@ class ReviewControls:
             return
         self.statusBar().showMessage(f"{current.id} {'flagged' if on else 'unflagged'}.", 4000)
 
-    def commit(self) -> None:
-        """Enter: what the session decides (commit, reveal, ask for a note, go on)."""
+    def commit(self) -> str | None:
+        """Enter: what the session decides (commit, reveal, ask for a note, go on).
+
+        Returns why nothing was saved, for the status bar, or None (the outcome's own
+        messages say what was saved)."""
         noting = self.session.enter_saves_note()
         try:
             outcome = self.session.commit(self.reveal_pane.note.text())
@@ -92,7 +111,7 @@ class ReviewControls:
                 self.reveal_pane.note.setFocus()
             elif exc.needs_comment:
                 self.rubric_pane.comment.setFocus()
-            return
+            return f"Not committed: {exc}"
         except StoreError as exc:
             log.exception("commit failed")
             what = "Note" if noting else "Review"
@@ -100,8 +119,9 @@ class ReviewControls:
             QMessageBox.critical(
                 self, f"{what} not saved", f"{exc}\n\nYour {shown} are still on screen."
             )
-            return
+            return f"{what} NOT saved: {exc}"
         self._show_outcome(outcome)
+        return None
 
     def _show_outcome(self, outcome: CommitOutcome) -> None:
         """The messages and the focus that follow what Enter did."""

@@ -37,17 +37,14 @@ class CommentEdit(QPlainTextEdit):
         self.setUndoRedoEnabled(False)
 
     def event(self, event) -> bool:  # noqa: D401 (Qt override)
-        if event.type() == QEvent.Type.ShortcutOverride:
-            # Claim Enter before the window's "commit" shortcut sees it, so it fires once.
-            if event.key() in self._ENTER_KEYS:
-                event.accept()
-                return True
-            # Let Undo/Redo reach the window's actions.
-            if event.matches(QKeySequence.StandardKey.Undo) or event.matches(
-                QKeySequence.StandardKey.Redo
-            ):
-                event.ignore()
-                return False
+        # Enter, like every single key, is the box's (ui/text_keys.py): it fires once.
+        # Undo/Redo reach the window's actions (one history for scores and comment).
+        if event.type() == QEvent.Type.ShortcutOverride and (
+            event.matches(QKeySequence.StandardKey.Undo)
+            or event.matches(QKeySequence.StandardKey.Redo)
+        ):
+            event.ignore()
+            return False
         return super().event(event)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt override)

@@ -247,10 +247,10 @@ def test_the_caliper_hint_leaves_the_status_bar_with_the_caliper(qtbot, tmp_path
     qtbot.keyClick(view, Qt.Key.Key_D)
     assert window.statusBar().currentMessage().startswith("Caliper: drag on the image")
     qtbot.keyClick(view, Qt.Key.Key_D)  # D again: the caliper is left, and its hint
-    assert not view.measuring and window.statusBar().currentMessage() == ""
+    assert not view.measuring and window.statusBar().currentMessage() == "Caliper off (key D)"
     qtbot.keyClick(view, Qt.Key.Key_D)
     qtbot.keyClick(view, Qt.Key.Key_Escape)
-    assert window.statusBar().currentMessage() == ""
+    assert window.statusBar().currentMessage() == "Caliper off (key Esc)"
     qtbot.keyClick(view, Qt.Key.Key_D)
     window.show_item("ct-2")  # moving on leaves the caliper (the line was the item's)
     qtbot.waitUntil(lambda: window.session.current.id == "ct-2" and view.facts is not None,

@@ -262,16 +262,20 @@ def test_themes_font_scale_and_window_layout_are_applied_and_restored(
     assert window.splitter.sizes() == sizes
 
 
-def test_typing_on_the_image_writes_the_comment_instead_of_scoring(qtbot, ct_benchmark, tmp_path):
+def test_typing_on_the_image_never_writes_the_comment(qtbot, ct_benchmark, tmp_path):
+    """Issue 21: a letter no shortcut uses does nothing on the image (it used to start
+    the comment, so "poor terminology" left "r terminology" after P and O had acted);
+    tests/ui/test_text_keys.py checks what each shortcut letter did."""
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     assert QApplication.focusWidget() is window.image_view  # not the Task filter
     qtbot.keyClick(window.image_view, Qt.Key.Key_2)
-    for char in "the stem implies a prior film":  # each key to whatever has the focus
+    for char in "the stem":  # each key to whatever has the focus
         qtbot.keyClicks(QApplication.focusWidget(), char)
-    assert window.rubric_pane.comment.toPlainText() == "the stem implies a prior film"
+    assert QApplication.focusWidget() is window.image_view
+    assert window.rubric_pane.comment.toPlainText() == ""
     scores = window.session.draft.scores
     assert scores["1.2"] == 0 and sum(v is None for v in scores.values()) == 6  # no P pressed
-    assert "ct-1" not in window.session.flagged
+    assert window.show_overlay is False  # the m of "stem" is key M
 
 
 def test_enter_in_the_search_box_gives_the_keys_back(qtbot, ct_benchmark, tmp_path):
