@@ -106,10 +106,30 @@ def run_gui(args: argparse.Namespace) -> int:
     )
 
 
+HEADLESS_PLATFORMS = frozenset({"offscreen", "minimal", "minimalegl", "vnc", "eglfs", "linuxfb"})
+"""Qt platform plugins that need no display server (DISPLAY or WAYLAND_DISPLAY)."""
+
+
+def no_display(platform: str, environ: dict[str, str] | None = None) -> bool:
+    """Whether the window has nowhere to open: Linux, a platform that needs a display
+    server (``xcb``, ``wayland``; not one of :data:`HEADLESS_PLATFORMS`), and neither
+    ``DISPLAY`` nor ``WAYLAND_DISPLAY`` set (over SSH without ``-X``, say)."""
+    env = os.environ if environ is None else environ
+    return (
+        sys.platform.startswith("linux")
+        and platform not in HEADLESS_PLATFORMS
+        and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+    )
+
+
 def check_qt_libraries() -> bool:
-    """False, after telling the user which packages to install, when Qt would abort for a
-    missing system library; on stderr and, when started from a desktop menu (no
-    terminal), in a dialog of the desktop's own if one of its tools is there."""
+    """False, after telling the user why, when Qt could not open the window.
+
+    First whether there is a display at all (:func:`no_display`; Qt would abort naming
+    libxcb-cursor0 even when it is installed, and the missing libraries do not matter
+    until there is one), then which of Qt's system libraries are missing: on stderr and,
+    when started from a desktop menu (no terminal), in a dialog of the desktop's own if
+    one of its tools is there."""
     from medrcube_desktop.core.system_libraries import (
         missing_libraries,
         missing_message,
@@ -117,19 +137,17 @@ def check_qt_libraries() -> bool:
     )
 
     platform = qt_platform()
+    if no_display(platform):
+        print(
+            f"{PROG}: no display to open the window on (DISPLAY and WAYLAND_DISPLAY "
+            "are not set; over SSH use ssh -X). Without a screen: "
+            "QT_QPA_PLATFORM=offscreen with --screenshot FILE --quit-after-ms 3000, "
+            "or a command (medrcube-desktop --help).",
+            file=sys.stderr,
+        )
+        return False
     missing = missing_libraries(platform)
     if not missing:
-        if platform == "xcb" and not (
-            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-        ):  # Qt would abort naming libxcb-cursor0 even when it is installed
-            print(
-                f"{PROG}: no display to open the window on (DISPLAY and WAYLAND_DISPLAY "
-                "are not set; over SSH use ssh -X). Without a screen: "
-                "QT_QPA_PLATFORM=offscreen with --screenshot FILE --quit-after-ms 3000, "
-                "or a command (medrcube-desktop --help).",
-                file=sys.stderr,
-            )
-            return False
         return True
     message = missing_message(missing, platform)
     print(message, file=sys.stderr)
