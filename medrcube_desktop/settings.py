@@ -156,6 +156,64 @@ def _shortcuts(raw: object, path: Path, ignored: list[str]) -> dict[str, list[st
     return found
 
 
+RECENT_LIMIT = 10
+"""How many benchmarks File › Open Recent lists."""
+
+
+@dataclass(frozen=True)
+class RecentStudy:
+    """One entry of File › Open Recent: a benchmark folder and its study database.
+
+    Attributes
+    ----------
+    dataset : str
+        Absolute path of the benchmark root folder.
+    db : str or None
+        Absolute path of the study database it was opened with; None for an entry from
+        an older ``settings.json`` (only ``last_dataset``): the benchmark's default
+        database (:func:`default_db_path`).
+    """
+
+    dataset: str
+    db: str | None = None
+
+    def database(self) -> Path:
+        """The study database to open: ``db``, else the benchmark's default one."""
+        return Path(self.db) if self.db else default_db_path(Path(self.dataset))
+
+    def missing(self) -> str | None:
+        """Why this entry cannot be opened any more, as one sentence naming the path
+        ("the benchmark folder /x is missing (moved or removed)"), or None."""
+        if not Path(self.dataset).is_dir():
+            return f"the benchmark folder {self.dataset} is missing (moved or removed)"
+        if self.db and not Path(self.db).is_file():
+            return f"the study database {self.db} is missing (moved or removed)"
+        return None
+
+    def title(self) -> str:
+        """Menu text: the benchmark's folder name and the database's file name."""
+        return f"{Path(self.dataset).name} — {self.database().name}"
+
+
+def _recent(raw: object, path: Path, ignored: list[str]) -> list[RecentStudy]:
+    """Validated ``recent`` list (bad entries logged and named in ``ignored``)."""
+    if raw is None:
+        return []
+    found: list[RecentStudy] = []
+    bad = not isinstance(raw, list)
+    for entry in raw if isinstance(raw, list) else []:
+        dataset = entry.get("dataset") if isinstance(entry, dict) else None
+        db = entry.get("db") if isinstance(entry, dict) else None
+        if isinstance(dataset, str) and dataset.strip() and (db is None or isinstance(db, str)):
+            found.append(RecentStudy(dataset, db or None))
+        else:
+            bad = True
+    if bad:
+        log.warning("%s: ignoring entries of recent: expected a list of {dataset, db}", path)
+        ignored.append("recent")
+    return found[:RECENT_LIMIT]
+
+
 @dataclass
 class Settings:
     """What the app remembers between runs.
@@ -178,6 +236,9 @@ class Settings:
     shortcuts : dict[str, list[str]]
         Remapped keys by action id (``QKeySequence`` text, e.g. ``"Ctrl+Shift+F"``);
         actions not listed keep their default keys.
+    recent : list of RecentStudy
+        The benchmarks opened last with their databases, newest first, at most
+        :data:`RECENT_LIMIT` (File › Open Recent; a plain start reopens the first).
     """
 
     reviewer: str | None = None
@@ -187,6 +248,7 @@ class Settings:
     theme: str = "light"
     font_scale: float = 1.0
     shortcuts: dict[str, list[str]] = field(default_factory=dict)
+    recent: list[RecentStudy] = field(default_factory=list)
 
     @classmethod
     def path(cls) -> Path:
@@ -239,8 +301,39 @@ class Settings:
             theme=theme,
             font_scale=float(scale),
             shortcuts=_shortcuts(raw.get("shortcuts"), path, ignored),
+            recent=_recent(raw.get("recent"), path, ignored),
         )
         return loaded, f"read without {', '.join(ignored)}" if ignored else None
+
+    def remember_study(self, dataset: Path, db: Path | None) -> RecentStudy:
+        """Put ``dataset`` opened with ``db`` first in :attr:`recent` (resolved paths; an
+        older entry of the same pair is dropped, the eleventh falls off) and make it
+        ``last_dataset``; not saved yet (:meth:`save`). Returns the entry."""
+        entry = RecentStudy(
+            str(Path(dataset).expanduser().resolve()),
+            str(Path(db).expanduser().resolve()) if db is not None else None,
+        )
+        self.recent = [entry, *(e for e in self.recent if e != entry)][:RECENT_LIMIT]
+        self.last_dataset = entry.dataset
+        return entry
+
+    def forget_study(self, entry: RecentStudy) -> None:
+        """Take ``entry`` out of :attr:`recent` (not saved yet)."""
+        self.recent = [e for e in self.recent if e != entry]
+
+    def last_study(self) -> tuple[RecentStudy | None, list[str]]:
+        """What a plain start reopens: the newest entry of :attr:`recent` that can still
+        be opened (else ``last_dataset`` of an older settings file, with its default
+        database), and why each newer entry was passed over (:meth:`RecentStudy.missing`).
+        ``(None, reasons)`` when nothing can be reopened."""
+        passed_over: list[str] = []
+        candidates = self.recent or ([RecentStudy(self.last_dataset)] if self.last_dataset else [])
+        for entry in candidates:
+            why = entry.missing()
+            if why is None:
+                return entry, passed_over
+            passed_over.append(why)
+        return None, passed_over
 
     def save(self) -> bool:
         """Write ``settings.json`` atomically (temp file, then replace).

@@ -78,6 +78,10 @@ def add_gui_options(parser: argparse.ArgumentParser) -> None:
 def run_gui(args: argparse.Namespace) -> int:
     """Resolve the benchmark and database, then open the review window; its exit status.
 
+    With neither ``--demo`` nor ``--dataset``, the benchmark opened last is reopened with
+    the database it was opened with (``Settings.last_study``; the window says which), and
+    an entry that is gone is passed over with a word.
+
     Status 1 before anything else when Qt's system libraries are missing (named, with
     the command that installs them: :func:`check_qt_libraries`)."""
     from medrcube_desktop import settings
@@ -86,23 +90,30 @@ def run_gui(args: argparse.Namespace) -> int:
         return 1
 
     root: Path | None
+    db_path: Path | None = args.window_db
+    reopened: settings.RecentStudy | None = None
+    passed_over: list[str] = []
     if args.window_demo:
         from medrcube_desktop.demo.build import ensure_demo
 
         root = ensure_demo(settings.demo_benchmark_dir())
     elif args.window_dataset is not None:
         root = args.window_dataset
-    else:
-        last = settings.Settings.load().last_dataset
-        root = Path(last) if last else None
+    else:  # a plain start: the benchmark opened last, with its database
+        reopened, passed_over = settings.Settings.load().last_study()
+        root = Path(reopened.dataset) if reopened else None
+        if reopened is not None and db_path is None:
+            db_path = reopened.database()
     from medrcube_desktop.ui.app import run_app  # Qt is imported only here
 
     return run_app(
         dataset=root,
-        db_path=args.window_db,
+        db_path=db_path,
         reviewer=args.window_reviewer,
         screenshot=args.window_screenshot,
         quit_after_ms=args.window_quit_after_ms,
+        reopened=reopened is not None,
+        passed_over=passed_over,
     )
 
 

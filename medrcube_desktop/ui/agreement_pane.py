@@ -18,7 +18,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
@@ -58,6 +57,7 @@ from medrcube_desktop.ui.agreement_panel import (
     panel_notes,
     panel_summary,
 )
+from medrcube_desktop.ui.folder_dialog import choose_folder
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc
@@ -424,8 +424,8 @@ class AgreementPane(QDialog):
         """Write the CSV, XLSX, JSON, figures and HTML report to a chosen folder."""
         if self.run is None:
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export the agreement study to")
-        if not folder:
+        folder = choose_folder(self, "Export the agreement study to")  # new names too
+        if folder is None:
             return
         try:  # never over the study database (hard links and other spellings count)
             written = write_outputs(self.run, Path(folder), [self.store.path])

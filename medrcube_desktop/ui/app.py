@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
@@ -63,8 +64,15 @@ def run_app(
     reviewer: str | None = None,
     screenshot: Path | None = None,
     quit_after_ms: int | None = None,
+    reopened: bool = False,
+    passed_over: list[str] | tuple[str, ...] = (),
 ) -> int:
     """Open the review window and run the event loop; returns the exit status.
+
+    ``reopened``: ``dataset`` is the benchmark opened last (a plain start); the status bar
+    says so and names it. ``passed_over``: why newer entries of File › Open Recent could
+    not be reopened (said in the status bar, or before the folder dialog when nothing
+    could be reopened).
 
     Raises
     ------
@@ -74,7 +82,8 @@ def run_app(
     """
     app = QApplication.instance() or QApplication(sys.argv[:1])
     try:
-        return _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms)
+        said = StartNotes(reopened, tuple(passed_over))
+        return _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms, said)
     except MedRCubeError as exc:
         # Started from a desktop menu there is no terminal: say it in a dialog too.
         if screenshot is None and quit_after_ms is None:
@@ -90,19 +99,48 @@ def run_app(
         render_pool().waitForDone(10_000)
 
 
-def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
+@dataclass(frozen=True)
+class StartNotes:
+    """What the start-up tells the user: whether the benchmark is the one opened last
+    (``reopened``) and why newer recent entries were passed over (``passed_over``)."""
+
+    reopened: bool = False
+    passed_over: tuple[str, ...] = ()
+
+    def status_text(self, benchmark, store) -> str:
+        """The status bar's sentence once the window is shown ("" when nothing to say)."""
+        parts = [f"The last benchmark could not be reopened: {why}." for why in self.passed_over]
+        if self.reopened:
+            db = store.path.name if store.path else "in memory"
+            parts.insert(
+                0,
+                f"Reopened the last benchmark: {benchmark.name} ({benchmark.root}), "
+                f"database {db}. File › Open Recent lists the others.",
+            )
+        return " ".join(parts)
+
+
+def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms, said=None) -> int:
     global _UNATTENDED
     app.setApplicationName("MedRCube Desktop")
     app.setOrganizationName("MedRCube")
     sys.excepthook = _excepthook
     unattended = screenshot is not None or quit_after_ms is not None
     _UNATTENDED = unattended
+    said = said or StartNotes()
     prefs = settings.Settings.load()
+    gone = "; ".join(said.passed_over)
     if dataset is None and not unattended:
+        if gone:  # said before the dialog, or the user would wonder why it is asked
+            QMessageBox.information(
+                None, "Last benchmark not found", f"{gone[0].upper()}{gone[1:]}: choose one."
+            )
         chosen = QFileDialog.getExistingDirectory(None, "Open a MedRCube benchmark folder")
         dataset = Path(chosen) if chosen else None
     if dataset is None:
-        raise MedRCubeError("no benchmark given: use --demo or --dataset DIR")
+        raise MedRCubeError(
+            (f"{gone}; " if gone else "") + "no benchmark given: use --demo or --dataset DIR"
+        )
     benchmark = load_for_review(dataset)
     for problem in benchmark.problems:
         log.warning("benchmark problem: %s", problem)
@@ -113,17 +151,20 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms) -> int:
         if not unattended:
             raise MedRCubeError("no reviewer name given: start again, or pass --reviewer NAME")
         name = "unattended"  # a placeholder for scripted runs; never remembered
-    prefs.last_dataset = str(benchmark.root)
-    prefs.save()
     store = open_store(Path(db_path or settings.default_db_path(benchmark.root)))
+    prefs.remember_study(benchmark.root, store.path)  # File › Open Recent, the next start
+    prefs.save()
     log.info("reviews are saved in %s", store.path)
     try:
-        return _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms)
+        return _show_window(
+            app, benchmark, store, name, prefs, screenshot, quit_after_ms,
+            said.status_text(benchmark, store),
+        )  # fmt: skip
     finally:
         store.close()
 
 
-def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) -> int:
+def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms, said="") -> int:
     unattended = screenshot is not None or quit_after_ms is not None
     apply_theme(app, prefs.theme, prefs.font_scale)
     window = build_window(MainWindow, benchmark, store, name, prefs)
@@ -133,6 +174,9 @@ def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) 
     if unattended:
         _schedule_unattended(window, screenshot, quit_after_ms, result)
     window.show()
+    if said:
+        log.info("%s", said)
+        window.statusBar().showMessage(said, 20000)
     status = app.exec()
     return status or result["status"]
 

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.ui.folder_dialog import choose_folder
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.text import esc
 from medrcube_desktop.ui.themes import error_colour
@@ -154,9 +154,9 @@ class CompareFiguresTab(QWidget):
         """Ask for a folder and write the report there (on a worker thread)."""
         if self.result is None:
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export the comparison report to")
-        if folder:
-            self.export_to(Path(folder))
+        folder = choose_folder(self, "Export the comparison report to")  # new names too
+        if folder is not None:
+            self.export_to(folder)
 
     def export_to(self, folder: Path) -> bool:
         """Write the report's files into ``folder``; False when a job already runs or

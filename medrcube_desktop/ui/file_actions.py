@@ -1,6 +1,6 @@
-"""File › Open benchmark, Open study database, Study info, Import and Export reviews: a
-mixin of :class:`~medrcube_desktop.ui.main_window.MainWindow`, and its rows of the action
-table. Import and export are the CLI's own functions (:mod:`medrcube_desktop.store.
+"""File › Open benchmark, Open study database, Open Recent, Study info, Import and Export
+reviews: a mixin of :class:`~medrcube_desktop.ui.main_window.MainWindow`, and its rows of
+the action table. Import and export are the CLI's own functions (:mod:`medrcube_desktop.store.
 exchange`); opening builds a new window on the chosen files (as the start-up does) and
 closes this one, so every pane starts on the new database."""
 
@@ -9,7 +9,14 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QLabel, QMessageBox
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMenu,
+    QMessageBox,
+)
 
 from medrcube_desktop import settings
 from medrcube_desktop.core.file_kinds import refuse_foreign
@@ -45,6 +52,15 @@ def with_file_actions(specs: list[ActionSpec], window) -> list[ActionSpec]:
     """``specs`` with :func:`file_actions` at the top of the File menu."""
     first_file = next((i for i, s in enumerate(specs) if s.menu == "File"), len(specs))
     return specs[:first_file] + file_actions(window) + specs[first_file:]
+
+
+def _opener(window, entry: settings.RecentStudy):
+    """A slot without argument that opens ``entry`` (``triggered(bool)`` is not passed)."""
+
+    def slot() -> None:
+        window.open_recent(entry)
+
+    return slot
 
 
 class FileActions:
@@ -83,13 +99,73 @@ class FileActions:
         if chosen:
             self._open_in_new_window(self.benchmark, Path(chosen))
 
+    def install_recent_menu(self) -> QMenu:
+        """File › Open Recent, after the open actions: the last benchmarks opened, each
+        with its database (``Settings.recent``), filled each time the menu opens."""
+        file_menu = next(
+            a.menu() for a in self.menuBar().actions() if a.menu() and a.text() == "&File"
+        )
+        self.recent_menu = QMenu("Open &Recent", self)
+        self.recent_menu.setObjectName("openRecent")
+        self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
+        after = self.qactions["app.study_info"]
+        file_menu.insertMenu(after, self.recent_menu)
+        self.fill_recent_menu()
+        return self.recent_menu
+
+    def fill_recent_menu(self) -> None:
+        """List ``Settings.recent``: "benchmark — database", "(missing)" after an entry
+        whose folder or database is gone; "Clear the list" last."""
+        menu = self.recent_menu
+        menu.clear()
+        for n, entry in enumerate(self.prefs.recent, start=1):
+            title = entry.title().replace("&", "&&")
+            missing = entry.missing()
+            action = menu.addAction(f"&{n % 10} {title}" + (" (missing)" if missing else ""))
+            action.setToolTip(missing or f"{entry.dataset}\n{entry.database()}")
+            action.setStatusTip(missing or f"{entry.dataset} with {entry.database()}")
+            action.triggered.connect(_opener(self, entry))
+        if not self.prefs.recent:
+            menu.addAction("No benchmark opened yet").setEnabled(False)
+        else:
+            menu.addSeparator()
+            menu.addAction("Clear the list").triggered.connect(self.clear_recent)
+        menu.menuAction().setToolTip("The last benchmarks opened, each with its database")
+
+    def open_recent(self, entry: settings.RecentStudy) -> None:
+        """File › Open Recent › an entry: its benchmark with its database, in a new
+        window; an entry that is gone is said so and removed from the list."""
+        missing = entry.missing()
+        if missing is None:
+            try:
+                benchmark = load_for_review(Path(entry.dataset))
+            except MedRCubeError as exc:
+                QMessageBox.critical(self, "Benchmark not opened", str(exc))
+                return
+            self._open_in_new_window(benchmark, entry.database())
+            return
+        self.prefs.forget_study(entry)
+        self.prefs.save()
+        self.fill_recent_menu()
+        text = f"Not opened: {missing}. It is removed from File › Open Recent."
+        self.statusBar().showMessage(text, 10000)
+        QMessageBox.warning(self, "Benchmark not found", text)
+
+    def clear_recent(self) -> None:
+        """File › Open Recent › Clear the list."""
+        self.prefs.recent = []
+        self.prefs.save()
+        self.fill_recent_menu()
+        self.statusBar().showMessage("File › Open Recent cleared.", 4000)
+
     def _open_in_new_window(self, benchmark, db_file: Path) -> None:
         try:
             store = open_store(db_file)
         except MedRCubeError as exc:
             QMessageBox.critical(self, "Study database not opened", str(exc))
             return
-        self.prefs.last_dataset = str(benchmark.root)
+        self.prefs.remember_study(benchmark.root, store.path)  # Open Recent, the next start
+        self.prefs.save()  # (was not saved: the next plain start opened the demo)
         window = build_window(type(self), benchmark, store, self.session.reviewer, self.prefs)
         window.resize(self.size())
         QApplication.instance().aboutToQuit.connect(store.close)

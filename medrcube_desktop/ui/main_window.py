@@ -129,6 +129,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         for problem in self.shortcut_problems:
             log.warning("settings.json shortcuts: %s", problem)
         self.qactions = install_actions(self, self.actions_table, overrides, self._action_fired)
+        self.install_recent_menu()
         if self.shortcut_problems:
             self.statusBar().showMessage(
                 "Remapped keys ignored (see the log): " + "; ".join(self.shortcut_problems[:2]),

@@ -63,9 +63,8 @@ def test_a_new_study_becomes_a_filter_of_the_item_list(qtbot, ct_benchmark, tmp_
 
 
 def test_judged_by_one_only_is_the_count_the_cli_gives(qtbot, ct_benchmark, tmp_path, monkeypatch):
-    from PySide6.QtWidgets import QFileDialog
-
     from medrcube_desktop.review.agreement import run_study
+    from medrcube_desktop.ui import agreement_pane
 
     prepare(tmp_path / "s.db")  # the LLM judged ct-1 and ct-2; dr-a reviewed ct-1 only
     window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
@@ -77,7 +76,7 @@ def test_judged_by_one_only_is_the_count_the_cli_gives(qtbot, ct_benchmark, tmp_
         pane.compute_button.click()
     # before: "0 judged by one only" (the blind restriction had dropped ct-2 first)
     assert "1 item both judged, 1 judged by one only" in pane.summary.text()
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(tmp_path / "x"))
+    monkeypatch.setattr(agreement_pane, "choose_folder", lambda *a, **k: tmp_path / "x")
     pane.export()
     report = (tmp_path / "x" / "report.html").read_text(encoding="utf-8")
     assert "1 judged by only one of them" in report
@@ -111,7 +110,9 @@ def test_the_export_never_writes_over_the_study_database(
 ):
     import os
 
-    from PySide6.QtWidgets import QFileDialog, QMessageBox
+    from PySide6.QtWidgets import QMessageBox
+
+    from medrcube_desktop.ui import agreement_pane
 
     prepare(tmp_path / "s.db")
     window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
@@ -124,7 +125,7 @@ def test_the_export_never_writes_over_the_study_database(
     os.link(tmp_path / "s.db", folder / "agreement.json")  # the database by another name
     before = (tmp_path / "s.db").read_bytes()
     shown = []
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
+    monkeypatch.setattr(agreement_pane, "choose_folder", lambda *a, **k: folder)
     monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: shown.append(a[2]))
     pane.export()
     assert shown and "is the input" in shown[0]
