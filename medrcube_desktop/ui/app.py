@@ -107,17 +107,18 @@ class StartNotes:
     reopened: bool = False
     passed_over: tuple[str, ...] = ()
 
-    def status_text(self, benchmark, store) -> str:
-        """The status bar's sentence once the window is shown ("" when nothing to say)."""
-        parts = [f"The last benchmark could not be reopened: {why}." for why in self.passed_over]
+    def status_text(self, benchmark) -> str:
+        """The status bar's sentence once the window is shown ("" when nothing to say);
+        short, as the progress and the database name share the bar."""
+        gone = "; ".join(self.passed_over)
+        if self.reopened and gone:
+            return f"Reopened the last benchmark still there, {benchmark.name}: {gone}."
         if self.reopened:
-            db = store.path.name if store.path else "in memory"
-            parts.insert(
-                0,
-                f"Reopened the last benchmark: {benchmark.name} ({benchmark.root}), "
-                f"database {db}. File › Open Recent lists the others.",
+            return (
+                f"Reopened the last benchmark: {benchmark.name} "
+                "(File › Open Recent lists the others)."
             )
-        return " ".join(parts)
+        return f"The last benchmark could not be reopened: {gone}." if gone else ""
 
 
 def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms, said=None) -> int:
@@ -158,7 +159,7 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms, said=None) 
     try:
         return _show_window(
             app, benchmark, store, name, prefs, screenshot, quit_after_ms,
-            said.status_text(benchmark, store),
+            said.status_text(benchmark),
         )  # fmt: skip
     finally:
         store.close()
