@@ -82,8 +82,9 @@ def run_gui(args: argparse.Namespace) -> int:
     the database it was opened with (``Settings.last_study``; the window says which), and
     an entry that is gone is passed over with a word.
 
-    Status 1 before anything else when Qt's system libraries are missing (named, with
-    the command that installs them: :func:`check_qt_libraries`)."""
+    Status 1 before anything else when there is no display, or when Qt's system
+    libraries are missing (named, with the command that installs them; the display is
+    checked first: :func:`check_qt_libraries`)."""
     from medrcube_desktop import settings
 
     if not check_qt_libraries():
