@@ -49,7 +49,7 @@ class ReviewControls:
 
     def pass_unscored(self) -> str:
         """Key P: pass every rule of the current item that is not scored yet; what it
-        did, for the status bar ("Rules 1.2, 2.1 passed (the unscored ones)")."""
+        did, for the status bar ("Passed the unscored rules 1.2, 2.1")."""
         done: list[list[str]] = []
         if not self._guarded(lambda: done.append(self.session.pass_unscored())):
             return "No item is shown: nothing to score"
@@ -58,8 +58,7 @@ class ReviewControls:
         changed = done[0]
         if not changed:
             return "Every rule is scored already: nothing changed"
-        rules = f"Rule {changed[0]}" if len(changed) == 1 else f"Rules {', '.join(changed)}"
-        return f"{rules} passed (the unscored {'one' if len(changed) == 1 else 'ones'})"
+        return f"Passed the unscored rule{'' if len(changed) == 1 else 's'} {', '.join(changed)}"
 
     def _comment_edited(self, text: str) -> None:
         self._guarded(lambda: self.session.set_comment(text))
