@@ -215,11 +215,14 @@ def source_params(path: Path, data: bytes) -> dict[str, object]:
 
 class Imported(NamedTuple):
     """What :func:`import_run` did: responses ``stored``, bad records (``problems``),
-    and the file's answers that the run ``already`` held (a re-import adds nothing)."""
+    the file's answers that the run ``already`` held (a re-import adds nothing), and
+    ``warnings``: one per other run imported from a file of the same bytes (SHA-256),
+    naming it (a hard link or copy of one model's results stored twice)."""
 
     stored: int
     problems: list[str]
     already: int = 0
+    warnings: tuple[str, ...] = ()
 
 
 def import_run(
@@ -244,8 +247,11 @@ def import_run(
     with the same answer it is stored once; with different answers none of them is
     stored (which one the model gave cannot be told, and a comparison must not take one
     at random). Every response is scrubbed of the API keys in the environment
-    (:func:`environment_redactor`) before it is stored; all of a file's responses are
-    written in one transaction (``StudyStore.save_responses``).
+    (:func:`environment_redactor`) before it is stored. A file whose bytes are those of
+    another stored run is stored with a warning naming that run. The checks on the stored runs
+    and every write (the run, its responses, a replaced run's deletion) are one write
+    transaction (``BEGIN IMMEDIATE``), so two imports into one name cannot both pass the
+    checks: the second sees the first's run and resumes it or is refused.
 
     Parameters
     ----------
@@ -267,8 +273,7 @@ def import_run(
     """
     from medrcube_desktop import __version__
     from medrcube_desktop.evaluation.prompt import prompt_sha256
-    from medrcube_desktop.evaluation.runner import open_run
-    from medrcube_desktop.store import utc_now
+    from medrcube_desktop.store import evaluation, utc_now
     from medrcube_desktop.store.evaluation import RunRecord
 
     path = Path(path)
@@ -283,13 +288,13 @@ def import_run(
         prompt_sha256=prompt_sha256(), app_version=__version__, created_at=utc_now(),
         text_only=text_only,
     )  # fmt: skip
-    if replace and store.eval_run(run) is not None:  # old run out, new in: one transaction
-        stored = store.replace_run(record, rows)
-        return Imported(stored, problems, len(rows) - stored)
-    _make_room(store, record, path, replace)
-    open_run(store, record)
-    stored = store.save_responses(rows)
-    return Imported(stored, problems, len(rows) - stored)
+    with store.transaction(f"import {path} as run {run}") as db:  # check and write: one
+        stored = _make_room(db, record, path, replace)  # transaction (two imports race)
+        if stored is None:
+            evaluation.insert_run(db, record)
+        added = evaluation.insert_responses(db, rows)
+        twins = _twin_warnings(db, record, path)
+    return Imported(added, problems, len(rows) - added, tuple(twins))
 
 
 def _no_answer(path: Path, records: list, items: Sequence[Item], problems: list[str]) -> str:
@@ -364,21 +369,23 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
     return rows, problems
 
 
-def _make_room(store: StudyStore, record, path: Path, replace: bool) -> None:
-    """Delete the stored run of ``record``'s name with ``replace``; else refuse one that
-    this file cannot resume: another file (by size and SHA-256) or other settings
-    (:func:`~medrcube_desktop.evaluation.runner.resume_conflicts`)."""
+def _make_room(db, record, path: Path, replace: bool):
+    """Inside the import's write transaction: the stored run of ``record``'s name that
+    this file resumes (None when there is none, or it was deleted with ``replace``);
+    refuse one that this file cannot resume, another file (by size and SHA-256) or other
+    settings (:func:`~medrcube_desktop.evaluation.runner.resume_conflicts`)."""
     from medrcube_desktop.evaluation.runner import resume_conflicts
+    from medrcube_desktop.store import evaluation
 
-    stored = store.eval_run(record.name)
+    stored = evaluation.eval_run(db, record.name)
     if stored is None:
-        return
+        return None
     if replace:
-        store.delete_run(record.name)
-        return
+        evaluation.delete_run(db, record.name)
+        return None
     differ = resume_conflicts(stored, record)
     if not differ:
-        return
+        return stored
     source_keys = {"source_bytes", "source_sha256"}
     if source_keys & set(differ):
         differ = ["source file", *(d for d in differ if d not in source_keys)]
@@ -397,3 +404,20 @@ def _make_room(store: StudyStore, record, path: Path, replace: bool) -> None:
         f"{str(new['source_sha256'])[:12]}…); --replace to import over it, or --run "
         "another name"
     )
+
+
+def _twin_warnings(db, record, path: Path) -> list[str]:
+    """A warning per other stored run whose source had the same bytes (SHA-256) as this
+    file: a hard link or a copy of one model's results becomes a second "model" in
+    every comparison, and the user is told which run it repeats."""
+    from medrcube_desktop.store import evaluation
+
+    digest = str(record.params["source_sha256"])
+    return [
+        f"{path}: the same content (SHA-256 {digest[:12]}…) as run {twin.name!r} (model "
+        f"{twin.model}, from {twin.params.get('source', '?')}); run {record.name!r} repeats "
+        "its answers and compare counts them twice: if this is not another model's file, "
+        f"import the right one with --replace --run {record.name}"
+        for twin in evaluation.runs_with_source(db, digest)
+        if twin.name != record.name
+    ]

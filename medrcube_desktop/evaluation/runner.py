@@ -212,15 +212,20 @@ def open_run(store: StudyStore, run: RunRecord) -> RunRecord:
         answer-relevant parameters (:func:`resume_conflicts`): resuming it would mix two
         experiments. Or the database cannot be written.
     """
-    stored = store.eval_run(run.name)
-    if stored is not None:
-        differ = resume_conflicts(stored, run)
-        if differ:
-            raise StoreError(
-                f"run {run.name!r} exists with other settings ({', '.join(differ)} differ); "
-                "resume it with the same ones or pick another name"
-            )
-    return store.save_run(run)
+    from medrcube_desktop.store import evaluation
+
+    with store.transaction(f"create run {run.name}") as db:  # check and create: one
+        stored = evaluation.eval_run(db, run.name)  # transaction (two runs may race)
+        if stored is None:
+            evaluation.insert_run(db, run)
+            return run
+    differ = resume_conflicts(stored, run)
+    if differ:
+        raise StoreError(
+            f"run {run.name!r} exists with other settings ({', '.join(differ)} differ); "
+            "resume it with the same ones or pick another name"
+        )
+    return stored
 
 
 def answer_redactor(engine: Engine) -> KeyRedactor:
