@@ -79,10 +79,14 @@ def seconds(text: str) -> float:
 
 
 def name(text: str) -> str:
-    """A non-blank name, stripped."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("must not be blank")
-    return text.strip()
+    """A name (run, model, reviewer): stripped, not blank, and without a character that
+    is not shown as itself (:func:`medrcube_desktop.core.names.check_name`)."""
+    from medrcube_desktop.core.names import check_name
+
+    try:
+        return check_name(text, "the name")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("the name: ")) from None
 
 
 def fraction(text: str) -> float:

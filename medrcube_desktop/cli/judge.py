@@ -4,7 +4,6 @@ Table 10 rubric."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
@@ -180,7 +179,7 @@ def cmd_import_judgments(args: argparse.Namespace) -> int:
             }
             problems = result.problems
     for problem in problems:
-        print(problem, file=sys.stderr)
+        say(problem)
     emit(
         args.json,
         summary,

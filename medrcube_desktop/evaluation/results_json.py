@@ -265,13 +265,15 @@ def import_run(
     Raises
     ------
     MedRCubeError
-        The run name is blank; the file cannot be read (:func:`read_records`); it holds
+        The run name is blank, or it or the model name holds a character that is not
+        shown as itself (:func:`~medrcube_desktop.core.names.check_name`); the file cannot be read (:func:`read_records`); it holds
         no answer to an item of the benchmark (empty, none of its records an item, or
         none of them usable): nothing is deleted, stored or created, ``replace`` or not;
         the run exists from another file or with other settings (another engine, model,
         text-only mode) and ``replace`` is False (a ``StoreError``).
     """
     from medrcube_desktop import __version__
+    from medrcube_desktop.core.names import check_name
     from medrcube_desktop.evaluation.prompt import prompt_sha256
     from medrcube_desktop.store import evaluation, utc_now
     from medrcube_desktop.store.evaluation import RunRecord
@@ -279,6 +281,10 @@ def import_run(
     path = Path(path)
     if not run.strip():
         raise MedRCubeError(f"{path}: an empty run name; give one with --run NAME")
+    try:  # a file's stem may hold what no name may (an escape sequence)
+        run, model = check_name(run, "run name"), check_name(model, "model name")
+    except ValueError as exc:
+        raise MedRCubeError(f"{path}: {exc} (--run NAME, --model NAME)") from None
     data, records = read_records(path)
     rows, problems = _file_answers(records, items, path, run)
     if not rows:

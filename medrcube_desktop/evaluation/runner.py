@@ -210,10 +210,17 @@ def open_run(store: StudyStore, run: RunRecord) -> RunRecord:
     StoreError
         A run of that name exists with another engine, model, prompt, benchmark or
         answer-relevant parameters (:func:`resume_conflicts`): resuming it would mix two
-        experiments. Or the database cannot be written.
+        experiments. The run or model name is blank or holds a character that is not
+        shown as itself (:func:`~medrcube_desktop.core.names.check_name`). Or the
+        database cannot be written.
     """
+    from medrcube_desktop.core.names import check_name
     from medrcube_desktop.store import evaluation
 
+    try:  # where a new run's names enter (the CLI and the Evaluate pane alike)
+        check_name(run.name, "run name"), check_name(run.model, "model name")
+    except ValueError as exc:
+        raise StoreError(str(exc)) from None
     with store.transaction(f"create run {run.name}") as db:  # check and create: one
         stored = evaluation.eval_run(db, run.name)  # transaction (two runs may race)
         if stored is None:
