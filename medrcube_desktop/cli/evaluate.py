@@ -300,6 +300,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         job, quiet=args.json, on_cancel=f"cancelling: run evaluate --run {name} again to resume"
     )
     list_failures(state.failed)
+    for note in state.servers:  # a server set aside or failing: said, never silent
+        warn(note)
     timing = state.timing()
     if not args.json and not args.text_only:
         say(timing_line(timing, answered=state.answered))
@@ -311,6 +313,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             "failed": state.failed,
             "skipped": state.skipped,
             "cancelled": state.cancelled,
+            "servers": state.servers,
             "not_loaded": not_loaded(benchmark.problems)[0],
             "restricted": len(benchmark.restricted),
             "restricted_included": bool(args.text_only),

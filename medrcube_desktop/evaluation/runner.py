@@ -99,6 +99,9 @@ class EvalProgress:
     """Seconds the endpoint took, summed over answers that report a latency."""
     timed: int = 0
     """Answers that report a latency (the ``vllm`` engine answers in batches: none)."""
+    servers: list[str] = field(default_factory=list)
+    """A line per server that failed during the run (set aside, HTTP errors, replies
+    without an answer, redirect loops), from the engine's ``server_notes``."""
 
     def timing(self) -> Timing:
         """Where the run's time went so far."""
@@ -123,6 +126,7 @@ class EvalProgress:
             "correct": self.correct,
             "failed": self.failed,
             "cancelled": self.cancelled,
+            "servers": self.servers,
             "timing": self.timing(),
         }
 
@@ -349,7 +353,10 @@ def run_evaluation(
         try:
             if pipeline is not None:
                 pipeline.start()  # images get ready while the engine starts (a model loads)
-            engine.run(requests(), on_response, cancel)
+            try:
+                engine.run(requests(), on_response, cancel)
+            finally:  # a dead or failing server is said, also when the run stopped
+                state.servers = list(getattr(engine, "server_notes", None) or [])
         except EngineError:
             if new_run and not store.answered_ids(run.name):
                 store.delete_empty_run(run.name)  # an engine that never started leaves no run
