@@ -69,13 +69,18 @@ def add_parsers(sub) -> None:
         "--concurrency", type=argtypes.concurrency, default=_default("concurrency"), metavar="N"
     )
     ev.add_argument(
-        "--max-tokens", type=argtypes.positive, default=_default("max_tokens"), metavar="N"
-    )
+        "--max-tokens", type=argtypes.sampling("max_tokens"), default=_default("max_tokens"),
+        metavar="N",
+    )  # fmt: skip
     ev.add_argument(
-        "--temperature", type=argtypes.finite, default=_default("temperature"), metavar="T"
-    )
-    ev.add_argument("--top-p", type=argtypes.finite, default=_default("top_p"), metavar="P")
-    ev.add_argument("--seed", type=argtypes.seed, default=_default("seed"), metavar="S")
+        "--temperature", type=argtypes.sampling("temperature"),
+        default=_default("temperature"), metavar="T", help="0 to 2",
+    )  # fmt: skip
+    ev.add_argument(
+        "--top-p", type=argtypes.sampling("top_p"), default=_default("top_p"), metavar="P",
+        help="greater than 0, at most 1",
+    )  # fmt: skip
+    ev.add_argument("--seed", type=argtypes.sampling("seed"), default=_default("seed"), metavar="S")
     ev.add_argument(
         "--max-model-len", type=argtypes.positive, default=None, metavar="N",
         help="vllm: context length (default: the model's own)",

@@ -69,7 +69,10 @@ def add_parsers(sub) -> None:
         "--max-attempts", type=argtypes.positive, metavar="N",
         default=default_of(JudgeConfig, "max_attempts"), help="per item (%(default)s)",
     )  # fmt: skip
-    judge.add_argument("--temperature", type=argtypes.finite, metavar="T", help="default: not sent")
+    judge.add_argument(
+        "--temperature", type=argtypes.sampling("temperature"), metavar="T",
+        help="0 to 2 (default: not sent)",
+    )  # fmt: skip
     judge.add_argument(
         "--structured",
         choices=("auto", "on", "off"),
