@@ -178,7 +178,7 @@ def read_records(path: Path) -> tuple[bytes, list]:
     if data.startswith(SQLITE_MAGIC):
         raise MedRCubeError(f"{path}: is an SQLite database, not a results.json")
     try:
-        records = json.loads(data.decode("utf-8"))
+        records = json.loads(data.decode("utf-8-sig"))  # a BOM (Windows editors) is harmless
     except UnicodeDecodeError as exc:
         raise MedRCubeError(
             f"{path}: cannot read results: not UTF-8 text (byte {exc.start}), so not a results.json"
@@ -327,24 +327,30 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
     from medrcube_desktop.store.evaluation import ResponseRecord
 
     by_id = {item.id: item for item in items}
-    problems: list[str] = []
+    problems = _Problems(path)
     answers: dict[str, list[tuple[int, str | None]]] = {}
     for number, record in enumerate(records, 1):
         where = f"{path} record #{number}"
         if not isinstance(record, dict):
-            problems.append(f"{where}: not an object")
+            problems.add("not an object", f"{where}: not an object")
             continue
         raw_id = record.get("id")
         if raw_id is None or not str(raw_id).strip():
-            problems.append(f"{where} has no id")
+            problems.add("without an id", f"{where} has no id")
             continue
         item_id = str(raw_id)
         if item_id not in by_id:
-            problems.append(f"{where}: id {item_id!r} not in this benchmark")
+            problems.add(
+                "with an id not in this benchmark",
+                f"{where}: id {item_id!r} not in this benchmark",
+            )
             continue
         response = record_response(record)
         if response is None:
-            problems.append(f"{where} (id {item_id!r}): no model_response (nor response)")
+            problems.add(
+                "without an answer",
+                f"{where} (id {item_id!r}): no model_response (nor response)",
+            )
         answers.setdefault(item_id, []).append((number, response))
     redactor = environment_redactor()
     rows = []
@@ -352,10 +358,11 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
         first = given[0][0]
         same = len({text for _, text in given}) == 1
         for number, _ in given[1:]:
-            problems.append(
+            problems.add(
+                "repeating an id",
                 f"{path} record #{number}: id {item_id!r} also at record #{first}"
                 + (" with the same answer; stored once" if same else
-                   f" with another answer; none of its {len(given)} answers is stored")
+                   f" with another answer; none of its {len(given)} answers is stored"),
             )  # fmt: skip
         response = given[0][1]
         if not same or response is None:
@@ -372,7 +379,37 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
                 created_at=utc_now(),
             )
         )  # fmt: skip
-    return rows, problems
+    return rows, problems.lines()
+
+
+MAX_LISTED = 10
+"""Problems of one kind listed one by one per file; past that, a count says the rest (a
+file of a million foreign ids would otherwise flood the terminal)."""
+
+
+class _Problems:
+    """A file's bad records, by kind: each kind's first :data:`MAX_LISTED` lines, then
+    one line counting them all (``FILE: 1,000,000 records with an id not in this
+    benchmark (the first 10 listed above)``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lines: list[str] = []
+        self._counts: dict[str, int] = {}
+
+    def add(self, kind: str, line: str) -> None:
+        count = self._counts[kind] = self._counts.get(kind, 0) + 1
+        if count <= MAX_LISTED:
+            self._lines.append(line)
+
+    def lines(self) -> list[str]:
+        """The listed lines in the order met, then a count per kind past the limit."""
+        summary = [
+            f"{self.path}: {count:,} records {kind} (the first {MAX_LISTED} listed above)"
+            for kind, count in self._counts.items()
+            if count > MAX_LISTED
+        ]
+        return self._lines + summary
 
 
 def _make_room(db, record, path: Path, replace: bool):
