@@ -137,3 +137,17 @@ def test_agreement_out_copes_with_a_reviewer_name_an_older_database_holds(tmp_pa
     assert main(args) == 0
     assert not CONTROLS.search("".join(capsys.readouterr()))
     assert (two / "agreement.xlsx").is_file()
+
+
+def test_the_judge_refuses_a_model_name_from_any_caller_and_logs_are_made_visible():
+    import logging
+
+    from medrcube_desktop.core.names import VisibleFormatter
+    from medrcube_desktop.errors import JudgeError
+    from medrcube_desktop.llm.config import JudgeConfig
+    from medrcube_desktop.llm.judge import run_judge
+
+    with pytest.raises(JudgeError, match=r"U\+001B"):  # the Judge dialog calls this too
+        run_judge([], StudyStore(None), JudgeConfig(model="gpt\x1b[8m"), "not-needed")
+    record = logging.LogRecord("x", logging.WARNING, "f", 1, "run %s done", (TITLE,), None)
+    assert VisibleFormatter("%(message)s").format(record) == f"run {TITLE_SHOWN} done"

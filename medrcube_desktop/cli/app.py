@@ -112,7 +112,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = join_negative_values(list(sys.argv[1:] if argv is None else argv))
+    from medrcube_desktop.core.names import VisibleFormatter
+
+    before = set(logging.getLogger().handlers)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    for handler in set(logging.getLogger().handlers) - before:  # the terminal's, just made
+        handler.setFormatter(VisibleFormatter("%(levelname)s %(name)s: %(message)s"))
     for chatty in ("httpx", "httpx2", "httpcore", "openai"):  # one line per request otherwise
         logging.getLogger(chatty).setLevel(logging.WARNING)
     parser = build_parser()

@@ -11,6 +11,7 @@ So a new name is refused when it holds a character that is not shown as itself
 
 from __future__ import annotations
 
+import logging
 import unicodedata
 
 HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
@@ -62,6 +63,14 @@ def spreadsheet_text(text: str) -> str:
     (``openpyxl.cell.cell.ILLEGAL_CHARACTERS_RE``, C0 controls but tab, line feed and
     carriage return) and every other hidden character written out as its escape."""
     return visible(text, keep="\n\t\r")
+
+
+class VisibleFormatter(logging.Formatter):
+    """A logging formatter for a terminal: every record as :func:`visible` shows it (a
+    name in a log line, from an older database or a file name, is shown, not run)."""
+
+    def format(self, record: logging.LogRecord) -> str:  # noqa: A003 (logging API)
+        return visible(super().format(record))
 
 
 def check_name(text: str, what: str = "name") -> str:
