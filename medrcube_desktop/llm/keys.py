@@ -76,6 +76,15 @@ def safe_base_url(base_url: str | None) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+def without_secrets(text: str) -> str:
+    """What may be written to disk of endpoints typed in a box (one or more URLs,
+    separated by white space): each URL as :func:`safe_base_url` gives it (no user info,
+    query or fragment, where passwords and keys hide), an empty ``text`` as it is.
+    Remembered endpoints (the window's settings file) go through it: a password in a URL
+    is never stored there."""
+    return " ".join(safe_base_url(url) for url in text.split())
+
+
 def url_secrets(base_url: str | None) -> list[str]:
     """Every form in which a secret of a URL is sent, and so may come back in an echo.
 
