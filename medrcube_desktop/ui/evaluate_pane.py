@@ -335,6 +335,9 @@ class EvaluatePane(QDialog):
                     if failed
                     else "."
                 )
+                + "".join(  # a server set aside or failing: said, as the CLI says it
+                    f"<br>{esc(note)}" for note in getattr(_state, "servers", None) or []
+                )
             )
         self._fill_runs()
         self.run_finished.emit()
