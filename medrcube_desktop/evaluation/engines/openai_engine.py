@@ -5,9 +5,12 @@ do: the openai SDK retries the transport (connection errors, timeouts, 408, 409,
 its Retry-After, 5xx, ``max_attempts`` requests in all); a reply without an answer is
 asked again (up to ``max_attempts``). Several base URLs spread the items over servers
 (data parallel): each request goes to the next server in turn. A server that cannot be
-reached, or sends no chat completion, is set aside for a while (1 s, doubling to 30 s)
-and its requests go to the others without using up an item's attempts, so one dead
-server among several costs no answers (issue 11); the run stops when every server is
+reached, sends no chat completion or a reply without an answer, still answers an HTTP
+5xx (or 408, 409, 429) after the SDK's tries, or loops on redirects is set aside for a
+while (1 s, doubling to 30 s) and its requests go to the others without using up an
+item's attempts, so one dead server among several costs no answers (issues 11, 21);
+each such server is named in :attr:`OpenAIEngine.server_notes` after the run (what
+``evaluate`` and the Evaluate pane print); the run stops when every server is
 unreachable and none has ever answered, when every server fails many times in a row,
 when a server this run started has died, or when the key or the model is refused.
 
