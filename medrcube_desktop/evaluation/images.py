@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop import __version__, settings
-from medrcube_desktop.core.files import atomic_write
+from medrcube_desktop.core.files import atomic_write, read_file_bytes
 from medrcube_desktop.core.items import Item
 
 DEFAULT_MIN_SIDE = 28
@@ -268,8 +268,8 @@ class ImageCache:
 
         meta = self.folder / f"{key}.json"
         try:
-            info = json.loads(meta.read_text(encoding="utf-8"))
-            data = (self.folder / f"{key}.{_extension(info['mime'])}").read_bytes()
+            info = json.loads(read_file_bytes(meta).decode("utf-8"))  # never a pipe's read
+            data = read_file_bytes(self.folder / f"{key}.{_extension(info['mime'])}")
         except (OSError, ValueError, KeyError, TypeError):
             return None
         seal = info.pop("seal", None) if isinstance(info, dict) else None

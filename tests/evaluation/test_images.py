@@ -361,3 +361,21 @@ def test_an_entry_copied_under_another_items_key_is_not_sent(pictures, tmp_path)
     for ext in ("png", "json"):
         (folder / f"{second}.{ext}").write_bytes((folder / f"{first}.{ext}").read_bytes())
     assert prepare_one(other, 28, BUDGET, str(folder))[1] == "rendered"
+
+
+def test_a_cache_entry_that_is_a_named_pipe_is_prepared_again(pictures, tmp_path):
+    """Issue 21: a FIFO where the cache's image or info file should be hung the run."""
+    import os
+
+    folder = tmp_path / "cache"
+    sixteen = pictures["sixteen"]
+    good = prepare_one(sixteen, 28, BUDGET, str(folder))[0]
+    key = preparation_key(sixteen, 28, BUDGET)
+    for name in (f"{key}.png", f"{key}.json"):
+        saved = (folder / name).read_bytes()
+        (folder / name).unlink()
+        os.mkfifo(folder / name)
+        again = prepare_one(sixteen, 28, BUDGET, str(folder))
+        assert again[1] == "rendered" and again[0].data == good.data
+        (folder / name).unlink()
+        (folder / name).write_bytes(saved)
