@@ -44,8 +44,10 @@ class Parser(argparse.ArgumentParser):
     """Set by :func:`main` when ``--json`` is among the arguments."""
 
     def error(self, message: str):  # type: ignore[override]
+        from medrcube_desktop.core.names import visible
+
         line = f"{self.prog}: {message} (see {self.prog} --help)"
-        print(line, file=sys.stderr)
+        print(visible(line), file=sys.stderr)
         if Parser.wants_json:
             print(json.dumps({"error": line, "exit_status": int(Outcome.BAD_INPUT)}))
         raise SystemExit(Outcome.BAD_INPUT)
@@ -110,7 +112,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = join_negative_values(list(sys.argv[1:] if argv is None else argv))
+    from medrcube_desktop.core.names import VisibleFormatter
+
+    before = set(logging.getLogger().handlers)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    for handler in set(logging.getLogger().handlers) - before:  # the terminal's, just made
+        handler.setFormatter(VisibleFormatter("%(levelname)s %(name)s: %(message)s"))
     for chatty in ("httpx", "httpx2", "httpcore", "openai"):  # one line per request otherwise
         logging.getLogger(chatty).setLevel(logging.WARNING)
     parser = build_parser()
@@ -154,7 +161,9 @@ def os_error_message(exc: OSError) -> str:
 def _failed(args: argparse.Namespace, message: str, status: int) -> int:
     """One line on stderr; with ``--json`` also ``{"error", "exit_status"}`` on stdout, so
     that a script reading stdout always gets one JSON document."""
-    print(f"{PROG}: {message}", file=sys.stderr)
+    from medrcube_desktop.core.names import visible
+
+    print(visible(f"{PROG}: {message}"), file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps({"error": message, "exit_status": int(status)}))
     return status

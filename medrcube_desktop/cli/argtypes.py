@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 
 from medrcube_desktop.core.units import parse_byte_size
 
@@ -79,10 +80,14 @@ def seconds(text: str) -> float:
 
 
 def name(text: str) -> str:
-    """A non-blank name, stripped."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("must not be blank")
-    return text.strip()
+    """A name (run, model, reviewer): stripped, not blank, and without a character that
+    is not shown as itself (:func:`medrcube_desktop.core.names.check_name`)."""
+    from medrcube_desktop.core.names import check_name
+
+    try:
+        return check_name(text, "the name")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("the name: ")) from None
 
 
 def fraction(text: str) -> float:
@@ -107,6 +112,32 @@ def finite(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value
+
+
+def sampling(parameter: str) -> Callable[[str], float]:
+    """The argparse type of a decoding parameter: a number in its range, as declared
+    once in :data:`medrcube_desktop.evaluation.engines.base.SAMPLING_RANGES`."""
+
+    def parse(text: str) -> float:
+        from medrcube_desktop.evaluation.engines.base import check_sampling
+
+        value: float = _number(text)
+        if parameter in ("max_tokens", "seed") and value == value and value.is_integer():
+            value = int(value)
+        try:
+            return check_sampling(parameter, value)
+        except ValueError:
+            words = _range(parameter)[3]
+            raise argparse.ArgumentTypeError(f"must be {words}, got {text!r}") from None
+
+    parse.__name__ = parameter  # argparse names the type in its messages
+    return parse
+
+
+def _range(parameter: str) -> tuple[float, float, bool, str]:
+    from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES
+
+    return SAMPLING_RANGES[parameter]
 
 
 def base_url(text: str) -> str:

@@ -25,6 +25,7 @@ from medrcube_desktop.core.files import (
     refuse_overwrite,
     same_file,
 )
+from medrcube_desktop.core.names import visible
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import DatasetError, MedRCubeError, StoreError
 
@@ -214,31 +215,36 @@ def not_loaded_text(problems: Sequence[Any]) -> str:
 
 
 def say(message: str) -> None:
-    """A message for people, on stderr (stdout is for results)."""
-    print(message, file=sys.stderr)
+    """A message for people, on stderr (stdout is for results); every line written for
+    a terminal goes through :func:`~medrcube_desktop.core.names.visible`, so a name
+    holding an escape sequence (from an older database, a file name) is shown, not
+    run."""
+    print(visible(message), file=sys.stderr)
 
 
 def warn(message: str) -> None:
-    """A warning on stderr, prefixed so that scripts can grep it."""
-    print(f"{PROG}: warning: {message}", file=sys.stderr)
+    """A warning on stderr, prefixed so that scripts can grep it (made visible as
+    :func:`say`)."""
+    print(visible(f"{PROG}: warning: {message}"), file=sys.stderr)
 
 
 def emit(as_json: bool, data: object, text: str | Sequence[str]) -> None:
-    """Print ``data`` as JSON with ``--json``, else ``text`` (a line or lines)."""
+    """Print ``data`` as JSON with ``--json`` (control characters escaped by ``json``),
+    else ``text`` (a line or lines, made visible as :func:`say`)."""
     if as_json:
         print(json.dumps(data))
     elif isinstance(text, str):
-        print(text)
+        print(visible(text))
     else:
         for line in text:
-            print(line)
+            print(visible(line))
 
 
 def list_failures(failed: Sequence[dict[str, str]]) -> None:
-    """One line per failed item on stderr: ``item: reason``."""
+    """One line per failed item on stderr: ``item: reason`` (made visible)."""
     for failure in failed:
         reason = failure.get("error") or failure.get("message") or ""
-        print(f"{failure.get('item', '')}: {reason}", file=sys.stderr)
+        print(visible(f"{failure.get('item', '')}: {reason}"), file=sys.stderr)
 
 
 def exit_status(exc: BaseException) -> int:

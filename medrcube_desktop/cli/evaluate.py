@@ -55,7 +55,7 @@ def add_parsers(sub) -> None:
     add_dataset(ev)
     add_db(ev, creates=True)
     ev.add_argument("--engine", choices=ENGINES, required=True)
-    ev.add_argument("--model", required=True, metavar="NAME")
+    ev.add_argument("--model", required=True, type=argtypes.name, metavar="NAME")
     ev.add_argument(
         "--base-url", action="append", default=[], type=argtypes.base_url, metavar="URL",
         help="endpoint (repeat to spread items over servers); vllm-server: attach to it",
@@ -69,13 +69,18 @@ def add_parsers(sub) -> None:
         "--concurrency", type=argtypes.concurrency, default=_default("concurrency"), metavar="N"
     )
     ev.add_argument(
-        "--max-tokens", type=argtypes.positive, default=_default("max_tokens"), metavar="N"
-    )
+        "--max-tokens", type=argtypes.sampling("max_tokens"), default=_default("max_tokens"),
+        metavar="N",
+    )  # fmt: skip
     ev.add_argument(
-        "--temperature", type=argtypes.finite, default=_default("temperature"), metavar="T"
-    )
-    ev.add_argument("--top-p", type=argtypes.finite, default=_default("top_p"), metavar="P")
-    ev.add_argument("--seed", type=argtypes.seed, default=_default("seed"), metavar="S")
+        "--temperature", type=argtypes.sampling("temperature"),
+        default=_default("temperature"), metavar="T", help="0 to 2",
+    )  # fmt: skip
+    ev.add_argument(
+        "--top-p", type=argtypes.sampling("top_p"), default=_default("top_p"), metavar="P",
+        help="greater than 0, at most 1",
+    )  # fmt: skip
+    ev.add_argument("--seed", type=argtypes.sampling("seed"), default=_default("seed"), metavar="S")
     ev.add_argument(
         "--max-model-len", type=argtypes.positive, default=None, metavar="N",
         help="vllm: context length (default: the model's own)",
@@ -156,7 +161,9 @@ def add_parsers(sub) -> None:
         "--chunk-size", type=argtypes.positive, default=_default("chunk_size"), metavar="N",
         help="vllm: requests per LLM.chat call (answers are saved after each)",
     )  # fmt: skip
-    ev.add_argument("--run", metavar="NAME", help="run name (default: model and engine)")
+    ev.add_argument(
+        "--run", type=argtypes.name, metavar="NAME", help="run name (default: model and engine)"
+    )
     ev.add_argument("--limit", type=argtypes.positive, metavar="N", help="only the first N items")
     add_json(ev, '{"run", "n", "accuracy", "unparsed", "by_task", "failed", "timing"}')
     cred = add_command(
@@ -298,6 +305,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         job, quiet=args.json, on_cancel=f"cancelling: run evaluate --run {name} again to resume"
     )
     list_failures(state.failed)
+    for note in state.servers:  # a server set aside or failing: said, never silent
+        warn(note)
     timing = state.timing()
     if not args.json and not args.text_only:
         say(timing_line(timing, answered=state.answered))
@@ -309,6 +318,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             "failed": state.failed,
             "skipped": state.skipped,
             "cancelled": state.cancelled,
+            "servers": state.servers,
             "not_loaded": not_loaded(benchmark.problems)[0],
             "restricted": len(benchmark.restricted),
             "restricted_included": bool(args.text_only),
@@ -427,6 +437,8 @@ def cmd_import_run(args: argparse.Namespace) -> int:
     for option, value in (("--run", args.run), ("--model", args.model)):
         if value is not None and not value.strip():
             raise MedRCubeError(f"{option}: an empty name")
+        if value is not None:
+            _check_name(value, option)
     _, items = load_items(args.dataset, verb="imported", images=False)
     text_files, text_missing, text_skipped = results_files(args.text_only_file)
     image_files, missing, skipped = results_files(args.results)
@@ -468,6 +480,17 @@ def cmd_import_run(args: argparse.Namespace) -> int:
     if rows and refused == len(rows) + len(missing):
         return Outcome.BAD_INPUT
     return Outcome.FAILED if problems or refused or len(rows) < len(plan) else Outcome.DONE
+
+
+def _check_name(value: str, option: str) -> str:
+    """``value`` as :func:`~medrcube_desktop.core.names.check_name` takes it, else a
+    MedRCubeError naming ``option``."""
+    from medrcube_desktop.core.names import check_name
+
+    try:
+        return check_name(value, option)
+    except ValueError as exc:
+        raise MedRCubeError(str(exc)) from None
 
 
 def _import_lines(rows: list[dict[str, object]], as_json: bool) -> list[str]:

@@ -57,7 +57,9 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_db(assign, creates=True)
     add_dataset(assign)
-    assign.add_argument("--reviewer", action="append", required=True, metavar="NAME")
+    assign.add_argument(
+        "--reviewer", action="append", required=True, type=argtypes.name, metavar="NAME"
+    )
     assign.add_argument(
         "--overlap", type=float, default=0.2, metavar="F", help="share reviewed by two (0-1)"
     )

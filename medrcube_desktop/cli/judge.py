@@ -4,7 +4,6 @@ Table 10 rubric."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
@@ -70,7 +69,10 @@ def add_parsers(sub) -> None:
         "--max-attempts", type=argtypes.positive, metavar="N",
         default=default_of(JudgeConfig, "max_attempts"), help="per item (%(default)s)",
     )  # fmt: skip
-    judge.add_argument("--temperature", type=argtypes.finite, metavar="T", help="default: not sent")
+    judge.add_argument(
+        "--temperature", type=argtypes.sampling("temperature"), metavar="T",
+        help="0 to 2 (default: not sent)",
+    )  # fmt: skip
     judge.add_argument(
         "--structured",
         choices=("auto", "on", "off"),
@@ -180,7 +182,7 @@ def cmd_import_judgments(args: argparse.Namespace) -> int:
             }
             problems = result.problems
     for problem in problems:
-        print(problem, file=sys.stderr)
+        say(problem)
     emit(
         args.json,
         summary,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
@@ -14,6 +13,7 @@ from medrcube_desktop.cli.common import (
     emit,
     open_database,
     refuse_overwrite,
+    say,
     warn,
 )
 from medrcube_desktop.core.file_kinds import refuse_foreign
@@ -77,7 +77,7 @@ def cmd_import_reviews(args: argparse.Namespace) -> int:
     with open_database(args.db, create=True) as store:
         summary = import_reviews(store, args.reviewer, args.reviews)
     for problem in summary.problems:
-        print(problem, file=sys.stderr)
+        say(problem)
     emit(
         args.json,
         summary.to_dict(),

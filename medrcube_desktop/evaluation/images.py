@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop import __version__, settings
-from medrcube_desktop.core.files import atomic_write
+from medrcube_desktop.core.files import atomic_write, read_file_bytes
 from medrcube_desktop.core.items import Item
 
 DEFAULT_MIN_SIDE = 28
@@ -246,10 +246,16 @@ def _files_of(path: Path | None) -> list[Path]:
 class ImageCache:
     """Prepared images on disk, one file per :func:`preparation_key`.
 
-    Each entry is ``<key>.<ext>`` beside ``<key>.json`` (its info); both are written to a
-    temporary name and renamed, so a reader never sees half a file and two processes
-    may prepare the same image at once. ``max_bytes`` bounds the folder: :meth:`prune`
-    removes the least recently used entries above it.
+    Each entry is ``<key>.<ext>`` beside ``<key>.json`` (its info and seal); both are
+    written to a temporary name and renamed, so a reader never sees half a file and two
+    processes may prepare the same image at once. ``max_bytes`` bounds the folder:
+    :meth:`prune` removes the least recently used entries above it.
+
+    The seal (:func:`entry_seal`) ties an entry's bytes to its key, the digest of the
+    source files: a keyed BLAKE2b of both under a secret of this user's kept outside
+    the cache folder (:func:`cache_secret`). An entry whose bytes were rewritten, its
+    size and checksum with them, or one copied under another key, fails it and is
+    prepared again: only what this app prepared from those sources is sent.
     """
 
     def __init__(self, folder: Path, max_bytes: int = 2 << 30) -> None:
@@ -262,12 +268,15 @@ class ImageCache:
 
         meta = self.folder / f"{key}.json"
         try:
-            info = json.loads(meta.read_text(encoding="utf-8"))
-            data = (self.folder / f"{key}.{_extension(info['mime'])}").read_bytes()
+            info = json.loads(read_file_bytes(meta).decode("utf-8"))  # never a pipe's read
+            data = read_file_bytes(self.folder / f"{key}.{_extension(info['mime'])}")
         except (OSError, ValueError, KeyError, TypeError):
             return None
+        seal = info.pop("seal", None) if isinstance(info, dict) else None
         if len(data) != info.get("bytes") or _digest(data) != info.get("blake2b"):
             return None  # damaged or replaced: prepared again
+        if seal != entry_seal(key, data):
+            return None  # not prepared here from these sources (rewritten, moved, older)
         os.utime(meta)  # recently used (prune keeps it)
         return PreparedImage(data, str(info["mime"]), info)
 
@@ -278,7 +287,8 @@ class ImageCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         # not flushed to disk: an entry torn by a crash fails its digest check in get()
         atomic_write(self.folder / f"{key}.{_extension(image.mime)}", image.data, durable=False)
-        atomic_write(self.folder / f"{key}.json", json.dumps(image.info).encode(), durable=False)
+        sealed = {**image.info, "seal": entry_seal(key, image.data)}
+        atomic_write(self.folder / f"{key}.json", json.dumps(sealed).encode(), durable=False)
 
     def prune(self) -> int:
         """Remove least recently used entries until the folder is under ``max_bytes``;
@@ -311,6 +321,53 @@ class ImageCache:
 
 _ENTRY = re.compile(r"[0-9a-f]{40}")
 """A cache entry's name: a :func:`preparation_key`."""
+
+
+SECRET_NAME = "image-cache.key"
+"""The file of :func:`cache_secret` in the configuration folder."""
+
+_secrets: dict[Path, bytes] = {}
+"""The secret of each configuration folder read so far (a process reads it once)."""
+
+
+def cache_secret() -> bytes:
+    """This user's secret that seals image-cache entries (:func:`entry_seal`): 32 random
+    bytes in :data:`SECRET_NAME` in the configuration folder (``settings.config_dir``,
+    not the cache folder, which may be shared or named by ``MEDRCUBE_IMAGE_CACHE``),
+    created once, readable by the user only. Where that folder cannot be written, a
+    secret for this process alone (its entries are then not reused by other processes:
+    prepared again, never trusted)."""
+    path = settings.config_dir() / SECRET_NAME
+    if path not in _secrets:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                secret = path.read_bytes()
+            else:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(os.urandom(32))
+                secret = path.read_bytes()
+            if len(secret) < 16:  # empty or cut (a crash between create and write)
+                raise OSError(f"{path}: too short to be a secret")
+        except OSError as exc:
+            import logging
+
+            logging.getLogger(__name__).debug("image cache secret not kept (%s)", exc)
+            secret = os.urandom(32)
+        _secrets[path] = secret
+    return _secrets[path]
+
+
+def entry_seal(key: str, data: bytes) -> str:
+    """The seal of a cache entry: BLAKE2b keyed with :func:`cache_secret` over ``key``
+    (the :func:`preparation_key`, the digest of the source files and the preparation
+    policy) and the entry's bytes, hex (32 digits)."""
+    sealer = hashlib.blake2b(key=cache_secret()[:64], digest_size=16)
+    sealer.update(key.encode("ascii", "replace") + b"\0")
+    sealer.update(data)
+    return sealer.hexdigest()
 
 
 def default_cache_folder() -> Path:

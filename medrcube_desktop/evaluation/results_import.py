@@ -237,7 +237,8 @@ def import_results(
             try:
                 done_ = import_run(store, file.run, model, items, file.path,
                                    text_only=file.text_only, replace=replace)  # fmt: skip
-                row.update(stored=done_.stored, already=done_.already, problems=done_.problems)
+                row.update(stored=done_.stored, already=done_.already, problems=done_.problems,
+                           warnings=list(done_.warnings))  # fmt: skip
                 seen[file.run] = file.path
             except MedRCubeError as exc:
                 row["error"] = str(exc)
@@ -251,10 +252,11 @@ def import_results(
             and not _has_image_run(store, str(row["model"]))
         ):
             row["warnings"] = [
+                *row["warnings"],  # type: ignore[misc]
                 f"run {row['run']} is text-only but the database holds no image run of model "
                 f"{row['model']!r}, so compare pairs it with none: import it again with "
                 f"--replace --run {row['run']} --model NAME (the image run's model), or "
-                "import that image run"
+                "import that image run",
             ]
     if failed < len(results):
         report(progress, Progress(len(results), len(files), "file", "",

@@ -178,7 +178,7 @@ def read_records(path: Path) -> tuple[bytes, list]:
     if data.startswith(SQLITE_MAGIC):
         raise MedRCubeError(f"{path}: is an SQLite database, not a results.json")
     try:
-        records = json.loads(data.decode("utf-8"))
+        records = json.loads(data.decode("utf-8-sig"))  # a BOM (Windows editors) is harmless
     except UnicodeDecodeError as exc:
         raise MedRCubeError(
             f"{path}: cannot read results: not UTF-8 text (byte {exc.start}), so not a results.json"
@@ -215,11 +215,14 @@ def source_params(path: Path, data: bytes) -> dict[str, object]:
 
 class Imported(NamedTuple):
     """What :func:`import_run` did: responses ``stored``, bad records (``problems``),
-    and the file's answers that the run ``already`` held (a re-import adds nothing)."""
+    the file's answers that the run ``already`` held (a re-import adds nothing), and
+    ``warnings``: one per other run imported from a file of the same bytes (SHA-256),
+    naming it (a hard link or copy of one model's results stored twice)."""
 
     stored: int
     problems: list[str]
     already: int = 0
+    warnings: tuple[str, ...] = ()
 
 
 def import_run(
@@ -244,8 +247,11 @@ def import_run(
     with the same answer it is stored once; with different answers none of them is
     stored (which one the model gave cannot be told, and a comparison must not take one
     at random). Every response is scrubbed of the API keys in the environment
-    (:func:`environment_redactor`) before it is stored; all of a file's responses are
-    written in one transaction (``StudyStore.save_responses``).
+    (:func:`environment_redactor`) before it is stored. A file whose bytes are those of
+    another stored run is stored with a warning naming that run. The checks on the stored runs
+    and every write (the run, its responses, a replaced run's deletion) are one write
+    transaction (``BEGIN IMMEDIATE``), so two imports into one name cannot both pass the
+    checks: the second sees the first's run and resumes it or is refused.
 
     Parameters
     ----------
@@ -259,21 +265,26 @@ def import_run(
     Raises
     ------
     MedRCubeError
-        The run name is blank; the file cannot be read (:func:`read_records`); it holds
+        The run name is blank, or it or the model name holds a character that is not
+        shown as itself (:func:`~medrcube_desktop.core.names.check_name`); the file cannot be read (:func:`read_records`); it holds
         no answer to an item of the benchmark (empty, none of its records an item, or
         none of them usable): nothing is deleted, stored or created, ``replace`` or not;
         the run exists from another file or with other settings (another engine, model,
         text-only mode) and ``replace`` is False (a ``StoreError``).
     """
     from medrcube_desktop import __version__
+    from medrcube_desktop.core.names import check_name
     from medrcube_desktop.evaluation.prompt import prompt_sha256
-    from medrcube_desktop.evaluation.runner import open_run
-    from medrcube_desktop.store import utc_now
+    from medrcube_desktop.store import evaluation, utc_now
     from medrcube_desktop.store.evaluation import RunRecord
 
     path = Path(path)
     if not run.strip():
         raise MedRCubeError(f"{path}: an empty run name; give one with --run NAME")
+    try:  # a file's stem may hold what no name may (an escape sequence)
+        run, model = check_name(run, "run name"), check_name(model, "model name")
+    except ValueError as exc:
+        raise MedRCubeError(f"{path}: {exc} (--run NAME, --model NAME)") from None
     data, records = read_records(path)
     rows, problems = _file_answers(records, items, path, run)
     if not rows:
@@ -283,13 +294,13 @@ def import_run(
         prompt_sha256=prompt_sha256(), app_version=__version__, created_at=utc_now(),
         text_only=text_only,
     )  # fmt: skip
-    if replace and store.eval_run(run) is not None:  # old run out, new in: one transaction
-        stored = store.replace_run(record, rows)
-        return Imported(stored, problems, len(rows) - stored)
-    _make_room(store, record, path, replace)
-    open_run(store, record)
-    stored = store.save_responses(rows)
-    return Imported(stored, problems, len(rows) - stored)
+    with store.transaction(f"import {path} as run {run}") as db:  # check and write: one
+        stored = _make_room(db, record, path, replace)  # transaction (two imports race)
+        if stored is None:
+            evaluation.insert_run(db, record)
+        added = evaluation.insert_responses(db, rows)
+        twins = _twin_warnings(db, record, path)
+    return Imported(added, problems, len(rows) - added, tuple(twins))
 
 
 def _no_answer(path: Path, records: list, items: Sequence[Item], problems: list[str]) -> str:
@@ -316,24 +327,30 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
     from medrcube_desktop.store.evaluation import ResponseRecord
 
     by_id = {item.id: item for item in items}
-    problems: list[str] = []
+    problems = _Problems(path)
     answers: dict[str, list[tuple[int, str | None]]] = {}
     for number, record in enumerate(records, 1):
         where = f"{path} record #{number}"
         if not isinstance(record, dict):
-            problems.append(f"{where}: not an object")
+            problems.add("not an object", f"{where}: not an object")
             continue
         raw_id = record.get("id")
         if raw_id is None or not str(raw_id).strip():
-            problems.append(f"{where} has no id")
+            problems.add("without an id", f"{where} has no id")
             continue
         item_id = str(raw_id)
         if item_id not in by_id:
-            problems.append(f"{where}: id {item_id!r} not in this benchmark")
+            problems.add(
+                "with an id not in this benchmark",
+                f"{where}: id {item_id!r} not in this benchmark",
+            )
             continue
         response = record_response(record)
         if response is None:
-            problems.append(f"{where} (id {item_id!r}): no model_response (nor response)")
+            problems.add(
+                "without an answer",
+                f"{where} (id {item_id!r}): no model_response (nor response)",
+            )
         answers.setdefault(item_id, []).append((number, response))
     redactor = environment_redactor()
     rows = []
@@ -341,10 +358,11 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
         first = given[0][0]
         same = len({text for _, text in given}) == 1
         for number, _ in given[1:]:
-            problems.append(
+            problems.add(
+                "repeating an id",
                 f"{path} record #{number}: id {item_id!r} also at record #{first}"
                 + (" with the same answer; stored once" if same else
-                   f" with another answer; none of its {len(given)} answers is stored")
+                   f" with another answer; none of its {len(given)} answers is stored"),
             )  # fmt: skip
         response = given[0][1]
         if not same or response is None:
@@ -361,24 +379,56 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
                 created_at=utc_now(),
             )
         )  # fmt: skip
-    return rows, problems
+    return rows, problems.lines()
 
 
-def _make_room(store: StudyStore, record, path: Path, replace: bool) -> None:
-    """Delete the stored run of ``record``'s name with ``replace``; else refuse one that
-    this file cannot resume: another file (by size and SHA-256) or other settings
-    (:func:`~medrcube_desktop.evaluation.runner.resume_conflicts`)."""
+MAX_LISTED = 10
+"""Problems of one kind listed one by one per file; past that, a count says the rest (a
+file of a million foreign ids would otherwise flood the terminal)."""
+
+
+class _Problems:
+    """A file's bad records, by kind: each kind's first :data:`MAX_LISTED` lines, then
+    one line counting them all (``FILE: 1,000,000 records with an id not in this
+    benchmark (the first 10 listed above)``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lines: list[str] = []
+        self._counts: dict[str, int] = {}
+
+    def add(self, kind: str, line: str) -> None:
+        count = self._counts[kind] = self._counts.get(kind, 0) + 1
+        if count <= MAX_LISTED:
+            self._lines.append(line)
+
+    def lines(self) -> list[str]:
+        """The listed lines in the order met, then a count per kind past the limit."""
+        summary = [
+            f"{self.path}: {count:,} records {kind} (the first {MAX_LISTED} listed above)"
+            for kind, count in self._counts.items()
+            if count > MAX_LISTED
+        ]
+        return self._lines + summary
+
+
+def _make_room(db, record, path: Path, replace: bool):
+    """Inside the import's write transaction: the stored run of ``record``'s name that
+    this file resumes (None when there is none, or it was deleted with ``replace``);
+    refuse one that this file cannot resume, another file (by size and SHA-256) or other
+    settings (:func:`~medrcube_desktop.evaluation.runner.resume_conflicts`)."""
     from medrcube_desktop.evaluation.runner import resume_conflicts
+    from medrcube_desktop.store import evaluation
 
-    stored = store.eval_run(record.name)
+    stored = evaluation.eval_run(db, record.name)
     if stored is None:
-        return
+        return None
     if replace:
-        store.delete_run(record.name)
-        return
+        evaluation.delete_run(db, record.name)
+        return None
     differ = resume_conflicts(stored, record)
     if not differ:
-        return
+        return stored
     source_keys = {"source_bytes", "source_sha256"}
     if source_keys & set(differ):
         differ = ["source file", *(d for d in differ if d not in source_keys)]
@@ -397,3 +447,20 @@ def _make_room(store: StudyStore, record, path: Path, replace: bool) -> None:
         f"{str(new['source_sha256'])[:12]}…); --replace to import over it, or --run "
         "another name"
     )
+
+
+def _twin_warnings(db, record, path: Path) -> list[str]:
+    """A warning per other stored run whose source had the same bytes (SHA-256) as this
+    file: a hard link or a copy of one model's results becomes a second "model" in
+    every comparison, and the user is told which run it repeats."""
+    from medrcube_desktop.store import evaluation
+
+    digest = str(record.params["source_sha256"])
+    return [
+        f"{path}: the same content (SHA-256 {digest[:12]}…) as run {twin.name!r} (model "
+        f"{twin.model}, from {twin.params.get('source', '?')}); run {record.name!r} repeats "
+        "its answers and compare counts them twice: if this is not another model's file, "
+        f"import the right one with --replace --run {record.name}"
+        for twin in evaluation.runs_with_source(db, digest)
+        if twin.name != record.name
+    ]

@@ -99,6 +99,9 @@ class EvalProgress:
     """Seconds the endpoint took, summed over answers that report a latency."""
     timed: int = 0
     """Answers that report a latency (the ``vllm`` engine answers in batches: none)."""
+    servers: list[str] = field(default_factory=list)
+    """A line per server that failed during the run (set aside, HTTP errors, replies
+    without an answer, redirect loops), from the engine's ``server_notes``."""
 
     def timing(self) -> Timing:
         """Where the run's time went so far."""
@@ -123,6 +126,7 @@ class EvalProgress:
             "correct": self.correct,
             "failed": self.failed,
             "cancelled": self.cancelled,
+            "servers": self.servers,
             "timing": self.timing(),
         }
 
@@ -210,17 +214,29 @@ def open_run(store: StudyStore, run: RunRecord) -> RunRecord:
     StoreError
         A run of that name exists with another engine, model, prompt, benchmark or
         answer-relevant parameters (:func:`resume_conflicts`): resuming it would mix two
-        experiments. Or the database cannot be written.
+        experiments. The run or model name is blank or holds a character that is not
+        shown as itself (:func:`~medrcube_desktop.core.names.check_name`). Or the
+        database cannot be written.
     """
-    stored = store.eval_run(run.name)
-    if stored is not None:
-        differ = resume_conflicts(stored, run)
-        if differ:
-            raise StoreError(
-                f"run {run.name!r} exists with other settings ({', '.join(differ)} differ); "
-                "resume it with the same ones or pick another name"
-            )
-    return store.save_run(run)
+    from medrcube_desktop.core.names import check_name
+    from medrcube_desktop.store import evaluation
+
+    try:  # where a new run's names enter (the CLI and the Evaluate pane alike)
+        check_name(run.name, "run name"), check_name(run.model, "model name")
+    except ValueError as exc:
+        raise StoreError(str(exc)) from None
+    with store.transaction(f"create run {run.name}") as db:  # check and create: one
+        stored = evaluation.eval_run(db, run.name)  # transaction (two runs may race)
+        if stored is None:
+            evaluation.insert_run(db, run)
+            return run
+    differ = resume_conflicts(stored, run)
+    if differ:
+        raise StoreError(
+            f"run {run.name!r} exists with other settings ({', '.join(differ)} differ); "
+            "resume it with the same ones or pick another name"
+        )
+    return stored
 
 
 def answer_redactor(engine: Engine) -> KeyRedactor:
@@ -337,7 +353,10 @@ def run_evaluation(
         try:
             if pipeline is not None:
                 pipeline.start()  # images get ready while the engine starts (a model loads)
-            engine.run(requests(), on_response, cancel)
+            try:
+                engine.run(requests(), on_response, cancel)
+            finally:  # a dead or failing server is said, also when the run stopped
+                state.servers = list(getattr(engine, "server_notes", None) or [])
         except EngineError:
             if new_run and not store.answered_ids(run.name):
                 store.delete_empty_run(run.name)  # an engine that never started leaves no run

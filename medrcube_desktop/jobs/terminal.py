@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from tqdm import tqdm
 
+from medrcube_desktop.core.names import visible
 from medrcube_desktop.core.progress import Cancel, Progress
 from medrcube_desktop.errors import MedRCubeError
 
@@ -88,7 +89,7 @@ def run_in_terminal(
         bar.n = record.done
         postfix: dict[str, object] = dict(record.counts)
         if record.label:
-            postfix = {"at": record.label[:30], **postfix}
+            postfix = {"at": visible(record.label[:30]), **postfix}
         bar.set_postfix(postfix, refresh=False)
         bar.refresh()
 
@@ -108,7 +109,7 @@ def run_in_terminal(
         _wait(finished)
     except KeyboardInterrupt:
         cancel.set()
-        tqdm.write(f"{on_cancel} (Ctrl+C again to stop waiting)", file=sys.stderr)
+        tqdm.write(visible(f"{on_cancel} (Ctrl+C again to stop waiting)"), file=sys.stderr)
         try:
             _wait(finished)
         except KeyboardInterrupt:

@@ -24,10 +24,15 @@ wait is bounded and none is skipped.
 - unusable answers: the model answered, but the caller's ``accept`` raises
   :class:`Unusable` (not JSON, a refusal, no content): the item is asked again, up to
   ``max_attempts`` answers;
-- dead endpoints: a server still unreachable after the SDK's tries, or one that sends
-  something that is no chat completion, is set aside (``set_aside_s`` doubling to 30 s)
-  and the request goes to another base URL without using up the item's attempts; the
-  run stops (:class:`ChatFatal`) when a server this run started has died
+- dead endpoints: a server still unreachable after the SDK's tries, one that sends
+  something that is no chat completion, one that still answers an HTTP status the SDK
+  retries (408, 409, 429, 5xx) after its tries, one caught in a redirect loop, or one
+  whose reply holds no answer (:class:`EmptyReply`: no choices, null content) is set
+  aside (``set_aside_s`` doubling to 30 s) and the request goes to another base URL
+  without using up the item's attempts (with one base URL the item uses them, and an
+  HTTP error or a redirect loop fails the item, not the run); every server set aside
+  is logged when it first is and summed up by :meth:`ChatClient.server_notes` for the
+  run's output; the run stops (:class:`ChatFatal`) when a server this run started has died
   (``owner_failure``), when no server has ever answered, or when every server has
   failed many times in a row;
 - the structured-output fallback: with ``structured="auto"``, a 400 that is about
@@ -57,7 +62,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url
@@ -90,6 +95,26 @@ class ChatFatal(Exception):
 
 class Unusable(Exception):
     """Raised by an ``accept`` callback: the reply came but cannot be used (ask again)."""
+
+
+class EmptyReply(Unusable):
+    """Raised by an ``accept`` callback: the reply holds no answer at all (no choices, null
+    content): the server's fault, not the model's, so another server is asked."""
+
+
+SERVER_STATUSES = frozenset({408, 409, 429})
+"""HTTP statuses (besides 5xx) that the SDK retries because the server, not the request,
+is at fault: after its tries another server is asked."""
+
+
+def redirect_loop(exc: BaseException) -> str | None:
+    """What a connection error caused by too many redirects says (the HTTP client's
+    ``TooManyRedirects``, which the SDK reports as a connection error), else None. Told
+    by the class's name: the SDK's HTTP client is ``httpx`` or, in openai 3.x, ``httpx2``."""
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and type(cause).__name__ == "TooManyRedirects":
+        return str(cause)
+    return None
 
 
 class NotACompletion(ValueError):
@@ -226,6 +251,8 @@ class Endpoint:
     failures_in_a_row: int = 0
     strikes: int = 0  # faults in a row of any kind: sets the set-aside time
     down_until: float = 0.0
+    set_asides: int = 0
+    faults: dict[str, int] = field(default_factory=dict)  # kind of fault → how many
 
 
 class ChatClient:
@@ -361,7 +388,15 @@ class ChatClient:
                 if not hasattr(completion, "choices"):  # an HTML page, a proxy's text
                     raise not_a_completion(completion, where)
             except (TimeoutError, openai.APIConnectionError) as exc:
+                looped = redirect_loop(exc)
+                if looped is not None:  # the server answered, with redirects: per request
+                    error = self._say(f"redirect loop at {where}: {looped}")
+                    if self._server_fault(endpoint, "redirect loop", error, moves):
+                        moves += 1
+                        continue
+                    break
                 error = self._unreachable(exc, where)
+                endpoint.faults["unreachable"] = endpoint.faults.get("unreachable", 0) + 1
                 if self._fault(endpoint, error) and moves < 4 * len(self.endpoints):
                     moves += 1  # another server takes it: the item keeps its attempts
                     continue
@@ -373,22 +408,64 @@ class ChatClient:
                 if fatal is not None:
                     raise ChatFatal(self._say(fatal)) from None
                 error = self._say(status_message(exc, where))
+                code = exc.status_code
+                if (code >= 500 or code in SERVER_STATUSES) and self._server_fault(
+                    endpoint, f"HTTP {code}", error, moves
+                ):
+                    moves += 1  # retried by the SDK already: another server takes it
+                    continue
                 break  # retried by the SDK where retrying helps
             except (openai.OpenAIError, ValueError, TypeError, AttributeError) as exc:
                 error = self._say(_unreadable(exc, where))
-                if self._set_aside(endpoint) and moves < 4 * len(self.endpoints):
+                if self._server_fault(endpoint, "unreadable reply", error, moves):
                     moves += 1
                     continue
                 attempt += 1
                 continue
-            endpoint.answers += 1
-            endpoint.failures_in_a_row = endpoint.strikes = 0
             attempt += 1
             try:
-                return accept(completion, round(time.monotonic() - started, 4))
-            except Unusable as exc:
+                kept = accept(completion, round(time.monotonic() - started, 4))
+            except EmptyReply as exc:
                 error = self._say(str(exc))
+                if self._server_fault(endpoint, "reply without an answer", error, moves):
+                    attempt, moves = attempt - 1, moves + 1  # the item keeps its attempt
+                continue
+            except Unusable as exc:  # the model's fault: the server did its part
+                error = self._say(str(exc))
+                self._answered(endpoint)
+                continue
+            self._answered(endpoint)
+            return kept
         raise AnswerFailed(error or "no answer")
+
+    def _answered(self, endpoint: Endpoint) -> None:
+        endpoint.answers += 1
+        endpoint.failures_in_a_row = endpoint.strikes = 0
+
+    def _server_fault(self, endpoint: Endpoint, kind: str, error: str, moves: int) -> bool:
+        """Count a fault of a server that answered (an HTTP error after the SDK's tries,
+        a redirect loop, a reply without an answer or unreadable), set it aside, and
+        return whether the request may move to another server that is up."""
+        endpoint.faults[kind] = endpoint.faults.get(kind, 0) + 1
+        return self._set_aside(endpoint, error) and moves < 4 * len(self.endpoints)
+
+    def server_notes(self) -> list[str]:
+        """One line per server that failed during the run, for its output: how often it
+        was set aside, for what, and how many requests it answered (empty when none
+        failed)."""
+        notes = []
+        several = len(self.endpoints) > 1
+        for e in self.endpoints:
+            if not e.faults:
+                continue
+            kinds = ", ".join(f"{kind} ×{n}" for kind, n in sorted(e.faults.items()))
+            moved = "; its requests went to the other servers" if several else ""
+            notes.append(
+                f"server {safe_base_url(e.url)}: {kinds}; set aside {e.set_asides} "
+                f"time{'' if e.set_asides == 1 else 's'}{moved}; answered {e.answers} "
+                f"request{'' if e.answers == 1 else 's'}"
+            )
+        return notes
 
     def _pick(self) -> Endpoint:
         """The next server in turn among those not set aside (else the one back first)."""
@@ -398,9 +475,16 @@ class ChatClient:
         self._turn += 1
         return pool[self._turn % len(pool)]
 
-    def _set_aside(self, endpoint: Endpoint) -> bool:
+    def _set_aside(self, endpoint: Endpoint, error: str = "") -> bool:
         """Set ``endpoint`` aside (``set_aside_s`` doubling per strike, at most 30 s);
-        return whether another server is up to take the request."""
+        return whether another server is up to take the request. The first time a
+        server is set aside while others serve, a warning is logged naming it."""
+        if endpoint.set_asides == 0 and len(self.endpoints) > 1:
+            log.warning(
+                "server %s set aside (%s); its requests go to the other servers",
+                safe_base_url(endpoint.url), error or "it failed",
+            )  # fmt: skip
+        endpoint.set_asides += 1
         endpoint.strikes += 1
         wait = min(SET_ASIDE_MAX_S, self.set_aside_s * 2 ** (endpoint.strikes - 1))
         endpoint.down_until = time.monotonic() + wait
@@ -419,7 +503,7 @@ class ChatClient:
         """
         endpoint.failures += 1
         endpoint.failures_in_a_row += 1
-        others_up = self._set_aside(endpoint)
+        others_up = self._set_aside(endpoint, error)
         if self.owner_failure is not None:
             died = self.owner_failure()
             if died:

@@ -122,11 +122,18 @@ def run_judge(
     ------
     JudgeError
         The endpoint refused the key or the model (401, 403, 404), nothing answers at
-        it, or it stopped answering: no item can succeed.
+        it, or it stopped answering: no item can succeed. Or the model's name holds a
+        character that is not shown as itself (:func:`~medrcube_desktop.core.names.check_name`).
     StoreError
         A judgment could not be written; ``LockHeld`` when another process is judging
         with the same model on this database.
     """
+    from medrcube_desktop.core.names import check_name
+
+    try:  # where a judge model's name enters (the CLI and the Judge dialog alike)
+        check_name(config.model, "model name")
+    except ValueError as exc:
+        raise JudgeError(str(exc)) from None
     prompt = load_prompt()
     todo, skipped = items_to_judge(items, store, config.model, prompt)
     summary = JudgeSummary(skipped=skipped, total=len(todo))

@@ -76,15 +76,54 @@ def safe_base_url(base_url: str | None) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+def without_secrets(text: str) -> str:
+    """What may be written to disk of endpoints typed in a box (one or more URLs,
+    separated by white space): each URL as :func:`safe_base_url` gives it (no user info,
+    query or fragment, where passwords and keys hide), an empty ``text`` as it is.
+    Remembered endpoints (the window's settings file) go through it: a password in a URL
+    is never stored there."""
+    return " ".join(safe_base_url(url) for url in text.split())
+
+
 def url_secrets(base_url: str | None) -> list[str]:
-    """Parts of a URL that may hold a secret: user info and the query string, as written
-    and percent-decoded."""
+    """Every form in which a secret of a URL is sent, and so may come back in an echo.
+
+    The forms are: the user name, the password, and ``user:password``, each as written
+    and percent-decoded (an echo may give ``p@ss`` for ``p%40ss``); the base64 of each
+    ``user:password`` (with and without its ``=`` padding, standard and URL-safe
+    alphabets), which is what HTTP Basic authentication sends (``Authorization: Basic
+    ...``, RFC 7617: the HTTP client sends the user info of a URL so, decoded); and the
+    query string, as written and decoded. The API key itself (and so ``Bearer <key>``)
+    is the :class:`KeyRedactor`'s own secret.
+
+    Parameters
+    ----------
+    base_url : str or None
+        An endpoint's URL as the user gave it.
+
+    Returns
+    -------
+    list of str
+        The forms, longest first (so a longer form is replaced before a part of it),
+        without repeats or empty strings.
+    """
+    import base64
+
     if not base_url:
         return []
     parts = urlsplit(base_url)
-    written = [parts.password or "", parts.username or "", parts.query]
-    decoded = [unquote(s) for s in written]  # an echo may give p@ss for p%40ss
-    return list(dict.fromkeys(s for s in written + decoded if s))
+    user_info = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
+    user, _, password = user_info.partition(":")
+    written = [password, user, user_info, parts.query]
+    decoded = [unquote(s) for s in written]
+    pairs = [user_info, unquote(user) + ":" + unquote(password) if user_info else ""]
+    encoded = []
+    for pair in filter(None, dict.fromkeys(pairs)):
+        data = pair.encode("utf-8")
+        for text in (base64.b64encode(data), base64.urlsafe_b64encode(data)):
+            encoded += [text.decode("ascii"), text.decode("ascii").rstrip("=")]
+    found = dict.fromkeys(s for s in written + decoded + encoded if s)
+    return sorted(found, key=len, reverse=True)
 
 
 def find_api_key(base_url: str | None, variable: str | None = None) -> tuple[str, str]:

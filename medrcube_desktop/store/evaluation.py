@@ -81,6 +81,17 @@ def eval_run(db: Any, name: str) -> RunRecord | None:
     return None
 
 
+def runs_with_source(db: Any, sha256: str) -> list[RunRecord]:
+    """Imported runs whose source file had this SHA-256 (``params.source_sha256``), oldest
+    first."""
+    names = db.execute(
+        "SELECT name FROM eval_runs WHERE engine = 'import' AND "
+        "json_extract(params, '$.source_sha256') = ? ORDER BY created_at",
+        [sha256],
+    ).fetchall()
+    return [run for (name,) in names if (run := eval_run(db, name)) is not None]
+
+
 def eval_run_names(db: Any) -> list[str]:
     """Every run's name, oldest first (by ``created_at``)."""
     return [r[0] for r in db.execute("SELECT name FROM eval_runs ORDER BY created_at")]

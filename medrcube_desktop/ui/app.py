@@ -46,6 +46,8 @@ def _excepthook(exc_type, exc, tb) -> None:
 
 def ask_reviewer(stored: str | None) -> str | None:
     """Reviewer name: the stored one, else asked in a dialog until given or cancelled."""
+    from medrcube_desktop.core.names import check_name
+
     if stored:
         return stored
     prompt = "Your name (stored with every review):"
@@ -53,9 +55,14 @@ def ask_reviewer(stored: str | None) -> str | None:
         name, ok = QInputDialog.getText(None, "Reviewer", prompt)
         if not ok:
             return None
-        if name.strip():
-            return name.strip()
-        prompt = "A name is needed: every review carries its reviewer. Your name:"
+        try:
+            return check_name(name, "reviewer name")
+        except ValueError as exc:
+            prompt = (
+                "A name is needed: every review carries its reviewer. Your name:"
+                if not name.strip()
+                else f"{exc}. Your name:"
+            )
 
 
 def run_app(

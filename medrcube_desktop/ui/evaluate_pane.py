@@ -43,7 +43,7 @@ from medrcube_desktop.evaluation.runner import (
     run_record,
 )
 from medrcube_desktop.llm.client import MAX_CONCURRENCY
-from medrcube_desktop.llm.keys import check_base_url
+from medrcube_desktop.llm.keys import check_base_url, without_secrets
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.job_runner import JobRunnerView
@@ -229,7 +229,7 @@ class EvaluatePane(QDialog):
     def _endpoints_edited(self) -> None:
         """Remember the endpoints; say where the first one's key comes from."""
         urls = self.base_urls.text().split()
-        remember(ENDPOINTS_SETTING, " ".join(urls))
+        remember(ENDPOINTS_SETTING, without_secrets(" ".join(urls)))  # no password on disk
         self.key_row.set_endpoint(urls[0] if urls else None)
 
     def _run_name_changed(self, _text: str) -> None:
@@ -334,6 +334,9 @@ class EvaluatePane(QDialog):
                     "(Start again retries them)."
                     if failed
                     else "."
+                )
+                + "".join(  # a server set aside or failing: said, as the CLI says it
+                    f"<br>{esc(note)}" for note in getattr(_state, "servers", None) or []
                 )
             )
         self._fill_runs()

@@ -32,7 +32,7 @@ from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.llm.judge import JudgeConfig, JudgeSummary, run_judge
-from medrcube_desktop.llm.keys import check_base_url, find_api_key
+from medrcube_desktop.llm.keys import check_base_url, find_api_key, without_secrets
 from medrcube_desktop.ui.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.screen import fit_to_screen
@@ -116,7 +116,7 @@ class JudgeDialog(QDialog):
 
     def _show_key_source(self) -> None:
         endpoint = self.base_url.text().strip()
-        remember(ENDPOINT_SETTING, endpoint)
+        remember(ENDPOINT_SETTING, without_secrets(endpoint))  # no password on disk
         self.key_row.set_endpoint(endpoint or None)
 
     def _open_failure(self, entry) -> None:
@@ -137,7 +137,7 @@ class JudgeDialog(QDialog):
             except ValueError as exc:
                 self.status.setText(f"Endpoint: {exc}")
                 return
-        remember(ENDPOINT_SETTING, base_url or "")
+        remember(ENDPOINT_SETTING, without_secrets(base_url or ""))
         if self.key_row.entry.text().strip():  # typed but not yet stored: store it first
             self.key_row.store_key()
         try:

@@ -401,6 +401,16 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         name, ok = QInputDialog.getText(
             self, "Reviewer", "Reviewer name:", text=self.session.reviewer
         )
+        if ok and name.strip():
+            from PySide6.QtWidgets import QMessageBox
+
+            from medrcube_desktop.core.names import check_name
+
+            try:
+                name = check_name(name, "reviewer name")
+            except ValueError as exc:
+                QMessageBox.warning(self, "Reviewer", str(exc))
+                return
         if ok and name.strip() and name.strip() != self.session.reviewer:
             session = ReviewSessionState(
                 self.session.items, self.session.store, name.strip(),

@@ -103,7 +103,7 @@ def test_bad_records_are_named_and_duplicate_ids_store_no_conflicting_answer(ite
     ]
     path = _write(tmp_path / "r.json", records)
     store = StudyStore(None)
-    stored, problems, already = import_run(store, "r", "m", items, path)
+    stored, problems, already, _ = import_run(store, "r", "m", items, path)
     answers = store.responses("r")
     assert sorted(answers) == sorted([b, d, e]) and (stored, already) == (3, 0)
     assert {answers[x].parsed_answer for x in (d, e)} == {"B"}  # null, "" do not hide it

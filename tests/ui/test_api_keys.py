@@ -76,3 +76,24 @@ def test_a_keyring_that_cannot_store_says_so(qtbot, ct_benchmark, tmp_path):
         assert "could not store the key" in dialog.key_row.source.text()
         assert dialog.key_row.entry.text() == "" and KEY not in texts(dialog)
         dialog.close()
+
+
+def test_a_password_in_an_endpoint_is_never_remembered(qtbot, ct_benchmark, tmp_path):
+    """Issue 21: a password in a base URL is a credential; the window's settings file
+    (window.ini) keeps the endpoints without it."""
+    from medrcube_desktop import settings
+
+    secret = "http://alice:s3cr3t-pass@localhost:8000/v1?key=abc123"
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    with using(MemoryKeyring()):
+        judge = window.open_judge_dialog()
+        judge.base_url.setText(secret)
+        judge.base_url.editingFinished.emit()
+        pane = window.open_evaluate_pane()
+        pane.base_urls.setText(f"{secret} http://localhost:8001/v1")
+        pane.base_urls.editingFinished.emit()
+        judge.close()
+        pane.close()
+    stored = (settings.config_dir() / "window.ini").read_text()
+    assert "s3cr3t" not in stored and "alice" not in stored and "abc123" not in stored
+    assert "localhost:8000/v1" in stored and "localhost:8001/v1" in stored

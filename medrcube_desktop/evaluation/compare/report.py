@@ -27,6 +27,7 @@ from medrcube_desktop.core.files import (
     refuse_overwrite,
     write_folder_all_or_nothing,
 )
+from medrcube_desktop.core.names import spreadsheet_text
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_models import ModelCredibility
 from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
@@ -70,10 +71,12 @@ def refuse_inputs(
 
 
 def _safe(value: object) -> object:
-    """A cell value for openpyxl: text made formula-safe, numpy numbers as Python ones,
-    NaN as an empty cell."""
+    """A cell value for openpyxl: text made formula-safe with its hidden characters
+    visible (:func:`~medrcube_desktop.core.names.spreadsheet_text`: a name in an older
+    database may hold a control character openpyxl refuses), numpy numbers as Python
+    ones, NaN as an empty cell."""
     if isinstance(value, str):
-        return neutralise_cell(value)
+        return neutralise_cell(spreadsheet_text(value))
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not np.isfinite(value):
@@ -392,7 +395,7 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
                 for d in result.drops for row in d.rows()))  # fmt: skip
     _meta_sheet(book, result, meta)
     book.properties.title = "MedRCube comparison"
-    book.properties.description = str(meta.get("command", ""))[:1000]
+    book.properties.description = spreadsheet_text(str(meta.get("command", ""))[:1000])
     book.save(path)
 
 

@@ -7,10 +7,13 @@ out-of-memory error therefore ends the engine, not the app (DESIGN.md).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Protocol
+
+from medrcube_desktop.errors import EngineError
 
 
 @dataclass(frozen=True)
@@ -48,11 +51,56 @@ class EvalResponse:
     completion_tokens: int | None = None
 
 
+SAMPLING_RANGES: dict[str, tuple[float, float, bool, str]] = {
+    "temperature": (0.0, 2.0, True, "from 0 to 2"),
+    "top_p": (0.0, 1.0, False, "greater than 0 and at most 1"),
+    "max_tokens": (1, math.inf, True, "a whole number of at least 1"),
+    "seed": (0, 2**32 - 1, True, f"a whole number from 0 to {2**32 - 1}"),
+}
+"""Each decoding parameter's range, declared once: ``(low, high, low_included, words)``
+(the high end is always included). The OpenAI API takes a temperature from 0 to 2 and a
+top_p in (0, 1] (a nucleus of mass 0 keeps no token; above 1 is no probability); vLLM's
+``SamplingParams`` refuses a top_p outside (0, 1] and max_tokens below 1. The CLI's
+flags (``cli.argtypes.sampling``) and :class:`SamplingConfig` (the Evaluate pane's
+engines too) check against it."""
+
+
+def check_sampling(name: str, value: float) -> float:
+    """``value`` if it lies in ``name``'s :data:`SAMPLING_RANGES` (finite, and whole for
+    ``max_tokens`` and ``seed``).
+
+    Raises
+    ------
+    ValueError
+        Out of range, not finite, or not whole where it must be; the message names
+        ``name``, the value and the range.
+    """
+    low, high, low_included, words = SAMPLING_RANGES[name]
+    whole = name in ("max_tokens", "seed")
+    ok = (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (value >= low if low_included else value > low)
+        and value <= high
+        and (not whole or float(value).is_integer())
+    )
+    if not ok:
+        raise ValueError(f"{name} must be {words}, got {value!r}")
+    return value
+
+
 @dataclass
 class SamplingConfig:
     """Decoding, set explicitly (paper Appendix D: greedy, long answers allowed).
 
-    vLLM would otherwise take defaults from the checkpoint's generation config.
+    vLLM would otherwise take defaults from the checkpoint's generation config. Every
+    value is checked against :data:`SAMPLING_RANGES` when the config is made.
+
+    Raises
+    ------
+    EngineError
+        A value out of its range (``top_p`` 2 is never sent to a server).
     """
 
     temperature: float = 0.0
@@ -60,6 +108,14 @@ class SamplingConfig:
     max_tokens: int = 8192
     seed: int = 0
     extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if f.name in SAMPLING_RANGES:
+                try:
+                    check_sampling(f.name, getattr(self, f.name))
+                except ValueError as exc:
+                    raise EngineError(str(exc)) from None
 
 
 CONCURRENCY = 16

@@ -5,9 +5,12 @@ do: the openai SDK retries the transport (connection errors, timeouts, 408, 409,
 its Retry-After, 5xx, ``max_attempts`` requests in all); a reply without an answer is
 asked again (up to ``max_attempts``). Several base URLs spread the items over servers
 (data parallel): each request goes to the next server in turn. A server that cannot be
-reached, or sends no chat completion, is set aside for a while (1 s, doubling to 30 s)
-and its requests go to the others without using up an item's attempts, so one dead
-server among several costs no answers (issue 11); the run stops when every server is
+reached, sends no chat completion or a reply without an answer, still answers an HTTP
+5xx (or 408, 409, 429) after the SDK's tries, or loops on redirects is set aside for a
+while (1 s, doubling to 30 s) and its requests go to the others without using up an
+item's attempts, so one dead server among several costs no answers (issues 11, 21);
+each such server is named in :attr:`OpenAIEngine.server_notes` after the run (what
+``evaluate`` and the Evaluate pane print); the run stops when every server is
 unreachable and none has ever answered, when every server fails many times in a row,
 when a server this run started has died, or when the key or the model is refused.
 
@@ -36,7 +39,7 @@ from medrcube_desktop.evaluation.engines.base import (
     OnResponse,
     SamplingConfig,
 )
-from medrcube_desktop.llm.client import AnswerFailed, ChatClient, ChatFatal, Unusable
+from medrcube_desktop.llm.client import AnswerFailed, ChatClient, ChatFatal, EmptyReply
 from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
 
 
@@ -101,6 +104,8 @@ class OpenAIEngine:
         self.max_attempts = max(1, max_attempts)
         self.backoff_base_s = backoff_base_s
         self.owner_failure = owner_failure  # the server process's death, when we run it
+        self.server_notes: list[str] = []
+        """After :meth:`run`: a line per server that failed (``ChatClient.server_notes``)."""
 
     def describe(self) -> dict[str, object]:
         """Parameters for the run record (the key is not among them)."""
@@ -196,13 +201,16 @@ class OpenAIEngine:
                 on_response(response)  # queued for the caller's thread
 
         async with chat:
-            tasks = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
-            while not all(t.done() for t in tasks):
-                if cancel.is_set():
-                    for task in tasks:
-                        task.cancel()
-                await asyncio.wait(tasks, timeout=0.1)
-            outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+            try:
+                tasks = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
+                while not all(t.done() for t in tasks):
+                    if cancel.is_set():
+                        for task in tasks:
+                            task.cancel()
+                    await asyncio.wait(tasks, timeout=0.1)
+                outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+            finally:
+                self.server_notes = chat.server_notes()
         if fatal:
             raise EngineError(fatal[0])
         for outcome in outcomes:  # a worker that died (a database write failed): say so
@@ -227,7 +235,7 @@ class OpenAIEngine:
             message = completion.choices[0].message if completion.choices else None
             if message is None or (message.content is None and not message.refusal):
                 # a reply without an answer is the server's fault, not the model's
-                raise Unusable("the reply holds no answer (no choices or null content)")
+                raise EmptyReply("the reply holds no answer (no choices or null content)")
             usage = completion.usage
             return EvalResponse(
                 item_id=request.item_id,

@@ -253,7 +253,7 @@ class VLLMServerEngine:
         urls = self.start(cancel)
         if not urls:
             return
-        OpenAIEngine(
+        client = OpenAIEngine(
             self.model,
             urls,
             "not-needed",
@@ -262,7 +262,11 @@ class VLLMServerEngine:
             timeout_s=self.timeout_s,
             max_attempts=self.max_attempts,
             owner_failure=self._server_died,
-        ).run(requests, on_response, cancel)
+        )
+        try:
+            client.run(requests, on_response, cancel)
+        finally:
+            self.server_notes = client.server_notes  # servers that failed, for the output
 
     def _server_died(self) -> str | None:
         """Why the server this engine started has stopped, or None (it runs, or was

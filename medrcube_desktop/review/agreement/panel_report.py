@@ -14,6 +14,7 @@ from pathlib import Path
 
 from medrcube_desktop.core.csvfile import neutralise_cell, write_csv
 from medrcube_desktop.core.files import atomic_path
+from medrcube_desktop.core.names import spreadsheet_text
 from medrcube_desktop.core.rubric import RULE_IDS, load_rubric
 from medrcube_desktop.review.agreement.panel import ROW_KEYS
 from medrcube_desktop.review.agreement.panel_run import PanelRun
@@ -189,8 +190,8 @@ def _write_xlsx(run: PanelRun, path: Path) -> None:
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
-    def safe(value):
-        return neutralise_cell(value) if isinstance(value, str) else value
+    def safe(value):  # formula-safe, hidden characters visible (core.names)
+        return neutralise_cell(spreadsheet_text(value)) if isinstance(value, str) else value
 
     book = Workbook()
     sheet = book.active
@@ -217,7 +218,7 @@ def _write_xlsx(run: PanelRun, path: Path) -> None:
     for column in run.columns:
         n_items = column.rows["sample"].n_items
         for (a, b), n in zip(column.pairs, n_items, strict=True):
-            pairs.append([safe(column.name), column.kind, safe(f"{a} vs {b}"), n])
+            pairs.append([safe(column.name), safe(column.kind), safe(f"{a} vs {b}"), n])
     about = book.create_sheet("About")
     for key, value in run.meta.items():
         about.append([key, safe(json.dumps(value) if isinstance(value, list | dict) else value)])

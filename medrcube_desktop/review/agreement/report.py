@@ -13,6 +13,7 @@ from pathlib import Path
 
 from medrcube_desktop.core.csvfile import neutralise_cell, write_csv
 from medrcube_desktop.core.files import atomic_path, refuse_overwrite, write_folder_all_or_nothing
+from medrcube_desktop.core.names import spreadsheet_text
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
 from medrcube_desktop.review.agreement.html import write_html
@@ -22,8 +23,10 @@ from medrcube_desktop.review.agreement.table import meta_line, table_rows
 
 def _safe(value: object) -> object:
     """A text cell a spreadsheet will not run as a formula (same rule as the review
-    CSV: a leading ``'`` before ``= + - @``, tab or CR; OWASP CSV injection)."""
-    return neutralise_cell(value) if isinstance(value, str) else value
+    CSV: a leading ``'`` before ``= + - @``, tab or CR; OWASP CSV injection), its hidden
+    characters visible (:func:`~medrcube_desktop.core.names.spreadsheet_text`: a
+    reviewer name in an older database may hold a control character openpyxl refuses)."""
+    return neutralise_cell(spreadsheet_text(value)) if isinstance(value, str) else value
 
 
 OUTPUT_FILES: tuple[str, ...] = (
@@ -205,5 +208,5 @@ def _write_xlsx(run: StudyRun, path: Path) -> None:
                     [rule, values["agreement"], values["cohen_kappa"], values["gwet_ac1"]]
                 )
     book.properties.title = "MedRCube agreement study"
-    book.properties.description = meta_line(run)
+    book.properties.description = spreadsheet_text(meta_line(run))
     book.save(path)
