@@ -7,19 +7,24 @@ import sys
 import traceback
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QSize, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 
 from medrcube_desktop import settings
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.render_task import render_pool
+from medrcube_desktop.ui.screen import fit_window
 from medrcube_desktop.ui.themes import apply_theme
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 from medrcube_desktop.ui.window_tools import restore_window_state
 
 log = logging.getLogger(__name__)
 DEFAULT_SIZE = (1360, 860)
+"""The first window's size (logical pixels) where the screen's free area allows it, less
+on a smaller screen (``ui/screen.fit_window``); scripted runs (``--screenshot``,
+``--quit-after-ms``, the self-test) always get it, whatever the screen, so that their
+pictures compare."""
 
 
 _UNATTENDED = False
@@ -127,14 +132,25 @@ def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) 
     unattended = screenshot is not None or quit_after_ms is not None
     apply_theme(app, prefs.theme, prefs.font_scale)
     window = build_window(MainWindow, benchmark, store, name, prefs)
-    if unattended or not restore_window_state(window):
-        window.resize(*DEFAULT_SIZE)  # scripted runs always get the same size
+    place_window(window, unattended)
     result = {"status": 0}
     if unattended:
         _schedule_unattended(window, screenshot, quit_after_ms, result)
     window.show()
     status = app.exec()
     return status or result["status"]
+
+
+def place_window(window: MainWindow, unattended: bool = False) -> None:
+    """Size and place the first window: the layout saved last time, shrunk and moved onto
+    this screen's free area where it no longer fits (saved on a larger monitor), else
+    :data:`DEFAULT_SIZE` within that area; a scripted run always gets DEFAULT_SIZE."""
+    if unattended:
+        window.resize(*DEFAULT_SIZE)  # scripted runs always get the same size
+    elif restore_window_state(window):
+        fit_window(window)
+    else:
+        fit_window(window, QSize(*DEFAULT_SIZE))
 
 
 def _schedule_unattended(
