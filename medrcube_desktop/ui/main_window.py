@@ -255,7 +255,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.statusBar().addPermanentWidget(self.progress_bar)
         self.problems_label = QLabel()
         self.problems_label.setObjectName("benchmarkProblems")
-        self.statusBar().addWidget(self.problems_label)
+        self.problems_label.setWordWrap(True)  # two lines rather than cut in a small window
+        self.statusBar().addWidget(self.problems_label, 1)
         self.file_checks: FileCheckThread | None = None
         self._files_error = ""
         self._show_problem_count()

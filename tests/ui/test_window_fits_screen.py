@@ -196,5 +196,15 @@ def test_every_control_is_whole_or_reachable(qtbot, long_item_benchmark, tmp_pat
     column += [rubric.buttons[r] for r in rubric.buttons]
     column += [w for w in rubric.findChildren(QLabel) if w.isVisibleTo(rubric) and w.text()]
     problems += [reachable(w, window) for w in column]
+    footer = [w for w in rubric.footer.findChildren(QLabel) if w.text()]  # comment's label
+    problems += [whole(w, window) for w in footer]
     assert "honeycombing in slices 12 to 30" in pane.source.text()
+    # the status bar's longest line: problems so far, restricted items, still checking
+    window.benchmark.problems.extend(["a problem"] * 12)
+    window._show_problem_count()
+    qtbot.wait(50)
+    assert "checking image files" in window.problems_label.text()
+    window.grab().save(str(tmp_path / f"window-{screen}-status.png"))
+    bar = [window.problems_label, window.progress_label, window.db_label, window.statusBar()]
+    problems += [whole(w, window) for w in bar]
     assert [p for p in problems if p] == []
