@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import traceback
 from pathlib import Path
 
 from PySide6.QtCore import QSize, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 
 from medrcube_desktop import settings
@@ -22,9 +24,7 @@ from medrcube_desktop.ui.window_tools import restore_window_state
 log = logging.getLogger(__name__)
 DEFAULT_SIZE = (1360, 860)
 """The first window's size (logical pixels) where the screen's free area allows it, less
-on a smaller screen (``ui/screen.fit_window``); scripted runs (``--screenshot``,
-``--quit-after-ms``, the self-test) always get it, whatever the screen, so that their
-pictures compare."""
+on a smaller screen (see :func:`place_window`)."""
 
 
 _UNATTENDED = False
@@ -142,15 +142,30 @@ def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms) 
 
 
 def place_window(window: MainWindow, unattended: bool = False) -> None:
-    """Size and place the first window: the layout saved last time, shrunk and moved onto
-    this screen's free area where it no longer fits (saved on a larger monitor), else
-    :data:`DEFAULT_SIZE` within that area; a scripted run always gets DEFAULT_SIZE."""
-    if unattended:
-        window.resize(*DEFAULT_SIZE)  # scripted runs always get the same size
-    elif restore_window_state(window):
+    """Size and place the first window within the screen's free area: the layout saved
+    last time (shrunk and moved onto this screen where it no longer fits: saved on a
+    larger monitor), else :data:`DEFAULT_SIZE`, shrunk where the screen is smaller.
+
+    A scripted run (``unattended``) never restores a saved layout: it gets DEFAULT_SIZE
+    within the screen, so its picture is the window a user of that screen sees; on Qt's
+    offscreen platform with no screen configured (an 800 × 800 screen nobody sees) it
+    gets DEFAULT_SIZE as it is. ``QT_QPA_PLATFORM=offscreen:configfile=screen.json``
+    gives the offscreen platform a screen of a chosen size.
+    """
+    if unattended and not screen_configured():
+        window.resize(*DEFAULT_SIZE)
+    elif not unattended and restore_window_state(window):
         fit_window(window)
     else:
         fit_window(window, QSize(*DEFAULT_SIZE))
+
+
+def screen_configured() -> bool:
+    """Whether the screen is one someone sees or chose: any platform but ``offscreen``,
+    or ``offscreen`` given a ``configfile`` (its screens' sizes)."""
+    if QGuiApplication.platformName() != "offscreen":
+        return True
+    return "configfile=" in os.environ.get("QT_QPA_PLATFORM", "")
 
 
 def _schedule_unattended(

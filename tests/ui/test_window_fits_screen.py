@@ -57,12 +57,17 @@ def test_a_saved_layout_is_shrunk_and_moved_back_onto_the_screen():
 
 
 # -- the window on a real (offscreen) screen of that size ----------------------------
-def _open_on_screen(tmp_path, root, width, height, saved=None) -> dict:
+def _screen_env(tmp_path, width, height) -> dict:
+    """The environment of a child whose (offscreen) screen is ``width`` × ``height``."""
     config = tmp_path / f"screen-{width}x{height}.json"
     config.write_text(json.dumps({"screens": [
         {"name": "s", "x": 0, "y": 0, "width": width, "height": height, "logicalDpi": 96}
     ]}))  # fmt: skip
-    env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}")
+    return dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}")
+
+
+def _open_on_screen(tmp_path, root, width, height, saved=None) -> dict:
+    env = _screen_env(tmp_path, width, height)
     args = [sys.executable, "-m", "tests.ui.screen_session", str(root), str(tmp_path / "s.db")]
     done = subprocess.run(
         args + ([saved] if saved else []), env=env, capture_output=True, text=True, timeout=120
@@ -82,6 +87,22 @@ def test_the_first_window_opens_within_the_screen(ct_benchmark, tmp_path, width,
     assert y + h + FRAME_ALLOWANCE.bottom() <= height
     assert (w, h) == (width - 16, height - 48)  # as large as the screen allows
     assert shown["minimum"] == [1024, min(700, height - 48)]  # 672 on 1280 × 720
+
+
+@pytest.mark.parametrize("width, height", [(1366, 768), (1280, 720)])
+def test_a_screenshot_run_shows_the_window_that_screen_gets(ct_benchmark, tmp_path, width, height):
+    """``--screenshot`` on a screen of that size: the picture is the window as it opens
+    there (before: 1360 × 860 whatever the screen, its bottom below a 768 px screen)."""
+    from PIL import Image
+
+    shot = tmp_path / "shot.png"
+    args = ["--dataset", str(ct_benchmark), "--db", str(tmp_path / "s.db"),
+            "--screenshot", str(shot), "--quit-after-ms", "100"]  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "medrcube_desktop", *args], timeout=120,
+                          env=_screen_env(tmp_path, width, height), capture_output=True,
+                          text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert Image.open(shot).size == (width - 16, min(860, height - 48))
 
 
 def test_a_layout_saved_on_a_larger_monitor_opens_on_this_one(ct_benchmark, tmp_path):
