@@ -132,6 +132,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self._position_timer.setInterval(400)  # ms; rapid browsing writes once
         self._position_timer.timeout.connect(self._remember_position)
         self.setMinimumSize(fitted_minimum(MINIMUM_SIZE, available_geometry(self)))
+        self._follows_screen = False  # screenChanged connected (showEvent)
         self._build_widgets()
         self.actions_table = with_file_actions(review_actions(self), self)
         overrides, self.shortcut_problems = usable_overrides(
@@ -148,6 +149,18 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self._show_keys()
         self._start_session()
         QApplication.instance().installEventFilter(self)  # input = activity (active time)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """Once shown, follow the screen: moved to a smaller one, the minimum shrinks."""
+        super().showEvent(event)
+        handle = self.windowHandle()
+        if handle is not None and not self._follows_screen:
+            handle.screenChanged.connect(self._screen_changed)
+            self._follows_screen = True
+
+    def _screen_changed(self, screen) -> None:
+        if screen is not None:
+            self.setMinimumSize(fitted_minimum(MINIMUM_SIZE, screen.availableGeometry()))
 
     def _action_fired(self, action_id: str) -> None:
         self.fired_actions.append(action_id)

@@ -43,11 +43,17 @@ def main() -> None:
     place_window(window)
 
     def report() -> None:
-        print(json.dumps({
+        shown = {
             "available": rect(window.screen().availableGeometry()),
             "geometry": rect(window.geometry()),
             "minimum": [window.minimumWidth(), window.minimumHeight()],
-        }), flush=True)  # fmt: skip
+        }
+        others = [s for s in app.screens() if s is not window.screen()]
+        if others:  # moved to the second screen, as a user drags it there
+            window.windowHandle().setScreen(others[0])
+            app.processEvents()
+            shown["moved_minimum"] = [window.minimumWidth(), window.minimumHeight()]
+        print(json.dumps(shown), flush=True)
         app.quit()
 
     window.first_item_shown.connect(lambda: QTimer.singleShot(0, report))

@@ -57,17 +57,19 @@ def test_a_saved_layout_is_shrunk_and_moved_back_onto_the_screen():
 
 
 # -- the window on a real (offscreen) screen of that size ----------------------------
-def _screen_env(tmp_path, width, height) -> dict:
-    """The environment of a child whose (offscreen) screen is ``width`` × ``height``."""
+def _screen_env(tmp_path, width, height, second=None) -> dict:
+    """The environment of a child whose (offscreen) screen is ``width`` × ``height``,
+    and a ``second`` (width, height) screen to its right if given."""
     config = tmp_path / f"screen-{width}x{height}.json"
-    config.write_text(json.dumps({"screens": [
-        {"name": "s", "x": 0, "y": 0, "width": width, "height": height, "logicalDpi": 96}
-    ]}))  # fmt: skip
+    screens = [{"name": "s", "x": 0, "y": 0, "width": width, "height": height}]
+    if second:
+        screens.append({"name": "t", "x": width, "y": 0, "width": second[0], "height": second[1]})
+    config.write_text(json.dumps({"screens": screens}))
     return dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}")
 
 
-def _open_on_screen(tmp_path, root, width, height, saved=None) -> dict:
-    env = _screen_env(tmp_path, width, height)
+def _open_on_screen(tmp_path, root, width, height, saved=None, second=None) -> dict:
+    env = _screen_env(tmp_path, width, height, second)
     args = [sys.executable, "-m", "tests.ui.screen_session", str(root), str(tmp_path / "s.db")]
     done = subprocess.run(
         args + ([saved] if saved else []), env=env, capture_output=True, text=True, timeout=120
@@ -229,3 +231,9 @@ def test_every_control_is_whole_or_reachable(qtbot, long_item_benchmark, tmp_pat
     bar = [window.problems_label, window.progress_label, window.db_label, window.statusBar()]
     problems += [whole(w, window) for w in bar]
     assert [p for p in problems if p] == []
+
+
+def test_moved_to_a_smaller_screen_the_minimum_follows(ct_benchmark, tmp_path):
+    shown = _open_on_screen(tmp_path, ct_benchmark, 1920, 1080, second=(1280, 720))
+    assert shown["minimum"] == [1024, 700]
+    assert shown["moved_minimum"] == [1024, 720 - 48]  # 700 would not fit there
