@@ -19,6 +19,7 @@ from medrcube_desktop import settings
 from medrcube_desktop.ui.app import DEFAULT_SIZE
 from medrcube_desktop.ui.main_window import MINIMUM_SIZE, MainWindow
 from medrcube_desktop.ui.screen import FRAME_ALLOWANCE, fitted_geometry, fitted_minimum
+from medrcube_desktop.ui.themes import apply_theme
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 from tests.conftest import item, write_benchmark
 
@@ -193,14 +194,26 @@ def reachable(widget: QWidget, window: MainWindow) -> str | None:
 
 SIZES = {
     # the first window on 1366 × 768 with a taskbar (see the first test)
-    "1366x768": (QSize(1350, 680), fitted_minimum(MINIMUM_SIZE, QRect(0, 0, 1366, 728))),
-    "minimum": (MINIMUM_SIZE, MINIMUM_SIZE),  # the window's own minimum: 1024 × 700
+    "1366x768": (QSize(1350, 680), fitted_minimum(MINIMUM_SIZE, QRect(0, 0, 1366, 728)), 1.0),
+    "minimum": (MINIMUM_SIZE, MINIMUM_SIZE, 1.0),  # the window's own minimum: 1024 × 700
+    "1366x768-large-text": (QSize(1350, 680), QSize(1024, 680), 1.5),  # View › Larger text
 }
 
 
+@pytest.fixture
+def text_scale():
+    """Set the text size for one test (View › Larger text); back to 100 % after it."""
+    app = QApplication.instance()
+    yield lambda scale: apply_theme(app, "light", scale)
+    apply_theme(app, "light", 1.0)
+
+
 @pytest.mark.parametrize("screen", SIZES)
-def test_every_control_is_whole_or_reachable(qtbot, long_item_benchmark, tmp_path, screen):
-    size, minimum = SIZES[screen]
+def test_every_control_is_whole_or_reachable(
+    qtbot, long_item_benchmark, tmp_path, screen, text_scale
+):
+    size, minimum, scale = SIZES[screen]
+    text_scale(scale)
     window = _window_at(qtbot, long_item_benchmark, tmp_path / "s.db", size, minimum)
     window.list_pane.include_restricted.setChecked(True)  # its check box is shown
     qtbot.wait(50)  # the layouts settle (posted LayoutRequest events)
