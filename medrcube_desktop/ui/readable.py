@@ -5,7 +5,7 @@ instead of being cut ("rerequisite iten") or elided ("1 g…nai")."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QScrollArea, QStyle, QWidget
 
@@ -115,8 +115,8 @@ def fit_header(
 
 
 def headers_fit_contents(header: QHeaderView) -> None:
-    """Every section of ``header`` as wide as its header text and cells need (the table
-    scrolls sideways when they do not fit), the last one taking what room is left."""
+    """Every section of ``header`` as wide as its header text and cells need: the table
+    scrolls sideways when they do not fit (a stretched section shrinks below its text
+    when the others take the room)."""
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setStretchLastSection(True)
-    header.setTextElideMode(Qt.TextElideMode.ElideNone)
+    header.setStretchLastSection(False)

@@ -103,6 +103,12 @@ def test_the_agreement_table_and_its_2x2_tables(qtbot, ct_benchmark, tmp_path, s
     assert canvas.width() >= figure_size(figure).width()  # drawn at its size, or larger
     assert canvas.height() >= figure_size(figure).height()
     assert isinstance(tab, FigureScroll)  # the pane scrolls it
+    # several experts: the ceiling beside expert–LLM, headers in lines
+    pane.second.setCurrentIndex(pane.second.findData("panel"))
+    with qtbot.waitSignal(pane.computed, timeout=30000):
+        pane.compute_button.click()
+    QApplication.processEvents()
+    assert pane.table.columnCount() > 2 and unreadable(pane.table) == []
     window.close()
 
 
@@ -178,6 +184,11 @@ def test_the_compare_grid_headers_read_whole(qtbot, bench, tmp_path, screen):
         room = grid.columnWidth(column) - padding
         assert metrics.elidedText(shown, header.textElideMode(), room) == shown
     assert unreadable(pane.board) == []  # the leaderboard too
+    pane.tabs.setCurrentIndex(3)  # credibility: its tables
+    QApplication.processEvents()
+    view = pane.credibility
+    assert view.credibility.rowCount() >= 3  # the runs
+    assert [unreadable(t) for t in (view.credibility, view.drops)] == [[], []]
     window.close()
 
 
