@@ -136,7 +136,7 @@ class ItemListPane(QWidget):
         self.include_restricted.setVisible(restricted > 0)
         self.include_restricted.toggled.connect(self._emit_filter)
         form.addRow(self.include_restricted)
-        for combo in self.combos.values():  # long names elide; the list shows them whole
+        for combo in self.combos.values():  # long names elide; the popup shows them whole
             _narrow(combo)
         self.model = ItemListModel(mark_of, self, text_only=text_only)
         self.list = QListView()

@@ -76,10 +76,25 @@ def fitted_geometry(
 
 
 def fit_window(window: QWidget, wanted: QSize | None = None) -> QRect:
-    """Place ``window`` within the free area of its screen: at ``wanted`` size (shrunk
-    where the screen is smaller, centred), or, when ``wanted`` is None, where it is now
-    (a restored geometry) shrunk and moved back onto the screen; returns the geometry set.
-    A window's minimum size is shrunk to the screen first (see :func:`fitted_minimum`)."""
+    """Place ``window`` within the free area of its screen (the primary screen before it
+    is shown).
+
+    Parameters
+    ----------
+    window : QWidget
+        A top-level window. Its minimum size is shrunk to the screen first (see
+        :func:`fitted_minimum`); a maximised or full-screen window is left to the window
+        manager.
+    wanted : QSize, optional
+        The size to open at (logical pixels), shrunk where the screen is smaller and
+        centred; None: the window's geometry now (a restored layout), shrunk and moved
+        back onto the screen.
+
+    Returns
+    -------
+    QRect
+        The client-area geometry set (see :func:`fitted_geometry`).
+    """
     available = available_geometry(window)
     window.setMinimumSize(fitted_minimum(window.minimumSize(), available))
     if window.isMaximized() or window.isFullScreen():  # the window manager sizes it
