@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QInputDialog,
     QLabel,
     QListWidget,
@@ -59,6 +58,7 @@ from medrcube_desktop.ui.agreement_panel import (
 )
 from medrcube_desktop.ui.folder_dialog import choose_folder
 from medrcube_desktop.ui.job_runner import JobRunnerView
+from medrcube_desktop.ui.readable import headers_fit_contents, scrolled_canvas
 from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc
 
@@ -149,9 +149,9 @@ class AgreementPane(QDialog):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("agreementTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # every column, the rule names' too, as wide as its text (a stretched first
+        # column was squeezed to "1.4 VQA Sui…"): the table scrolls sideways instead
+        headers_fit_contents(self.table.horizontalHeader())
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(False)
         self.table.setToolTip("Click a count in the last four columns to list its items")
@@ -388,7 +388,9 @@ class AgreementPane(QDialog):
         for draw, title in ((bar_figure, "Agreement per rule"), (confusion_figure, "2×2 tables")):
             figure = draw(run)
             figure.set_dpi(90)  # the export's 150 dpi would draw everything too big here
-            self.figures.addTab(FigureCanvasQTAgg(figure), title)
+            # at its drawn size, scrolled in a short pane (squeezed, the 2×2 tables were
+            # 25 px high with "fail" and "pass" on top of each other)
+            self.figures.addTab(scrolled_canvas(FigureCanvasQTAgg(figure), figure), title)
 
     def _cell_clicked(self, row: int, column: int) -> None:
         if self.run is None or column not in CELL_COLUMNS:

@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QSize, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 
 from medrcube_desktop import settings
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.render_task import render_pool
+from medrcube_desktop.ui.screen import fit_window
 from medrcube_desktop.ui.themes import apply_theme
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 from medrcube_desktop.ui.window_tools import restore_window_state
 
 log = logging.getLogger(__name__)
 DEFAULT_SIZE = (1360, 860)
+"""The first window's size (logical pixels) where the screen's free area allows it, less
+on a smaller screen (see :func:`place_window`)."""
 
 
 _UNATTENDED = False
@@ -176,8 +181,7 @@ def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms, 
     unattended = screenshot is not None or quit_after_ms is not None
     apply_theme(app, prefs.theme, prefs.font_scale)
     window = build_window(MainWindow, benchmark, store, name, prefs)
-    if unattended or not restore_window_state(window):
-        window.resize(*DEFAULT_SIZE)  # scripted runs always get the same size
+    place_window(window, unattended)
     result = {"status": 0}
     if unattended:
         _schedule_unattended(window, screenshot, quit_after_ms, result)
@@ -187,6 +191,33 @@ def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms, 
         window.statusBar().showMessage(said, 20000)
     status = app.exec()
     return status or result["status"]
+
+
+def place_window(window: MainWindow, unattended: bool = False) -> None:
+    """Size and place the first window within the screen's free area: the layout saved
+    last time (shrunk and moved onto this screen where it no longer fits: saved on a
+    larger monitor), else :data:`DEFAULT_SIZE`, shrunk where the screen is smaller.
+
+    A scripted run (``unattended``) never restores a saved layout: it gets DEFAULT_SIZE
+    within the screen, so its picture is the window a user of that screen sees; on Qt's
+    offscreen platform with no screen configured (an 800 × 800 screen nobody sees) it
+    gets DEFAULT_SIZE as it is. ``QT_QPA_PLATFORM=offscreen:configfile=screen.json``
+    gives the offscreen platform a screen of a chosen size.
+    """
+    if unattended and not screen_configured():
+        window.resize(*DEFAULT_SIZE)
+    elif not unattended and restore_window_state(window):
+        fit_window(window)
+    else:
+        fit_window(window, QSize(*DEFAULT_SIZE))
+
+
+def screen_configured() -> bool:
+    """Whether the screen is one someone sees or chose: any platform but ``offscreen``,
+    or ``offscreen`` given a ``configfile`` (its screens' sizes)."""
+    if QGuiApplication.platformName() != "offscreen":
+        return True
+    return "configfile=" in os.environ.get("QT_QPA_PLATFORM", "")
 
 
 def _schedule_unattended(

@@ -97,6 +97,7 @@ class CompareCredibilityView(QWidget):
         self.voxel_title = QLabel()
         self.leakage = QLabel()
         self.leakage.setObjectName("compareLeakage")
+        self.leakage.setWordWrap(True)  # a long sentence never widens the pane
         self.leakage_button = QPushButton("List them in the &grid")
         self.leakage_button.setAutoDefault(False)
         self.leakage_button.setToolTip("Items tab, filter: Right without the image")
@@ -111,8 +112,10 @@ class CompareCredibilityView(QWidget):
         layout.addWidget(QLabel("Credibility across models (paper §6, the paper's pairing):"))
         layout.addWidget(self.credibility, 2)
         layout.addWidget(self.correlation)
-        layout.addWidget(QLabel("Text-only runs against the image run of the same model "
-                                "(paper Table 4; accuracy 0–1 over items both answered):"))  # fmt: skip
+        drops_title = QLabel("Text-only runs against the image run of the same model "
+                             "(paper Table 4; accuracy 0–1 over items both answered):")  # fmt: skip
+        drops_title.setWordWrap(True)  # on one line the pane was wider than a 1024 px screen
+        layout.addWidget(drops_title)
         layout.addWidget(self.no_pairs)
         layout.addWidget(self.drops, 1)
         layout.addWidget(self.voxel_title)

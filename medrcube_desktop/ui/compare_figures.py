@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.ui.folder_dialog import choose_folder
 from medrcube_desktop.ui.job_runner import JobRunnerView
+from medrcube_desktop.ui.readable import scrolled_canvas
 from medrcube_desktop.ui.text import esc
 from medrcube_desktop.ui.themes import error_colour
 
@@ -137,7 +138,8 @@ class CompareFiguresTab(QWidget):
             figure.set_dpi(SCREEN_DPI)
             canvas = FigureCanvasQTAgg(figure)
             canvas.setObjectName(name)
-            self.figures.addTab(canvas, TITLES.get(name, name))
+            # at its drawn size, scrolled in a short pane (not squeezed)
+            self.figures.addTab(scrolled_canvas(canvas, figure), TITLES.get(name, name))
         self.export_button.setEnabled(not self.runner.is_running())  # one export at a time
         notes = [w for w in result.warnings if "voxel" in w or "correlation" in w]
         self._notes = (

@@ -25,6 +25,7 @@ from medrcube_desktop.evaluation.compare.item_filters import (
 )
 from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.ui.readable import bold_metrics, fit_header, header_padding
 from medrcube_desktop.ui.themes import current_theme
 
 ITEM_COLUMNS: tuple[str, ...] = ("Item", "Task", "Modality", "Region", "Right")
@@ -95,6 +96,7 @@ class CompareGridModel(QAbstractTableModel):
             )
         ]
         self.headers = run_headers(matrix)
+        self.shown_headers = list(self.headers)  # as drawn: in lines (fit_run_columns)
         self._brushes: dict[int, tuple[QBrush, QBrush]] = {}
         self.refresh_colours()
 
@@ -171,7 +173,7 @@ class CompareGridModel(QAbstractTableModel):
             return None
         run = section - len(ITEM_COLUMNS)
         if role == Qt.ItemDataRole.DisplayRole:
-            return ITEM_COLUMNS[section] if run < 0 else self.headers[run]
+            return ITEM_COLUMNS[section] if run < 0 else self.shown_headers[run]
         if role == Qt.ItemDataRole.ToolTipRole:
             if run < 0:
                 return (
@@ -226,6 +228,30 @@ def next_sort_order(view: QTableView, column: int) -> Qt.SortOrder:
             else Qt.SortOrder.AscendingOrder
         )
     return Qt.SortOrder.AscendingOrder
+
+
+def fit_run_columns(view: QTableView) -> None:
+    """Each run column of ``view`` (over a :class:`CompareGridModel`) as narrow as its
+    header allows in at most three lines, from three marks to twelve ``M`` wide: the
+    header is broken into lines, never elided ("1 g…nai"), so every name reads whole
+    (33 runs still fit a screen; the tooltip names the model too)."""
+    model = view.model()
+    header = view.horizontalHeader()
+    header.setTextElideMode(Qt.TextElideMode.ElideNone)  # elided, lines run into one
+    metrics = bold_metrics(header)  # the current column's header is bold
+    padding = header_padding(header)
+    narrow = max(
+        view.fontMetrics().horizontalAdvance("✓✓✓"), padding + metrics.horizontalAdvance("99")
+    )
+    wide = metrics.horizontalAdvance("M" * 12)
+    for run, title in enumerate(model.headers):
+        width, text = fit_header(title, metrics, padding, narrow, wide)
+        model.shown_headers[run] = text
+        view.setColumnWidth(len(ITEM_COLUMNS) + run, width)
+    if model.headers:
+        model.headerDataChanged.emit(
+            Qt.Orientation.Horizontal, len(ITEM_COLUMNS), model.columnCount() - 1
+        )
 
 
 class GridView(QTableView):

@@ -60,6 +60,7 @@ from medrcube_desktop.ui.compare_grid import (
     CompareGridModel,
     GridView,
     LeaderboardModel,
+    fit_run_columns,
     next_sort_order,
 )
 from medrcube_desktop.ui.compare_runs import (
@@ -209,7 +210,6 @@ class ComparePane(QDialog):
             self.grid.fontMetrics().height() + 8
         )  # every row the same height: nothing measured per row
         self.grid.horizontalHeader().setSortIndicatorShown(True)
-        self.grid.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.grid.horizontalHeader().sectionClicked.connect(self._sort_grid)
         self.grid.activated.connect(self.open_cell)
         row = QHBoxLayout()
@@ -318,11 +318,7 @@ class ComparePane(QDialog):
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         for column in range(len(ITEM_COLUMNS)):
             self.grid.resizeColumnToContents(column)
-        metrics = self.grid.fontMetrics()
-        narrow, wide = metrics.horizontalAdvance("✓✓✓"), metrics.horizontalAdvance("M" * 7)
-        for column, title in enumerate(self.grid_model.headers, start=len(ITEM_COLUMNS)):
-            fits = metrics.horizontalAdvance(title) + 24  # the current column's is bold
-            self.grid.setColumnWidth(column, max(narrow, min(fits, wide)))  # elided: tooltip
+        fit_run_columns(self.grid)  # headers in lines, never elided
         self.export_button.setEnabled(True)
         if comparison.result is not None:
             self.figures.show_result(comparison.result, comparison.figures)

@@ -169,16 +169,20 @@ class EvaluatePane(QDialog):
         numbers.addStretch(1)
         numbers.addWidget(self.start_button)
         form.addRow(numbers)
-        memory = QHBoxLayout()
+        memory = QHBoxLayout()  # two rows: in one the pane was wider than a 1024 px screen
         for label, widget in (("Context length", self.max_model_len),
                               ("GPU memory share", self.gpu_memory),
-                              ("KV cache", self.kv_cache),
-                              ("Data parallel", self.data_parallel)):  # fmt: skip
+                              ("KV cache", self.kv_cache)):  # fmt: skip
             memory.addWidget(QLabel(label))
             memory.addWidget(widget)
-        memory.addWidget(self.enforce_eager)
         memory.addStretch(1)
         form.addRow("vLLM / hf", memory)
+        parallel = QHBoxLayout()
+        parallel.addWidget(QLabel("Data parallel"))
+        parallel.addWidget(self.data_parallel)
+        parallel.addWidget(self.enforce_eager)
+        parallel.addStretch(1)
+        form.addRow("", parallel)
         self.tabs = QTabWidget()
         self.tabs.addTab(self._results_tab(), "Results over the cube")
         self.pairs_view = PairsView()

@@ -6,7 +6,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -42,6 +42,7 @@ from medrcube_desktop.ui.reveal_pane import RevealPane
 from medrcube_desktop.ui.review_binding import ReviewBinding
 from medrcube_desktop.ui.review_controls import ReviewControls
 from medrcube_desktop.ui.rubric_pane import RubricPane
+from medrcube_desktop.ui.screen import available_geometry, fitted_minimum
 from medrcube_desktop.ui.themes import error_colour
 from medrcube_desktop.ui.window_tools import (
     WindowTools,
@@ -57,6 +58,10 @@ if TYPE_CHECKING:  # loaded when first opened (see window_tools)
 
 log = logging.getLogger(__name__)
 
+SIDE_MINIMUM_WIDTH = 400
+"""The question-and-rubric column's smallest width (px): with the item list's and the
+image's it fits the window's 1024 px minimum side by side."""
+
 _ACTIVITY_EVENTS = (
     QEvent.Type.KeyPress,
     QEvent.Type.MouseButtonPress,
@@ -64,7 +69,12 @@ _ACTIVITY_EVENTS = (
 )
 
 
-__all__ = ["MainWindow"]
+__all__ = ["MINIMUM_SIZE", "MainWindow"]
+
+MINIMUM_SIZE = QSize(1024, 700)
+"""The window's smallest size where the screen allows it (logical pixels); on a smaller
+screen it shrinks to the screen's free area (``ui/screen.fitted_minimum``): what no
+longer fits beside each other then scrolls."""
 
 
 class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainWindow):
@@ -120,7 +130,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self._position_timer.setSingleShot(True)
         self._position_timer.setInterval(400)  # ms; rapid browsing writes once
         self._position_timer.timeout.connect(self._remember_position)
-        self.setMinimumSize(1024, 700)
+        self.setMinimumSize(fitted_minimum(MINIMUM_SIZE, available_geometry(self)))
+        self._follows_screen = False  # screenChanged connected (showEvent)
         self._build_widgets()
         self.actions_table = with_file_actions(review_actions(self), self)
         overrides, self.shortcut_problems = usable_overrides(
@@ -138,6 +149,18 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self._show_keys()
         self._start_session()
         QApplication.instance().installEventFilter(self)  # input = activity (active time)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """Once shown, follow the screen: moved to a smaller one, the minimum shrinks."""
+        super().showEvent(event)
+        handle = self.windowHandle()
+        if handle is not None and not self._follows_screen:
+            handle.screenChanged.connect(self._screen_changed)
+            self._follows_screen = True
+
+    def _screen_changed(self, screen) -> None:
+        if screen is not None:
+            self.setMinimumSize(fitted_minimum(MINIMUM_SIZE, screen.availableGeometry()))
 
     def _action_fired(self, action_id: str) -> None:
         self.fired_actions.append(action_id)
@@ -212,7 +235,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.right_scroll = scroll
         side = QWidget()  # comment, commit button and messages always in view below
-        side.setMinimumWidth(460)
+        side.setMinimumWidth(SIDE_MINIMUM_WIDTH)
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(scroll, 1)
@@ -226,7 +249,16 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         splitter.addWidget(side)
         splitter.setSizes([280, 560, 520])
         splitter.setStretchFactor(1, 1)
-        self.setCentralWidget(splitter)
+        # Below the panes' own minimum (a screen narrower than about 1000 px, large text)
+        # the panes scroll as one instead of being cut at the window's edge.
+        central = QScrollArea()
+        central.setObjectName("centralScroll")
+        central.setWidget(splitter)
+        central.setWidgetResizable(True)
+        central.setFrameShape(QScrollArea.Shape.NoFrame)
+        central.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.central_scroll = central
+        self.setCentralWidget(central)
         self.progress_label = QLabel()
         self.progress_label.setObjectName("progressLabel")
         self.progress_bar = QProgressBar()
@@ -236,7 +268,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.statusBar().addPermanentWidget(self.progress_bar)
         self.problems_label = QLabel()
         self.problems_label.setObjectName("benchmarkProblems")
-        self.statusBar().addWidget(self.problems_label)
+        self.problems_label.setWordWrap(True)  # two lines rather than cut in a small window
+        self.statusBar().addWidget(self.problems_label, 1)
         self.file_checks: FileCheckThread | None = None
         self._files_error = ""
         self._show_problem_count()

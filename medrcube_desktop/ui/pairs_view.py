@@ -17,7 +17,6 @@ from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QScrollArea,
@@ -89,7 +88,9 @@ class PairsView(QWidget):
         self.pairs_table.setHorizontalHeaderLabels(
             ["Image", "Prerequisite item", "Right?", "High-level item", "Right?", "Group"]
         )
-        self.pairs_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        # each column as wide as its header and cells (filled: resizeColumnsToContents),
+        # the last taking what is left: a stretched header was cut ("rerequisite iten")
+        self.pairs_table.horizontalHeader().setStretchLastSection(True)
         self.pairs_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.pairs_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.pairs_table.verticalHeader().setVisible(False)
@@ -210,6 +211,7 @@ class PairsView(QWidget):
             ]
             for column, value in enumerate(values):
                 self.pairs_table.setItem(row, column, table_cell(value, align=column in (2, 4, 5)))
+        self.pairs_table.resizeColumnsToContents()  # the header's text included
 
     def _clear_sides(self) -> None:
         for side in ("low", "high"):

@@ -40,6 +40,19 @@ class SearchEdit(QLineEdit):
     ``ui/text_keys.py``)."""
 
 
+FILTER_CHARACTERS = 14
+"""A filter box is at least this many characters wide (its popup shows whole names)."""
+
+
+def _narrow(combo: QComboBox) -> None:
+    """Let ``combo`` be narrower than its longest entry (a task's full name), so the
+    list pane fits a small window; its tooltip gives the chosen entry in full."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(FILTER_CHARACTERS)
+    combo.currentTextChanged.connect(combo.setToolTip)
+    combo.setToolTip(combo.currentText())
+
+
 class ItemListPane(QWidget):
     """Queue filters (task, modality, region, dataset, status, search, order) above the
     list of items (a :class:`QListView` over an :class:`ItemListModel`).
@@ -115,6 +128,8 @@ class ItemListPane(QWidget):
         self.include_restricted.setVisible(restricted > 0)
         self.include_restricted.toggled.connect(self._emit_filter)
         form.addRow(self.include_restricted)
+        for combo in self.combos.values():  # long names elide; the popup shows them whole
+            _narrow(combo)
         self.model = ItemListModel(mark_of, self, text_only=text_only)
         self.list = QListView()
         self.list.setObjectName("itemList")

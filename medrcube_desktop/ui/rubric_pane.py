@@ -158,6 +158,7 @@ class RubricPane(QWidget):
         footer = QVBoxLayout(self.footer)
         footer.setContentsMargins(0, 0, 0, 0)
         comment_label = QLabel("&Comment (Enter commits, Shift+Enter new line, Esc leaves):")
+        comment_label.setWordWrap(True)  # large text in a narrow column: two lines, not cut
         self.comment_label = comment_label
         footer.addWidget(comment_label)
         self.comment = CommentEdit()

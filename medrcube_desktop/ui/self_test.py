@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from medrcube_desktop import settings
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.ui.app import DEFAULT_SIZE
+from medrcube_desktop.ui.app import place_window
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.render_task import render_pool
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
@@ -50,7 +50,7 @@ def commit_one_review(root: Path, db_file: Path, screenshot: Path) -> dict[str, 
     outcome: dict[str, object] = {}
     try:
         window = build_window(MainWindow, benchmark, store, REVIEWER, settings.Settings())
-        window.resize(*DEFAULT_SIZE)
+        place_window(window, unattended=True)  # as a scripted start places it
 
         def on_first_item() -> None:
             outcome["committed"] = window.session.current.id if window.session.current else None
