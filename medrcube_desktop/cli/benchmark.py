@@ -16,6 +16,7 @@ from medrcube_desktop.cli.common import (
     warn,
 )
 from medrcube_desktop.core.progress import Outcome, outcome_of
+from medrcube_desktop.core.words import plural
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import run_in_terminal
 
@@ -113,11 +114,6 @@ def slice_choice(text: str) -> int | None:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"expected 'auto' or a slice number, got {text!r}")
     return int(text)
-
-
-def plural(n: int, noun: str) -> str:
-    """``3 problems``, ``1 problem``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

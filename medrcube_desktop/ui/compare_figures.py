@@ -12,7 +12,6 @@ only put on Qt canvases.
 from __future__ import annotations
 
 import logging
-import shlex
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -46,29 +45,16 @@ SCREEN_DPI = 90
 
 
 def report_meta(db_path: Path | None, dataset: str, result) -> dict[str, object]:
-    """Provenance of a report written from the window: what ``compare --out`` records,
-    with the command line that writes the same files from a terminal (the database and
-    the benchmark as absolute paths, so the command works from any folder)."""
-    from medrcube_desktop import __version__
-    from medrcube_desktop.store.database import utc_now
+    """Provenance of a report written from the window: what ``compare --out`` records
+    (:func:`~medrcube_desktop.evaluation.compare.inputs.report_meta`), with the command
+    line that computes the same figures from a terminal (the settings ``result`` was
+    computed with; the database and the benchmark as absolute paths, so the command
+    works from any folder)."""
+    from medrcube_desktop.evaluation.compare.inputs import CompareSettings
+    from medrcube_desktop.evaluation.compare.inputs import report_meta as meta
 
-    database = str(Path(db_path).resolve()) if db_path else ":memory:"
-    dataset = str(Path(dataset).resolve())
-    parts = ["medrcube-desktop", "compare", "--db", database, "--dataset", dataset]
-    for run in result.matrix.runs:
-        parts += ["--run", run]
-    parts += ["--sort", result.sort, "--min-items", str(result.min_items)]
-    parts += ["--clusters", str(result.clusters), "--preset", result.preset]
-    parts += ["--bootstrap", str(result.n_boot), "--seed", str(result.seed)]
-    parts += ["--stability", str(result.n_stability)]
-    return {
-        "app_version": __version__,
-        "database": database,
-        "dataset": dataset,
-        "command": shlex.join(parts),
-        "created_at": utc_now(),
-        "written_by": "Compare models pane",
-    }
+    return meta(db_path, dataset, result.matrix.runs, CompareSettings.of(result),
+                written_by="Compare models pane")  # fmt: skip
 
 
 def runs_text(result) -> str:

@@ -25,10 +25,12 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QFileDialog,
+    QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QSpinBox,
     QSplitter,
     QTableView,
     QTabWidget,
@@ -39,7 +41,7 @@ from PySide6.QtWidgets import (
 from medrcube_desktop.core.csvfile import write_csv
 from medrcube_desktop.core.files import item_files, refuse_overwrite
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.evaluation.compare.families import groups
+from medrcube_desktop.evaluation.compare.inputs import SETTINGS, CompareSettings
 from medrcube_desktop.evaluation.compare.item_filters import (
     FILTER_TIPS,
     FILTERS,
@@ -94,7 +96,7 @@ class ComparePane(QDialog):
         self.setWindowTitle("Compare models")
         self.window_ = window
         self.store: StudyStore = window.session.store
-        self.items = list(window.session.items)
+        self.items = list(window.session.items) + list(window.session.restricted)
         self.item_paths = item_files(self.items)  # never written over by an export
         self.comparison: Comparison | None = None
         self.grid_model: CompareGridModel | None = None
@@ -123,6 +125,7 @@ class ComparePane(QDialog):
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(QLabel("Runs to compare:"))
         side_layout.addWidget(self.runs, 1)
+        side_layout.addLayout(self._settings_form())
         side_layout.addLayout(buttons)
         self.runner = JobRunnerView(self, hide_when_idle=True)
         self.runner.finished.connect(self._on_done)
@@ -155,8 +158,33 @@ class ComparePane(QDialog):
         layout.addWidget(split)
         fit_to_screen(self, 1240, 860)
 
+    def _settings_form(self) -> QFormLayout:
+        """The options of :data:`~medrcube_desktop.evaluation.compare.inputs.SETTINGS`
+        the pane offers (label, default, range and help from the declaration that makes
+        the command's flags): the smallest voxel, so that Fig. 3 can be drawn on a small
+        benchmark."""
+        setting = SETTINGS["min_items"]
+        self.min_items = QSpinBox()
+        self.min_items.setObjectName("compareMinItems")
+        self.min_items.setRange(int(setting.minimum or 1), 1_000_000)
+        self.min_items.setValue(int(setting.default))  # type: ignore[call-overload]
+        self.min_items.setToolTip(f"{setting.help % {'default': setting.default}} "
+                                  f"(the command's {setting.flag})")  # fmt: skip
+        form = QFormLayout()
+        form.addRow(f"{setting.label}:", self.min_items)
+        return form
+
+    def settings(self) -> CompareSettings:
+        """The settings Compare computes with: the pane's fields, the command's defaults
+        for the rest."""
+        return CompareSettings(min_items=self.min_items.value())
+
     def _board_tab(self) -> QWidget:
-        self.group_by_family = QCheckBox("&Group by family (group, series, then accuracy)")
+        self.group_by_family = QCheckBox(
+            "&Group by family (group, series, then accuracy; the text-only run after "
+            "its model's; the compare command's order)"
+        )
+        self.group_by_family.setChecked(True)
         self.group_by_family.toggled.connect(self._order_board)
         self.board = QTableView()
         self.board.setObjectName("compareLeaderboard")
@@ -271,7 +299,7 @@ class ComparePane(QDialog):
             self._message("The benchmark has no item to compare runs on.", error=True)
             self.computed.emit()
             return
-        items = self.items
+        dataset, settings = self.window_.benchmark.root, self.settings()
         self.compare_button.setEnabled(False)
         self._message(
             f"Comparing {len(runs)} run{'' if len(runs) == 1 else 's'}… (Cancel or Esc stops it)"
@@ -279,7 +307,8 @@ class ComparePane(QDialog):
         if self.store.path is None:  # an in-memory study: no file for a worker to open
             QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
             try:
-                result, error = compute_comparison(self.store, runs, items), ""
+                result = compute_comparison(self.store, dataset, runs, settings)
+                error = ""
             except MedRCubeError as exc:
                 result, error = None, str(exc)
             finally:
@@ -288,7 +317,9 @@ class ComparePane(QDialog):
             return
         self.runner.start(
             self.store.path,
-            lambda store, cancel, progress: compute_comparison(store, runs, items, cancel),
+            lambda store, cancel, progress: compute_comparison(
+                store, dataset, runs, settings, cancel
+            ),
         )
 
     def _on_done(self, result: Comparison | None, error: str) -> None:
@@ -327,6 +358,7 @@ class ComparePane(QDialog):
         if comparison.result is not None:
             self.figures.show_result(comparison.result, comparison.figures)
             self.credibility.show_result(comparison.result)
+            self.credibility.set_order(self.board_model.run_order())  # the leaderboard's
         self.apply_filter()
         answered = int(matrix.answered.sum())
         problems = problems_of(matrix)
@@ -341,12 +373,13 @@ class ComparePane(QDialog):
     def _order_board(self) -> None:
         if self.board_model is None:
             return
-        if self.group_by_family.isChecked():
-            self.board_model.group_by_family(groups())
+        if self.group_by_family.isChecked():  # the command's order (--sort family)
+            self.board_model.group_by_family()
             self.board.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         else:
             self.board_model.sort(3, Qt.SortOrder.DescendingOrder)  # Overall, best first
             self.board.horizontalHeader().setSortIndicator(3, Qt.SortOrder.DescendingOrder)
+        self.credibility.set_order(self.board_model.run_order())
 
     def _sort_board(self, column: int) -> None:
         if self.board_model is None:
@@ -357,6 +390,7 @@ class ComparePane(QDialog):
         self.group_by_family.blockSignals(False)
         self.board_model.sort(column, order)
         self.board.horizontalHeader().setSortIndicator(column, order)
+        self.credibility.set_order(self.board_model.run_order())  # one order, both tabs
 
     # -- items ------------------------------------------------------------------------
     def apply_filter(self) -> None:

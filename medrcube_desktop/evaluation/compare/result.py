@@ -22,6 +22,7 @@ from medrcube_desktop.evaluation.compare.credibility_models import (
     accuracy_shortcut_correlation,
     credibility_table,
 )
+from medrcube_desktop.evaluation.compare.inputs import SETTINGS
 from medrcube_desktop.evaluation.compare.leaderboard import Leaderboard, leaderboard
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 from medrcube_desktop.evaluation.compare.text_only import (
@@ -45,6 +46,8 @@ from medrcube_desktop.evaluation.compare.voxels import (
 
 if TYPE_CHECKING:
     import pandas as pd
+
+_MIN_ITEMS = SETTINGS["min_items"]  # the option's flag and the pane's label, declared once
 
 
 @dataclass(frozen=True)
@@ -403,7 +406,8 @@ def compare_runs(
     else:
         warnings.append(
             "voxel correlation needs at least 3 image runs (text-only runs are baselines) "
-            f"and 2 voxels of at least {min_items} items (--min-items); here "
+            f"and 2 voxels of at least {min_items} items ({_MIN_ITEMS.flag}; in the pane "
+            f"“{_MIN_ITEMS.label}”); here "
             f"{len(models.runs)} image runs and {len(voxels.voxels)} such voxels"
         )
     presets = ("paper", "official") if preset == "both" else (preset,)
