@@ -58,12 +58,10 @@ def add_parsers(sub) -> None:
 
 
 def _add_settings(compare) -> None:
-    """The flags of :data:`~medrcube_desktop.evaluation.compare.inputs.SETTINGS` (the
+    """The flags of :data:`~medrcube_desktop.evaluation.compare_options.SETTINGS` (the
     Compare models pane's fields come from the same declarations)."""
-    from medrcube_desktop.evaluation.compare.inputs import SETTINGS
-    from medrcube_desktop.evaluation.compare.leaderboard import SORTS
+    from medrcube_desktop.evaluation.compare_options import SETTINGS
 
-    choices = {"sort": SORTS, "preset": ("paper", "official", "both")}
     types = {"n_boot": argtypes.replicates, "seed": argtypes.seed,
              "n_stability": argtypes.replicates}  # fmt: skip
     metavars = {"min_items": "N", "clusters": "K", "n_boot": "B", "seed": "S",
@@ -71,9 +69,8 @@ def _add_settings(compare) -> None:
     for s in SETTINGS.values():
         if isinstance(s.default, bool):
             compare.add_argument(s.flag, action="store_true", help=s.help)
-        elif s.field in choices:
-            compare.add_argument(s.flag, choices=choices[s.field], default=s.default,
-                                 help=s.help)  # fmt: skip
+        elif s.choices:
+            compare.add_argument(s.flag, choices=s.choices, default=s.default, help=s.help)
         else:
             compare.add_argument(
                 s.flag, type=types.get(s.field, argtypes.positive), default=s.default,
@@ -85,8 +82,8 @@ def command_line(args: argparse.Namespace, runs: list[str]) -> str:
     """The ``compare`` command that writes the same files again, with absolute paths
     (shell-quoted), for the report's footer and the workbook's meta sheet
     (:func:`~medrcube_desktop.evaluation.compare.inputs.command_line`)."""
-    from medrcube_desktop.evaluation.compare.inputs import CompareSettings
-    from medrcube_desktop.evaluation.compare.inputs import command_line as line
+    from medrcube_desktop.evaluation.compare_options import CompareSettings
+    from medrcube_desktop.evaluation.compare_options import command_line as line
 
     return line(args.db, args.dataset, runs, CompareSettings.from_args(args), args.out)
 

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.agreement import (
+    DEFAULT_BOOTSTRAP,
     StudyRun,
     fmt,
     fmt_ci,
@@ -125,7 +126,7 @@ class AgreementPane(QDialog):
         self.study = QComboBox()
         self.bootstrap = QSpinBox()
         self.bootstrap.setRange(0, 100_000)
-        self.bootstrap.setValue(2000)
+        self.bootstrap.setValue(DEFAULT_BOOTSTRAP)  # the command's default
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.compute_button = QPushButton("&Compute")

@@ -22,7 +22,6 @@ from medrcube_desktop.evaluation.compare.credibility_models import (
     accuracy_shortcut_correlation,
     credibility_table,
 )
-from medrcube_desktop.evaluation.compare.inputs import SETTINGS
 from medrcube_desktop.evaluation.compare.leaderboard import Leaderboard, leaderboard
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 from medrcube_desktop.evaluation.compare.text_only import (
@@ -43,6 +42,7 @@ from medrcube_desktop.evaluation.compare.voxels import (
     voxel_matrix,
     voxel_region,
 )
+from medrcube_desktop.evaluation.compare_options import SETTINGS
 
 if TYPE_CHECKING:
     import pandas as pd
