@@ -152,10 +152,8 @@ def _lines(result) -> list[str]:
     for preset, (figures, correlation) in result.by_preset.items():
         label = f" ({preset} pairing)" if len(result.by_preset) > 1 else ""
         if figures:
-            rank = {run: n for n, run in enumerate(result.order)}  # leaderboard order
-            figures = sorted(figures, key=lambda f: rank.get(f.run, len(rank)))
             lines.append(f"Credibility{label} (95% bootstrap intervals by image):")
-            lines.append(_credibility_lines(figures))
+            lines.append(_credibility_lines(result.in_order(figures)))  # leaderboard order
         if correlation is None:
             continue
         if not math.isfinite(correlation.r):

@@ -8,6 +8,7 @@ figures that can be counted by hand are counted from the stored answers.
 
 from __future__ import annotations
 
+import csv
 import html
 import json
 import re
@@ -16,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import openpyxl
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
@@ -292,4 +294,10 @@ def test_the_commands_report_reproduce_command_gives_the_reports_figures(study, 
     assert command[-2:] == ["--out", str(out.resolve())]
     report = json.loads((out / "compare.json").read_text(encoding="utf-8"))
     assert report["credibility_by_preset"]  # both presets: the settings were carried
+    with open(out / "credibility.csv", encoding="utf-8-sig", newline="") as f:
+        rows = [(row["preset"], row["run"]) for row in csv.DictReader(f)]
+    assert rows == [(p, run) for p in ("paper", "official") for run in report["order"]]
+    book = openpyxl.load_workbook(out / "compare.xlsx", read_only=True)
+    sheet = [row[0] for row in book["credibility"].iter_rows(min_row=2, values_only=True)]
+    assert sheet[: len(report["order"])] == report["order"]  # the leaderboard's order
     assert run_cli(command[1:-2]) == report  # the same figures, printed

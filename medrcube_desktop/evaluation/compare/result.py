@@ -159,6 +159,17 @@ class CompareResult:
         """The run names in leaderboard order (``sort``)."""
         return [self.matrix.runs[r] for r in self.board.order(self.sort)]
 
+    def in_order(
+        self, figures: list[ModelCredibility] | None = None, order: list[str] | None = None
+    ) -> list[ModelCredibility]:
+        """``figures`` (default: :attr:`credibility`) in leaderboard order: ``order`` (run
+        names as a leaderboard shows them), by default :attr:`order`; every surface
+        lists credibility rows so (the command's text, the pane, the report, the CSV and
+        XLSX). Runs not in ``order`` follow, as given."""
+        rank = {run: n for n, run in enumerate(order or self.order)}
+        listed = self.credibility if figures is None else figures
+        return sorted(listed, key=lambda f: rank.get(f.run, len(rank)))
+
     @property
     def within_between(self) -> tuple[float, float] | None:
         """Mean ρ over voxel pairs inside a cluster and across clusters (§5.2), or None."""

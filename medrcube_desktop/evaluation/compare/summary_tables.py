@@ -81,8 +81,7 @@ def credibility_rows(result: CompareResult, order: Sequence[str] | None = None) 
     """:func:`credibility_row` of every run, in leaderboard order: ``order`` (the run
     names as a leaderboard shows them), by default ``result.order`` (what ``compare``
     prints)."""
-    by_run = {f.run: f for f in result.credibility}
-    return [credibility_row(by_run[run]) for run in (order or result.order) if run in by_run]
+    return [credibility_row(f) for f in result.in_order(order=list(order or result.order))]
 
 
 def correlation_text(correlation: Correlation | None, why: str = "") -> str:
