@@ -220,6 +220,11 @@ def test_the_agreement_pane_shows_what_agreement_prints(qtbot, study, capsys):
                         "gpt-5.1")  # fmt: skip
     assert pane.run is not None, pane.summary.text()
     assert same_figures(pane.run.to_dict(), expected)
+    kappas = [v["fleiss_kappa"] for v in expected["multi_rater"]["rules"].values()]
+    spread = f"Fleiss' κ per rule from {min(kappas):.2f} to {max(kappas):.2f}"
+    assert spread in html.unescape(pane.summary.text())  # dr-a, dr-b and the LLM
+    assert main(["agreement", "--db", str(db), "--reviewer", "dr-a", "--model", "gpt-5.1"]) == 0
+    assert spread in capsys.readouterr().out  # the command says it too
     assert expected["n_samples"] == len(pb.REVIEWED)  # the restricted ones reviewed too
     table = pane.table
     rows = {table.item(r, 0).data(Qt.ItemDataRole.UserRole): r for r in range(table.rowCount())}
