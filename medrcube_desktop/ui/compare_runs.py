@@ -46,8 +46,8 @@ def compute_comparison(
     :func:`~medrcube_desktop.evaluation.compare.inputs.compare_study` with ``settings``
     (default: the command's defaults), so the pane shows what ``compare`` prints.
 
-    ``cancel`` is checked between the steps (the items, the matrix, everything
-    ``compare`` computes, the figures); once it is set, None is returned.
+    ``cancel`` is checked between the steps (the items, everything ``compare``
+    computes, the figures); once it is set, None is returned.
 
     Raises
     ------
@@ -67,8 +67,8 @@ def compute_comparison(
     items = scored_benchmark(dataset).items
     if stopped():
         return None
-    result = compare_study(store, items, runs, settings or CompareSettings(), cancel)
-    if result is None or stopped():
+    result = compare_study(store, items, runs, settings or CompareSettings())
+    if stopped():
         return None
     figures = draw_figures(result)
     return None if stopped() else Comparison(result.matrix, result.board, result, figures)

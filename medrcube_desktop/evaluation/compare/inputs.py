@@ -15,7 +15,6 @@ and the report's "Reproduce" line all go through :func:`scored_benchmark`,
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,8 +54,7 @@ def compare_study(
     items: Sequence[Item],
     runs: Sequence[str],
     settings: CompareSettings = CompareSettings(),  # noqa: B008 - frozen
-    cancel: threading.Event | None = None,
-) -> CompareResult | None:
+) -> CompareResult:
     """Everything ``compare`` computes for ``runs`` of ``store`` over ``items``: the
     :func:`~.matrix.run_matrix` and :func:`~.result.compare_runs` with ``settings``.
 
@@ -68,8 +66,6 @@ def compare_study(
     runs : sequence of str
         Run names, in the leaderboard's given order.
     settings : CompareSettings
-    cancel : threading.Event, optional
-        Checked once the matrix is read; once set, None is returned.
 
     Raises
     ------
@@ -82,8 +78,6 @@ def compare_study(
     from medrcube_desktop.evaluation.compare.result import compare_runs  # statsmodels
 
     matrix = run_matrix(store, list(runs), items)
-    if cancel is not None and cancel.is_set():
-        return None
     return compare_runs(
         matrix, settings.min_items, settings.clusters, settings.preset,
         n_boot=settings.n_boot, seed=settings.seed, sort=settings.sort,
