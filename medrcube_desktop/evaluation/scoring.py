@@ -79,7 +79,8 @@ def paired_figures(
     counts, warnings = image_group_counts(outcomes, preset)
     if not sum(counts.values()):
         warnings.append(
-            f"no image holds both a prerequisite and a high-level item (--preset {preset}):"
+            f"no image holds both a prerequisite and a high-level item ({preset} preset, "
+            f"--preset {preset}):"
             " every figure is undefined"
         )
     return figures_from_counts(counts), counts, warnings
