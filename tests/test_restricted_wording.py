@@ -47,3 +47,11 @@ def test_the_problems_box_counts_restricted_items_in_words_that_agree(qtbot):
     assert box.text().endswith("; not a problem")
     box = problems_box(None, [], restricted=["a", "b"])
     assert "0 problems\n2 items without their image" in box.text()
+
+
+def test_validate_counts_one_restricted_item_in_the_singular(tmp_path, capsys):
+    root = _bench(tmp_path, 1)
+    assert main(["validate", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "1 loadable item, 0 problems, 1 restricted without its image" in out
+    assert "1 restricted item without its image" in out

@@ -17,6 +17,7 @@ from medrcube_desktop.cli.common import (
 )
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.core.words import plural
+from medrcube_desktop.core.words import verb as agree
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import run_in_terminal
 
@@ -144,7 +145,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if restricted:
         apart = [
             f"{plural(len(restricted), 'restricted item')} without "
-            f"{'its' if len(restricted) == 1 else 'their'} image "
+            f"{agree(len(restricted), 'its', 'their')} image "
             f"({RESTRICTED_NOTE}); not problems:",
             *(f"  {r['file']} item {r['item']}: {r['image_path']}" for r in restricted),
         ]
@@ -166,7 +167,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
             *apart,
             f"{plural(len(benchmark.items), 'loadable item')}, "
             f"{plural(len(problems), 'problem')}"
-            + (f", {len(restricted)} restricted without their image" if restricted else "")
+            + (
+                f", {len(restricted)} restricted without "
+                f"{agree(len(restricted), 'its', 'their')} image"
+                if restricted
+                else ""
+            )
             + decoded
             + f" in {benchmark.root}",
         ],
