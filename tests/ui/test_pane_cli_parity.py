@@ -188,13 +188,16 @@ def test_the_evaluate_pane_and_paired_outcomes_show_what_the_commands_print(qtbo
     window.close()
 
 
-def test_a_text_only_run_from_the_pane_is_sent_the_restricted_items_as_evaluate_does(qtbot, study):
+def test_a_text_only_run_from_the_pane_is_sent_the_restricted_items_as_evaluate_does(
+    qtbot, study, capsys
+):
     from tests.llm.fake_openai import FakeOpenAI, text
 
     root, db = study
     window = open_study(qtbot, root, db)
     pane = window.open_evaluate_pane()
-    with FakeOpenAI({"Question": [text("B")] * 100}) as server:
+    replies = {f"Question {t}": [text("B" if t % 2 else "A")] * 50 for t in range(4)}
+    with FakeOpenAI(replies) as server:
         pane.engine.setCurrentText("openai")
         pane.model.setText("text-model")
         pane.base_urls.setText(server.base_url)
@@ -202,9 +205,16 @@ def test_a_text_only_run_from_the_pane_is_sent_the_restricted_items_as_evaluate_
         pane.run_name.setEditText("fresh-text")
         with qtbot.waitSignal(pane.run_finished, timeout=60000):
             pane.start_button.click()
-    answered = StudyStore(db).responses("fresh-text")
-    assert set(answered) == set(pb.ITEMS)  # the 8 restricted items too (their text ships)
-    assert "· 24 answered." in pane.summary.text()
+        answered = StudyStore(db).responses("fresh-text")
+        assert set(answered) == set(pb.ITEMS)  # the 8 restricted items too (their text ships)
+        # the command resumes the same run (nothing left to ask) and prints its summary
+        summary = cli_json(capsys, "evaluate", "--dataset", root, "--db", db, "--engine",
+                           "openai", "--model", "text-model", "--base-url", server.base_url,
+                           "--text-only", "--run", "fresh-text")  # fmt: skip
+    assert (summary["n"], summary["correct"]) == (24, 12)  # tasks 1 and 3 answered B: right
+    assert f"· {summary['n']} answered." in pane.summary.text()
+    assert f"Accuracy <b>{summary['accuracy']:.1%}</b>" in pane.summary.text()
+    assert f"unparsed {summary['unparsed']}" in pane.summary.text()
     window.close()
 
 
