@@ -77,6 +77,10 @@ from medrcube_desktop.ui.themes import error_colour
 
 log = logging.getLogger(__name__)
 
+PANE_SETTINGS: tuple[str, ...] = ("min_items",)
+"""The options of a comparison the pane has a field for (the smallest voxel, so that
+Fig. 3 can be drawn on a small benchmark); the others keep the command's defaults."""
+
 SEARCH_PAUSE_MS = 200
 """Typing in the search box filters once the keys pause this long."""
 
@@ -159,25 +163,28 @@ class ComparePane(QDialog):
         fit_to_screen(self, 1240, 860)
 
     def _settings_form(self) -> QFormLayout:
-        """The options of :data:`~medrcube_desktop.evaluation.compare.inputs.SETTINGS`
-        the pane offers (label, default, range and help from the declaration that makes
-        the command's flags): the smallest voxel, so that Fig. 3 can be drawn on a small
-        benchmark."""
-        setting = SETTINGS["min_items"]
-        self.min_items = QSpinBox()
-        self.min_items.setObjectName("compareMinItems")
-        self.min_items.setRange(int(setting.minimum or 1), 1_000_000)
-        self.min_items.setValue(int(setting.default))  # type: ignore[call-overload]
-        self.min_items.setToolTip(f"{setting.help % {'default': setting.default}} "
-                                  f"(the command's {setting.flag})")  # fmt: skip
+        """A field per option of :data:`PANE_SETTINGS`, made from its declaration in
+        :data:`~medrcube_desktop.evaluation.compare_options.SETTINGS` (the label,
+        default, range and help the command's flag has)."""
+        self.setting_fields: dict[str, QSpinBox] = {}
         form = QFormLayout()
-        form.addRow(f"{setting.label}:", self.min_items)
+        for name in PANE_SETTINGS:
+            setting = SETTINGS[name]
+            box = QSpinBox()
+            box.setObjectName(f"compare_{name}")
+            box.setRange(int(setting.minimum or 0), 1_000_000)
+            box.setValue(int(setting.default))  # type: ignore[call-overload]
+            box.setToolTip(f"{setting.help % {'default': setting.default}} "
+                           f"(the command's {setting.flag})")  # fmt: skip
+            form.addRow(f"{setting.label}:", box)
+            self.setting_fields[name] = box
+        self.min_items = self.setting_fields["min_items"]
         return form
 
     def settings(self) -> CompareSettings:
         """The settings Compare computes with: the pane's fields, the command's defaults
         for the rest."""
-        return CompareSettings(min_items=self.min_items.value())
+        return CompareSettings(**{n: box.value() for n, box in self.setting_fields.items()})
 
     def _board_tab(self) -> QWidget:
         self.group_by_family = QCheckBox(
