@@ -44,16 +44,18 @@ SCREEN_DPI = 90
 """The canvases' resolution: the export's 200 dpi would draw everything too big here."""
 
 
-def report_meta(db_path: Path | None, dataset: str, result) -> dict[str, object]:
+def report_meta(
+    db_path: Path | None, dataset: str, result, out: Path | None = None
+) -> dict[str, object]:
     """Provenance of a report written from the window: what ``compare --out`` records
     (:func:`~medrcube_desktop.evaluation.compare.inputs.report_meta`), with the command
     line that computes the same figures from a terminal (the settings ``result`` was
-    computed with; the database and the benchmark as absolute paths, so the command
-    works from any folder)."""
+    computed with; the database, the benchmark and ``out``, the report's folder, as
+    absolute paths, so the command writes the same files from any folder)."""
     from medrcube_desktop.evaluation.compare.inputs import CompareSettings
     from medrcube_desktop.evaluation.compare.inputs import report_meta as meta
 
-    return meta(db_path, dataset, result.matrix.runs, CompareSettings.of(result),
+    return meta(db_path, dataset, result.matrix.runs, CompareSettings.of(result), out,
                 written_by="Compare models pane")  # fmt: skip
 
 
@@ -152,7 +154,7 @@ class CompareFiguresTab(QWidget):
         from medrcube_desktop.evaluation.compare.report import write_compare_outputs
 
         result, db_path, sources = self.result, self.db_path, self.sources
-        meta = report_meta(db_path, self.dataset, result)
+        meta = report_meta(db_path, self.dataset, result, folder)
         self.export_button.setEnabled(False)
         self._exporting = (result, folder)
         self.status.setText(self._progress_text())

@@ -293,8 +293,13 @@ def test_the_panes_report_reproduce_command_gives_the_reports_figures(qtbot, stu
     command = reproduce_command(out / "report.html")
     assert command[:2] == ["medrcube-desktop", "compare"]
     assert command[command.index("--min-items") + 1] == "3"
+    assert command[-2:] == ["--out", str(out.resolve())]  # it writes the report again
     report = json.loads((out / "compare.json").read_text(encoding="utf-8"))
-    assert run_cli(command[1:]) == report  # every figure of the report, again
+    again = tmp_path / "again"
+    assert run_cli([*command[1:-1], str(again)]) == report  # every figure of the report
+    assert json.loads((again / "compare.json").read_text(encoding="utf-8")) == report
+    for name in ("leaderboard.csv", "credibility.csv", "text_only_drop.csv"):
+        assert (again / name).read_bytes() == (out / name).read_bytes(), name
     window.close()
 
 
