@@ -147,6 +147,21 @@ def test_the_credibility_view_shows_compares_figures_in_leaderboard_order(qtbot,
     pane.board.horizontalHeader().sectionClicked.emit(3)  # sort by Overall
     order = pane.board_model.run_order()
     assert order != expected["order"] and shown() == wanted(order)  # follows the board
+    # the text-only run against its model's image run: the JSON's Overall row
+    drops = pane.credibility.drops
+    (pair,) = expected["text_only"]
+    overall = pair["rows"][0]
+    assert overall["voxel"] == "Overall"
+    assert [drops.item(0, c).text() for c in range(6)] == [
+        pair["image_run"], pair["text_run"], str(overall["n"]),
+        f"{overall['with_image']:.3f}", f"{overall['without_image']:.3f}",
+        f"{overall['drop']:.3f}",
+    ]  # fmt: skip
+    right = sum(a == pb.RIGHT for a in pb.ANSWERS[pb.TEXT_RUN].values())  # by hand: 9
+    assert pane.credibility.leakage.text().startswith(f"{right} items right without the image")
+    leaked = cli_json(capsys, "compare", "--db", db, "--dataset", root, "--leakage",
+                      "--bootstrap", 0, "--stability", 0)["leakage"]  # fmt: skip
+    assert len({row["item"] for row in leaked}) == right
     # the command's text lists them in the same order
     capsys.readouterr()
     assert main(["compare", "--db", str(db), "--dataset", str(root)]) == 0
