@@ -230,6 +230,13 @@ def test_a_text_only_run_from_the_pane_is_sent_the_restricted_items_as_evaluate_
     assert f"· {summary['n']} answered." in pane.summary.text()
     assert f"Accuracy <b>{summary['accuracy']:.1%}</b>" in pane.summary.text()
     assert f"unparsed {summary['unparsed']}" in pane.summary.text()
+    pane.grouping.setCurrentIndex(pane.grouping.findData("task"))
+    rows = {pane.results.item(r, 0).text(): [pane.results.item(r, c).text() for c in (1, 2, 3)]
+            for r in range(pane.results.rowCount())}  # fmt: skip
+    assert rows == {
+        task: [str(cell["n"]), str(cell["correct"]), f"{cell['accuracy']:.1%}"]
+        for task, cell in summary["by_task"].items()
+    }
     window.close()
 
 
