@@ -91,12 +91,9 @@ def command_line(args: argparse.Namespace, runs: list[str]) -> str:
 def cmd_compare(args: argparse.Namespace) -> int:
     """``compare``: compute, print, and write the outputs with ``--out``."""
     from medrcube_desktop.errors import MedRCubeError
-    from medrcube_desktop.evaluation.compare.inputs import (
-        CompareSettings,
-        compare_study,
-        report_meta,
-    )
+    from medrcube_desktop.evaluation.compare.inputs import compare_study
     from medrcube_desktop.evaluation.compare.report import refuse_inputs, write_compare_outputs
+    from medrcube_desktop.evaluation.compare_options import CompareSettings, report_meta
 
     if args.out is not None:
         refuse_inputs(args.out, [args.db])

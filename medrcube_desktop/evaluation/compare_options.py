@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -93,8 +93,6 @@ class CompareSettings:
         })  # fmt: skip
 
 
-assert {f.name for f in fields(CompareSettings)} == set(SETTINGS)  # declared once, both
-
 
 def command_line(
     db: str | Path | None,
@@ -109,8 +107,8 @@ def command_line(
     database = str(Path(db).expanduser().resolve()) if db else ":memory:"
     parts = ["medrcube-desktop", "compare", "--db", database,
              "--dataset", str(Path(dataset).expanduser().resolve())]  # fmt: skip
-    for run in runs:
-        parts += ["--run", run]
+    for run in runs:  # a name that starts with "-" must not read as a flag
+        parts += [f"--run={run}"] if run.startswith("-") else ["--run", run]
     for s in SETTINGS.values():
         value = getattr(settings, s.field)
         if isinstance(value, bool):

@@ -52,8 +52,8 @@ def report_meta(
     line that computes the same figures from a terminal (the settings ``result`` was
     computed with; the database, the benchmark and ``out``, the report's folder, as
     absolute paths, so the command writes the same files from any folder)."""
-    from medrcube_desktop.evaluation.compare.inputs import CompareSettings
-    from medrcube_desktop.evaluation.compare.inputs import report_meta as meta
+    from medrcube_desktop.evaluation.compare_options import CompareSettings
+    from medrcube_desktop.evaluation.compare_options import report_meta as meta
 
     return meta(db_path, dataset, result.matrix.runs, CompareSettings.of(result), out,
                 written_by="Compare models pane")  # fmt: skip

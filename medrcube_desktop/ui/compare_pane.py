@@ -41,7 +41,6 @@ from PySide6.QtWidgets import (
 from medrcube_desktop.core.csvfile import write_csv
 from medrcube_desktop.core.files import item_files, refuse_overwrite
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.evaluation.compare.inputs import SETTINGS, CompareSettings
 from medrcube_desktop.evaluation.compare.item_filters import (
     FILTER_TIPS,
     FILTERS,
@@ -50,6 +49,7 @@ from medrcube_desktop.evaluation.compare.item_filters import (
     outcome_table,
     search_texts,
 )
+from medrcube_desktop.evaluation.compare_options import SETTINGS, CompareSettings
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.compare_credibility import CompareCredibilityView
 from medrcube_desktop.ui.compare_detail import (

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
 from medrcube_desktop.evaluation.compare.families import model_family
-from medrcube_desktop.evaluation.compare.inputs import CompareSettings
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.compare_options import CompareSettings
 from medrcube_desktop.store import StudyStore
 
 RUN_ROLE = Qt.ItemDataRole.UserRole

@@ -1,7 +1,9 @@
 """What a comparison is computed from, declared once for every surface (issue 21, "one
 computation per figure"): the ``compare`` command, the Compare models pane, its report
-and the report's "Reproduce" line all go through :func:`scored_benchmark`,
-:class:`CompareSettings` and :func:`compare_study`, so they show the same numbers.
+and the report's "Reproduce" line all go through :func:`scored_benchmark` (the command
+through ``cli.common.load_items(images=False)``),
+:class:`~medrcube_desktop.evaluation.compare_options.CompareSettings` and
+:func:`compare_study`, so they show the same numbers.
 
 - The items: every loadable item of the benchmark, restricted ones included, in
   benchmark order (:func:`scored_benchmark`). A text-only run answers a restricted item
@@ -19,13 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from medrcube_desktop.evaluation.compare_options import (  # noqa: F401 - one import for both
-    SETTINGS,
-    CompareSettings,
-    Setting,
-    command_line,
-    report_meta,
-)
+from medrcube_desktop.evaluation.compare_options import CompareSettings
 
 if TYPE_CHECKING:
     from medrcube_desktop.core.dataset import Benchmark
