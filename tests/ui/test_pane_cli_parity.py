@@ -26,6 +26,7 @@ from medrcube_desktop import settings
 from medrcube_desktop.cli import main
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.agreement_panel import PANEL
+from medrcube_desktop.ui.compare_grid import ITEM_COLUMNS
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.window_factory import build_window, load_for_review
 from tests import parity_bench as pb
@@ -101,6 +102,11 @@ def test_the_compare_pane_shows_what_compare_prints(qtbot, study, capsys):
     assert board.data(board.index(row, 0)) == f"{pb.TEXT_RUN} (text only)"  # marked
     assert board.data(board.index(row, 0), Qt.ItemDataRole.FontRole).italic()
     assert pane.count.text() == f"{len(pb.ITEMS)} of {len(pb.ITEMS)} items"
+    # a restricted item's cell opens with the text-only run's answer and the release's note
+    row = pane.shown_item_ids().index(pb.RESTRICTED[0])
+    detail = pane.open_cell(pane.grid_model.index(row, len(ITEM_COLUMNS)))
+    assert detail.image.text().startswith("Image not redistributed: obtain it from the source")
+    assert f"{pb.TEXT_RUN}" in detail.text.toPlainText()
     window.close()
 
 
