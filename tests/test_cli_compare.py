@@ -234,7 +234,10 @@ def test_compare_out_with_too_few_runs_still_writes_every_file_saying_why(tmp_pa
     assert main(args) == 0
     err = capsys.readouterr().err
     assert "voxel correlation needs at least 3 image runs" in err
-    assert "of at least 5 items (--min-items); here 1 image runs and" in err
+    assert (
+        "of at least 5 items (--min-items; in the pane “Min. items per voxel”); here 1 image runs and"
+        in err
+    )
     assert sorted(p.name for p in out.iterdir()) == sorted(
         n for n in OUTPUTS if n != "voxel_correlation.csv"
     )

@@ -105,6 +105,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         write_outputs,
     )
     from medrcube_desktop.review.agreement.report import refuse_inputs
+    from medrcube_desktop.review.agreement.table import extra_lines
 
     if args.out is not None:  # before the work: no file written over the database
         refuse_inputs(args.out, [args.db])
@@ -141,7 +142,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             f"{fmt(row.get('gwet_ac1')):>7} {fmt(row.get('pabak')):>7} "
             f"{fmt_p(row.get('mcnemar_p')) if row['key'] != 'sample' else '':>10}"
         )
-    emit(args.json, run.to_dict(), lines)
+    emit(args.json, run.to_dict(), lines + extra_lines(run))  # as the pane shows them
     return Outcome.DONE
 
 

@@ -16,6 +16,8 @@ from medrcube_desktop.cli.common import (
     warn,
 )
 from medrcube_desktop.core.progress import Outcome, outcome_of
+from medrcube_desktop.core.words import plural
+from medrcube_desktop.core.words import verb as agree
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import run_in_terminal
 
@@ -115,11 +117,6 @@ def slice_choice(text: str) -> int | None:
     return int(text)
 
 
-def plural(n: int, noun: str) -> str:
-    """``3 problems``, ``1 problem``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     """``validate DIR``: 0 with no problems, 1 with problems, 2 when DIR is unusable."""
     from medrcube_desktop.core.dataset import RESTRICTED_NOTE, load_benchmark
@@ -148,7 +145,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if restricted:
         apart = [
             f"{plural(len(restricted), 'restricted item')} without "
-            f"{'its' if len(restricted) == 1 else 'their'} image "
+            f"{agree(len(restricted), 'its', 'their')} image "
             f"({RESTRICTED_NOTE}); not problems:",
             *(f"  {r['file']} item {r['item']}: {r['image_path']}" for r in restricted),
         ]
@@ -170,7 +167,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
             *apart,
             f"{plural(len(benchmark.items), 'loadable item')}, "
             f"{plural(len(problems), 'problem')}"
-            + (f", {len(restricted)} restricted without their image" if restricted else "")
+            + (
+                f", {len(restricted)} restricted without "
+                f"{agree(len(restricted), 'its', 'their')} image"
+                if restricted
+                else ""
+            )
             + decoded
             + f" in {benchmark.root}",
         ],

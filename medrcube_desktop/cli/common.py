@@ -27,6 +27,8 @@ from medrcube_desktop.core.files import (
 )
 from medrcube_desktop.core.names import visible
 from medrcube_desktop.core.progress import Outcome
+from medrcube_desktop.core.words import plural
+from medrcube_desktop.core.words import verb as agree
 from medrcube_desktop.errors import DatasetError, MedRCubeError, StoreError
 
 PROG = "medrcube-desktop"
@@ -168,7 +170,12 @@ def load_items(
     """
     from medrcube_desktop.core.dataset import load_benchmark
 
-    benchmark = load_benchmark(dataset, images=images)
+    if images:
+        benchmark = load_benchmark(dataset)
+    else:  # what every figure over stored answers is computed from, in the panes too
+        from medrcube_desktop.evaluation.compare.inputs import scored_benchmark
+
+        benchmark = scored_benchmark(dataset)
     if benchmark.problems:
         one = not_loaded(benchmark.problems) == (1, 0)
         warn(
@@ -176,21 +183,25 @@ def load_items(
             f"{'is' if one else 'are'} not {verb} ({PROG} validate {dataset} lists them)"
         )
     items = benchmark.items
+    n_restricted = len(benchmark.restricted)
     if images and benchmark.restricted:
         if restricted:
             items = items + benchmark.restricted
-            say(f"{len(benchmark.restricted)} restricted items (image not redistributed) included")
+            say(f"{plural(n_restricted, 'restricted item')} (image not redistributed) included")
         else:
             say(
-                f"{len(benchmark.restricted)} restricted items have no image (not "
-                f"redistributed) and are not {verb}{skipped_hint}"
+                f"{plural(n_restricted, 'restricted item')} "
+                f"{agree(n_restricted, 'has', 'have')} no image (not redistributed) and "
+                f"{agree(n_restricted, 'is', 'are')} not {verb}{skipped_hint}"
             )
     if not items:  # nothing to work on: say why instead of an empty result
         why = []
         if benchmark.problems:
             why.append(f"{not_loaded_text(benchmark.problems)} cannot be loaded")
         if benchmark.restricted and not (images and restricted):
-            why.append(f"{len(benchmark.restricted)} are restricted{skipped_hint}")
+            why.append(
+                f"{n_restricted} {agree(n_restricted, 'is', 'are')} restricted{skipped_hint}"
+            )
         raise DatasetError(
             f"{dataset}: no item can be {verb}" + (f": {'; '.join(why)}" if why else "")
         )

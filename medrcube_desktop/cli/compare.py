@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import shlex
 from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
@@ -46,41 +45,7 @@ def add_parsers(sub) -> None:
         help="a run to compare (repeat; at least 3 for the correlations; default: every "
         "run in the database)",
     )  # fmt: skip
-    compare.add_argument(
-        "--sort", choices=("family", "accuracy", "none"), default="family",
-        help="leaderboard rows by model group and series (paper Table 3), by accuracy, or "
-        "as given (%(default)s)",
-    )  # fmt: skip
-    compare.add_argument(
-        "--min-items", type=argtypes.positive, default=5, metavar="N",
-        help="leave out voxels with fewer items (%(default)s)",
-    )  # fmt: skip
-    compare.add_argument(
-        "--clusters", type=argtypes.positive, default=3, metavar="K",
-        help="voxel clusters to cut the tree into (%(default)s)",
-    )  # fmt: skip
-    compare.add_argument(
-        "--preset", choices=("paper", "official", "both"), default="paper",
-        help="pairing of credibility (paper Section 6, or the public script's); both: "
-        "each, the paper's first (%(default)s)",
-    )  # fmt: skip
-    compare.add_argument(
-        "--bootstrap", type=argtypes.replicates, default=1000, metavar="B",
-        help="bootstrap replicates of the credibility intervals, resampling images "
-        "(0: none; %(default)s)",
-    )  # fmt: skip
-    compare.add_argument(
-        "--seed", type=argtypes.seed, default=0, metavar="S", help="bootstrap seed (%(default)s)"
-    )
-    compare.add_argument(
-        "--stability", type=argtypes.replicates, default=100, metavar="B",
-        help="bootstrap replicates over models for the voxel tree's stability (0: none; "
-        "%(default)s)",
-    )  # fmt: skip
-    compare.add_argument(
-        "--leakage", action="store_true",
-        help="list the items each text-only run answered right (prior leakage)",
-    )  # fmt: skip
+    _add_settings(compare)
     compare.add_argument(
         "--out", type=Path, metavar="DIR",
         help="write the tables (CSV, JSON, XLSX), the figures (PNG, SVG) and report.html",
@@ -92,58 +57,59 @@ def add_parsers(sub) -> None:
     )
 
 
+def _add_settings(compare) -> None:
+    """The flags of :data:`~medrcube_desktop.evaluation.compare_options.SETTINGS` (the
+    Compare models pane's fields come from the same declarations)."""
+    from medrcube_desktop.evaluation.compare_options import SETTINGS
+
+    types = {"n_boot": argtypes.replicates, "seed": argtypes.seed,
+             "n_stability": argtypes.replicates}  # fmt: skip
+    metavars = {"min_items": "N", "clusters": "K", "n_boot": "B", "seed": "S",
+                "n_stability": "B"}  # fmt: skip
+    for s in SETTINGS.values():
+        if isinstance(s.default, bool):
+            compare.add_argument(s.flag, action="store_true", help=s.help)
+        elif s.choices:
+            compare.add_argument(s.flag, choices=s.choices, default=s.default, help=s.help)
+        else:
+            compare.add_argument(
+                s.flag, type=types.get(s.field, argtypes.positive), default=s.default,
+                metavar=metavars[s.field], help=s.help,
+            )  # fmt: skip
+
+
 def command_line(args: argparse.Namespace, runs: list[str]) -> str:
     """The ``compare`` command that writes the same files again, with absolute paths
-    (shell-quoted), for the report's footer and the workbook's meta sheet."""
-    parts = ["medrcube-desktop", "compare", "--db", str(Path(args.db).resolve()),
-             "--dataset", str(Path(args.dataset).resolve())]  # fmt: skip
-    for run in runs:
-        parts += ["--run", run]
-    parts += ["--sort", args.sort, "--min-items", str(args.min_items)]
-    parts += ["--clusters", str(args.clusters), "--preset", args.preset]
-    parts += ["--bootstrap", str(args.bootstrap), "--seed", str(args.seed)]
-    parts += ["--stability", str(args.stability)]
-    if args.leakage:
-        parts.append("--leakage")
-    if args.out is not None:
-        parts += ["--out", str(Path(args.out).expanduser().resolve())]
-    return shlex.join(parts)
+    (shell-quoted), for the report's footer and the workbook's meta sheet
+    (:func:`~medrcube_desktop.evaluation.compare.inputs.command_line`)."""
+    from medrcube_desktop.evaluation.compare_options import CompareSettings
+    from medrcube_desktop.evaluation.compare_options import command_line as line
+
+    return line(args.db, args.dataset, runs, CompareSettings.from_args(args), args.out)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``compare``: compute, print, and write the outputs with ``--out``."""
-    from medrcube_desktop import __version__
     from medrcube_desktop.errors import MedRCubeError
-    from medrcube_desktop.evaluation.compare import run_matrix
+    from medrcube_desktop.evaluation.compare.inputs import compare_study
     from medrcube_desktop.evaluation.compare.report import refuse_inputs, write_compare_outputs
-    from medrcube_desktop.evaluation.compare.result import compare_runs
-    from medrcube_desktop.store.database import utc_now
+    from medrcube_desktop.evaluation.compare_options import CompareSettings, report_meta
 
     if args.out is not None:
         refuse_inputs(args.out, [args.db])
-    _, items = load_items(args.dataset, verb="compared", images=False)
+    _, items = load_items(args.dataset, verb="compared", images=False)  # scored_benchmark
     with open_database(args.db, create=False) as store:
         runs = list(dict.fromkeys(args.run or store.eval_run_names()))
         if not runs:
             raise MedRCubeError(
                 f"{args.db}: no runs to compare (store some with `evaluate` or `import-run`)"
             )
-        matrix = run_matrix(store, runs, items)
-    result = compare_runs(
-        matrix, args.min_items, args.clusters, args.preset,
-        n_boot=args.bootstrap, seed=args.seed, sort=args.sort, leakage=args.leakage,
-        n_stability=args.stability,
-    )  # fmt: skip
+        result = compare_study(store, items, runs, CompareSettings.from_args(args))
     for warning in result.warnings:
         warn(warning)
     if args.out is not None:
-        meta = {
-            "app_version": __version__,
-            "database": str(Path(args.db).resolve()),
-            "dataset": str(Path(args.dataset).resolve()),
-            "command": command_line(args, runs),
-            "created_at": utc_now(),
-        }
+        meta = report_meta(args.db, args.dataset, runs, CompareSettings.from_args(args),
+                           args.out)  # fmt: skip
         sources = item_files(items)
         for path in write_compare_outputs(args.out, result, meta, [args.db], sources):
             say(f"wrote {path}")
@@ -184,7 +150,7 @@ def _lines(result) -> list[str]:
         label = f" ({preset} pairing)" if len(result.by_preset) > 1 else ""
         if figures:
             lines.append(f"Credibility{label} (95% bootstrap intervals by image):")
-            lines.append(_credibility_lines(figures))
+            lines.append(_credibility_lines(result.in_order(figures)))  # leaderboard order
         if correlation is None:
             continue
         if not math.isfinite(correlation.r):

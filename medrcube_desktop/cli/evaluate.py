@@ -352,7 +352,7 @@ def timing_line(timing: Timing, answered: int) -> str:
 
 def cmd_credibility(args: argparse.Namespace) -> int:
     """``credibility``: the paired-outcome figures of a run or a results.json."""
-    from medrcube_desktop.evaluation.credibility import figures_from_counts, image_group_counts
+    from medrcube_desktop.evaluation.scoring import paired_figures
 
     if args.results is not None:
         from medrcube_desktop.evaluation.results_json import read_results
@@ -363,7 +363,7 @@ def cmd_credibility(args: argparse.Namespace) -> int:
             raise MedRCubeError("credibility --run needs --db and --dataset")
         from medrcube_desktop.evaluation.runner import run_outcomes
 
-        _, items = load_items(args.dataset, verb="counted", images=False)
+        _, items = load_items(args.dataset, verb="counted", images=False)  # scored_items
         with open_database(args.db, create=False) as store:
             if store.eval_run(args.run) is None:
                 stored = store.eval_run_names()
@@ -383,15 +383,9 @@ def cmd_credibility(args: argparse.Namespace) -> int:
             warn(warning)
         source = args.results if args.results is not None else f"run {args.run}"
         raise MedRCubeError(f"{source}: no usable answer to count (see the warnings above)")
-    counts, pair_warnings = image_group_counts(outcomes, args.preset)
-    if not sum(counts.values()):
-        pair_warnings.append(
-            f"no image holds both a prerequisite and a high-level item (--preset {args.preset}):"
-            " every figure is undefined"
-        )
+    figures, _, pair_warnings = paired_figures(outcomes, args.preset)  # as the pane counts
     for warning in warnings + pair_warnings:
         warn(warning)
-    figures = figures_from_counts(counts)
     emit(
         args.json,
         figures,

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.agreement import (
+    DEFAULT_BOOTSTRAP,
     StudyRun,
     fmt,
     fmt_ci,
@@ -46,6 +47,7 @@ from medrcube_desktop.review.agreement import (
     write_outputs,
 )
 from medrcube_desktop.review.agreement.panel_run import PanelRun
+from medrcube_desktop.review.agreement.table import extra_lines
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.agreement_panel import (
@@ -81,26 +83,10 @@ CELL_COLUMNS = {6: (0, 0), 7: (0, 1), 8: (1, 0), 9: (1, 1)}
 
 
 def _extra_summary(run: StudyRun) -> str:
-    """Intra-rater and multi-rater figures in a sentence each (details in the export)."""
-    parts = []
-    if run.intra:
-        parts.append(
-            f"<br>Intra-rater ({esc(str(run.intra['reviewer']))}, {run.intra['n_repeated']} "
-            f"item{'' if run.intra['n_repeated'] == 1 else 's'} shown "
-            f"twice): all seven match on {fmt(run.intra['sample_level'])}."
-        )
-    if run.multi:
-        kappas = [
-            v["fleiss_kappa"] for v in run.multi["rules"].values() if v["fleiss_kappa"] is not None
-        ]
-        if kappas:
-            parts.append(
-                f"<br>{len(run.multi['raters'])} raters ({esc(', '.join(run.multi['raters']))}) "
-                f"on the {run.multi['n_samples']} items all of them judged: "
-                f"Fleiss' κ per rule from {min(kappas):.2f} to {max(kappas):.2f} "
-                "(Krippendorff's α in the export)."
-            )
-    return "".join(parts)
+    """Intra-rater and multi-rater figures in a sentence each, as ``agreement`` prints
+    them (:func:`~medrcube_desktop.review.agreement.table.extra_lines`; details in the
+    export)."""
+    return "".join(f"<br>{esc(line)}" for line in extra_lines(run))
 
 
 class AgreementPane(QDialog):
@@ -125,7 +111,7 @@ class AgreementPane(QDialog):
         self.study = QComboBox()
         self.bootstrap = QSpinBox()
         self.bootstrap.setRange(0, 100_000)
-        self.bootstrap.setValue(2000)
+        self.bootstrap.setValue(DEFAULT_BOOTSTRAP)  # the command's default
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.compute_button = QPushButton("&Compute")

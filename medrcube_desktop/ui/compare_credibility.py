@@ -78,6 +78,7 @@ class CompareCredibilityView(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.result = None
+        self._order: list[str] | None = None  # the leaderboard's, once it is sorted
         self._drops: list = []
         self.credibility = _table("compareCredibility", CREDIBILITY_COLUMNS)
         self.credibility.setToolTip(
@@ -125,9 +126,8 @@ class CompareCredibilityView(QWidget):
     def show_result(self, result) -> None:
         """Fill the tables from a :class:`~medrcube_desktop.evaluation.compare.result.CompareResult`."""
         self.result = result
-        rows = credibility_rows(result)
-        _fill(self.credibility, rows,
-              [r for r, row in enumerate(rows) if row[0].endswith(TEXT_ONLY_MARK)])  # fmt: skip
+        self._order = None
+        self._fill_credibility()
         why = next((w for w in result.warnings if "Shortcut Probability correlation" in w), "")
         self.correlation.setText(correlation_text(result.correlation, why))
         self._drops = ordered_drops(result)
@@ -143,6 +143,26 @@ class CompareCredibilityView(QWidget):
             "text-only run got it right: the question gives the answer away)."
         )
         self.leakage_button.setEnabled(count > 0)
+
+    def set_order(self, runs: list[str]) -> None:
+        """List the runs in this order (the leaderboard's as shown: one order on both
+        tabs; ``result.order``, the command's, until the leaderboard is sorted)."""
+        self._order = list(runs)
+        self._fill_credibility()
+
+    def run_order(self) -> list[str]:
+        """The runs of the credibility table, top to bottom."""
+        if self.result is None:
+            return []
+        shown = {f.run for f in self.result.credibility}
+        return [run for run in (self._order or self.result.order) if run in shown]
+
+    def _fill_credibility(self) -> None:
+        if self.result is None:
+            return
+        rows = credibility_rows(self.result, self._order)
+        _fill(self.credibility, rows,
+              [r for r, row in enumerate(rows) if row[0].endswith(TEXT_ONLY_MARK)])  # fmt: skip
 
     def _show_voxels(self) -> None:
         rows = self.drops.selectionModel().selectedRows()

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from medrcube_desktop.core.dataset import text_only_message
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.evaluation.compare.item_filters import NO_ANSWER, RIGHT, UNPARSED, WRONG
@@ -250,6 +251,9 @@ class CompareDetailDialog(QDialog):
         self._generation += 1
         self.image.clear()
         self.image.setToolTip("")
+        if item.restricted and not item.image_path.is_file():  # the release's way
+            self.image.setText(text_only_message(item))
+            return
         if not item.image_path.is_file():
             self.image.setText(f"Image not shown: no file at {item.image_path}")
             return

@@ -12,7 +12,6 @@ only put on Qt canvases.
 from __future__ import annotations
 
 import logging
-import shlex
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -46,30 +45,19 @@ SCREEN_DPI = 90
 """The canvases' resolution: the export's 200 dpi would draw everything too big here."""
 
 
-def report_meta(db_path: Path | None, dataset: str, result) -> dict[str, object]:
-    """Provenance of a report written from the window: what ``compare --out`` records,
-    with the command line that writes the same files from a terminal (the database and
-    the benchmark as absolute paths, so the command works from any folder)."""
-    from medrcube_desktop import __version__
-    from medrcube_desktop.store.database import utc_now
+def report_meta(
+    db_path: Path | None, dataset: str, result, out: Path | None = None
+) -> dict[str, object]:
+    """Provenance of a report written from the window: what ``compare --out`` records
+    (:func:`~medrcube_desktop.evaluation.compare.inputs.report_meta`), with the command
+    line that computes the same figures from a terminal (the settings ``result`` was
+    computed with; the database, the benchmark and ``out``, the report's folder, as
+    absolute paths, so the command writes the same files from any folder)."""
+    from medrcube_desktop.evaluation.compare_options import CompareSettings
+    from medrcube_desktop.evaluation.compare_options import report_meta as meta
 
-    database = str(Path(db_path).resolve()) if db_path else ":memory:"
-    dataset = str(Path(dataset).resolve())
-    parts = ["medrcube-desktop", "compare", "--db", database, "--dataset", dataset]
-    for run in result.matrix.runs:
-        parts += ["--run", run]
-    parts += ["--sort", result.sort, "--min-items", str(result.min_items)]
-    parts += ["--clusters", str(result.clusters), "--preset", result.preset]
-    parts += ["--bootstrap", str(result.n_boot), "--seed", str(result.seed)]
-    parts += ["--stability", str(result.n_stability)]
-    return {
-        "app_version": __version__,
-        "database": database,
-        "dataset": dataset,
-        "command": shlex.join(parts),
-        "created_at": utc_now(),
-        "written_by": "Compare models pane",
-    }
+    return meta(db_path, dataset, result.matrix.runs, CompareSettings.of(result), out,
+                written_by="Compare models pane")  # fmt: skip
 
 
 def runs_text(result) -> str:
@@ -168,7 +156,7 @@ class CompareFiguresTab(QWidget):
         from medrcube_desktop.evaluation.compare.report import write_compare_outputs
 
         result, db_path, sources = self.result, self.db_path, self.sources
-        meta = report_meta(db_path, self.dataset, result)
+        meta = report_meta(db_path, self.dataset, result, folder)
         self.export_button.setEnabled(False)
         self._exporting = (result, folder)
         self.status.setText(self._progress_text())

@@ -25,6 +25,7 @@ from medrcube_desktop.evaluation.compare.item_filters import (
 )
 from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.compare.summary_tables import TEXT_ONLY_MARK
 from medrcube_desktop.ui.readable import bold_metrics, fit_header, header_padding
 from medrcube_desktop.ui.themes import current_theme
 
@@ -308,9 +309,17 @@ class LeaderboardModel(QAbstractTableModel):
             return None
         row, column = index.row(), index.column()
         r = self.rows[row]
+        text_only = r > 0 and bool(self.board.text_only[r - 1])
         if column < len(self.FIRST):
             if role == Qt.ItemDataRole.DisplayRole:
-                return (self.names[r], self.series[r], self.groups[r])[column]
+                name = self.names[r] + (TEXT_ONLY_MARK if text_only and column == 0 else "")
+                return (name, self.series[r], self.groups[r])[column]
+            if role == Qt.ItemDataRole.FontRole and text_only:
+                font = QFont()
+                font.setItalic(True)
+                return font
+            if role == Qt.ItemDataRole.ToolTipRole and text_only:
+                return "Text only: no image sent (a baseline of its model, paper Table 4)"
             return None
         value = self.value(row, column)
         c = column - len(self.FIRST)
@@ -357,18 +366,13 @@ class LeaderboardModel(QAbstractTableModel):
         self.rows = [0, *runs]
         self.layoutChanged.emit()
 
-    def group_by_family(self, group_order) -> None:
-        """Rows by group (in ``group_order``, the paper's), then series, then overall
-        accuracy, best first (the layout of the paper's Table 3)."""
-        rank = {g: n for n, g in enumerate(group_order)}
-
-        def key(r: int):
-            overall = self.accuracy[r - 1, 0]
-            return (rank.get(self.groups[r], len(rank)), self.series[r].casefold(),
-                    -(overall if not math.isnan(overall) else -1.0))  # fmt: skip
-
+    def group_by_family(self) -> None:
+        """Rows in the order of ``compare --sort family``
+        (:meth:`~medrcube_desktop.evaluation.compare.leaderboard.Leaderboard.order`: by
+        group in the paper's order, then series, then overall accuracy, best first, a
+        text-only run after its model's image run; the layout of the paper's Table 3)."""
         self.layoutAboutToBeChanged.emit()
-        self.rows = [0, *sorted(range(1, len(self.names)), key=key)]
+        self.rows = [0, *(int(r) + 1 for r in self.board.order("family"))]
         self.layoutChanged.emit()
 
     def run_order(self) -> list[str]:

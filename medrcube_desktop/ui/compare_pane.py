@@ -25,10 +25,12 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QFileDialog,
+    QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QSpinBox,
     QSplitter,
     QTableView,
     QTabWidget,
@@ -39,7 +41,6 @@ from PySide6.QtWidgets import (
 from medrcube_desktop.core.csvfile import write_csv
 from medrcube_desktop.core.files import item_files, refuse_overwrite
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.evaluation.compare.families import groups
 from medrcube_desktop.evaluation.compare.item_filters import (
     FILTER_TIPS,
     FILTERS,
@@ -48,6 +49,7 @@ from medrcube_desktop.evaluation.compare.item_filters import (
     outcome_table,
     search_texts,
 )
+from medrcube_desktop.evaluation.compare_options import SETTINGS, CompareSettings
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.compare_credibility import CompareCredibilityView
 from medrcube_desktop.ui.compare_detail import (
@@ -76,6 +78,10 @@ from medrcube_desktop.ui.themes import error_colour
 
 log = logging.getLogger(__name__)
 
+PANE_SETTINGS: tuple[str, ...] = ("min_items",)
+"""The options of a comparison the pane has a field for (the smallest voxel, so that
+Fig. 3 can be drawn on a small benchmark); the others keep the command's defaults."""
+
 SEARCH_PAUSE_MS = 200
 """Typing in the search box filters once the keys pause this long."""
 
@@ -95,7 +101,7 @@ class ComparePane(QDialog):
         self.setWindowTitle("Compare models")
         self.window_ = window
         self.store: StudyStore = window.session.store
-        self.items = list(window.session.items)
+        self.items = list(window.session.items) + list(window.session.restricted)
         self.item_paths = item_files(self.items)  # never written over by an export
         self.comparison: Comparison | None = None
         self.grid_model: CompareGridModel | None = None
@@ -124,6 +130,7 @@ class ComparePane(QDialog):
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(QLabel("Runs to compare:"))
         side_layout.addWidget(self.runs, 1)
+        side_layout.addLayout(self._settings_form())
         side_layout.addLayout(buttons)
         self.runner = JobRunnerView(self, hide_when_idle=True)
         self.runner.finished.connect(self._on_done)
@@ -156,8 +163,36 @@ class ComparePane(QDialog):
         layout.addWidget(split)
         fit_to_screen(self, 1240, 860)
 
+    def _settings_form(self) -> QFormLayout:
+        """A field per option of :data:`PANE_SETTINGS`, made from its declaration in
+        :data:`~medrcube_desktop.evaluation.compare_options.SETTINGS` (the label,
+        default, range and help the command's flag has)."""
+        self.setting_fields: dict[str, QSpinBox] = {}
+        form = QFormLayout()
+        for name in PANE_SETTINGS:
+            setting = SETTINGS[name]
+            box = QSpinBox()
+            box.setObjectName(f"compare_{name}")
+            box.setRange(int(setting.minimum or 0), 1_000_000)
+            box.setValue(int(setting.default))  # type: ignore[call-overload]
+            box.setToolTip(f"{setting.help % {'default': setting.default}} "
+                           f"(the command's {setting.flag})")  # fmt: skip
+            form.addRow(f"{setting.label}:", box)
+            self.setting_fields[name] = box
+        self.min_items = self.setting_fields["min_items"]
+        return form
+
+    def settings(self) -> CompareSettings:
+        """The settings Compare computes with: the pane's fields, the command's defaults
+        for the rest."""
+        return CompareSettings(**{n: box.value() for n, box in self.setting_fields.items()})
+
     def _board_tab(self) -> QWidget:
-        self.group_by_family = QCheckBox("&Group by family (group, series, then accuracy)")
+        self.group_by_family = QCheckBox(
+            "&Group by family (group, series, then accuracy; the text-only run after "
+            "its model's; the compare command's order)"
+        )
+        self.group_by_family.setChecked(True)
         self.group_by_family.toggled.connect(self._order_board)
         self.board = QTableView()
         self.board.setObjectName("compareLeaderboard")
@@ -271,7 +306,7 @@ class ComparePane(QDialog):
             self._message("The benchmark has no item to compare runs on.", error=True)
             self.computed.emit()
             return
-        items = self.items
+        dataset, settings = self.window_.benchmark.root, self.settings()
         self.compare_button.setEnabled(False)
         self._message(
             f"Comparing {len(runs)} run{'' if len(runs) == 1 else 's'}… (Cancel or Esc stops it)"
@@ -279,7 +314,8 @@ class ComparePane(QDialog):
         if self.store.path is None:  # an in-memory study: no file for a worker to open
             QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
             try:
-                result, error = compute_comparison(self.store, runs, items), ""
+                result = compute_comparison(self.store, dataset, runs, settings)
+                error = ""
             except MedRCubeError as exc:
                 result, error = None, str(exc)
             finally:
@@ -288,7 +324,9 @@ class ComparePane(QDialog):
             return
         self.runner.start(
             self.store.path,
-            lambda store, cancel, progress: compute_comparison(store, runs, items, cancel),
+            lambda store, cancel, progress: compute_comparison(
+                store, dataset, runs, settings, cancel
+            ),
         )
 
     def _on_done(self, result: Comparison | None, error: str) -> None:
@@ -323,6 +361,7 @@ class ComparePane(QDialog):
         if comparison.result is not None:
             self.figures.show_result(comparison.result, comparison.figures)
             self.credibility.show_result(comparison.result)
+            self.credibility.set_order(self.board_model.run_order())  # the leaderboard's
         self.apply_filter()
         answered = int(matrix.answered.sum())
         problems = problems_of(matrix)
@@ -337,12 +376,13 @@ class ComparePane(QDialog):
     def _order_board(self) -> None:
         if self.board_model is None:
             return
-        if self.group_by_family.isChecked():
-            self.board_model.group_by_family(groups())
+        if self.group_by_family.isChecked():  # the command's order (--sort family)
+            self.board_model.group_by_family()
             self.board.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         else:
             self.board_model.sort(3, Qt.SortOrder.DescendingOrder)  # Overall, best first
             self.board.horizontalHeader().setSortIndicator(3, Qt.SortOrder.DescendingOrder)
+        self.credibility.set_order(self.board_model.run_order())
 
     def _sort_board(self, column: int) -> None:
         if self.board_model is None:
@@ -353,6 +393,7 @@ class ComparePane(QDialog):
         self.group_by_family.blockSignals(False)
         self.board_model.sort(column, order)
         self.board.horizontalHeader().setSortIndicator(column, order)
+        self.credibility.set_order(self.board_model.run_order())  # one order, both tabs
 
     # -- items ------------------------------------------------------------------------
     def apply_filter(self) -> None:

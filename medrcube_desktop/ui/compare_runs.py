@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
 from medrcube_desktop.evaluation.compare.families import model_family
-from medrcube_desktop.evaluation.compare.matrix import RunMatrix, run_matrix
+from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.compare_options import CompareSettings
 from medrcube_desktop.store import StudyStore
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
@@ -31,36 +33,45 @@ class Comparison:
 
 
 def compute_comparison(
-    store: StudyStore, runs: list[str], items, cancel: threading.Event | None = None
+    store: StudyStore,
+    dataset: str | Path,
+    runs: list[str],
+    settings: CompareSettings | None = None,
+    cancel: threading.Event | None = None,
 ) -> Comparison | None:
-    """The :class:`Comparison` of ``runs`` over ``items`` (Qt-free: the job's body):
-    the same numbers as ``compare`` with its defaults (family order, the paper's
-    pairing, 1,000 bootstrap replicates, seed 0, 100 replicates of cluster stability).
+    """The :class:`Comparison` of ``runs`` over the benchmark at ``dataset`` (Qt-free:
+    the job's body): the items read as ``compare`` reads them
+    (:func:`~medrcube_desktop.evaluation.compare.inputs.scored_benchmark`: restricted
+    items included, in benchmark order) and the figures of
+    :func:`~medrcube_desktop.evaluation.compare.inputs.compare_study` with ``settings``
+    (default: the command's defaults), so the pane shows what ``compare`` prints.
 
-    ``cancel`` is checked between the three steps (the matrix, everything ``compare``
+    ``cancel`` is checked between the steps (the items, everything ``compare``
     computes, the figures); once it is set, None is returned.
 
     Raises
     ------
+    DatasetError
+        The benchmark cannot be read again.
     MedRCubeError
         A run is not in the database.
     StoreError
         The database cannot be read.
     """
+    from medrcube_desktop.evaluation.compare.inputs import compare_study, scored_benchmark
     from medrcube_desktop.evaluation.compare.report import draw_figures  # matplotlib
-    from medrcube_desktop.evaluation.compare.result import compare_runs  # statsmodels
 
     def stopped() -> bool:
         return cancel is not None and cancel.is_set()
 
-    matrix = run_matrix(store, runs, items)
+    items = scored_benchmark(dataset).items
     if stopped():
         return None
-    result = compare_runs(matrix, n_stability=100)
+    result = compare_study(store, items, runs, settings or CompareSettings())
     if stopped():
         return None
     figures = draw_figures(result)
-    return None if stopped() else Comparison(matrix, result.board, result, figures)
+    return None if stopped() else Comparison(result.matrix, result.board, result, figures)
 
 
 def problems_of(matrix: RunMatrix) -> list[str]:

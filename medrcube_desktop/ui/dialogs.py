@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.core.dataset import RESTRICTED_NOTE
+from medrcube_desktop.core.words import plural
+from medrcube_desktop.core.words import verb as agree
 from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.ui.actions import (
     ActionSpec,
@@ -44,13 +46,14 @@ def problems_box(
     (image not redistributed: not faults) in a list of their own below them.
     ``checking``: the files are still being checked, more problems may come."""
     restricted = restricted or []
-    text = f"{len(problems)} problems"
+    text = plural(len(problems), "problem")
     if checking:
         text += " so far (the image files are still being checked)"
     if restricted:
         text += (
-            f"\n{len(restricted)} items without their image, which the release does not "
-            f"redistribute ({RESTRICTED_NOTE}); not problems"
+            f"\n{plural(len(restricted), 'item')} without "
+            f"{agree(len(restricted), 'its', 'their')} image, which the release does not "
+            f"redistribute ({RESTRICTED_NOTE}); {agree(len(restricted), 'not a problem', 'not problems')}"
         )
     box = QMessageBox(QMessageBox.Icon.Information, "Benchmark problems", text, parent=parent)
     details = "\n".join(problems) or "No problems found."

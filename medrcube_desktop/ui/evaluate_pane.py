@@ -42,6 +42,7 @@ from medrcube_desktop.evaluation.runner import (
     run_evaluation,
     run_record,
 )
+from medrcube_desktop.evaluation.scoring import items_to_evaluate, scored_items
 from medrcube_desktop.llm.client import MAX_CONCURRENCY
 from medrcube_desktop.llm.keys import check_base_url, without_secrets
 from medrcube_desktop.store import StudyStore
@@ -82,7 +83,11 @@ class EvaluatePane(QDialog):
         self.setWindowTitle("Evaluate a model")
         self.window_ = window
         self.store: StudyStore = window.session.store
-        self.items = list(window.session.items)
+        session = window.session
+        # what the run's figures cover, as `credibility` and `compare` count: the
+        # restricted items too (a text-only run answers them)
+        self.items = scored_items(session.items, session.restricted)
+        self._with_image = list(session.items)  # what an image run is sent
         self._last_state: EvalProgress | None = None
         self._build()
         self._fill_runs()
@@ -290,7 +295,9 @@ class EvaluatePane(QDialog):
         )
         images = ImageOptions(text_only=self.text_only.isChecked())
         benchmark = str(self.window_.benchmark.root)
-        items = self.items
+        items = items_to_evaluate(  # as `evaluate` sends them (--text-only: restricted too)
+            self._with_image, self.window_.session.restricted, images.text_only
+        )
 
         def job(store, cancel, report):
             engine = build_engine(options)  # on the worker: a key lookup or vLLM check

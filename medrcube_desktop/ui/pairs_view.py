@@ -27,12 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from medrcube_desktop.evaluation.credibility import (
-    Pair,
-    figures_from_counts,
-    image_group_counts,
-    pair_outcomes,
-)
+from medrcube_desktop.evaluation.credibility import Pair, pair_outcomes
+from medrcube_desktop.evaluation.scoring import paired_figures
 from medrcube_desktop.imaging.render import RenderedImage
 from medrcube_desktop.ui.image_view import rgba_to_qimage
 from medrcube_desktop.ui.render_task import RenderTask, render_pool
@@ -67,6 +63,7 @@ class PairsView(QWidget):
         self.results: RunResults | None = None
         self._generation = 0  # of the pair image requested last
         self.counts: dict[str, int] = dict.fromkeys("ABCD", 0)
+        self.figures: dict | None = None  # the run's credibility figures shown
         self.shown_pairs: list[Pair] = []
         self.preset = QComboBox()
         self.preset.addItem("Paper preset (DD AD SG vs every low/mid task)", "paper")
@@ -162,11 +159,14 @@ class PairsView(QWidget):
         """Recompute the pairs for the chosen preset (from the results: no database read)."""
         if self.results is None:
             self.counts = dict.fromkeys("ABCD", 0)
+            self.figures = None
             self.credibility_label.clear()
             self._fill_pairs_table()
             return
-        self.counts, warnings = image_group_counts(self.results.outcomes, self.preset.currentData())
-        figures = figures_from_counts(self.counts)
+        figures, self.counts, warnings = paired_figures(  # what `credibility --run` prints
+            self.results.outcomes, self.preset.currentData()
+        )
+        self.figures = figures
 
         def num(value):
             return "—" if value is None else f"{value:.3f}"

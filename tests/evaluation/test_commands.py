@@ -63,8 +63,9 @@ def test_evaluate_export_import_and_credibility(bench, tmp_path, capsys):
     only_low = [r for r in records if r["id"] in ("m1", "v1")]  # no high-level item
     (tmp_path / "low.json").write_text(json.dumps(only_low))
     assert main(["credibility", "--results", str(tmp_path / "low.json")]) == 0
-    assert "no image holds both a prerequisite and a high-level item (--preset paper)" in (
-        capsys.readouterr().err
+    assert (
+        "no image holds both a prerequisite and a high-level item (paper preset, --preset paper)"
+        in (capsys.readouterr().err)
     )
     db2 = str(tmp_path / "other.db")
     imp = [

@@ -179,16 +179,24 @@ def test_the_leaderboard_tab_holds_the_accuracy_and_its_interval(qtbot, bench, t
     store_runs(tmp_path / "s.db")
     window, pane = open_compared(qtbot, bench, tmp_path / "s.db")
     board = pane.board_model
+    # the command's order (--sort family): Medical-specific first, then InternVL by its
+    # best image run (a tie: by model name), the text-only run after its model's
+    assert pane.group_by_family.isChecked()
+    assert board.run_order() == ["ls", "iv2", "iv8", "iv8-text"]
+    assert board.run_order() == pane.comparison.result.order
+    pane.group_by_family.setChecked(False)
     assert board.run_order() == ["iv8", "iv2", "ls", "iv8-text"]  # best first; ties in run order
-    rows = {board.data(board.index(r, 0)): r for r in range(board.rowCount())}
+    rows = {board.data(board.index(r, 0)).removesuffix(" (text only)"): r
+            for r in range(board.rowCount())}  # fmt: skip
     assert set(rows) == {"Random", *RUNS} and rows["Random"] == 0
+    assert board.data(board.index(rows["iv8-text"], 0)) == "iv8-text (text only)"
     frame = pane.comparison.board.to_frame(percent=True)
     for run, row in rows.items():
         assert board.data(board.index(row, 3)) == f"{frame.loc[run].iloc[0]:.1f}"
     tip = board.data(board.index(rows["iv8"], 3), Qt.ItemDataRole.ToolTipRole)
     assert "(3 of 5 right)" in tip and "Wilson 95 % interval" in tip  # iv8: c0 c2 c3 right
     pane.group_by_family.setChecked(True)  # the paper's order: Medical-specific first
-    assert board.run_order() == ["ls", "iv8", "iv2", "iv8-text"]  # then by accuracy
+    assert board.run_order() == ["ls", "iv2", "iv8", "iv8-text"]
     assert [board.data(board.index(r, 1)) for r in (1, 2)] == ["Lingshu", "InternVL"]
     window.close()
 

@@ -196,8 +196,7 @@ def _fig4(result: CompareResult, svgs: Mapping[str, str]) -> str:
         else "r not computed (fewer than 3 models with pairs)"
     )
     rows = []
-    rank = {run: n for n, run in enumerate(result.order)}  # the leaderboard's order
-    for f in sorted(result.credibility, key=lambda f: rank.get(f.run, len(rank))):
+    for f in result.in_order():  # the leaderboard's order
         star = "*" if f.haldane else ""
         rows.append(
             f"<tr><td>{_e(f.run)}</td><td>{f.a}</td><td>{f.b}</td><td>{f.c}</td><td>{f.d}</td>"

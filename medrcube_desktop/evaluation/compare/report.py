@@ -257,12 +257,12 @@ def _write_csvs(out: Path, result: CompareResult) -> list[Path]:
             )
         )
     names = [f.name for f in fields(ModelCredibility)]
-    every = [f for figures, _ in result.by_preset.values() for f in figures]
+    every = [f for figures, _ in result.by_preset.values() for f in result.in_order(figures)]
     written.append(
         write_csv(
             out / "credibility.csv",
             names,
-            [[getattr(f, k) for k in names] for f in every or result.credibility],
+            [[getattr(f, k) for k in names] for f in every or result.in_order()],
         )
     )
     if result.drops:
@@ -381,7 +381,7 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
                ([i.region, i.n_voxels, i.within, i.with_others] for i in result.islands))  # fmt: skip
     names = [f.name for f in fields(ModelCredibility)]
     credibility = _sheet(book, "credibility", [*names, "n_pairs"],
-                         ([*(getattr(f, k) for k in names), f.n_pairs] for f in result.credibility))  # fmt: skip
+                         ([*(getattr(f, k) for k in names), f.n_pairs] for f in result.in_order()))  # fmt: skip
     if result.correlation is not None:
         credibility.append([])
         credibility.append(["Acc_H vs Shortcut Probability", "Pearson r", "low", "high", "p", "n"])

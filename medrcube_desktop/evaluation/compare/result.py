@@ -42,9 +42,12 @@ from medrcube_desktop.evaluation.compare.voxels import (
     voxel_matrix,
     voxel_region,
 )
+from medrcube_desktop.evaluation.compare_options import SETTINGS
 
 if TYPE_CHECKING:
     import pandas as pd
+
+_MIN_ITEMS = SETTINGS["min_items"]  # the option's flag and the pane's label, declared once
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,17 @@ class CompareResult:
     def order(self) -> list[str]:
         """The run names in leaderboard order (``sort``)."""
         return [self.matrix.runs[r] for r in self.board.order(self.sort)]
+
+    def in_order(
+        self, figures: list[ModelCredibility] | None = None, order: list[str] | None = None
+    ) -> list[ModelCredibility]:
+        """``figures`` (default: :attr:`credibility`) in leaderboard order: ``order`` (run
+        names as a leaderboard shows them), by default :attr:`order`; every surface
+        lists credibility rows so (the command's text, the pane, the report, the CSV and
+        XLSX). Runs not in ``order`` follow, as given."""
+        rank = {run: n for n, run in enumerate(order or self.order)}
+        listed = self.credibility if figures is None else figures
+        return sorted(listed, key=lambda f: rank.get(f.run, len(rank)))
 
     @property
     def within_between(self) -> tuple[float, float] | None:
@@ -403,7 +417,8 @@ def compare_runs(
     else:
         warnings.append(
             "voxel correlation needs at least 3 image runs (text-only runs are baselines) "
-            f"and 2 voxels of at least {min_items} items (--min-items); here "
+            f"and 2 voxels of at least {min_items} items ({_MIN_ITEMS.flag}; in the pane "
+            f"“{_MIN_ITEMS.label}”); here "
             f"{len(models.runs)} image runs and {len(voxels.voxels)} such voxels"
         )
     presets = ("paper", "official") if preset == "both" else (preset,)

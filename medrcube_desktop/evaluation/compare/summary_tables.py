@@ -10,6 +10,7 @@ credibility figures; Woolf's for the log odds ratio); a missing value is ``"—"
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from medrcube_desktop.evaluation.compare.credibility_models import Correlation, ModelCredibility
 from medrcube_desktop.evaluation.compare.item_filters import right_without_image
@@ -76,10 +77,11 @@ def credibility_row(f: ModelCredibility) -> list[str]:
     ]  # fmt: skip
 
 
-def credibility_rows(result: CompareResult) -> list[list[str]]:
-    """:func:`credibility_row` of every run, in leaderboard order (``result.order``)."""
-    by_run = {f.run: f for f in result.credibility}
-    return [credibility_row(by_run[run]) for run in result.order if run in by_run]
+def credibility_rows(result: CompareResult, order: Sequence[str] | None = None) -> list[list[str]]:
+    """:func:`credibility_row` of every run, in leaderboard order: ``order`` (the run
+    names as a leaderboard shows them), by default ``result.order`` (what ``compare``
+    prints)."""
+    return [credibility_row(f) for f in result.in_order(order=list(order or result.order))]
 
 
 def correlation_text(correlation: Correlation | None, why: str = "") -> str:

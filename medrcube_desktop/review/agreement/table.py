@@ -92,3 +92,28 @@ def meta_line(run: StudyRun) -> str:
         f"MedRCube Desktop {m['app_version']} · rubric {m['rubric_version']} · judge model "
         f"{m['judge_model'] or '—'} · prompt SHA-256 {hashes} · {m['created_at']}"
     )
+
+
+def extra_lines(run: StudyRun) -> list[str]:
+    """The intra-rater and multi-rater figures in a sentence each (plain text; the
+    ``agreement`` command prints them, the Agreement pane shows them escaped): all seven
+    matching on the items shown twice, and the range of Fleiss' κ over the rules among
+    every rater. Empty when there is neither."""
+    lines = []
+    if run.intra:
+        n = int(run.intra["n_repeated"])
+        lines.append(
+            f"Intra-rater ({run.intra['reviewer']}, {n} item{'' if n == 1 else 's'} shown "
+            f"twice): all seven match on {fmt(run.intra['sample_level'])}."
+        )
+    if run.multi:
+        kappas = [
+            v["fleiss_kappa"] for v in run.multi["rules"].values() if v["fleiss_kappa"] is not None
+        ]
+        if kappas:
+            lines.append(
+                f"{len(run.multi['raters'])} raters ({', '.join(run.multi['raters'])}) on the "
+                f"{run.multi['n_samples']} items all of them judged: Fleiss' κ per rule from "
+                f"{min(kappas):.2f} to {max(kappas):.2f} (Krippendorff's α in the export)."
+            )
+    return lines
