@@ -92,11 +92,13 @@ def add_parsers(sub) -> None:
 def cmd_adjudicate_queue(args: argparse.Namespace) -> int:
     """``adjudicate-queue``: print the queue."""
     from medrcube_desktop.core.dataset import load_benchmark
-    from medrcube_desktop.review.adjudication import build_queue
+    from medrcube_desktop.review.adjudication import build_queue, check_queue_inputs
 
     benchmark = load_benchmark(args.dataset)
-    ids = {item.id for item in benchmark.items}
+    # restricted items are reviewed on their text: their disagreements count too
+    ids = {item.id for item in [*benchmark.items, *benchmark.restricted]}
     with open_database(args.db, create=False) as store:
+        check_queue_inputs(store, args.reviewer, args.model, ids, str(args.dataset))
         queue = build_queue(store, args.reviewer, args.model, args.against, args.on, items=ids)
     if args.open_only:
         queue.entries = [e for e in queue.entries if e.open_targets]
