@@ -63,8 +63,9 @@ def test_a_failed_write_leaves_nothing_and_names_the_file(tmp_path):
     store.save_review(review("i1", uid="u1"))
     store.save_draft(draft("i2"))
     with pytest.raises(
-        StoreError, match=rf"^{re.escape(str(path))}: cannot save review of item i2: "
-        "a committed review is never replaced"
+        StoreError,
+        match=rf"^{re.escape(str(path))}: cannot save review of item i2: "
+        "a committed review is never replaced",
     ):
         store.save_review(review("i2", uid="u1"))  # the uid is taken: nothing of it is kept
     assert set(store.drafts("dr-a")) == {"i2"}
