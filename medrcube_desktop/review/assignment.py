@@ -275,7 +275,7 @@ def plan(
             "with --new-reviewer NAME"
         )
     wanted = set(item_ids)
-    committed = {name: set(store.latest_reviews(name)) & wanted for name in authors}
+    committed = {name: ids & wanted for name, ids in store.committed_items().items()}
     split = split_items(item_ids, names, overlap, seed, committed)
     lists = dict(split.items)
     kept = [a for a in authors if a not in lists and committed[a]]

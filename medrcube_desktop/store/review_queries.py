@@ -243,6 +243,16 @@ def latest_reviews(db: Any, reviewer: str, first: bool = False) -> dict[str, Rev
     return {row["item_id"]: review_from_row(row) for row in rows}
 
 
+def committed_items(db: Any) -> dict[str, set[str]]:
+    """Every reviewer's committed items (repeats left out), by reviewer, in one query."""
+    found: dict[str, set[str]] = {}
+    for reviewer, item_id in db.execute(
+        "SELECT DISTINCT reviewer, item_id FROM reviews WHERE repeat = 0"
+    ):
+        found.setdefault(reviewer, set()).add(item_id)
+    return found
+
+
 def repeat_reviews(db: Any, reviewer: str) -> dict[str, Review]:
     """The intra-rater repeat of each item ``reviewer`` scored twice, by item id (the
     first repeat when there are several)."""
