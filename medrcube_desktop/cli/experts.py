@@ -144,7 +144,10 @@ def cmd_assign(args: argparse.Namespace) -> int:
             files = reviewer_paths(args.databases, named)
         stored = save(store, change, args.overlap, args.seed, len(set(ids)))
         if files:
-            write_reviewer_databases(files, stored, store.get_state(STATE_KEY))
+            studies = [store.study(name) for name in store.study_names()]
+            write_reviewer_databases(
+                files, stored, store.get_state(STATE_KEY), [s for s in studies if s]
+            )
     data = counts(stored)
     data["changes"] = {
         name: {

@@ -4,8 +4,8 @@ Blinding is kept by the review window: it shows nothing of other raters' judgmen
 item before the reviewer's own commit. It cannot be kept against a reviewer who holds the
 study's database: the analyst's commands (``agreement``, ``export-reviews``,
 ``adjudicate-queue``) print every rater's scores from it. A blind study therefore gives
-each reviewer their own database, which holds the assignment and the study settings and
-nothing any rater has judged (no review, no LLM judgment), and the analyst folds the
+each reviewer their own database, which holds the assignment, the study settings and the
+agreement studies' samples, and nothing any rater has judged (no review, no LLM judgment), and the analyst folds the
 reviewers' files back with ``merge`` (the assignment is the same, so it merges without a
 conflict). :func:`write_reviewer_databases` writes those files; :data:`BLINDING_NOTE` is
 what the window and the docs say.
@@ -20,6 +20,7 @@ from pathlib import Path
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.store.adjudications import AssignmentRecord
+from medrcube_desktop.store.studies import StudyRecord
 
 BLINDING_NOTE = (
     "Blinding hides judgments in this window only: anyone who holds this database file "
@@ -68,11 +69,15 @@ def reviewer_paths(folder: Path, reviewers: Sequence[str]) -> dict[str, Path]:
 
 
 def write_reviewer_databases(
-    paths: dict[str, Path], record: AssignmentRecord, settings_json: str | None
+    paths: dict[str, Path],
+    record: AssignmentRecord,
+    settings_json: str | None,
+    studies: Sequence[StudyRecord] = (),
 ) -> None:
     """Write each reviewer's database (:func:`reviewer_paths`): the whole assignment
-    ``record`` and the study settings (``settings_json``, the ``study.settings`` value),
-    nothing else.
+    ``record``, the study settings (``settings_json``, the ``study.settings`` value) and
+    the agreement studies' samples (``studies``, so the window can list a study's
+    items), nothing any rater judged.
 
     Raises
     ------
@@ -93,5 +98,8 @@ def write_reviewer_databases(
                                   record.n_items, rows)  # fmt: skip
             if settings_json:
                 store.set_state(STATE_KEY, settings_json)
+            for study in studies:
+                store.save_study(study.name, study.seed, study.stratify,
+                                 list(study.item_ids), study.created_at)  # fmt: skip
         finally:
             store.close()

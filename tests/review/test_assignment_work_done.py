@@ -194,6 +194,7 @@ def test_a_blind_study_gets_one_database_per_reviewer_holding_no_judgment(tmp_pa
     store = StudyStore(db)
     StudySettings(blind=True, repeat_share=0.0).save(store)
     store.save_review(Review("A", "q00", PASS, "analyst's copy", T0, T0))
+    store.save_study("pilot", 3, "task", ["q01", "r0"], T0)
     store.close()
     folder = tmp_path / "per-reviewer"
     args = ["--db", db, "--dataset", bench, "--reviewer", "A", "--new-reviewer", "B"]
@@ -206,6 +207,7 @@ def test_a_blind_study_gets_one_database_per_reviewer_holding_no_judgment(tmp_pa
         assert mine.assignment().items == study.items
         assert mine.reviewers() == [] and mine.judgment_models() == []  # nothing to print
         assert StudySettings.load(mine).blind is True
+        assert mine.study("pilot").item_ids == ("q01", "r0")
         mine.save_review(Review(name, study.items[name][-1], PASS, name, T0, T0))
         mine.close()
     summary = merge(StudyStore(db), [folder / "A.db", folder / "B.db"])
