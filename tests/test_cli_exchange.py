@@ -169,9 +169,10 @@ def test_merge_with_an_unusable_later_file_merges_nothing(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("damage", "said"),
     [
-        ("DROP TABLE flags", "(no table flags); nothing was merged"),
-        ("ALTER TABLE reviews DROP COLUMN image_shown",
-         "(no column reviews.image_shown); nothing was merged"),
+        ("DROP TABLE flags", "not a whole review database (no table flags); nothing was merged"),
+        ("DROP TRIGGER reviews_never_changed; ALTER TABLE reviews DROP COLUMN image_shown",
+         "its append-only guards were removed or changed outside the app "
+         "(trigger reviews_never_changed)"),
     ],
 )  # fmt: skip
 def test_merge_with_a_later_file_missing_part_of_the_schema_merges_nothing(
@@ -184,11 +185,11 @@ def test_merge_with_a_later_file_missing_part_of_the_schema_merges_nothing(
     broken = tmp_path / "b.db"
     StudyStore(broken).save_review(Review("dr-b", "i1", dict.fromkeys(RULE_IDS, 0), "", T0, T0))
     conn = sqlite3.connect(broken)
-    conn.execute(damage)
+    conn.executescript(damage)
     conn.commit()
     conn.close()
     study = tmp_path / "study.db"
     StudyStore(study).close()
     assert main(["merge", str(study), str(first), str(broken)]) == 2
-    assert f"{broken}: not a whole review database {said}" in capsys.readouterr().err
+    assert f"{broken}: {said}" in capsys.readouterr().err
     assert StudyStore(study).reviewers() == []

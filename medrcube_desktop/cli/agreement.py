@@ -83,7 +83,8 @@ def cmd_study(args: argparse.Namespace) -> int:
     """``study``: store the sample; print its size."""
     from medrcube_desktop.review.studies import create_or_extend_study
 
-    _, items = load_items(args.dataset, verb="sampled")
+    # restricted items are reviewed (and judged) on their text: they may be sampled
+    _, items = load_items(args.dataset, verb="sampled", restricted=True)
     with open_database(args.db, create=True) as store:
         record = create_or_extend_study(store, args.name, items, args.n, args.seed, args.stratify)
     emit(

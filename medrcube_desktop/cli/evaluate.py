@@ -402,10 +402,10 @@ def cmd_export_run(args: argparse.Namespace) -> int:
     """``export-run``: results.json with our extra fields."""
     from medrcube_desktop.evaluation.results_json import export_run
 
-    _, items = load_items(args.dataset, verb="exported", images=False)
+    benchmark, items = load_items(args.dataset, verb="exported", images=False)
     with open_database(args.db, create=False) as store:
         refuse_overwrite(args.out, args.db, sources=item_files(items))
-        count = export_run(store, args.run, items, args.out)
+        count = export_run(store, args.run, items, args.out, benchmark.root)
     emit(
         args.json,
         {"records": count, "out": str(args.out)},

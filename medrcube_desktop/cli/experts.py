@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
 from medrcube_desktop.cli.common import (
@@ -51,9 +52,11 @@ def add_parsers(sub) -> None:
         sub, "assign", cmd_assign,
         help="split the benchmark's items among reviewers with an overlap reviewed by two",
         description="Store an assignment: a share of the items (--overlap) goes to two "
-        "reviewers, the rest to one, balanced, chosen with a stored seed. The review "
-        "window shows each named reviewer only their items. Replaces a previous "
-        "assignment; reviews are not touched.",
+        "reviewers, the rest to one, balanced, chosen with a stored seed; restricted "
+        "items (reviewed on their text) are assigned like the others. The review window "
+        "shows each named reviewer only their items. Replaces a previous assignment, "
+        "but an item a reviewer has committed stays on their list; what changes for "
+        "each reviewer is printed. Reviews are not touched.",
     )  # fmt: skip
     add_db(assign, creates=True)
     add_dataset(assign)
@@ -61,21 +64,43 @@ def add_parsers(sub) -> None:
         "--reviewer", action="append", required=True, type=argtypes.name, metavar="NAME"
     )
     assign.add_argument(
+        "--new-reviewer",
+        action="append",
+        default=[],
+        type=argtypes.name,
+        metavar="NAME",
+        help="a reviewer new to this study (a name neither assigned before nor with a "
+        "review is refused as a likely typo otherwise)",
+    )
+    assign.add_argument(
         "--overlap", type=float, default=0.2, metavar="F", help="share reviewed by two (0-1)"
     )
     assign.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
     assign.add_argument("--study", metavar="NAME", help="only the items of this study")
-    add_json(assign, '{"reviewers": {name: n}, "only": {name: n}, "overlap", "items"}')
+    assign.add_argument(
+        "--databases",
+        type=Path,
+        metavar="DIR",
+        help="also write DIR/<reviewer>.db for each named reviewer: the assignment and "
+        "study settings only, for a blind study (merge them back with merge)",
+    )
+    add_json(
+        assign,
+        '{"reviewers": {name: n}, "only": {name: n}, "overlap", "items", "changes": '
+        '{name: {"before", "after", "added", "removed", "committed", "named"}}}',
+    )
 
 
 def cmd_adjudicate_queue(args: argparse.Namespace) -> int:
     """``adjudicate-queue``: print the queue."""
     from medrcube_desktop.core.dataset import load_benchmark
-    from medrcube_desktop.review.adjudication import build_queue
+    from medrcube_desktop.review.adjudication import build_queue, check_queue_inputs
 
     benchmark = load_benchmark(args.dataset)
-    ids = {item.id for item in benchmark.items}
+    # restricted items are reviewed on their text: their disagreements count too
+    ids = {item.id for item in [*benchmark.items, *benchmark.restricted]}
     with open_database(args.db, create=False) as store:
+        check_queue_inputs(store, args.reviewer, args.model, ids, str(args.dataset))
         queue = build_queue(store, args.reviewer, args.model, args.against, args.on, items=ids)
     if args.open_only:
         queue.entries = [e for e in queue.entries if e.open_targets]
@@ -96,13 +121,17 @@ def cmd_adjudicate_queue(args: argparse.Namespace) -> int:
 
 
 def cmd_assign(args: argparse.Namespace) -> int:
-    """``assign``: store the split; print each reviewer's count and the overlap."""
+    """``assign``: store the split; print each reviewer's count, the overlap and what
+    changed for each reviewer."""
     from medrcube_desktop.core.dataset import load_benchmark
     from medrcube_desktop.errors import MedRCubeError
-    from medrcube_desktop.review.assignment import assign, counts
+    from medrcube_desktop.review.assignment import counts, plan, save
+    from medrcube_desktop.review.reviewer_files import reviewer_paths, write_reviewer_databases
+    from medrcube_desktop.review.study import STATE_KEY
 
     benchmark = load_benchmark(args.dataset)
-    ids = [item.id for item in benchmark.items]
+    # restricted items are reviewed on their text: assigned like the others
+    ids = list(dict.fromkeys(item.id for item in [*benchmark.items, *benchmark.restricted]))
     with open_database(args.db, create=True) as store:
         if args.study:
             record = store.study(args.study)
@@ -110,12 +139,40 @@ def cmd_assign(args: argparse.Namespace) -> int:
                 raise MedRCubeError(f"no study named {args.study!r}")
             chosen = set(record.item_ids)
             ids = [i for i in ids if i in chosen]
-        stored = assign(store, ids, args.reviewer, args.overlap, args.seed)
+        change = plan(store, ids, args.reviewer, args.overlap, args.seed, args.new_reviewer)
+        files = {}
+        if args.databases is not None:  # refused before anything is stored
+            named = [n for n, c in change.changes.items() if c.named]
+            files = reviewer_paths(args.databases, named)
+        stored = save(store, change, args.overlap, args.seed, len(set(ids)))
+        if files:
+            studies = [store.study(name) for name in store.study_names()]
+            write_reviewer_databases(
+                files, stored, store.get_state(STATE_KEY), [s for s in studies if s]
+            )
     data = counts(stored)
+    data["changes"] = {
+        name: {
+            "before": c.before, "after": c.after, "added": list(c.added),
+            "removed": list(c.removed), "committed": c.committed, "named": c.named,
+        }
+        for name, c in change.changes.items()
+    }  # fmt: skip
+    data["databases"] = {name: str(path) for name, path in files.items()}
     lines = [f"{data['items']} items, overlap {data['overlap']} (seed {data['seed']})"]
     only = {name: len(set(ids) - stored.overlap_items) for name, ids in stored.items.items()}
-    lines += [
-        f"{name}: {len(ids)} items ({only[name]} only theirs)" for name, ids in stored.items.items()
-    ]
+    for name, c in change.changes.items():
+        if name not in stored.items:
+            lines.append(f"{name}: no longer assigned (had {c.before} items, none committed)")
+            continue
+        line = f"{name}: {c.after} items ({only[name]} only theirs)"
+        if change.had_assignment:
+            line += f"; {len(c.added)} added, {len(c.removed)} removed"
+        if c.committed:
+            line += f"; {c.committed} committed, kept on their list"
+        if not c.named:
+            line += " (not named: keeps only the items they committed)"
+        lines.append(line)
+    lines += [f"{name}'s database: {path}" for name, path in files.items()]
     emit(args.json, data, lines)
     return Outcome.DONE

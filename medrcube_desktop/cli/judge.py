@@ -115,7 +115,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from medrcube_desktop.llm.judge import run_judge
     from medrcube_desktop.llm.keys import find_api_key
 
-    _, items = load_items(args.dataset, args.limit, "judged")
+    # the judgment is text only: restricted items (no image shipped) are judged too
+    _, items = load_items(args.dataset, args.limit, "judged", restricted=True)
     config = JudgeConfig(
         model=args.model,
         base_url=args.base_url,

@@ -65,6 +65,31 @@ def add_parsers(sub) -> None:
     merge.add_argument("study", type=Path, metavar="STUDY.db")
     merge.add_argument("others", type=Path, nargs="+", metavar="OTHER.db")
     add_json(merge, '{"files": [...], "total": {...}}')
+    restore = add_command(
+        sub, "restore-guards", cmd_restore_guards,
+        help="put back a database's append-only guards after checking the file",
+        description="Every command refuses a database whose triggers that keep reviews and "
+        "adjudications append-only were dropped or changed outside the app (its rows may "
+        "have been edited). After checking it against its backups, this creates the "
+        "guards again; it changes no row.",
+    )  # fmt: skip
+    add_db(restore, creates=False)
+    add_json(restore, '{"restored": [trigger, ...], "db"}')
+
+
+def cmd_restore_guards(args: argparse.Namespace) -> int:
+    """``restore-guards --db FILE``: create the missing guard triggers again."""
+    from medrcube_desktop.store.guards import restore_file
+
+    restored = restore_file(args.db)
+    emit(
+        args.json,
+        {"restored": restored, "db": str(args.db)},
+        f"{args.db}: append-only guards restored ({', '.join(restored)})"
+        if restored
+        else f"{args.db}: every append-only guard is in place; nothing changed",
+    )
+    return Outcome.DONE
 
 
 def cmd_import_reviews(args: argparse.Namespace) -> int:

@@ -43,15 +43,21 @@ def environment_redactor() -> KeyRedactor:
     return KeyRedactor(keys[0] if keys else "", keys[1:])
 
 
-def item_record(item: Item) -> dict[str, object]:
-    """An item as the public ``test.json`` writes it (image path absolute)."""
+def item_record(item: Item, root: str | Path | None = None) -> dict[str, object]:
+    """An item as the public ``test.json`` writes it.
+
+    ``image_path`` is relative to the benchmark ``root`` when given
+    (``"ds1/images/ct.dcm"``), else to the folder of the item's ``test.json``, with ``/``
+    between parts: never this machine's absolute path (it names the user's folders and
+    means nothing on another machine).
+    """
     record: dict[str, object] = {"id": item.id, "question": item.question}
     for letter, text in item.options.items():
         record[f"option_{letter}"] = text
     record.update(
         {
             "gt_answer": item.answer_text,
-            "image_path": str(Path(item.image_path).resolve()),
+            "image_path": _relative(item.image_path, root or Path(item.source_file).parent),
             "task": item.raw_task,
             "modality": item.modality,
             "parts": item.region,
@@ -61,8 +67,25 @@ def item_record(item: Item) -> dict[str, object]:
     return record
 
 
-def export_run(store: StudyStore, run: str, items: Sequence[Item], path: str | Path) -> int:
+def _relative(path: str | Path, base: str | Path) -> str:
+    """``path`` relative to ``base`` (neither resolved: a link inside the benchmark
+    keeps its benchmark name), ``/``-separated."""
+    try:
+        return Path(os.path.relpath(path, base)).as_posix()
+    except ValueError:  # another drive (Windows): the file name alone
+        return Path(path).name
+
+
+def export_run(
+    store: StudyStore,
+    run: str,
+    items: Sequence[Item],
+    path: str | Path,
+    root: str | Path | None = None,
+) -> int:
     """Write ``run``'s answers as ``results.json``; return the records written.
+
+    Image paths are relative to the benchmark ``root`` (:func:`item_record`).
 
     Every answer is scrubbed of the API keys in the environment
     (:func:`environment_redactor`) on the way out.
@@ -89,7 +112,7 @@ def export_run(store: StudyStore, run: str, items: Sequence[Item], path: str | P
         response = redactor.scrub(answer.response)
         records.append(
             {
-                **item_record(item),
+                **item_record(item, root),
                 "model_response": response,
                 "correct": answer.correct,
                 "response": response,

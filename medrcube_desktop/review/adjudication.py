@@ -38,7 +38,8 @@ class RaterJudgment:
     """One rater's first judgment of an item as the adjudicator sees it.
 
     ``kind`` is ``"review"`` (an expert's first judgment) or ``"llm"``; ``comment`` the
-    reviewer's comment (the LLM's raw answer for an LLM judgment).
+    reviewer's comment, or for an LLM judgment what its answer says in words
+    (:func:`llm_comment`), never its raw JSON.
     """
 
     rater: str
@@ -150,6 +151,62 @@ def _differing(judgments: list[RaterJudgment], against: str) -> tuple[list[str],
     return [r for r in RULE_IDS if r in rules], verdict
 
 
+def check_queue_inputs(
+    store: StudyStore,
+    reviewers: list[str] | None,
+    model: str | None,
+    items: Collection[str],
+    benchmark: str,
+) -> None:
+    """Refuse what would make an adjudication queue empty for a wrong reason.
+
+    Raises
+    ------
+    MedRCubeError
+        ``"unknown reviewer 'X' (known: …)"``; ``"no judgments by model 'M' (judged
+        by: …)"``; or the database's reviews are of items none of which is in the
+        benchmark (``benchmark`` names it): the database is for another benchmark.
+    StoreError
+        The database cannot be read.
+    """
+    known = store.reviewers()
+    unknown = [name for name in reviewers or () if name not in known]
+    if unknown:
+        raise MedRCubeError(
+            f"unknown reviewer {', '.join(map(repr, unknown))} "
+            f"(known: {', '.join(known) or 'none: no review is stored'})"
+        )
+    if model and model not in store.judgment_models():
+        models = store.judgment_models()
+        raise MedRCubeError(
+            f"no judgments by model {model!r} (judged by: {', '.join(models) or 'none'})"
+        )
+    wanted = set(items)
+    reviewed = set().union(*(store.first_reviews(n).keys() for n in reviewers or known))
+    if reviewed and not reviewed & wanted:
+        example = sorted(reviewed)[:3]
+        raise MedRCubeError(
+            f"the database's reviews are for another benchmark: none of its "
+            f"{len(reviewed)} reviewed items (e.g. {', '.join(example)}) is in {benchmark}"
+        )
+
+
+def llm_comment(scores: dict[str, int]) -> str:
+    """An LLM judgment in words, for the place a reviewer's comment goes.
+
+    The Table 10 prompt asks for the seven scores as one JSON object and nothing else,
+    so the answer holds no reasons: the text names the rules failed (with their rubric
+    names) and says so. ``{"1.1": 0, "2.3": 0, others 1}`` → ``"fails 1.1 Clinical &
+    Anatomical Accuracy; 2.3 Plausibility of Distractors (the LLM gives scores only, no
+    reasons)"``.
+    """
+    from medrcube_desktop.core.rubric import load_rubric
+
+    failed = [rule.label for rule in load_rubric().rules if scores.get(rule.id) == 0]
+    said = "fails " + "; ".join(failed) if failed else "passes all seven rules"
+    return f"{said} (the LLM gives scores only, no reasons)"
+
+
 def build_queue(
     store: StudyStore,
     reviewers: list[str] | None = None,
@@ -207,8 +264,8 @@ def build_queue(
         ]
         j = judged.get(item_id)
         if j is not None and j.scores:
-            judgments.append(RaterJudgment(f"LLM {model}", "llm", dict(j.scores), j.raw_text,
-                                           j.uid, 1))  # fmt: skip
+            judgments.append(RaterJudgment(f"LLM {model}", "llm", dict(j.scores),
+                                           llm_comment(j.scores), j.uid, 1))  # fmt: skip
         rules, verdict = _differing(judgments, against)
         if not (verdict if on == "verdict" else rules or verdict):
             continue

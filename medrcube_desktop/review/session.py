@@ -102,8 +102,9 @@ class ReviewSessionState(
     restricted : sequence of Item
         Items whose image the release does not ship (``Benchmark.restricted`` without
         their file): listed, after the others, only with the filter's
-        ``include_restricted``, and reviewed on their text (:meth:`text_only`). Progress
-        counts the other items.
+        ``include_restricted`` or when assigned to the reviewer (``assign``), and
+        reviewed on their text (:meth:`text_only`). Progress counts the other items and
+        the restricted items assigned to the reviewer.
 
     Items found later with a file problem (:meth:`files_failed`, from the window's
     background file check) leave the visible list and the progress total.
@@ -149,10 +150,14 @@ class ReviewSessionState(
         self.filter = ItemFilter()
         self.file_problems: set[str] = set()
         self._image_shown: dict[str, bool] = {}  # what the window showed (image_displayed)
+        self._assigned_text_only: list[Item] = (
+            [] if self.assigned is None else [i for i in self.restricted if i.id in self.assigned]
+        )
+        """Restricted items assigned to this reviewer: their work, listed and counted."""
         self.visible: list[Item] = (
             list(self.items)
             if self.assigned is None
-            else [i for i in self.items if i.id in self.assigned]
+            else [i for i in self.items if i.id in self.assigned] + self._assigned_text_only
         )
         self.current: Item | None = None
         self.drafts: dict[str, Draft] = {
@@ -221,7 +226,11 @@ class ReviewSessionState(
         if item_filter.study:
             record = self.store.study(item_filter.study)
             facts.study_items = set(record.item_ids) if record is not None else set()
-        listed = self.items + self.restricted if item_filter.include_restricted else self.items
+        listed = (
+            self.items + self.restricted
+            if item_filter.include_restricted
+            else self.items + self._assigned_text_only
+        )
         chosen = filter_items(self.listable(listed), item_filter, facts)
         self.filter = item_filter
         self.visible = ordered(chosen, item_filter.order, self.reviewer)
@@ -246,10 +255,14 @@ class ReviewSessionState(
         return item_id in self._text_only
 
     def progress(self) -> tuple[int, int]:
-        """(reviewed, total) over the reviewer's assigned items (every item of the
-        benchmark without an assignment), items with a file problem left out (their
-        reviews stay stored)."""
-        ids = self._by_id.keys() if self.assigned is None else self.assigned & self._by_id.keys()
+        """(reviewed, total) over the reviewer's assigned items, restricted ones included
+        (every item of the benchmark with its image, without an assignment), items with a
+        file problem left out (their reviews stay stored)."""
+        ids = (
+            self._by_id.keys()
+            if self.assigned is None
+            else self.assigned & (self._by_id.keys() | {i.id for i in self._assigned_text_only})
+        )
         if self.file_problems:
             ids = ids - self.file_problems
         return len(ids & self.saved.keys()), len(ids)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from medrcube_desktop.errors import StoreBusy, StoreError
+from medrcube_desktop.store.guards import check_guards
 from medrcube_desktop.store.migrations import migrate
 
 T = TypeVar("T")
@@ -70,8 +71,9 @@ def open_database(path: Path | None) -> Any:
     Raises
     ------
     StoreError
-        The file cannot be opened, is a folder, is not a SQLite database, or cannot be
-        migrated.
+        The file cannot be opened, is a folder, is not a SQLite database, cannot be
+        migrated, or its append-only guards were removed or changed
+        (:func:`~medrcube_desktop.store.guards.check_guards`).
     """
     import sqlite_utils
 
@@ -90,6 +92,7 @@ def open_database(path: Path | None) -> Any:
             conn.execute("PRAGMA synchronous = FULL")
         try:
             migrate(conn, path)
+            check_guards(conn, path)
         except StoreError:
             conn.close()
             raise

@@ -192,7 +192,8 @@ def import_reviews(store: StudyStore, reviewer: str, csv_path: str | Path) -> Im
                     f"({first.committed_at}), which never changes; not imported"
                 )
                 continue
-            seen.add(_insert(db, _review(reviewer, row, now, seen.revision(row.item_id))))
+            revision = max(seen.revision(row.item_id), 2)  # free; renumbered below
+            seen.add(_insert(db, _review(reviewer, row, now, revision)))
             summary.imported += 1
             touched.add(row.item_id)
         for item_id in sorted(touched):  # revision 1 is the earliest judgment, as in merge

@@ -84,7 +84,8 @@ class FileMerge:
         Differences worth a look, e.g. study settings (blinding) unlike the target's.
     conflicts : list of str
         What the two files decided differently: an (item, target) adjudicated in both
-        apart, two different assignments (the target's kept). One line each.
+        apart, two different assignments (the target's kept), a review committed before
+        the target's first judgment of its item (not merged). One line each.
     """
 
     path: Path
@@ -128,7 +129,9 @@ def merge(target_store: StudyStore, other_paths: Iterable[str | Path]) -> MergeS
     id the target lacks is copied (reviews keep their ``source`` and ``blind``). For each (reviewer,
     item) that receives reviews, all its revisions are renumbered 1..n by
     (``committed_at``, previous revision, ``uid``), so the first judgment stays the
-    earliest committed one. Adjudications the target lacks are copied (their revisions
+    earliest committed one; a review committed before the target's first judgment of
+    its item by the same reviewer is not copied (a first judgment never changes: the
+    rule of ``import-reviews``) and is listed in :attr:`FileMerge.conflicts`. Adjudications the target lacks are copied (their revisions
     after the target's, in order) and the other's assignment when the target has none;
     what the two decided differently is in :attr:`FileMerge.conflicts`. Each other file
     is merged in one transaction.
@@ -165,7 +168,10 @@ def merge(target_store: StudyStore, other_paths: Iterable[str | Path]) -> MergeS
             for number, other in enumerate(others):
                 copy = Path(folder) / f"other-{number}.sqlite"
                 _snapshot(other, copy)
-                sources.append(StudyStore(copy))  # migrated: the current schema
+                try:
+                    sources.append(StudyStore(copy))  # migrated: the current schema
+                except StoreError as exc:  # said of the file named, not of the copy
+                    raise StoreError(str(exc).replace(str(copy), str(other))) from exc
                 _check_tables(sources[-1], other)
             for other, source in zip(others, sources, strict=True):
                 files.append(_merge_one(target_store, source, other))
@@ -274,18 +280,28 @@ def _copy_with_backup(uri: str, copy: Path) -> int:
 def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge:
     """Copy the rows of one migrated copy into the target, in one transaction."""
     added = dict.fromkeys(MERGED_TABLES, 0)
+    refused: list[str] = []
     with target.transaction(f"merge {other}") as db:
         origin: dict[str, int] = {}  # uid of a copied review -> its revision in `other`
         groups: set[tuple[str, str]] = set()  # (reviewer, item_id) given new reviews
+        firsts = _first_judgments(db)
+        left_out: set[str] = set()  # uids of back-dated reviews, and their notes
         for table in (t for t in MERGED_TABLES if t not in _OWN_RULES):
             for row in _missing_rows(target, source, table):
                 if table == "reviews":
+                    why = _back_dated(row, firsts.get((row["reviewer"], row["item_id"])))
+                    if why:
+                        refused.append(f"{other}: {why}; not merged")
+                        left_out.add(row["uid"])
+                        continue
                     origin[row["uid"]] = row["revision"]
                     groups.add((row["reviewer"], row["item_id"]))
-                    row["revision"] = review_queries.next_revision(
+                    row["revision"] = review_queries.free_revision(
                         db, row["reviewer"], row["item_id"]
                     )  # a free number until renumbered
                     review_queries.insert_review(db, row)
+                elif table == "disagreement_notes" and row["review_uid"] in left_out:
+                    continue
                 else:
                     db[table].insert(row)
                 added[table] += 1
@@ -295,7 +311,38 @@ def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge
         added["adjudications"], conflicts = merge_adjudications(db, source.conn, str(other))
         added["assignments"], assignment_conflicts = merge_assignment(db, source.conn, str(other))
     warnings = _protocol_warnings(target, source, other)
-    return FileMerge(other, added, len(groups), warnings, conflicts + assignment_conflicts)
+    return FileMerge(
+        other, added, len(groups), warnings, refused + conflicts + assignment_conflicts
+    )
+
+
+def _first_judgments(db: Any) -> dict[tuple[str, str], tuple[str, int]]:
+    """``(reviewer, item_id) → (committed_at, revision)`` of each stored first judgment
+    (the lowest revision that is not a repeat), before anything is merged."""
+    firsts: dict[tuple[str, str], tuple[str, int]] = {}
+    for reviewer, item_id, revision, when in db.execute(
+        "SELECT reviewer, item_id, revision, committed_at FROM reviews WHERE repeat = 0"
+    ):
+        held = firsts.get((reviewer, item_id))
+        if held is None or revision < held[1]:
+            firsts[(reviewer, item_id)] = (when, revision)
+    return firsts
+
+
+def _back_dated(row: dict, first: tuple[str, int] | None) -> str:
+    """Why a review row of the other file may not be merged ('' when it may): it was
+    committed before the target's first judgment of the item by the same reviewer,
+    which never changes (the rule of ``import-reviews``)."""
+    if first is None:
+        return ""
+    key = review_queries.time_key
+    if key(row["committed_at"] or "") >= key(first[0]):
+        return ""
+    return (
+        f"review of item {row['item_id']} by {row['reviewer']} committed at "
+        f"{row['committed_at']} is before the reviewer's first judgment of the item "
+        f"({first[0]}), which never changes"
+    )
 
 
 def _protocol_warnings(target: StudyStore, source: StudyStore, other: Path) -> list[str]:

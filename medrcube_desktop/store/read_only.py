@@ -45,6 +45,7 @@ from typing import Any
 
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.database import BUSY_TIMEOUT_S
+from medrcube_desktop.store.guards import check_guards
 from medrcube_desktop.store.migrations import available_migrations, current_version, migrate
 
 IMMUTABLE, LOCKED = "immutable=1", "mode=ro"
@@ -172,7 +173,8 @@ def open_read_only(path: Path) -> tuple[Any, ReadOnlyOpen]:
     ------
     StoreError
         ``path`` is missing or a folder, is not a review database, is newer than this
-        app, or cannot be read (the message says why, with a hint where one helps).
+        app, cannot be read (the message says why, with a hint where one helps), or its
+        append-only guards were removed or changed.
     """
     import sqlite_utils
 
@@ -198,6 +200,11 @@ def open_read_only(path: Path) -> tuple[Any, ReadOnlyOpen]:
             raise StoreError(f"{path}: cannot read review database: {explain(exc)}") from exc
         except OSError as exc:
             raise StoreError(f"{path}: cannot read review database: {exc}") from exc
+    try:
+        check_guards(conn, path)
+    except StoreError:
+        conn.close()
+        raise
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA query_only = ON")
     return sqlite_utils.Database(conn), opened

@@ -5,7 +5,8 @@ Every function takes the ``sqlite_utils.Database`` first and raises ``sqlite3.Er
 :class:`~medrcube_desktop.store.study_store.StudyStore` turns those into StoreError and
 runs the writes in a transaction. Rows are never deleted: a re-review adds the next
 revision. :func:`insert_review` is the one function that adds a row to ``reviews`` and
-:func:`renumber_revisions` the one that changes rows (their revision numbers).
+:func:`renumber_revisions` the one that changes rows (their revision numbers). From
+schema v7 the database itself refuses any other change (``reviews_never_*`` triggers).
 """
 
 from __future__ import annotations
@@ -165,11 +166,20 @@ def next_revision(db: Any, reviewer: str, item_id: str) -> int:
     return int(last) + 1
 
 
+def free_revision(db: Any, reviewer: str, item_id: str) -> int:
+    """A revision number free for a row copied in before :func:`renumber_revisions`:
+    :func:`next_revision`, but never 1 (a row at revision 1 is a first judgment, which
+    the database keeps there), so the renumbering decides which row is first."""
+    return max(next_revision(db, reviewer, item_id), 2)
+
+
 def renumber_revisions(
     db: Any, reviewer: str, item_id: str, origin: dict[str, int] | None = None
 ) -> None:
     """Number the reviews of one (reviewer, item) 1..n by (``committed_at``, revision,
-    ``uid``), inside the caller's transaction.
+    ``uid``), inside the caller's transaction; a stored first judgment (revision 1, not
+    a repeat) keeps revision 1 whatever the times say (the database refuses to move it:
+    ``reviews_first_judgment_kept``, v7), so callers refuse a row committed before it.
 
     ``origin`` gives, for rows just copied from another database, the revision they had
     there (used instead of their temporary one). ``committed_at`` values are compared as
@@ -179,20 +189,25 @@ def renumber_revisions(
     """
     origin = origin or {}
     rows = db.execute(
-        "SELECT id, committed_at, revision, uid FROM reviews WHERE reviewer = ? AND item_id = ?",
+        "SELECT id, committed_at, revision, uid, repeat FROM reviews "
+        "WHERE reviewer = ? AND item_id = ?",
         [reviewer, item_id],
     ).fetchall()
     if not rows:
         return
-    rows.sort(key=lambda r: (*time_key(r[1]), origin.get(r[3], r[2]), r[3] or ""))
+
+    def pinned(row: tuple) -> bool:
+        return row[2] == 1 and not row[4]
+
+    rows.sort(key=lambda r: (not pinned(r), *time_key(r[1]), origin.get(r[3], r[2]), r[3] or ""))
     shift = max(r[2] for r in rows) + len(rows)
-    db.execute(
-        "UPDATE reviews SET revision = revision + ? WHERE reviewer = ? AND item_id = ?",
-        [shift, reviewer, item_id],
+    moved = [row for row in rows if not pinned(row)]
+    db.conn.executemany(
+        "UPDATE reviews SET revision = ? WHERE id = ?", [(r[2] + shift, r[0]) for r in moved]
     )
     db.conn.executemany(
         "UPDATE reviews SET revision = ? WHERE id = ?",
-        [(number, row[0]) for number, row in enumerate(rows, start=1)],
+        [(number, row[0]) for number, row in enumerate(rows, start=1) if not pinned(row)],
     )
 
 
@@ -226,6 +241,16 @@ def latest_reviews(db: Any, reviewer: str, first: bool = False) -> dict[str, Rev
         {"reviewer": reviewer},
     )
     return {row["item_id"]: review_from_row(row) for row in rows}
+
+
+def committed_items(db: Any) -> dict[str, set[str]]:
+    """Every reviewer's committed items (repeats left out), by reviewer, in one query."""
+    found: dict[str, set[str]] = {}
+    for reviewer, item_id in db.execute(
+        "SELECT DISTINCT reviewer, item_id FROM reviews WHERE repeat = 0"
+    ):
+        found.setdefault(reviewer, set()).add(item_id)
+    return found
 
 
 def repeat_reviews(db: Any, reviewer: str) -> dict[str, Review]:

@@ -146,6 +146,10 @@ class StudyStore(ExpertStoreMixin):
         ``reviewer`` has committed, by item id: what the agreement study uses."""
         return self._read("read reviews", reviews.latest_reviews, reviewer, True)
 
+    def committed_items(self) -> dict[str, set[str]]:
+        """Every reviewer's committed items (repeats left out), by reviewer."""
+        return self._read("read the committed items", reviews.committed_items)
+
     def repeat_reviews(self, reviewer: str) -> dict[str, Review]:
         """The intra-rater repeat of each item ``reviewer`` scored twice, by item id."""
         return self._read("read repeated reviews", reviews.repeat_reviews, reviewer)

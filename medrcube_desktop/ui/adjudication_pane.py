@@ -78,7 +78,8 @@ class AdjudicationPane(QDialog):
         self.session = window.session
         self.entries: list[QueueEntry] = []
         self.hidden_items: list[str] = []  # blind: queued, not yet committed by the viewer
-        self.items = {item.id: item for item in self.session.items}
+        # restricted items are reviewed on their text: their disagreements are queued too
+        self.items = {item.id: item for item in [*self.session.items, *self.session.restricted]}
         self.against = QComboBox()
         for value, title in AGAINST_CHOICES:
             self.against.addItem(title, value)

@@ -185,6 +185,10 @@ class StudySettingsDialog(QDialog):
             "Blind review: hide the LLM judgment and other reviewers until I commit"
         )
         self.blind.setChecked(study.blind)
+        from medrcube_desktop.review.reviewer_files import BLINDING_NOTE
+
+        self.blind_note = QLabel(BLINDING_NOTE)
+        self.blind_note.setWordWrap(True)
         self.on_fail = QCheckBox("A failed rule needs a comment")
         self.on_fail.setChecked(study.require_comment_on_fail)
         self.on_disagree = QCheckBox("Disagreeing with the LLM judgment needs a comment")
@@ -207,6 +211,7 @@ class StudySettingsDialog(QDialog):
         self.model.setCurrentIndex(max(0, self.model.findData(study.llm_model)))
         form = QFormLayout(self)
         form.addRow(self.blind)
+        form.addRow(self.blind_note)
         form.addRow(self.on_fail)
         form.addRow(self.on_disagree)
         form.addRow("Items shown twice (intra-rater)", self.share)

@@ -142,7 +142,7 @@ class WindowTools:
                 self,
                 self.session.store.path,
                 list(self.session.visible),
-                list(self.session.items),
+                list(self.session.items) + list(self.session.restricted),  # text only
                 self.session.llm_model or "gpt-5.1",
             )
             self.judge_dialog.judged.connect(self._judgments_arrived)

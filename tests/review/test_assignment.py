@@ -55,7 +55,7 @@ def test_stored_assignment_is_read_back_and_replaced_whole():
     assert len(record.items["A"]) == 60 and len(record.overlap_items) == 20
     assert store.assigned_items("A") == set(record.items["A"])
     assert store.assigned_items("someone else") is None
-    assign(store, IDS[:10], ["A", "B", "C"], 0.0, 1)
+    assign(store, IDS[:10], ["A", "B"], 0.0, 1, new_reviewers=["C"])
     assert sum(len(v) for v in store.assignment().items.values()) == 10
 
 
@@ -73,7 +73,10 @@ def test_assign_command_prints_the_counts_and_is_stable_when_run_again(tmp_path,
         assert main(args) == 0
         outs.append(json.loads(capsys.readouterr().out))
         outs[-1]["items_of_a"] = sorted(StudyStore(db).assignment().items["A"])
+    changes = [out.pop("changes") for out in outs]
     assert outs[0] == outs[1]
+    assert changes[1]["A"] == {"before": 60, "after": 60, "added": [], "removed": [],
+                               "committed": 0, "named": True}  # fmt: skip
     assert outs[0]["reviewers"] == {"A": 60, "B": 60} and outs[0]["overlap"] == 20
     assert outs[0]["only"] == {"A": 40, "B": 40}
     capsys.readouterr()

@@ -144,16 +144,22 @@ def test_revisions_of_one_reviewer_from_two_machines_interleave_by_commit_time(t
     assert history(study, "dr-a", "i2") == [(1, at(9), "laptop only")]
     assert study.first_reviews("dr-a")["i1"].comment == "at 10"
     assert study.latest_reviews("dr-a")["i1"].comment == "at 13"
-    # an earlier first judgment from the other machine becomes revision 1
+    # a first judgment never changes (issue 21): an earlier one from another machine is
+    # refused, as import-reviews refuses it, and said
     early = StudyStore(tmp_path / "early.db")
     early.save_review(Review("dr-a", "i1", scores("2.2"), "at 8", at(8), at(8)))
-    merge(study, [tmp_path / "early.db"])
+    refused = merge(study, [tmp_path / "early.db"]).files[0]
+    assert refused.added["reviews"] == 0
+    assert refused.conflicts == [
+        f"{tmp_path / 'early.db'}: review of item i1 by dr-a committed at {at(8)} is before "
+        f"the reviewer's first judgment of the item ({at(10)}), which never changes; "
+        "not merged"
+    ]
     assert [h[0:3:2] for h in history(study, "dr-a", "i1")] == [
-        (1, "at 8"),
-        (2, "at 10"),
-        (3, "at 11"),
-        (4, "at 12"),
-        (5, "at 13"),
+        (1, "at 10"),
+        (2, "at 11"),
+        (3, "at 12"),
+        (4, "at 13"),
     ]
     assert merge(study, [tmp_path / "laptop.db", tmp_path / "early.db"]).total("reviews") == 0
 

@@ -63,7 +63,9 @@ def test_a_failed_write_leaves_nothing_and_names_the_file(tmp_path):
     store.save_review(review("i1", uid="u1"))
     store.save_draft(draft("i2"))
     with pytest.raises(
-        StoreError, match=rf"^{re.escape(str(path))}: cannot save review of item i2: UNIQUE"
+        StoreError,
+        match=rf"^{re.escape(str(path))}: cannot save review of item i2: "
+        "a committed review is never replaced",
     ):
         store.save_review(review("i2", uid="u1"))  # the uid is taken: nothing of it is kept
     assert set(store.drafts("dr-a")) == {"i2"}
@@ -74,7 +76,7 @@ def test_a_failed_write_leaves_nothing_and_names_the_file(tmp_path):
 def test_a_transaction_rolls_back_every_statement_of_its_block():
     store = StudyStore(None)
     row = queries.review_row(review("i1"))
-    failing = pytest.raises(StoreError, match=r"^:memory:: cannot test: UNIQUE constraint")
+    failing = pytest.raises(StoreError, match=r"^:memory:: cannot test: .* never replaced")
     with failing, store.transaction("test") as db:
         queries.insert_review(db, {**row, "revision": 1})
         store.set_state("inside", "too")  # a nested write joins the transaction
@@ -115,16 +117,24 @@ def test_review_queries_by_item_order_and_reviewer():
 
 def test_renumbering_orders_revisions_by_commit_time():
     store = StudyStore(None)
-    late = store.save_review(review("i1", comment="late"))
+    first = store.save_review(review("i1", comment="first"))
+    late = store.save_review(review("i1", comment="late", committed_at="2026-01-01T12:00:00+00:00"))
     with store.transaction("add") as db:
-        early = queries.review_row(review("i1", comment="early"))
-        early["committed_at"] = "2025-12-31T23:00:00+00:00"
-        queries.insert_review(db, {**early, "revision": queries.next_revision(db, "dr-a", "i1")})
+        middle = queries.review_row(review("i1", comment="middle"))
+        middle["committed_at"] = "2026-01-01T11:00:00+00:00"
+        back = queries.review_row(review("i1", comment="back-dated"))
+        back["committed_at"] = "2025-12-31T23:00:00+00:00"
+        for row in (middle, back):
+            queries.insert_review(db, {**row, "revision": queries.free_revision(db, "dr-a", "i1")})
         queries.renumber_revisions(db, "dr-a", "i1")
     history = store.review_history("dr-a", "i1")
+    # the first judgment keeps revision 1 (issue 21): callers refuse a back-dated row
+    # before it; the others follow by commit time
     assert [(r.revision, r.comment, r.uid) for r in history] == [
-        (1, "early", early["uid"]),
-        (2, "late", late.uid),
+        (1, "first", first.uid),
+        (2, "back-dated", back["uid"]),
+        (3, "middle", middle["uid"]),
+        (4, "late", late.uid),
     ]
 
 
