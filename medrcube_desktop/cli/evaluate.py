@@ -177,7 +177,7 @@ def add_parsers(sub) -> None:
         help="with --results: use each record's own 'correct' (the public scoring) instead "
         "of parsing the response again",
     )
-    add_json(cred, "the figures")
+    add_json(cred, 'the figures, with "undefined" (figure: reason) when one is null')
     exp = add_command(
         sub, "export-run", cmd_export_run, help="write a run as the public evaluator's results.json"
     )
@@ -342,7 +342,12 @@ def timing_line(timing: Timing, answered: int) -> str:
 
 def cmd_credibility(args: argparse.Namespace) -> int:
     """``credibility``: the paired-outcome figures of a run or a results.json."""
-    from medrcube_desktop.evaluation.credibility import figures_from_counts, image_group_counts
+    from medrcube_desktop.evaluation.credibility import (
+        figure_text,
+        figures_from_counts,
+        image_group_counts,
+        undefined_figures,
+    )
 
     if args.results is not None:
         from medrcube_desktop.evaluation.results_json import read_results
@@ -382,14 +387,11 @@ def cmd_credibility(args: argparse.Namespace) -> int:
     for warning in warnings + pair_warnings:
         warn(warning)
     figures = figures_from_counts(counts)
+    undefined = undefined_figures(figures)
     emit(
         args.json,
-        figures,
-        [
-            f"{key:14} "
-            f"{'—' if value is None else round(value, 4) if isinstance(value, float) else value}"
-            for key, value in figures.items()
-        ],
+        {**figures, "undefined": undefined} if undefined else figures,
+        [f"{key:14} {figure_text(figures, key, 4)}" for key in figures],
     )
     return Outcome.DONE
 
