@@ -274,8 +274,8 @@ def group_columns(
                 _say_undefined(figures)
             elif figures.agreement is None:
                 figures.undefined["agreement"] = "no item judged by both raters of any pair"
-            for field_name, stat in intervals if boot else ():
-                why = _interval_why(boot[stat][:, col])
+            for field_name, stat in intervals:
+                why = _interval_why(boot[stat][:, col]) if boot is not None else None
                 if why is not None:
                     figures.undefined[field_name] = why
             rows[key] = figures

@@ -197,7 +197,10 @@ class AgreementResult:
         for pid, values in self.principles.items():
             verdict: PairFigures = values["verdict"]  # type: ignore[assignment]
             figures = {k: v for k, v in verdict.to_dict().items() if k != "agreement"}
-            undefined = {**values.get("undefined", {}), **figures.pop("undefined", {})}  # type: ignore[dict-item]
+            undefined: dict[str, str] = {
+                **values.get("undefined", {}),  # type: ignore[dict-item]
+                **figures.pop("undefined", {}),  # type: ignore[dict-item]
+            }
             principles[pid] = {
                 "all_match": _round(values["all_match"]),  # type: ignore[arg-type]
                 "all_match_ci95": _interval(values["all_match_ci95"]),  # type: ignore[arg-type]
@@ -535,7 +538,7 @@ def multi_rater(raters: Mapping[str, Scores], sample: Sequence[str] | None = Non
         set(sample) if sample is not None else set().union(*map(set, raters.values()))
     )
     items = [i for i in universe if all(i in raters[name] for name in names)]
-    rules: dict[str, dict[str, float | None]] = {}
+    rules: dict[str, dict[str, float | str | None]] = {}
     for rule in RULE_IDS:
         data = np.array([[raters[name][i][rule] for name in names] for i in items], dtype=int)
         why = (
