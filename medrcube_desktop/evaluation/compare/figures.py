@@ -540,13 +540,6 @@ def credibility_figure(
     return figure
 
 
-def format_p(p: float) -> str:
-    """p as the paper writes it: "p = 0.012", "p < 1e-05" below 10⁻⁵."""
-    if not np.isfinite(p):
-        return "p = —"
-    return "p < 1e-05" if p < 1e-5 else f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
-
-
 def _correlation_title(correlation: Correlation | None) -> str:
     """The right panel's title: the correlation as :meth:`Correlation.summary` states
     it (an undefined r says why), wrapped to the panel."""

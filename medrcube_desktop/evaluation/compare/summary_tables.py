@@ -4,7 +4,10 @@ shows (Qt-free: the pane only puts the strings in cells).
 
 Fractions (Acc_H, Rationality, Shortcut Probability, accuracies) are 0–1 with three
 decimals; an interval is ``[low, high]`` (bootstrap 95 %, clustered by image, for the
-credibility figures; Woolf's for the log odds ratio); a missing value is ``"—"``.
+credibility figures; Woolf's for the log odds ratio); a missing value is ``"—"``; the
+log odds ratio, the permutation p and the correlation are written by the result objects
+(:meth:`~.credibility_models.ModelCredibility.log_or_text`,
+:meth:`~.credibility_models.Correlation.summary`), ``"undefined: <reason>"`` where so.
 """
 
 from __future__ import annotations
@@ -47,13 +50,6 @@ def with_interval(value: float | None, low: float | None, high: float | None, di
     if text == MISSING or low is None or high is None:
         return text
     return f"{text} [{number(low, digits)}, {number(high, digits)}]"
-
-
-def p_text(p: float | None) -> str:
-    """A p value: ``"0.0312"``, ``"< 0.0001"``, or :data:`MISSING`."""
-    if p is None or math.isnan(p):
-        return MISSING
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
 def credibility_row(f: ModelCredibility) -> list[str]:
