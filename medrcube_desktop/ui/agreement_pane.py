@@ -41,7 +41,6 @@ from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.agreement import (
     StudyRun,
     fmt,
-    fmt_ci,
     run_study,
     table_rows,
     write_outputs,
@@ -343,8 +342,9 @@ class AgreementPane(QDialog):
             f"<b>{esc(str(run.meta['second']))}</b>: "
             f"{len(result.items)} item{'' if len(result.items) == 1 else 's'} both judged, "
             f"{len(result.excluded)} judged by one only. "
-            f"Sample level (all seven match): <b>{fmt(result.sample_level)}</b> "
-            f"{fmt_ci(result.sample_ci95)}." + blind + _extra_summary(run)
+            f"Sample level (all seven match): <b>{fmt(result.sample_level)}</b>"
+            + (f" {ci}" if (ci := ci_cell(table_rows(run)[0])) else "")
+            + "." + blind + _extra_summary(run)
             + "".join(f"<br>{esc(note)}" for note in undefined_notes(table_rows(run)))
         )  # fmt: skip
         rows = table_rows(run)

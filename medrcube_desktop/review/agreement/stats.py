@@ -329,7 +329,14 @@ def _mean_undefined(values: np.ndarray, draws: Draws | None, name: str) -> dict[
     why = interval_undefined(values.astype(float)) if draws is not None else None
     if why is None:
         return {}
-    return {key: why.replace("gives 1 ", "matches ").replace("gives 0 ", "differs ")}
+    return {key: _agrees(why)}
+
+
+def _agrees(why: str) -> str:
+    """:func:`interval_undefined`'s words for a share of agreeing items."""
+    return why.replace("every item gives 1 ", "every item agrees ").replace(
+        "every item gives 0 ", "no item agrees "
+    )
 
 
 def _matrix(scores: Scores, items: Sequence[str]) -> np.ndarray:
@@ -408,7 +415,8 @@ def undefined_reasons(a: np.ndarray, b: np.ndarray) -> dict[str, str]:
     - no item: every figure; one item: the bootstrap intervals (every resample is that
       item; Wilson's interval is defined);
     - p_e = 1 (both raters gave one and the same value to every item): Cohen's kappa and
-      its interval (0/0; Gwet's AC1 is defined there, Gwet 2008);
+      its interval (0/0; Gwet's AC1 is defined there, Gwet 2008, but every resample gives
+      1: no interval), all three said "both raters gave 'pass' to every item";
     - the bootstrap interval of a figure that every resample gives alike (every item
       agreeing, or both raters constant): a zero-width percentile interval is not one.
     """
@@ -422,21 +430,19 @@ def undefined_reasons(a: np.ndarray, b: np.ndarray) -> dict[str, str]:
     out: dict[str, str] = {}
     agree = interval_undefined((a == b).astype(float))
     if agree is not None:
-        out["ci95"] = agree.replace("gives 1 ", "agrees ").replace("gives 0 ", "disagrees ")
+        out["ci95"] = _agrees(agree)
     if n == 1:
         out["kappa_ci95"] = out["ac1_ci95"] = "one item: every resample is that item"
     constant = np.ptp(a) == 0 and np.ptp(b) == 0
     if constant and a[0] == b[0]:
         word = "pass" if a[0] else "fail"
-        why = f"both raters gave '{word}' to every item (p_e = 1)"
+        why = f"both raters gave '{word}' to every item"  # kappa: p_e = 1; AC1: always 1
         out["cohen_kappa"] = out["kappa_ci95"] = why
-        out.setdefault("ac1_ci95", f"both raters gave '{word}' to every item: every resample "
-                                   "gives AC1 = 1")  # fmt: skip
+        out.setdefault("ac1_ci95", why)
     elif constant:
-        out.setdefault("kappa_ci95", "each rater gave one value to every item: every resample "
-                                     "gives the same kappa")  # fmt: skip
-        out.setdefault("ac1_ci95", "each rater gave one value to every item: every resample "
-                                   "gives the same AC1")  # fmt: skip
+        why = "each rater gave one value to every item (every resample gives the same value)"
+        out.setdefault("kappa_ci95", why)
+        out.setdefault("ac1_ci95", why)
     return out
 
 

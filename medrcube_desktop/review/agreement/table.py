@@ -95,17 +95,23 @@ def ci_cell(row: dict[str, Any], key: str = "ci95") -> str:
 
 
 def undefined_notes(rows: list[dict[str, Any]]) -> list[str]:
-    """One line per (figure, reason) of the rows' undefined figures, naming the rows:
-    ``"Cohen's kappa undefined for 1.1, 1.2: both raters gave 'pass' to every item (p_e
-    = 1)"``; what every surface prints under its table."""
-    groups: dict[tuple[str, str], list[str]] = {}
+    """One line per reason of the rows' undefined figures, naming the figures and rows:
+    ``"Cohen's kappa, Kappa interval, AC1 interval for 1.1, 1.2 undefined: both raters
+    gave 'pass' to every item"``; what every surface prints under its table."""
+    groups: dict[str, dict[str, list[str]]] = {}  # reason -> figure -> rows
     for row in rows:
         for key, reason in row.get("undefined", {}).items():
-            groups.setdefault((key, reason), []).append(str(row["key"]))
-    return [
-        f"{FIGURE_NAMES.get(key, key)} {UNDEFINED} for {', '.join(keys)}: {reason}"
-        for (key, reason), keys in groups.items()
-    ]
+            groups.setdefault(reason, {}).setdefault(key, []).append(str(row["key"]))
+    lines = []
+    for reason, figures in groups.items():
+        by_rows: dict[tuple[str, ...], list[str]] = {}
+        for key, keys in figures.items():
+            by_rows.setdefault(tuple(keys), []).append(FIGURE_NAMES.get(key, key))
+        places = "; ".join(
+            f"{', '.join(names)} for {', '.join(keys)}" for keys, names in by_rows.items()
+        )
+        lines.append(f"{places} {UNDEFINED}: {reason}")
+    return lines
 
 
 def fmt(value: object, digits: int = 2) -> str:
