@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from openpyxl import load_workbook
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.agreement.panel import RaterMatrix, group_columns, rater_matrix
@@ -142,6 +143,19 @@ def test_the_agreement_command_says_undefined_without_a_library_warning(tmp_path
         "undefined: both raters gave 'pass' to every item"
     ) in lines
     assert "nan" not in done.stdout.lower() and "[1.00, 1.00]" not in done.stdout
+    # the report and the workbook say the same
+    out = tmp_path / "report"
+    done = subprocess.run([*args, "--out", str(out)], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 0 and "Warning" not in done.stderr, done.stderr
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "undefined: both raters gave &#x27;pass&#x27; to every item" in page
+    assert "<td>undefined</td>" in page and "[1.00, 1.00]" not in page
+    sheet = list(load_workbook(out / "agreement.xlsx")["Table 5"].iter_rows(values_only=True))
+    column = sheet[0].index("Undefined")
+    (rule,) = [row for row in sheet if str(row[0]).startswith("1.1 ")]
+    assert rule[6] is None  # Cohen's kappa
+    assert "Cohen's kappa: undefined: both raters gave 'pass' to every item" in rule[column]
     document = json.loads(
         subprocess.run(
             [*args, "--json"], capture_output=True, text=True, cwd=ROOT, timeout=300
