@@ -86,8 +86,9 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_json(
         compare,
-        '{"runs", "order", "families", "leaderboard", "voxels", "credibility", "text_only", '
-        '"leakage"}',
+        '{"runs", "order", "families", "leaderboard", "voxels", "voxels_undefined", '
+        '"credibility", "text_only", "leakage"}; an undefined figure is null with its reason '
+        '("undefined", "log_or_undefined", "voxels_undefined")',
     )
 
 
