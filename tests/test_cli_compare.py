@@ -213,7 +213,7 @@ def test_compare_out_writes_a_workbook_figures_and_report_that_agree_with_csv_an
     for run in ("weak", "mid", "strong", "strong~text"):
         assert f"<td>{run}</td>" in page
     assert "<td>=cmd</td>" in page  # escaped text, not a formula: HTML has none
-    assert f"Pearson r = <b>{r['r']:.3f}</b>" in page
+    assert f"Pearson r = {r['r']:.3f} (95% CI {r['low']:.3f} to {r['high']:.3f})" in page
     assert f"Mean ρ within clusters <b>{clusters['mean_rho_within_clusters']:.3f}</b>" in page
     assert shlex.join(command).replace('"', "&quot;").replace("'", "&#x27;") in page
     # the command in the footer makes the same files again
@@ -233,15 +233,16 @@ def test_compare_out_with_too_few_runs_still_writes_every_file_saying_why(tmp_pa
     args = ["compare", "--db", str(db), "--dataset", str(root), "--run", "solo", "--out", str(out)]
     assert main(args) == 0
     err = capsys.readouterr().err
-    assert "voxel correlation needs at least 3 image runs" in err
     assert (
-        "of at least 5 items (--min-items; in the pane “Min. items per voxel”); here 1 image runs and"
-        in err
+        "voxel correlation undefined: fewer than 2 voxels of at least 5 items (--min-items; "
+        "in the pane “Min. items per voxel”) to correlate (0); fewer than 4 distinct points "
+        "(1 image run, 1 distinct" in err
     )
     assert sorted(p.name for p in out.iterdir()) == sorted(
         n for n in OUTPUTS if n != "voxel_correlation.csv"
     )
-    assert "No voxel correlation" in (out / "report.html").read_text(encoding="utf-8")
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "Voxel correlation (Spearman ρ) undefined: fewer than 2 voxels" in page
     assert "voxel correlation" not in load_workbook(out / "compare.xlsx").sheetnames
 
 
@@ -274,7 +275,7 @@ def test_compare_needs_no_picture_and_keeps_no_stale_file(tmp_path, capsys):
     root = _bench(tmp_path)
     items = load_benchmark(root).items
     db = tmp_path / "s.db"
-    _stored(db, items, {"weak": 0.3, "mid": 0.5, "strong": 0.8})
+    _stored(db, items, {"weak": 0.3, "mid": 0.5, "strong": 0.8, "best": 0.9})
     for folder in root.glob("*/images"):
         shutil.rmtree(folder)
     out = tmp_path / "cmp"

@@ -97,16 +97,14 @@ def cmd_study(args: argparse.Namespace) -> int:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     """``agreement``: compute, print, and write the outputs with ``--out``."""
-    from medrcube_desktop.review.agreement import (
-        fmt,
-        fmt_ci,
-        fmt_p,
-        run_study,
-        table_rows,
-        write_outputs,
-    )
+    from medrcube_desktop.review.agreement import run_study, table_rows, write_outputs
     from medrcube_desktop.review.agreement.report import refuse_inputs
-    from medrcube_desktop.review.agreement.table import extra_lines
+    from medrcube_desktop.review.agreement.table import (
+        cell,
+        ci_cell,
+        extra_lines,
+        undefined_notes,
+    )
 
     if args.out is not None:  # before the work: no file written over the database
         refuse_inputs(args.out, [args.db])
@@ -134,15 +132,17 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         f"{run.meta['first']} vs {run.meta['second']}: {len(run.result.items)} items, "
         f"{len(run.result.excluded)} excluded",
         image_line(run.meta),
-        f"{'':60} {'agreement':>22} {'kappa':>7} {'AC1':>7} {'PABAK':>7} {'McNemar p':>10}",
+        f"{'':60} {'agreement':>22} {'kappa':>9} {'AC1':>9} {'PABAK':>9} {'McNemar p':>10}",
     ]
-    for row in table_rows(run):
-        agreement = f"{fmt(row['agreement'])} {fmt_ci(row.get('ci95'))}"
+    rows = table_rows(run)
+    for row in rows:
+        agreement = f"{cell(row, 'agreement')} {ci_cell(row)}"
         lines.append(
-            f"{str(row['label'])[:60]:60} {agreement:>22} {fmt(row.get('cohen_kappa')):>7} "
-            f"{fmt(row.get('gwet_ac1')):>7} {fmt(row.get('pabak')):>7} "
-            f"{fmt_p(row.get('mcnemar_p')) if row['key'] != 'sample' else '':>10}"
+            f"{str(row['label'])[:60]:60} {agreement:>22} {cell(row, 'cohen_kappa'):>9} "
+            f"{cell(row, 'gwet_ac1'):>9} {cell(row, 'pabak'):>9} "
+            f"{cell(row, 'mcnemar_p') if row['key'] != 'sample' else '':>10}"
         )
+    lines += undefined_notes(rows)  # the reasons of every "undefined" above
     emit(args.json, run.to_dict(), lines + extra_lines(run))  # as the pane shows them
     return Outcome.DONE
 

@@ -7,7 +7,6 @@ HTML report. The computing and the files live in
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 from medrcube_desktop.cli import argtypes
@@ -52,8 +51,9 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_json(
         compare,
-        '{"runs", "order", "families", "leaderboard", "voxels", "credibility", "text_only", '
-        '"leakage"}',
+        '{"runs", "order", "families", "leaderboard", "voxels", "voxels_undefined", '
+        '"credibility", "text_only", "leakage"}; an undefined figure is null with its reason '
+        '("undefined", "log_or_undefined", "voxels_undefined")',
     )
 
 
@@ -119,7 +119,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def _credibility_lines(figures) -> str:
     """The credibility table as text: per run A-D, Acc_H, Rationality and Shortcut
-    Probability with their intervals, SP - Acc_H and the permutation p ("—": none)."""
+    Probability with their intervals, SP - Acc_H ("—": none), the log odds ratio and
+    the permutation p (or "undefined: <reason>", as the result object writes them)."""
     import pandas as pd
 
     def fig(value, low=None, high=None) -> str:
@@ -136,7 +137,8 @@ def _credibility_lines(figures) -> str:
             "Rationality": fig(f.rationality, f.rationality_low, f.rationality_high),
             "Shortcut P": fig(f.shortcut_prob, f.shortcut_prob_low, f.shortcut_prob_high),
             "SP - Acc_H": fig(f.baseline),
-            "p perm.": "—" if f.p_permutation is None else f"{f.p_permutation:.2g}",
+            "log OR [Woolf]": f.log_or_text(),
+            "p perm.": f.p_permutation_text(),
         }
         for f in figures
     }  # fmt: skip
@@ -153,22 +155,11 @@ def _lines(result) -> list[str]:
             lines.append(_credibility_lines(result.in_order(figures)))  # leaderboard order
         if correlation is None:
             continue
-        if not math.isfinite(correlation.r):
-            lines.append(
-                f"Acc_H vs Shortcut Probability over {correlation.n} models{label}: r "
-                "undefined (one of them is the same for every model)"
-            )
-            continue
-        interval = (
-            f"95% CI {correlation.low:.3f} to {correlation.high:.3f}"
-            if correlation.n > 3
-            else "too few models for an interval"
-        )
         lines.append(
-            f"Acc_H vs Shortcut Probability over {correlation.n} models{label}: r = "
-            f"{correlation.r:.3f} ({interval}), p = {correlation.p:.2g}; expected high even "
-            "with independent answers (SP - Acc_H above is that baseline)"
-        )
+            f"Acc_H vs Shortcut Probability{label}: {correlation.summary()}"
+            + ("; expected high even with independent answers (SP - Acc_H above is that "
+               "baseline)" if correlation.defined else "")
+        )  # fmt: skip
     for drop in result.drops:
         overall = drop.table.loc["Overall"]
         if not overall["n"]:

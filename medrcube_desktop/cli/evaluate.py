@@ -184,7 +184,7 @@ def add_parsers(sub) -> None:
         help="with --results: use each record's own 'correct' (the public scoring) instead "
         "of parsing the response again",
     )
-    add_json(cred, "the figures")
+    add_json(cred, 'the figures, with "undefined" (figure: reason) when one is null')
     exp = add_command(
         sub, "export-run", cmd_export_run, help="write a run as the public evaluator's results.json"
     )
@@ -352,6 +352,7 @@ def timing_line(timing: Timing, answered: int) -> str:
 
 def cmd_credibility(args: argparse.Namespace) -> int:
     """``credibility``: the paired-outcome figures of a run or a results.json."""
+    from medrcube_desktop.evaluation.credibility import figure_text, undefined_figures
     from medrcube_desktop.evaluation.scoring import paired_figures
 
     if args.results is not None:
@@ -386,14 +387,11 @@ def cmd_credibility(args: argparse.Namespace) -> int:
     figures, _, pair_warnings = paired_figures(outcomes, args.preset)  # as the pane counts
     for warning in warnings + pair_warnings:
         warn(warning)
+    undefined = undefined_figures(figures)
     emit(
         args.json,
-        figures,
-        [
-            f"{key:14} "
-            f"{'—' if value is None else round(value, 4) if isinstance(value, float) else value}"
-            for key, value in figures.items()
-        ],
+        {**figures, "undefined": undefined} if undefined else figures,
+        [f"{key:14} {figure_text(figures, key, 4)}" for key in figures],
     )
     return Outcome.DONE
 

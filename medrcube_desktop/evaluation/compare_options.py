@@ -93,7 +93,6 @@ class CompareSettings:
         })  # fmt: skip
 
 
-
 def command_line(
     db: str | Path | None,
     dataset: str | Path,

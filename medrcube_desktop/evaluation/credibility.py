@@ -217,3 +217,30 @@ def figures_from_counts(counts: dict[str, int]) -> CredibilityFigures:
         "shortcut_prob": d / (c + d) if c + d else None,
         "acc_h": (a + d) / (a + b + c + d) if a + b + c + d else None,
     }
+
+
+_DENOMINATORS = {
+    "luck_rate": "no pair with H right (A+D = 0)",
+    "rationality": "no pair with H right (A+D = 0)",
+    "shortcut_prob": "no pair with L wrong (C+D = 0)",
+    "acc_h": "no pairs",
+}
+
+
+def undefined_figures(figures: CredibilityFigures) -> dict[str, str]:
+    """Figure name → why it is undefined (``None`` in ``figures``: its denominator is
+    0), e.g. ``{"shortcut_prob": "no pair with L wrong (C+D = 0)"}``; empty when every
+    figure is defined. ``credibility --json`` adds it as ``"undefined"`` when not empty."""
+    return {key: why for key, why in _DENOMINATORS.items() if figures[key] is None}  # type: ignore[literal-required]
+
+
+def figure_text(figures: CredibilityFigures, key: str, digits: int = 3) -> str:
+    """One figure of ``figures`` as the ``credibility`` command and the paired-outcome
+    view write it: ``"0.583"``, a count, or ``"undefined: <reason>"``
+    (:func:`~medrcube_desktop.core.degenerate.undefined_text`)."""
+    from medrcube_desktop.core.degenerate import undefined_text
+
+    value = figures[key]  # type: ignore[literal-required]
+    if value is None:
+        return undefined_text(_DENOMINATORS.get(key, "no value"))
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)

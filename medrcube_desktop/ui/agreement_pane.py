@@ -40,14 +40,13 @@ from medrcube_desktop.review.agreement import (
     DEFAULT_BOOTSTRAP,
     StudyRun,
     fmt,
-    fmt_ci,
-    fmt_p,
     run_study,
     table_rows,
     write_outputs,
 )
 from medrcube_desktop.review.agreement.panel_run import PanelRun
-from medrcube_desktop.review.agreement.table import extra_lines
+from medrcube_desktop.review.agreement.table import cell as figure_cell
+from medrcube_desktop.review.agreement.table import ci_cell, extra_lines, undefined_notes
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.agreement_panel import (
@@ -328,9 +327,11 @@ class AgreementPane(QDialog):
             f"<b>{esc(str(run.meta['second']))}</b>: "
             f"{len(result.items)} item{'' if len(result.items) == 1 else 's'} both judged, "
             f"{len(result.excluded)} judged by one only. "
-            f"Sample level (all seven match): <b>{fmt(result.sample_level)}</b> "
-            f"{fmt_ci(result.sample_ci95)}." + blind + _extra_summary(run)
-        )
+            f"Sample level (all seven match): <b>{fmt(result.sample_level)}</b>"
+            + (f" {ci}" if (ci := ci_cell(table_rows(run)[0])) else "")
+            + "." + blind + _extra_summary(run)
+            + "".join(f"<br>{esc(note)}" for note in undefined_notes(table_rows(run)))
+        )  # fmt: skip
         rows = table_rows(run)
         self.table.clear()
         self.table.setColumnCount(len(COLUMNS))
@@ -340,11 +341,11 @@ class AgreementPane(QDialog):
             table = row.get("confusion")
             cells = [
                 str(row["label"]),
-                f"{fmt(row['agreement'])} {fmt_ci(row.get('ci95'))}",
-                fmt(row.get("cohen_kappa")),
-                fmt(row.get("gwet_ac1")),
-                fmt(row.get("pabak")),
-                fmt_p(row.get("mcnemar_p")) if row["key"] != "sample" else "",
+                f"{figure_cell(row, 'agreement')} {ci_cell(row)}",
+                figure_cell(row, "cohen_kappa"),
+                figure_cell(row, "gwet_ac1"),
+                figure_cell(row, "pabak"),
+                figure_cell(row, "mcnemar_p") if row["key"] != "sample" else "",
             ]
             cells += [str(table[i][j]) if table else "" for i, j in CELL_COLUMNS.values()]
             for c, text in enumerate(cells):

@@ -14,6 +14,7 @@ from medrcube_desktop.review.agreement.panel import ROW_KEYS
 from medrcube_desktop.review.agreement.panel_report import (
     cell,
     pair_counts,
+    panel_undefined,
     row_labels,
     small_overlaps,
 )
@@ -97,4 +98,10 @@ def panel_notes(run: PanelRun) -> str:
     rater's gold values come from, and columns over too few items; "" when none."""
     lines = [f"<b>Note:</b> {esc(note)}." for note in run.notes]
     lines += [f"<b>Warning:</b> {esc(warning)}." for warning in small_overlaps(run)]
+    undefined = panel_undefined(run)  # the command lists them all; a few fit here
+    lines += [esc(line) for line in undefined[:3]]
+    if len(undefined) > 3:
+        lines.append(
+            f"… {len(undefined) - 3} more undefined figures (the agreement command lists them)."
+        )
     return "<br>".join(lines)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from medrcube_desktop.evaluation.credibility import Pair, pair_outcomes
+from medrcube_desktop.evaluation.credibility import Pair, figure_text, pair_outcomes
 from medrcube_desktop.evaluation.scoring import paired_figures
 from medrcube_desktop.imaging.render import RenderedImage
 from medrcube_desktop.ui.image_view import rgba_to_qimage
@@ -168,14 +168,14 @@ class PairsView(QWidget):
         )
         self.figures = figures
 
-        def num(value):
-            return "—" if value is None else f"{value:.3f}"
+        def num(key):  # "undefined: <reason>" as the credibility command writes it
+            return esc(figure_text(figures, key))
 
         self.credibility_label.setText(
             f"Pairs {figures['total_pairs']}: A {figures['group_a']} · B {figures['group_b']} · "
-            f"C {figures['group_c']} · D {figures['group_d']}. Luck Rate {num(figures['luck_rate'])}, "
-            f"Rationality {num(figures['rationality'])}, Shortcut Probability "
-            f"{num(figures['shortcut_prob'])}, Acc_H {num(figures['acc_h'])}."
+            f"C {figures['group_c']} · D {figures['group_d']}. Luck Rate {num('luck_rate')}, "
+            f"Rationality {num('rationality')}, Shortcut Probability "
+            f"{num('shortcut_prob')}, Acc_H {num('acc_h')}."
             + "".join(f"<br><span style='color:#9a6700'>⚠ {esc(w)}</span>" for w in warnings)
         )
         self._fill_pairs_table()

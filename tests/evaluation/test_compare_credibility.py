@@ -87,11 +87,13 @@ def test_haldane_correction_when_a_cell_is_zero():
     assert value == pytest.approx(math.log(5.5 * 3.5 / (0.5 * 2.5)))
     se = math.sqrt(1 / 5.5 + 1 / 0.5 + 1 / 3.5 + 1 / 2.5)
     assert (low, high) == pytest.approx((value - 1.959964 * se, value + 1.959964 * se))
+    # every pair in one cell: an empty margin, 0/0, undefined (issue 21: it was ln 7)
     (fig,) = model_credibility({"m": (3, 0, 0, 0)})
-    assert fig.shortcut_prob is None and fig.baseline is None and fig.haldane
+    assert fig.shortcut_prob is None and fig.baseline is None and not fig.haldane
+    assert fig.log_or is None and fig.log_or_undefined == "L right on every pair (C+D = 0)"
     (empty,) = model_credibility({"e": (0, 0, 0, 0)})
-    assert empty.acc_h is None and empty.log_or is None
-    with pytest.raises(MedRCubeError):
+    assert empty.acc_h is None and empty.log_or is None and empty.log_or_undefined == "no pairs"
+    with pytest.raises(MedRCubeError, match="undefined: no pairs"):
         log_odds_ratio((0, 0, 0, 0))
 
 
@@ -115,8 +117,9 @@ def test_pearson_r_interval_and_p_equal_scipys():
     z, se = math.atanh(expected.statistic), 1 / math.sqrt(5 - 3)
     assert result.low == pytest.approx(math.tanh(z - 1.959964 * se))
     assert result.high == pytest.approx(math.tanh(z + 1.959964 * se))
-    with pytest.raises(MedRCubeError, match="at least 3"):
-        accuracy_shortcut_correlation(figures[:2])
+    two = accuracy_shortcut_correlation(figures[:2])
+    assert (two.r, two.p, two.n) == (None, None, 2) and not two.defined
+    assert two.undefined == "fewer than 4 distinct points (2 points, 2 distinct)"
 
 
 def test_independent_answers_give_zero_baseline_and_high_r():

@@ -117,7 +117,10 @@ def test_bootstrap_intervals_are_seeded_and_contain_the_estimate():
     assert one.rules["2.2"].ci95 != other.rules["2.2"].ci95
     low, high = one.rules["2.2"].ci95
     assert low <= 0.7 <= high and low >= 0 and high <= 1
-    assert one.rules["1.1"].ci95 == (1.0, 1.0)  # no disagreement in any resample
+    # no disagreement in any resample: no interval, said so (issue 21: it was [1.00, 1.00])
+    assert one.rules["1.1"].ci95 is None and one.rules["1.1"].wilson_ci95[1] == 1.0
+    assert one.rules["1.1"].undefined["ci95"] == "every item agrees (no variation to resample)"
+    assert one.rules["1.1"].undefined["kappa_ci95"] == "every resample gives 1"
     assert one.sample_ci95[0] <= one.sample_level <= one.sample_ci95[1]
 
 

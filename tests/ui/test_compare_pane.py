@@ -427,13 +427,16 @@ def test_the_credibility_tab_holds_what_compare_prints(qtbot, bench_dd, tmp_path
         1,
         1,
     )  # L: c0, c2 right, c1 wrong; H: c3 right, c5 wrong
-    # Pearson r over the three image runs, computed here from the counts
+    # Pearson r over the three image runs: three points are too few (issue 21: it was
+    # r = 1.000 with an interval and p), the pane says so as compare does
     x, y = zip(*(figures[r] for r in ("iv8", "iv2", "ls")), strict=True)
     line = view.correlation.text()
     if None in y or np.std(x) == 0 or np.std(y) == 0:
-        assert "undefined" in line or "not computed" in line
+        assert "undefined: zero variance" in line or "not computed" in line
     else:
-        assert f"= {np.corrcoef(x, y)[0, 1]:.3f} [" in line and "3 image runs" in line
+        distinct = len(set(zip(x, y, strict=True)))
+        assert f"r undefined: fewer than 4 distinct points (3 points, {distinct} distinct)" in line
+        assert "[" not in line and "p " not in line
     # the text-only drop: iv8 against iv8-text over the items both answered
     both = [(a[0], a[3]) for a in ANSWERS.values() if a[0] != N and a[3] != N]
     with_image = sum(x == R for x, _ in both) / len(both)
@@ -458,10 +461,10 @@ def test_the_correlation_line_says_undefined_for_a_nan_r():
     from medrcube_desktop.evaluation.compare.credibility_models import Correlation
     from medrcube_desktop.evaluation.compare.summary_tables import correlation_text
 
-    assert "= undefined" in correlation_text(Correlation(np.nan, np.nan, np.nan, np.nan, 3))
+    assert ": r undefined" in correlation_text(Correlation(np.nan, np.nan, np.nan, np.nan, 3))
     assert "not computed (too few)" in correlation_text(None, "too few")
     line = correlation_text(Correlation(0.5, 0.1, 0.8, 0.02, 5))
-    assert "= 0.500 [0.10, 0.80], p = 0.0200, 5 image runs" in line
+    assert line.endswith(": r = 0.500 (95% CI 0.100 to 0.800), p = 0.020, n = 5 models")
 
 
 def test_closing_the_pane_while_the_report_is_written_stops_it_and_leaves_no_file(

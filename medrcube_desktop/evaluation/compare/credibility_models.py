@@ -10,8 +10,11 @@ right, H wrong), C (both wrong) and D (L wrong, H right); see
   and H answers are independent, P(H right | L wrong) = P(H right), so the baseline is 0;
 - the log odds ratio ln(A·C/(B·D)) with Woolf's 95 % interval (Woolf 1955, "On
   estimating the relation between blood group and disease", Ann. Hum. Genet. 19:251),
-  SE = sqrt(1/A + 1/B + 1/C + 1/D); when a cell is 0, 0.5 is added to every cell
-  (Haldane 1956) and the figure says so (``haldane``).
+  SE = sqrt(1/A + 1/B + 1/C + 1/D), under one rule
+  (:func:`~.credibility_stats.odds_ratio_cells`): when a cell is 0, 0.5 is added to every
+  cell (Haldane–Anscombe, Haldane 1956, Anscombe 1956) and the figure says so
+  (``haldane``); when a margin is 0 (L or H has one outcome on every pair) it is 0/0 and
+  undefined, with the reason (``log_or_undefined``).
 
 Across models, the paper reports Pearson r = 0.693 (p < 1e-5) between Acc_H and SP and
 reads it as "opportunistic evolution" (Appendix H, H1). Under independence SP equals Acc_H
@@ -30,10 +33,15 @@ from typing import Any
 
 import numpy as np
 
+from medrcube_desktop.core.degenerate import correlation_undefined, undefined_text
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_stats import (
+    CORRECTION_NOTE,
     bootstrap_intervals,
     image_counts,
+    log_odds_ratio_of,
+    odds_ratio_cells,
+    odds_ratio_reason,
     pair_cells,
     pair_index,
     permutation_p_exact,
@@ -104,8 +112,11 @@ class ModelCredibility:
 
     ``baseline`` = SP − Acc_H (0 in expectation under independence of L and H).
     ``log_or`` and its Woolf 95 % interval ``log_or_low``, ``log_or_high`` are natural
-    logs; ``haldane`` is True when 0.5 was added to every cell because one was 0 (all
-    three are ``None`` when the model has no pairs).
+    logs; ``haldane`` is True when 0.5 was added to every cell because one was 0; all
+    three are ``None`` when the odds ratio is undefined (no pairs, or a margin is 0:
+    :func:`~.credibility_stats.odds_ratio_cells`), and ``log_or_undefined`` says why
+    (the permutation p and the bootstrap interval of the log odds ratio are then
+    ``None`` too). :meth:`log_or_text` is how every surface writes it.
 
     The rest is filled by :func:`credibility_table` (``None`` otherwise): each figure's
     bootstrap 95 % interval clustered by image (``*_low``, ``*_high``; ``log_or_boot_*``
@@ -140,25 +151,47 @@ class ModelCredibility:
     p_permutation: float | None = None
     preset: str | None = None
     text_only: bool | None = None
+    log_or_undefined: str | None = None
 
     @property
     def n_pairs(self) -> int:
         return self.a + self.b + self.c + self.d
 
+    def log_or_text(self, digits: int = 2) -> str:
+        """The log odds ratio as every surface writes it: ``"1.39 [0.41, 2.37]"``, with
+        ``" (+0.5 to every cell: a cell was empty (Haldane-Anscombe))"`` when corrected,
+        or ``"undefined: <reason>"``."""
+        if self.log_or is None or self.log_or_low is None or self.log_or_high is None:
+            return undefined_text(self.log_or_undefined or "no pairs")
+        text = f"{self.log_or:.{digits}f} [{self.log_or_low:.{digits}f}, {self.log_or_high:.{digits}f}]"
+        return text + (f" ({CORRECTION_NOTE})" if self.haldane else "")
+
+    def p_permutation_text(self) -> str:
+        """The permutation p as every surface writes it (``"0.0312"``, ``"< 0.0001"``),
+        or ``"undefined: <reason>"`` (the odds ratio's)."""
+        if self.p_permutation is None:
+            return undefined_text(self.log_or_undefined or "no pairs")
+        p = self.p_permutation
+        return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
 
 def log_odds_ratio(counts: Counts) -> tuple[float, float, float, bool]:
-    """ln(A·C/(B·D)), its Woolf 95 % interval (low, high) and whether the Haldane 0.5
-    correction was applied (a cell was 0; Woolf 1955, Haldane 1956).
+    """ln(A·C/(B·D)), its Woolf 95 % interval (low, high) and whether the
+    Haldane–Anscombe 0.5 was added (a cell was 0; Woolf 1955), under the rule of
+    :func:`~.credibility_stats.odds_ratio_cells`.
 
     Raises
     ------
     MedRCubeError
-        All four counts are 0.
+        The odds ratio is undefined (no pairs, or a margin is 0); the message is
+        ``"undefined: <reason>"`` (:func:`~.credibility_stats.odds_ratio_reason`).
     """
-    if sum(counts) == 0:
-        raise MedRCubeError("no pairs: the odds ratio is undefined")
-    haldane = min(counts) == 0
-    a, b, c, d = (x + 0.5 if haldane else float(x) for x in counts)
+    reason = odds_ratio_reason(counts)
+    if reason is not None:
+        raise MedRCubeError(f"log odds ratio {undefined_text(reason)}")
+    used, corrected, _ = odds_ratio_cells(np.asarray(counts, dtype=float))
+    haldane = bool(corrected)
+    a, b, c, d = (float(x) for x in used)
     value = math.log(a * c / (b * d))
     se = math.sqrt(1 / a + 1 / b + 1 / c + 1 / d)
     return value, value - Z95 * se, value + Z95 * se, haldane
@@ -173,7 +206,8 @@ def model_credibility(counts: Mapping[str, Counts]) -> list[ModelCredibility]:
         sp = d / (c + d) if c + d else None
         log_or = low = high = None
         haldane = False
-        if n:
+        reason = odds_ratio_reason((a, b, c, d))
+        if reason is None:
             log_or, low, high, haldane = log_odds_ratio((a, b, c, d))
         figures.append(
             ModelCredibility(
@@ -190,6 +224,7 @@ def model_credibility(counts: Mapping[str, Counts]) -> list[ModelCredibility]:
                 log_or_low=low,
                 log_or_high=high,
                 haldane=haldane,
+                log_or_undefined=reason,
             )
         )
     return figures
@@ -282,36 +317,60 @@ def _opt(value: float) -> float | None:
 
 @dataclass(frozen=True)
 class Correlation:
-    """Pearson r over ``n`` models, its 95 % interval (Fisher z) and two-sided p."""
+    """Pearson r over ``n`` models, its 95 % interval (Fisher z) and two-sided p.
 
-    r: float
-    low: float
-    high: float
-    p: float
+    When r is undefined (:func:`~medrcube_desktop.core.degenerate.correlation_undefined`:
+    zero variance, fewer than 4 distinct points), ``r``, ``low``, ``high`` and ``p`` are
+    None and ``undefined`` gives the reason; :meth:`summary` is how every surface
+    writes it (the JSON has ``"r": null`` and ``"undefined": "<reason>"``).
+    """
+
+    r: float | None
+    low: float | None
+    high: float | None
+    p: float | None
     n: int
+    undefined: str | None = None
+
+    @property
+    def defined(self) -> bool:
+        """r, its interval and p are numbers."""
+        values = (self.r, self.low, self.high, self.p)
+        return self.undefined is None and all(v is not None and math.isfinite(v) for v in values)
+
+    def summary(self) -> str:
+        """``"r = 0.693 (95% CI 0.412 to 0.851), p = 0.0001, n = 33 models"``, or
+        ``"r undefined: fewer than 4 distinct points (3 points, 2 distinct), n = 3
+        models"``: the one statement of the pane, the CLI, the report and the figure."""
+        models = f"n = {self.n} model{'' if self.n == 1 else 's'}"
+        if not self.defined:
+            return f"r {undefined_text(self.undefined or 'not a number')}, {models}"
+        assert self.r is not None and self.low is not None and self.high is not None
+        p = self.p if self.p is not None else math.nan
+        p_text = "p < 1e-05" if p < 1e-5 else f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
+        return f"r = {self.r:.3f} (95% CI {self.low:.3f} to {self.high:.3f}), {p_text}, {models}"
 
 
 def accuracy_shortcut_correlation(figures: Sequence[ModelCredibility]) -> Correlation:
     """Pearson r between Acc_H and SP across models (paper Fig. 4 right: r = 0.693).
 
     Models without both figures are left out. The interval is Fisher's z transform
-    (``scipy.stats.pearsonr(...).confidence_interval()``). When either figure is the same
-    for every model, r is undefined: every field is NaN.
-
-    Raises
-    ------
-    MedRCubeError
-        Fewer than 3 models have both figures.
+    (``scipy.stats.pearsonr(...).confidence_interval()``). Before scipy is called, r is
+    checked to be defined (:func:`~medrcube_desktop.core.degenerate.correlation_undefined`):
+    with zero variance or fewer than 4 distinct (Acc_H, SP) points (two runs of one
+    model are one point) every figure is None and ``undefined`` says why; no scipy
+    warning is raised.
     """
     from scipy import stats
 
     usable = [f for f in figures if f.acc_h is not None and f.shortcut_prob is not None]
-    if len(usable) < 3:
-        raise MedRCubeError(f"Pearson r needs at least 3 models with pairs, got {len(usable)}")
     x = np.array([f.acc_h for f in usable], dtype=float)
     y = np.array([f.shortcut_prob for f in usable], dtype=float)
-    if np.ptp(x) == 0 or np.ptp(y) == 0:  # r is undefined: say so, not scipy's warning
-        return Correlation(math.nan, math.nan, math.nan, math.nan, len(usable))
+    reason = correlation_undefined(x, y, ("Acc_H", "Shortcut Probability"))
+    if reason is not None:
+        if not usable:
+            reason = "no model has both Acc_H and Shortcut Probability (no pairs with L wrong)"
+        return Correlation(None, None, None, None, len(usable), reason)
     result = stats.pearsonr(x, y)
     interval = result.confidence_interval(0.95)
     return Correlation(
@@ -345,13 +404,13 @@ def independent_r(
 
 
 def _log_or_rows(low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """Log odds ratio of each row of (k, n_pairs) bool arrays (Haldane 0.5 per row)."""
+    """Log odds ratio of each row of (k, n_pairs) bool arrays, under the rule of
+    :func:`~.credibility_stats.odds_ratio_cells` (NaN where undefined)."""
     cells = np.stack(
-        [(low & high).sum(1), (low & ~high).sum(1), (~low & ~high).sum(1), (~low & high).sum(1)]
+        [(low & high).sum(1), (low & ~high).sum(1), (~low & ~high).sum(1), (~low & high).sum(1)],
+        axis=-1,
     ).astype(float)
-    cells += np.where(cells.min(axis=0) == 0, 0.5, 0.0)
-    a, b, c, d = cells
-    return np.log(a * c / (b * d))
+    return log_odds_ratio_of(cells)
 
 
 def permutation_p(
@@ -372,11 +431,15 @@ def permutation_p(
     Raises
     ------
     MedRCubeError
-        No pairs.
+        No pairs, or the odds ratio is undefined (a margin is 0: every shuffle gives the
+        same table); the message says which.
     """
     low, high = np.asarray(low, bool), np.asarray(high, bool)
     if low.size == 0:
         raise MedRCubeError("no pairs: nothing to permute")
+    reason = odds_ratio_reason(counts_of(low, high))
+    if reason is not None:
+        raise MedRCubeError(f"permutation p {undefined_text(reason)}")
     observed = _log_or_rows(low[None, :], high[None, :])[0]
     rng = np.random.default_rng(seed)
     shuffled = rng.permuted(np.broadcast_to(low, (n_permutations, low.size)), axis=1)

@@ -174,6 +174,81 @@ def pair_cells(matrix: RunMatrix, index: PairIndex) -> np.ndarray:
     return np.stack([lo & hi, lo & ~hi, ~lo & ~hi, ~lo & hi]) & valid
 
 
+HALDANE_ANSCOMBE = 0.5
+"""Added to every cell of a table with an empty cell (see :func:`odds_ratio_cells`)."""
+
+CORRECTION_NOTE = "+0.5 to every cell: a cell was empty (Haldane-Anscombe)"
+"""How a corrected log odds ratio says so, on every surface."""
+
+
+def odds_ratio_cells(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The one rule for the odds ratio A·C/(B·D) of (A, B, C, D) tables.
+
+    - An empty margin (L right on every pair or on none, H right on every pair or on
+      none): the odds ratio is 0/0 and is **undefined**; a correction would only make a
+      number out of the 0.5s (all of n pairs in A gives ln(2n + 1)).
+    - Otherwise, an empty cell: 0.5 is added to every cell of that table (the
+      Haldane-Anscombe correction: Haldane 1956, "The estimation and viewing of the
+      logarithm of a ratio", Biometrika 43:56-59; Anscombe 1956, "On estimating binomial
+      response relations", Biometrika 43:461-464), and the figure says so
+      (:data:`CORRECTION_NOTE`).
+    - Otherwise the counts as they are.
+
+    Every odds ratio of the app (each model's, its Woolf interval, each bootstrap
+    replicate, each permutation) goes through this function; :func:`odds_ratio_reason`
+    gives the words for a table this makes undefined.
+
+    Parameters
+    ----------
+    cells : ndarray of shape (..., 4), float
+        (A, B, C, D) counts (or bootstrap-weighted counts) on the last axis: A L and H
+        right, B L right H wrong, C both wrong, D L wrong H right.
+
+    Returns
+    -------
+    used : ndarray of shape (..., 4), float64
+        The counts to take the odds ratio of (corrected where ``corrected``).
+    corrected : ndarray of shape (...), bool
+        0.5 was added.
+    defined : ndarray of shape (...), bool
+        No margin is empty.
+    """
+    cells = np.asarray(cells, dtype=np.float64)
+    a, b, c, d = np.moveaxis(cells, -1, 0)
+    defined = (a + b > 0) & (c + d > 0) & (a + d > 0) & (b + c > 0)
+    corrected = defined & (cells.min(axis=-1) == 0)
+    used = cells + np.where(corrected, HALDANE_ANSCOMBE, 0.0)[..., None]
+    return used, corrected, defined
+
+
+def odds_ratio_reason(counts: tuple[int, int, int, int]) -> str | None:
+    """Why the odds ratio of one (A, B, C, D) table is undefined under
+    :func:`odds_ratio_cells`' rule (``"no pairs"``, ``"L right on every pair (C+D =
+    0)"``: a margin is empty, so A·C/(B·D) is 0/0), or None when it is defined."""
+    a, b, c, d = counts
+    if a + b + c + d == 0:
+        return "no pairs"
+    for empty, what in (
+        (a + b, "L wrong on every pair (A+B = 0)"),
+        (c + d, "L right on every pair (C+D = 0)"),
+        (a + d, "H wrong on every pair (A+D = 0)"),
+        (b + c, "H right on every pair (B+C = 0)"),
+    ):
+        if empty == 0:
+            return what
+    return None
+
+
+def log_odds_ratio_of(cells: np.ndarray) -> np.ndarray:
+    """(...) float64: ln(A·C/(B·D)) of (..., 4) counts under :func:`odds_ratio_cells`'
+    rule, NaN where it is undefined (computed only where defined: no warning)."""
+    used, _, defined = odds_ratio_cells(cells)
+    fa, fb, fc, fd = np.moveaxis(used, -1, 0)
+    out = np.full(defined.shape, np.nan)
+    out[defined] = np.log(fa[defined] * fc[defined] / (fb[defined] * fd[defined]))
+    return out
+
+
 def figures_of(cells: np.ndarray) -> dict[str, np.ndarray]:
     """Acc_H, Rationality, Shortcut Probability and the log odds ratio from counts.
 
@@ -186,20 +261,23 @@ def figures_of(cells: np.ndarray) -> dict[str, np.ndarray]:
     -------
     dict of str to ndarray of shape (...), float64
         ``acc_h`` = (A+D)/N, ``rationality`` = 1 − D/(A+D), ``shortcut_prob`` =
-        D/(C+D) (paper eqs. 5–6); ``log_or`` = ln(A·C/(B·D)) with 0.5 added to every cell
-        of a table holding a 0 (Haldane 1956). NaN where a denominator is 0.
+        D/(C+D) (paper eqs. 5–6); ``log_or`` = ln(A·C/(B·D)) under
+        :func:`odds_ratio_cells`' rule (0.5 added to a table with an empty cell, NaN
+        with an empty margin). NaN where a denominator is 0.
     """
     cells = np.asarray(cells, dtype=np.float64)
     a, b, c, d = np.moveaxis(cells, -1, 0)
     n = a + b + c + d
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc_h = np.where(n > 0, (a + d) / n, np.nan)
-        rationality = np.where(a + d > 0, 1 - d / (a + d), np.nan)
-        sp = np.where(c + d > 0, d / (c + d), np.nan)
-        fixed = cells + np.where(cells.min(axis=-1, keepdims=True) == 0, 0.5, 0.0)
-        fa, fb, fc, fd = np.moveaxis(fixed, -1, 0)
-        log_or = np.where(n > 0, np.log(fa * fc / (fb * fd)), np.nan)
-    return {"acc_h": acc_h, "rationality": rationality, "shortcut_prob": sp, "log_or": log_or}
+
+    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        return np.divide(num, den, out=np.full(den.shape, np.nan), where=den > 0)
+
+    return {
+        "acc_h": ratio(a + d, n),
+        "rationality": 1 - ratio(d, a + d),
+        "shortcut_prob": ratio(d, c + d),
+        "log_or": log_odds_ratio_of(cells),
+    }
 
 
 def cluster_counts(cells: np.ndarray, cluster: np.ndarray, n_clusters: int) -> np.ndarray:
@@ -269,13 +347,13 @@ def bootstrap_intervals(
     figures = figures_of(totals.reshape(n_boot, n_runs, 4))
     tail = (1 - level) / 2 * 100
     out = {}
-    with np.errstate(invalid="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN: a run with no pairs
-            for name in STATS:
-                out[name] = np.nanpercentile(figures[name], [tail, 100 - tail], axis=0)
+    for name in STATS:
+        values = figures[name]  # (n_boot, n_runs)
+        bounds = np.full((2, n_runs), np.nan)
+        some = ~np.isnan(values).all(axis=0)  # a run no replicate defines stays NaN
+        if some.any():
+            bounds[:, some] = np.nanpercentile(values[:, some], [tail, 100 - tail], axis=0)
+        out[name] = bounds
     return out
 
 
@@ -299,12 +377,15 @@ def permutation_p_exact(counts: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray of shape (n_models,), float64
-        p in (0, 1]; NaN for a model without pairs.
+        p in (0, 1]; NaN for a model without pairs or whose odds ratio is undefined (an
+        empty margin, :func:`odds_ratio_cells`: every shuffle gives the same table, so
+        the test has nothing to test).
     """
     from scipy.stats import hypergeom
 
     counts = np.asarray(counts, dtype=np.int64).reshape(-1, 4)
     a, b, c, d = counts.T
     n = counts.sum(axis=1)
+    _, _, defined = odds_ratio_cells(counts)
     p = hypergeom.sf(a - 1, np.maximum(n, 1), a + b, a + d)
-    return np.where(n > 0, np.clip(p, 0.0, 1.0), np.nan)
+    return np.where(defined, np.clip(p, 0.0, 1.0), np.nan)

@@ -472,7 +472,8 @@ def credibility_figure(
         :func:`~.credibility_models.model_credibility`; a model lacking Acc_H and
         Rationality (left) or Shortcut Probability (right) is left out of that panel.
     correlation : Correlation or None
-        None when there are fewer than 3 models with pairs (the title says so).
+        Its :meth:`~.credibility_models.Correlation.summary` is the title (an undefined
+        r says why).
     groups : mapping of str to str, optional
         Run → family group (:func:`~.families.model_family`), colouring the points.
 
@@ -539,24 +540,15 @@ def credibility_figure(
     return figure
 
 
-def format_p(p: float) -> str:
-    """p as the paper writes it: "p = 0.012", "p < 1e-05" below 10⁻⁵."""
-    if not np.isfinite(p):
-        return "p = —"
-    return "p < 1e-05" if p < 1e-5 else f"p = {p:.2g}" if p < 0.001 else f"p = {p:.3f}"
-
-
 def _correlation_title(correlation: Correlation | None) -> str:
+    """The right panel's title: the correlation as :meth:`Correlation.summary` states
+    it (an undefined r says why), wrapped to the panel."""
+    import textwrap
+
     if correlation is None:
-        return "Shortcut Probability vs accuracy\n(r needs at least 3 models with pairs)"
-    if not np.isfinite(correlation.r):
-        return (
-            "Shortcut Probability vs accuracy\n(r undefined: a figure is the same for every model)"
-        )
-    return (
-        f"Shortcut Probability vs accuracy\nPearson r = {correlation.r:.3f} "
-        f"(95% CI {correlation.low:.3f} to {correlation.high:.3f}), {format_p(correlation.p)}, "
-        f"n = {correlation.n}"
+        return "Shortcut Probability vs accuracy\n(r not computed)"
+    return "Shortcut Probability vs accuracy\n" + textwrap.fill(
+        f"Pearson {correlation.summary()}", 64
     )
 
 

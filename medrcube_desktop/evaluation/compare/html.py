@@ -15,10 +15,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from medrcube_desktop.core.degenerate import undefined_text
 from medrcube_desktop.evaluation.compare.figures import (
     brain_region,
     cluster_name,
-    format_p,
     within_between,
 )
 from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
@@ -114,7 +114,8 @@ def _leaderboard(result: CompareResult) -> str:
 
 def _fig3(result: CompareResult, svgs: Mapping[str, str]) -> str:
     if result.rho is None:
-        return "<p>No voxel correlation: at least 3 runs and 2 voxels with enough items are needed.</p>"
+        why = undefined_text(result.voxel_undefined or "not computed")
+        return f"<p>Voxel correlation (Spearman ρ) {_e(why)}.</p>"
     n = len(result.voxels.voxels)
     parts = []
     clustering = result.clustering
@@ -189,23 +190,16 @@ def _residual_and_stability(result: CompareResult, svgs: Mapping[str, str]) -> s
 
 def _fig4(result: CompareResult, svgs: Mapping[str, str]) -> str:
     c = result.correlation
-    r = (
-        f"Pearson r = <b>{_num(c.r)}</b> (95% CI {_num(c.low)} to {_num(c.high)}), "
-        f"{_e(format_p(c.p))}, n = {c.n} models"
-        if c
-        else "r not computed (fewer than 3 models with pairs)"
-    )
+    r = f"Pearson {_e(c.summary())}" if c else "r not computed"
     rows = []
     for f in result.in_order():  # the leaderboard's order
-        star = "*" if f.haldane else ""
         rows.append(
             f"<tr><td>{_e(f.run)}</td><td>{f.a}</td><td>{f.b}</td><td>{f.c}</td><td>{f.d}</td>"
             f"<td>{_num(f.acc_h)}{_ci(f.acc_h_low, f.acc_h_high)}</td>"
             f"<td>{_num(f.rationality)}{_ci(f.rationality_low, f.rationality_high)}</td>"
             f"<td>{_num(f.shortcut_prob)}{_ci(f.shortcut_prob_low, f.shortcut_prob_high)}</td>"
-            f"<td>{_num(f.baseline)}</td><td>{_num(f.log_or, 2)}{star} <span class='ci'>"
-            f"[{_num(f.log_or_low, 2)}, {_num(f.log_or_high, 2)}]</span></td>"
-            f"<td>{_e(format_p(f.p_permutation)) if f.p_permutation is not None else '—'}</td></tr>"
+            f"<td>{_num(f.baseline)}</td><td>{_e(f.log_or_text())}</td>"
+            f"<td>{_e(f.p_permutation_text())}</td></tr>"
         )
     return (
         f"<figure>{_svg(svgs.get('fig4_credibility'))}<figcaption><b>Figure 4.</b> Left: "
@@ -221,7 +215,9 @@ def _fig4(result: CompareResult, svgs: Mapping[str, str]) -> str:
         "(both right), B (L right, H wrong), "
         "C (both wrong), D (L wrong, H right); the independence baseline SP − Acc_H (near 0 "
         "when L and H are independent); the log odds ratio ln(A·C/B·D) with Woolf's 95% "
-        "interval (* : 0.5 added to every cell, a cell was 0); bootstrap 95% intervals "
+        "interval (0.5 added to every cell of a table with an empty cell, Haldane–Anscombe, "
+        "and said so; undefined when L or H has one outcome on every pair, where it is 0/0); "
+        "bootstrap 95% intervals "
         f"resampling images ({result.n_boot} replicates, seed {result.seed}) in brackets; p: "
         "one-sided permutation p of shuffling the low-level outcomes among the run's pairs "
         "(exact: Fisher's test).</caption><thead><tr><th>Run</th>"

@@ -384,9 +384,10 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
                          ([*(getattr(f, k) for k in names), f.n_pairs] for f in result.in_order()))  # fmt: skip
     if result.correlation is not None:
         credibility.append([])
-        credibility.append(["Acc_H vs Shortcut Probability", "Pearson r", "low", "high", "p", "n"])
+        credibility.append(["Acc_H vs Shortcut Probability", "Pearson r", "low", "high", "p", "n",
+                            "undefined", "summary"])  # fmt: skip
         c = result.correlation
-        credibility.append([None, c.r, c.low, c.high, c.p, c.n])
+        credibility.append([None, c.r, c.low, c.high, c.p, c.n, c.undefined, c.summary()])
     if result.drops:
         _sheet(book, "text-only drops",
                ["image_run", "text_run", "model", "voxel", "n", "with_image", "without_image", "drop"],

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from medrcube_desktop.core.degenerate import MIN_DISTINCT_POINTS, undefined_text
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_models import (
     Correlation,
@@ -83,7 +84,9 @@ class CompareResult:
         baselines, not models, and are left out of the voxel correlation (rows follow
         ``voxel_runs``).
     rho : ndarray of shape (n_voxels, n_voxels), float64, or None
-        Spearman ρ between voxels over runs; None with fewer than 3 runs or 2 voxels.
+        Spearman ρ between voxels over image runs, NaN for a pair where it is undefined
+        (:func:`~.voxels.voxel_correlation`); None with fewer than 2 voxels, or when no
+        pair is defined (``voxel_undefined`` says why).
     clustering : Clustering or None
         Average linkage on 1 − ρ cut into ``clusters`` clusters; None without ``rho``.
     islands : list of RegionIsland
@@ -95,7 +98,8 @@ class CompareResult:
         (:func:`~.credibility_models.credibility_table`).
     correlation : Correlation or None
         Pearson r of Acc_H and Shortcut Probability over the image runs (a text-only
-        run is a baseline, not a model); None with fewer than 3 such runs.
+        run is a baseline, not a model); with fewer than 4 distinct points or zero
+        variance its figures are None and ``Correlation.undefined`` says why.
     drops : list of TextOnlyDrop
         Each (image run, text-only run) pair of one model (:func:`~.text_only.text_only_pairs`).
     warnings : list of str
@@ -122,6 +126,9 @@ class CompareResult:
         The bootstrap over models of the voxel tree (:func:`~.voxels.cluster_stability`,
         ``n_stability`` replicates, seed ``seed``); None when not asked for or without a
         clustering.
+    voxel_undefined : str or None
+        Why the voxel correlation is undefined as a whole (``rho`` None: "fewer than 4
+        distinct points (3 image runs, 2 distinct)"); None when it is given.
     """
 
     matrix: RunMatrix
@@ -149,6 +156,7 @@ class CompareResult:
     stability: ClusterStability | None = None
     n_stability: int = 0
     voxel_runs: tuple[str, ...] = ()
+    voxel_undefined: str | None = None
 
     def __post_init__(self) -> None:
         if not self.voxel_runs:
@@ -209,6 +217,7 @@ class CompareResult:
             },  # fmt: skip
             "leaderboard": self.board.to_dict(),
             "voxels": None,
+            "voxels_undefined": self.voxel_undefined,
         }
         if self.rho is not None:
             clusters = None
@@ -228,6 +237,7 @@ class CompareResult:
                 "voxels": self.voxels.voxels,
                 "dropped": self.voxels.dropped,
                 "rho": self.rho.tolist(),
+                "rho_undefined_pairs": undefined_pairs(self.rho),
                 "clusters": clusters,
                 "islands": [asdict(island) for island in self.islands],
                 "residual": None
@@ -268,6 +278,43 @@ class CompareResult:
         if self.leakage is not None:
             result["leakage"] = self.leakage
         return clean(result)  # type: ignore[return-value]
+
+
+def undefined_pairs(rho: np.ndarray) -> int:
+    """Pairs of distinct voxels whose ρ is undefined (NaN) in ``rho`` (n, n)."""
+    return int(np.isnan(rho[np.triu_indices(rho.shape[0], k=1)]).sum())
+
+
+def voxel_rho(voxels: VoxelMatrix, min_items: int = 5) -> tuple[np.ndarray | None, str | None]:
+    """Spearman ρ between the voxels of ``voxels`` (:func:`~.voxels.voxel_correlation`),
+    or None and why it is undefined as a whole: fewer than 2 voxels (of ``min_items``
+    items, said in the reason), fewer than 4 distinct image runs (rows of the accuracy
+    matrix; two runs of one model are one point), or no pair of voxels with 4 distinct
+    points and variation; every reason that applies, joined by "; "."""
+    n_voxels, n_runs = len(voxels.voxels), voxels.accuracy.shape[0]
+    reasons = []
+    if n_voxels < 2:
+        reasons.append(
+            f"fewer than 2 voxels of at least {min_items} items ({_MIN_ITEMS.flag}; in the "
+            f"pane “{_MIN_ITEMS.label}”) to correlate ({n_voxels})"
+        )
+    rows = n_runs
+    if n_runs and n_voxels:
+        rows = np.unique(np.nan_to_num(voxels.accuracy, nan=-1.0), axis=0).shape[0]
+    if rows < MIN_DISTINCT_POINTS:
+        reasons.append(
+            f"fewer than {MIN_DISTINCT_POINTS} distinct points ({n_runs} image run"
+            f"{'' if n_runs == 1 else 's'}, {rows} distinct; text-only runs are baselines)"
+        )
+    if reasons:
+        return None, "; ".join(reasons)
+    rho = voxel_correlation(voxels.accuracy)
+    if undefined_pairs(rho) < n_voxels * (n_voxels - 1) // 2:
+        return rho, None
+    return None, (
+        f"no pair of voxels has {MIN_DISTINCT_POINTS} distinct points with variation over "
+        "the image runs scored on both"
+    )
 
 
 def _clusters(rho: np.ndarray, clustering: Clustering | None) -> dict[str, object] | None:
@@ -377,8 +424,9 @@ def compare_runs(
     Returns
     -------
     CompareResult
-        A part that cannot be computed (fewer than 3 runs or 2 voxels for ρ, fewer than
-        3 models with pairs for r) is None, with the reason in ``warnings``.
+        A part that is undefined says so with its reason (issue 21): ρ is None with
+        ``voxel_undefined`` (fewer than 2 voxels, fewer than 4 distinct image runs), r
+        has ``Correlation.undefined``; the reasons are also in ``warnings``.
 
     Raises
     ------
@@ -394,10 +442,17 @@ def compare_runs(
     warnings = run_warnings(matrix)
     models = matrix.image_runs()
     voxels = voxel_matrix(models, min_items)
-    rho = clustering = residual_rho = residual_clustering = stability = None
+    clustering = residual_rho = residual_clustering = stability = None
     islands: list[RegionIsland] = []
-    if len(models.runs) >= 3 and len(voxels.voxels) >= 2:
-        rho = voxel_correlation(voxels.accuracy)
+    rho, voxel_undefined = voxel_rho(voxels, min_items)
+    if rho is not None:
+        if undefined_pairs(rho):
+            n_pairs = len(voxels.voxels) * (len(voxels.voxels) - 1) // 2
+            warnings.append(
+                f"Spearman ρ {undefined_text('fewer than 4 distinct points or zero variance')}"
+                f" for {undefined_pairs(rho)} of {n_pairs} voxel pairs (blank in the heatmaps, "
+                "null in the JSON, left out of the means)"
+            )
         try:
             clustering = cluster_voxels(rho, clusters)
         except MedRCubeError as exc:
@@ -415,22 +470,13 @@ def compare_runs(
             except MedRCubeError as exc:
                 warnings.append(f"no cluster stability: {exc}")
     else:
-        warnings.append(
-            "voxel correlation needs at least 3 image runs (text-only runs are baselines) "
-            f"and 2 voxels of at least {min_items} items ({_MIN_ITEMS.flag}; in the pane "
-            f"“{_MIN_ITEMS.label}”); here "
-            f"{len(models.runs)} image runs and {len(voxels.voxels)} such voxels"
-        )
+        warnings.append(f"voxel correlation {undefined_text(voxel_undefined or '')}")
     presets = ("paper", "official") if preset == "both" else (preset,)
     by_preset: dict[str, tuple[list[ModelCredibility], Correlation | None]] = {}
     for name in presets:
         figures, pairing = credibility_table(matrix, name, n_boot, seed)
         warnings.extend(pairing)
-        try:
-            r = accuracy_shortcut_correlation([f for f in figures if not f.text_only])
-        except MedRCubeError as exc:
-            warnings.append(f"no Acc_H-Shortcut Probability correlation ({name} preset): {exc}")
-            r = None
+        r = accuracy_shortcut_correlation([f for f in figures if not f.text_only])
         by_preset[name] = (figures, r)
     credibility, correlation = by_preset[presets[0]]
     model = dict(zip(matrix.runs, matrix.models, strict=True))
@@ -443,5 +489,5 @@ def compare_runs(
     return CompareResult(
         matrix, leaderboard(matrix), voxels, rho, clustering, islands, credibility, correlation,
         drops, warnings, preset, min_items, clusters, by_preset, rows, sort, n_boot, seed,
-        residual_rho, residual_clustering, stability, n_stability, models.runs,
+        residual_rho, residual_clustering, stability, n_stability, models.runs, voxel_undefined,
     )  # fmt: skip

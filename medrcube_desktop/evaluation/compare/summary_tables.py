@@ -4,7 +4,10 @@ shows (Qt-free: the pane only puts the strings in cells).
 
 Fractions (Acc_H, Rationality, Shortcut Probability, accuracies) are 0–1 with three
 decimals; an interval is ``[low, high]`` (bootstrap 95 %, clustered by image, for the
-credibility figures; Woolf's for the log odds ratio); a missing value is ``"—"``.
+credibility figures; Woolf's for the log odds ratio); a missing value is ``"—"``; the
+log odds ratio, the permutation p and the correlation are written by the result objects
+(:meth:`~.credibility_models.ModelCredibility.log_or_text`,
+:meth:`~.credibility_models.Correlation.summary`), ``"undefined: <reason>"`` where so.
 """
 
 from __future__ import annotations
@@ -50,19 +53,6 @@ def with_interval(value: float | None, low: float | None, high: float | None, di
     return f"{text} [{number(low, digits)}, {number(high, digits)}]"
 
 
-def p_text(p: float | None) -> str:
-    """A p value: ``"0.0312"``, ``"< 0.0001"``, or :data:`MISSING`."""
-    if p is None or math.isnan(p):
-        return MISSING
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
-
-
-def _p_relation(p: float) -> str:
-    """``"= 0.0312"`` or ``"< 0.0001"``."""
-    text = p_text(p)
-    return text if text.startswith("<") else f"= {text}"
-
-
 def credibility_row(f: ModelCredibility) -> list[str]:
     """One run's cells under :data:`CREDIBILITY_COLUMNS`."""
     return [
@@ -72,8 +62,8 @@ def credibility_row(f: ModelCredibility) -> list[str]:
         with_interval(f.rationality, f.rationality_low, f.rationality_high),
         with_interval(f.shortcut_prob, f.shortcut_prob_low, f.shortcut_prob_high),
         number(f.baseline),
-        with_interval(f.log_or, f.log_or_low, f.log_or_high, 2) + (" (+0.5)" if f.haldane else ""),
-        p_text(f.p_permutation),
+        f.log_or_text(),
+        f.p_permutation_text(),
     ]  # fmt: skip
 
 
@@ -85,18 +75,15 @@ def credibility_rows(result: CompareResult, order: Sequence[str] | None = None) 
 
 
 def correlation_text(correlation: Correlation | None, why: str = "") -> str:
-    """The Acc_H–SP Pearson r over the image runs, its Fisher-z 95 % interval and p:
-    ``"Pearson r (Acc_H, Shortcut Probability) = 0.693 [0.41, 0.85], p = 0.0001, 33
-    image runs"``; ``"undefined"`` when r is NaN (a figure equal in every run), and
-    ``why`` when there is none."""
+    """The Acc_H–SP Pearson r over the image runs as
+    :meth:`~.credibility_models.Correlation.summary` states it: ``"Pearson r (Acc_H,
+    Shortcut Probability) over the image runs: r = 0.693 (95% CI 0.412 to 0.851), p <
+    1e-05, n = 33 models"``, or ``"...: r undefined: <reason>, n = 3 models"``; ``why``
+    when there is none."""
     head = "Pearson r (Acc_H, Shortcut Probability) over the image runs"
     if correlation is None:
         return f"{head}: not computed" + (f" ({why})" if why else "")
-    if math.isnan(correlation.r):
-        return (f"{head} = undefined (Acc_H or SP is the same in all {correlation.n} "
-                "image runs)")  # fmt: skip
-    return (f"{head} = {correlation.r:.3f} [{correlation.low:.2f}, {correlation.high:.2f}], "
-            f"p {_p_relation(correlation.p)}, {correlation.n} image runs")  # fmt: skip
+    return f"{head}: {correlation.summary()}"
 
 
 def _row(frame_row) -> list[str]:

@@ -11,15 +11,18 @@ rows runs (models); ρ matrices (n_voxels, n_voxels) in the voxel order given.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from medrcube_desktop.core.degenerate import MIN_DISTINCT_POINTS
 from medrcube_desktop.core.progress import Cancel, Progress, ProgressFn, report
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 
-MIN_COMMON_MODELS = 3  # fewest models scored on both voxels for their ρ to be given
+MIN_COMMON_MODELS = MIN_DISTINCT_POINTS
+"""Fewest distinct (x, y) points over the models scored on both voxels for ρ to be given."""
 
 
 @dataclass(frozen=True)
@@ -84,33 +87,48 @@ def voxel_correlation(accuracy: np.ndarray, min_models: int = MIN_COMMON_MODELS)
     over those runs afresh (``scipy.stats.rankdata``, average ranks for ties) and take
     the Pearson r of the ranks. That is ``scipy.stats.spearmanr`` on the pair's complete
     rows, and ``pandas.DataFrame.corr(method="spearman", min_periods=min_models)``; the
-    tests check both. Vectorised over one voxel's partners (0.1 s for 33 × 200 with
-    holes, against 0.4 s for pandas); without holes each column is ranked once.
+    tests check both. ρ is given only where it is defined
+    (:func:`~medrcube_desktop.core.degenerate.correlation_undefined`'s rule, decided
+    before anything is divided: no warning): the pair's shared runs give at least
+    ``min_models`` distinct (x, y) points (two runs of one model are one point) and
+    neither voxel is constant over them. Vectorised over one voxel's partners (0.1 s for
+    33 × 200 with holes, against 0.4 s for pandas); without holes each column is ranked
+    once.
 
     Parameters
     ----------
     accuracy : ndarray of shape (n_runs, n_voxels), float
         Accuracies, NaN where a run has no score on a voxel.
     min_models : int
-        Fewest runs with scores on both voxels for their ρ to be given.
+        Fewest distinct (x, y) points over the shared runs for ρ to be given
+        (:data:`~medrcube_desktop.core.degenerate.MIN_DISTINCT_POINTS`).
 
     Returns
     -------
     rho : ndarray of shape (n_voxels, n_voxels), float64
-        Symmetric, 1 on the diagonal (NaN where a voxel has fewer than ``min_models``
-        scores or the same score for every model), NaN where a pair shares fewer than
-        ``min_models`` runs or one of them is constant over the shared runs.
+        Symmetric, 1 on the diagonal (NaN where a voxel has scores from fewer than
+        ``min_models`` runs or the same score for every run), NaN where a pair is
+        undefined: fewer than ``min_models`` distinct points or one voxel constant over
+        the shared runs.
     """
     from scipy.stats import rankdata
 
     accuracy = np.asarray(accuracy, dtype=float)
     present = ~np.isnan(accuracy)
     n_voxels = accuracy.shape[1]
-    if present.all() and accuracy.shape[0] >= min_models:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rho = np.corrcoef(rankdata(accuracy, axis=0), rowvar=False)
-        return np.asarray(rho, dtype=float).reshape(n_voxels, n_voxels)
+    distinct = distinct_points(accuracy)
+    # a voxel with itself: defined (1) when it varies over at least min_models runs
+    scored = present.sum(axis=0)
+    np.fill_diagonal(distinct, np.where(np.diag(distinct) > 1, scored, 0))
     rho = np.full((n_voxels, n_voxels), np.nan)
+    if present.all():  # no holes: each voxel ranked once, over every run
+        centred = rankdata(accuracy, axis=0)
+        centred -= centred.mean(axis=0)
+        num = centred.T @ centred
+        den = np.sqrt(np.outer(np.diag(num), np.diag(num)))
+        ok = (distinct >= min_models) & (den > 0)
+        rho[ok] = np.clip(num[ok] / den[ok], -1.0, 1.0)
+        return rho
     for i in range(n_voxels):
         both = present[:, [i]] & present  # (n_runs, n_voxels): runs scored on i and j
         n = np.maximum(both.sum(axis=0), 1)
@@ -120,9 +138,34 @@ def voxel_correlation(accuracy: np.ndarray, min_models: int = MIN_COMMON_MODELS)
         ]
         rx, ry = (np.where(both, r - np.nansum(r, axis=0) / n, 0.0) for r in ranks)
         num, den = (rx * ry).sum(axis=0), np.sqrt((rx * rx).sum(axis=0) * (ry * ry).sum(axis=0))
-        ok = (both.sum(axis=0) >= min_models) & (den > 0)
-        rho[i, ok] = num[ok] / den[ok]
+        ok = (distinct[i] >= min_models) & (den > 0)
+        rho[i, ok] = np.clip(num[ok] / den[ok], -1.0, 1.0)
     return rho
+
+
+def distinct_points(accuracy: np.ndarray) -> np.ndarray:
+    """(n_voxels, n_voxels) int64: distinct (x, y) points each pair of voxels has over
+    the runs scored on both (runs with the same two scores are one point).
+
+    A run s repeats an earlier point of pair (i, j) when some run r < s scored on both
+    has the same score as s on i and on j; for each s that is a boolean product of the
+    (n_runs, n_voxels) "same score as s" matrix with itself, O(n_runs² · n_voxels²).
+
+    Parameters
+    ----------
+    accuracy : ndarray of shape (n_runs, n_voxels), float
+        NaN where a run has no score.
+    """
+    accuracy = np.asarray(accuracy, dtype=float)
+    present = ~np.isnan(accuracy)
+    n_runs, n_voxels = accuracy.shape
+    count = np.zeros((n_voxels, n_voxels), dtype=np.int64)
+    for s in range(n_runs):
+        same = (present[:s] & present[s] & (accuracy[:s] == accuracy[s])).astype(np.float64)
+        repeated = (same.T @ same) > 0  # some earlier run equals s on both voxels
+        mine = np.outer(present[s], present[s])
+        count += mine & ~repeated
+    return count
 
 
 @dataclass(frozen=True)
@@ -142,8 +185,8 @@ class Clustering:
         merges tie at the cut.
     cophenetic : float
         Cophenetic correlation coefficient (``scipy.cluster.hierarchy.cophenet``):
-        Pearson r between the distances 1 − ρ and the tree's merge heights (NaN, with
-        scipy's RuntimeWarning, when every distance is the same).
+        Pearson r between the distances 1 − ρ and the tree's merge heights; NaN when
+        it is undefined (every distance the same: :func:`pearson_or_nan`).
     mean_rho_within : ndarray of shape (n_clusters,), float64
         Mean ρ over pairs of distinct voxels inside each cluster (NaN for a single voxel).
     mean_rho_between : ndarray of shape (n_clusters,), float64
@@ -219,7 +262,7 @@ def cluster_voxels(rho: np.ndarray, k: int = 3) -> Clustering:
     for leaf in order:
         renumber.setdefault(int(raw[leaf]), len(renumber))
     labels = np.array([renumber[int(c)] for c in raw], dtype=np.int64)
-    cophenetic, _ = cophenet(tree, condensed)
+    cophenetic = pearson_or_nan(cophenet(tree), condensed)
     found = int(labels.max()) + 1  # maxclust gives fewer than k on tied merge heights
     clusters = [labels == c for c in range(found)]
     blocks = np.array([[_mean_off(rho, a, b) for b in clusters] for a in clusters])
@@ -232,6 +275,17 @@ def cluster_voxels(rho: np.ndarray, k: int = 3) -> Clustering:
         mean_rho_between=np.array([_mean_off(rho, a, ~a) for a in clusters]),
         mean_rho_blocks=blocks,
     )
+
+
+def pearson_or_nan(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson r of two (n,) float vectors, NaN when either is constant (r is 0/0):
+    checked before dividing, so no warning (``scipy.cluster.hierarchy.cophenet`` with a
+    second argument warns). Equals ``numpy.corrcoef(x, y)[0, 1]`` otherwise."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan
+    dx, dy = x - x.mean(), y - y.mean()
+    return float(np.clip(dx @ dy / math.sqrt(float(dx @ dx) * float(dy @ dy)), -1.0, 1.0))
 
 
 def _mean_off(rho: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> float:
@@ -387,8 +441,7 @@ def cluster_stability(
         rows = rng.integers(0, n_runs, size=n_runs)
         d = squareform(distance_matrix(voxel_correlation(accuracy[rows])), checks=False)
         tree = linkage(d, method="average")
-        with np.errstate(invalid="ignore", divide="ignore"):  # a flat tree: r undefined
-            agreement.append(float(np.corrcoef(cophenet(tree), reference)[0, 1]))
+        agreement.append(pearson_or_nan(cophenet(tree), reference))
         labels = fcluster(tree, k, criterion="maxclust")
         together += np.equal.outer(labels, labels)
         report(progress, Progress(done + 1, n_boot, unit="replicate"))

@@ -7,7 +7,14 @@ import html
 from pathlib import Path
 
 from medrcube_desktop.review.agreement.run import StudyRun
-from medrcube_desktop.review.agreement.table import fmt, fmt_ci, fmt_p, meta_line, table_rows
+from medrcube_desktop.review.agreement.table import (
+    cell,
+    ci_cell,
+    fmt,
+    meta_line,
+    table_rows,
+    undefined_notes,
+)
 
 
 def _others_html(run: StudyRun) -> str:
@@ -15,14 +22,15 @@ def _others_html(run: StudyRun) -> str:
     parts = []
     if run.multi:
         rows = "".join(
-            f"<tr><td>{rule}</td><td>{fmt(v['fleiss_kappa'])}</td><td>{fmt(v['krippendorff_alpha'])}</td></tr>"
+            f"<tr><td>{rule}</td><td>{fmt(v['fleiss_kappa'])}</td><td>{fmt(v['krippendorff_alpha'])}</td>"
+            f"<td>{html.escape('undefined: ' + v['undefined'] if v.get('undefined') else '')}</td></tr>"
             for rule, v in run.multi["rules"].items()
         )
         names = html.escape(", ".join(run.multi["raters"]))
         parts.append(
             f"<table><caption><b>Table 2.</b> All {len(run.multi['raters'])} raters ({names}) on the "
             f"{run.multi['n_samples']} items every one of them judged.</caption><thead><tr><th>Rule</th>"
-            f"<th>Fleiss' κ</th><th>Krippendorff's α</th></tr></thead><tbody>{rows}</tbody></table>"
+            f"<th>Fleiss' κ</th><th>Krippendorff's α</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
         )
     if run.intra:
         rows = "".join(
@@ -49,14 +57,14 @@ def write_html(run: StudyRun, path: Path, out: Path) -> None:
         extra = ""
         if key.startswith("P"):
             extra = (
-                f"<br><span class='note'>all sub-principles match: {fmt(row['all_match'])} "
-                f"{fmt_ci(row.get('all_match_ci95'))}</span>"
+                f"<br><span class='note'>all sub-principles match: {cell(row, 'all_match')} "
+                f"{ci_cell(row, 'all_match_ci95')}</span>"
             )
         body_rows.append(
             f"<tr class='{cls}'><td>{html.escape(str(row['label']))}{extra}</td>"
-            f"<td>{fmt(row['agreement'])} <span class='ci'>{fmt_ci(row.get('ci95'))}</span></td>"
-            f"<td>{fmt(row.get('cohen_kappa'))}</td><td>{fmt(row.get('gwet_ac1'))}</td>"
-            f"<td>{fmt(row.get('pabak'))}</td><td>{fmt_p(row.get('mcnemar_p'))}</td></tr>"
+            f"<td>{cell(row, 'agreement')} <span class='ci'>{ci_cell(row)}</span></td>"
+            f"<td>{cell(row, 'cohen_kappa')}</td><td>{cell(row, 'gwet_ac1')}</td>"
+            f"<td>{cell(row, 'pabak')}</td><td>{cell(row, 'mcnemar_p')}</td></tr>"
         )
     svgs = []
     for name in ("agreement_by_rule", "confusion_tables"):
@@ -73,9 +81,9 @@ def write_html(run: StudyRun, path: Path, out: Path) -> None:
     ci_head = "Agreement [95% CI]" if m["bootstrap"] else "Agreement"
     ones = [r["key"] for r in table_rows(run) if r.get("agreement") == 1.0 and r["key"] != "sample"]
     wilson_note = (
-        "<p>Where agreement is 1.00 every bootstrap resample agrees too, so its percentile "
-        "interval is [1.00, 1.00]; the Wilson score interval is given in the JSON and XLSX "
-        f"for every agreement (here for {', '.join(map(str, ones))}).</p>"
+        "<p>Where agreement is 1.00 every bootstrap resample agrees too, so there is no "
+        "percentile interval (undefined); the Wilson score interval is given in the JSON and "
+        f"XLSX for every agreement (here for {', '.join(map(str, ones))}).</p>"
         if ones and m["bootstrap"]
         else ""
     )
@@ -86,6 +94,12 @@ def write_html(run: StudyRun, path: Path, out: Path) -> None:
         else ""
     )
     others = _others_html(run)
+    notes = undefined_notes(table_rows(run))
+    undefined = (
+        "<p class='sub'>" + "<br>".join(html.escape(note) for note in notes) + "</p>"
+        if notes
+        else ""
+    )
     text = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="generator" content="MedRCube Desktop {html.escape(str(m["app_version"]))}">
@@ -120,13 +134,14 @@ only when all its sub-principles pass.</caption>
 <tbody>
 {"".join(body_rows)}
 </tbody></table>
+{undefined}
 <figure>{svgs[0]}<figcaption><b>Figure 1.</b> Agreement per sub-principle, principle verdict
 and sample level, with bootstrap 95% intervals; dashed line at 0.90.</figcaption></figure>
 <figure>{svgs[1]}<figcaption><b>Figure 2.</b> 2×2 tables of the two raters' judgments
 (rows: {html.escape(str(m["first"]))}; columns: {html.escape(str(m["second"]))}).</figcaption></figure>
 {others}
 <footer><p><b>Method.</b> Percent agreement p<sub>o</sub>; Cohen's κ = (p<sub>o</sub> − p<sub>e</sub>)/(1 − p<sub>e</sub>)
-(Cohen 1960; — where undefined, both raters constant); Gwet's AC1 with p<sub>e</sub> = 2π(1 − π)
+(Cohen 1960; undefined where p<sub>e</sub> = 1, both raters giving one and the same value); Gwet's AC1 with p<sub>e</sub> = 2π(1 − π)
 (Gwet 2008); PABAK = 2p<sub>o</sub> − 1 (Byrt et al. 1993); McNemar's exact test on the discordant pairs.</p>
 {wilson_note}
 <p>{html.escape(meta_line(run))}. Items are identified by benchmark id only.</p></footer>

@@ -95,6 +95,8 @@ class GroupFigures:
     gwet_ac1: float | None = None
     ac1_ci95: tuple[float, float] | None = None
     n_items: list[int] = field(default_factory=list)
+    undefined: dict[str, str] = field(default_factory=dict)
+    """Figure (field name) → why it is undefined, as :attr:`.stats.PairFigures.undefined`."""
 
     def to_dict(self) -> dict[str, object]:
         def r(v):
@@ -111,6 +113,7 @@ class GroupFigures:
             "gwet_ac1": r(self.gwet_ac1),
             "gwet_ac1_ci95": ci(self.ac1_ci95),
             "n_items": self.n_items,
+            **({"undefined": dict(self.undefined)} if self.undefined else {}),
         }
 
 
@@ -185,11 +188,36 @@ def _group_mean(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 def _ci(values: np.ndarray) -> tuple[float, float] | None:
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
+    """Percentile 95 % interval of the finite draws; None without any, or when every
+    draw gives the same value (a point is not an interval: :func:`_interval_why`)."""
+    if _interval_why(values) is not None:
         return None
+    finite = values[np.isfinite(values)]
     low, high = np.percentile(finite, [2.5, 97.5])
     return float(low), float(high)
+
+
+def _interval_why(values: np.ndarray) -> str | None:
+    """Why the bootstrap interval of ``values`` (the draws) is undefined, in the words of
+    :func:`.stats.undefined_reasons`, or None."""
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return "undefined in every resample"
+    if np.ptp(finite) == 0:
+        return f"every resample gives {finite[0]:.3g}"
+    return None
+
+
+def _say_undefined(figures: GroupFigures) -> None:
+    """Fill ``figures.undefined`` for each None figure or interval of a judgment row."""
+    for name, value, why in (
+        ("agreement", figures.agreement, "no item judged by both raters of any pair"),
+        ("cohen_kappa", figures.cohen_kappa,
+         "p_e = 1 for every pair (both raters gave one and the same value throughout)"),
+        ("gwet_ac1", figures.gwet_ac1, "no item judged by both raters of any pair"),
+    ):  # fmt: skip
+        if value is None:
+            figures.undefined.setdefault(name, why)
 
 
 def _point(value: float) -> float | None:
@@ -235,12 +263,21 @@ def group_columns(
                 _ci(boot["agreement"][:, col]) if boot else None,
                 n_items=[counts[p] for p in group],
             )
+            intervals = [("ci95", "agreement")]
             if key != "sample":
                 figures.cohen_kappa = _point(est["kappa"][0, col])
                 figures.gwet_ac1 = _point(est["ac1"][0, col])
                 if boot:
                     figures.kappa_ci95 = _ci(boot["kappa"][:, col])
                     figures.ac1_ci95 = _ci(boot["ac1"][:, col])
+                intervals += [("kappa_ci95", "kappa"), ("ac1_ci95", "ac1")]
+                _say_undefined(figures)
+            elif figures.agreement is None:
+                figures.undefined["agreement"] = "no item judged by both raters of any pair"
+            for field_name, stat in intervals:
+                why = _interval_why(boot[stat][:, col]) if boot is not None else None
+                if why is not None:
+                    figures.undefined[field_name] = why
             rows[key] = figures
         columns.append(Column(name, kind, list(group), rows))
     return columns

@@ -87,6 +87,29 @@ def small_overlaps(run: PanelRun) -> list[str]:
     ]
 
 
+def panel_undefined(run: PanelRun) -> list[str]:
+    """One line per (figure, reason) of the columns' undefined figures, naming the
+    columns and their rows (``every row`` when all): ``"Kappa interval undefined (every
+    resample gives 1): dr-a vs dr-b (1.1, P1); expert–LLM (every row)"``, in the words
+    of :func:`.table.undefined_notes`."""
+    from medrcube_desktop.review.agreement.table import FIGURE_NAMES
+
+    groups: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for column in run.columns:
+        for key, figures in column.rows.items():
+            for name, why in getattr(figures, "undefined", {}).items():
+                groups.setdefault((name, why), {}).setdefault(column.name, []).append(key)
+    lines = []
+    for (name, why), columns in groups.items():
+        every = set(ROW_KEYS) - (set() if name in ("agreement", "ci95") else {"sample"})
+        places = "; ".join(
+            f"{column} ({'every row' if set(keys) == every else ', '.join(keys)})"
+            for column, keys in columns.items()
+        )
+        lines.append(f"{FIGURE_NAMES.get(name, name)} undefined ({why}): {places}")
+    return lines
+
+
 def terminal_labels() -> dict[str, str]:
     """:func:`row_labels` short enough for a terminal: ``P1 Question Integrity
     (verdict)``, a rule's parenthesis dropped (``1.4 VQA Suitability``)."""
@@ -152,7 +175,11 @@ def panel_lines(run: PanelRun, width: int = 120) -> list[str]:
         "each pair judged in common."
     )
     lines += textwrap.wrap(legend, width)
-    for prefix, texts in (("note: ", run.notes), ("warning: ", small_overlaps(run))):
+    for prefix, texts in (
+        ("note: ", run.notes),
+        ("warning: ", small_overlaps(run)),
+        ("", panel_undefined(run)),
+    ):
         for text in texts:
             lines += textwrap.wrap(prefix + text, width, subsequent_indent="  ")
     return lines

@@ -18,7 +18,7 @@ from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
 from medrcube_desktop.review.agreement.html import write_html
 from medrcube_desktop.review.agreement.run import StudyRun
-from medrcube_desktop.review.agreement.table import meta_line, table_rows
+from medrcube_desktop.review.agreement.table import FIGURE_NAMES, meta_line, table_rows
 
 
 def _safe(value: object) -> object:
@@ -140,7 +140,7 @@ def _write_xlsx(run: StudyRun, path: Path) -> None:
               "CI low (Wilson)", "CI high (Wilson)", "Cohen's kappa", "kappa CI low",
               "kappa CI high", "Gwet's AC1", "AC1 CI low", "AC1 CI high", "PABAK",
               "McNemar p", "Both fail", "1st fails, 2nd passes", "1st passes, 2nd fails",
-              "Both pass"]  # fmt: skip
+              "Both pass", "Undefined"]  # fmt: skip
     sheet.append(header)
     for cell in sheet[1]:
         cell.font = Font(bold=True)
@@ -166,6 +166,13 @@ def _write_xlsx(run: StudyRun, path: Path) -> None:
                 table[0][1],
                 table[1][0],
                 table[1][1],
+                _safe(
+                    "; ".join(
+                        f"{FIGURE_NAMES.get(k, k)}: undefined: {why}"
+                        for k, why in row.get("undefined", {}).items()
+                    )
+                )
+                or None,
             ]
         )
     for column in sheet.iter_cols(min_col=2, max_col=14, min_row=2):
@@ -194,9 +201,10 @@ def _write_xlsx(run: StudyRun, path: Path) -> None:
                     f"n = {run.multi['n_samples']}",
                 ]
             )
-            others.append(["Rule", "Fleiss' kappa", "Krippendorff's alpha"])
+            others.append(["Rule", "Fleiss' kappa", "Krippendorff's alpha", "Undefined"])
             for rule, values in run.multi["rules"].items():
-                others.append([rule, values["fleiss_kappa"], values["krippendorff_alpha"]])
+                others.append([rule, values["fleiss_kappa"], values["krippendorff_alpha"],
+                               values.get("undefined")])  # fmt: skip
         if run.intra:
             others.append([])
             others.append(

@@ -23,6 +23,13 @@ stays bounded whatever the number of draws; more than :data:`MAX_BOOTSTRAP` draw
 refused (:class:`TooManyDraws`). A percentile
 interval collapses to a point when every resample agrees (100 % agreement), so each
 agreement also gets a Wilson score interval (``agreement_wilson_ci95``).
+
+Degenerate input says so (issue 21): a figure or interval that is undefined is ``None``
+and :attr:`PairFigures.undefined` maps its name to the reason (:func:`undefined_reasons`):
+no item, one item (every resample is that item: no bootstrap interval), p_e = 1 (both
+raters gave one and the same value throughout: no kappa), every resample giving the same
+value (a zero-width percentile interval is not an interval). ``--json`` carries the map
+as ``"undefined"``; every surface prints ``undefined: <reason>``.
 """
 
 from __future__ import annotations
@@ -130,9 +137,14 @@ class PairFigures:
     kappa_ci95: tuple[float, float] | None = None
     ac1_ci95: tuple[float, float] | None = None
     wilson_ci95: tuple[float, float] | None = None
+    undefined: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        """The JSON form of ``agreement --json``."""
+        """The JSON form of ``agreement --json``; ``"undefined"`` (figure → reason, the
+        JSON names) only when a figure is undefined."""
+        names = {"ci95": "ci95", "kappa_ci95": "cohen_kappa_ci95", "ac1_ci95": "gwet_ac1_ci95",
+                 "wilson_ci95": "agreement_wilson_ci95"}  # fmt: skip
+        extra = {"undefined": {names.get(k, k): v for k, v in self.undefined.items()}}
         return {
             "agreement": _round(self.agreement),
             "ci95": _interval(self.ci95),
@@ -144,6 +156,7 @@ class PairFigures:
             "cohen_kappa_ci95": _interval(self.kappa_ci95),
             "gwet_ac1_ci95": _interval(self.ac1_ci95),
             "agreement_wilson_ci95": _interval(self.wilson_ci95),
+            **(extra if self.undefined else {}),
         }
 
 
@@ -175,17 +188,25 @@ class AgreementResult:
     seed: int = 0
     first: dict[str, dict[str, int]] = field(default_factory=dict)
     second: dict[str, dict[str, int]] = field(default_factory=dict)
+    sample_undefined: dict[str, str] = field(default_factory=dict)
+    """``"agreement"``/``"ci95"`` of the sample level → why it is undefined."""
 
     def to_dict(self) -> dict[str, object]:
         """The ``agreement --json`` object (issue 6)."""
         principles = {}
         for pid, values in self.principles.items():
             verdict: PairFigures = values["verdict"]  # type: ignore[assignment]
+            figures = {k: v for k, v in verdict.to_dict().items() if k != "agreement"}
+            undefined: dict[str, str] = {
+                **values.get("undefined", {}),  # type: ignore[dict-item]
+                **figures.pop("undefined", {}),  # type: ignore[dict-item]
+            }
             principles[pid] = {
                 "all_match": _round(values["all_match"]),  # type: ignore[arg-type]
                 "all_match_ci95": _interval(values["all_match_ci95"]),  # type: ignore[arg-type]
                 "verdict_agreement": _round(verdict.agreement),
-                **{k: v for k, v in verdict.to_dict().items() if k != "agreement"},
+                **figures,
+                **({"undefined": undefined} if undefined else {}),
             }
         return {
             "n_samples": len(self.items),
@@ -193,6 +214,7 @@ class AgreementResult:
             "sample_level": {
                 "agreement": _round(self.sample_level),
                 "ci95": _interval(self.sample_ci95),
+                **({"undefined": self.sample_undefined} if self.sample_undefined else {}),
             },
             "rules": {rule: figures.to_dict() for rule, figures in self.rules.items()},
             "principles": principles,
@@ -281,6 +303,7 @@ def compare(
             "all_match": float(all_match.mean()) if n else None,
             "all_match_ci95": _percentile_ci(all_match.astype(float), draws),
             "verdict": _figures(verdict_a, verdict_b, draws),
+            "undefined": _mean_undefined(all_match, draws, "all_match"),
         }
     return AgreementResult(
         items=items,
@@ -293,6 +316,26 @@ def compare(
         seed=seed,
         first={i: {r: int(first[i][r]) for r in RULE_IDS} for i in items},
         second={i: {r: int(second[i][r]) for r in RULE_IDS} for i in items},
+        sample_undefined=_mean_undefined(all_seven, draws, "agreement"),
+    )
+
+
+def _mean_undefined(values: np.ndarray, draws: Draws | None, name: str) -> dict[str, str]:
+    """``{name: reason}`` without items, ``{f"{name}_ci95" or "ci95": reason}`` when the
+    bootstrap interval of the share ``values`` is undefined (:func:`interval_undefined`)."""
+    key = "ci95" if name == "agreement" else f"{name}_ci95"
+    if values.size == 0:
+        return {name: "no item judged by both raters", key: "no item judged by both raters"}
+    why = interval_undefined(values.astype(float)) if draws is not None else None
+    if why is None:
+        return {}
+    return {key: _agrees(why)}
+
+
+def _agrees(why: str) -> str:
+    """:func:`interval_undefined`'s words for a share of agreeing items."""
+    return why.replace("every item gives 1 ", "every item agrees ").replace(
+        "every item gives 0 ", "no item agrees "
     )
 
 
@@ -341,12 +384,66 @@ def _draws(n: int, bootstrap: int, seed: int) -> Draws | None:
 
 
 def _percentile_ci(values: np.ndarray, draws: Draws | None) -> tuple[float, float] | None:
-    """Percentile 95 % interval of the mean of ``values`` over the bootstrap draws."""
-    if draws is None:
+    """Percentile 95 % interval of the mean of ``values`` over the bootstrap draws; None
+    when it is undefined (:func:`interval_undefined`: one item, or every item the same)."""
+    if draws is None or interval_undefined(values) is not None:
         return None
     means = draws.per_draw(lambda chunk: values[chunk].mean(axis=1))
     low, high = np.percentile(means, [2.5, 97.5])
     return float(low), float(high)
+
+
+def interval_undefined(values: np.ndarray) -> str | None:
+    """Why a bootstrap interval over the (n,) per-item ``values`` is undefined, or None:
+    ``"no items"``, ``"one item: every resample is that item"``, ``"every item gives
+    1 (no variation to resample)"`` (every resample gives the same value, so the
+    percentile interval is a point)."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return "no items"
+    if values.size == 1:
+        return "one item: every resample is that item"
+    if np.ptp(values) == 0:
+        return f"every item gives {values[0]:g} (no variation to resample)"
+    return None
+
+
+def undefined_reasons(a: np.ndarray, b: np.ndarray) -> dict[str, str]:
+    """Figure name (:class:`PairFigures` field) → why it is undefined for the (n,) 0/1
+    judgments ``a`` and ``b`` of two raters; empty when every figure is defined.
+
+    - no item: every figure; one item: the bootstrap intervals (every resample is that
+      item; Wilson's interval is defined);
+    - p_e = 1 (both raters gave one and the same value to every item): Cohen's kappa and
+      its interval (0/0; Gwet's AC1 is defined there, Gwet 2008, but every resample gives
+      1: no interval), all three said "both raters gave 'pass' to every item";
+    - the bootstrap interval of a figure that every resample gives alike (every item
+      agreeing, or both raters constant): a zero-width percentile interval is not one.
+    """
+    a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
+    n = a.size
+    if n == 0:
+        return dict.fromkeys(
+            ("agreement", "ci95", "cohen_kappa", "gwet_ac1", "pabak", "mcnemar_p",
+             "kappa_ci95", "ac1_ci95", "wilson_ci95"), "no item judged by both raters",
+        )  # fmt: skip
+    out: dict[str, str] = {}
+    agree = interval_undefined((a == b).astype(float))
+    if agree is not None:
+        out["ci95"] = _agrees(agree)
+    if n == 1:
+        out["kappa_ci95"] = out["ac1_ci95"] = "one item: every resample is that item"
+    constant = np.ptp(a) == 0 and np.ptp(b) == 0
+    if constant and a[0] == b[0]:
+        word = "pass" if a[0] else "fail"
+        why = f"both raters gave '{word}' to every item"  # kappa: p_e = 1; AC1: always 1
+        out["cohen_kappa"] = out["kappa_ci95"] = why
+        out.setdefault("ac1_ci95", why)
+    elif constant:
+        why = "each rater gave one value to every item (every resample gives the same value)"
+        out.setdefault("kappa_ci95", why)
+        out.setdefault("ac1_ci95", why)
+    return out
 
 
 def _bootstrap_statistics(a: np.ndarray, b: np.ndarray, draws: Draws) -> dict[str, np.ndarray]:
@@ -394,21 +491,39 @@ def wilson_ci(successes: int, n: int) -> tuple[float, float] | None:
 
 
 def _figures(a: np.ndarray, b: np.ndarray, draws: Draws | None) -> PairFigures:
+    """Every figure of one judgment; an undefined one is None with its reason in
+    ``undefined`` (:func:`undefined_reasons`, decided before anything is computed)."""
     table = confusion(a, b)
     agree = (a == b).astype(float)
-    per_draw = _bootstrap_statistics(a, b, draws) if draws is not None else None
     n = len(a)
+    undefined = undefined_reasons(a, b)
+    if draws is None:  # no intervals asked for: nothing to say of them
+        undefined = {k: v for k, v in undefined.items() if k == "wilson_ci95" or "ci95" not in k}
+    wanted = draws is not None and not {"kappa_ci95", "ac1_ci95"} <= set(undefined)
+    per_draw = _bootstrap_statistics(a, b, draws) if wanted and draws is not None else {}
+    intervals = {
+        "ci95": _percentile_ci(agree, draws),
+        "kappa_ci95": _nan_percentile_ci(per_draw["kappa"]) if per_draw else None,
+        "ac1_ci95": _nan_percentile_ci(per_draw["ac1"]) if per_draw else None,
+    }
+    for key, ci in intervals.items():
+        if key in undefined:
+            intervals[key] = None
+        elif ci is not None and ci[0] == ci[1]:  # every resample alike: not an interval
+            intervals[key] = None
+            undefined[key] = f"every resample gives {ci[0]:.3g}"
     return PairFigures(
         agreement=percent_agreement(table),
-        ci95=_percentile_ci(agree, draws),
+        ci95=intervals["ci95"],
         cohen_kappa=cohen_kappa(table),
         gwet_ac1=gwet_ac1(table),
         pabak=pabak(table),
         confusion=table,
         mcnemar_p=mcnemar_exact_p(table) if n else None,
-        kappa_ci95=_nan_percentile_ci(per_draw["kappa"]) if per_draw else None,
-        ac1_ci95=_nan_percentile_ci(per_draw["ac1"]) if per_draw else None,
+        kappa_ci95=intervals["kappa_ci95"],
+        ac1_ci95=intervals["ac1_ci95"],
         wilson_ci95=wilson_ci(int(agree.sum()), n),
+        undefined=undefined,
     )
 
 
@@ -417,8 +532,9 @@ def multi_rater(raters: Mapping[str, Scores], sample: Sequence[str] | None = Non
     rule for three or more raters, over the items every rater judged.
 
     Returns ``{"raters": [...], "n_samples": n, "rules": {rule: {"fleiss_kappa",
-    "krippendorff_alpha"}}}``; a figure is ``None`` where it is undefined (no
-    variation at all).
+    "krippendorff_alpha"}}}``; a figure is ``None`` where it is undefined, decided before
+    the libraries are called, and the rule then has ``"undefined"``: the reason (no item
+    judged by every rater, one item, or every rater giving one value to every item).
     """
     import krippendorff
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
@@ -428,11 +544,20 @@ def multi_rater(raters: Mapping[str, Scores], sample: Sequence[str] | None = Non
         set(sample) if sample is not None else set().union(*map(set, raters.values()))
     )
     items = [i for i in universe if all(i in raters[name] for name in names)]
-    rules: dict[str, dict[str, float | None]] = {}
+    rules: dict[str, dict[str, float | str | None]] = {}
     for rule in RULE_IDS:
         data = np.array([[raters[name][i][rule] for name in names] for i in items], dtype=int)
-        if len(items) == 0 or np.all(data == data.flat[0]):
-            rules[rule] = {"fleiss_kappa": None, "krippendorff_alpha": None}
+        why = (
+            "no item judged by every rater"
+            if len(items) == 0
+            else "one item judged by every rater: agreement beyond chance needs at least 2"
+            if len(items) == 1
+            else f"every rater gave '{'pass' if data.flat[0] else 'fail'}' to every item"
+            if np.all(data == data.flat[0])
+            else None
+        )
+        if why is not None:
+            rules[rule] = {"fleiss_kappa": None, "krippendorff_alpha": None, "undefined": why}
             continue
         counts, _ = aggregate_raters(data, n_cat=2)
         alpha = krippendorff.alpha(

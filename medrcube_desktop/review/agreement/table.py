@@ -15,7 +15,9 @@ def table_rows(run: StudyRun) -> list[dict[str, Any]]:
 
     Each row: ``key`` ("sample", "P1", "1.1"…), ``label``, ``agreement``, ``ci95``,
     ``cohen_kappa``, ``gwet_ac1``, ``pabak``, ``mcnemar_p``, ``confusion``,
-    ``all_match`` (principles only).
+    ``all_match`` (principles only), and ``undefined``: figure → why it is undefined
+    (:func:`~.stats.undefined_reasons`; printed by :func:`cell`, :func:`ci_cell` and
+    :func:`undefined_notes`).
     """
     result = run.result
     rubric = load_rubric()
@@ -26,6 +28,7 @@ def table_rows(run: StudyRun) -> list[dict[str, Any]]:
             "label": "Sample level (all seven match)",
             "agreement": result.sample_level,
             "ci95": result.sample_ci95,
+            "undefined": dict(result.sample_undefined),
         }
     ]
     for pid, rules in PRINCIPLES.items():
@@ -38,6 +41,7 @@ def table_rows(run: StudyRun) -> list[dict[str, Any]]:
                 **_figures(verdict),
                 "all_match": values["all_match"],
                 "all_match_ci95": values["all_match_ci95"],
+                "undefined": {**values.get("undefined", {}), **verdict.undefined},  # type: ignore[dict-item]
             }
         )
         for rule in rules:
@@ -57,7 +61,57 @@ def _figures(figures: PairFigures) -> dict[str, Any]:
         "wilson_ci95": figures.wilson_ci95,
         "kappa_ci95": figures.kappa_ci95,
         "ac1_ci95": figures.ac1_ci95,
+        "undefined": dict(figures.undefined),
     }
+
+
+UNDEFINED = "undefined"
+
+FIGURE_NAMES = {
+    "agreement": "Agreement", "ci95": "Agreement interval", "all_match": "All-match share",
+    "all_match_ci95": "All-match interval", "cohen_kappa": "Cohen's kappa",
+    "kappa_ci95": "Kappa interval", "gwet_ac1": "Gwet's AC1", "ac1_ci95": "AC1 interval",
+    "pabak": "PABAK", "mcnemar_p": "McNemar p", "wilson_ci95": "Wilson interval",
+}  # fmt: skip
+"""How :func:`undefined_notes` names each figure of a row."""
+
+
+def cell(row: dict[str, Any], key: str, digits: int = 2) -> str:
+    """A figure of a :func:`table_rows` row for a table cell: :func:`fmt` (or
+    :func:`fmt_p` for ``mcnemar_p``), or ``"undefined"`` where the row says why (the
+    reason is in :func:`undefined_notes`)."""
+    value = row.get(key)
+    if value is None and key in row.get("undefined", {}):
+        return UNDEFINED
+    return fmt_p(value) if key == "mcnemar_p" else fmt(value, digits)
+
+
+def ci_cell(row: dict[str, Any], key: str = "ci95") -> str:
+    """An interval of a :func:`table_rows` row: ``[0.72, 0.94]``, ``[undefined]`` where
+    the row says why, or '' without one."""
+    if row.get(key) is None and key in row.get("undefined", {}):
+        return f"[{UNDEFINED}]"
+    return fmt_ci(row.get(key))
+
+
+def undefined_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per reason of the rows' undefined figures, naming the figures and rows:
+    ``"Cohen's kappa, Kappa interval, AC1 interval for 1.1, 1.2 undefined: both raters
+    gave 'pass' to every item"``; what every surface prints under its table."""
+    groups: dict[str, dict[str, list[str]]] = {}  # reason -> figure -> rows
+    for row in rows:
+        for key, reason in row.get("undefined", {}).items():
+            groups.setdefault(reason, {}).setdefault(key, []).append(str(row["key"]))
+    lines = []
+    for reason, figures in groups.items():
+        by_rows: dict[tuple[str, ...], list[str]] = {}
+        for key, keys in figures.items():
+            by_rows.setdefault(tuple(keys), []).append(FIGURE_NAMES.get(key, key))
+        places = "; ".join(
+            f"{', '.join(names)} for {', '.join(keys)}" for keys, names in by_rows.items()
+        )
+        lines.append(f"{places} {UNDEFINED}: {reason}")
+    return lines
 
 
 def fmt(value: object, digits: int = 2) -> str:
