@@ -94,7 +94,9 @@ def cmd_self_test(args: argparse.Namespace) -> int:
 
 def _read_expected(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        from medrcube_desktop.core.files import read_file_text
+
+        data = json.loads(read_file_text(path))  # a named pipe is refused, never waited on
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise MedRCubeError(f"{path}: not a readable self-test report: {exc}") from exc
     if not isinstance(data, dict):

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from medrcube_desktop.errors import StoreError
 
@@ -35,18 +35,28 @@ def as_new_file(path: str | Path) -> None:
 
 
 @contextmanager
-def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
+def atomic_path(
+    path: str | Path, *, durable: bool = True, within: str | Path | None = None
+) -> Iterator[Path]:
     """A temporary file beside ``path`` to write; renamed over ``path`` when the block ends.
 
-    A symbolic link is followed: the file it names is replaced, the link kept. The
-    temporary file is created in that file's folder (so the rename stays on one file
-    system and is atomic), named ``.<name>.<random>.tmp<suffix>`` (writers that pick a
-    format from the extension still see ``path``'s), and given the permissions of the
+    The one guarded writer: every file the app writes goes through here (or
+    :func:`atomic_write`, :func:`write_folder_all_or_nothing`). Before anything is
+    written, :func:`~medrcube_desktop.core.write_guard.refuse_protected` refuses a target
+    that must never be written: a SQLite database or its sidecars, a benchmark's
+    ``test.json``, an image or volume of a benchmark this process opened, or (with
+    ``within``) a file whose real path leaves that folder.
+
+    A symbolic link is followed: the file it names is judged and replaced, the link kept.
+    The temporary file is created in that file's folder (so the rename stays on one file
+    system and is atomic), named ``.<name>.<pid>-<random>.tmp<suffix>`` (writers that pick
+    a format from the extension still see ``path``'s), and given the permissions of the
     file it replaces, or those of a new file (0666 minus the umask) when there is none.
-    When the block ends normally the file is flushed to disk (``os.fsync``, unless
-    ``durable`` is False) and ``os.replace``-d over ``path``: a reader sees the old file
-    or the new one, never half of one. When the block raises, the temporary file is
-    removed and ``path`` is left as it was.
+    Temporary files a killed writer left beside ``path`` are removed first, with a note
+    in the log (:func:`clear_stale_staging`). When the block ends normally the file is
+    flushed to disk (``os.fsync``, unless ``durable`` is False) and ``os.replace``-d over
+    ``path``: a reader sees the old file or the new one, never half of one. When the
+    block raises, the temporary file is removed and ``path`` is left as it was.
 
     Parameters
     ----------
@@ -56,6 +66,9 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
         Flush the new contents to disk before the rename (a crash or power loss then
         leaves the old file or the whole new one). False only for data that is checked
         when read back (the image cache, by digest).
+    within : str or Path or None
+        A folder the real target must stay inside (the launcher's prefix): a link that
+        leads out of it is refused, never written through.
 
     Yields
     ------
@@ -66,9 +79,14 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
     ------
     NotARegularFile
         ``path`` is a device, a named pipe, a socket or a folder (never replaced).
+    ProtectedFileError
+        ``path`` must never be written (see above); nothing is written.
     OSError
-        The folder cannot hold the temporary file, or the rename fails.
+        The folder cannot hold the temporary file, the write or the rename fails (a full
+        disk): the error names ``path`` as asked.
     """
+    from medrcube_desktop.core.write_guard import refuse_protected
+
     asked = Path(path)
     # through a symbolic link to the file it names (renaming over the link would replace
     # the link and leave its file as it was); a device, pipe or socket is never replaced
@@ -79,9 +97,14 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
         raise NotARegularFile(
             errno.EINVAL, f"{special}: give the path of a file to write", str(asked)
         )
-    handle, name = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=f".tmp{path.suffix}"
-    )
+    refuse_protected(path, asked, within)
+    clear_stale_staging(path.parent, f".{path.name}.", f".tmp{path.suffix}")
+    try:
+        handle, name = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.{os.getpid()}-", suffix=f".tmp{path.suffix}"
+        )
+    except OSError as exc:
+        raise _naming(exc, asked) from exc
     os.close(handle)
     tmp = Path(name)
     try:
@@ -92,12 +115,83 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        if str(tmp) in (exc.filename, exc.filename2):  # name the file the user asked for
-            raise OSError(exc.errno, exc.strerror, str(asked)) from exc
+        if exc.filename is None or str(tmp) in (exc.filename, exc.filename2):
+            raise _naming(exc, asked) from exc  # "No space left" names the file asked for
         raise
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _naming(exc: OSError, asked: Path) -> OSError:
+    """``exc`` again, naming ``asked`` (a full disk says which file could not be written)."""
+    named = OSError(exc.errno, exc.strerror or str(exc), str(asked))
+    return named
+
+
+STALE_AFTER_S = 24 * 3600
+"""A staging file or folder of a writer whose process cannot be looked up (another host,
+Windows) is stale after this long."""
+
+
+def _pid_of(name: str, prefix: str) -> int | None:
+    head = name[len(prefix) :].split("-", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
+def _writer_gone(pid: int | None, mtime: float) -> bool:
+    """Whether the writer that made a staging entry is gone: its process no longer runs
+    (POSIX), else the entry is older than :data:`STALE_AFTER_S`."""
+    import time
+
+    if pid is not None and pid != os.getpid() and os.name == "posix":
+        try:
+            os.kill(pid, 0)  # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            return True
+        except OSError:  # another user's process: alive
+            return False
+        return False
+    return pid != os.getpid() and time.time() - mtime > STALE_AFTER_S
+
+
+def clear_stale_staging(folder: Path, prefix: str, suffix: str = "") -> list[Path]:
+    """Remove what killed writers left in ``folder``: entries named ``prefix<pid>-…suffix``
+    whose process is gone (:func:`_writer_gone`). Each removal is logged as a warning
+    (the CLI prints it: "removed … left by a writer that was stopped").
+
+    Returns
+    -------
+    list of Path
+        What was removed.
+    """
+    import logging
+
+    removed: list[Path] = []
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(prefix)]
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.endswith(suffix):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not _writer_gone(_pid_of(entry.name, prefix), info.st_mtime):
+            continue
+        path = Path(entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        if not os.path.lexists(path):
+            removed.append(path)
+            logging.getLogger(__name__).warning(
+                "removed %s, left by a writer that was stopped before it finished", path
+            )
+    return removed
 
 
 def atomic_write(
@@ -107,6 +201,7 @@ def atomic_write(
     encoding: str = "utf-8",
     newline: str | None = None,
     durable: bool = True,
+    within: str | Path | None = None,
 ) -> Path:
     """Replace ``path`` with ``data`` atomically (see :func:`atomic_path`); return ``path``.
 
@@ -117,17 +212,19 @@ def atomic_write(
     data : str or bytes
         Bytes are written as they are; text in ``encoding``, with ``newline`` as for
         :func:`open` (None: ``"\\n"`` becomes the platform's line ending).
-    durable : bool
+    durable, within
         See :func:`atomic_path`.
 
     Raises
     ------
+    ProtectedFileError
+        See :func:`atomic_path`.
     OSError
         The file cannot be written; ``path`` is then unchanged and no temporary file is
         left behind.
     """
     path = Path(path)
-    with atomic_path(path, durable=durable) as tmp:
+    with atomic_path(path, durable=durable, within=within) as tmp:
         if isinstance(data, bytes):
             tmp.write_bytes(data)
         else:
@@ -190,24 +287,84 @@ def not_a_file(path: str | Path) -> str | None:
 
 class NotARegularFile(OSError):
     """A path that is a named pipe, a socket, a device or a folder where a file is read
-    (an ``OSError``, so a reader's own handler names the path)."""
+    (an ``OSError``, so a reader's own handler names the path); ``str()`` is
+    ``"PATH: is a named pipe, not a file"``."""
+
+    def __str__(self) -> str:
+        if self.filename is not None and self.strerror:
+            return f"{self.filename}: {self.strerror}"
+        return super().__str__()
 
 
-def read_file_bytes(path: str | Path) -> bytes:
-    """The bytes of ``path``, once it is known to be a regular file (a named pipe would
-    block the read for ever).
+def open_regular(path: str | Path) -> BinaryIO:
+    """Open ``path`` for reading in binary, only if it is a regular file: the one way
+    the app opens a file it reads.
+
+    The file is opened without blocking (``O_NONBLOCK``: a named pipe opens at once
+    instead of waiting for a writer) and the open file is looked at (``fstat``) before
+    anything is read, so a pipe, device or socket put in a file's place, even between a
+    check and the open, is refused and never read.
+
+    Returns
+    -------
+    BinaryIO
+        An open binary file (a context manager); the caller closes it.
 
     Raises
     ------
     NotARegularFile
-        ``path`` is something else (:func:`not_a_file` says what).
+        ``path`` is a named pipe, a device, a socket or a folder; the message names it.
+    OSError
+        It cannot be opened (missing, no permission).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError as exc:
+        raise NotARegularFile(errno.EISDIR, "is a folder, not a file", str(path)) from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((k for test, k in _SPECIAL_KINDS if test(mode)), "not a regular file")
+            raise NotARegularFile(errno.EINVAL, f"is {kind}, not a file", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_file_bytes(path: str | Path) -> bytes:
+    """The bytes of ``path``, once it is known to be a regular file (a named pipe would
+    block the read for ever): :func:`open_regular`, then read.
+
+    Raises
+    ------
+    NotARegularFile
+        ``path`` is something else; the message names it and says what it is.
     OSError
         The file cannot be read.
     """
-    problem = not_a_file(path)
-    if problem:
-        raise NotARegularFile(problem)
-    return Path(path).read_bytes()
+    with open_regular(path) as handle:
+        return handle.read()
+
+
+def read_file_text(path: str | Path, encoding: str = "utf-8") -> str:
+    """The text of the regular file ``path`` (see :func:`read_file_bytes`), decoded with
+    ``encoding`` (universal newlines, as :meth:`Path.read_text`).
+
+    Raises
+    ------
+    NotARegularFile, OSError
+        As :func:`read_file_bytes`.
+    UnicodeDecodeError
+        The bytes are not ``encoding``.
+    """
+    import io
+
+    return io.TextIOWrapper(io.BytesIO(read_file_bytes(path)), encoding=encoding).read()
 
 
 def describe_missing(path: Path, what: str) -> str | None:
@@ -328,16 +485,26 @@ def file_stamp(path: str | Path | None) -> tuple[int, ...]:
         return (-1,)
 
 
+STAGING_PREFIX = ".writing-"
+"""The hidden folder a folder output is staged in (``.writing-<pid>-<random>``)."""
+
+
 def write_folder_all_or_nothing(
     out: Path, write: Callable[[Path], Sequence[str] | None]
 ) -> list[Path]:
     """Files of one result written into ``out`` together, or none of them.
 
     ``write(stage)`` writes every file into ``stage``, a hidden folder inside ``out``
-    (the same file system, writable where ``out`` is), and returns their names (or None
-    to keep nothing: a cancel). Then each is renamed into ``out``, replacing a file of an
-    earlier result with the same name. On any error (a full disk half-way through) or a
-    None, ``stage`` is removed and ``out`` is left as it was (created if missing).
+    (``.writing-<pid>-…``: the same file system, writable where ``out`` is), and returns
+    their names (or None to keep nothing: a cancel). Then each is renamed into ``out``,
+    replacing a file of an earlier result with the same name; the file it replaces is
+    first kept (a hard link, else a copy) in the stage. When any rename fails (the last
+    one included) the files already moved are put back as they were: ``out`` holds the
+    whole earlier result or the whole new one. On any error or a None, ``stage`` is
+    removed and ``out`` is left as it was (created if missing). A stage a killed run
+    left behind is removed first, with a note in the log (:func:`clear_stale_staging`).
+    Each target is checked as every write is
+    (:func:`~medrcube_desktop.core.write_guard.refuse_protected`, within ``out``).
 
     Returns
     -------
@@ -346,19 +513,56 @@ def write_folder_all_or_nothing(
 
     Raises
     ------
+    ProtectedFileError
+        A file of the result would replace one that must never be written.
     OSError
         ``out`` or a file cannot be written; whatever ``write`` raises.
     """
+    from medrcube_desktop.core.write_guard import refuse_protected
+
     out.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(dir=out, prefix=".writing-"))
+    clear_stale_staging(out, STAGING_PREFIX)
+    stage = Path(tempfile.mkdtemp(dir=out, prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
     try:
         names = write(stage)
         if names is None:
             return []
-        moved = []
         for name in names:
-            os.replace(stage / name, out / name)
-            moved.append(out / name)
-        return moved
+            refuse_protected(out / name, out / name, out)
+        return _swap_in(stage, out, list(names))
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def _swap_in(stage: Path, out: Path, names: list[str]) -> list[Path]:
+    """Rename ``stage/name`` over ``out/name`` for each name; on a failure, put back
+    what was moved (the earlier files, kept under ``stage/.previous``) and raise."""
+    kept = stage / ".previous"
+    kept.mkdir()
+    moved: list[tuple[str, bool]] = []
+    try:
+        for name in names:
+            target = out / name
+            had = os.path.lexists(target)
+            if had:
+                try:
+                    os.link(target, kept / name, follow_symlinks=False)
+                except OSError:  # no hard links here (some network or FAT drives)
+                    shutil.copy2(target, kept / name, follow_symlinks=False)
+            os.replace(stage / name, target)
+            moved.append((name, had))
+    except BaseException:
+        for name, had in reversed(moved):
+            try:
+                if had:
+                    os.replace(kept / name, out / name)
+                else:
+                    os.unlink(out / name)
+            except OSError as undo:
+                import logging
+
+                logging.getLogger(__name__).error(
+                    "%s: could not put back the earlier file: %s", out / name, undo
+                )
+        raise
+    return [out / name for name, _ in moved]

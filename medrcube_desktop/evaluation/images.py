@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop import __version__, settings
-from medrcube_desktop.core.files import atomic_write
+from medrcube_desktop.core.files import atomic_write, open_regular, read_file_bytes
 from medrcube_desktop.core.items import Item
 
 DEFAULT_MIN_SIDE = 28
@@ -125,7 +125,7 @@ def original_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage 
             img.load()  # a truncated or damaged file fails here, not at the endpoint
     except (OSError, UnidentifiedImageError, ValueError):
         return None  # the renderer reads it, or says precisely why it cannot
-    data = path.read_bytes()
+    data = read_file_bytes(path)
     info: dict[str, object] = {
         "encoding": "original",
         "mode": mode,
@@ -225,7 +225,7 @@ def preparation_key(item: Item, min_side: int, max_pixels: int) -> str:
     digest = hashlib.blake2b(digest_size=20)
     for path in _files_of(item.image_path) + _files_of(item.mask_path):
         digest.update(path.name.encode() + b"\0")
-        with open(path, "rb") as stream:  # only regular files reach here (_files_of)
+        with open_regular(path) as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)
     policy = repr((item.bbox, item.modality, min_side, max_pixels, ENCODING_VERSION))
@@ -262,8 +262,8 @@ class ImageCache:
 
         meta = self.folder / f"{key}.json"
         try:
-            info = json.loads(meta.read_text(encoding="utf-8"))
-            data = (self.folder / f"{key}.{_extension(info['mime'])}").read_bytes()
+            info = json.loads(read_file_bytes(meta))  # an entry that is a pipe: not waited on
+            data = read_file_bytes(self.folder / f"{key}.{_extension(info['mime'])}")
         except (OSError, ValueError, KeyError, TypeError):
             return None
         if len(data) != info.get("bytes") or _digest(data) != info.get("blake2b"):

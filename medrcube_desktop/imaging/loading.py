@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from medrcube_desktop.core.files import same_file
+from medrcube_desktop.core.files import open_regular, same_file
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
 from medrcube_desktop.imaging.masks import mask_labels, picture_mask_values
@@ -49,7 +49,7 @@ def image_kind(path: Path) -> str:
         return "picture"
     require_file(path)
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(132)
     except OSError as exc:
         raise ImageLoadError(f"{path}: cannot read: {exc}") from exc
@@ -143,7 +143,7 @@ def _load_picture(path: Path) -> SliceData:
     from PIL import Image
 
     require_file(path)
-    with Image.open(path) as img:
+    with open_regular(path) as handle, Image.open(handle) as img:
         check_pixel_count(path, img.width * img.height)  # before decoding anything
         orientation = int(img.getexif().get(0x0112, 1) or 1)
         if img.mode in ("I;16", "I;16B", "I;16L", "I"):
@@ -173,7 +173,7 @@ def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
 
     require_file(path, "mask")
     try:
-        with Image.open(path) as img:
+        with open_regular(path) as handle, Image.open(handle) as img:
             check_pixel_count(path, img.width * img.height)  # before decoding anything
             img.load()
             values = picture_mask_values(img, path)
