@@ -16,6 +16,7 @@ from typing import TypedDict
 
 import numpy as np
 
+from medrcube_desktop.core.file_checks import require_item_files
 from medrcube_desktop.core.files import atomic_path
 from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.errors import ImageLoadError
@@ -174,9 +175,8 @@ def render_benchmark(
             target = output_png(out_dir, item.dataset, item.id, used)
             if _file_id(target) in sources:
                 raise OSError(f"{target}: is a source image of the benchmark; not written over")
-            render_to_png(
-                item.image_path, target, item.mask_path, item.bbox, modality=item.modality
-            )
+            image, mask = require_item_files(item)  # confined now, not at load
+            render_to_png(image, target, mask, item.bbox, modality=item.modality)
             summary.rendered += 1
         except (ImageLoadError, OSError, OutsideFolder) as exc:
             summary.failed.append(
