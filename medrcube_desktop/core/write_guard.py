@@ -206,7 +206,9 @@ def check_output(path: str | Path, *inputs: str | Path | None) -> None:
 
     for source in inputs:
         if source is not None and same_file(Path(path), Path(source)):
-            raise ProtectedFileError(f"{path}: is the input {source}; write the output elsewhere")
+            raise ProtectedFileError(
+                f"{path}: is the input {source}; not written over (write the output elsewhere)"
+            )
     special = not_a_file(path)
     if special is not None:
         raise NotARegularFile(22, f"{special}: give the path of a file to write", str(path))

@@ -155,3 +155,21 @@ def test_jpeg_frame_header_is_read():
     buffer = io.BytesIO()
     Image.fromarray(np.zeros((30, 50), np.uint8)).save(buffer, "JPEG")
     assert declared.codestream_size(buffer.getvalue()) == (50, 30, 1, "JPEG codestream")
+
+
+@pytest.mark.parametrize(
+    ("suffix", "compressed"), [(".nrrd", False), (".nrrd", True), (".mha", False), (".mha", True)]
+)
+def test_an_itk_volume_declaring_more_than_its_file_holds_is_refused(tmp_path, suffix, compressed):
+    import SimpleITK as sitk
+
+    path = tmp_path / f"volume{suffix}"
+    volume = np.arange(4 * 5 * 6, dtype=np.int16).reshape(4, 5, 6)
+    sitk.WriteImage(sitk.GetImageFromArray(volume), str(path), compressed)
+    assert load_slice(path).pixels.shape == (5, 6)  # an honest file reads
+    text = path.read_bytes()
+    old, new = (b"sizes: 6 5 4", b"sizes: 6000 5000 40") if suffix == ".nrrd" else (
+        b"DimSize = 6 5 4", b"DimSize = 6000 5000 40")  # fmt: skip
+    path.write_bytes(text.replace(old, new))
+    with pytest.raises(ImageLoadError, match=r"declares 2,400,000,000 bytes of voxels"):
+        load_slice(path)
