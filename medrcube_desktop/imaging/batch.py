@@ -19,7 +19,7 @@ import numpy as np
 from medrcube_desktop.core.file_checks import require_item_files
 from medrcube_desktop.core.files import atomic_path
 from medrcube_desktop.core.progress import Progress, ProgressFn, report
-from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.errors import ImageLoadError, StoreError
 from medrcube_desktop.imaging.loading import load_slice
 from medrcube_desktop.imaging.render import CT_PRESETS, compose_rgba
 
@@ -54,6 +54,7 @@ def render_to_png(
     window: tuple[float, float] | None = None,
     preset: str | None = None,
     modality: str | None = None,
+    within: Path | None = None,
 ) -> RenderFacts:
     """Render a slice of ``source`` (with mask and box) and optionally write it as PNG.
 
@@ -70,6 +71,9 @@ def render_to_png(
         Slice or frame; None picks the largest mask area, else the central slice.
     window : (center, width) or None
         Window in modality units (HU for CT); ``preset`` names one of ``CT_PRESETS``.
+    within : Path or None
+        A folder ``out`` must stay inside through links (the batch's output folder: a
+        link left there to a file elsewhere is refused, never written through).
     modality : str or None
         The item's modality, a hint for NIfTI/NRRD files that record none ("CT").
 
@@ -103,7 +107,7 @@ def render_to_png(
         spacing = [col_mm, col_mm] if height != data.pixels.shape[0] else list(data.pixel_spacing)
     if out is not None:  # whole or not at all: a killed batch leaves no half picture
         out.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(out, durable=False) as tmp:
+        with atomic_path(out, durable=False, within=within) as tmp:
             image.save(tmp, "PNG")
     return {
         "slice_index": rendered.slice_index,
@@ -176,9 +180,10 @@ def render_benchmark(
             if _file_id(target) in sources:
                 raise OSError(f"{target}: is a source image of the benchmark; not written over")
             image, mask = require_item_files(item)  # confined now, not at load
-            render_to_png(image, target, mask, item.bbox, modality=item.modality)
+            render_to_png(image, target, mask, item.bbox, modality=item.modality, within=out_dir)
             summary.rendered += 1
-        except (ImageLoadError, OSError, OutsideFolder) as exc:
+        except (ImageLoadError, OSError, OutsideFolder, StoreError) as exc:  # StoreError: a
+            # target never written (a database, a link out of the folder)
             summary.failed.append(
                 {"item": item.id, "file": str(item.image_path), "message": str(exc)}
             )

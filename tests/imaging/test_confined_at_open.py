@@ -51,3 +51,20 @@ def test_the_window_and_render_refuse_it(swapped):
 def test_validate_deep_refuses_it(swapped):
     problems = check_pictures(swapped.items, workers=1).problems
     assert any("leaves the benchmark root" in p.message for p in problems)
+
+
+def test_render_batch_never_writes_through_a_link_out_of_its_folder(tmp_path):
+    root = write_benchmark(
+        tmp_path / "bench",
+        {"ds1": [item("ct-1")]},
+        {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
+    )
+    benchmark = load_benchmark(root)
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep")
+    out = tmp_path / "out"
+    (out / "ds1").mkdir(parents=True)
+    (out / "ds1" / "ct-1.png").symlink_to(precious)
+    summary = render_benchmark(benchmark.items, out)
+    assert summary.rendered == 0 and "outside" in summary.failed[0]["message"]
+    assert precious.read_text() == "keep"
