@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ def protect_benchmark(root: Path, benchmark: Any = None) -> None:
         only when a write lands under ``root``.
     """
     real = Path(os.path.realpath(root))
-    ref = None
+    ref: Callable[[], Any] | None = None
     if benchmark is not None:
         try:
             ref = weakref.ref(benchmark)
