@@ -29,6 +29,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from medrcube_desktop.core.file_kinds import FOREIGN_SIGNATURES, ITEMS_FILE_NAME
+from medrcube_desktop.core.regular_files import (
+    SIDECARS,
+    NotARegularFile,
+    not_a_file,
+    open_regular,
+    same_file,
+)
 from medrcube_desktop.errors import StoreError
 
 __all__ = ["ProtectedFileError", "protect_benchmark", "protected_roots", "refuse_protected"]
@@ -103,8 +111,6 @@ def _item_files(root: Path) -> frozenset[str]:
 def _head(path: Path) -> bytes:
     """The first bytes of the regular file ``path`` (b"" if it cannot be read); opened
     without blocking, so a named pipe is never waited on."""
-    from medrcube_desktop.core.files import NotARegularFile, open_regular
-
     try:
         with open_regular(path) as handle:
             return handle.read(_HEAD_BYTES)
@@ -113,8 +119,6 @@ def _head(path: Path) -> bytes:
 
 
 def _kind(head: bytes) -> str | None:
-    from medrcube_desktop.core.file_kinds import FOREIGN_SIGNATURES
-
     for offset, magic, what in FOREIGN_SIGNATURES:
         if head[offset : offset + len(magic)] == magic:
             return what
@@ -142,9 +146,6 @@ def refuse_protected(path: str | Path, asked: str | Path | None = None, within=N
     ProtectedFileError
         Naming ``asked`` and what it is.
     """
-    from medrcube_desktop.core.file_kinds import ITEMS_FILE_NAME
-    from medrcube_desktop.core.files import SIDECARS
-
     name = str(asked if asked is not None else path)
     real = os.path.realpath(path)
     if within is not None:
@@ -202,8 +203,6 @@ def check_output(path: str | Path, *inputs: str | Path | None) -> None:
     NotARegularFile
         ``path`` is a device, a named pipe, a socket or a folder.
     """
-    from medrcube_desktop.core.files import NotARegularFile, not_a_file, same_file
-
     for source in inputs:
         if source is not None and same_file(Path(path), Path(source)):
             raise ProtectedFileError(
