@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -70,7 +71,8 @@ def atomic_path(
     a format from the extension still see ``path``'s), and given the permissions of the
     file it replaces, or those of a new file (0666 minus the umask) when there is none.
     Temporary files a killed writer left beside ``path`` are removed first, with a note
-    in the log (:func:`clear_stale_staging`). When the block ends normally the file is
+    in the log, the first time this process writes in that folder
+    (:func:`clear_stale_staging`). When the block ends normally the file is
     flushed to disk (``os.fsync``, unless ``durable`` is False) and ``os.replace``-d over
     ``path``: a reader sees the old file or the new one, never half of one. When the
     block raises, the temporary file is removed and ``path`` is left as it was.
@@ -113,7 +115,7 @@ def atomic_path(
             errno.EINVAL, f"{special}: give the path of a file to write", str(asked)
         )
     refuse_protected(path, asked, within)
-    clear_stale_staging(path.parent, f".{path.name}.", f".tmp{path.suffix}")
+    _sweep_once(path.parent)
     try:
         handle, name = tempfile.mkstemp(
             dir=path.parent, prefix=f".{path.name}.{os.getpid()}-", suffix=f".tmp{path.suffix}"
@@ -149,17 +151,22 @@ STALE_AFTER_S = 24 * 3600
 Windows) is stale after this long."""
 
 
-def _pid_of(name: str, prefix: str) -> int | None:
-    head = name[len(prefix) :].split("-", 1)[0]
-    return int(head) if head.isdigit() else None
+_STAGED = re.compile(r"\.writing-(\d+)-[^/\\]+|\..+\.(\d+)-[A-Za-z0-9_]+\.tmp[^/\\]*")
+"""Names of what a writer stages: a folder writer's ``.writing-<pid>-…`` and
+:func:`atomic_path`'s ``.<name>.<pid>-<random>.tmp<suffix>``."""
+
+_SWEPT: set[str] = set()
+_SWEPT_LOCK = threading.Lock()
 
 
-def _writer_gone(pid: int | None, mtime: float) -> bool:
+def _writer_gone(pid: int, mtime: float) -> bool:
     """Whether the writer that made a staging entry is gone: its process no longer runs
     (POSIX), else the entry is older than :data:`STALE_AFTER_S`."""
     import time
 
-    if pid is not None and pid != os.getpid() and os.name == "posix":
+    if pid == os.getpid():
+        return False
+    if os.name == "posix":
         try:
             os.kill(pid, 0)  # signal 0: only asks whether the process exists
         except ProcessLookupError:
@@ -167,13 +174,14 @@ def _writer_gone(pid: int | None, mtime: float) -> bool:
         except OSError:  # another user's process: alive
             return False
         return False
-    return pid != os.getpid() and time.time() - mtime > STALE_AFTER_S
+    return time.time() - mtime > STALE_AFTER_S
 
 
-def clear_stale_staging(folder: Path, prefix: str, suffix: str = "") -> list[Path]:
-    """Remove what killed writers left in ``folder``: entries named ``prefix<pid>-…suffix``
-    whose process is gone (:func:`_writer_gone`). Each removal is logged as a warning
-    (the CLI prints it: "removed … left by a writer that was stopped").
+def clear_stale_staging(folder: Path) -> list[Path]:
+    """Remove what killed writers left in ``folder``: staged files and folders
+    (:data:`_STAGED`) whose process is gone (:func:`_writer_gone`). Each removal is
+    logged as a warning (the CLI prints it: "removed … left by a writer that was
+    stopped before it finished").
 
     Returns
     -------
@@ -184,17 +192,18 @@ def clear_stale_staging(folder: Path, prefix: str, suffix: str = "") -> list[Pat
 
     removed: list[Path] = []
     try:
-        entries = [e for e in os.scandir(folder) if e.name.startswith(prefix)]
+        with os.scandir(folder) as found:
+            entries = [
+                (e, m) for e in found if e.name[:1] == "." and (m := _STAGED.fullmatch(e.name))
+            ]
     except OSError:
         return removed
-    for entry in entries:
-        if not entry.name.endswith(suffix):
-            continue
+    for entry, match in entries:
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if not _writer_gone(_pid_of(entry.name, prefix), info.st_mtime):
+        if not _writer_gone(int(match.group(1) or match.group(2)), info.st_mtime):
             continue
         path = Path(entry.path)
         if entry.is_dir(follow_symlinks=False):
@@ -207,6 +216,17 @@ def clear_stale_staging(folder: Path, prefix: str, suffix: str = "") -> list[Pat
                 "removed %s, left by a writer that was stopped before it finished", path
             )
     return removed
+
+
+def _sweep_once(folder: Path) -> None:
+    """:func:`clear_stale_staging` the first time this process writes into ``folder``
+    (an image cache of thousands of entries is not listed again on every write)."""
+    key = os.path.realpath(folder)
+    with _SWEPT_LOCK:
+        if key in _SWEPT:
+            return
+        _SWEPT.add(key)
+    clear_stale_staging(folder)
 
 
 def atomic_write(
@@ -385,7 +405,7 @@ def write_folder_all_or_nothing(
         ``out`` or a file cannot be written; whatever ``write`` raises.
     """
     out.mkdir(parents=True, exist_ok=True)
-    clear_stale_staging(out, STAGING_PREFIX)
+    clear_stale_staging(out)
     stage = Path(tempfile.mkdtemp(dir=out, prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
     try:
         names = write(stage)
