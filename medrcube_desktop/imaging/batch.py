@@ -31,7 +31,9 @@ class RenderFacts(TypedDict):
     ``native_shape`` [rows, cols] as stored; ``shape`` [H, W] written;
     ``pixel_spacing_mm`` [row, col] of the written pixels (mm) or None; ``window``
     [center, width] in modality units or None; ``photometric`` (DICOM PS3.3 C.7.6.3.1.2);
-    ``inverted`` (MONOCHROME1); ``overlay_pixels``: pixels the overlay changed.
+    ``inverted`` (MONOCHROME1); ``overlay_pixels``: pixels the overlay changed;
+    ``notes``: what the window would say beside the image (a file cut short, a mask
+    that labels nothing on the slice…).
     """
 
     slice_index: int
@@ -43,6 +45,7 @@ class RenderFacts(TypedDict):
     photometric: str
     inverted: bool
     overlay_pixels: int
+    notes: list[str]
 
 
 def render_to_png(
@@ -121,6 +124,7 @@ def render_to_png(
         "photometric": data.photometric,
         "inverted": data.photometric == "MONOCHROME1",
         "overlay_pixels": overlay_pixels,
+        "notes": list(rendered.notes),
     }
 
 

@@ -173,3 +173,12 @@ def test_an_itk_volume_declaring_more_than_its_file_holds_is_refused(tmp_path, s
     path.write_bytes(text.replace(old, new))
     with pytest.raises(ImageLoadError, match=r"declares 2,400,000,000 bytes of voxels"):
         load_slice(path)
+
+
+def test_render_says_a_png_is_cut_short(tmp_path, capsys):
+    from medrcube_desktop.cli import main
+
+    path = tmp_path / "cut.png"
+    path.write_bytes(_png(100, 100, 10))
+    assert main(["render", str(path), "--out", str(tmp_path / "out.png")]) == 0
+    assert "ends after row 10 of 100" in capsys.readouterr().err
