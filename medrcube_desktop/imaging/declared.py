@@ -262,3 +262,56 @@ def png_rows_present(path: Path) -> tuple[int, int] | None:
     if got >= expected:
         return None
     return got // row, height
+
+
+DEFLATED_SYNTAX = b"1.2.840.10008.1.2.1.99"
+"""Deflated Explicit VR Little Endian (PS3.5 A.5): the whole dataset after the file meta
+information is deflated, and pydicom inflates all of it in memory when it reads the
+file, before any check of its own."""
+
+DEFLATED_BYTES_PER_PIXEL = 16
+"""Bytes of inflated dataset allowed per pixel of the limit (8-byte samples, two frames'
+worth, with the header): beyond that a deflated DICOM is refused before it is read."""
+
+
+def check_deflated(path: Path) -> None:
+    """Refuse a deflated DICOM whose dataset inflates beyond what the pixel limit allows
+    (``MEDRCUBE_MAX_PIXELS`` x :data:`DEFLATED_BYTES_PER_PIXEL` bytes), before pydicom
+    inflates it whole; a file of another transfer syntax costs one read of its first
+    4 kB. The dataset is inflated here in pieces, counting bytes, only when the file is
+    large enough to reach the bound at deflate's largest ratio.
+
+    Raises
+    ------
+    ImageLoadError
+        ``"PATH: the deflated dataset inflates to more than N bytes …"``.
+    """
+    from medrcube_desktop.core.files import open_regular
+    from medrcube_desktop.settings import max_image_pixels
+
+    with open_regular(path) as handle:
+        head = handle.read(4096)
+        if DEFLATED_SYNTAX not in head or head[128:132] != b"DICM":
+            return
+        budget = max_image_pixels() * DEFLATED_BYTES_PER_PIXEL
+        size = handle.seek(0, 2)
+        if size * MAX_DEFLATE_RATIO <= budget:
+            return
+        handle.seek(132)
+        (length,) = struct.unpack("<I", handle.read(12)[8:12])  # (0002,0000) group length
+        handle.seek(132 + 12 + length)
+        inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+        total = 0
+        while (block := handle.read(1 << 20)) and total <= budget:
+            while block and total <= budget:
+                try:
+                    total += len(inflater.decompress(block, 1 << 22))
+                except zlib.error:
+                    return  # damaged: pydicom says so
+                block = inflater.unconsumed_tail
+    if total > budget:
+        raise ImageLoadError(
+            f"{path}: the deflated DICOM dataset inflates to more than {budget:,} bytes "
+            f"(MEDRCUBE_MAX_PIXELS {max_image_pixels():,} x {DEFLATED_BYTES_PER_PIXEL}): "
+            "refused before reading"
+        )

@@ -18,7 +18,7 @@ from typing import NoReturn
 import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.declared import check_encapsulated
+from medrcube_desktop.imaging.declared import check_deflated, check_encapsulated
 from medrcube_desktop.imaging.dicom_header import (
     dicom_windows,
     element_value,
@@ -49,6 +49,7 @@ def load_dicom_slice(
     import pydicom
 
     require_file(path)
+    check_deflated(path)  # pydicom inflates a deflated dataset whole, before any check
     logger = logging.getLogger("pydicom")
     # warning filters and logger levels are process-wide: one decode at a time changes them
     with _WARNINGS_LOCK:

@@ -182,3 +182,24 @@ def test_render_says_a_png_is_cut_short(tmp_path, capsys):
     path.write_bytes(_png(100, 100, 10))
     assert main(["render", str(path), "--out", str(tmp_path / "out.png")]) == 0
     assert "ends after row 10 of 100" in capsys.readouterr().err
+
+
+def test_a_deflated_dicom_inflating_beyond_the_limit_is_refused_before_pydicom_reads_it(
+    tmp_path, monkeypatch
+):
+    import pydicom
+    from pydicom.uid import DeflatedExplicitVRLittleEndian
+
+    ds = pydicom.dcmread(dicom_file("CT_small.dcm"))
+    ds.Rows = ds.Columns = 1024
+    ds.PixelData = bytes(1024 * 1024 * 2)  # 2 MB of zeros deflate to a few kB
+    ds.file_meta.TransferSyntaxUID = DeflatedExplicitVRLittleEndian
+    path = tmp_path / "deflated.dcm"
+    ds.save_as(path, enforce_file_format=True)
+    assert path.stat().st_size < 20_000
+    monkeypatch.setenv("MEDRCUBE_MAX_PIXELS", "10000")  # 160,000 bytes inflated at most
+    monkeypatch.setattr(pydicom, "dcmread", _never)
+    with pytest.raises(
+        ImageLoadError, match="deflated DICOM dataset inflates to more than 160,000"
+    ):
+        load_slice(path)
