@@ -91,7 +91,7 @@ def open_regular(path: str | Path) -> BinaryIO:
         if not stat.S_ISREG(mode):
             kind = next((k for test, k in _SPECIAL_KINDS if test(mode)), "not a regular file")
             raise NotARegularFile(errno.EINVAL, f"is {kind}, not a file", str(path))
-        if hasattr(os, "set_blocking"):
+        if getattr(os, "O_NONBLOCK", 0):  # POSIX: reads of the file block as usual again
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
