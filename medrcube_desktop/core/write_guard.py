@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import os
 import threading
-import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +47,8 @@ class ProtectedFileError(StoreError):
 
 
 _LOCK = threading.Lock()
-_BENCHMARKS: dict[Path, Any] = {}
-"""Real benchmark root → weak reference to its Benchmark (anything with ``items`` and
-``restricted``) or None once it is gone (the root stays protected by its kinds)."""
+_BENCHMARKS: dict[Path, tuple[list, ...]] = {}
+"""Real benchmark root → the lists of its items (``Benchmark.items``, ``.restricted``)."""
 _ITEM_FILES: dict[Path, frozenset[str]] = {}
 """Real root → real paths of its items' files, computed at the first write under it."""
 
@@ -67,18 +65,16 @@ def protect_benchmark(root: Path, benchmark: Any = None) -> None:
         The benchmark root (made real here).
     benchmark : Benchmark or None
         Its items (``items`` and ``restricted``, each with ``source_file``,
-        ``image_path``, ``mask_path``), held by a weak reference: their files are listed
+        ``image_path``, ``mask_path``): the two lists are held (a command may keep the
+        items and drop the Benchmark), the latest for each root; their files are listed
         only when a write lands under ``root``.
     """
     real = Path(os.path.realpath(root))
-    ref: Callable[[], Any] | None = None
+    lists: tuple[list, ...] = ()
     if benchmark is not None:
-        try:
-            ref = weakref.ref(benchmark)
-        except TypeError:  # not weakly referable: held as it is
-            ref = lambda benchmark=benchmark: benchmark  # noqa: E731
+        lists = (benchmark.items, getattr(benchmark, "restricted", []))
     with _LOCK:
-        _BENCHMARKS[real] = ref
+        _BENCHMARKS[real] = lists
         _ITEM_FILES.pop(real, None)
 
 
@@ -92,13 +88,12 @@ def _item_files(root: Path) -> frozenset[str]:
     """Real paths of the files of the items of the benchmark at ``root`` (cached)."""
     with _LOCK:
         cached = _ITEM_FILES.get(root)
-        ref = _BENCHMARKS.get(root)
+        lists = _BENCHMARKS.get(root, ())
     if cached is not None:
         return cached
-    benchmark = ref() if ref is not None else None
     found: set[str] = set()
-    if benchmark is not None:
-        for item in [*benchmark.items, *getattr(benchmark, "restricted", [])]:
+    for items in lists:
+        for item in list(items):
             for path in (item.source_file, item.image_path, getattr(item, "mask_path", None)):
                 if path is not None:
                     found.add(os.path.realpath(path))

@@ -173,3 +173,22 @@ def test_a_folder_output_never_replaces_a_database_under_its_name(tmp_path):
     with pytest.raises(ProtectedFileError):
         write_folder_all_or_nothing(out, _writer(["compare.json"], "new"))
     assert (out / "compare.json").read_bytes() == before
+
+
+def test_an_item_picture_of_an_opened_benchmark_is_protected_by_the_items(tmp_path):
+    from PIL import Image
+
+    root = write_benchmark(tmp_path / "bench", {"ds1": [item("p-1", image="images/a.png")]})
+    picture = root / "ds1" / "images" / "a.png"
+    picture.parent.mkdir(parents=True)
+    Image.new("L", (8, 8), 7).save(picture)
+    before = picture.read_bytes()
+    load_benchmark(root, check_files=False)  # as the window loads it
+    with pytest.raises(ProtectedFileError, match="is a file of the benchmark"):
+        atomic_write(picture, b"\x89PNG screenshot")
+    assert picture.read_bytes() == before
+    render = root / "renders" / "a.png"  # a PNG of ours under the root: replaced freely
+    render.parent.mkdir()
+    Image.new("L", (8, 8), 1).save(render)
+    atomic_write(render, b"new")
+    assert render.read_bytes() == b"new"
