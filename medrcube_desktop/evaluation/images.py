@@ -277,8 +277,11 @@ class ImageCache:
 
         self.folder.mkdir(parents=True, exist_ok=True)
         # not flushed to disk: an entry torn by a crash fails its digest check in get()
-        atomic_write(self.folder / f"{key}.{_extension(image.mime)}", image.data, durable=False)
-        atomic_write(self.folder / f"{key}.json", json.dumps(image.info).encode(), durable=False)
+        # within the folder: an entry that is a link to a file elsewhere is never written through
+        image_file = self.folder / f"{key}.{_extension(image.mime)}"
+        atomic_write(image_file, image.data, durable=False, within=self.folder)
+        meta = json.dumps(image.info).encode()
+        atomic_write(self.folder / f"{key}.json", meta, durable=False, within=self.folder)
 
     def prune(self) -> int:
         """Remove least recently used entries until the folder is under ``max_bytes``;

@@ -62,3 +62,18 @@ def test_an_image_cache_image_that_is_a_named_pipe_is_prepared_again(fifo):
     fifo.with_name(f"{key}.json").write_text(json.dumps({"mime": "image/png", "bytes": 3}))
     os.rename(fifo, fifo.with_name(f"{key}.png"))
     assert ImageCache(fifo.parent).get(key) is None
+
+
+def test_an_image_cache_entry_that_is_a_link_out_is_never_written_through(tmp_path):
+    from medrcube_desktop.core.write_guard import ProtectedFileError
+    from medrcube_desktop.evaluation.images import ImageCache, PreparedImage
+
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    key = "2" * 40
+    (cache / f"{key}.png").symlink_to(precious)
+    with pytest.raises(ProtectedFileError, match="outside"):
+        ImageCache(cache).put(key, PreparedImage(b"\x89PNG", "image/png", {"mime": "image/png"}))
+    assert precious.read_text() == "keep"
