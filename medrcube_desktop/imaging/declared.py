@@ -93,10 +93,14 @@ def _jpeg_frame(head: bytes) -> tuple[int, int, int, str] | None:
     return None
 
 
+def _starts_codestream(first: bytes) -> bool:
+    return first[:2] in (_J2K_START[:2], _JPEG_SOI) or first[:4] == _JP2_SIGNATURE[:4]
+
+
 def _fragments(data) -> Iterator[bytes]:
-    """The first :data:`HEADER_BYTES` of each fragment of encapsulated Pixel Data
-    (PS3.5 A.4), the Basic Offset Table left out. ``data`` is bytes, or a binary file
-    positioned at the Pixel Data value."""
+    """The first :data:`HEADER_BYTES` of each fragment of encapsulated Pixel Data that
+    starts a codestream (PS3.5 A.4; the Basic Offset Table left out, other fragments
+    skipped unread). ``data`` is bytes, or a binary file positioned at the value."""
     if isinstance(data, bytes | bytearray | memoryview):
         buffer = bytes(data)
         at, first = 0, True
@@ -104,7 +108,7 @@ def _fragments(data) -> Iterator[bytes]:
             tag, (length,) = buffer[at : at + 4], struct.unpack_from("<I", buffer, at + 4)
             if tag != _ITEM:
                 return
-            if not first:
+            if not first and _starts_codestream(buffer[at + 8 : at + 12]):
                 yield buffer[at + 8 : at + 8 + min(length, HEADER_BYTES)]
             first = False
             at += 8 + length
@@ -117,12 +121,11 @@ def _fragments(data) -> Iterator[bytes]:
         (length,) = struct.unpack_from("<I", item, 4)
         if length == 0xFFFFFFFF:
             return
-        if first:
-            data.seek(length, 1)
-        else:
-            head = data.read(min(length, HEADER_BYTES))
-            yield head
-            data.seek(length - len(head), 1)
+        start = data.tell()
+        if not first and _starts_codestream(data.read(min(length, 4))):
+            data.seek(start)
+            yield data.read(min(length, HEADER_BYTES))
+        data.seek(start + length)
         first = False
 
 

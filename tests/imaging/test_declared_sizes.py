@@ -203,3 +203,12 @@ def test_a_deflated_dicom_inflating_beyond_the_limit_is_refused_before_pydicom_r
         ImageLoadError, match="deflated DICOM dataset inflates to more than 160,000"
     ):
         load_slice(path)
+
+
+def test_pixel_data_left_on_disk_is_checked_from_the_file(tmp_path, no_decoder, monkeypatch):
+    from medrcube_desktop.imaging import dicom
+
+    monkeypatch.setattr(dicom, "DEFER_BYTES", 64)  # the Pixel Data is not read with the header
+    path = _bomb_dicom(tmp_path, 40_000, 40_000)
+    with pytest.raises(ImageLoadError, match=r"JPEG 2000 codestream declares 40000x40000"):
+        load_slice(path)
