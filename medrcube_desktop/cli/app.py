@@ -141,10 +141,28 @@ def _main(argv: list[str] | None) -> int:
         return _failed(args, str(exc), Outcome.FAILED)
     except MedRCubeError as exc:  # bad input, an unusable file or database
         return _failed(args, str(exc), exit_status(exc))
+    except BrokenPipeError as exc:
+        if exc.filename is None:  # stdout's reader left (``… | head``): nothing to say
+            return _stdout_gone()
+        return _failed(args, os_error_message(exc), exit_status(exc))
     except OSError as exc:  # an unusable path, a failed write
         return _failed(args, os_error_message(exc), exit_status(exc))
     except KeyboardInterrupt:  # Ctrl+C outside a job (loading a benchmark, say)
         return _failed(args, "interrupted", Outcome.FAILED)
+
+
+def _stdout_gone() -> int:
+    """Exit quietly when the program reading stdout has closed it (Python documentation,
+    "Note on SIGPIPE"): stdout is pointed at the null device, so the flush at exit raises
+    no second BrokenPipeError, and the status is 1."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout has no descriptor (a test's capture)
+        pass
+    return int(Outcome.FAILED)
 
 
 def os_error_message(exc: OSError) -> str:

@@ -216,6 +216,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         warn(
             f"{args.source}: no slice {args.slice}; rendered slice {facts['slice_index']}, the last"
         )
+    for note in facts["notes"]:  # as the window shows them beside the image
+        warn(f"{args.source}: {note}")
     height, width = facts["shape"]
     emit(args.json, facts, f"{out}: slice {facts['slice_index']}, {width}x{height} pixels")
     return Outcome.DONE

@@ -79,7 +79,9 @@ def cmd_self_test(args: argparse.Namespace) -> int:
         report["problems"] += [f"pixels differ: {line}" for line in differ]
         report["compared_with"] = str(args.expect)
     report["passed"] = not report["problems"]
-    (out / REPORT_NAME).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    from medrcube_desktop.core.files import atomic_write
+
+    atomic_write(out / REPORT_NAME, json.dumps(report, indent=2) + "\n")
     lines = [
         f"{name}: {d['source']} {d['shape']} mean {d['mean']}"
         for name, d in report["pixels"].items()
@@ -94,7 +96,9 @@ def cmd_self_test(args: argparse.Namespace) -> int:
 
 def _read_expected(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        from medrcube_desktop.core.files import read_file_text
+
+        data = json.loads(read_file_text(path))  # a named pipe is refused, never waited on
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise MedRCubeError(f"{path}: not a readable self-test report: {exc}") from exc
     if not isinstance(data, dict):

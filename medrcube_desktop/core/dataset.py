@@ -29,6 +29,7 @@ from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.paths import RealDirs
 from medrcube_desktop.core.problems import Problem, UncheckedFiles
 from medrcube_desktop.core.records import REQUIRED_FIELDS, read_items_file
+from medrcube_desktop.core.write_guard import protect_benchmark
 from medrcube_desktop.errors import DatasetError
 
 __all__ = [
@@ -188,6 +189,7 @@ def load_benchmark(root: str | Path, images: bool = True, check_files: bool = Tr
             benchmark.restricted.extend(found.restricted)
             benchmark.problems.extend(found.problems)
             benchmark.unchecked.extend(found.unchecked)
+    protect_benchmark(root_path, benchmark)  # no writer of this process replaces its files
     return benchmark
 
 

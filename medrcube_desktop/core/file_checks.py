@@ -117,9 +117,21 @@ def item_file_faults(
     return list(found.items())
 
 
-def require_item_files(item: Item) -> None:
+def require_item_files(item: Item) -> tuple[Path, Path | None]:
     """Refuse to read ``item``'s files unless they exist and stay inside the benchmark
-    root through every symbolic link (checked now, exactly: no cache survives the call).
+    root through every symbolic link (checked now, exactly: no cache survives the call);
+    return the image and mask paths to open.
+
+    The one confinement check at open time: every reader of an item's pixels (``render``
+    of an item, ``render-batch``, the window, ``validate --deep``, ``evaluate``) calls
+    it just before it opens the files and opens what it returns: an image swapped for a
+    link out of the benchmark after the benchmark was loaded is refused.
+
+    Returns
+    -------
+    tuple of (Path, Path or None)
+        The image and the mask, as the item names them (their kind is read from the
+        name, which a link inside the benchmark may not share with its file).
 
     Raises
     ------
@@ -130,3 +142,4 @@ def require_item_files(item: Item) -> None:
     if faults:
         field, message = faults[0]
         raise ImageLoadError(f"{item.source_file} item {item.id} field {field}: {message}")
+    return item.image_path, item.mask_path

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from medrcube_desktop.core.files import SIDECARS
+from medrcube_desktop.core.regular_files import SIDECARS
 from medrcube_desktop.errors import StoreError
 
 FOREIGN_SIGNATURES: tuple[tuple[int, bytes, str], ...] = (

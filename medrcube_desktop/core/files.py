@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -14,7 +15,24 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from medrcube_desktop.core.regular_files import (
+    SIDECARS,
+    NotARegularFile,
+    not_a_file,
+    open_regular,
+    read_file_bytes,
+    read_file_text,
+    same_file,
+)
+from medrcube_desktop.core.write_guard import refuse_protected
 from medrcube_desktop.errors import StoreError
+
+__all__ = [
+    "SIDECARS", "STAGING_PREFIX", "NotARegularFile", "as_new_file", "atomic_path",
+    "atomic_write", "clear_stale_staging", "current_umask", "describe_missing", "file_stamp",
+    "item_files", "not_a_file", "open_regular", "read_file_bytes", "read_file_text",
+    "refuse_overwrite", "same_file", "write_folder_all_or_nothing",
+]  # fmt: skip
 
 _UMASK_LOCK = threading.Lock()
 
@@ -35,18 +53,29 @@ def as_new_file(path: str | Path) -> None:
 
 
 @contextmanager
-def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
+def atomic_path(
+    path: str | Path, *, durable: bool = True, within: str | Path | None = None
+) -> Iterator[Path]:
     """A temporary file beside ``path`` to write; renamed over ``path`` when the block ends.
 
-    A symbolic link is followed: the file it names is replaced, the link kept. The
-    temporary file is created in that file's folder (so the rename stays on one file
-    system and is atomic), named ``.<name>.<random>.tmp<suffix>`` (writers that pick a
-    format from the extension still see ``path``'s), and given the permissions of the
+    The one guarded writer: every file the app writes goes through here (or
+    :func:`atomic_write`, :func:`write_folder_all_or_nothing`). Before anything is
+    written, :func:`~medrcube_desktop.core.write_guard.refuse_protected` refuses a target
+    that must never be written: a SQLite database or its sidecars, a benchmark's
+    ``test.json``, an image or volume of a benchmark this process opened, or (with
+    ``within``) a file whose real path leaves that folder.
+
+    A symbolic link is followed: the file it names is judged and replaced, the link kept.
+    The temporary file is created in that file's folder (so the rename stays on one file
+    system and is atomic), named ``.<name>.<pid>-<random>.tmp<suffix>`` (writers that pick
+    a format from the extension still see ``path``'s), and given the permissions of the
     file it replaces, or those of a new file (0666 minus the umask) when there is none.
-    When the block ends normally the file is flushed to disk (``os.fsync``, unless
-    ``durable`` is False) and ``os.replace``-d over ``path``: a reader sees the old file
-    or the new one, never half of one. When the block raises, the temporary file is
-    removed and ``path`` is left as it was.
+    Temporary files a killed writer left beside ``path`` are removed first, with a note
+    in the log, the first time this process writes in that folder
+    (:func:`clear_stale_staging`). When the block ends normally the file is
+    flushed to disk (``os.fsync``, unless ``durable`` is False) and ``os.replace``-d over
+    ``path``: a reader sees the old file or the new one, never half of one. When the
+    block raises, the temporary file is removed and ``path`` is left as it was.
 
     Parameters
     ----------
@@ -56,6 +85,9 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
         Flush the new contents to disk before the rename (a crash or power loss then
         leaves the old file or the whole new one). False only for data that is checked
         when read back (the image cache, by digest).
+    within : str or Path or None
+        A folder the real target must stay inside (the launcher's prefix): a link that
+        leads out of it is refused, never written through.
 
     Yields
     ------
@@ -66,8 +98,11 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
     ------
     NotARegularFile
         ``path`` is a device, a named pipe, a socket or a folder (never replaced).
+    ProtectedFileError
+        ``path`` must never be written (see above); nothing is written.
     OSError
-        The folder cannot hold the temporary file, or the rename fails.
+        The folder cannot hold the temporary file, the write or the rename fails (a full
+        disk): the error names ``path`` as asked.
     """
     asked = Path(path)
     # through a symbolic link to the file it names (renaming over the link would replace
@@ -79,9 +114,14 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
         raise NotARegularFile(
             errno.EINVAL, f"{special}: give the path of a file to write", str(asked)
         )
-    handle, name = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=f".tmp{path.suffix}"
-    )
+    refuse_protected(path, asked, within)
+    _sweep_once(path.parent)
+    try:
+        handle, name = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.{os.getpid()}-", suffix=f".tmp{path.suffix}"
+        )
+    except OSError as exc:
+        raise _naming(exc, asked) from exc
     os.close(handle)
     tmp = Path(name)
     try:
@@ -92,12 +132,101 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        if str(tmp) in (exc.filename, exc.filename2):  # name the file the user asked for
-            raise OSError(exc.errno, exc.strerror, str(asked)) from exc
+        if exc.filename is None or str(tmp) in (exc.filename, exc.filename2):
+            raise _naming(exc, asked) from exc  # "No space left" names the file asked for
         raise
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _naming(exc: OSError, asked: Path) -> OSError:
+    """``exc`` again, naming ``asked`` (a full disk says which file could not be written)."""
+    named = OSError(exc.errno, exc.strerror or str(exc), str(asked))
+    return named
+
+
+STALE_AFTER_S = 24 * 3600
+"""A staging file or folder of a writer whose process cannot be looked up (another host,
+Windows) is stale after this long."""
+
+
+_STAGED = re.compile(r"\.writing-(\d+)-[^/\\]+|\..+\.(\d+)-[A-Za-z0-9_]+\.tmp[^/\\]*")
+"""Names of what a writer stages: a folder writer's ``.writing-<pid>-…`` and
+:func:`atomic_path`'s ``.<name>.<pid>-<random>.tmp<suffix>``."""
+
+_SWEPT: set[str] = set()
+_SWEPT_LOCK = threading.Lock()
+
+
+def _writer_gone(pid: int, mtime: float) -> bool:
+    """Whether the writer that made a staging entry is gone: its process no longer runs
+    (POSIX), else the entry is older than :data:`STALE_AFTER_S`."""
+    import time
+
+    if pid == os.getpid():
+        return False
+    if os.name == "posix":
+        try:
+            os.kill(pid, 0)  # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            return True
+        except OSError:  # another user's process: alive
+            return False
+        return False
+    return time.time() - mtime > STALE_AFTER_S
+
+
+def clear_stale_staging(folder: Path) -> list[Path]:
+    """Remove what killed writers left in ``folder``: staged files and folders
+    (:data:`_STAGED`) whose process is gone (:func:`_writer_gone`). Each removal is
+    logged as a warning (the CLI prints it: "removed … left by a writer that was
+    stopped before it finished").
+
+    Returns
+    -------
+    list of Path
+        What was removed.
+    """
+    import logging
+
+    removed: list[Path] = []
+    try:
+        with os.scandir(folder) as found:
+            entries = [
+                (e, m) for e in found if e.name[:1] == "." and (m := _STAGED.fullmatch(e.name))
+            ]
+    except OSError:
+        return removed
+    for entry, match in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not _writer_gone(int(match.group(1) or match.group(2)), info.st_mtime):
+            continue
+        path = Path(entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        if not os.path.lexists(path):
+            removed.append(path)
+            logging.getLogger(__name__).warning(
+                "removed %s, left by a writer that was stopped before it finished", path
+            )
+    return removed
+
+
+def _sweep_once(folder: Path) -> None:
+    """:func:`clear_stale_staging` the first time this process writes into ``folder``
+    (an image cache of thousands of entries is not listed again on every write)."""
+    key = os.path.realpath(folder)
+    with _SWEPT_LOCK:
+        if key in _SWEPT:
+            return
+        _SWEPT.add(key)
+    clear_stale_staging(folder)
 
 
 def atomic_write(
@@ -107,6 +236,7 @@ def atomic_write(
     encoding: str = "utf-8",
     newline: str | None = None,
     durable: bool = True,
+    within: str | Path | None = None,
 ) -> Path:
     """Replace ``path`` with ``data`` atomically (see :func:`atomic_path`); return ``path``.
 
@@ -117,17 +247,19 @@ def atomic_write(
     data : str or bytes
         Bytes are written as they are; text in ``encoding``, with ``newline`` as for
         :func:`open` (None: ``"\\n"`` becomes the platform's line ending).
-    durable : bool
+    durable, within
         See :func:`atomic_path`.
 
     Raises
     ------
+    ProtectedFileError
+        See :func:`atomic_path`.
     OSError
         The file cannot be written; ``path`` is then unchanged and no temporary file is
         left behind.
     """
     path = Path(path)
-    with atomic_path(path, durable=durable) as tmp:
+    with atomic_path(path, durable=durable, within=within) as tmp:
         if isinstance(data, bytes):
             tmp.write_bytes(data)
         else:
@@ -154,62 +286,6 @@ def _fsync_file(path: Path) -> None:
         os.close(fd)
 
 
-_SPECIAL_KINDS = (
-    (stat.S_ISFIFO, "a named pipe"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a device"),
-    (stat.S_ISBLK, "a device"),
-    (stat.S_ISDIR, "a folder"),
-)
-
-
-def not_a_file(path: str | Path) -> str | None:
-    """Why ``path`` cannot be read as a file, or None when it is a regular file (or
-    cannot be looked at: the read that follows then says why).
-
-    Opening a named pipe blocks until something writes to it, and a device or a socket
-    never ends: every reader checks here first, so only regular files are read.
-
-    Returns
-    -------
-    str or None
-        ``"is a named pipe, not a file"`` (or a socket, a device, a folder): the path is
-        followed through symbolic links.
-    """
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return None
-    if stat.S_ISREG(mode):
-        return None
-    for test, kind in _SPECIAL_KINDS:
-        if test(mode):
-            return f"is {kind}, not a file"
-    return "is not a regular file"
-
-
-class NotARegularFile(OSError):
-    """A path that is a named pipe, a socket, a device or a folder where a file is read
-    (an ``OSError``, so a reader's own handler names the path)."""
-
-
-def read_file_bytes(path: str | Path) -> bytes:
-    """The bytes of ``path``, once it is known to be a regular file (a named pipe would
-    block the read for ever).
-
-    Raises
-    ------
-    NotARegularFile
-        ``path`` is something else (:func:`not_a_file` says what).
-    OSError
-        The file cannot be read.
-    """
-    problem = not_a_file(path)
-    if problem:
-        raise NotARegularFile(problem)
-    return Path(path).read_bytes()
-
-
 def describe_missing(path: Path, what: str) -> str | None:
     """``"PATH: no such WHAT"``, ``"PATH: is a named pipe, not a file"``, or None when
     ``path`` is a regular file: the one message for an input that is not there."""
@@ -217,39 +293,6 @@ def describe_missing(path: Path, what: str) -> str | None:
         return f"{path}: no such {what}"
     problem = not_a_file(path)
     return f"{path}: {problem}" if problem else None
-
-
-SIDECARS = ("-wal", "-shm", "-journal")
-"""Files SQLite keeps beside a database; writing over one of them damages the database."""
-
-
-def same_file(out: Path, source: Path | None) -> bool:
-    """Whether writing ``out`` would write over ``source`` or over a file SQLite keeps
-    beside it (``-wal``, ``-shm``, ``-journal``).
-
-    Both paths are first made real (``os.path.realpath``: symbolic links followed, and
-    ``..`` taken out, also after folders that do not exist yet, which a writer would
-    create: ``new/../study.db`` is ``study.db``); then they are the same file when the
-    real paths are equal or ``os.path.samefile`` says so (hard links). ``out`` is a
-    sidecar of ``source`` when it is ``X-wal`` (``-shm``, ``-journal``) for an ``X``
-    that is ``source``, by whichever name SQLite opened it under.
-    """
-    if source is None:
-        return False
-    real_out, real_source = Path(os.path.realpath(out)), Path(os.path.realpath(source))
-    if real_out == real_source:
-        return True
-    try:
-        if real_out.exists() and real_source.exists() and real_out.samefile(real_source):
-            return True
-    except OSError:  # a path that cannot be looked at: compared by name only, above
-        pass
-    return any(
-        real_out.name.endswith(suffix)
-        and len(real_out.name) > len(suffix)
-        and same_file(real_out.with_name(real_out.name[: -len(suffix)]), real_source)
-        for suffix in SIDECARS
-    )
 
 
 def item_files(items: Iterable[Any]) -> list[Path]:
@@ -328,16 +371,26 @@ def file_stamp(path: str | Path | None) -> tuple[int, ...]:
         return (-1,)
 
 
+STAGING_PREFIX = ".writing-"
+"""The hidden folder a folder output is staged in (``.writing-<pid>-<random>``)."""
+
+
 def write_folder_all_or_nothing(
     out: Path, write: Callable[[Path], Sequence[str] | None]
 ) -> list[Path]:
     """Files of one result written into ``out`` together, or none of them.
 
     ``write(stage)`` writes every file into ``stage``, a hidden folder inside ``out``
-    (the same file system, writable where ``out`` is), and returns their names (or None
-    to keep nothing: a cancel). Then each is renamed into ``out``, replacing a file of an
-    earlier result with the same name. On any error (a full disk half-way through) or a
-    None, ``stage`` is removed and ``out`` is left as it was (created if missing).
+    (``.writing-<pid>-…``: the same file system, writable where ``out`` is), and returns
+    their names (or None to keep nothing: a cancel). Then each is renamed into ``out``,
+    replacing a file of an earlier result with the same name; the file it replaces is
+    first kept (a hard link, else a copy) in the stage. When any rename fails (the last
+    one included) the files already moved are put back as they were: ``out`` holds the
+    whole earlier result or the whole new one. On any error or a None, ``stage`` is
+    removed and ``out`` is left as it was (created if missing). A stage a killed run
+    left behind is removed first, with a note in the log (:func:`clear_stale_staging`).
+    Each target is checked as every write is
+    (:func:`~medrcube_desktop.core.write_guard.refuse_protected`, within ``out``).
 
     Returns
     -------
@@ -346,19 +399,54 @@ def write_folder_all_or_nothing(
 
     Raises
     ------
+    ProtectedFileError
+        A file of the result would replace one that must never be written.
     OSError
         ``out`` or a file cannot be written; whatever ``write`` raises.
     """
     out.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(dir=out, prefix=".writing-"))
+    clear_stale_staging(out)
+    stage = Path(tempfile.mkdtemp(dir=out, prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
     try:
         names = write(stage)
         if names is None:
             return []
-        moved = []
         for name in names:
-            os.replace(stage / name, out / name)
-            moved.append(out / name)
-        return moved
+            refuse_protected(out / name, out / name, out)
+        return _swap_in(stage, out, list(names))
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def _swap_in(stage: Path, out: Path, names: list[str]) -> list[Path]:
+    """Rename ``stage/name`` over ``out/name`` for each name; on a failure, put back
+    what was moved (the earlier files, kept under ``stage/.previous``) and raise."""
+    kept = stage / ".previous"
+    kept.mkdir()
+    moved: list[tuple[str, bool]] = []
+    try:
+        for name in names:
+            target = out / name
+            had = os.path.lexists(target)
+            if had:
+                try:
+                    os.link(target, kept / name, follow_symlinks=False)
+                except OSError:  # no hard links here (some network or FAT drives)
+                    shutil.copy2(target, kept / name, follow_symlinks=False)
+            os.replace(stage / name, target)
+            moved.append((name, had))
+    except BaseException:
+        for name, had in reversed(moved):
+            try:
+                if had:
+                    os.replace(kept / name, out / name)
+                else:
+                    os.unlink(out / name)
+            except OSError as undo:
+                import logging
+
+                logging.getLogger(__name__).error(
+                    "%s: could not put back the earlier file: %s", out / name, undo
+                )
+        raise
+    return [out / name for name, _ in moved]

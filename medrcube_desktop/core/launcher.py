@@ -67,35 +67,82 @@ def launch_command() -> list[str]:
 
 
 def desktop_entry(command: list[str]) -> str:
-    """The launcher's text with ``Exec`` and ``TryExec`` set to ``command``."""
-    exec_line = " ".join(_desktop_quote(part) for part in command)
+    """The launcher's text with ``Exec`` and ``TryExec`` set to ``command``.
+
+    ``Exec`` follows the Desktop Entry Specification 1.5 ("The Exec key"): each argument
+    is quoted when it needs to be, a literal ``%`` is written ``%%``, and the whole value
+    is then escaped as a string value (a backslash doubled). A program path that holds a
+    ``%`` is started through ``env``: GLib looks the first word of ``Exec`` up before it
+    expands ``%%`` and hides a launcher whose program it cannot find (GNOME, Xfce,
+    Cinnamon), so the path goes to ``env`` as an argument. ``TryExec`` is a plain string
+    (no field codes): the path as it is, escaped.
+
+    Raises
+    ------
+    MedRCubeError
+        A part of ``command`` holds a control character (a newline, a tab), which an
+        ``Exec`` line cannot carry.
+    """
+    for part in command:
+        if any(ord(c) < 0x20 or ord(c) == 0x7F for c in part):
+            raise MedRCubeError(
+                f"{part!r}: a control character in the program's path; a launcher cannot "
+                "start it (install from a folder whose name has none)"
+            )
+    words = (["env"] if "%" in command[0] else []) + list(command)
+    exec_line = " ".join(_desktop_quote(part) for part in words)
     lines = []
     for line in _resource("desktop", DESKTOP_FILE).read_text("utf-8").splitlines():
         if line.startswith("Exec="):
-            line = f"Exec={exec_line}"
+            line = f"Exec={_string_escape(exec_line)}"
         elif line.startswith("TryExec="):
-            line = f"TryExec={command[0]}"
+            line = f"TryExec={_string_escape(command[0])}"
         lines.append(line)
     return "\n".join(lines) + "\n"
 
 
+_RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
+"""Characters that make an Exec argument need quotes (Desktop Entry spec, "The Exec key")."""
+
+
 def _desktop_quote(arg: str) -> str:
-    """Quote one Exec argument (Desktop Entry spec: double quotes, ``%`` doubled)."""
+    """One Exec argument: ``%`` doubled; inside double quotes when it holds a reserved
+    character, with ``"``, `````, ``$`` and ``\\`` escaped by a backslash there."""
     arg = arg.replace("%", "%%")
-    if arg and all(c.isalnum() or c in "/._-+=:," for c in arg):
+    if arg and not any(c in _RESERVED for c in arg):
         return arg
     return '"' + "".join("\\" + c if c in '"`$\\' else c for c in arg) + '"'
 
 
+def _string_escape(value: str) -> str:
+    """A desktop-entry string value: a backslash written ``\\\\`` (the spec's escapes of
+    string values are undone before the Exec quoting is read)."""
+    return value.replace("\\", "\\\\")
+
+
 def install(share: Path, command: list[str]) -> list[Path]:
-    """Write every file of :func:`targets` under ``share``; returns their paths."""
+    """Write every file of :func:`targets` under ``share``; returns their paths.
+
+    Each file goes through the guarded writer, confined to ``share``: a symbolic link
+    already there that leads out of ``share`` is refused, never written through.
+
+    Raises
+    ------
+    ProtectedFileError
+        A target is a link out of ``share`` (or another file never written).
+    OSError
+        A file cannot be written (the message names it).
+    """
+    from medrcube_desktop.core.files import atomic_write
+
     written = []
+    entry = desktop_entry(command)
     for target, resource in targets(share).items():
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.name == DESKTOP_FILE:
-            target.write_text(desktop_entry(command), encoding="utf-8")
+            atomic_write(target, entry, within=share)
         else:
-            target.write_bytes(resource.read_bytes())  # type: ignore[attr-defined]
+            atomic_write(target, resource.read_bytes(), within=share)  # type: ignore[attr-defined]
         written.append(target)
     return written
 

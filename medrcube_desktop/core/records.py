@@ -33,7 +33,7 @@ from medrcube_desktop.core.fields import (
     type_name,
 )
 from medrcube_desktop.core.file_checks import check_item_files
-from medrcube_desktop.core.files import not_a_file
+from medrcube_desktop.core.files import not_a_file, read_file_text
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.paths import RealDirs, lexical_path
 from medrcube_desktop.core.problems import Problem, UncheckedFiles
@@ -236,7 +236,7 @@ def _read_records(file: _File) -> list[object] | Problem:
     if special is not None:
         return problem(special)
     try:
-        text = file.path.read_text(encoding="utf-8-sig")  # a BOM from Windows editors is harmless
+        text = read_file_text(file.path, "utf-8-sig")  # a BOM from Windows editors is harmless
     except (OSError, UnicodeDecodeError) as exc:
         if file.path.is_symlink() and not file.path.exists():
             return problem("broken symbolic link: the file it points to does not exist")

@@ -102,7 +102,9 @@ def pick_items(items: list[Item]) -> dict[str, Item]:
 def png_bit_depth(path: Path) -> int:
     """Bits per sample of a PNG, from its IHDR chunk (byte 24); 0 when not readable."""
     try:
-        with open(path, "rb") as f:
+        from medrcube_desktop.core.files import open_regular
+
+        with open_regular(path) as f:
             head = f.read(25)
     except OSError:
         return 0

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop import __version__, settings
-from medrcube_desktop.core.files import atomic_write, read_file_bytes
+from medrcube_desktop.core.files import atomic_write, open_regular, read_file_bytes
 from medrcube_desktop.core.items import Item
 
 DEFAULT_MIN_SIDE = 28
@@ -125,7 +125,7 @@ def original_image(item: Item, min_side: int, max_pixels: int) -> PreparedImage 
             img.load()  # a truncated or damaged file fails here, not at the endpoint
     except (OSError, UnidentifiedImageError, ValueError):
         return None  # the renderer reads it, or says precisely why it cannot
-    data = path.read_bytes()
+    data = read_file_bytes(path)
     info: dict[str, object] = {
         "encoding": "original",
         "mode": mode,
@@ -225,7 +225,7 @@ def preparation_key(item: Item, min_side: int, max_pixels: int) -> str:
     digest = hashlib.blake2b(digest_size=20)
     for path in _files_of(item.image_path) + _files_of(item.mask_path):
         digest.update(path.name.encode() + b"\0")
-        with open(path, "rb") as stream:  # only regular files reach here (_files_of)
+        with open_regular(path) as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)
     policy = repr((item.bbox, item.modality, min_side, max_pixels, ENCODING_VERSION))
@@ -286,9 +286,12 @@ class ImageCache:
 
         self.folder.mkdir(parents=True, exist_ok=True)
         # not flushed to disk: an entry torn by a crash fails its digest check in get()
-        atomic_write(self.folder / f"{key}.{_extension(image.mime)}", image.data, durable=False)
+        # within the folder: an entry that is a link to a file elsewhere is never written through
+        image_file = self.folder / f"{key}.{_extension(image.mime)}"
+        atomic_write(image_file, image.data, durable=False, within=self.folder)
         sealed = {**image.info, "seal": entry_seal(key, image.data)}
-        atomic_write(self.folder / f"{key}.json", json.dumps(sealed).encode(), durable=False)
+        meta = json.dumps(sealed).encode()
+        atomic_write(self.folder / f"{key}.json", meta, durable=False, within=self.folder)
 
     def prune(self) -> int:
         """Remove least recently used entries until the folder is under ``max_bytes``;

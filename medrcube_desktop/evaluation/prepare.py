@@ -76,7 +76,7 @@ def prepare_one(
     logged and the image is still returned.
     """
     from medrcube_desktop.core.file_checks import require_item_files
-    from medrcube_desktop.errors import ImageLoadError
+    from medrcube_desktop.errors import ImageLoadError, StoreError
 
     started = time.perf_counter()
     try:
@@ -96,7 +96,7 @@ def prepare_one(
                 if cache is not None and key is not None:
                     try:
                         cache.put(key, image)
-                    except OSError as exc:
+                    except (OSError, StoreError) as exc:  # StoreError: a guarded target
                         log.warning("image cache %s not written: %s", cache_folder, exc)
         return image, source, "", time.perf_counter() - started
     except (ImageLoadError, OSError) as exc:

@@ -16,9 +16,10 @@ from typing import TypedDict
 
 import numpy as np
 
+from medrcube_desktop.core.file_checks import require_item_files
 from medrcube_desktop.core.files import atomic_path
 from medrcube_desktop.core.progress import Progress, ProgressFn, report
-from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.errors import ImageLoadError, StoreError
 from medrcube_desktop.imaging.loading import load_slice
 from medrcube_desktop.imaging.render import CT_PRESETS, compose_rgba
 
@@ -30,7 +31,9 @@ class RenderFacts(TypedDict):
     ``native_shape`` [rows, cols] as stored; ``shape`` [H, W] written;
     ``pixel_spacing_mm`` [row, col] of the written pixels (mm) or None; ``window``
     [center, width] in modality units or None; ``photometric`` (DICOM PS3.3 C.7.6.3.1.2);
-    ``inverted`` (MONOCHROME1); ``overlay_pixels``: pixels the overlay changed.
+    ``inverted`` (MONOCHROME1); ``overlay_pixels``: pixels the overlay changed;
+    ``notes``: what the window would say beside the image (a file cut short, a mask
+    that labels nothing on the slice…).
     """
 
     slice_index: int
@@ -42,6 +45,7 @@ class RenderFacts(TypedDict):
     photometric: str
     inverted: bool
     overlay_pixels: int
+    notes: list[str]
 
 
 def render_to_png(
@@ -53,6 +57,7 @@ def render_to_png(
     window: tuple[float, float] | None = None,
     preset: str | None = None,
     modality: str | None = None,
+    within: Path | None = None,
 ) -> RenderFacts:
     """Render a slice of ``source`` (with mask and box) and optionally write it as PNG.
 
@@ -69,6 +74,9 @@ def render_to_png(
         Slice or frame; None picks the largest mask area, else the central slice.
     window : (center, width) or None
         Window in modality units (HU for CT); ``preset`` names one of ``CT_PRESETS``.
+    within : Path or None
+        A folder ``out`` must stay inside through links (the batch's output folder: a
+        link left there to a file elsewhere is refused, never written through).
     modality : str or None
         The item's modality, a hint for NIfTI/NRRD files that record none ("CT").
 
@@ -102,7 +110,7 @@ def render_to_png(
         spacing = [col_mm, col_mm] if height != data.pixels.shape[0] else list(data.pixel_spacing)
     if out is not None:  # whole or not at all: a killed batch leaves no half picture
         out.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(out, durable=False) as tmp:
+        with atomic_path(out, durable=False, within=within) as tmp:
             image.save(tmp, "PNG")
     return {
         "slice_index": rendered.slice_index,
@@ -116,6 +124,7 @@ def render_to_png(
         "photometric": data.photometric,
         "inverted": data.photometric == "MONOCHROME1",
         "overlay_pixels": overlay_pixels,
+        "notes": list(rendered.notes),
     }
 
 
@@ -174,11 +183,11 @@ def render_benchmark(
             target = output_png(out_dir, item.dataset, item.id, used)
             if _file_id(target) in sources:
                 raise OSError(f"{target}: is a source image of the benchmark; not written over")
-            render_to_png(
-                item.image_path, target, item.mask_path, item.bbox, modality=item.modality
-            )
+            image, mask = require_item_files(item)  # confined now, not at load
+            render_to_png(image, target, mask, item.bbox, modality=item.modality, within=out_dir)
             summary.rendered += 1
-        except (ImageLoadError, OSError, OutsideFolder) as exc:
+        except (ImageLoadError, OSError, OutsideFolder, StoreError) as exc:  # StoreError: a
+            # target never written (a database, a link out of the folder)
             summary.failed.append(
                 {"item": item.id, "file": str(item.image_path), "message": str(exc)}
             )

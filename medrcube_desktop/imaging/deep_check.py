@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from medrcube_desktop.core.file_checks import require_item_files
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.problems import Problem
 from medrcube_desktop.core.progress import Progress, ProgressFn, report
@@ -71,7 +72,8 @@ def _check(item: Item) -> list[Problem]:
     largest mask area); then what decodes but cannot show the question's region: a mask
     that labels nothing (on that slice, so in the whole volume), a box off the image."""
     try:
-        data = load_slice(item.image_path, None, item.mask_path, item.modality)
+        image, mask = require_item_files(item)  # confined now, not at load
+        data = load_slice(image, None, mask, item.modality)
         compose_rgba(data, item.bbox)
     except (ImageLoadError, OSError) as exc:  # bad input; anything else is a bug: raised
         return [_problem(item, exc)]

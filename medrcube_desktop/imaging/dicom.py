@@ -18,6 +18,7 @@ from typing import NoReturn
 import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.declared import check_deflated, check_encapsulated
 from medrcube_desktop.imaging.dicom_header import (
     dicom_windows,
     element_value,
@@ -48,6 +49,7 @@ def load_dicom_slice(
     import pydicom
 
     require_file(path)
+    check_deflated(path)  # pydicom inflates a deflated dataset whole, before any check
     logger = logging.getLogger("pydicom")
     # warning filters and logger levels are process-wide: one decode at a time changes them
     with _WARNINGS_LOCK:
@@ -148,6 +150,7 @@ def _decode_dicom(
     if rows is None or columns is None:  # a header read without pixels
         raise ImageLoadError(f"{path}: DICOM file holds no image (no Rows/Columns)")
     check_pixel_count(path, int(rows) * int(columns))
+    check_encapsulated(ds, path)  # what each codestream declares, before any decoder runs
     count = int(element_value(ds, 0x00280008, 1) or 1)  # Number of Frames
     index = count // 2 if slice_index is None else max(0, min(int(slice_index), count - 1))
     keys = ds.keys()  # integer tags: `in ds` would make a Tag() of each

@@ -84,6 +84,45 @@ def load_itk_slice(
     return result
 
 
+_SCALAR_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8}
+
+
+def _voxel_bytes(reader) -> int:
+    """Bytes per voxel of the image ``reader`` describes (from its pixel type's name,
+    "16-bit signed integer", times its components)."""
+    import SimpleITK as sitk
+
+    name = sitk.GetPixelIDValueAsString(reader.GetPixelID())
+    bits = name.split("-bit", 1)[0].split()[-1] if "-bit" in name else "8"
+    return _SCALAR_BYTES.get(bits, 1) * max(1, reader.GetNumberOfComponents())
+
+
+def _check_file_holds(path: Path, declared: int) -> None:
+    """Refuse a single-file NRRD or MetaImage (``.nrrd``, ``.mha``) whose data cannot
+    be as large as its header declares, before SimpleITK allocates the volume: raw data
+    must be all there, compressed data holds at most
+    :data:`~.declared.MAX_DEFLATE_RATIO` times its size. Detached headers (``.nhdr``,
+    ``.mhd``) are read as they are."""
+    from medrcube_desktop.core.files import open_regular
+    from medrcube_desktop.imaging.declared import check_declared_bytes
+
+    if not path.name.lower().endswith((".nrrd", ".mha")):
+        return
+    with open_regular(path) as handle:
+        head = handle.read(1 << 16)
+    if b"\n\n" in head and path.name.lower().endswith(".nrrd"):
+        header = head[: head.index(b"\n\n") + 2]
+    elif b"ElementDataFile = LOCAL" in head:
+        header = head[: head.index(b"ElementDataFile = LOCAL")]
+        header += head[len(header) :].split(b"\n", 1)[0] + b"\n"
+    else:
+        return  # the data is in another file
+    raw = b"encoding: raw" in header or (
+        b"CompressedData" in header and b"CompressedData = True" not in header
+    )
+    check_declared_bytes(path, declared, path.stat().st_size - len(header), not raw)
+
+
 def _read(path: Path):
     """(SimpleITK image, float32 array (z, y, x)); 2-D images get z of length 1."""
     import SimpleITK as sitk
@@ -95,6 +134,7 @@ def _read(path: Path):
         reader.ReadImageInformation()
         size = reader.GetSize()
         check_pixel_count(path, int(np.prod(size)), factor=50)
+        _check_file_holds(path, int(np.prod(size)) * _voxel_bytes(reader))
         if reader.GetNumberOfComponents() != 1:
             raise ImageLoadError(
                 f"{path}: {reader.GetNumberOfComponents()} components per pixel; only scalar volumes are shown"

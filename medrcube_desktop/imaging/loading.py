@@ -14,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from medrcube_desktop.core.files import same_file
+from medrcube_desktop.core.files import open_regular, same_file
 from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.declared import png_rows_present
 from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
 from medrcube_desktop.imaging.masks import mask_labels, picture_mask_values
 from medrcube_desktop.imaging.slice_data import (
@@ -49,7 +50,7 @@ def image_kind(path: Path) -> str:
         return "picture"
     require_file(path)
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(132)
     except OSError as exc:
         raise ImageLoadError(f"{path}: cannot read: {exc}") from exc
@@ -143,7 +144,7 @@ def _load_picture(path: Path) -> SliceData:
     from PIL import Image
 
     require_file(path)
-    with Image.open(path) as img:
+    with open_regular(path) as handle, Image.open(handle) as img:
         check_pixel_count(path, img.width * img.height)  # before decoding anything
         orientation = int(img.getexif().get(0x0112, 1) or 1)
         if img.mode in ("I;16", "I;16B", "I;16L", "I"):
@@ -163,6 +164,12 @@ def _load_picture(path: Path) -> SliceData:
             data = SliceData(
                 np.asarray(img.convert("RGB"), dtype=np.uint8), True, "RGB", source_bits=8
             )
+        short = png_rows_present(path) if img.format == "PNG" else None
+    if short is not None:  # Pillow leaves the missing rows black without a word
+        data.notes.append(
+            f"the file ends after row {short[0]} of {short[1]}: the rows below are "
+            "missing, drawn black (the file is cut short)"
+        )
     transform = EXIF_TRANSFORMS.get(orientation, DisplayTransform())
     data.display(transform, f"turned upright by its EXIF orientation ({orientation})")
     return data
@@ -173,8 +180,14 @@ def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
 
     require_file(path, "mask")
     try:
-        with Image.open(path) as img:
+        with open_regular(path) as handle, Image.open(handle) as img:
             check_pixel_count(path, img.width * img.height)  # before decoding anything
+            short = png_rows_present(path) if img.format == "PNG" else None
+            if short is not None:  # its labels below would be lost without a word
+                raise ImageLoadError(
+                    f"{path}: the mask ends after row {short[0]} of {short[1]}: the file "
+                    "is cut short"
+                )
             img.load()
             values = picture_mask_values(img, path)
     except ImageLoadError:

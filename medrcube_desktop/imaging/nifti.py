@@ -67,6 +67,7 @@ def _nifti_volume(path: str) -> _Volume:
             "only greyscale volumes (one number per voxel) can be shown"
         )
     check_pixel_count(Path(path), int(np.prod(shape[:3])), factor=50)  # the volume read
+    _check_file_holds(Path(path), img, shape, stored)  # before nibabel allocates for it
     with warnings.catch_warnings():  # nibabel's scaling overflow: judged below, not printed
         warnings.simplefilter("ignore", RuntimeWarning)
         if len(shape) == 4:  # read only the first volume, not the whole series
@@ -94,6 +95,20 @@ def _nifti_volume(path: str) -> _Volume:
     volumes = int(shape[3]) if len(shape) == 4 else 1
     affine = np.asarray(img.affine)
     return _Volume(data, codes, window, tuple(notes), zooms, affine, calibrated, volumes)
+
+
+def _check_file_holds(path: Path, img: Any, shape: tuple[int, ...], stored: np.dtype) -> None:
+    """Refuse a NIfTI file that cannot hold the first volume its header declares
+    (voxels x bytes per voxel after ``vox_offset``; a ``.gz`` at most
+    :data:`~.declared.MAX_DEFLATE_RATIO` times its size), before any voxel is read."""
+    from medrcube_desktop.imaging.declared import check_declared_bytes
+
+    volume = int(np.prod(shape[:3])) * int(stored.itemsize)
+    holder = getattr(img.file_map.get("image"), "filename", None)  # .img of a .hdr pair
+    data_file = Path(holder) if holder else path
+    compressed = data_file.name.lower().endswith(".gz")
+    offset = 0 if compressed else int(float(img.header.get("vox_offset", 0) or 0))
+    check_declared_bytes(data_file, volume, data_file.stat().st_size - offset, compressed)
 
 
 def _dtype_name(dtype: np.dtype) -> str:

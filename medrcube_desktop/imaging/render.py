@@ -362,10 +362,8 @@ def render_item(
         The image or mask cannot be read, or their real path leaves the benchmark root
         (checked on every call: the window loads benchmarks without file checks).
     """
-    require_item_files(item)
-    data = load_slice_cached(
-        item.image_path, slice_index, item.mask_path, item.modality, display_side
-    )
+    image, mask = require_item_files(item)  # checked now, on every call
+    data = load_slice_cached(image, slice_index, mask, item.modality, display_side)
     if neurological:
         data = to_neurological(data)
     if not overlay:

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.declared import check_deflated
 from medrcube_desktop.imaging.slice_data import SliceData
 
 
@@ -59,6 +60,7 @@ def _series_geometry(
     entries = [e for e in os.scandir(folder) if e.is_file(follow_symlinks=False)]
     for path in sorted(Path(e.path) for e in entries):
         try:
+            check_deflated(path)  # a deflated bomb is inflated whole by dcmread: left out
             ds = pydicom.dcmread(path, stop_before_pixels=True)
             iop = tuple(round(float(v), 4) for v in ds.ImageOrientationPatient)
             ipp = np.array([float(v) for v in ds.ImagePositionPatient])

@@ -163,8 +163,11 @@ def require_file(path: Path, what: str = "image") -> None:
         raise ImageLoadError(f"{path}: the {what} {special}")
 
 
-def check_pixel_count(path: Path, pixels: int, factor: int = 1) -> None:
+def check_pixel_count(path: Path, pixels: int, factor: int = 1, what: str = "") -> None:
     """Refuse an image larger than the configured limit before decoding it.
+
+    ``what`` says where the count comes from (``"frame 1's JPEG 2000 codestream
+    declares 40000x40000 pixels"``), for the message.
 
     Raises
     ------
@@ -175,9 +178,10 @@ def check_pixel_count(path: Path, pixels: int, factor: int = 1) -> None:
 
     limit = max_image_pixels() * factor
     if pixels > limit:
+        where = f"{what}: " if what else ""
         raise ImageLoadError(
-            f"{path}: {pixels:,} pixels exceed the limit of {limit:,} (set MEDRCUBE_MAX_PIXELS "
-            "to open it; very large images can exhaust memory)"
+            f"{path}: {where}{pixels:,} pixels exceed the limit of {limit:,} (set "
+            "MEDRCUBE_MAX_PIXELS to open it; very large images can exhaust memory)"
         )
 
 

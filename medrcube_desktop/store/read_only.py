@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from medrcube_desktop.core.files import open_regular
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.database import BUSY_TIMEOUT_S
 from medrcube_desktop.store.guards import check_guards
@@ -123,7 +124,7 @@ def read_mode(path: Path) -> str:
         ``path`` cannot be read.
     """
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             header = f.read(20)
         wal = path.with_name(path.name + "-wal")
         wal_empty = not wal.exists() or wal.stat().st_size == 0
@@ -233,7 +234,7 @@ def truncated(path: Path) -> bool:
     it valid (offset 92, "version-valid-for", equals the change counter at offset 24);
     a file that is not SQLite at all is left to SQLite to refuse."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             header = f.read(100)
         size = os.stat(path).st_size
     except OSError:

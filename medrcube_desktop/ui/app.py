@@ -169,6 +169,10 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms, said=None) 
     prefs.save()
     log.info("reviews are saved in %s", store.path)
     try:
+        if screenshot is not None:  # refused now, not after the window is shown
+            from medrcube_desktop.core.write_guard import check_output
+
+            check_output(screenshot, store.path)
         return _show_window(
             app, benchmark, store, name, prefs, screenshot, quit_after_ms,
             said.status_text(benchmark),
@@ -240,14 +244,14 @@ def _schedule_unattended(
 
 
 def _grab(window: MainWindow, path: Path) -> bool:
-    """Save a grab of the window as PNG; log and return False when it cannot be written."""
+    """Save a grab of the window as PNG through the guarded writer (never over the study
+    database or a benchmark's file); log and return False when it cannot be written."""
+    from medrcube_desktop.ui.grab import save_grab
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
+        save_grab(window, path)
+    except (OSError, MedRCubeError) as exc:
         log.error("could not save screenshot to %s: %s", path, exc)
-        return False
-    if not window.grab().save(str(path), "PNG"):  # PNG whatever the file name says
-        log.error("could not save screenshot to %s", path)
         return False
     log.info("screenshot saved to %s", path)
     return True

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from medrcube_desktop import settings
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.ui.app import place_window
+from medrcube_desktop.ui.grab import save_grab
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.render_task import render_pool
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
@@ -67,8 +68,10 @@ def commit_one_review(root: Path, db_file: Path, screenshot: Path) -> dict[str, 
             QTimer.singleShot(300, grab_and_quit)
 
         def grab_and_quit() -> None:
-            screenshot.parent.mkdir(parents=True, exist_ok=True)
-            outcome["screenshot_saved"] = window.grab().save(str(screenshot), "PNG")
+            try:
+                outcome["screenshot_saved"] = save_grab(window, screenshot)
+            except (OSError, MedRCubeError) as exc:
+                outcome["screenshot_error"] = str(exc)
             app.quit()
 
         window.first_item_shown.connect(on_first_item)
@@ -85,7 +88,10 @@ def commit_one_review(root: Path, db_file: Path, screenshot: Path) -> dict[str, 
     if outcome["committed"] not in reviews:
         raise MedRCubeError(f"Enter on item {outcome['committed']} stored no review")
     if not outcome.get("screenshot_saved"):
-        raise MedRCubeError(f"{screenshot}: the screenshot could not be written")
+        why = (
+            outcome.get("screenshot_error") or f"{screenshot}: the screenshot could not be written"
+        )
+        raise MedRCubeError(str(why))
     log.info("self-test: review of %s committed to %s", outcome["committed"], db_file)
     return {
         "committed": outcome["committed"],

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from medrcube_desktop.core.csvfile import neutralise_cell, write_csv
-from medrcube_desktop.core.files import atomic_path
+from medrcube_desktop.core.files import write_folder_all_or_nothing
 from medrcube_desktop.core.names import spreadsheet_text
 from medrcube_desktop.core.rubric import RULE_IDS, load_rubric
 from medrcube_desktop.review.agreement.panel import ROW_KEYS
@@ -195,21 +195,22 @@ def write_panel_outputs(
     """
     refuse_inputs(out_dir, inputs)
     out = Path(out_dir).expanduser()
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out / "agreement.json") as tmp:
-        tmp.write_text(json.dumps(run.to_dict(), indent=2), encoding="utf-8")
-    rows = (
-        [item, rule, rater, scores[item][rule]]
-        for rater, scores in run.scores.items()
-        for item in run.items
-        if item in scores
-        for rule in RULE_IDS
-    )
-    write_csv(out / "agreement_long.csv", ["item_id", "rule", "rater", "score"], rows)
-    with atomic_path(out / "agreement.xlsx") as tmp:
-        _write_xlsx(run, tmp)
-    with atomic_path(out / "report.html") as tmp:
-        tmp.write_text(panel_html(run), encoding="utf-8")
+
+    def write(stage: Path) -> list[str]:  # all four files, or none (a full disk half-way)
+        (stage / "agreement.json").write_text(json.dumps(run.to_dict(), indent=2), encoding="utf-8")
+        rows = (
+            [item, rule, rater, scores[item][rule]]
+            for rater, scores in run.scores.items()
+            for item in run.items
+            if item in scores
+            for rule in RULE_IDS
+        )
+        write_csv(stage / "agreement_long.csv", ["item_id", "rule", "rater", "score"], rows)
+        _write_xlsx(run, stage / "agreement.xlsx")
+        (stage / "report.html").write_text(panel_html(run), encoding="utf-8")
+        return list(PANEL_FILES)
+
+    write_folder_all_or_nothing(out, write)
     return [out / name for name in PANEL_FILES]
 
 

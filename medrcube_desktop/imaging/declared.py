@@ -1,0 +1,320 @@
+"""What a file declares it holds, checked before a decoder allocates for it.
+
+A decoder allocates the image its own header declares: a few kilobytes can declare
+gigabytes (a decompression bomb), and a file cut short still gets the whole image
+allocated and filled with black. Each reader calls the check for its format before it
+decodes:
+
+- DICOM with compressed (encapsulated) Pixel Data: the size every frame's codestream
+  declares (JPEG 2000 SIZ, JPEG and JPEG-LS SOF), which is what the decoder allocates,
+  against the pixel limit and against Rows x Columns (:func:`check_encapsulated`);
+- NIfTI, NRRD/MetaImage: the declared voxels' bytes against the bytes the file can hold
+  (:func:`check_declared_bytes`);
+- PNG: the rows its compressed data really holds (:func:`png_rows_present`).
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from medrcube_desktop.errors import ImageLoadError
+
+MAX_DEFLATE_RATIO = 1032
+"""The largest expansion of deflate (zlib, gzip): 1032 to 1 (zlib technical details, "the
+maximum compression factor"). Data compressed with it cannot hold more bytes than this
+many times its own size."""
+
+HEADER_BYTES = 1 << 20
+"""Bytes of a frame's first fragment read to find its codestream's size (a JPEG's SOF
+follows its tables and any APPn segments, which are far smaller)."""
+
+_ITEM = b"\xfe\xff\x00\xe0"  # (FFFE,E000) Item
+_DELIMITER = b"\xfe\xff\xdd\xe0"  # (FFFE,E0DD) Sequence Delimitation Item
+_J2K_START = b"\xff\x4f\xff\x51"  # SOC, SIZ (ISO/IEC 15444-1 A.4.1, A.5.1)
+_JP2_SIGNATURE = b"\x00\x00\x00\x0cjP  \r\n\x87\n"  # ISO/IEC 15444-1 I.5.1
+_JPEG_SOI = b"\xff\xd8"
+_JPEG_SOF = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD})
+_JPEG_SOF |= {0xCE, 0xCF, 0xF7}  # the last: JPEG-LS SOF55 (ISO/IEC 14495-1 C.2.2)
+NATIVE_SYNTAXES = frozenset(
+    {"1.2.840.10008.1.2", "1.2.840.10008.1.2.1", "1.2.840.10008.1.2.2", "1.2.840.10008.1.2.1.99"}
+)
+"""Transfer syntaxes whose Pixel Data is not encapsulated (PS3.5 A.1, A.2, A.3, A.5)."""
+
+
+def codestream_size(head: bytes) -> tuple[int, int, int, str] | None:
+    """``(width, height, components, kind)`` a codestream's main header declares, or
+    None when ``head`` starts no codestream this module knows.
+
+    JPEG 2000 (raw codestream or JP2): SIZ's Xsiz - XOsiz, Ysiz - YOsiz, Csiz (ISO/IEC
+    15444-1 A.5.1). JPEG (ISO/IEC 10918-1 B.2.2) and JPEG-LS (14495-1 C.2.2): the frame
+    header's X, Y and Nf; a height of 0 (given later by a DNL marker) is returned as 0.
+    """
+    if head.startswith(_JP2_SIGNATURE):
+        start = head.find(_J2K_START)
+        if start < 0:
+            return None
+        head = head[start:]
+    if head.startswith(_J2K_START):
+        if len(head) < 40:
+            return None
+        xsiz, ysiz, xo, yo = struct.unpack_from(">4I", head, 8)
+        (components,) = struct.unpack_from(">H", head, 40)
+        return max(0, xsiz - xo), max(0, ysiz - yo), components, "JPEG 2000 codestream"
+    if head.startswith(_JPEG_SOI):
+        return _jpeg_frame(head)
+    return None
+
+
+def _jpeg_frame(head: bytes) -> tuple[int, int, int, str] | None:
+    at = 2
+    while at + 4 <= len(head):
+        if head[at] != 0xFF:
+            return None
+        marker = head[at + 1]
+        if marker == 0xFF:  # fill byte
+            at += 1
+            continue
+        if marker == 0x01 or 0xD0 <= marker <= 0xD8:  # standalone markers
+            at += 2
+            continue
+        (length,) = struct.unpack_from(">H", head, at + 2)
+        if marker in _JPEG_SOF and at + 10 <= len(head):
+            height, width = struct.unpack_from(">HH", head, at + 5)
+            kind = "JPEG-LS codestream" if marker == 0xF7 else "JPEG codestream"
+            return width, height, head[at + 9], kind
+        if marker in (0xDA, 0xD9):  # scan or end before any frame header
+            return None
+        at += 2 + length
+    return None
+
+
+def _starts_codestream(first: bytes) -> bool:
+    return first[:2] in (_J2K_START[:2], _JPEG_SOI) or first[:4] == _JP2_SIGNATURE[:4]
+
+
+def _fragments(data) -> Iterator[bytes]:
+    """The first :data:`HEADER_BYTES` of each fragment of encapsulated Pixel Data that
+    starts a codestream (PS3.5 A.4; the Basic Offset Table left out, other fragments
+    skipped unread). ``data`` is bytes, or a binary file positioned at the value."""
+    if isinstance(data, bytes | bytearray | memoryview):
+        buffer = bytes(data)
+        at, first = 0, True
+        while at + 8 <= len(buffer):
+            tag, (length,) = buffer[at : at + 4], struct.unpack_from("<I", buffer, at + 4)
+            if tag != _ITEM:
+                return
+            if not first and _starts_codestream(buffer[at + 8 : at + 12]):
+                yield buffer[at + 8 : at + 8 + min(length, HEADER_BYTES)]
+            first = False
+            at += 8 + length
+        return
+    first = True
+    while True:
+        item = data.read(8)
+        if len(item) < 8 or item[:4] != _ITEM:
+            return
+        (length,) = struct.unpack_from("<I", item, 4)
+        if length == 0xFFFFFFFF:
+            return
+        start = data.tell()
+        if not first and _starts_codestream(data.read(min(length, 4))):
+            data.seek(start)
+            yield data.read(min(length, HEADER_BYTES))
+        data.seek(start + length)
+        first = False
+
+
+def check_encapsulated(ds, path: Path) -> None:
+    """Refuse a DICOM whose compressed frames declare more than the decoder may allocate.
+
+    Every fragment that starts a codestream is looked at (the frame to show and every
+    other: a multi-frame file decodes any of them), before anything is decoded: its
+    declared width x height must be within the pixel limit (``MEDRCUBE_MAX_PIXELS``) and
+    be the Rows x Columns the DICOM header gives (the decoder allocates what the
+    codestream declares; a 5 kB file whose JPEG 2000 codestream declares 40,000 x
+    40,000 pixels would take gigabytes). Pixel Data left on disk (``defer_size``) is
+    read from the file fragment by fragment, only their first bytes.
+
+    Raises
+    ------
+    ImageLoadError
+        ``"PATH: frame N's JPEG 2000 codestream declares WxH pixels …"``.
+    """
+    from medrcube_desktop.imaging.slice_data import check_pixel_count
+
+    meta = getattr(ds, "file_meta", None)
+    syntax = str(getattr(meta, "TransferSyntaxUID", "") or "")
+    keys = ds.keys()  # integer tags: `in ds` would make a Tag() of each
+    if not syntax or syntax in NATIVE_SYNTAXES or 0x7FE00010 not in keys:
+        return
+    rows, columns = int(ds.get("Rows", 0) or 0), int(ds.get("Columns", 0) or 0)
+    raw = ds.get_item(0x7FE00010, keep_deferred=True)
+    value = getattr(raw, "value", None)
+    if isinstance(value, bytes | bytearray):
+        _check_frames(_fragments(value), path, rows, columns, check_pixel_count)
+        return
+    tell = getattr(raw, "value_tell", None)
+    if tell is None:
+        return
+    from medrcube_desktop.core.files import open_regular
+
+    with open_regular(path) as handle:
+        handle.seek(tell)
+        _check_frames(_fragments(handle), path, rows, columns, check_pixel_count)
+
+
+def _check_frames(fragments, path: Path, rows: int, columns: int, check_pixel_count) -> None:
+    frame = 0
+    for head in fragments:
+        declared = codestream_size(head)
+        if declared is None:
+            continue
+        frame += 1
+        width, height, components, kind = declared
+        where = f"frame {frame}'s {kind} declares {width}x{height} pixels"
+        check_pixel_count(path, width * height, what=where)
+        if height and (width, height) != (columns, rows):
+            raise ImageLoadError(
+                f"{path}: {where}, the DICOM header {columns}x{rows}: refused before "
+                "decoding (a damaged or crafted file)"
+            )
+
+
+def check_declared_bytes(
+    path: Path, declared: int, held: int, compressed: bool, what: str = "voxels"
+) -> None:
+    """Refuse a file that cannot hold the data its header declares, before the reader
+    allocates for it.
+
+    Parameters
+    ----------
+    path : Path
+        The file (for the message).
+    declared : int
+        Bytes of data the header declares (voxels x bytes per voxel), in bytes.
+    held : int
+        Bytes of the file left for that data (file size minus the header), in bytes.
+    compressed : bool
+        Whether the data is deflate-compressed (gzip, zlib): it then holds at most
+        :data:`MAX_DEFLATE_RATIO` times its own size.
+
+    Raises
+    ------
+    ImageLoadError
+        ``"PATH: declares N bytes of voxels but holds M bytes …"``.
+    """
+    room = held * MAX_DEFLATE_RATIO + 64 if compressed else held
+    if declared > room:
+        form = "compressed " if compressed else ""
+        raise ImageLoadError(
+            f"{path}: declares {declared:,} bytes of {what} but holds {max(held, 0):,} "
+            f"{form}bytes: cut short or damaged; refused before reading"
+        )
+
+
+def png_rows_present(path: Path) -> tuple[int, int] | None:
+    """``(rows held, rows declared)`` of a non-interlaced PNG whose image data ends
+    early, or None when it is complete (or not such a PNG).
+
+    A PNG's IDAT data is one zlib stream of every row, each a filter byte and its
+    samples (PNG 1.2 §2.3, §6.1, §7.2); a stream that ends, complete and valid, before
+    the last row leaves Pillow's image black below it without a word. The stream is
+    inflated here in pieces, counting bytes, never holding more than one piece.
+    """
+    from medrcube_desktop.core.files import open_regular
+
+    with open_regular(path) as handle:
+        head = handle.read(33)
+    if not head.startswith(b"\x89PNG\r\n\x1a\n") or len(head) < 33:
+        return None
+    width, height, depth, colour, _, _, interlace = struct.unpack_from(">IIBBBBB", head, 16)
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}.get(colour)
+    if channels is None or interlace != 0 or width == 0:
+        return None
+    row = 1 + (width * channels * depth + 7) // 8
+    expected = row * height
+    inflater = zlib.decompressobj()
+    got = 0
+    with open_regular(path) as handle:
+        handle.seek(8)
+        while True:
+            chunk = handle.read(8)
+            if len(chunk) < 8:
+                break
+            length, kind = struct.unpack(">I4s", chunk)
+            if kind == b"IEND":
+                break
+            if kind != b"IDAT":
+                handle.seek(length + 4, 1)
+                continue
+            data = handle.read(length)
+            handle.seek(4, 1)  # CRC
+            while data and got < expected and not inflater.eof:
+                try:
+                    got += len(inflater.decompress(data, 1 << 20))
+                except zlib.error:  # damaged data: Pillow's decode says so
+                    return None
+                data = inflater.unconsumed_tail
+            if got >= expected or inflater.eof:
+                break
+    if got >= expected:
+        return None
+    return got // row, height
+
+
+DEFLATED_SYNTAX = b"1.2.840.10008.1.2.1.99"
+"""Deflated Explicit VR Little Endian (PS3.5 A.5): the whole dataset after the file meta
+information is deflated, and pydicom inflates all of it in memory when it reads the
+file, before any check of its own."""
+
+DEFLATED_BYTES_PER_PIXEL = 16
+"""Bytes of inflated dataset allowed per pixel of the limit (8-byte samples, two frames'
+worth, with the header): beyond that a deflated DICOM is refused before it is read."""
+
+
+def check_deflated(path: Path) -> None:
+    """Refuse a deflated DICOM whose dataset inflates beyond what the pixel limit allows
+    (``MEDRCUBE_MAX_PIXELS`` x :data:`DEFLATED_BYTES_PER_PIXEL` bytes), before pydicom
+    inflates it whole; a file of another transfer syntax costs one read of its first
+    4 kB. The dataset is inflated here in pieces, counting bytes, only when the file is
+    large enough to reach the bound at deflate's largest ratio.
+
+    Raises
+    ------
+    ImageLoadError
+        ``"PATH: the deflated dataset inflates to more than N bytes …"``.
+    """
+    from medrcube_desktop.core.files import open_regular
+    from medrcube_desktop.settings import max_image_pixels
+
+    with open_regular(path) as handle:
+        head = handle.read(4096)
+        if DEFLATED_SYNTAX not in head or head[128:132] != b"DICM":
+            return
+        budget = max_image_pixels() * DEFLATED_BYTES_PER_PIXEL
+        size = handle.seek(0, 2)
+        if size * MAX_DEFLATE_RATIO <= budget:
+            return
+        handle.seek(132)
+        (length,) = struct.unpack("<I", handle.read(12)[8:12])  # (0002,0000) group length
+        handle.seek(132 + 12 + length)
+        inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+        total = 0
+        while (block := handle.read(1 << 20)) and total <= budget:
+            while block and total <= budget:
+                try:
+                    total += len(inflater.decompress(block, 1 << 22))
+                except zlib.error:
+                    return  # damaged: pydicom says so
+                block = inflater.unconsumed_tail
+    if total > budget:
+        raise ImageLoadError(
+            f"{path}: the deflated DICOM dataset inflates to more than {budget:,} bytes "
+            f"(MEDRCUBE_MAX_PIXELS {max_image_pixels():,} x {DEFLATED_BYTES_PER_PIXEL}): "
+            "refused before reading"
+        )
