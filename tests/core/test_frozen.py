@@ -18,8 +18,8 @@ import pytest
 from medrcube_desktop.core import frozen
 from medrcube_desktop.evaluation.engines.worker_engine import GUARD, WORKER
 from tests.conftest import dicom_file, item, write_benchmark
+from tests.frozen_app import ROOT, make_frozen_app
 
-ROOT = Path(__file__).resolve().parents[2]
 HANG_GUARD_S = 180  # a child that is never recognised must not hang the test run
 
 
@@ -79,18 +79,7 @@ def test_unfrozen_nothing_is_run(monkeypatch):
 
 @pytest.fixture
 def frozen_app(tmp_path) -> Path:
-    """An executable that behaves like the bundle's: packaging/entry.py, sys.frozen set."""
-    stub = tmp_path / "frozen_entry.py"
-    stub.write_text(
-        "import runpy, sys\n"
-        "sys.frozen = True\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        f"runpy.run_path({str(ROOT / 'packaging' / 'entry.py')!r}, run_name='__main__')\n"
-    )
-    app = tmp_path / "medrcube-desktop"
-    app.write_text(f'#!/bin/sh\nexec {sys.executable} {stub} "$@"\n')
-    app.chmod(0o755)
-    return app
+    return make_frozen_app(tmp_path / "app")
 
 
 def _run_as_frozen_parent(app: Path, code: str, cwd: Path) -> dict:
