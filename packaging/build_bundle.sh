@@ -25,7 +25,8 @@ wheel=$(ls dist/medrcube_desktop-*.whl)
 built=$SECONDS
 
 # The unfrozen app's pixels, then the frozen app started as a user would.
-QT_QPA_PLATFORM=offscreen "$work/venv/bin/medrcube-desktop" self-test --out "$work/unfrozen" >/dev/null
+QT_QPA_PLATFORM=offscreen "$work/venv/bin/medrcube-desktop" self-test --out "$work/unfrozen" \
+    >"$work/unfrozen.log" || { tail -n 20 "$work/unfrozen.log"; exit 1; }
 app=dist/medrcube-desktop/medrcube-desktop
 as_user=(env -i HOME="$work/home" PATH=/usr/bin:/bin LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen)
 version=$("${as_user[@]}" "$app" --version)

@@ -39,10 +39,19 @@ IMAGE_WORKERS = 2
 
 def app_command() -> list[str]:
     """How this installation is started: the bundle's executable when frozen, else this
-    interpreter with ``-m medrcube_desktop`` (the code of this process)."""
+    interpreter running this process's own ``medrcube_desktop`` (from the folder it was
+    imported from, whatever the working folder holds: a source checkout there must not
+    stand in for the installed wheel)."""
     if getattr(sys, "frozen", False):
         return [sys.executable]
-    return [sys.executable, "-m", "medrcube_desktop"]
+    import medrcube_desktop
+
+    home = str(Path(medrcube_desktop.__file__).resolve().parent.parent)
+    code = (
+        f"import sys; sys.path.insert(0, {home!r}); "
+        "from medrcube_desktop.cli import main; sys.exit(main())"
+    )
+    return [sys.executable, "-c", code]
 
 
 def run_job_checks(root: Path, out: Path) -> tuple[dict[str, object], list[str]]:
