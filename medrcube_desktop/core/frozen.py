@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 MULTIPROCESSING_MAINS = (
     "from multiprocessing.forkserver import main",
@@ -102,7 +103,7 @@ def run_child_if_asked(argv: Sequence[str] | None = None) -> None:
     if role == "spawn":
         from multiprocessing import spawn
 
-        kwds = {}
+        kwds: dict[str, Any] = {}  # pipe_handle, parent_pid, tracker_fd: int or None
         for arg in argv[2:]:
             name, value = arg.split("=", 1)
             kwds[name] = None if value == "None" else int(value)
