@@ -162,3 +162,17 @@ def test_the_frozen_app_answers_whether_it_has_a_module_itself(monkeypatch):
     )
     assert vllm_engine.has_module(sys.executable, "json")
     assert not vllm_engine.has_module(sys.executable, "no_such_module_here")
+
+
+def test_a_model_worker_of_the_frozen_app_says_what_it_lacks(frozen_app, ct_benchmark, tmp_path):
+    """``evaluate --engine hf`` from the bundle: the guard and the model worker run from
+    the frozen executable (they were parsed as commands); the bundle has no torch, and
+    the error says so, naming the executable."""
+    result = subprocess.run(
+        [str(frozen_app), "evaluate", "--dataset", str(ct_benchmark), "--db",
+         str(tmp_path / "s.db"), "--engine", "hf", "--model", "some/model", "--limit", "1"],
+        capture_output=True, text=True, timeout=HANG_GUARD_S, cwd=tmp_path,
+        env={**os.environ, "PYTHONNOUSERSITE": "1"},
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert f"torch is not installed for {frozen_app}: pip install" in result.stderr
