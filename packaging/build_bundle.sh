@@ -2,7 +2,9 @@
 # Build the wheel and, from a clean install of it, the frozen one-folder bundle
 # (dist/medrcube-desktop/ and dist/medrcube-desktop-VERSION-linux-x86_64.tar.gz), then
 # prove the bundle: --version, --help, the validate command, and its self-test, started
-# as a user would (no venv, a fresh HOME) and compared with the unfrozen app's pixels.
+# as a user would (no venv, a fresh HOME) and compared with the unfrozen app's pixels; the
+# self-test runs evaluate (with image workers) and judge against a local stub endpoint and
+# render-batch, each from the frozen executable, and fails on 0 answers.
 # 3 to 5 minutes on 2 cores (683 MB folder, 226 MB tarball). Usage: packaging/build_bundle.sh [PYTHON] (default python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,12 +25,24 @@ wheel=$(ls dist/medrcube_desktop-*.whl)
 built=$SECONDS
 
 # The unfrozen app's pixels, then the frozen app started as a user would.
-QT_QPA_PLATFORM=offscreen "$work/venv/bin/medrcube-desktop" self-test --out "$work/unfrozen" >/dev/null
+QT_QPA_PLATFORM=offscreen "$work/venv/bin/medrcube-desktop" self-test --out "$work/unfrozen" \
+    >"$work/unfrozen.log" || { tail -n 20 "$work/unfrozen.log"; exit 1; }
 app=dist/medrcube-desktop/medrcube-desktop
 as_user=(env -i HOME="$work/home" PATH=/usr/bin:/bin LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen)
 version=$("${as_user[@]}" "$app" --version)
 "${as_user[@]}" "$app" --help | grep -q "self-test"
 "${as_user[@]}" "$app" self-test --out "$work/frozen" --expect "$work/unfrozen/self-test.json"
+# its jobs ran from the frozen executable: evaluate (image workers), judge, render-batch
+"$work/venv/bin/python" - "$work/frozen/self-test.json" <<'EOF'
+import json, sys
+report = json.load(open(sys.argv[1], encoding="utf-8"))
+assert report["frozen"] is True, "the self-test did not run frozen"
+jobs = report["jobs"]
+evaluate = jobs["evaluate"]
+assert evaluate["answers"] > 0 and evaluate["with_image"] == evaluate["answers"], jobs
+assert jobs["judge"]["judgments"] > 0 and jobs["render_batch"]["pngs"] > 0, jobs
+print(f"frozen jobs: {jobs}")
+EOF
 "${as_user[@]}" "$app" validate "$work/frozen/demo" >/dev/null
 test -s "$work/frozen/screenshot.png"
 # the launcher from the frozen app (its resources come through another loader there)

@@ -26,6 +26,7 @@ from medrcube_desktop.cli import (
 )
 from medrcube_desktop.cli.common import PROG, exit_status
 from medrcube_desktop.cli.gui import GUI_OPTIONS, add_gui_options, run_gui
+from medrcube_desktop.core.frozen import run_child_if_asked
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import Interrupted, JobFailed
@@ -102,7 +103,13 @@ def join_negative_values(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``medrcube-desktop`` (both the gui and the console script); returns
     the exit status. Usage errors exit 2 through argparse (``SystemExit``); a Ctrl+C
-    before a command starts (while the parser is built) is 130, said in one line."""
+    before a command starts (while the parser is built) is 130, said in one line.
+
+    In a frozen bundle, a command line of a child the app started (fork server, spawn
+    worker, engine guard) runs that child instead, before any parsing
+    (:func:`~medrcube_desktop.core.frozen.run_child_if_asked`)."""
+    if argv is None:
+        run_child_if_asked()
     try:
         return _main(argv)
     except KeyboardInterrupt:  # before _main's own handler is in place: no traceback

@@ -26,7 +26,10 @@ def add_parsers(sub) -> None:
         description="Build the demo into OUT/demo, render a JPEG 2000, a JPEG-LS and an RLE "
         "DICOM, a NIfTI volume with its mask and a 16-bit PNG, open the window offscreen on "
         "the demo, commit one review to the new database OUT/review.sqlite, save "
-        "OUT/screenshot.png and write OUT/self-test.json (the pixel digests). Exit status: 0 "
+        "OUT/screenshot.png, run evaluate (with image workers) and judge against a local "
+        "OpenAI-compatible endpoint with fixed answers and render-batch, each started as a "
+        "user would and checked (OUT/jobs.sqlite, OUT/rendered), and write "
+        "OUT/self-test.json (the pixel digests). Exit status: 0 "
         "every check passed, 1 one failed (or differs from --expect), 2 OUT not empty.",
     )  # fmt: skip
     test.add_argument(
@@ -107,7 +110,7 @@ def _read_expected(path: Path) -> dict:
 
 
 def _run_checks(out: Path) -> dict:
-    """Demo, pixels, window: each step's failure is a problem in the report, not a crash."""
+    """Demo, pixels, window, jobs: each step's failure is a problem in the report, not a crash."""
     from medrcube_desktop.core.dataset import load_benchmark
     from medrcube_desktop.demo.build import build_demo
     from medrcube_desktop.demo.self_test import render_checks
@@ -137,6 +140,15 @@ def _run_checks(out: Path) -> dict:
         steps["window"] = time.perf_counter()
     except (MedRCubeError, OSError, ImportError) as exc:
         report["problems"].append(f"{type(exc).__name__}: {exc}")
+    if "demo" in steps:  # the jobs' checks whether the window's passed or not
+        from medrcube_desktop.demo.job_checks import run_job_checks
+
+        try:
+            report["jobs"], found = run_job_checks(out / "demo", out)
+            report["problems"] += found
+        except (MedRCubeError, OSError) as exc:
+            report["problems"].append(f"jobs: {type(exc).__name__}: {exc}")
+        steps["jobs"] = time.perf_counter()
     last = started
     for name, when in steps.items():
         report["seconds"][name] = round(when - last, 2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,12 @@ log = logging.getLogger(__name__)
 DEFAULT_SIZE = (1360, 860)
 """The first window's size (logical pixels) where the screen's free area allows it, less
 on a smaller screen (see :func:`place_window`)."""
+
+SCREENSHOT_PAUSE_MS = 300
+"""``--screenshot``: the pause after the first item is shown before looking at its image."""
+SCREENSHOT_WAIT_MS = 60_000
+"""``--screenshot``: how long the first item's image may take to finish rendering; a grab
+is saved only once it has (never of "Rendering…")."""
 
 
 _UNATTENDED = False
@@ -227,20 +234,47 @@ def screen_configured() -> bool:
 def _schedule_unattended(
     window: MainWindow, screenshot: Path | None, quit_after_ms: int | None, result: dict
 ) -> None:
-    """Once the first item is shown: save a grab of the window, then quit after N ms.
+    """Once the first item is shown and its image has finished rendering: save a grab of
+    the window, then quit (``quit_after_ms`` after the first item at the earliest).
 
-    A screenshot that cannot be written sets ``result["status"]`` to 1.
+    A screenshot that cannot be written, or an image still rendering after
+    :data:`SCREENSHOT_WAIT_MS` (no grab of "Rendering…" is saved), sets
+    ``result["status"]`` to 1.
     """
 
     def on_first_item() -> None:
-        if screenshot is not None:
-            QTimer.singleShot(
-                300, lambda: result.update(status=0 if _grab(window, screenshot) else 1)
-            )
-        delay = max(quit_after_ms or 0, 600 if screenshot is not None else 0)
-        QTimer.singleShot(delay, QApplication.instance().quit)
+        shown_at = time.monotonic()
+
+        def quit_later() -> None:
+            waited_ms = int((time.monotonic() - shown_at) * 1000)
+            QTimer.singleShot(max(0, (quit_after_ms or 0) - waited_ms), app_quit)
+
+        def grab_when_settled(settled: bool) -> None:
+            if not settled:
+                log.error(
+                    "the first item's image did not finish rendering within %d ms: no "
+                    "screenshot saved to %s", SCREENSHOT_WAIT_MS, screenshot,
+                )  # fmt: skip
+                result.update(status=1)
+            else:
+                result.update(status=0 if _grab(window, screenshot) else 1)
+            quit_later()
+
+        if screenshot is None:
+            quit_later()
+            return
+        # a short pause first: the window's layout and paint settle after the first show
+        QTimer.singleShot(
+            SCREENSHOT_PAUSE_MS,
+            lambda: window.when_image_settled(SCREENSHOT_WAIT_MS, grab_when_settled),
+        )
 
     window.first_item_shown.connect(on_first_item)
+
+
+def app_quit() -> None:
+    """Quit the application's event loop."""
+    QApplication.instance().quit()
 
 
 def _grab(window: MainWindow, path: Path) -> bool:

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
 from operator import attrgetter
+
+from PySide6.QtCore import QTimer
 
 from medrcube_desktop.core.dataset import text_only_message
 from medrcube_desktop.imaging.render import RenderedImage
@@ -30,6 +33,8 @@ DISPLAY_SIDE_STEP = 128
 PREFETCH_PRIORITY = 0
 PREFETCH_STEPS = (1, -1)
 """Neighbours rendered ahead, in this order: the next item, then the previous one."""
+SETTLE_POLL_MS = 50
+"""How often :meth:`ImageControls.when_image_settled` looks again."""
 CALIPER_HINT = "Caliper:"
 """How the caliper's status-bar hints begin (taken off when the caliper is left)."""
 
@@ -56,6 +61,7 @@ class ImageControls:
     _shown_window: tuple[float, float] | None = None
     render_cache: RenderCache
     _prefetch_stale: threading.Event
+    _awaited: int | None = None  # generation of the render in flight for the current item
 
     def _display_args(self, item, slice_index, overlay, window) -> tuple:
         """render_item's arguments after the item, in order (also the cache key's)."""
@@ -91,6 +97,7 @@ class ImageControls:
         """Show the current item: at once from the cache (a prefetched neighbour), else
         rendered on the render pool ahead of any queued prefetch."""
         self._generation += 1
+        self._awaited = None  # a render still in flight is for an earlier request
         item = self.session.current
         if self.session.text_only(item.id):  # the release does not ship its image
             self.image_view.show_message(text_only_message(item))
@@ -109,6 +116,7 @@ class ImageControls:
         task.signals.done.connect(self._on_rendered)
         task.signals.failed.connect(self._on_render_failed)
         self.image_message.setText("Rendering…")
+        self._awaited = self._generation
         render_pool().start(task, SHOWN_PRIORITY)
 
     def _prefetch_neighbours(self) -> None:
@@ -161,6 +169,7 @@ class ImageControls:
     def _on_rendered(self, generation: int, result: RenderedImage) -> None:
         if generation != self._generation:
             return  # a newer request superseded this one
+        self._awaited = None
         self._shown_window = result.window
         self.image_view.corner_text = "\n".join(
             self._corner_notes(result)
@@ -245,11 +254,30 @@ class ImageControls:
     def _on_render_failed(self, generation: int, message: str) -> None:
         if generation != self._generation:
             return
+        self._awaited = None
         self.image_view.clear()
         self.image_message.setText(
             f"<span style='color:#b42318'>Cannot show the image: {esc(message)}</span>"
         )
         self._announce_first()
+
+    def image_settled(self) -> bool:
+        """Whether the image asked for last is on screen: no render of the current item
+        is in flight (it was drawn, failed with its message shown, or is text only)."""
+        return self._awaited is None
+
+    def when_image_settled(self, wait_ms: int, then: Callable[[bool], None]) -> None:
+        """Call ``then(True)`` once :meth:`image_settled`, or ``then(False)`` when it is not
+        within ``wait_ms`` milliseconds (checked every :data:`SETTLE_POLL_MS`, on the GUI
+        thread's event loop: a screenshot must wait for "Rendering…" to end)."""
+        if self.image_settled():
+            then(True)
+        elif wait_ms <= 0:
+            then(False)
+        else:
+            QTimer.singleShot(
+                SETTLE_POLL_MS, lambda: self.when_image_settled(wait_ms - SETTLE_POLL_MS, then)
+            )
 
     def _announce_first(self) -> None:
         if not self._shown_first:

@@ -8,7 +8,7 @@ import logging
 import math
 
 import numpy as np
-from PySide6.QtCore import QLineF, QPointF, Qt, Signal
+from PySide6.QtCore import QLineF, QPointF, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -139,6 +139,14 @@ class ImageView(QGraphicsView):
         elif old and old != rgba.shape[1] and keep is not None:
             self._keep_view(old / rgba.shape[1], keep)  # same picture, another resolution
         self.image_shown.emit()
+
+    def shown_image_rect(self) -> QRect:
+        """Where the picture lies in the viewport (logical pixels), clipped to the
+        viewport; an empty rectangle when no picture is shown."""
+        if self._pixmap_item.pixmap().isNull():
+            return QRect()
+        placed = self.mapFromScene(self._pixmap_item.sceneBoundingRect()).boundingRect()
+        return placed.intersected(self.viewport().rect())
 
     def display_side(self) -> int:
         """The viewport's longer side in device pixels (what the screen can show)."""

@@ -47,7 +47,12 @@ def _free_port() -> int:
 
 def has_module(python: str, module: str) -> bool:
     """Whether ``module`` can be imported by the interpreter ``python`` (with this
-    process's environment, as a child would run), without importing it."""
+    process's environment, as a child would run), without importing it. The frozen
+    app's own executable runs no ``-c`` code: for it, this process looks itself."""
+    if python == sys.executable and getattr(sys, "frozen", False):
+        import importlib.util
+
+        return importlib.util.find_spec(module) is not None
     probe = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"
     try:
         return (

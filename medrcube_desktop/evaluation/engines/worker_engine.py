@@ -275,10 +275,13 @@ class WorkerEngine:
         with_code = process.poll()
         self.close()
         lines = process.lines()
-        if any("No module named" in line and self.backend_module in line for line in lines):
-            return EngineError(
-                f"{self.backend_module} is not installed for {self.python}: {self.missing_hint}"
-            )
+        needed = (self.backend_module, "torch")  # torch: what both backends load first
+        missing = next(
+            (m for line in lines if "No module named" in line for m in needed if f"'{m}" in line),
+            None,
+        )
+        if missing is not None:
+            return EngineError(f"{missing} is not installed for {self.python}: {self.missing_hint}")
         status = f" (exit status {with_code})" if with_code is not None else ""
         return EngineError(
             failure_message(f"{self.name} {what}{status} (model {self.model}):", process)

@@ -1,0 +1,73 @@
+"""The self-test's jobs (evaluate with image workers, judge, render-batch), run by the
+app's executable against the local stub endpoint, and checks that can fail."""
+
+import json
+import sys
+
+import numpy as np
+from PIL import Image
+
+from medrcube_desktop.demo import job_checks
+from medrcube_desktop.demo.stub_endpoint import ALL_PASS, JUDGE_MODEL, StubEndpoint
+from tests.conftest import dicom_file, item, write_benchmark
+from tests.frozen_app import make_frozen_app
+
+
+def _benchmark(tmp_path):
+    return write_benchmark(
+        tmp_path / "bench",
+        {"ds1": [item("ct-1"), item("mr-1", "images/mr.dcm", modality="MR")]},
+        {
+            "ds1/images/ct.dcm": dicom_file("CT_small.dcm"),
+            "ds1/images/mr.dcm": dicom_file("MR_small.dcm"),
+        },
+    )
+
+
+def test_the_jobs_pass_from_an_executable_frozen_as_the_bundle_is(tmp_path, monkeypatch):
+    """Issue 21: from the frozen executable the image workers' fork server was parsed as
+    a command and evaluate stored 0 answers; here every item is answered with its image."""
+    app = make_frozen_app(tmp_path / "app")
+    monkeypatch.setattr(job_checks, "app_command", lambda: [str(app)])
+    facts, problems = job_checks.run_job_checks(_benchmark(tmp_path), tmp_path / "out")
+    assert problems == []
+    assert facts == {
+        "evaluate": {"answers": 2, "with_image": 2},
+        "judge": {"judgments": 2},
+        "render_batch": {"pngs": 2},
+    }
+
+
+def test_an_app_that_does_nothing_fails_every_job(tmp_path, monkeypatch):
+    monkeypatch.setattr(job_checks, "app_command", lambda: [sys.executable, "-c", "exit(2)"])
+    _, problems = job_checks.run_job_checks(_benchmark(tmp_path), tmp_path / "out")
+    assert "evaluate: 0 answers stored of 2 items" in problems
+    assert "judge: 0 judgments stored of 2 items" in problems
+    assert "render-batch: 0 PNGs written for 2 items" in problems
+    assert sum(p.endswith("exit status 2: no message") for p in problems) == 3
+
+
+def test_answers_the_endpoint_did_not_give_are_a_problem(tmp_path, monkeypatch):
+    all_fail = json.dumps(dict.fromkeys(ALL_PASS, 0))
+    monkeypatch.setattr(
+        StubEndpoint,
+        "_answer",
+        lambda self, body: all_fail if body["model"] == JUDGE_MODEL else "I cannot tell.",
+    )
+    _, problems = job_checks.run_job_checks(_benchmark(tmp_path), tmp_path / "out")
+    assert "evaluate: 2 answers not read as A (ct-1, …)" in problems
+    assert "judge: 2 judgments differ from the endpoint's (ct-1, …)" in problems
+    assert "evaluate: 0 requests carried an image, for 2 answers" in problems
+
+
+def test_a_blank_picture_is_a_problem(tmp_path):
+    out = tmp_path / "rendered" / "ds1"
+    out.mkdir(parents=True)
+    Image.fromarray(np.zeros((8, 8, 3), np.uint8)).save(out / "ct-1.png")
+    ramp = np.tile(np.arange(8, dtype=np.uint8)[None, :, None] * 30, (8, 1, 3))
+    Image.fromarray(ramp).save(out / "mr-1.png")
+    items = [type("I", (), {"restricted": False})() for _ in range(2)]
+    job = {"status": 0, "summary": {"rendered": 2}, "err": ""}
+    facts, problems = job_checks._check_pictures(tmp_path / "rendered", job, items)
+    assert facts == {"pngs": 2}
+    assert problems == ["1 PNGs of a single colour (ct-1.png, …)"]
