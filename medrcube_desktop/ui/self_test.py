@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -70,6 +70,9 @@ def commit_one_review(root: Path, db_file: Path, screenshot: Path) -> dict[str, 
         deadline.stop()  # not left to end a later event loop of this application
         outcome["over"] = True  # and no step still waiting acts after it
         window.close()
+        # Closing the last window posts a Quit event that would end the next event loop of
+        # this application at once (an in-process caller's, pytest-qt's waitSignal): drop it.
+        QCoreApplication.removePostedEvents(app, QEvent.Type.Quit)
         reviews = store.latest_reviews(REVIEWER)
     finally:
         render_pool().waitForDone(10_000)
