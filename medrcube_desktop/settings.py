@@ -50,6 +50,8 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
                         "OPENAI_API_KEY, then the OS keyring"),
     EnvironmentVariable("MEDRCUBE_PARENT_PID", "internal: set by the app for its engine "
                         "children (they stop when it dies)", "not set"),
+    EnvironmentVariable("MEDRCUBE_SELF_TEST_KEY", "internal: the test key the self-test's "
+                        "jobs send to its local stub endpoint (never the user's)", "not set"),
 )  # fmt: skip
 """Every ``MEDRCUBE_*`` environment variable the app reads."""
 

@@ -27,8 +27,8 @@ def _bench(tmp_path, n_restricted):
 @pytest.mark.parametrize(
     ("n", "said"),
     [
-        (1, "1 restricted item has no image (not redistributed) and is not sampled"),
-        (2, "2 restricted items have no image (not redistributed) and are not sampled"),
+        (1, "1 restricted item (image not redistributed) included"),
+        (2, "2 restricted items (image not redistributed) included"),
     ],
 )
 def test_the_command_counts_restricted_items_in_words_that_agree(tmp_path, capsys, n, said):

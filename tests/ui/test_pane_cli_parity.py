@@ -267,15 +267,9 @@ def test_the_agreement_pane_shows_what_agreement_prints(qtbot, study, capsys):
     table = pane.table
     rows = {table.item(r, 0).data(Qt.ItemDataRole.UserRole): r for r in range(table.rowCount())}
     sample = expected["sample_level"]
-    low, high = sample["ci95"]
-    assert table.item(rows["sample"], 1).text() == (
-        f"{sample['agreement']:.2f} [{low:.2f}, {high:.2f}]"
-    )
+    assert table.item(rows["sample"], 1).text() == agreement_cell(sample)
     for rule, figures in expected["rules"].items():
-        low, high = figures["ci95"]
-        assert table.item(rows[rule], 1).text() == (
-            f"{figures['agreement']:.2f} [{low:.2f}, {high:.2f}]"
-        ), rule
+        assert table.item(rows[rule], 1).text() == agreement_cell(figures), rule
         cells = [int(table.item(rows[rule], c).text()) for c in range(6, 10)]
         assert cells == [n for line in figures["confusion"] for n in line], rule
     # every expert beside the LLM: the panel the command computes
@@ -286,6 +280,16 @@ def test_the_agreement_pane_shows_what_agreement_prints(qtbot, study, capsys):
                         "dr-b", "--model", "gpt-5.1")  # fmt: skip
     assert same_figures(pane.panel_run.to_dict(), expected)
     window.close()
+
+
+def agreement_cell(figures: dict) -> str:
+    """The agreement cell the command's --json figures give: "0.75 [0.55, 0.90]", or
+    "[undefined]" for an interval the JSON says is undefined (a zero-width bootstrap)."""
+    if figures["ci95"] is None:
+        assert "ci95" in figures.get("undefined", {}), figures  # said why, not just absent
+        return f"{figures['agreement']:.2f} [undefined]"
+    low, high = figures["ci95"]
+    return f"{figures['agreement']:.2f} [{low:.2f}, {high:.2f}]"
 
 
 def reproduce_command(report: Path) -> list[str]:
