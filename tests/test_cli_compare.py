@@ -55,6 +55,10 @@ def test_compare_prints_one_json_document_and_writes_its_tables(tmp_path, capsys
         assert (overall["n"], overall["correct"]) == (32, correct[run])
     assert len(result["voxels"]["voxels"]) == 8  # 4 tasks x 2 regions, one modality
     assert {m["run"] for m in result["credibility"]["models"]} == set(skill)
+    # in the leaderboard's order, as the text, the pane, the CSV and the report list them
+    # (issue 21: compare.json kept the --run order, weak first)
+    assert [m["run"] for m in result["credibility"]["models"]] == result["order"]
+    assert result["order"] != list(skill)  # so the check below can fail
     assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUTS)
     capsys.readouterr()
     as_text = [a for a in args[:-2] if a != "--json"]

@@ -251,7 +251,7 @@ class CompareResult:
         sections = {
             preset: {
                 "preset": preset,
-                "models": [asdict(f) for f in figures],
+                "models": [asdict(f) for f in self.in_order(figures)],  # leaderboard order
                 **({"acc_h_vs_shortcut": asdict(r)} if r is not None else {}),
             }
             for preset, (figures, r) in self.by_preset.items()
@@ -261,7 +261,7 @@ class CompareResult:
         else:
             result["credibility"] = {
                 "preset": self.preset,
-                "models": [asdict(f) for f in self.credibility],
+                "models": [asdict(f) for f in self.in_order()],
                 **({"acc_h_vs_shortcut": asdict(self.correlation)} if self.correlation else {}),
             }
         if len(sections) > 1:
