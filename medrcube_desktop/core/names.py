@@ -125,8 +125,9 @@ with "…" (a 5,000-character run name would squeeze the axes to nothing)."""
 
 
 def figure_text(text: object, limit: int | None = None) -> str:
-    """``text`` for a matplotlib label: :func:`file_text` (so no control character
-    reaches a glyph lookup or an SVG) with ``$`` escaped (it would start mathtext, and a
+    """``text`` for a matplotlib label: :func:`file_text`, tab and carriage return
+    escaped too (so no control character reaches a glyph lookup or an SVG), line feeds
+    kept (they break a title's lines), ``$`` escaped (it would start mathtext, and a
     lone one raises).
 
     Parameters
@@ -137,7 +138,7 @@ def figure_text(text: object, limit: int | None = None) -> str:
         Characters kept at most (of ``text`` made visible); a longer text is cut and
         ends in "…". For names: :data:`LABEL_LENGTH`.
     """
-    shown = file_text(text)
+    shown = visible(str(text), keep="\n")  # a tab or CR has no glyph: escaped too
     if limit is not None and len(shown) > limit:
         shown = shown[: limit - 1] + "…"
     return shown.replace("$", r"\$")
