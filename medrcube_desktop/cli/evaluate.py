@@ -205,12 +205,12 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_db(imp, creates=True)
     imp.add_argument(
-        "--run", type=argtypes.new_name, metavar="NAME",
+        "--run", metavar="NAME",
         help="run name (one file only; default: the file's stem, or its folder's name "
         "for results.json)",
     )  # fmt: skip
     imp.add_argument(
-        "--model", type=argtypes.new_name, metavar="NAME",
+        "--model", metavar="NAME",
         help="the run's model (one file only; default: the run name, or for a text-only "
         "run the image run its name implies)",
     )  # fmt: skip
