@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from medrcube_desktop.core.files import atomic_write, read_file_bytes
+from medrcube_desktop.core.names import check_name
 
 APP_NAME = "medrcube-desktop"
 log = logging.getLogger(__name__)
@@ -223,7 +224,9 @@ class Settings:
     Attributes
     ----------
     reviewer : str or None
-        Reviewer name, asked once and reused.
+        Reviewer name, asked once and reused; read back through
+        :func:`~medrcube_desktop.core.names.check_name` (a name it refuses is dropped with a
+        warning, so the reviewer is asked again), normalised (NFC, stripped).
     last_dataset : str or None
         Benchmark root opened last.
     neurological : bool
@@ -285,6 +288,13 @@ class Settings:
                 log.warning("%s: ignoring %s: expected text, found %r", path, key, value)
                 ignored.append(key)
                 continue
+            if key == "reviewer" and value is not None:
+                try:  # a name enters here as from the dialog: checked, stored NFC, stripped
+                    value = check_name(value, "reviewer name")
+                except ValueError as exc:
+                    log.warning("%s: ignoring reviewer (it is asked again): %s", path, exc)
+                    ignored.append(key)
+                    continue
             texts[key] = value
         theme = raw.get("theme", "light")
         if theme not in THEME_IDS:

@@ -32,7 +32,7 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_dataset(study)
     add_db(study, creates=True)
-    study.add_argument("--name", required=True, type=argtypes.name, metavar="NAME")
+    study.add_argument("--name", required=True, type=argtypes.new_name, metavar="NAME")
     study.add_argument(
         "--n", type=argtypes.positive, required=True, metavar="N", help="items in the study"
     )
@@ -51,20 +51,27 @@ def add_parsers(sub) -> None:
         "--reviewer",
         action="append",
         default=[],
+        type=argtypes.existing_name,
         metavar="NAME",
         help="an expert; repeat for several (the ceiling beside expert-LLM); required "
         "unless --gold",
     )
     other = agreement.add_mutually_exclusive_group()
-    other.add_argument("--model", metavar="NAME", help="the LLM judge to compare with")
-    other.add_argument("--reviewer2", metavar="NAME", help="a second reviewer")
+    other.add_argument(
+        "--model", type=argtypes.existing_name, metavar="NAME", help="the LLM judge to compare with"
+    )
+    other.add_argument(
+        "--reviewer2", type=argtypes.existing_name, metavar="NAME", help="a second reviewer"
+    )
     agreement.add_argument(
         "--gold",
         choices=("adjudicated",),
         help="compare the LLM and each --reviewer (one is enough, or none with --model) "
         "with the gold standard (adjudicated, else the experts' agreed value)",
     )
-    agreement.add_argument("--study", metavar="NAME", help="only the items of this study")
+    agreement.add_argument(
+        "--study", type=argtypes.existing_name, metavar="NAME", help="only the items of this study"
+    )
     agreement.add_argument(
         "--image-shown-only",
         action="store_true",

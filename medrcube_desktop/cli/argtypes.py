@@ -79,15 +79,32 @@ def seconds(text: str) -> float:
     return value
 
 
-def name(text: str) -> str:
-    """A name (run, model, reviewer): stripped, not blank, and without a character that
-    is not shown as itself (:func:`medrcube_desktop.core.names.check_name`)."""
+def new_name(text: str) -> str:
+    """A name that creates something (a run, a model's judgments, a reviewer's reviews,
+    a study, an assignment): NFC, stripped, not blank, showing something, not too long
+    and without a character that is not shown as itself
+    (:func:`medrcube_desktop.core.names.check_name`): what is stored."""
     from medrcube_desktop.core.names import check_name
 
     try:
         return check_name(text, "the name")
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("the name: ")) from None
+
+
+name = new_name
+"""Former name of :func:`new_name`."""
+
+
+def existing_name(text: str) -> str:
+    """A name that selects something already stored (whose reviews to export, which runs
+    to compare): taken as given, not stripped or checked, so that every name an older
+    database holds (a control character in it, white space around it) can be reached.
+    Only the empty string is refused. Whatever is printed of it goes through
+    :func:`medrcube_desktop.core.names.visible`."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty name")
+    return text
 
 
 def fraction(text: str) -> float:

@@ -40,7 +40,7 @@ def add_parsers(sub) -> None:
     add_db(compare, creates=False)
     add_dataset(compare)
     compare.add_argument(
-        "--run", action="append", metavar="NAME",
+        "--run", action="append", type=argtypes.existing_name, metavar="NAME",
         help="a run to compare (repeat; at least 3 for the correlations; default: every "
         "run in the database)",
     )  # fmt: skip

@@ -55,7 +55,7 @@ def add_parsers(sub) -> None:
     add_dataset(ev)
     add_db(ev, creates=True)
     ev.add_argument("--engine", choices=ENGINES, required=True)
-    ev.add_argument("--model", required=True, type=argtypes.name, metavar="NAME")
+    ev.add_argument("--model", required=True, type=argtypes.new_name, metavar="NAME")
     ev.add_argument(
         "--base-url", action="append", default=[], type=argtypes.base_url, metavar="URL",
         help="endpoint (repeat to spread items over servers); vllm-server: attach to it",
@@ -162,7 +162,7 @@ def add_parsers(sub) -> None:
         help="vllm: requests per LLM.chat call (answers are saved after each)",
     )  # fmt: skip
     ev.add_argument(
-        "--run", type=argtypes.name, metavar="NAME", help="run name (default: model and engine)"
+        "--run", type=argtypes.new_name, metavar="NAME", help="run name (default: model and engine)"
     )
     ev.add_argument("--limit", type=argtypes.positive, metavar="N", help="only the first N items")
     add_json(ev, '{"run", "n", "accuracy", "unparsed", "by_task", "failed", "timing"}')
@@ -174,7 +174,9 @@ def add_parsers(sub) -> None:
     )
     source = cred.add_mutually_exclusive_group(required=True)
     source.add_argument("--results", type=Path, metavar="results.json")
-    source.add_argument("--run", metavar="NAME", help="a run in --db (needs --dataset)")
+    source.add_argument(
+        "--run", type=argtypes.existing_name, metavar="NAME", help="a run in --db (needs --dataset)"
+    )
     cred.add_argument("--db", type=Path, metavar="FILE")
     cred.add_argument("--dataset", type=Path, metavar="DIR")
     cred.add_argument("--preset", choices=("paper", "official"), default="paper")
@@ -189,7 +191,7 @@ def add_parsers(sub) -> None:
         sub, "export-run", cmd_export_run, help="write a run as the public evaluator's results.json"
     )
     add_db(exp, creates=False)
-    exp.add_argument("--run", required=True, metavar="NAME")
+    exp.add_argument("--run", required=True, type=argtypes.existing_name, metavar="NAME")
     add_dataset(exp)
     exp.add_argument("--out", type=Path, required=True, metavar="results.json")
     add_json(exp, '{"records", "out"}')

@@ -29,9 +29,18 @@ def add_parsers(sub) -> None:
     add_db(queue, creates=False)
     add_dataset(queue)
     queue.add_argument(
-        "--reviewer", action="append", metavar="NAME", help="an expert (default: every reviewer)"
+        "--reviewer",
+        action="append",
+        type=argtypes.existing_name,
+        metavar="NAME",
+        help="an expert (default: every reviewer)",
     )
-    queue.add_argument("--model", metavar="NAME", help="show (and with --against, compare) the LLM")
+    queue.add_argument(
+        "--model",
+        type=argtypes.existing_name,
+        metavar="NAME",
+        help="show (and with --against, compare) the LLM",
+    )
     queue.add_argument(
         "--against",
         choices=("experts", "llm", "any"),
@@ -61,13 +70,13 @@ def add_parsers(sub) -> None:
     add_db(assign, creates=True)
     add_dataset(assign)
     assign.add_argument(
-        "--reviewer", action="append", required=True, type=argtypes.name, metavar="NAME"
+        "--reviewer", action="append", required=True, type=argtypes.new_name, metavar="NAME"
     )
     assign.add_argument(
         "--new-reviewer",
         action="append",
         default=[],
-        type=argtypes.name,
+        type=argtypes.new_name,
         metavar="NAME",
         help="a reviewer new to this study (a name neither assigned before nor with a "
         "review is refused as a likely typo otherwise)",
@@ -76,7 +85,9 @@ def add_parsers(sub) -> None:
         "--overlap", type=float, default=0.2, metavar="F", help="share reviewed by two (0-1)"
     )
     assign.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
-    assign.add_argument("--study", metavar="NAME", help="only the items of this study")
+    assign.add_argument(
+        "--study", type=argtypes.existing_name, metavar="NAME", help="only the items of this study"
+    )
     assign.add_argument(
         "--databases",
         type=Path,

@@ -55,7 +55,7 @@ def add_gui_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reviewer",
         dest="window_reviewer",
-        type=argtypes.name,
+        type=argtypes.new_name,
         metavar="NAME",
         help="reviewer name (asked once if not given)",
     )

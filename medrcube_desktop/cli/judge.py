@@ -50,7 +50,7 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_dataset(judge)
     add_db(judge, creates=True)
-    judge.add_argument("--model", required=True, type=argtypes.name, metavar="NAME")
+    judge.add_argument("--model", required=True, type=argtypes.new_name, metavar="NAME")
     judge.add_argument(
         "--base-url", type=argtypes.base_url, metavar="URL", help="endpoint (default: OpenAI)"
     )
@@ -95,7 +95,7 @@ def add_parsers(sub) -> None:
         "output file of an OpenAI batch made with judge --batch-out.",
     )  # fmt: skip
     add_db(imp, creates=True)
-    imp.add_argument("--model", required=True, type=argtypes.name, metavar="NAME")
+    imp.add_argument("--model", required=True, type=argtypes.new_name, metavar="NAME")
     imp.add_argument("--batch", action="store_true", help="FILE is a Batch API output file")
     imp.add_argument("file", type=Path, metavar="FILE.jsonl")
     add_json(imp, '{"imported", "skipped", "problems"}')
@@ -104,7 +104,7 @@ def add_parsers(sub) -> None:
         help="write a model's successful judgments as JSON Lines",
     )  # fmt: skip
     add_db(exp, creates=False)
-    exp.add_argument("--model", required=True, type=argtypes.name, metavar="NAME")
+    exp.add_argument("--model", required=True, type=argtypes.existing_name, metavar="NAME")
     exp.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl")
     add_json(exp, '{"exported": N}')
 

@@ -34,7 +34,7 @@ def add_parsers(sub) -> None:
     imports.add_argument("reviews", type=Path, metavar="REVIEWS.csv")
     add_db(imports, creates=True)
     imports.add_argument(
-        "--reviewer", required=True, type=argtypes.name, metavar="NAME", help="whose reviews"
+        "--reviewer", required=True, type=argtypes.new_name, metavar="NAME", help="whose reviews"
     )
     add_json(imports, '{"imported", "skipped", "problems"}')
     export = add_command(
@@ -45,7 +45,11 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_db(export, creates=False)
     export.add_argument(
-        "--reviewer", required=True, type=argtypes.name, metavar="NAME", help="whose reviews"
+        "--reviewer",
+        required=True,
+        type=argtypes.existing_name,
+        metavar="NAME",
+        help="whose reviews",
     )
     export.add_argument("--out", type=Path, required=True, metavar="REVIEWS.csv")
     export.add_argument(

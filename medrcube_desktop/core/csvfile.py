@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from medrcube_desktop.core.files import atomic_path
+from medrcube_desktop.core.names import file_text
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet treat a cell as a formula (OWASP)."""
@@ -42,12 +43,13 @@ def restore_cell(text: str) -> str:
 
 
 def safe_cell(value: object) -> object:
-    """``value`` as a CSV writer should get it: text through :func:`neutralise_cell`;
-    numbers and ``None`` (an empty cell) as they are; anything else as its text,
-    neutralised."""
+    """``value`` as a CSV writer should get it: text with its hidden characters visible
+    (:func:`~medrcube_desktop.core.names.file_text`: a name from an older database may
+    hold ESC or BEL) and through :func:`neutralise_cell`; numbers and ``None`` (an empty
+    cell) as they are; anything else as its text, treated the same."""
     if value is None or isinstance(value, bool | int | float):
         return value
-    return neutralise_cell(value if isinstance(value, str) else str(value))
+    return neutralise_cell(file_text(value))
 
 
 def write_csv(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[object]]) -> Path:

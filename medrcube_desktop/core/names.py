@@ -4,9 +4,11 @@ safely wherever they go out.
 A name travels to terminals, spreadsheets and file names. A control character in it
 crashes openpyxl (``IllegalCharacterError``: one bad name breaks a whole export), and an
 escape sequence in it reaches a terminal raw (``ESC ] 0 ; … BEL`` sets the window title).
-So a new name is refused when it holds a character that is not shown as itself
-(:func:`check_name`), and every writer makes what an older database holds visible:
-:func:`visible` for terminals, :func:`spreadsheet_text` for workbooks.
+So a new name is refused when it holds a character that is not shown as itself, shows
+nothing at all, or is too long; it is stored in Unicode's composed form (NFC), so ``café``
+typed two ways is one name (:func:`check_name`). Every writer makes what an older
+database holds visible: :func:`visible` for terminals, :func:`file_text` for every file
+(CSV, HTML, SVG and PNG text, workbooks), :func:`figure_text` for matplotlib labels.
 """
 
 from __future__ import annotations
@@ -25,10 +27,35 @@ JOINERS = frozenset("\u200c\u200d")
 sequences), so a name may hold them."""
 
 
+MAX_NAME_LENGTH = 200
+"""Characters a new name may have at most: a model's or reviewer's name is a few dozen;
+longer ones are cut in tables and make file names the file system refuses."""
+
+BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u034f\u00ad\u180e")
+"""Characters that are letters or symbols to Unicode but show as blank space: the Hangul
+fillers (U+115F, U+1160, U+3164, U+FFA0), the braille blank (U+2800), the Khmer inherent
+vowels, the combining grapheme joiner, the soft hyphen and the Mongolian vowel
+separator (most are Unicode's "default ignorable" code points)."""
+
+
+def _noncharacter(code: int) -> bool:
+    """U+FDD0..U+FDEF and the last two code points of every plane (U+FFFE, U+FFFF, …):
+    never characters, and illegal in XML 1.0 (an SVG holding one does not parse)."""
+    return 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE
+
+
 def hidden(char: str) -> bool:
     """Whether one character is not shown as itself (:data:`HIDDEN_CATEGORIES`, less
-    :data:`JOINERS`)."""
-    return char not in JOINERS and unicodedata.category(char) in HIDDEN_CATEGORIES
+    :data:`JOINERS`, and the noncharacters such as U+FFFF)."""
+    if char in JOINERS:
+        return False
+    return unicodedata.category(char) in HIDDEN_CATEGORIES or _noncharacter(ord(char))
+
+
+def _shows(char: str) -> bool:
+    """Whether one character leaves a mark: not white space, not a mark without a base,
+    a control, a format character or a separator, not :data:`BLANK_LOOKING`."""
+    return unicodedata.category(char)[0] not in "MCZ" and char not in BLANK_LOOKING
 
 
 def _escape(char: str) -> str:
@@ -58,11 +85,63 @@ def visible(text: str, keep: str = "\n\t") -> str:
     return "".join(_escape(c) if hidden(c) and c not in keep else c for c in text)
 
 
-def spreadsheet_text(text: str) -> str:
-    """``text`` as a workbook cell may hold it: every character that openpyxl refuses
-    (``openpyxl.cell.cell.ILLEGAL_CHARACTERS_RE``, C0 controls but tab, line feed and
-    carriage return) and every other hidden character written out as its escape."""
-    return visible(text, keep="\n\t\r")
+def file_text(text: object) -> str:
+    """``text`` as any file the app writes may hold it (CSV, HTML, SVG and PNG text and
+    metadata, workbook cells): every hidden character but tab, line feed and carriage
+    return written out as its escape, as :func:`visible` does for a terminal.
+
+    What is left is legal XML 1.0 (no C0 control but tab, line feed, carriage return; no
+    surrogate; no U+FFFE or U+FFFF), what openpyxl accepts
+    (``openpyxl.cell.cell.ILLEGAL_CHARACTERS_RE``), and shows a bidi override or a
+    terminal escape sequence as text instead of acting on it.
+
+    Parameters
+    ----------
+    text : object
+        Its ``str`` is taken.
+
+    Returns
+    -------
+    str
+    """
+    return visible(str(text), keep="\n\t\r")
+
+
+spreadsheet_text = file_text
+"""A workbook cell's text: :func:`file_text` (one rule for every file)."""
+
+
+def html_text(text: object) -> str:
+    """``text`` for an HTML page: :func:`file_text`, then ``html.escape`` (``&``, ``<``,
+    ``>`` and both quotes as entities)."""
+    import html
+
+    return html.escape(file_text(text))
+
+
+LABEL_LENGTH = 40
+"""Characters of a name a figure shows beside a point or on an axis; a longer one is cut
+with "…" (a 5,000-character run name would squeeze the axes to nothing)."""
+
+
+def figure_text(text: object, limit: int | None = None) -> str:
+    """``text`` for a matplotlib label: :func:`file_text`, tab and carriage return
+    escaped too (so no control character reaches a glyph lookup or an SVG), line feeds
+    kept (they break a title's lines), ``$`` escaped (it would start mathtext, and a
+    lone one raises).
+
+    Parameters
+    ----------
+    text : object
+        Its ``str`` is taken.
+    limit : int, optional
+        Characters kept at most (of ``text`` made visible); a longer text is cut and
+        ends in "…". For names: :data:`LABEL_LENGTH`.
+    """
+    shown = visible(str(text), keep="\n")  # a tab or CR has no glyph: escaped too
+    if limit is not None and len(shown) > limit:
+        shown = shown[: limit - 1] + "…"
+    return shown.replace("$", r"\$")
 
 
 class VisibleFormatter(logging.Formatter):
@@ -74,7 +153,8 @@ class VisibleFormatter(logging.Formatter):
 
 
 def check_name(text: str, what: str = "name") -> str:
-    """``text`` stripped, when it can serve as a name (a run's, a model's, a reviewer's).
+    """``text`` in composed form (NFC) and stripped, when it can serve as a new name (a
+    run's, a model's, a reviewer's).
 
     Parameters
     ----------
@@ -86,19 +166,26 @@ def check_name(text: str, what: str = "name") -> str:
     Returns
     -------
     str
-        The name without leading and trailing white space.
+        The name, NFC-normalised (``unicodedata.normalize``: ``"cafe\\u0301"`` becomes
+        ``"caf\\u00e9"``), without leading and trailing white space: what is stored.
 
     Raises
     ------
     ValueError
-        The name is blank, or holds a character that is not shown as itself (a control
+        The name is blank or shows nothing (only marks, fillers such as U+3164 or
+        U+2800, format characters), is longer than :data:`MAX_NAME_LENGTH`, or holds a character that is not shown as itself (a control
         character such as ESC or a tab, a bidi override, a line separator; see
         :data:`HIDDEN_CATEGORIES`): the message names the first such character and its
         position, and shows the name with it made visible.
     """
-    name = text.strip()
+    name = unicodedata.normalize("NFC", text).strip()
     if not name:
         raise ValueError(f"{what}: must not be blank")
+    if len(name) > MAX_NAME_LENGTH:
+        raise ValueError(
+            f"{what} '{visible(name[:40])}…': {len(name):,} characters, at most "
+            f"{MAX_NAME_LENGTH} are allowed"
+        )
     for at, char in enumerate(name, 1):
         if hidden(char):
             label = unicodedata.name(char, "") or "a control character"
@@ -107,4 +194,7 @@ def check_name(text: str, what: str = "name") -> str:
                 f"({label.lower()}), which is not shown as itself (terminals would run "
                 "it, spreadsheets refuse it); give the name without it"
             )
+    if not any(_shows(char) for char in name):
+        shown = ", ".join(f"U+{ord(c):04X}" for c in name[:8])
+        raise ValueError(f"{what} ({shown}): shows no visible character; give a name that does")
     return name

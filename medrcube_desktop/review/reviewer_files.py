@@ -14,9 +14,12 @@ what the window and the docs say.
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from medrcube_desktop.core.names import visible
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.store.adjudications import AssignmentRecord
@@ -30,35 +33,87 @@ BLINDING_NOTE = (
 )
 """What the study settings dialog and README say about blinding and database files."""
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_HOSTILE = re.compile(r"[^\w.-]+")
+"""Runs of characters a file name should not hold: anything but Unicode letters and
+digits (``str.isalnum``), ``_``, ``.`` and ``-``: separators (``/``, ``\\``), what
+Windows refuses (``:*?"<>|``), white space, controls and format characters."""
+
+STEM_BYTES = 120
+"""UTF-8 bytes of a reviewer's name kept in a file name at most (file systems allow 255
+per name; a cut name gets ``-`` and :data:`HASH_CHARS` of its hash, and ``.db``)."""
+
+HASH_CHARS = 8
+"""Hexadecimal digits of the name's SHA-256 added when a name is cut or two collide."""
+
+_RESERVED = re.compile(r"(?i)^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$")
+"""Names Windows gives to devices, whatever the extension."""
 
 
-def file_name(reviewer: str) -> str:
-    """``reviewer`` as a database file name: characters other than letters, digits,
-    ``.``, ``_`` and ``-`` become ``_``, and ``.db`` is added ("Dr. Ana Lü" →
-    ``Dr._Ana_L.db``)."""
-    stem = _UNSAFE.sub("_", reviewer.strip()).strip("._") or "reviewer"
-    return f"{stem}.db"
+def _digest(reviewer: str) -> str:
+    import hashlib
+
+    full = unicodedata.normalize("NFC", reviewer)
+    return hashlib.sha256(full.encode("utf-8")).hexdigest()[:HASH_CHARS]
+
+
+def file_name(reviewer: str, hashed: bool = False) -> str:
+    """``reviewer`` as a database file name.
+
+    The name in composed form (NFC) keeps its letters and digits in any script
+    (``李明`` → ``李明.db``, ``café`` → ``café.db``); every run of other characters but
+    ``.``, ``_`` and ``-`` becomes one ``_`` ("Dr. Ana Lü" → ``Dr._Ana_Lü.db``, "../x"
+    → ``x.db``). A name longer than :data:`STEM_BYTES` in UTF-8 is cut there, a
+    Windows device name (``CON``, ``nul``) or a name left empty is kept apart, and those
+    and every ``hashed`` one end in ``-`` and :data:`HASH_CHARS` hexadecimal digits of
+    the full name's SHA-256, so two names cut alike still differ.
+
+    Parameters
+    ----------
+    reviewer : str
+    hashed : bool
+        Add the hash whatever the name (:func:`reviewer_paths` asks it for names whose
+        files would otherwise differ only in case, or be one).
+
+    Returns
+    -------
+    str
+        ``<stem>.db``, at most ``STEM_BYTES + 1 + HASH_CHARS + 3`` bytes in UTF-8.
+    """
+    stem = _HOSTILE.sub("_", unicodedata.normalize("NFC", reviewer)).strip("._-")
+    cut = stem.encode("utf-8")[:STEM_BYTES].decode("utf-8", "ignore").rstrip("._-")
+    if hashed or cut != stem or not cut or _RESERVED.match(cut):
+        cut = f"{cut or 'reviewer'}-{_digest(reviewer)}"
+    return f"{cut}.db"
 
 
 def reviewer_paths(folder: Path, reviewers: Sequence[str]) -> dict[str, Path]:
     """``folder/<reviewer>.db`` for each of ``reviewers`` (:func:`file_name`).
 
+    Two reviewers whose file names would be one on a case-insensitive file system
+    (equal after ``str.casefold``: ``Ab`` and ``ab``, ``a b`` and ``a/b``) each get the
+    hash of their full name in theirs (``file_name(name, hashed=True)``).
+
     Raises
     ------
     MedRCubeError
-        Two reviewers map to one file name, or a file is already there (a reviewer's
-        work is never overwritten).
+        Two reviewers still map to one file name (the same name twice), or a file is
+        already there (a reviewer's work is never overwritten).
     """
-    paths = {name: folder / file_name(name) for name in reviewers}
-    seen: dict[Path, str] = {}
+    plain = {name: file_name(name) for name in reviewers}
+    counts = Counter(stem.casefold() for stem in plain.values())
+    paths = {
+        name: folder / (file_name(name, hashed=True) if counts[stem.casefold()] > 1 else stem)
+        for name, stem in plain.items()
+    }
+    seen: dict[str, str] = {}
     for name, path in paths.items():
-        if path in seen:
+        key = path.name.casefold()
+        if key in seen:
             raise MedRCubeError(
-                f"reviewers {seen[path]!r} and {name!r} would share the file {path}; "
-                "rename one; nothing written"
+                f"reviewers '{visible(seen[key])}' and '{visible(name)}' would share the "
+                f"file {folder / path.name}; rename one; nothing written"
             )
-        seen[path] = name
+        seen[key] = name
     present = [str(p) for p in paths.values() if p.exists() or p.is_symlink()]
     if present:
         raise MedRCubeError(

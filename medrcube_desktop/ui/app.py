@@ -57,11 +57,15 @@ def _excepthook(exc_type, exc, tb) -> None:
 
 
 def ask_reviewer(stored: str | None) -> str | None:
-    """Reviewer name: the stored one, else asked in a dialog until given or cancelled."""
+    """Reviewer name: the stored one when :func:`~medrcube_desktop.core.names.check_name`
+    takes it (normalised), else asked in a dialog until given or cancelled."""
     from medrcube_desktop.core.names import check_name
 
     if stored:
-        return stored
+        try:
+            return check_name(stored, "reviewer name")
+        except ValueError as exc:
+            log.warning("stored reviewer name not used (asked again): %s", exc)
     prompt = "Your name (stored with every review):"
     while True:
         name, ok = QInputDialog.getText(None, "Reviewer", prompt)

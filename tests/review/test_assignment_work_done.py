@@ -223,7 +223,10 @@ def test_a_blind_study_gets_one_database_per_reviewer_holding_no_judgment(tmp_pa
 def test_reviewer_names_become_safe_distinct_file_names(tmp_path):
     from medrcube_desktop.review.reviewer_files import file_name, reviewer_paths
 
-    assert file_name("Dr. Ana Lü") == "Dr._Ana_L.db"
+    assert file_name("Dr. Ana Lü") == "Dr._Ana_Lü.db"
     assert file_name("../../etc") == "etc.db"
-    with pytest.raises(MedRCubeError, match="would share the file"):
-        reviewer_paths(tmp_path, ["a b", "a/b"])
+    paths = reviewer_paths(tmp_path, ["a b", "a/b"])  # one stem: each gets its hash
+    assert len({p.name for p in paths.values()}) == 2
+    (tmp_path / "x.db").write_bytes(b"")
+    with pytest.raises(MedRCubeError, match="already exists"):
+        reviewer_paths(tmp_path, ["x"])

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from medrcube_desktop.core.names import LABEL_LENGTH, figure_text, file_text
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_models import Correlation, ModelCredibility
 from medrcube_desktop.evaluation.compare.voxels import (
@@ -44,9 +45,10 @@ NAN_COLOUR = "#d9d9d9"
 _PALETTES = {"task": "tab10", "modality": "Set2", "region": "Dark2"}
 
 
-def _plain(text: object) -> str:
-    """Text for matplotlib without mathtext (a ``$`` would start a formula)."""
-    return str(text).replace("$", r"\$")
+def _plain(text: object, limit: int | None = None) -> str:
+    """Every text a figure shows: hidden characters visible, ``$`` escaped, cut at
+    ``limit`` characters (:func:`~medrcube_desktop.core.names.figure_text`)."""
+    return figure_text(text, limit)
 
 
 def cluster_name(label: int) -> str:
@@ -436,7 +438,7 @@ def _labelled_scatter(axes, x, y, names, colours, span) -> None:
     for (lx, ly), px, py, name in zip(spots, x, y, names, strict=True):
         far = abs(ly - py) > 0.02 * (span[1][1] - span[1][0])
         axes.annotate(
-            _plain(name), (px, py), xytext=(lx, ly), fontsize=6, va="center", ha="left",
+            _plain(name, LABEL_LENGTH), (px, py), xytext=(lx, ly), fontsize=6, va="center", ha="left",
             color="#222222", arrowprops={"arrowstyle": "-", "color": "#999999",
                                          "linewidth": 0.4} if far else None,
         )  # fmt: skip
@@ -576,7 +578,7 @@ def save_figure(figure, path: str | Path, metadata: Mapping[str, str] | None = N
     if kind not in ("png", "svg"):
         raise MedRCubeError(f"{path}: a figure is written as .png or .svg, not {path.suffix!r}")
     FigureCanvasAgg(figure)
-    meta = {"Title": "MedRCube comparison"} | dict(metadata or {})
+    meta = {"Title": "MedRCube comparison"} | {k: file_text(v) for k, v in (metadata or {}).items()}
     if kind == "svg":
         meta["Date"] = None  # type: ignore[assignment]
     with rc_context({"svg.hashsalt": "medrcube", "svg.fonttype": "path"}), atomic_path(path) as tmp:

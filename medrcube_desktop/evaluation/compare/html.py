@@ -4,18 +4,18 @@ Fig. 4, the credibility table with the independence baseline and log odds ratio,
 text-only drops, and a footer with the command line that makes it again.
 
 Self-contained: the figures are inline SVG, every text from the database or the command
-line goes through ``html.escape``. Numbers come from the :class:`~.result.CompareResult`
+line goes through ``_e`` (its hidden characters made visible, then HTML-escaped). Numbers come from the :class:`~.result.CompareResult`
 the CSV and JSON are written from.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 
 import numpy as np
 
 from medrcube_desktop.core.degenerate import undefined_text
+from medrcube_desktop.core.names import html_text
 from medrcube_desktop.evaluation.compare.figures import (
     brain_region,
     cluster_name,
@@ -46,7 +46,9 @@ pre { background: #f4f4f4; padding: 0.5rem; overflow-x: auto; white-space: pre-w
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text))
+    """Every name and text the report shows: hidden characters visible, then escaped
+    (:func:`~medrcube_desktop.core.names.html_text`)."""
+    return html_text(text)
 
 
 def _num(value: object, digits: int = 3, percent: bool = False) -> str:

@@ -8,15 +8,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from medrcube_desktop.core.names import LABEL_LENGTH, figure_text, file_text
 from medrcube_desktop.core.rubric import PRINCIPLES, RULE_IDS
 from medrcube_desktop.review.agreement.run import StudyRun
 from medrcube_desktop.review.agreement.table import meta_line, table_rows
 
 
-def _plain(text: object) -> str:
-    """Text for matplotlib without mathtext: ``$`` would start a formula (and a lone one
-    raises), so it is escaped."""
-    return str(text).replace("$", r"\$")
+def _plain(text: object, limit: int | None = None) -> str:
+    """Every text a figure shows: hidden characters visible, ``$`` escaped, cut at
+    ``limit`` characters (:func:`~medrcube_desktop.core.names.figure_text`)."""
+    return figure_text(text, limit)
+
+
+def _short(name: object) -> str:
+    """A rater's name cut to :data:`~medrcube_desktop.core.names.LABEL_LENGTH` (the
+    title it goes into is made visible and escaped as a whole)."""
+    text = str(name)
+    return text if len(text) <= LABEL_LENGTH else text[: LABEL_LENGTH - 1] + "…"
 
 
 def bar_figure(run: StudyRun):
@@ -47,7 +55,7 @@ def bar_figure(run: StudyRun):
     axes.set_ylabel("Agreement (share of items)")
     axes.set_title(
         _plain(
-            f"{run.meta['first']} vs {run.meta['second']}: agreement per sub-principle, "
+            f"{_short(run.meta['first'])} vs {_short(run.meta['second'])}: agreement per sub-principle, "
             f"principle verdict ({', '.join(f'P{pid}' for pid in PRINCIPLES)}) and all seven (n = {len(run.result.items)}, "
             "95% bootstrap CI)"
         ),
@@ -75,8 +83,8 @@ def confusion_figure(run: StudyRun):
                           color="white" if dark else "black", fontsize=11)  # fmt: skip
         axes.set_xticks([0, 1], ["fail", "pass"])
         axes.set_yticks([0, 1], ["fail", "pass"])
-        axes.set_xlabel(_plain(run.meta["second"]), fontsize=7)
-        axes.set_ylabel(_plain(run.meta["first"]), fontsize=7)
+        axes.set_xlabel(_plain(run.meta["second"], LABEL_LENGTH), fontsize=7)
+        axes.set_ylabel(_plain(run.meta["first"], LABEL_LENGTH), fontsize=7)
         axes.set_title(title, fontsize=9)
     figure.suptitle("Judgments of the two raters (counts of items)", fontsize=10)
     return figure
@@ -86,7 +94,7 @@ def save_figure(figure, path: Path, ext: str, run: StudyRun) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(figure)
-    metadata = {"Title": "MedRCube agreement study", "Description": meta_line(run)}
+    metadata = {"Title": "MedRCube agreement study", "Description": file_text(meta_line(run))}
     if ext == "png":
         metadata["Software"] = f"MedRCube Desktop {run.meta['app_version']}"
     figure.savefig(path, format=ext, metadata=metadata)

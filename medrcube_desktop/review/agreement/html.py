@@ -3,9 +3,9 @@ the method with its sources, other raters, and the provenance."""
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
+from medrcube_desktop.core.names import html_text
 from medrcube_desktop.review.agreement.run import StudyRun
 from medrcube_desktop.review.agreement.table import (
     cell,
@@ -23,10 +23,10 @@ def _others_html(run: StudyRun) -> str:
     if run.multi:
         rows = "".join(
             f"<tr><td>{rule}</td><td>{fmt(v['fleiss_kappa'])}</td><td>{fmt(v['krippendorff_alpha'])}</td>"
-            f"<td>{html.escape('undefined: ' + v['undefined'] if v.get('undefined') else '')}</td></tr>"
+            f"<td>{html_text('undefined: ' + v['undefined'] if v.get('undefined') else '')}</td></tr>"
             for rule, v in run.multi["rules"].items()
         )
-        names = html.escape(", ".join(run.multi["raters"]))
+        names = html_text(", ".join(run.multi["raters"]))
         parts.append(
             f"<table><caption><b>Table 2.</b> All {len(run.multi['raters'])} raters ({names}) on the "
             f"{run.multi['n_samples']} items every one of them judged.</caption><thead><tr><th>Rule</th>"
@@ -39,7 +39,7 @@ def _others_html(run: StudyRun) -> str:
             for rule, v in run.intra["rules"].items()
         )
         parts.append(
-            f"<table><caption><b>Table 3.</b> Intra-rater agreement of {html.escape(str(run.intra['reviewer']))}: "
+            f"<table><caption><b>Table 3.</b> Intra-rater agreement of {html_text(str(run.intra['reviewer']))}: "
             f"first judgment against the repeat, {run.intra['n_repeated']} "
             f"item{'' if run.intra['n_repeated'] == 1 else 's'} shown twice (all seven "
             f"match on {fmt(run.intra['sample_level'])}).</caption><thead><tr><th>Rule</th><th>Agreement</th>"
@@ -61,7 +61,7 @@ def write_html(run: StudyRun, path: Path, out: Path) -> None:
                 f"{ci_cell(row, 'all_match_ci95')}</span>"
             )
         body_rows.append(
-            f"<tr class='{cls}'><td>{html.escape(str(row['label']))}{extra}</td>"
+            f"<tr class='{cls}'><td>{html_text(str(row['label']))}{extra}</td>"
             f"<td>{cell(row, 'agreement')} <span class='ci'>{ci_cell(row)}</span></td>"
             f"<td>{cell(row, 'cohen_kappa')}</td><td>{cell(row, 'gwet_ac1')}</td>"
             f"<td>{cell(row, 'pabak')}</td><td>{cell(row, 'mcnemar_p')}</td></tr>"
@@ -74,7 +74,7 @@ def write_html(run: StudyRun, path: Path, out: Path) -> None:
     n, excluded = len(run.result.items), len(run.result.excluded)
     strata = f", stratified by {m['study_stratify']}" if m.get("study_stratify") else ""
     study = (
-        f"study “{html.escape(str(m['study']))}” (seed {m['study_seed']}{strata}), "
+        f"study “{html_text(str(m['study']))}” (seed {m['study_seed']}{strata}), "
         if m["study"]
         else ""
     )
@@ -88,7 +88,7 @@ def write_html(run: StudyRun, path: Path, out: Path) -> None:
         else ""
     )
     llm_note = (
-        f"The LLM side is the latest successful judgment of each item by {html.escape(str(m['judge_model']))}"
+        f"The LLM side is the latest successful judgment of each item by {html_text(str(m['judge_model']))}"
         f" (prompt SHA-256 {', '.join(h[:12] for h in m.get('prompt_sha256') or []) or 'not recorded'}). "
         if m["judge_model"]
         else ""
@@ -96,15 +96,13 @@ def write_html(run: StudyRun, path: Path, out: Path) -> None:
     others = _others_html(run)
     notes = undefined_notes(table_rows(run))
     undefined = (
-        "<p class='sub'>" + "<br>".join(html.escape(note) for note in notes) + "</p>"
-        if notes
-        else ""
+        "<p class='sub'>" + "<br>".join(html_text(note) for note in notes) + "</p>" if notes else ""
     )
     text = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta name="generator" content="MedRCube Desktop {html.escape(str(m["app_version"]))}">
-<meta name="description" content="{html.escape(meta_line(run))}">
-<title>Agreement: {html.escape(str(m["first"]))} vs {html.escape(str(m["second"]))}</title>
+<meta name="generator" content="MedRCube Desktop {html_text(str(m["app_version"]))}">
+<meta name="description" content="{html_text(meta_line(run))}">
+<title>Agreement: {html_text(str(m["first"]))} vs {html_text(str(m["second"]))}</title>
 <style>
 body {{ font-family: Georgia, 'Times New Roman', serif; max-width: 60rem; margin: 2rem auto;
        color: #111; line-height: 1.4; }}
@@ -123,11 +121,11 @@ figure {{ margin: 1.2rem 0; }} figure svg {{ width: 100%; height: auto; }}
 figcaption, footer {{ font-size: 0.85rem; color: #333; }}
 footer {{ border-top: 1px solid #999; margin-top: 1.5rem; padding-top: 0.5rem; }}
 </style></head><body>
-<h1>Agreement of {html.escape(str(m["first"]))} and {html.escape(str(m["second"]))} on the NBME quality rubric</h1>
+<h1>Agreement of {html_text(str(m["first"]))} and {html_text(str(m["second"]))} on the NBME quality rubric</h1>
 <p class="sub">{study}{n} items judged by both raters, {excluded} judged by only one of them (excluded).
 First judgment of each expert (revision 1, intra-rater repeats excluded). {llm_note}Bootstrap 95% intervals from {m["bootstrap"]} resamples of items (seed {m["seed"]}).</p>
 <table>
-<caption><b>Table 1.</b> Consistency between {html.escape(str(m["first"]))} and {html.escape(str(m["second"]))}
+<caption><b>Table 1.</b> Consistency between {html_text(str(m["first"]))} and {html_text(str(m["second"]))}
 (MedRCube rubric, paper Table 10; layout of paper Table 5). A principle's verdict passes
 only when all its sub-principles pass.</caption>
 <thead><tr><th></th><th>{ci_head}</th><th>Cohen's κ</th><th>Gwet's AC1</th><th>PABAK</th><th>McNemar p</th></tr></thead>
@@ -138,13 +136,13 @@ only when all its sub-principles pass.</caption>
 <figure>{svgs[0]}<figcaption><b>Figure 1.</b> Agreement per sub-principle, principle verdict
 and sample level, with bootstrap 95% intervals; dashed line at 0.90.</figcaption></figure>
 <figure>{svgs[1]}<figcaption><b>Figure 2.</b> 2×2 tables of the two raters' judgments
-(rows: {html.escape(str(m["first"]))}; columns: {html.escape(str(m["second"]))}).</figcaption></figure>
+(rows: {html_text(str(m["first"]))}; columns: {html_text(str(m["second"]))}).</figcaption></figure>
 {others}
 <footer><p><b>Method.</b> Percent agreement p<sub>o</sub>; Cohen's κ = (p<sub>o</sub> − p<sub>e</sub>)/(1 − p<sub>e</sub>)
 (Cohen 1960; undefined where p<sub>e</sub> = 1, both raters giving one and the same value); Gwet's AC1 with p<sub>e</sub> = 2π(1 − π)
 (Gwet 2008); PABAK = 2p<sub>o</sub> − 1 (Byrt et al. 1993); McNemar's exact test on the discordant pairs.</p>
 {wilson_note}
-<p>{html.escape(meta_line(run))}. Items are identified by benchmark id only.</p></footer>
+<p>{html_text(meta_line(run))}. Items are identified by benchmark id only.</p></footer>
 </body></html>
 """
     path.write_text(text, encoding="utf-8")

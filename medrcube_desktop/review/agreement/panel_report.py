@@ -5,7 +5,6 @@ raters, in the panel's layout: rule | expert–expert (ceiling) | expert–LLM |
 
 from __future__ import annotations
 
-import html
 import json
 import re
 import textwrap
@@ -14,7 +13,7 @@ from pathlib import Path
 
 from medrcube_desktop.core.csvfile import neutralise_cell, write_csv
 from medrcube_desktop.core.files import write_folder_all_or_nothing
-from medrcube_desktop.core.names import spreadsheet_text
+from medrcube_desktop.core.names import html_text, spreadsheet_text
 from medrcube_desktop.core.rubric import RULE_IDS, load_rubric
 from medrcube_desktop.review.agreement.panel import ROW_KEYS
 from medrcube_desktop.review.agreement.panel_run import PanelRun
@@ -263,7 +262,7 @@ def _write_xlsx(run: PanelRun, path: Path) -> None:
 
 def panel_html(run: PanelRun) -> str:
     """A one-page report of the panel table (every name escaped)."""
-    esc = html.escape
+    esc = html_text
     labels = row_labels()
     head = "".join(f"<th>{esc(c.name)}</th>" for c in run.columns)
     body = "".join(
