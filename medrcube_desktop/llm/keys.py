@@ -192,24 +192,32 @@ def _url_parts(base_url: str) -> tuple[list[str], list[str]]:
     user_info = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""
     user, _, password = user_info.partition(":")
     pairs = [user_info, unquote(user) + ":" + unquote(password)] if user_info else []
-    try:  # what the SDK's HTTP client itself sends, should it decode differently
-        import httpx2 as httpx
-    except ImportError:  # pragma: no cover - an older openai SDK
-        try:
-            import httpx
-        except ImportError:
-            httpx = None
-    if user_info and httpx is not None:
-        try:
-            url = httpx.URL(base_url)
-            pairs.append(f"{url.username}:{url.password}")
-        except (ValueError, TypeError, httpx.InvalidURL):  # the check refuses such URLs
-            pass
+    if user_info:  # what the SDK's HTTP client itself sends, should it decode differently
+        pairs += _client_pair(base_url)
     params = [p for segment in parts.path.split("/") for p in segment.split(";")[1:]]
     values = [v for pair in parse_qsl(parts.query, keep_blank_values=True) for v in pair[1:]]
     written = [password, user, parts.query, *params, *values]
     lone = written + [unquote(s) for s in written]
     return pairs, lone
+
+
+def _client_pair(base_url: str) -> list[str]:
+    """``["user:password"]`` as the OpenAI SDK's HTTP client (``httpx2`` or ``httpx``)
+    decodes a URL's user info for Basic authentication; ``[]`` when neither is installed
+    or it refuses the URL (the check refuses such URLs before a run)."""
+    import importlib
+
+    for name in ("httpx2", "httpx"):
+        try:
+            client = importlib.import_module(name)
+        except ImportError:
+            continue
+        try:
+            url = client.URL(base_url)
+        except (ValueError, TypeError, client.InvalidURL):
+            return []
+        return [f"{url.username}:{url.password}"]
+    return []
 
 
 def url_secrets(base_url: str | None) -> list[str]:
