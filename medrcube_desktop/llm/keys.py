@@ -135,10 +135,11 @@ def secret_forms(secret: str) -> list[str]:
     JSON string (``json.dumps(secret)[1:-1]``, with ``\\uXXXX`` escapes (lower and
     upper case hex) and without, and with ``/`` written ``\\/``); and base64 of its
     UTF-8 bytes (and Latin-1 bytes, where it has them: RFC 7617's older charset), standard
-    and URL-safe alphabets, with and without ``=`` padding. When the secret may sit inside
-    a longer base64 text (an API key used as a Basic-auth password), the part of its base64
-    that does not depend on its neighbours, at each of the three byte alignments, is a form
-    too when it has at least :data:`FRAGMENT_CHARS` characters.
+    and URL-safe alphabets, with and without ``=`` padding, and percent-encoded. When the
+    secret may sit inside a longer base64 text (an API key used as a Basic-auth password),
+    the part of its base64 that does not depend on its neighbours, at each of the three
+    byte alignments, is a form too when it has at least :data:`FRAGMENT_CHARS` characters.
+    Not forms: deliberate obfuscations (reversed, spaced, hex) that no client sends.
 
     Parameters
     ----------
@@ -170,7 +171,8 @@ def secret_forms(secret: str) -> list[str]:
                 core = [padded[4 : 4 * ((shift + len(data)) // 3)]]
                 core = [c for c in core if len(c) >= FRAGMENT_CHARS]
             for text in core:
-                forms += [text, text.replace("+", "-").replace("/", "_")]
+                urlsafe = text.replace("+", "-").replace("/", "_")
+                forms += [text, urlsafe, quote(text, safe=""), quote(urlsafe, safe="")]
     return list(dict.fromkeys(f for f in forms if f))
 
 
