@@ -346,49 +346,56 @@ def _fold(text: str) -> str:
     return "".join(f if len(f := c.casefold()) == 1 else c for c in text)
 
 
-def _secret_spans(text: str, folded: str, secret: str) -> list[tuple[int, int]]:
-    """Where ``secret`` is in ``text``: ``(start, end)`` spans, possibly overlapping.
+class _Finder:
+    """Where any of some secrets is in a text: ``(start, end)`` spans, possibly
+    overlapping.
 
     A secret shorter than :data:`FRAGMENT_CHARS` is found as written. A longer one is
-    also found cut or in another case (``folded`` is ``_fold(text)``): each window of
-    :data:`FRAGMENT_CHARS` characters of the secret that appears in the text is grown
-    along the secret in both directions as far as the characters agree. Written here
-    because no library scrubs a cut secret.
+    also found cut or in another case: each window of :data:`FRAGMENT_CHARS` characters
+    of the secret that appears in the (folded) text is grown along the secret in both
+    directions as far as the characters agree. The windows of every secret are in one
+    table, so a text is read once whatever the number of forms. Written here because no
+    library scrubs a cut secret.
     """
-    spans: list[tuple[int, int]] = []
-    if len(secret) < FRAGMENT_CHARS:  # short: as written (words would match)
-        start = text.find(secret)
-        while start != -1:
-            spans.append((start, start + len(secret)))
-            start = text.find(secret, start + 1)
-        return spans
-    key = _fold(secret)
-    for offset in range(len(key) - FRAGMENT_CHARS + 1):
-        window = key[offset : offset + FRAGMENT_CHARS]
-        start = folded.find(window)
-        while start != -1:
-            left, right, k_left, k_right = (
-                start,
-                start + FRAGMENT_CHARS,
-                offset,
-                offset + FRAGMENT_CHARS,
-            )
-            while left > 0 and k_left > 0 and folded[left - 1] == key[k_left - 1]:
-                left, k_left = left - 1, k_left - 1
-            while right < len(folded) and k_right < len(key) and folded[right] == key[k_right]:
-                right, k_right = right + 1, k_right + 1
-            spans.append((left, right))
-            start = folded.find(window, right)
-    return spans
+
+    def __init__(self, secrets: list[str]) -> None:
+        self.short = [s for s in secrets if len(s) < FRAGMENT_CHARS]
+        self.long = [_fold(s) for s in secrets if len(s) >= FRAGMENT_CHARS]
+        self.windows: dict[str, list[tuple[int, int]]] = {}
+        for index, key in enumerate(self.long):
+            for offset in range(len(key) - FRAGMENT_CHARS + 1):
+                window = key[offset : offset + FRAGMENT_CHARS]
+                self.windows.setdefault(window, []).append((index, offset))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        found: list[tuple[int, int]] = []
+        for secret in self.short:  # short: as written (words would match)
+            start = text.find(secret)
+            while start != -1:
+                found.append((start, start + len(secret)))
+                start = text.find(secret, start + 1)
+        if not self.windows or len(text) < FRAGMENT_CHARS:
+            return found
+        folded = _fold(text)
+        for start in range(len(folded) - FRAGMENT_CHARS + 1):
+            for index, offset in self.windows.get(folded[start : start + FRAGMENT_CHARS], ()):
+                key = self.long[index]
+                left, right = start, start + FRAGMENT_CHARS
+                k_left, k_right = offset, offset + FRAGMENT_CHARS
+                while left > 0 and k_left > 0 and folded[left - 1] == key[k_left - 1]:
+                    left, k_left = left - 1, k_left - 1
+                while right < len(folded) and k_right < len(key) and folded[right] == key[k_right]:
+                    right, k_right = right + 1, k_right + 1
+                found.append((left, right))
+        return found
 
 
-def _redact(text: str, secrets: list[str]) -> str:
-    """``text`` with every span where any of ``secrets`` is found (:func:`_secret_spans`,
-    all on the original text) replaced by one ``[API key]``, overlapping and touching
-    spans merged first: a form that shares a prefix with another (``hunter2%23`` and
-    ``hunter2#``) cannot hide the rest of the other by being replaced first."""
-    folded = _fold(text)
-    spans = sorted(span for secret in secrets for span in _secret_spans(text, folded, secret))
+def _redact(text: str, finder: _Finder) -> str:
+    """``text`` with every span where any secret is found (:class:`_Finder`, all on the
+    original text) replaced by one ``[API key]``, overlapping and touching spans merged
+    first: a form that shares a prefix with another (``hunter2%23`` and ``hunter2#``)
+    cannot hide the rest of the other by being replaced first."""
+    spans = sorted(finder.spans(text))
     if not spans:
         return text
     merged: list[list[int]] = []
@@ -425,6 +432,7 @@ class KeyRedactor(logging.Filter):
         self.key = key if len(key) >= MIN_SECRET_CHARS and key != "not-needed" else ""
         self.extra = [s for s in (extra or []) if s]  # e.g. secrets in a URL
         self.forms = list(dict.fromkeys(key_forms(self.key) + self.extra))
+        self._finder = _Finder(self.forms)
 
     def scrub(self, text: str) -> str:
         """``text`` with the key (and the other secrets) replaced, also when it comes back
@@ -435,7 +443,7 @@ class KeyRedactor(logging.Filter):
         replaced."""
         if not text or not self.forms:
             return text
-        return _redact(text, self.forms)
+        return _redact(text, self._finder)
 
     def filter(self, record: logging.LogRecord) -> bool:  # noqa: A003 (logging API)
         if self.forms:
