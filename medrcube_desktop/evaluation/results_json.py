@@ -21,7 +21,7 @@ from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.evaluation.metrics import Outcome
 from medrcube_desktop.evaluation.parse import cap_answer, parse_answer
-from medrcube_desktop.llm.keys import KeyRedactor
+from medrcube_desktop.llm.keys import KeyRedactor, key_forms
 from medrcube_desktop.store import StudyStore
 
 LETTERS = ("A", "B", "C", "D")
@@ -33,14 +33,15 @@ def environment_redactor() -> KeyRedactor:
     and each ``MEDRCUBE_API_KEY_<HOST>``): what ``export-run`` and ``import-run`` apply to
     every answer they write, so a key that an endpoint echoed into a database stored
     before answers were scrubbed, or into another tool's file, is not passed on. The OS
-    keyring is not asked (an export should never prompt to unlock it)."""
+    keyring is not asked (an export should never prompt to unlock it). Each key in every
+    form evaluate scrubs (:func:`~medrcube_desktop.llm.keys.key_forms`: base64 too)."""
     keys = sorted(
         (value.strip() for name, value in os.environ.items()
          if name == "OPENAI_API_KEY" or name.startswith("MEDRCUBE_API_KEY_")),
         key=len, reverse=True,
     )  # fmt: skip
     keys = [k for k in keys if k]
-    return KeyRedactor(keys[0] if keys else "", keys[1:])
+    return KeyRedactor(keys[0] if keys else "", [f for k in keys[1:] for f in key_forms(k)])
 
 
 def item_record(item: Item, root: str | Path | None = None) -> dict[str, object]:

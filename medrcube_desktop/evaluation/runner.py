@@ -29,7 +29,7 @@ from medrcube_desktop.evaluation.metrics import Outcome, summarize
 from medrcube_desktop.evaluation.parse import cap_answer, official_answer, parse_answer
 from medrcube_desktop.evaluation.prepare import ImagePipeline, PipelineStats
 from medrcube_desktop.evaluation.prompt import build_prompt, prompt_sha256
-from medrcube_desktop.llm.keys import KeyRedactor, url_secrets
+from medrcube_desktop.llm.keys import KeyRedactor, url_secrets, warn_short_secrets
 from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from medrcube_desktop.store.locks import process_lock
@@ -243,9 +243,12 @@ def answer_redactor(engine: Engine) -> KeyRedactor:
     """What scrubs an answer or an error before it is stored or shown: the engine's API
     key and the secrets in its URLs (user info, query), as ``judge`` does
     (:class:`~medrcube_desktop.llm.keys.KeyRedactor`). An endpoint that echoes the key (a
-    proxy, a debug server) then puts ``[API key]`` in the database, never the key."""
+    proxy, a debug server) then puts ``[API key]`` in the database, never the key.
+    Called once at the start of a run: a password too short to scrub on its own is
+    warned about here (:func:`~medrcube_desktop.llm.keys.warn_short_secrets`)."""
     key = getattr(engine, "api_key", "") or ""
-    urls = getattr(engine, "base_urls", None) or []
+    urls = [str(url) for url in getattr(engine, "base_urls", None) or []]
+    warn_short_secrets(urls)
     return KeyRedactor(str(key), [s for url in urls for s in url_secrets(str(url))])
 
 

@@ -27,7 +27,12 @@ from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.errors import JudgeError
 from medrcube_desktop.llm.client import AnswerFailed, ChatClient, ChatFatal, Unusable
 from medrcube_desktop.llm.config import JudgeConfig
-from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url, url_secrets
+from medrcube_desktop.llm.keys import (
+    KeyRedactor,
+    safe_base_url,
+    url_secrets,
+    warn_short_secrets,
+)
 from medrcube_desktop.llm.parse import UnusableAnswer, parse_judgment
 from medrcube_desktop.llm.prompt import ReviewPrompt, load_prompt, response_format
 from medrcube_desktop.store import StudyStore, utc_now
@@ -141,6 +146,7 @@ def run_judge(
     if not todo:
         return summary
     lock = process_lock(store, f"judge.running:{config.model}", f"a judge run of {config.model}")
+    warn_short_secrets([config.base_url] if config.base_url else [])
     with lock, KeyRedactor(api_key, url_secrets(config.base_url)) as redactor:
         runner = _Runner(store, config, api_key, prompt, summary, progress, cancel, redactor)
         asyncio.run(runner.run(todo))
