@@ -24,17 +24,21 @@ wait is bounded and none is skipped.
 - unusable answers: the model answered, but the caller's ``accept`` raises
   :class:`Unusable` (not JSON, a refusal, no content): the item is asked again, up to
   ``max_attempts`` answers;
-- dead endpoints: a server still unreachable after the SDK's tries, one that sends
-  something that is no chat completion, one that still answers an HTTP status the SDK
-  retries (408, 409, 429, 5xx) after its tries, one caught in a redirect loop, or one
-  whose reply holds no answer (:class:`EmptyReply`: no choices, null content) is set
-  aside (``set_aside_s`` doubling to 30 s) and the request goes to another base URL
-  without using up the item's attempts (with one base URL the item uses them, and an
-  HTTP error or a redirect loop fails the item, not the run); every server set aside
-  is logged when it first is and summed up by :meth:`ChatClient.server_notes` for the
-  run's output; the run stops (:class:`ChatFatal`) when a server this run started has died
-  (``owner_failure``), when no server has ever answered, or when every server has
-  failed many times in a row;
+- dead endpoints: a server still unreachable or timed out after the SDK's tries, one
+  that sends something that is no chat completion, one that still answers an HTTP
+  status the SDK retries (408, 409, 429, 5xx) after its tries, one caught in a redirect
+  loop, or one whose reply holds no answer (:class:`EmptyReply`: no choices, null
+  content) is set aside (``set_aside_s`` doubling to 30 s) and the request goes to
+  another base URL without using up the item's attempts. While another server is up, a
+  request gets one try (the SDK's retries would hold the item on a failing server); the
+  only server up gets the SDK's. With one base URL the item uses its attempts, and an
+  HTTP error or a redirect loop fails the item, not the run. Every server set aside is
+  logged when it first is (saying whether another server is left) and summed up by
+  :meth:`ChatClient.server_notes` for the run's output. The run stops
+  (:class:`ChatFatal`, one message naming each server, its faults and its last error)
+  when a server this run started has died (``owner_failure``), when no server has ever
+  answered and each has failed :data:`NEVER_ANSWERED_FAULTS` items, or when every
+  server has failed many items in a row;
 - the structured-output fallback: with ``structured="auto"``, a 400 that is about
   ``response_format`` switches the client to plain requests for the rest of the run.
 
@@ -42,16 +46,20 @@ Deadlines
 ---------
 ``timeout_s`` bounds each HTTP request: connecting within ``min(timeout_s, 10)``
 seconds, and every read and write within ``timeout_s`` (an httpx ``Timeout`` given to the
-SDK). One call (a request with the SDK's retries and their waits) is cut at
-:func:`call_deadline_s`, so a server that trickles bytes cannot hold an item forever.
-An item therefore takes at most ``max_attempts`` calls of that length (plus moves to
-other servers).
+SDK), and the whole request, its reply read to the end, within
+:func:`request_deadline_s` (connect + ``timeout_s``) of wall-clock time: a server that
+trickles a byte a second defeats the read timeout, not this one. One call (a request
+with the SDK's retries and their waits) is also cut at :func:`call_deadline_s`. A
+request that runs out of time is "timed out", one that cannot connect "unreachable".
 
 Fatal errors
 ------------
-401 and 403 (the key refused) and 404 (model or endpoint unknown) raise
-:class:`ChatFatal` at once: no item can succeed. Every message and log line goes
-through the :class:`~medrcube_desktop.llm.keys.KeyRedactor`: the key never appears.
+404 (model or endpoint unknown) raises :class:`ChatFatal` at once: no item can succeed.
+401 and 403 (the key refused) do with one server; among several, that server is set
+aside for the rest of the run (named in :meth:`ChatClient.server_notes`: "refused the
+API key") and the run stops only when every server has refused it. Every message and
+log line goes through the :class:`~medrcube_desktop.llm.keys.KeyRedactor`: the key
+never appears.
 """
 
 from __future__ import annotations
@@ -85,8 +93,8 @@ SET_ASIDE_MAX_S = 30.0
 """Longest time a failing server is set aside, seconds."""
 
 NEVER_ANSWERED_FAULTS = 3
-"""Faults (each after the SDK's tries) per server after which a run in which no server
-has ever answered stops: so a run against dead servers ends in seconds with one message,
+"""Failed items (each after the SDK's tries) per server after which a run in which no
+server has ever answered stops: so a run against dead servers ends in seconds with one message,
 not after trying every item."""
 
 MESSAGE_CHARS = 500
@@ -558,8 +566,9 @@ class ChatClient:
         ChatFatal
             The server process this run started has died (its root cause); no server has
             ever answered and each one left has failed :data:`NEVER_ANSWERED_FAULTS`
-            times; or every server left has failed many times in a row (3 times its
-            share of the concurrency). The message names each server and its last error.
+            items; or every server left has failed many items in a row (3 times its
+            share of the concurrency, at least 3). Servers that refused the key are
+            not among those left. The message names each server and its last error.
         """
         if self.owner_failure is not None:
             died = self.owner_failure()

@@ -190,3 +190,39 @@ def test_when_every_server_refuses_the_key_the_run_stops(bench, tmp_path, capsys
     (stop,) = [line for line in err.splitlines() if "the run stops" in line]
     assert stop.count("refused the API key") >= 2 and "every server refused the API key" in stop
     assert one.base_url in stop and two.base_url in stop
+
+
+def test_failed_items_past_ten_are_counted_not_listed(capsys):
+    from medrcube_desktop.cli.common import FAILURES_LISTED, list_failures
+
+    failed = [{"item": f"i{n}", "error": "HTTP 500 from h"} for n in range(324)]
+    failed[3]["error"] = "unreadable answer"
+    list_failures(failed)
+    lines = capsys.readouterr().err.splitlines()
+    assert FAILURES_LISTED == 10 and len(lines) == 11
+    assert lines[:10] == [f"i{n}: {failed[n]['error']}" for n in range(10)]
+    assert lines[10] == (
+        "324 items failed (the first 10 listed above; --json lists every one); "
+        "most often (323): HTTP 500 from h"
+    )
+
+
+def test_a_new_run_where_every_item_failed_is_not_kept(bench, tmp_path, capsys, caplog):
+    db = tmp_path / "s.db"
+    # a 400 is the request's fault, not the server's: items fail, the run goes on
+    with FakeOpenAI({"": [status(400, "bad request")]}) as server:
+        code = main(evaluate(bench, db, [server.base_url], "--json", "--concurrency", "1"))
+        asked = len(server.requests)
+    out, err = capsys.readouterr()
+    assert code == 1 and asked == 12
+    assert len(json.loads(out)["failed"]) == 12
+    assert "12 items failed (the first 10 listed above" in err
+    assert "run r stored no answer, so it is not kept" in caplog.text
+    store = StudyStore(db)
+    try:
+        assert store.eval_run("r") is None
+    finally:
+        store.close()
+    with FakeOpenAI() as server:  # the same command again: a run of its own, every answer
+        assert main(evaluate(bench, db, [server.base_url], "--json")) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 12
