@@ -251,11 +251,30 @@ def emit(as_json: bool, data: object, text: str | Sequence[str]) -> None:
             print(visible(line))
 
 
+FAILURES_LISTED = 10
+"""Failed items listed one by one on stderr; past that, one line counts them all (7,600
+failed items would otherwise flood the terminal; ``--json`` holds every one)."""
+
+
 def list_failures(failed: Sequence[dict[str, str]]) -> None:
-    """One line per failed item on stderr: ``item: reason`` (made visible)."""
-    for failure in failed:
-        reason = failure.get("error") or failure.get("message") or ""
-        print(visible(f"{failure.get('item', '')}: {reason}"), file=sys.stderr)
+    """One line per failed item on stderr, ``item: reason`` (made visible), for the first
+    :data:`FAILURES_LISTED`; then one line with how many failed and the most frequent
+    reason."""
+    reasons: dict[str, int] = {}
+    for n, failure in enumerate(failed):
+        reason = str(failure.get("error") or failure.get("message") or "")
+        reasons[reason] = reasons.get(reason, 0) + 1
+        if n < FAILURES_LISTED:
+            print(visible(f"{failure.get('item', '')}: {reason}"), file=sys.stderr)
+    if len(failed) > FAILURES_LISTED:
+        reason, count = max(reasons.items(), key=lambda kv: kv[1])
+        print(
+            visible(
+                f"{len(failed):,} items failed (the first {FAILURES_LISTED} listed above; "
+                f"--json lists every one); most often ({count:,}): {reason}"
+            ),
+            file=sys.stderr,
+        )
 
 
 def exit_status(exc: BaseException) -> int:

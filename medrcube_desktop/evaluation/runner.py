@@ -265,7 +265,10 @@ def run_evaluation(
 
     ``progress`` gets a :class:`~medrcube_desktop.core.progress.Progress` after every
     answer or failure, its ``detail`` a copy of the :class:`EvalProgress` so far; setting
-    ``cancel`` stops the run between requests (what is stored stays stored).
+    ``cancel`` stops the run between requests (what is stored stays stored). A new run
+    that stores no answer (every item failed, the engine stopped, or it was cancelled
+    first) is removed again, with a warning: no empty run looks like a model's result,
+    and the same command starts it again.
 
     Raises
     ------
@@ -364,6 +367,12 @@ def run_evaluation(
             if new_run and not store.answered_ids(run.name):
                 store.delete_empty_run(run.name)  # an engine that never started leaves no run
             raise
+        else:
+            if new_run and not store.answered_ids(run.name) and todo:
+                # every item failed (or the run was cancelled first): no empty run is left
+                # to look like a model's result; the same command starts it again
+                store.delete_empty_run(run.name)
+                log.warning("run %s stored no answer, so it is not kept", run.name)
         finally:
             if pipeline is not None:
                 pipeline.close()

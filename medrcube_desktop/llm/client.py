@@ -24,17 +24,21 @@ wait is bounded and none is skipped.
 - unusable answers: the model answered, but the caller's ``accept`` raises
   :class:`Unusable` (not JSON, a refusal, no content): the item is asked again, up to
   ``max_attempts`` answers;
-- dead endpoints: a server still unreachable after the SDK's tries, one that sends
-  something that is no chat completion, one that still answers an HTTP status the SDK
-  retries (408, 409, 429, 5xx) after its tries, one caught in a redirect loop, or one
-  whose reply holds no answer (:class:`EmptyReply`: no choices, null content) is set
-  aside (``set_aside_s`` doubling to 30 s) and the request goes to another base URL
-  without using up the item's attempts (with one base URL the item uses them, and an
-  HTTP error or a redirect loop fails the item, not the run); every server set aside
-  is logged when it first is and summed up by :meth:`ChatClient.server_notes` for the
-  run's output; the run stops (:class:`ChatFatal`) when a server this run started has died
-  (``owner_failure``), when no server has ever answered, or when every server has
-  failed many times in a row;
+- dead endpoints: a server still unreachable or timed out after the SDK's tries, one
+  that sends something that is no chat completion, one that still answers an HTTP
+  status the SDK retries (408, 409, 429, 5xx) after its tries, one caught in a redirect
+  loop, or one whose reply holds no answer (:class:`EmptyReply`: no choices, null
+  content) is set aside (``set_aside_s`` doubling to 30 s) and the request goes to
+  another base URL without using up the item's attempts. While another server is up, a
+  request gets one try (the SDK's retries would hold the item on a failing server); the
+  only server up gets the SDK's. With one base URL the item uses its attempts, and an
+  HTTP error or a redirect loop fails the item, not the run. Every server set aside is
+  logged when it first is (saying whether another server is left) and summed up by
+  :meth:`ChatClient.server_notes` for the run's output. The run stops
+  (:class:`ChatFatal`, one message naming each server, its faults and its last error)
+  when a server this run started has died (``owner_failure``), when no server has ever
+  answered and each has failed :data:`NEVER_ANSWERED_FAULTS` items, or when every
+  server has failed many items in a row;
 - the structured-output fallback: with ``structured="auto"``, a 400 that is about
   ``response_format`` switches the client to plain requests for the rest of the run.
 
@@ -42,16 +46,20 @@ Deadlines
 ---------
 ``timeout_s`` bounds each HTTP request: connecting within ``min(timeout_s, 10)``
 seconds, and every read and write within ``timeout_s`` (an httpx ``Timeout`` given to the
-SDK). One call (a request with the SDK's retries and their waits) is cut at
-:func:`call_deadline_s`, so a server that trickles bytes cannot hold an item forever.
-An item therefore takes at most ``max_attempts`` calls of that length (plus moves to
-other servers).
+SDK), and the whole request, its reply read to the end, within
+:func:`request_deadline_s` (connect + ``timeout_s``) of wall-clock time: a server that
+trickles a byte a second defeats the read timeout, not this one. One call (a request
+with the SDK's retries and their waits) is also cut at :func:`call_deadline_s`. A
+request that runs out of time is "timed out", one that cannot connect "unreachable".
 
 Fatal errors
 ------------
-401 and 403 (the key refused) and 404 (model or endpoint unknown) raise
-:class:`ChatFatal` at once: no item can succeed. Every message and log line goes
-through the :class:`~medrcube_desktop.llm.keys.KeyRedactor`: the key never appears.
+404 (model or endpoint unknown) raises :class:`ChatFatal` at once: no item can succeed.
+401 and 403 (the key refused) do with one server; among several, that server is set
+aside for the rest of the run (named in :meth:`ChatClient.server_notes`: "refused the
+API key") and the run stops only when every server has refused it. Every message and
+log line goes through the :class:`~medrcube_desktop.llm.keys.KeyRedactor`: the key
+never appears.
 """
 
 from __future__ import annotations
@@ -84,8 +92,17 @@ SDK_MAX_RETRY_AFTER_S = 120.0
 SET_ASIDE_MAX_S = 30.0
 """Longest time a failing server is set aside, seconds."""
 
+NEVER_ANSWERED_FAULTS = 3
+"""Failed items (each after the SDK's tries) per server after which a run in which no
+server has ever answered stops: so a run against dead servers ends in seconds with one message,
+not after trying every item."""
+
 MESSAGE_CHARS = 500
 """Error texts are cut to this many characters."""
+
+STOP_ERROR_CHARS = 200
+"""Each server's last error is cut to this many characters in the message that stops a
+run (which names every server)."""
 
 
 class ChatFatal(Exception):
@@ -214,10 +231,46 @@ def request_timeout(timeout_s: float) -> Any:
     return openai.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S))
 
 
+def request_deadline_s(timeout_s: float) -> float:
+    """Wall-clock bound on one HTTP request, seconds: connecting (at most
+    ``min(timeout_s, 10)``) plus ``timeout_s`` for sending and the whole reply. httpx's
+    timeouts bound each read, not the reply: a server that trickles a byte a second
+    would hold a request for ever without this bound."""
+    return timeout_s + min(timeout_s, CONNECT_TIMEOUT_S)
+
+
+def deadline_http_client(timeout_s: float, **kwargs: Any) -> Any:
+    """The SDK's default async HTTP client (``openai.DefaultAsyncHttpxClient``, proxies
+    from the environment included) whose every request, its whole reply read, ends
+    within :func:`request_deadline_s`; past it the request fails with the HTTP client's
+    ``ReadTimeout``, which the SDK treats as any timeout (retried, then
+    ``APITimeoutError``)."""
+    import importlib
+
+    import openai
+
+    base = openai.DefaultAsyncHttpxClient
+    httpx = importlib.import_module(
+        next(c for c in base.__mro__ if c.__module__.startswith("httpx")).__module__.split(".")[0]
+    )  # httpx2 in openai 3.x, httpx before
+    seconds = request_deadline_s(timeout_s)
+
+    class DeadlineClient(base):  # type: ignore[misc, valid-type]
+        async def send(self, request: Any, **kw: Any) -> Any:
+            try:
+                return await asyncio.wait_for(super().send(request, **kw), seconds)
+            except TimeoutError:
+                raise httpx.ReadTimeout(
+                    f"no complete reply within {seconds:g} s", request=request
+                ) from None
+
+    return DeadlineClient(timeout=request_timeout(timeout_s), **kwargs)
+
+
 def call_deadline_s(timeout_s: float, max_attempts: int) -> float:
     """Wall-clock bound on one call, seconds: ``max_attempts`` requests of at most
     connect + ``timeout_s`` each, and the SDK's longest wait (120 s) between them."""
-    per_request = timeout_s + min(timeout_s, CONNECT_TIMEOUT_S)
+    per_request = request_deadline_s(timeout_s)
     return max_attempts * per_request + (max_attempts - 1) * SDK_MAX_RETRY_AFTER_S
 
 
@@ -246,13 +299,16 @@ class Endpoint:
 
     url: str | None
     client: Any
+    single_try: Any = None  # the client without the SDK's retries (another server is up)
     answers: int = 0
-    failures: int = 0  # could not be reached (after the SDK's tries)
+    failures: int = 0  # faults of any kind (after the SDK's tries)
     failures_in_a_row: int = 0
     strikes: int = 0  # faults in a row of any kind: sets the set-aside time
     down_until: float = 0.0
     set_asides: int = 0
     faults: dict[str, int] = field(default_factory=dict)  # kind of fault → how many
+    last_error: str = ""
+    refused: str = ""  # why it refused the API key: set aside for the rest of the run
 
 
 class ChatClient:
@@ -320,7 +376,10 @@ class ChatClient:
         self._turn = 0
 
     async def __aenter__(self) -> ChatClient:
-        self.endpoints = [Endpoint(url, self._sdk_client(url)) for url in self.base_urls]
+        self.endpoints = []
+        for url in self.base_urls:
+            client = self._sdk_client(url)
+            self.endpoints.append(Endpoint(url, client, client.with_options(max_retries=0)))
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -333,15 +392,12 @@ class ChatClient:
         async def count(request: Any) -> None:
             self.requests += 1
 
-        timeout = request_timeout(self.timeout_s)
         return openai.AsyncOpenAI(
             api_key=self.api_key,
             base_url=url,
             max_retries=self.max_attempts - 1,
-            timeout=timeout,
-            http_client=openai.DefaultAsyncHttpxClient(
-                timeout=timeout, event_hooks={"request": [count]}
-            ),
+            timeout=request_timeout(self.timeout_s),
+            http_client=deadline_http_client(self.timeout_s, event_hooks={"request": [count]}),
         )
 
     async def ask(
@@ -374,8 +430,12 @@ class ChatClient:
         import openai
 
         attempt, moves, error = 0, 0, ""
+        charged: set[int] = set()  # servers that failed this item (counted once)
         while attempt < self.max_attempts:
-            endpoint = self._pick()
+            endpoint, alone = self._pick()
+            # with another server up, one try here: a failure moves to it at once, instead
+            # of the SDK's retries (and their waits) on a server that is failing
+            client = endpoint.client if alone else endpoint.single_try
             where = safe_base_url(endpoint.url)
             send = dict(kwargs)
             if response_format is not None and self.structured != "off":
@@ -383,41 +443,48 @@ class ChatClient:
             started = time.monotonic()
             try:
                 completion = await asyncio.wait_for(
-                    endpoint.client.chat.completions.create(**send), self.deadline_s
+                    client.chat.completions.create(**send), self.deadline_s
                 )
                 if not hasattr(completion, "choices"):  # an HTML page, a proxy's text
                     raise not_a_completion(completion, where)
             except (TimeoutError, openai.APIConnectionError) as exc:
                 looped = redirect_loop(exc)
                 if looped is not None:  # the server answered, with redirects: per request
-                    error = self._say(f"redirect loop at {where}: {looped}")
-                    if self._server_fault(endpoint, "redirect loop", error, moves):
-                        moves += 1
-                        continue
-                    break
-                error = self._unreachable(exc, where)
-                endpoint.faults["unreachable"] = endpoint.faults.get("unreachable", 0) + 1
-                if self._fault(endpoint, error) and moves < 4 * len(self.endpoints):
+                    kind, error = "redirect loop", self._say(f"redirect loop at {where}: {looped}")
+                elif isinstance(exc, TimeoutError | openai.APITimeoutError):
+                    kind, error = "timed out", self._timed_out(exc, where)
+                else:
+                    kind, error = "unreachable", self._unreachable(exc, where)
+                if self._server_fault(endpoint, kind, error, moves, charged):
                     moves += 1  # another server takes it: the item keeps its attempts
                     continue
-                break  # the SDK has tried max_attempts times already
+                if alone:
+                    break  # the SDK has tried max_attempts times already
+                attempt += 1
+                continue
             except openai.APIStatusError as exc:
                 if self._refuses_format(exc, send):
                     continue
                 fatal = fatal_message(exc, self.model, where)
                 if fatal is not None:
-                    raise ChatFatal(self._say(fatal)) from None
+                    if isinstance(exc, openai.NotFoundError):
+                        raise ChatFatal(self._say(fatal)) from None
+                    self._refused(endpoint, self._say(fatal))  # ChatFatal when none is left
+                    moves += 1
+                    continue
                 error = self._say(status_message(exc, where))
                 code = exc.status_code
-                if (code >= 500 or code in SERVER_STATUSES) and self._server_fault(
-                    endpoint, f"HTTP {code}", error, moves
-                ):
-                    moves += 1  # retried by the SDK already: another server takes it
-                    continue
+                if code >= 500 or code in SERVER_STATUSES:
+                    if self._server_fault(endpoint, f"HTTP {code}", error, moves, charged):
+                        moves += 1  # another server takes it
+                        continue
+                    if not alone:
+                        attempt += 1  # one try only: the next one may go to any server
+                        continue
                 break  # retried by the SDK where retrying helps
             except (openai.OpenAIError, ValueError, TypeError, AttributeError) as exc:
                 error = self._say(_unreadable(exc, where))
-                if self._server_fault(endpoint, "unreadable reply", error, moves):
+                if self._server_fault(endpoint, "unreadable reply", error, moves, charged):
                     moves += 1
                     continue
                 attempt += 1
@@ -427,7 +494,7 @@ class ChatClient:
                 kept = accept(completion, round(time.monotonic() - started, 4))
             except EmptyReply as exc:
                 error = self._say(str(exc))
-                if self._server_fault(endpoint, "reply without an answer", error, moves):
+                if self._server_fault(endpoint, "reply without an answer", error, moves, charged):
                     attempt, moves = attempt - 1, moves + 1  # the item keeps its attempt
                 continue
             except Unusable as exc:  # the model's fault: the server did its part
@@ -442,81 +509,144 @@ class ChatClient:
         endpoint.answers += 1
         endpoint.failures_in_a_row = endpoint.strikes = 0
 
-    def _server_fault(self, endpoint: Endpoint, kind: str, error: str, moves: int) -> bool:
-        """Count a fault of a server that answered (an HTTP error after the SDK's tries,
-        a redirect loop, a reply without an answer or unreadable), set it aside, and
-        return whether the request may move to another server that is up."""
+    def _server_fault(
+        self, endpoint: Endpoint, kind: str, error: str, moves: int, charged: set[int]
+    ) -> bool:
+        """Count a fault of a server (unreachable, timed out, an HTTP error after the
+        SDK's tries, a redirect loop, a reply without an answer or unreadable), set it
+        aside, and return whether the request may move to another server that is up.
+        ``charged`` holds the servers that already failed this item: the stop rules
+        count a server's failed items, not its retries of one item.
+
+        Raises
+        ------
+        ChatFatal
+            The run must stop (:meth:`_check_stop`).
+        """
         endpoint.faults[kind] = endpoint.faults.get(kind, 0) + 1
-        return self._set_aside(endpoint, error) and moves < 4 * len(self.endpoints)
+        if id(endpoint) not in charged:  # the stop rules count items, not retries
+            charged.add(id(endpoint))
+            endpoint.failures += 1
+            endpoint.failures_in_a_row += 1
+        endpoint.last_error = error
+        others_up = self._set_aside(endpoint, error)
+        self._check_stop()
+        return others_up and moves < 4 * len(self.endpoints)
+
+    def _refused(self, endpoint: Endpoint, error: str) -> None:
+        """A server refused the API key (401, 403): set aside for the rest of the run,
+        its requests go to the others.
+
+        Raises
+        ------
+        ChatFatal
+            No other server is left (with one server: at once, with its message).
+        """
+        kind = "refused the API key"
+        endpoint.faults[kind] = endpoint.faults.get(kind, 0) + 1
+        endpoint.last_error = endpoint.refused = error
+        endpoint.down_until = math.inf
+        live = [e for e in self.endpoints if not e.refused]
+        if len(self.endpoints) == 1:
+            raise ChatFatal(error)
+        if not live:
+            raise ChatFatal(self._stopped("every server refused the API key"))
+        if endpoint.faults[kind] == 1:
+            log.warning(
+                "server %s set aside for the rest of the run (%s); its requests go to "
+                "the other servers", safe_base_url(endpoint.url), error,
+            )  # fmt: skip
+        self._check_stop()
+
+    def _check_stop(self) -> None:
+        """Stop the run when no request can succeed.
+
+        Raises
+        ------
+        ChatFatal
+            The server process this run started has died (its root cause); no server has
+            ever answered and each one left has failed :data:`NEVER_ANSWERED_FAULTS`
+            items; or every server left has failed many items in a row (3 times its
+            share of the concurrency, at least 3). Servers that refused the key are
+            not among those left. The message names each server and its last error.
+        """
+        if self.owner_failure is not None:
+            died = self.owner_failure()
+            if died:
+                raise ChatFatal(self._say(died))
+        live = [e for e in self.endpoints if not e.refused]
+        urls = ", ".join(safe_base_url(e.url) for e in self.endpoints)
+        if not any(e.answers for e in self.endpoints) and all(
+            e.failures >= NEVER_ANSWERED_FAULTS for e in live
+        ):
+            raise ChatFatal(self._stopped(f"nothing answers at {urls}"))
+        share = max(3.0, 3 * self.concurrency / len(self.endpoints))
+        if all(e.failures_in_a_row >= share for e in live):
+            raise ChatFatal(self._stopped(f"every server stopped answering ({urls})"))
+
+    def _stopped(self, reason: str) -> str:
+        """The one message that stops a run: ``reason``, then each server, how it failed
+        and its last error."""
+        parts = []
+        for e in self.endpoints:
+            kinds = ", ".join(f"{kind} ×{n}" for kind, n in sorted(e.faults.items()))
+            parts.append(
+                f"server {safe_base_url(e.url)} ({kinds or 'no fault'}; answered "
+                f"{e.answers}): {(e.last_error or 'no error')[:STOP_ERROR_CHARS]}"
+            )
+        return self.redactor.scrub(f"{reason}; the run stops. " + " | ".join(parts))
 
     def server_notes(self) -> list[str]:
         """One line per server that failed during the run, for its output: how often it
-        was set aside, for what, and how many requests it answered (empty when none
+        was set aside, for what, whether its requests went to other servers (only when
+        another one answered), and how many requests it answered (empty when none
         failed)."""
         notes = []
-        several = len(self.endpoints) > 1
         for e in self.endpoints:
             if not e.faults:
                 continue
             kinds = ", ".join(f"{kind} ×{n}" for kind, n in sorted(e.faults.items()))
-            moved = "; its requests went to the other servers" if several else ""
+            others = any(o.answers for o in self.endpoints if o is not e)
+            moved = "; its requests went to the other servers" if others else ""
+            aside = (
+                "set aside for the rest of the run"
+                if e.refused
+                else f"set aside {e.set_asides} time{'' if e.set_asides == 1 else 's'}"
+            )
             notes.append(
-                f"server {safe_base_url(e.url)}: {kinds}; set aside {e.set_asides} "
-                f"time{'' if e.set_asides == 1 else 's'}{moved}; answered {e.answers} "
-                f"request{'' if e.answers == 1 else 's'}"
+                f"server {safe_base_url(e.url)}: {kinds}; {aside}{moved}; answered "
+                f"{e.answers} request{'' if e.answers == 1 else 's'}"
             )
         return notes
 
-    def _pick(self) -> Endpoint:
-        """The next server in turn among those not set aside (else the one back first)."""
+    def _pick(self) -> tuple[Endpoint, bool]:
+        """The next server in turn among those not set aside (else the one back first;
+        never one that refused the key), and whether it is the only one up."""
         now = time.monotonic()
-        up = [e for e in self.endpoints if e.down_until <= now]
-        pool = up or [min(self.endpoints, key=lambda e: e.down_until)]
+        live = [e for e in self.endpoints if not e.refused]
+        up = [e for e in live if e.down_until <= now]
+        pool = up or [min(live, key=lambda e: e.down_until)]
         self._turn += 1
-        return pool[self._turn % len(pool)]
+        endpoint = pool[self._turn % len(pool)]
+        return endpoint, not any(e is not endpoint for e in up)
 
     def _set_aside(self, endpoint: Endpoint, error: str = "") -> bool:
         """Set ``endpoint`` aside (``set_aside_s`` doubling per strike, at most 30 s);
         return whether another server is up to take the request. The first time a
-        server is set aside while others serve, a warning is logged naming it."""
+        server is set aside while others are there, a warning is logged naming it."""
+        others = [e for e in self.endpoints if e is not endpoint and not e.refused]
         if endpoint.set_asides == 0 and len(self.endpoints) > 1:
             log.warning(
-                "server %s set aside (%s); its requests go to the other servers",
-                safe_base_url(endpoint.url), error or "it failed",
+                "server %s set aside (%s); %s", safe_base_url(endpoint.url),
+                error or "it failed",
+                "its requests go to the other servers" if others else "no other server is left",
             )  # fmt: skip
         endpoint.set_asides += 1
         endpoint.strikes += 1
         wait = min(SET_ASIDE_MAX_S, self.set_aside_s * 2 ** (endpoint.strikes - 1))
         endpoint.down_until = time.monotonic() + wait
         now = time.monotonic()
-        return any(e is not endpoint and e.down_until <= now for e in self.endpoints)
-
-    def _fault(self, endpoint: Endpoint, error: str) -> bool:
-        """Count a server that could not be reached, set it aside; return whether
-        another server can take the request.
-
-        Raises
-        ------
-        ChatFatal
-            The server process this run started has died (its root cause), no server
-            has ever answered, or every server has failed many times in a row.
-        """
-        endpoint.failures += 1
-        endpoint.failures_in_a_row += 1
-        others_up = self._set_aside(endpoint, error)
-        if self.owner_failure is not None:
-            died = self.owner_failure()
-            if died:
-                raise ChatFatal(self._say(died))
-        share = max(3.0, 3 * self.concurrency / len(self.endpoints))
-        urls = ", ".join(safe_base_url(e.url) for e in self.endpoints)
-        if not any(e.answers for e in self.endpoints) and all(
-            e.failures >= share for e in self.endpoints
-        ):
-            raise ChatFatal(f"nothing answers at {urls}: {error}")
-        if all(e.failures_in_a_row >= share for e in self.endpoints):
-            raise ChatFatal(f"every server stopped answering ({urls}): {error}")
-        return others_up
+        return any(e.down_until <= now for e in others)
 
     def _refuses_format(self, exc: Exception, send: dict[str, Any]) -> bool:
         """Whether this 400 refuses ``response_format`` under ``structured="auto"``; if
@@ -534,9 +664,15 @@ class ChatClient:
             return True
         return False
 
+    def _timed_out(self, exc: Exception, where: str) -> str:
+        if isinstance(exc, TimeoutError):  # the call's bound, the SDK's retries included
+            return f"timed out: no complete answer from {where} within {self.deadline_s:g} s"
+        return self._say(
+            f"timed out: no complete answer from {where} within "
+            f"{request_deadline_s(self.timeout_s):g} s (--timeout {self.timeout_s:g})"
+        )
+
     def _unreachable(self, exc: Exception, where: str) -> str:
-        if isinstance(exc, TimeoutError):
-            return f"no complete answer from {where} within {self.deadline_s:g} s"
         cause = f" ({exc.__cause__})" if exc.__cause__ else ""
         return self._say(f"{type(exc).__name__} at {where}: {exc}{cause}")
 

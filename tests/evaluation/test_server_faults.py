@@ -1,6 +1,7 @@
 """Several ``--base-url``s where one fails (issue 21): a server that answers HTTP 500,
 replies without an answer or loops on redirects is set aside, its items go to the
-others, and the run says so; with one server such a fault fails the item, not the run."""
+others, and the run says so; with one server such a fault fails the item, not the run,
+once the server has answered (test_server_stops.py: a run where no server answers stops)."""
 
 from __future__ import annotations
 
@@ -80,13 +81,16 @@ def test_a_failing_server_among_several_is_set_aside_and_named(bench, tmp_path, 
 
 
 @pytest.mark.parametrize("kind", ["500", "loop"])
-def test_with_one_server_an_http_error_or_a_redirect_loop_fails_items_not_the_run(kind):
+def test_with_one_server_that_never_answers_the_run_stops_after_three_items(kind):
+    from medrcube_desktop.errors import EngineError
+
     requests = [EvalRequest(f"i{n}", f"question {n}") for n in range(6)]
     answers = []
     with _failing(kind) as bad:
-        engine = OpenAIEngine("m", [bad.base_url], "not-needed", concurrency=2, max_attempts=1)
-        engine.run(requests, answers.append, threading.Event())  # no EngineError
-    assert len(answers) == 6 and all(a.error for a in answers)
+        engine = OpenAIEngine("m", [bad.base_url], "not-needed", concurrency=1, max_attempts=1)
+        with pytest.raises(EngineError, match="nothing answers at .*the run stops") as stopped:
+            engine.run(requests, answers.append, threading.Event())
     expected = "HTTP 500" if kind == "500" else "redirect loop"
-    assert all(a.error.startswith(expected) for a in answers), answers[0].error
+    assert len(answers) == 2 and all(a.error.startswith(expected) for a in answers)
+    assert f"server {bad.base_url} ({expected} ×" in str(stopped.value)
     assert len(engine.server_notes) == 1

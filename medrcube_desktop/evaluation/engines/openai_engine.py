@@ -5,14 +5,17 @@ do: the openai SDK retries the transport (connection errors, timeouts, 408, 409,
 its Retry-After, 5xx, ``max_attempts`` requests in all); a reply without an answer is
 asked again (up to ``max_attempts``). Several base URLs spread the items over servers
 (data parallel): each request goes to the next server in turn. A server that cannot be
-reached, sends no chat completion or a reply without an answer, still answers an HTTP
-5xx (or 408, 409, 429) after the SDK's tries, or loops on redirects is set aside for a
+reached, does not answer in time (each request is cut at connect + ``timeout_s``, a
+trickle of bytes included), sends no chat completion or a reply without an answer,
+still answers an HTTP 5xx (or 408, 409, 429), or loops on redirects is set aside for a
 while (1 s, doubling to 30 s) and its requests go to the others without using up an
-item's attempts, so one dead server among several costs no answers (issues 11, 21);
-each such server is named in :attr:`OpenAIEngine.server_notes` after the run (what
-``evaluate`` and the Evaluate pane print); the run stops when every server is
-unreachable and none has ever answered, when every server fails many times in a row,
-when a server this run started has died, or when the key or the model is refused.
+item's attempts, so one dead server among several costs no answers (issues 11, 21); one
+that refuses the key (401, 403) is set aside for the rest of the run. Each such server
+is named in :attr:`OpenAIEngine.server_notes` after the run (what ``evaluate`` and the
+Evaluate pane print). The run stops, with one message naming each server and its last
+error, when no server has ever answered and each has failed 3 items, when every server
+fails many items in a row, when every server refused the key (with one server: at
+once), when a server this run started has died, or when the model is unknown (404).
 
 The requests run on an event loop in a thread of their own; each answer is handed to
 ``on_response`` in the thread that called :meth:`OpenAIEngine.run` (the runner's, which
