@@ -20,10 +20,9 @@ option of the same name, so one given before a command is seen (a usage error)."
 
 def milliseconds(text: str) -> int:
     """argparse type: a delay in ms that Qt timers accept (0 to 2**31 - 1)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of milliseconds: {text!r}") from None
+    from medrcube_desktop.cli.argtypes import whole
+
+    value = whole(text)
     if not 0 <= value < 2**31:
         raise argparse.ArgumentTypeError(f"must be between 0 and {2**31 - 1} ms, got {value}")
     return value
