@@ -6,8 +6,8 @@ import math
 import pytest
 
 from medrcube_desktop.cli.argtypes import count, positive, sampling, seed, whole
-from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES, SamplingConfig
 from medrcube_desktop.errors import EngineError
+from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES, SamplingConfig
 
 
 def test_max_tokens_has_an_upper_bound_on_the_flag_and_in_the_config():

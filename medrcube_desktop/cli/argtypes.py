@@ -9,7 +9,6 @@ from collections.abc import Callable
 
 from medrcube_desktop.core.units import parse_byte_size
 
-
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
@@ -134,9 +133,7 @@ def sampling(parameter: str) -> Callable[[str], float]:
     once in :data:`medrcube_desktop.evaluation.engines.base.SAMPLING_RANGES`."""
 
     def parse(text: str) -> float:
-        from medrcube_desktop.evaluation.engines.base import check_sampling
-
-        from medrcube_desktop.evaluation.engines.base import WHOLE_SAMPLING
+        from medrcube_desktop.evaluation.engines.base import WHOLE_SAMPLING, check_sampling
 
         value: float = _number(text)
         if parameter in WHOLE_SAMPLING:  # the one whole-number parser: 1e3 is refused
