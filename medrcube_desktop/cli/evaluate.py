@@ -31,6 +31,7 @@ from medrcube_desktop.cli.common import (
 from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions
 from medrcube_desktop.evaluation.results_import import MAX_DEPTH
 from medrcube_desktop.jobs.terminal import run_in_terminal
@@ -69,19 +70,13 @@ def add_parsers(sub) -> None:
     ev.add_argument(
         "--concurrency", type=argtypes.concurrency, default=_default("concurrency"), metavar="N"
     )
-    ev.add_argument(
-        "--max-tokens", type=argtypes.sampling("max_tokens"), default=_default("max_tokens"),
-        metavar="N",
-    )  # fmt: skip
-    ev.add_argument(
-        "--temperature", type=argtypes.sampling("temperature"),
-        default=_default("temperature"), metavar="T", help="0 to 2",
-    )  # fmt: skip
-    ev.add_argument(
-        "--top-p", type=argtypes.sampling("top_p"), default=_default("top_p"), metavar="P",
-        help="greater than 0, at most 1",
-    )  # fmt: skip
-    ev.add_argument("--seed", type=argtypes.sampling("seed"), default=_default("seed"), metavar="S")
+    for flag, metavar in (("--max-tokens", "N"), ("--temperature", "T"), ("--top-p", "P"),
+                          ("--seed", "S")):  # fmt: skip
+        name = flag[2:].replace("-", "_")  # each range declared once: SAMPLING_RANGES
+        ev.add_argument(
+            flag, type=argtypes.sampling(name), default=_default(name), metavar=metavar,
+            help=SAMPLING_RANGES[name][3],
+        )  # fmt: skip
     ev.add_argument(
         "--max-model-len", type=argtypes.positive, default=None, metavar="N",
         help="vllm: context length (default: the model's own)",
