@@ -165,6 +165,7 @@ class EvaluatePane(QDialog):
         self.resumes = QLabel()  # that Start resumes a run with its stored settings
         self.resumes.setObjectName("evalResumes")
         self.resumes.setWordWrap(True)
+        self.resumes.setVisible(False)
         self.text_only = QCheckBox("Text only (no image: the prior-leakage baseline)")
         # vLLM's memory settings (issue 11): 0 / blank leaves vLLM's own default
         self.max_model_len = QSpinBox()
@@ -425,6 +426,7 @@ class EvaluatePane(QDialog):
             if any(sampling)
             else ""
         )
+        self.resumes.setVisible(bool(self.resumes.text()))
         self.max_model_len.setValue(int(params.get("max_model_len") or 0))
         self.gpu_memory.setValue(float(params.get("gpu_memory_utilization") or 0.0))
         kv = params.get("kv_cache_memory_bytes")
@@ -462,6 +464,7 @@ class EvaluatePane(QDialog):
             self.summary.setText("No such run yet: Start creates it.")
             self._stored_sampling = {}
             self.resumes.setText("")
+            self.resumes.setVisible(False)
             self.results.setRowCount(0)
             self.pairs_view.show_run(None)
             return
