@@ -328,15 +328,19 @@ class Settings:
             log.warning("%s: ignoring font_scale %r (expected 0.5 to 3)", path, scale)
             ignored.append("font_scale")
             scale = 1.0
+        shortcuts = _shortcuts(raw.get("shortcuts"), path, ignored)
+        recent, gone = _recent(raw.get("recent"), path, ignored)  # (in the order ignored)
         loaded = cls(
-            **texts,
+            reviewer=texts.get("reviewer"),
+            last_dataset=texts.get("last_dataset"),
             neurological=raw.get("neurological") is True,
             include_restricted=raw.get("include_restricted") is True,
             theme=theme,
             font_scale=float(scale),
-            shortcuts=_shortcuts(raw.get("shortcuts"), path, ignored),
+            shortcuts=shortcuts,
+            recent=recent,
+            recent_gone=gone,
         )
-        loaded.recent, loaded.recent_gone = _recent(raw.get("recent"), path, ignored)
         return loaded, f"read without {', '.join(ignored)}" if ignored else None
 
     def remember_study(self, dataset: Path, db: Path | None) -> RecentStudy:
