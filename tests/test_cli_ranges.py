@@ -39,3 +39,15 @@ def test_a_negative_zero_temperature_is_stored_as_zero():
     assert value == 0 and math.copysign(1.0, value) == 1.0
     config = SamplingConfig(temperature=-0.0)
     assert math.copysign(1.0, config.temperature) == 1.0
+
+
+def test_the_slice_and_milliseconds_flags_use_the_same_parser():
+    from medrcube_desktop.cli.benchmark import slice_choice
+    from medrcube_desktop.cli.gui import milliseconds
+
+    assert slice_choice("auto") is None and slice_choice("12") == 12
+    assert milliseconds("300") == 300
+    for parse in (slice_choice, milliseconds):
+        for text in ("1e3", "\u00b2", "-1"):  # a superscript two passed str.isdigit()
+            with pytest.raises(argparse.ArgumentTypeError):
+                parse(text)
