@@ -198,23 +198,53 @@ class RecentStudy:
         return f"{Path(self.dataset).name} — {self.database().name}"
 
 
-def _recent(raw: object, path: Path, ignored: list[str]) -> list[RecentStudy]:
-    """Validated ``recent`` list (bad entries logged and named in ``ignored``)."""
+def _recent(raw: object, path: Path, ignored: list[str]) -> tuple[list[RecentStudy], list[str]]:
+    """Validated ``recent`` list (bad entries logged and named in ``ignored``), and why
+    each entry before the last kept one was dropped (:meth:`RecentStudy.missing`).
+
+    Entries that are gone are dropped before the list is cut to :data:`RECENT_LIMIT`,
+    so ten thousand stale entries ahead of one that still opens leave that one first
+    (the list is cut again when saved, :meth:`Settings.remember_study`). Entries after
+    the tenth that still opens are not looked at."""
     if raw is None:
-        return []
+        return [], []
     found: list[RecentStudy] = []
+    gone: list[str] = []
     bad = not isinstance(raw, list)
     for entry in raw if isinstance(raw, list) else []:
         dataset = entry.get("dataset") if isinstance(entry, dict) else None
         db = entry.get("db") if isinstance(entry, dict) else None
         if isinstance(dataset, str) and dataset.strip() and (db is None or isinstance(db, str)):
-            found.append(RecentStudy(dataset, db or None))
+            if len(found) == RECENT_LIMIT:
+                continue  # (checked for its type, so a bad entry is still said)
+            entry = RecentStudy(dataset, db or None)
+            why = entry.missing()
+            if why is None:
+                found.append(entry)
+            elif not found:  # gone ahead of the first that opens: a plain start says it
+                gone.append(why)
         else:
             bad = True
     if bad:
         log.warning("%s: ignoring entries of recent: expected a list of {dataset, db}", path)
         ignored.append("recent")
-    return found[:RECENT_LIMIT]
+    return found, gone
+
+
+GONE_LISTED = 3
+"""How many gone entries a plain start names one by one; more are summarised."""
+
+
+def gone_summary(reasons: list[str]) -> list[str]:
+    """Why the newer entries of File › Open Recent were passed over, short: each reason
+    (:meth:`RecentStudy.missing`) when there are at most :data:`GONE_LISTED`, else one
+    line, "10000 more recent benchmarks are gone (moved or removed); the newest: …"."""
+    if len(reasons) <= GONE_LISTED:
+        return list(reasons)
+    return [
+        f"{len(reasons)} more recent benchmarks are gone (moved or removed); the newest: "
+        f"{reasons[0]}"
+    ]
 
 
 @dataclass
@@ -254,6 +284,8 @@ class Settings:
     font_scale: float = 1.0
     shortcuts: dict[str, list[str]] = field(default_factory=dict)
     recent: list[RecentStudy] = field(default_factory=list)
+    recent_gone: list[str] = field(default_factory=list, compare=False, repr=False)
+    """Why the entries dropped when the file was read were dropped (never saved)."""
 
     @classmethod
     def path(cls) -> Path:
@@ -306,14 +338,18 @@ class Settings:
             log.warning("%s: ignoring font_scale %r (expected 0.5 to 3)", path, scale)
             ignored.append("font_scale")
             scale = 1.0
+        shortcuts = _shortcuts(raw.get("shortcuts"), path, ignored)
+        recent, gone = _recent(raw.get("recent"), path, ignored)  # (in the order ignored)
         loaded = cls(
-            **texts,
+            reviewer=texts.get("reviewer"),
+            last_dataset=texts.get("last_dataset"),
             neurological=raw.get("neurological") is True,
             include_restricted=raw.get("include_restricted") is True,
             theme=theme,
             font_scale=float(scale),
-            shortcuts=_shortcuts(raw.get("shortcuts"), path, ignored),
-            recent=_recent(raw.get("recent"), path, ignored),
+            shortcuts=shortcuts,
+            recent=recent,
+            recent_gone=gone,
         )
         return loaded, f"read without {', '.join(ignored)}" if ignored else None
 
@@ -338,14 +374,25 @@ class Settings:
         be opened (else ``last_dataset`` of an older settings file, with its default
         database), and why each newer entry was passed over (:meth:`RecentStudy.missing`).
         ``(None, reasons)`` when nothing can be reopened."""
-        passed_over: list[str] = []
+        usable, passed_over = self.reopen_candidates()
+        return (usable[0] if usable else None), passed_over
+
+    def reopen_candidates(self) -> tuple[list[RecentStudy], list[str]]:
+        """Every entry a plain start may reopen, newest first (the first is
+        :meth:`last_study`'s; the window falls through to the next when one's database
+        cannot be opened for writing), and why the newer ones were passed over, the
+        entries dropped when the file was read included, summarised
+        (:func:`gone_summary`)."""
+        reasons = list(self.recent_gone)
+        usable: list[RecentStudy] = []
         candidates = self.recent or ([RecentStudy(self.last_dataset)] if self.last_dataset else [])
         for entry in candidates:
             why = entry.missing()
             if why is None:
-                return entry, passed_over
-            passed_over.append(why)
-        return None, passed_over
+                usable.append(entry)
+            elif not usable:
+                reasons.append(why)
+        return usable, gone_summary(reasons)
 
     def save(self) -> bool:
         """Write ``settings.json`` atomically (temp file, then replace).
@@ -362,7 +409,9 @@ class Settings:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             keep_broken_settings(path)
-            atomic_write(path, json.dumps(asdict(self), indent=2))
+            data = asdict(self)
+            del data["recent_gone"]  # what this run was told, not a setting
+            atomic_write(path, json.dumps(data, indent=2))
         except OSError as exc:
             log.warning("%s: cannot save settings: %s", path, exc)
             return False

@@ -74,13 +74,14 @@ def test_an_older_settings_file_reopens_its_last_dataset_with_the_default_databa
 
 
 def test_bad_recent_entries_are_dropped_and_the_rest_is_read(tmp_path):
+    folder, db = _study(tmp_path, "a")  # (an entry that is gone is dropped when read)
     Settings.path().parent.mkdir(parents=True, exist_ok=True)
     Settings.path().write_text(
         json.dumps(
             {
                 "reviewer": "dr-a",
                 "recent": [
-                    {"dataset": "/a", "db": "/a.db"},
+                    {"dataset": str(folder), "db": str(db)},
                     {"db": "/x"},
                     "nonsense",
                     {"dataset": 3},
@@ -90,5 +91,5 @@ def test_bad_recent_entries_are_dropped_and_the_rest_is_read(tmp_path):
     )
     loaded, why = Settings._read(Settings.path())
     assert loaded.reviewer == "dr-a"
-    assert loaded.recent == [RecentStudy("/a", "/a.db")]
+    assert loaded.recent == [RecentStudy(str(folder), str(db))]
     assert why == "read without recent"

@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 
 from medrcube_desktop.core.units import parse_byte_size
 
+_WHOLE = re.compile(r"[+-]?[0-9]+")
 
-def _whole(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+def whole(text: str) -> int:
+    """A whole number written as digits (an optional sign, ASCII digits): the one parser
+    of every whole-number flag. ``1e3``, ``1.0``, ``1_000`` and other digits than 0-9 are
+    refused alike, whichever flag they are given to.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        ``text`` is not such a number.
+    """
+    if not _WHOLE.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+    return int(text)
+
+
+_whole = whole
 
 
 def positive(text: str) -> int:
@@ -136,11 +150,11 @@ def sampling(parameter: str) -> Callable[[str], float]:
     once in :data:`medrcube_desktop.evaluation.engines.base.SAMPLING_RANGES`."""
 
     def parse(text: str) -> float:
-        from medrcube_desktop.evaluation.engines.base import check_sampling
+        from medrcube_desktop.evaluation.engines.base import WHOLE_SAMPLING, check_sampling
 
         value: float = _number(text)
-        if parameter in ("max_tokens", "seed") and value == value and value.is_integer():
-            value = int(value)
+        if parameter in WHOLE_SAMPLING:  # the one whole-number parser: 1e3 is refused
+            value = whole(text) if _WHOLE.fullmatch(text.strip()) else math.nan
         try:
             return check_sampling(parameter, value)
         except ValueError:

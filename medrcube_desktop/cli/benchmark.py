@@ -112,9 +112,15 @@ def slice_choice(text: str) -> int | None:
     """argparse type: ``auto`` or a 0-based slice number."""
     if text == "auto":
         return None
-    if not text.isdigit():
+    from medrcube_desktop.cli.argtypes import whole
+
+    try:
+        value = whole(text)
+    except argparse.ArgumentTypeError:
+        value = -1
+    if value < 0:
         raise argparse.ArgumentTypeError(f"expected 'auto' or a slice number, got {text!r}")
-    return int(text)
+    return value
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -86,7 +86,7 @@ def default_of(cls: type, name: str) -> Any:
 
 
 @contextlib.contextmanager
-def open_database(path: Path, *, create: bool) -> Iterator[Any]:
+def open_database(path: Path, *, create: bool, keep_empty: bool = True) -> Iterator[Any]:
     """The one policy for a command's database.
 
     A command that only reads (exports, agreement, credibility) never creates a file:
@@ -96,7 +96,9 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
     copy migrated in memory, said on stderr. A command that stores results creates it, and says so on
     stderr once its work is done, so a typo in ``--db`` is never silent; when it fails
     before storing anything, the new file is removed again. The store is closed on the
-    way out.
+    way out. With ``keep_empty`` False a new file that still holds nothing when the
+    work is done is removed too (``import-run`` whose every file was refused), and
+    "created" is said only of a file that is kept.
 
     Raises
     ------
@@ -122,11 +124,11 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
         )
     try:
         yield store
+        discard = new and not keep_empty and _holds_nothing(store)  # nothing stored
     except BaseException:
         if new and _holds_nothing(store):  # refused before it stored anything: no trace
             store.close()
-            for leftover in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm"))):
-                leftover.unlink(missing_ok=True)
+            _remove_database(path)
         elif new:
             say(f"{PROG}: created a new review database {path}")
         raise
@@ -137,8 +139,16 @@ def open_database(path: Path, *, create: bool) -> Iterator[Any]:
             f"{path} was written by another process while it was read: run the command "
             "again for figures of one state"
         )
-    if new:  # after the work, so that a refused input's one line stays the only line
+    if discard:  # no trace of a command that stored nothing
+        _remove_database(path)
+    elif new:  # after the work, so that a refused input's one line stays the only line
         say(f"{PROG}: created a new review database {path}")
+
+
+def _remove_database(path: Path) -> None:
+    """Remove a database this command created, with its WAL and shared-memory files."""
+    for leftover in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm"))):
+        leftover.unlink(missing_ok=True)
 
 
 def _holds_nothing(store: Any) -> bool:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from medrcube_desktop.cli import argtypes
 from medrcube_desktop.cli.common import (
+    PROG,
     add_command,
     add_dataset,
     add_db,
@@ -30,6 +31,7 @@ from medrcube_desktop.cli.common import (
 from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions
 from medrcube_desktop.evaluation.results_import import MAX_DEPTH
 from medrcube_desktop.jobs.terminal import run_in_terminal
@@ -68,19 +70,13 @@ def add_parsers(sub) -> None:
     ev.add_argument(
         "--concurrency", type=argtypes.concurrency, default=_default("concurrency"), metavar="N"
     )
-    ev.add_argument(
-        "--max-tokens", type=argtypes.sampling("max_tokens"), default=_default("max_tokens"),
-        metavar="N",
-    )  # fmt: skip
-    ev.add_argument(
-        "--temperature", type=argtypes.sampling("temperature"),
-        default=_default("temperature"), metavar="T", help="0 to 2",
-    )  # fmt: skip
-    ev.add_argument(
-        "--top-p", type=argtypes.sampling("top_p"), default=_default("top_p"), metavar="P",
-        help="greater than 0, at most 1",
-    )  # fmt: skip
-    ev.add_argument("--seed", type=argtypes.sampling("seed"), default=_default("seed"), metavar="S")
+    for flag, metavar in (("--max-tokens", "N"), ("--temperature", "T"), ("--top-p", "P"),
+                          ("--seed", "S")):  # fmt: skip
+        name = flag[2:].replace("-", "_")  # each range declared once: SAMPLING_RANGES
+        ev.add_argument(
+            flag, type=argtypes.sampling(name), default=_default(name), metavar=metavar,
+            help=SAMPLING_RANGES[name][3],
+        )  # fmt: skip
     ev.add_argument(
         "--max-model-len", type=argtypes.positive, default=None, metavar="N",
         help="vllm: context length (default: the model's own)",
@@ -419,6 +415,7 @@ def cmd_import_run(args: argparse.Namespace) -> int:
 
     Exit status: 0 every file stored cleanly; 1 a file was refused or had bad records
     while others were stored; 2 no file could be used (or bad usage)."""
+    from medrcube_desktop.core.names import visible
     from medrcube_desktop.evaluation.results_import import (
         ResultsFile,
         import_results,
@@ -442,9 +439,9 @@ def cmd_import_run(args: argparse.Namespace) -> int:
     if (args.run is not None or args.model is not None) and len(files) + len(missing) > 1:
         raise MedRCubeError("--run and --model name one file's run; leave them out for many")
     if not files:  # before the database is created
-        raise MedRCubeError("; ".join(missing) or "no results files")
+        raise MedRCubeError("; ".join(visible(m, keep="") for m in missing) or "no results files")
     for problem in missing + skipped:
-        warn(problem)
+        warn(visible(problem, keep=""))
     plan = [
         ResultsFile(
             path, args.run if args.run is not None else run_name_of(path), args.model,
@@ -454,8 +451,8 @@ def cmd_import_run(args: argparse.Namespace) -> int:
     ]  # fmt: skip
 
     def job(progress, cancel):
-        with open_database(args.db, create=True) as store:
-            return import_results(
+        with open_database(args.db, create=True, keep_empty=False) as store:
+            return import_results(  # every file refused: the new database is removed
                 store, plan, items, replace=args.replace, progress=progress, cancel=cancel
             )
 
@@ -488,23 +485,33 @@ def _check_name(value: str, option: str) -> str:
 
 
 def _import_lines(rows: list[dict[str, object]], as_json: bool) -> list[str]:
-    """Say each file's refusal, notes, bad records (not with ``as_json``: the JSON holds
-    them) and warnings on stderr; return the stdout lines (one per run stored)."""
+    """Say each file's refusal (an error, not a warning: the file is not stored), notes,
+    bad records (not with ``as_json``: the JSON holds them) and warnings on stderr;
+    return the stdout lines (one per run stored). Every line is one line: a tab or line
+    feed in a file or run name is written out as its escape
+    (:func:`~medrcube_desktop.core.names.visible`)."""
+    from medrcube_desktop.core.names import visible
+    from medrcube_desktop.core.words import plural
+
+    def one_line(text: object) -> str:
+        return visible(str(text), keep="")
+
     lines = []
     for row in rows:
         if row["error"]:
-            warn(str(row["error"]))
+            say(f"{PROG}: {one_line(row['error'])}")
             continue
         for line in [*row["notes"], *([] if as_json else row["problems"])]:  # type: ignore[misc]
-            say(str(line))
+            say(one_line(line))
         for line in row["warnings"]:  # type: ignore[attr-defined]
-            warn(str(line))
+            warn(one_line(line))
         stored, already = int(row["stored"]), int(row["already"])  # type: ignore[call-overload]
+        run = one_line(row["run"])
         if not stored and already:
-            lines.append(f"run {row['run']}: already stored ({already} answers): nothing to add")
+            lines.append(f"run {run}: already stored ({plural(already, 'answer')}): nothing to add")
         else:
             lines.append(
-                f"{stored} responses stored in run {row['run']}"
+                f"{plural(stored, 'response')} stored in run {run}"
                 + (f" ({already} already stored)" if already else "")
             )
     return lines

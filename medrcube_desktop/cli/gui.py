@@ -20,10 +20,9 @@ option of the same name, so one given before a command is seen (a usage error)."
 
 def milliseconds(text: str) -> int:
     """argparse type: a delay in ms that Qt timers accept (0 to 2**31 - 1)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of milliseconds: {text!r}") from None
+    from medrcube_desktop.cli.argtypes import whole
+
+    value = whole(text)
     if not 0 <= value < 2**31:
         raise argparse.ArgumentTypeError(f"must be between 0 and {2**31 - 1} ms, got {value}")
     return value
@@ -94,6 +93,7 @@ def run_gui(args: argparse.Namespace) -> int:
     db_path: Path | None = args.window_db
     reopened: settings.RecentStudy | None = None
     passed_over: list[str] = []
+    fallbacks: list[settings.RecentStudy] = []  # the next entries, should one not open
     if args.window_demo:
         from medrcube_desktop.demo.build import ensure_demo
 
@@ -101,7 +101,8 @@ def run_gui(args: argparse.Namespace) -> int:
     elif args.window_dataset is not None:
         root = args.window_dataset
     else:  # a plain start: the benchmark opened last, with its database
-        reopened, passed_over = settings.Settings.load().last_study()
+        candidates, passed_over = settings.Settings.load().reopen_candidates()
+        reopened, fallbacks = (candidates[0], candidates[1:]) if candidates else (None, [])
         root = Path(reopened.dataset) if reopened else None
         if reopened is not None and db_path is None:
             db_path = reopened.database()
@@ -115,6 +116,7 @@ def run_gui(args: argparse.Namespace) -> int:
         quit_after_ms=args.window_quit_after_ms,
         reopened=reopened is not None,
         passed_over=passed_over,
+        fallbacks=fallbacks if args.window_db is None else [],
     )
 
 

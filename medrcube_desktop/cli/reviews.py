@@ -19,7 +19,7 @@ from medrcube_desktop.cli.common import (
 from medrcube_desktop.core.file_kinds import refuse_foreign
 from medrcube_desktop.core.files import describe_missing
 from medrcube_desktop.core.progress import Outcome
-from medrcube_desktop.errors import StoreError
+from medrcube_desktop.errors import MedRCubeError, StoreError
 
 
 def add_parsers(sub) -> None:
@@ -66,8 +66,16 @@ def add_parsers(sub) -> None:
         "OTHER.db that STUDY.db lacks; the other files are only read. Merging again adds "
         "nothing. STUDY.db is created when missing.",
     )  # fmt: skip
-    merge.add_argument("study", type=Path, metavar="STUDY.db")
-    merge.add_argument("others", type=Path, nargs="+", metavar="OTHER.db")
+    # merge STUDY.db OTHER.db..., or as every other command names its database:
+    # merge --db STUDY.db OTHER.db...
+    merge.add_argument(
+        "--db", type=Path, metavar="STUDY.db",
+        help="the study database (else the first DB given)",
+    )  # fmt: skip
+    merge.add_argument(
+        "databases", type=Path, nargs="+", metavar="DB",
+        help="STUDY.db then each OTHER.db (with --db: the OTHER.db files)",
+    )  # fmt: skip
     add_json(merge, '{"files": [...], "total": {...}}')
     restore = add_command(
         sub, "restore-guards", cmd_restore_guards,
@@ -138,13 +146,32 @@ def cmd_export_reviews(args: argparse.Namespace) -> int:
     return Outcome.DONE
 
 
+def merge_databases(db: Path | None, databases: list[Path]) -> tuple[Path, list[Path]]:
+    """``merge``'s study database and the others: ``--db`` and every positional, or
+    the first positional and the rest.
+
+    Raises
+    ------
+    MedRCubeError
+        No other database to merge (exit status 2, with both forms of the command).
+    """
+    study, others = (db, list(databases)) if db is not None else (databases[0], databases[1:])
+    if not others:
+        raise MedRCubeError(
+            f"merge: nothing to merge into {study}: give STUDY.db and at least one OTHER.db "
+            "(merge STUDY.db OTHER.db... or merge --db STUDY.db OTHER.db...)"
+        )
+    return study, others
+
+
 def cmd_merge(args: argparse.Namespace) -> int:
-    """``merge STUDY.db OTHER.db...``: 0 merged, 2 an unusable database (nothing merged
-    from it)."""
+    """``merge STUDY.db OTHER.db...`` (or ``merge --db STUDY.db OTHER.db...``): 0 merged,
+    2 an unusable database (nothing merged from it) or no OTHER.db."""
     from medrcube_desktop.store.exchange import merge
 
-    with open_database(args.study, create=True) as store:
-        summary = merge(store, args.others)
+    study, others = merge_databases(args.db, args.databases)
+    with open_database(study, create=True) as store:
+        summary = merge(store, others)
     lines = []
     for merged in summary.files:
         added = ", ".join(f"{n} {table}" for table, n in merged.added.items())
@@ -152,7 +179,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     emit(
         args.json,
         summary.to_dict(),
-        [*lines, f"{summary.total('reviews')} reviews merged into {args.study}"],
+        [*lines, f"{summary.total('reviews')} reviews merged into {study}"],
     )
     for merged in summary.files:
         for warning in merged.warnings:

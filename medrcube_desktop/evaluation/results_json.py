@@ -201,17 +201,56 @@ def read_records(path: Path) -> tuple[bytes, list]:
         raise MedRCubeError(f"{path}: cannot read results: {exc.strerror or exc}") from exc
     if data.startswith(SQLITE_MAGIC):
         raise MedRCubeError(f"{path}: is an SQLite database, not a results.json")
+    if not data.strip():
+        raise MedRCubeError(f"{path}: an empty file ({len(data)} bytes), not a results.json")
+    if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        # UTF-16 without its byte-order mark: every ASCII character followed (LE) or
+        # preceded (BE) by a zero byte, which UTF-8 decodes as a NUL
+        raise MedRCubeError(
+            f"{path}: cannot read results: NUL bytes, as UTF-16 text without a byte-order "
+            "mark has: save it as UTF-8"
+        )
     try:
         records = json.loads(data.decode("utf-8-sig"))  # a BOM (Windows editors) is harmless
     except UnicodeDecodeError as exc:
+        utf16 = " (UTF-16: save it as UTF-8)" if data.startswith((b"\xff\xfe", b"\xfe\xff")) else ""
         raise MedRCubeError(
-            f"{path}: cannot read results: not UTF-8 text (byte {exc.start}), so not a results.json"
+            f"{path}: cannot read results: not UTF-8 text (byte {exc.start}){utf16}, so not a "
+            "results.json"
+        ) from exc
+    except json.JSONDecodeError as exc:
+        raise MedRCubeError(
+            f"{path}: cannot read results: not valid JSON at line {exc.lineno}, column "
+            f"{exc.colno} ({_json_problem(exc.msg)})"
         ) from exc
     except (ValueError, RecursionError) as exc:
         raise MedRCubeError(f"{path}: cannot read results: {exc}") from exc
     if not isinstance(records, list):
         raise MedRCubeError(f"{path}: expected a JSON list of records")
     return data, records
+
+
+def _json_problem(message: str) -> str:
+    """Python's words for a JSON syntax error (``json.JSONDecodeError.msg``) as a reader
+    of the file would put them."""
+    words = {
+        "Expecting value": "a value was expected",
+        "Extra data": "more text after the JSON list",
+        "Unterminated string starting at": "a string is not closed",
+        "Expecting ',' delimiter": "a comma was expected",
+        "Expecting ':' delimiter": "a colon was expected",
+        "Expecting property name enclosed in double quotes": "a name in double quotes was expected",
+        "Invalid control character at": "a control character inside a string",
+    }
+    return words.get(message, message[:1].lower() + message[1:])
+
+
+def records_digest(records: list) -> str:
+    """SHA-256 of ``records`` in a canonical form (keys sorted, no spaces, UTF-8): a
+    pretty-printed or re-indented copy of a results file has the digest of the
+    original, whatever its bytes."""
+    canonical = json.dumps(records, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def record_response(record: dict) -> str | None:
@@ -226,15 +265,20 @@ def record_response(record: dict) -> str | None:
     return next((t for t in texts if t.strip()), texts[0] if texts else None)
 
 
-def source_params(path: Path, data: bytes) -> dict[str, object]:
+def source_params(path: Path, data: bytes, records: list | None = None) -> dict[str, object]:
     """An import's ``params``: the file's absolute resolved path (``source``, where it
     was read: a moved copy still resumes the run), its size in bytes and SHA-256 (what
-    decide whether another file may resume it)."""
-    return {
+    decide whether another file may resume it), and with ``records`` their
+    :func:`records_digest` (``records_sha256``: what tells a re-formatted copy of a
+    stored file)."""
+    params: dict[str, object] = {
         "source": str(path.resolve()),
         "source_bytes": len(data),
         "source_sha256": hashlib.sha256(data).hexdigest(),
     }
+    if records is not None:
+        params["records_sha256"] = records_digest(records)
+    return params
 
 
 class Imported(NamedTuple):
@@ -314,7 +358,7 @@ def import_run(
     if not rows:
         raise MedRCubeError(_no_answer(path, records, items, problems))
     record = RunRecord(
-        name=run, engine="import", model=model, params=source_params(path, data),
+        name=run, engine="import", model=model, params=source_params(path, data, records),
         prompt_sha256=prompt_sha256(), app_version=__version__, created_at=utc_now(),
         text_only=text_only,
     )  # fmt: skip
@@ -323,7 +367,8 @@ def import_run(
         if stored is None:
             evaluation.insert_run(db, record)
         added = evaluation.insert_responses(db, rows)
-        twins = _twin_warnings(db, record, path)
+        # said once, when the repeating run is made (a re-import resumes it silently)
+        twins = _twin_warnings(db, record, path) if stored is None else []
     return Imported(added, problems, len(rows) - added, tuple(twins))
 
 
@@ -474,17 +519,22 @@ def _make_room(db, record, path: Path, replace: bool):
 
 
 def _twin_warnings(db, record, path: Path) -> list[str]:
-    """A warning per other stored run whose source had the same bytes (SHA-256) as this
-    file: a hard link or a copy of one model's results becomes a second "model" in
-    every comparison, and the user is told which run it repeats."""
+    """A warning per other stored run whose source had the same bytes (SHA-256) or the
+    same records (:func:`records_digest`, a pretty-printed copy) as this file: a hard
+    link or a copy of one model's results becomes a second "model" in every comparison,
+    and the user is told which run it repeats."""
     from medrcube_desktop.store import evaluation
 
     digest = str(record.params["source_sha256"])
     return [
-        f"{path}: the same content (SHA-256 {digest[:12]}…) as run {twin.name!r} (model "
+        f"{path}: the same content ("
+        + ("bytes" if twin.params.get("source_sha256") == digest else "records")
+        + f", SHA-256 {digest[:12]}…) as run {twin.name!r} (model "
         f"{twin.model}, from {twin.params.get('source', '?')}); run {record.name!r} repeats "
         "its answers and compare counts them twice: if this is not another model's file, "
         f"import the right one with --replace --run {record.name}"
-        for twin in evaluation.runs_with_source(db, digest)
+        for twin in evaluation.runs_with_source(
+            db, digest, str(record.params.get("records_sha256") or "")
+        )
         if twin.name != record.name
     ]

@@ -166,11 +166,12 @@ def run_record(
 OPERATIONAL_PARAMS = frozenset({
     "base_urls", "concurrency", "timeout_s", "max_attempts", "chunk_size", "attached_to",
     "gpu_memory_utilization", "kv_cache_memory_bytes", "data_parallel_size", "enforce_eager",
-    "source",
+    "source", "records_sha256",
 })  # fmt: skip
 """Engine parameters that do not change the answers: a resume may use other values.
 ``source`` is where an imported file was read: a moved copy (same ``source_bytes`` and
-``source_sha256``) gives the same answers."""
+``source_sha256``) gives the same answers; ``records_sha256`` (what tells a re-formatted
+copy) is not recorded by runs imported before it was, and the bytes decide."""
 
 
 def resume_conflicts(stored: RunRecord, run: RunRecord) -> list[str]:

@@ -81,13 +81,15 @@ def eval_run(db: Any, name: str) -> RunRecord | None:
     return None
 
 
-def runs_with_source(db: Any, sha256: str) -> list[RunRecord]:
-    """Imported runs whose source file had this SHA-256 (``params.source_sha256``), oldest
-    first."""
+def runs_with_source(db: Any, sha256: str, records_sha256: str = "") -> list[RunRecord]:
+    """Imported runs whose source file had this SHA-256 (``params.source_sha256``), or
+    whose records had this canonical digest (``params.records_sha256``, when given),
+    oldest first."""
     names = db.execute(
         "SELECT name FROM eval_runs WHERE engine = 'import' AND "
-        "json_extract(params, '$.source_sha256') = ? ORDER BY created_at",
-        [sha256],
+        "(json_extract(params, '$.source_sha256') = ? OR "
+        "(? != '' AND json_extract(params, '$.records_sha256') = ?)) ORDER BY created_at",
+        [sha256, records_sha256, records_sha256],
     ).fetchall()
     return [run for (name,) in names if (run := eval_run(db, name)) is not None]
 

@@ -89,13 +89,17 @@ def run_app(
     quit_after_ms: int | None = None,
     reopened: bool = False,
     passed_over: list[str] | tuple[str, ...] = (),
+    fallbacks: list | tuple = (),
 ) -> int:
     """Open the review window and run the event loop; returns the exit status.
 
     ``reopened``: ``dataset`` is the benchmark opened last (a plain start); the status bar
     says so and names it. ``passed_over``: why newer entries of File › Open Recent could
     not be reopened (said in the status bar, or before the folder dialog when nothing
-    could be reopened).
+    could be reopened). ``fallbacks``: the next entries of File › Open Recent
+    (:class:`~medrcube_desktop.settings.RecentStudy`, newest first) that a plain start
+    falls through to when the reopened one's benchmark or database cannot be opened (a
+    read-only database), with a note.
 
     Raises
     ------
@@ -105,7 +109,7 @@ def run_app(
     """
     app = QApplication.instance() or QApplication(sys.argv[:1])
     try:
-        said = StartNotes(reopened, tuple(passed_over))
+        said = StartNotes(reopened, tuple(passed_over), tuple(fallbacks))
         return _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms, said)
     except MedRCubeError as exc:
         # Started from a desktop menu there is no terminal: say it in a dialog too.
@@ -129,6 +133,8 @@ class StartNotes:
 
     reopened: bool = False
     passed_over: tuple[str, ...] = ()
+    fallbacks: tuple = ()
+    """The next recent entries to reopen should this one not open (:func:`run_app`)."""
 
     def status_text(self, benchmark) -> str:
         """The status bar's sentence once the window is shown ("" when nothing to say);
@@ -165,9 +171,48 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms, said=None) 
         raise MedRCubeError(
             (f"{gone}; " if gone else "") + "no benchmark given: use --demo or --dataset DIR"
         )
-    benchmark = load_for_review(dataset)
-    for problem in benchmark.problems:
-        log.warning("benchmark problem: %s", problem)
+    benchmark, store, said = _open_study(dataset, db_path, said)
+    try:
+        return _run_study(
+            app, benchmark, store, reviewer, prefs, screenshot, quit_after_ms, said, unattended
+        )
+    finally:
+        store.close()
+
+
+def _open_study(dataset, db_path, said: StartNotes):
+    """The benchmark and its database; a plain start whose reopened entry cannot be
+    opened (its database read-only, say) falls through to the next recent entry, the
+    reason added to ``said``'s passed-over notes. Returns ``(benchmark, store, said)``.
+
+    Raises
+    ------
+    MedRCubeError
+        The benchmark or database cannot be opened, and no recent entry is left to try.
+    """
+    import dataclasses
+
+    while True:
+        try:
+            benchmark = load_for_review(dataset)
+            store = open_store(Path(db_path or settings.default_db_path(benchmark.root)))
+        except MedRCubeError as exc:
+            if not (said.reopened and said.fallbacks):
+                raise
+            entry, *rest = said.fallbacks
+            log.warning("recent entry not reopened: %s", exc)
+            said = dataclasses.replace(
+                said, passed_over=(*said.passed_over, str(exc)), fallbacks=tuple(rest)
+            )
+            dataset, db_path = Path(entry.dataset), entry.database()
+            continue
+        for problem in benchmark.problems:
+            log.warning("benchmark problem: %s", problem)
+        return benchmark, store, said
+
+
+def _run_study(app, benchmark, store, reviewer, prefs, screenshot, quit_after_ms, said,
+               unattended) -> int:  # fmt: skip
     name = reviewer or (prefs.reviewer if unattended else ask_reviewer(prefs.reviewer))
     if name and not unattended:
         prefs.reviewer = name  # typed by the user (option or dialog): remember it
@@ -175,21 +220,17 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms, said=None) 
         if not unattended:
             raise MedRCubeError("no reviewer name given: start again, or pass --reviewer NAME")
         name = "unattended"  # a placeholder for scripted runs; never remembered
-    store = open_store(Path(db_path or settings.default_db_path(benchmark.root)))
     prefs.remember_study(benchmark.root, store.path)  # File › Open Recent, the next start
     prefs.save()
     log.info("reviews are saved in %s", store.path)
-    try:
-        if screenshot is not None:  # refused now, not after the window is shown
-            from medrcube_desktop.core.write_guard import check_output
+    if screenshot is not None:  # refused now, not after the window is shown
+        from medrcube_desktop.core.write_guard import check_output
 
-            check_output(screenshot, store.path)
-        return _show_window(
-            app, benchmark, store, name, prefs, screenshot, quit_after_ms,
-            said.status_text(benchmark),
-        )  # fmt: skip
-    finally:
-        store.close()
+        check_output(screenshot, store.path)
+    return _show_window(
+        app, benchmark, store, name, prefs, screenshot, quit_after_ms,
+        said.status_text(benchmark),
+    )  # fmt: skip
 
 
 def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms, said="") -> int:

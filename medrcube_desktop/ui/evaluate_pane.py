@@ -33,7 +33,12 @@ from PySide6.QtWidgets import (
 
 from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.core.units import byte_size_text, parse_byte_size
-from medrcube_desktop.evaluation.engines.base import CONCURRENCY, SamplingConfig
+from medrcube_desktop.evaluation.engines.base import (
+    CONCURRENCY,
+    SAMPLING_RANGES,
+    WHOLE_SAMPLING,
+    SamplingConfig,
+)
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions, build_engine
 from medrcube_desktop.evaluation.metrics import GROUPINGS, grouped
 from medrcube_desktop.evaluation.runner import (
@@ -53,6 +58,38 @@ from medrcube_desktop.ui.pairs_view import PairsView, table_cell
 from medrcube_desktop.ui.run_results import read_run, unparsed_rows
 from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc, esc_lines
+
+SAMPLING_DECIMALS = 4
+"""Decimals of the temperature and top-p fields (the default top_p is 0.0001)."""
+
+
+def sampling_field(name: str) -> QSpinBox | QDoubleSpinBox:
+    """The field of decoding parameter ``name``, its bounds from
+    :data:`~medrcube_desktop.evaluation.engines.base.SAMPLING_RANGES` (an open low end:
+    the smallest step above it), its value :class:`SamplingConfig`'s default.
+
+    A seed (up to 2**32 - 1) is above a QSpinBox's int range: it is a QDoubleSpinBox
+    without decimals."""
+    low, high, low_included, words = SAMPLING_RANGES[name]
+    field: QSpinBox | QDoubleSpinBox
+    if name in WHOLE_SAMPLING and high < 2**31:
+        field = QSpinBox()
+        field.setRange(int(low), int(high))
+    else:
+        field = QDoubleSpinBox()
+        decimals = 0 if name in WHOLE_SAMPLING else SAMPLING_DECIMALS
+        field.setDecimals(decimals)
+        field.setSingleStep(1 if decimals == 0 else 0.1)
+        field.setRange(low if low_included else low + 10.0**-decimals, high)
+    field.setValue(getattr(SamplingConfig, name))
+    field.setToolTip(f"{name}: {words}")
+    field.setObjectName(name)
+    return field
+
+
+def field_decimals(field: QSpinBox | QDoubleSpinBox) -> int:
+    """Decimals a number field shows (0 for a QSpinBox)."""
+    return field.decimals() if isinstance(field, QDoubleSpinBox) else 0
 
 
 def default_run_name(model: str, engine: str, text_only: bool) -> str:
@@ -120,9 +157,15 @@ class EvaluatePane(QDialog):
         self.concurrency = QSpinBox()
         self.concurrency.setRange(1, MAX_CONCURRENCY)
         self.concurrency.setValue(CONCURRENCY)
-        self.max_tokens = QSpinBox()
-        self.max_tokens.setRange(1, 131072)
-        self.max_tokens.setValue(SamplingConfig.max_tokens)
+        self.max_tokens = sampling_field("max_tokens")
+        self.temperature = sampling_field("temperature")
+        self.top_p = sampling_field("top_p")
+        self.seed = sampling_field("seed")
+        self._stored_sampling: dict[str, float] = {}  # the run's own, exact (_fill_settings)
+        self.resumes = QLabel()  # that Start resumes a run with its stored settings
+        self.resumes.setObjectName("evalResumes")
+        self.resumes.setWordWrap(True)
+        self.resumes.setVisible(False)
         self.text_only = QCheckBox("Text only (no image: the prior-leakage baseline)")
         # vLLM's memory settings (issue 11): 0 / blank leaves vLLM's own default
         self.max_model_len = QSpinBox()
@@ -168,12 +211,18 @@ class EvaluatePane(QDialog):
         numbers = QHBoxLayout()
         numbers.addWidget(QLabel("Concurrent requests"))
         numbers.addWidget(self.concurrency)
-        numbers.addWidget(QLabel("Max tokens"))
-        numbers.addWidget(self.max_tokens)
         numbers.addWidget(self.text_only)
         numbers.addStretch(1)
         numbers.addWidget(self.start_button)
         form.addRow(numbers)
+        decoding = QHBoxLayout()  # a row of its own: the pane fits a 1024 px screen
+        for label, widget in (("Max tokens", self.max_tokens), ("Temperature", self.temperature),
+                              ("Top p", self.top_p), ("Seed", self.seed)):  # fmt: skip
+            decoding.addWidget(QLabel(label))
+            decoding.addWidget(widget)
+        decoding.addStretch(1)
+        form.addRow("Decoding", decoding)
+        form.addRow("", self.resumes)
         memory = QHBoxLayout()  # two rows: in one the pane was wider than a 1024 px screen
         for label, widget in (("Context length", self.max_model_len),
                               ("GPU memory share", self.gpu_memory),
@@ -286,7 +335,10 @@ class EvaluatePane(QDialog):
             model=model,
             base_urls=self.base_urls.text().split(),
             concurrency=self.concurrency.value(),
-            max_tokens=self.max_tokens.value(),
+            max_tokens=int(self._sampling("max_tokens")),
+            temperature=self._sampling("temperature"),
+            top_p=self._sampling("top_p"),
+            seed=int(self._sampling("seed")),
             max_model_len=self.max_model_len.value() or None,
             gpu_memory_utilization=self.gpu_memory.value() or None,
             kv_cache_memory_bytes=kv_cache,
@@ -354,8 +406,27 @@ class EvaluatePane(QDialog):
         self.run_finished.emit()
 
     def _fill_settings(self, params: dict) -> None:
-        """The settings of an existing run, so that Start resumes it as it was run."""
-        self.max_tokens.setValue(int(params.get("max_tokens") or SamplingConfig.max_tokens))
+        """The settings of an existing run, so that Start resumes it as it was run; the
+        decoding ones are the run's own (a run of the CLI with ``--max-tokens 200000``
+        resumes with 200000), and the pane says so."""
+        sampling = []
+        self._stored_sampling = {}
+        for name in SAMPLING_RANGES:
+            value = params.get(name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                self._stored_sampling[name] = value
+                sampling.append(f"{name} {value:g}")
+            getattr(self, name).setValue(
+                self._stored_sampling.get(name, getattr(SamplingConfig, name))
+            )
+        self.resumes.setText(
+            "Start resumes this run with its stored decoding settings ("
+            + ", ".join(word for word in sampling if word)
+            + ")."
+            if any(sampling)
+            else ""
+        )
+        self.resumes.setVisible(bool(self.resumes.text()))
         self.max_model_len.setValue(int(params.get("max_model_len") or 0))
         self.gpu_memory.setValue(float(params.get("gpu_memory_utilization") or 0.0))
         kv = params.get("kv_cache_memory_bytes")
@@ -363,6 +434,16 @@ class EvaluatePane(QDialog):
         self.data_parallel.setValue(int(params.get("data_parallel_size") or 1))
         self.enforce_eager.setChecked(bool(params.get("enforce_eager")))
         self.text_only.setChecked(bool(params.get("image", {}).get("text_only")))
+
+    def _sampling(self, name: str) -> float:
+        """Decoding parameter ``name`` as Start sends it: the field's value, or the run's
+        stored one where the field shows it unchanged (a field rounds to its decimals, a
+        temperature of 0.123456 stays 0.123456)."""
+        field = getattr(self, name)
+        stored = self._stored_sampling.get(name)
+        if stored is not None and field.value() == round(stored, field_decimals(field)):
+            return stored
+        return field.value()
 
     def _show_linked(self, which: str) -> None:
         """A click on "unparsed N" or "N failed": list those items."""
@@ -381,6 +462,9 @@ class EvaluatePane(QDialog):
         results = read_run(self.store, run, self.items)  # every response, read once
         if results is None:
             self.summary.setText("No such run yet: Start creates it.")
+            self._stored_sampling = {}
+            self.resumes.setText("")
+            self.resumes.setVisible(False)
             self.results.setRowCount(0)
             self.pairs_view.show_run(None)
             return

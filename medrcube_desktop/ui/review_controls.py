@@ -102,6 +102,7 @@ class ReviewControls:
         Returns why nothing was saved, for the status bar, or None (the outcome's own
         messages say what was saved)."""
         noting = self.session.enter_saves_note()
+        from_comment = self.rubric_pane.comment.hasFocus()  # Enter typed in the comment box
         try:
             outcome = self.session.commit(self.reveal_pane.note.text())
         except ReviewIncomplete as exc:
@@ -110,7 +111,9 @@ class ReviewControls:
                 self.reveal_pane.note.setFocus()
             elif exc.needs_comment:
                 self.rubric_pane.comment.setFocus()
-            return f"Not committed: {exc}"
+            message = self._refusal(exc, from_comment)
+            self.statusBar().showMessage(message, 10000)  # Enter did something: say what
+            return message
         except StoreError as exc:
             log.exception("commit failed")
             what = "Note" if noting else "Review"
@@ -121,6 +124,18 @@ class ReviewControls:
             return f"{what} NOT saved: {exc}"
         self._show_outcome(outcome)
         return None
+
+    def _refusal(self, exc: ReviewIncomplete, from_comment: bool) -> str:
+        """The status bar's words for a refused commit. Enter in the comment box commits
+        (Shift+Enter is the new line), so when it is refused there the words say both:
+        ``Score every rule to commit (3 left); Shift+Enter for a new line``."""
+        draft = self.session.draft
+        left = len(draft.unscored()) if draft is not None else 0
+        if left and not (exc.needs_comment or exc.needs_note):
+            message = f"Score every rule to commit ({left} left)"
+        else:
+            message = f"Not committed: {exc}"
+        return message + ("; Shift+Enter for a new line" if from_comment else "")
 
     def _show_outcome(self, outcome: CommitOutcome) -> None:
         """The messages and the focus that follow what Enter did."""

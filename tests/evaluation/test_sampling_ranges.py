@@ -31,8 +31,8 @@ def _status(args) -> int:
         ("--temperature", "2.5", "from 0 to 2"),
         ("--temperature", "-0.1", "from 0 to 2"),
         ("--temperature", "inf", "from 0 to 2"),
-        ("--max-tokens", "0", "a whole number of at least 1"),
-        ("--max-tokens", "1.5", "a whole number of at least 1"),
+        ("--max-tokens", "0", "a whole number from 1 to 1,048,576"),
+        ("--max-tokens", "1.5", "a whole number from 1 to 1,048,576"),
         ("--seed", "-1", "a whole number from 0 to 4294967295"),
     ],
 )

@@ -54,20 +54,26 @@ class EvalResponse:
 SAMPLING_RANGES: dict[str, tuple[float, float, bool, str]] = {
     "temperature": (0.0, 2.0, True, "from 0 to 2"),
     "top_p": (0.0, 1.0, False, "greater than 0 and at most 1"),
-    "max_tokens": (1, math.inf, True, "a whole number of at least 1"),
+    "max_tokens": (1, 1_048_576, True, "a whole number from 1 to 1,048,576"),
     "seed": (0, 2**32 - 1, True, f"a whole number from 0 to {2**32 - 1}"),
 }
 """Each decoding parameter's range, declared once: ``(low, high, low_included, words)``
 (the high end is always included). The OpenAI API takes a temperature from 0 to 2 and a
 top_p in (0, 1] (a nucleus of mass 0 keeps no token; above 1 is no probability); vLLM's
-``SamplingParams`` refuses a top_p outside (0, 1] and max_tokens below 1. The CLI's
-flags (``cli.argtypes.sampling``) and :class:`SamplingConfig` (the Evaluate pane's
-engines too) check against it."""
+``SamplingParams`` refuses a top_p outside (0, 1] and max_tokens below 1; 1,048,576
+(2**20) tokens is above every released model's context window, so a larger max_tokens
+is a typo, never a setting. The CLI's
+flags (``cli.argtypes.sampling``), the Evaluate pane's fields (their bounds) and
+:class:`SamplingConfig` check against it."""
+
+WHOLE_SAMPLING = ("max_tokens", "seed")
+"""The decoding parameters that are whole numbers."""
 
 
 def check_sampling(name: str, value: float) -> float:
     """``value`` if it lies in ``name``'s :data:`SAMPLING_RANGES` (finite, and whole for
-    ``max_tokens`` and ``seed``).
+    ``max_tokens`` and ``seed``); a negative zero comes back as ``0.0`` (``-0`` is 0,
+    and is stored and compared as 0).
 
     Raises
     ------
@@ -76,7 +82,7 @@ def check_sampling(name: str, value: float) -> float:
         ``name``, the value and the range.
     """
     low, high, low_included, words = SAMPLING_RANGES[name]
-    whole = name in ("max_tokens", "seed")
+    whole = name in WHOLE_SAMPLING
     ok = (
         isinstance(value, int | float)
         and not isinstance(value, bool)
@@ -87,7 +93,7 @@ def check_sampling(name: str, value: float) -> float:
     )
     if not ok:
         raise ValueError(f"{name} must be {words}, got {value!r}")
-    return value
+    return value + 0 if isinstance(value, float) else value  # -0.0 + 0 is 0.0
 
 
 @dataclass
@@ -112,8 +118,8 @@ class SamplingConfig:
     def __post_init__(self) -> None:
         for f in fields(self):
             if f.name in SAMPLING_RANGES:
-                try:
-                    check_sampling(f.name, getattr(self, f.name))
+                try:  # the checked value: -0.0 is stored as 0.0
+                    setattr(self, f.name, check_sampling(f.name, getattr(self, f.name)))
                 except ValueError as exc:
                     raise EngineError(str(exc)) from None
 
