@@ -123,6 +123,8 @@ def _credibility_lines(figures) -> str:
     the permutation p (or "undefined: <reason>", as the result object writes them)."""
     import pandas as pd
 
+    from medrcube_desktop.evaluation.compare.credibility_stats import CORRECTION_NOTE
+
     def fig(value, low=None, high=None) -> str:
         if value is None:
             return "—"
@@ -137,12 +139,15 @@ def _credibility_lines(figures) -> str:
             "Rationality": fig(f.rationality, f.rationality_low, f.rationality_high),
             "Shortcut P": fig(f.shortcut_prob, f.shortcut_prob_low, f.shortcut_prob_high),
             "SP - Acc_H": fig(f.baseline),
-            "log OR [Woolf]": f.log_or_text(),
+            "log OR [Woolf]": f.log_or_text(mark=" *"),
             "p perm.": f.p_permutation_text(),
         }
         for f in figures
     }  # fmt: skip
-    return pd.DataFrame.from_dict(rows, orient="index").to_string()
+    table = pd.DataFrame.from_dict(rows, orient="index").to_string()
+    if any(f.haldane and f.log_or is not None for f in figures):  # once, not on every row
+        table += f"\n* log OR with {CORRECTION_NOTE}"
+    return table
 
 
 def _lines(result) -> list[str]:

@@ -308,3 +308,18 @@ def test_compare_and_credibility_commands_say_undefined_without_a_library_warnin
         48,
     )
     assert figures["undefined"] == {"shortcut_prob": "no pair with L wrong (C+D = 0)"}
+
+
+def test_the_commands_table_marks_a_corrected_log_odds_ratio_and_says_why_once():
+    from medrcube_desktop.cli.compare import _credibility_lines
+
+    figures = model_credibility({"corrected": (5, 0, 3, 2), "plain": (5, 1, 3, 2)})
+    assert [f.haldane for f in figures] == [True, False]
+    lines = _credibility_lines(figures).splitlines()
+    corrected = next(line for line in lines if line.startswith("corrected "))
+    plain = next(line for line in lines if line.startswith("plain "))
+    value = math.log(5.5 * 3.5 / (0.5 * 2.5))  # ln(5.5·3.5 / (0.5·2.5)), by hand
+    assert f"{value:.2f} [" in corrected and "] *" in corrected
+    assert "Haldane" not in corrected  # the note is not on the row (it pushed the columns)
+    assert f"{math.log(5 * 3 / (1 * 2)):.2f} [" in plain and "*" not in plain
+    assert lines[-1] == "* log OR with +0.5 to every cell: a cell was empty (Haldane-Anscombe)"

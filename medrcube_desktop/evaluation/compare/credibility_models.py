@@ -157,14 +157,17 @@ class ModelCredibility:
     def n_pairs(self) -> int:
         return self.a + self.b + self.c + self.d
 
-    def log_or_text(self, digits: int = 2) -> str:
+    def log_or_text(self, digits: int = 2, mark: str | None = None) -> str:
         """The log odds ratio as every surface writes it: ``"1.39 [0.41, 2.37]"``, with
         ``" (+0.5 to every cell: a cell was empty (Haldane-Anscombe))"`` when corrected,
-        or ``"undefined: <reason>"``."""
+        or ``"undefined: <reason>"``. With ``mark`` (a table's column), a corrected value
+        ends in ``mark`` instead and the table says :data:`CORRECTION_NOTE` once below."""
         if self.log_or is None or self.log_or_low is None or self.log_or_high is None:
             return undefined_text(self.log_or_undefined or "no pairs")
         text = f"{self.log_or:.{digits}f} [{self.log_or_low:.{digits}f}, {self.log_or_high:.{digits}f}]"
-        return text + (f" ({CORRECTION_NOTE})" if self.haldane else "")
+        if not self.haldane:
+            return text
+        return text + mark if mark is not None else f"{text} ({CORRECTION_NOTE})"
 
     def p_permutation_text(self) -> str:
         """The permutation p as every surface writes it (``"0.0312"``, ``"< 0.0001"``),
