@@ -30,6 +30,7 @@ from medrcube_desktop.core.frozen import run_child_if_asked
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import Interrupted, JobFailed
+from medrcube_desktop.jobs.terminal_output import any_closed, guarded
 
 GROUPS = (benchmark, reviews, judge, agreement, experts, evaluate, compare, bundle)
 """The command modules, in the order ``--help`` lists their commands."""
@@ -107,14 +108,22 @@ def main(argv: list[str] | None = None) -> int:
 
     In a frozen bundle, a command line of a child the app started (fork server, spawn
     worker, engine guard) runs that child instead, before any parsing
-    (:func:`~medrcube_desktop.core.frozen.run_child_if_asked`)."""
+    (:func:`~medrcube_desktop.core.frozen.run_child_if_asked`).
+
+    While it runs, stdout and stderr are guarded
+    (:mod:`~medrcube_desktop.jobs.terminal_output`): when their reader leaves
+    (``… | head``), the running job is cancelled and the status is at least 1."""
     if argv is None:
         run_child_if_asked()
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:  # before _main's own handler is in place: no traceback
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    with guarded():  # a reader of stdout or stderr that leaves cancels the job: exit 1
+        try:
+            status = _main(argv)
+        except KeyboardInterrupt:  # before _main's own handler is in place: no traceback
+            print(f"{PROG}: interrupted", file=sys.stderr)
+            return 130
+        if any_closed() and status == Outcome.DONE:  # its output did not all arrive
+            return int(Outcome.FAILED)
+        return status
 
 
 def _main(argv: list[str] | None) -> int:

@@ -18,6 +18,7 @@ from tqdm import tqdm
 from medrcube_desktop.core.names import visible
 from medrcube_desktop.core.progress import Cancel, Progress
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.jobs.terminal_output import watch
 
 S = TypeVar("S")
 
@@ -55,7 +56,9 @@ def run_in_terminal(
     unit : str
         The bar's unit until the first record names one.
     on_cancel : str
-        What to print on stderr after the first Ctrl+C (the command's resume hint).
+        What to print on stderr after the first Ctrl+C, or when the reader of stdout or
+        stderr leaves (the command's resume hint;
+        :mod:`~medrcube_desktop.jobs.terminal_output`).
 
     Raises
     ------
@@ -106,7 +109,8 @@ def run_in_terminal(
     thread = threading.Thread(target=work, name="medrcube-job", daemon=True)
     thread.start()
     try:
-        _wait(finished)
+        with watch(cancel, on_cancel):  # a reader of the output that leaves cancels too
+            _wait(finished)
     except KeyboardInterrupt:
         cancel.set()
         tqdm.write(visible(f"{on_cancel} (Ctrl+C again to stop waiting)"), file=sys.stderr)
