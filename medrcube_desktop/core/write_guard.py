@@ -33,7 +33,7 @@ from medrcube_desktop.core.regular_files import (
     SIDECARS,
     NotARegularFile,
     not_a_file,
-    open_regular,
+    read_head,
     same_file,
 )
 from medrcube_desktop.errors import StoreError
@@ -105,12 +105,9 @@ def _item_files(root: Path) -> frozenset[str]:
 
 def _head(path: Path) -> bytes:
     """The first bytes of the regular file ``path`` (b"" if it cannot be read); opened
-    without blocking, so a named pipe is never waited on."""
-    try:
-        with open_regular(path) as handle:
-            return handle.read(_HEAD_BYTES)
-    except (NotARegularFile, OSError):
-        return b""
+    without blocking, so a named pipe is never waited on, and never when it is a
+    database this process has open (:func:`~.regular_files.read_head`)."""
+    return read_head(path, _HEAD_BYTES)
 
 
 def _kind(head: bytes) -> str | None:
