@@ -88,3 +88,49 @@ def test_no_ui_module_makes_a_file_dialog_but_file_dialogs():
         if pattern.search(line)
     ]
     assert offenders == []
+
+
+def test_export_report_from_the_button_keeps_the_window_s_wal(qtbot, tmp_path, monkeypatch):
+    """The trial's steps: the study in the current folder, Compare, Export report…, a
+    new folder typed in the dialog, Enter; then a CLI writer, then a commit."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from tests.ui import test_compare_pane as compare
+
+    monkeypatch.chdir(tmp_path)  # the dialog opens on the folder holding the study
+    db = tmp_path / "study.db"
+    compare.store_runs(db)
+    bench = compare.write_benchmark(
+        tmp_path / "bench",
+        {"ds1": [compare.item(i) for i in compare.ANSWERS]},
+        {"ds1/images/ct.dcm": compare.dicom_file("CT_small.dcm")},
+    )
+    window, pane = compare.open_compared(qtbot, bench, db)
+    chosen = []
+
+    def type_a_new_folder():
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, FolderDialog) or not dialog.isVisible():
+            QTimer.singleShot(50, type_a_new_folder)
+            return
+        qtbot.wait(500)  # listed and painted: every icon and type asked for
+        dialog.selectFile(str(tmp_path / "report"))
+        chosen.append(dialog)
+        dialog.accept()
+
+    QTimer.singleShot(0, type_a_new_folder)
+    with qtbot.waitSignal(pane.figures.exported, timeout=60000) as written:
+        pane.figures.export_button.click()
+    assert chosen and len(written.args[0]) >= 14
+    other_process_writes(db)
+    assert Path(f"{db}-wal").exists() and Path(f"{db}-shm").exists()
+    pane.store.save_review(Review("dr-tester", "c1", PASS, "after the export", T1, T1))
+    code = (
+        "import sqlite3, sys; c = sqlite3.connect(f'file:{sys.argv[1]}?mode=ro', uri=True); "
+        "print(c.execute(\"SELECT count(*) FROM reviews WHERE reviewer='dr-tester'\")"
+        ".fetchone()[0])"
+    )
+    seen = subprocess.run([sys.executable, "-c", code, str(db)], capture_output=True, text=True)
+    assert seen.stdout.strip() == "1"
+    window.close()
