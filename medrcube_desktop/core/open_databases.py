@@ -38,7 +38,16 @@ SIDECAR_SUFFIXES = ("-wal", "-shm", "-journal")
 
 class TrackedConnection(sqlite3.Connection):
     """A ``sqlite3.Connection`` that can be weakly referenced (the built-in cannot), so
-    that :func:`register` can follow it without keeping it open."""
+    that :func:`register` can follow it without keeping it open, and that says when it
+    was closed (:attr:`is_closed`) without a call into SQLite (which a connection made
+    in another thread may refuse)."""
+
+    is_closed = False
+
+    def close(self) -> None:
+        """Close the connection (``sqlite3.Connection.close``); it stops counting."""
+        self.is_closed = True
+        super().close()
 
 
 class OpenDatabaseFile(OSError):
@@ -77,13 +86,7 @@ def register(path: str | Path, conn: TrackedConnection) -> None:
 
 def _is_open(ref: weakref.ref) -> bool:
     conn = ref()
-    if conn is None:
-        return False
-    try:
-        conn.total_changes  # noqa: B018 (raises once the connection is closed)
-    except sqlite3.ProgrammingError:
-        return False
-    return True
+    return conn is not None and not conn.is_closed
 
 
 def _registered(path: str | Path) -> bool:

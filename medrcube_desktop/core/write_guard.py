@@ -9,7 +9,9 @@ it names):
 - a SQLite database, write-ahead log or rollback journal (their first bytes: the
   16-byte header ``SQLite format 3\\0`` and the others of
   :data:`~.file_kinds.FOREIGN_SIGNATURES`), and a ``-wal``/``-shm``/``-journal`` file
-  beside a database (by name, even empty);
+  beside a database (by name, even empty); a database this process has open is known
+  without opening it (:mod:`~.open_databases`: closing a descriptor of it would release
+  its connection's locks);
 - a benchmark's ``test.json`` (any existing file of that name);
 - inside a benchmark this process opened (:func:`protect_benchmark`, which
   ``load_benchmark`` calls): the image and mask files its items name (a DICOM series

@@ -135,3 +135,27 @@ def test_open_regular_refuses_the_open_database_and_its_sidecars_until_it_is_clo
     assert open_database_of(db) is None
     with open_regular(db) as handle:  # closed everywhere: an ordinary file again
         assert handle.read(16) == b"SQLite format 3\x00"
+
+
+def test_a_worker_thread_is_refused_the_window_s_database_too(tmp_path):
+    """The export runs on a worker thread; the window's connection was made on the GUI
+    thread (a connection refuses most calls from another thread)."""
+    import threading
+
+    db = tmp_path / "study.db"
+    store = StudyStore(db)
+    store.save_review(Review("dr-a", "i1", PASS, "first", T0, T0))
+    raised: list[BaseException] = []
+
+    def worker():
+        try:
+            open_regular(db)
+        except BaseException as exc:  # noqa: BLE001 (looked at below)
+            raised.append(exc)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert [type(exc) for exc in raised] == [OpenDatabaseFile]
+    assert open_database_of(db) == db  # and still registered afterwards
+    store.close()
