@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from medrcube_desktop.core.regular_files import SIDECARS
+from medrcube_desktop.core.regular_files import SIDECARS, read_head
 from medrcube_desktop.errors import StoreError
 
 FOREIGN_SIGNATURES: tuple[tuple[int, bytes, str], ...] = (
@@ -49,14 +49,9 @@ ITEMS_FILE_NAME = "test.json"
 
 
 def _starts_with(path: Path, magic: bytes) -> bool:
-    """Whether ``path`` is a regular file whose first bytes are ``magic``."""
-    if not path.is_file():
-        return False
-    try:
-        with path.open("rb") as handle:
-            return handle.read(len(magic)) == magic
-    except OSError:
-        return False
+    """Whether ``path`` is a regular file whose first bytes are ``magic`` (read through
+    :func:`~.regular_files.read_head`: never a database this process has open)."""
+    return path.is_file() and read_head(path, len(magic)) == magic
 
 
 def refuse_foreign(out: Path, kind: str) -> None:
@@ -91,11 +86,7 @@ def refuse_foreign(out: Path, kind: str) -> None:
         )
     if not real.is_file():
         return
-    try:
-        with real.open("rb") as handle:
-            head = handle.read(348)
-    except OSError:
-        return  # the write will say why it cannot open the file
+    head = read_head(real, 348)  # b"": the write will say why it cannot open the file
     for offset, magic, what in FOREIGN_SIGNATURES:
         if head[offset : offset + len(magic)] == magic:
             raise StoreError(f"{out}: is {what}; the {kind} was not written over it")

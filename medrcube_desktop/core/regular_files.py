@@ -14,6 +14,8 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
+from medrcube_desktop.core.open_databases import open_database_of, refuse_open_database
+
 _SPECIAL_KINDS = (
     (stat.S_ISFIFO, "a named pipe"),
     (stat.S_ISSOCK, "a socket"),
@@ -68,6 +70,11 @@ def open_regular(path: str | Path) -> BinaryIO:
     anything is read, so a pipe, device or socket put in a file's place, even between a
     check and the open, is refused and never read.
 
+    A SQLite database this process has open, or its ``-wal``/``-shm``, is never
+    opened (:mod:`~medrcube_desktop.core.open_databases`: closing the descriptor would
+    release the connection's locks, and another process would then delete its
+    ``-wal``).
+
     Returns
     -------
     BinaryIO
@@ -77,9 +84,12 @@ def open_regular(path: str | Path) -> BinaryIO:
     ------
     NotARegularFile
         ``path`` is a named pipe, a device, a socket or a folder; the message names it.
+    OpenDatabaseFile
+        ``path`` is a database open in this process, or one of its sidecars.
     OSError
         It cannot be opened (missing, no permission).
     """
+    refuse_open_database(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     flags |= getattr(os, "O_BINARY", 0)
     try:
@@ -128,6 +138,28 @@ def read_file_text(path: str | Path, encoding: str = "utf-8") -> str:
     import io
 
     return io.TextIOWrapper(io.BytesIO(read_file_bytes(path)), encoding=encoding).read()
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file (sqlite.org/fileformat.html §1.3)."""
+
+
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first ``size`` bytes of the regular file ``path``, read through
+    :func:`open_regular`; b"" when it cannot be read (missing, a pipe, no permission).
+
+    A database this process has open is not opened (that would release its locks):
+    its first bytes are known, :data:`SQLITE_MAGIC` is returned (cut to ``size``). Its
+    ``-wal``/``-shm`` give b"" (callers recognise them by name beside the database).
+    """
+    database = open_database_of(path)
+    if database is not None:
+        return SQLITE_MAGIC[:size] if Path(database) == Path(path) else b""
+    try:
+        with open_regular(path) as handle:
+            return handle.read(size)
+    except OSError:
+        return b""
 
 
 SIDECARS = ("-wal", "-shm", "-journal")

@@ -9,7 +9,9 @@ it names):
 - a SQLite database, write-ahead log or rollback journal (their first bytes: the
   16-byte header ``SQLite format 3\\0`` and the others of
   :data:`~.file_kinds.FOREIGN_SIGNATURES`), and a ``-wal``/``-shm``/``-journal`` file
-  beside a database (by name, even empty);
+  beside a database (by name, even empty); a database this process has open is known
+  without opening it (:mod:`~.open_databases`: closing a descriptor of it would release
+  its connection's locks);
 - a benchmark's ``test.json`` (any existing file of that name);
 - inside a benchmark this process opened (:func:`protect_benchmark`, which
   ``load_benchmark`` calls): the image and mask files its items name (a DICOM series
@@ -33,7 +35,7 @@ from medrcube_desktop.core.regular_files import (
     SIDECARS,
     NotARegularFile,
     not_a_file,
-    open_regular,
+    read_head,
     same_file,
 )
 from medrcube_desktop.errors import StoreError
@@ -105,12 +107,9 @@ def _item_files(root: Path) -> frozenset[str]:
 
 def _head(path: Path) -> bytes:
     """The first bytes of the regular file ``path`` (b"" if it cannot be read); opened
-    without blocking, so a named pipe is never waited on."""
-    try:
-        with open_regular(path) as handle:
-            return handle.read(_HEAD_BYTES)
-    except (NotARegularFile, OSError):
-        return b""
+    without blocking, so a named pipe is never waited on, and never when it is a
+    database this process has open (:func:`~.regular_files.read_head`)."""
+    return read_head(path, _HEAD_BYTES)
 
 
 def _kind(head: bytes) -> str | None:

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from medrcube_desktop.core.open_databases import TrackedConnection, register
 from medrcube_desktop.errors import StoreBusy, StoreError
 from medrcube_desktop.store.guards import check_guards
 from medrcube_desktop.store.migrations import migrate
@@ -84,7 +85,10 @@ def open_database(path: Path | None) -> Any:
             if path.is_dir():
                 raise StoreError(f"{path}: is a folder, not a review database file")
             path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+            conn = sqlite3.connect(
+                path, isolation_level=None, timeout=BUSY_TIMEOUT_S, factory=TrackedConnection
+            )
+            register(path, conn)  # never opened as a file while conn is open (its locks)
         conn.execute("PRAGMA foreign_keys = ON")
         db = sqlite_utils.Database(conn)
         if path is not None:

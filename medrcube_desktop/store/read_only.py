@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from medrcube_desktop.core.files import open_regular
+from medrcube_desktop.core.open_databases import TrackedConnection, open_database_of, register
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.database import BUSY_TIMEOUT_S
 from medrcube_desktop.store.guards import check_guards
@@ -118,11 +119,17 @@ def read_mode(path: Path) -> str:
     be at work (its ``-shm`` exists, so nothing new is made), whose locks keep every read
     consistent (an immutable read raced a checkpoint and found the file malformed).
 
+    A database this process has open (:mod:`~medrcube_desktop.core.open_databases`)
+    is read with ``mode=ro`` without opening its file here (that would release the open
+    connection's locks): its connection keeps the ``-shm`` there.
+
     Raises
     ------
     StoreError
         ``path`` cannot be read.
     """
+    if open_database_of(path) is not None:
+        return LOCKED
     try:
         with open_regular(path) as f:
             header = f.read(20)
@@ -232,7 +239,10 @@ def truncated(path: Path) -> bool:
     """Whether ``path`` is shorter than the page count in its SQLite header says
     (``head -c``, an interrupted copy). The count is used only where the header marks
     it valid (offset 92, "version-valid-for", equals the change counter at offset 24);
-    a file that is not SQLite at all is left to SQLite to refuse."""
+    a file that is not SQLite at all is left to SQLite to refuse. False for a database
+    this process has open (its file is not opened here: SQLite reads it)."""
+    if open_database_of(path) is not None:
+        return False
     try:
         with open_regular(path) as f:
             header = f.read(100)
@@ -278,8 +288,13 @@ def _connect(path: Path, mode: str) -> tuple[sqlite3.Connection, ReadOnlyOpen]:
                 source.close()
     else:
         conn = sqlite3.connect(
-            file_uri(path, mode), uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_S
+            file_uri(path, mode),
+            uri=True,
+            isolation_level=None,
+            timeout=BUSY_TIMEOUT_S,
+            factory=TrackedConnection,
         )
+        register(path, conn)  # no code of the app opens this file while conn is open
     try:
         version = current_version(conn)
         if version == 0:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSize, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 
 from medrcube_desktop import settings
 from medrcube_desktop.errors import MedRCubeError
@@ -165,7 +165,9 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms, said=None) 
             QMessageBox.information(
                 None, "Last benchmark not found", f"{gone[0].upper()}{gone[1:]}: choose one."
             )
-        chosen = QFileDialog.getExistingDirectory(None, "Open a MedRCube benchmark folder")
+        from medrcube_desktop.ui.file_dialogs import get_existing_directory
+
+        chosen = get_existing_directory(None, "Open a MedRCube benchmark folder")
         dataset = Path(chosen) if chosen else None
     if dataset is None:
         raise MedRCubeError(

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -71,6 +70,7 @@ from medrcube_desktop.ui.compare_runs import (
     compute_comparison,
     problems_of,
 )
+from medrcube_desktop.ui.file_dialogs import get_save_file_name
 from medrcube_desktop.ui.job_runner import JobRunnerView
 from medrcube_desktop.ui.screen import fit_to_screen
 from medrcube_desktop.ui.text import esc
@@ -462,7 +462,7 @@ class ComparePane(QDialog):
         """Write the items shown (filter and search applied) as CSV, formula-safe."""
         if self.grid_model is None:
             return None
-        path, _ = QFileDialog.getSaveFileName(
+        path, _ = get_save_file_name(
             self, "Export the grid as CSV", "compare-items.csv", "CSV (*.csv)"
         )
         return self.export_csv(Path(path)) if path else None

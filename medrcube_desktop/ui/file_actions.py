@@ -11,7 +11,6 @@ from pathlib import Path
 
 from PySide6.QtWidgets import (
     QApplication,
-    QFileDialog,
     QInputDialog,
     QLabel,
     QMenu,
@@ -25,6 +24,11 @@ from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store.exchange import WHICH, export_reviews, import_reviews
 from medrcube_desktop.ui.actions import ActionSpec
+from medrcube_desktop.ui.file_dialogs import (
+    get_existing_directory,
+    get_open_file_name,
+    get_save_file_name,
+)
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 
 log = logging.getLogger(__name__)
@@ -78,7 +82,7 @@ class FileActions:
 
     def open_benchmark(self) -> None:
         """File › Open benchmark: a folder; its own study database (as at start-up)."""
-        chosen = QFileDialog.getExistingDirectory(self, "Open a MedRCube benchmark folder")
+        chosen = get_existing_directory(self, "Open a MedRCube benchmark folder")
         if not chosen:
             return
         try:
@@ -90,7 +94,7 @@ class FileActions:
 
     def open_database(self) -> None:
         """File › Open study database: another database file for this benchmark."""
-        chosen, _ = QFileDialog.getOpenFileName(
+        chosen, _ = get_open_file_name(
             self,
             "Open a study database",
             str(self.session.store.path.parent if self.session.store.path else ""),
@@ -199,7 +203,7 @@ class FileActions:
 
     def import_reviews_csv(self) -> None:
         """File › Import reviews: a CSV as this reviewer's, as ``import-reviews`` does."""
-        chosen, _ = QFileDialog.getOpenFileName(
+        chosen, _ = get_open_file_name(
             self, "Import reviews", "", "CSV files (*.csv);;All files (*)"
         )
         if not chosen:
@@ -239,7 +243,7 @@ class FileActions:
         )
         if not ok:
             return
-        chosen, _ = QFileDialog.getSaveFileName(
+        chosen, _ = get_save_file_name(
             self, "Export reviews to", f"reviews-{self.session.reviewer}.csv", "CSV files (*.csv)"
         )
         if not chosen:

@@ -12,20 +12,23 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from medrcube_desktop.ui.file_dialogs import SafeFileDialog
+
 __all__ = ["FolderDialog", "choose_folder"]
 
 
-class FolderDialog(QFileDialog):
+class FolderDialog(SafeFileDialog):
     """Choose a folder, existing or new (created on accept).
 
     Qt's own dialog (not the platform's), so that :meth:`accept` sees the typed name on
-    every desktop. ``created`` is the folder made on accept, or None.
+    every desktop; it never opens the files it lists (:class:`SafeFileDialog`: the
+    study database beside the report is not). ``created`` is the folder made on
+    accept, or None.
     """
 
     def __init__(self, parent: QWidget | None = None, title: str = "", start: str = "") -> None:
         super().__init__(parent, title, start)
         self.setFileMode(QFileDialog.FileMode.Directory)
-        self.setOption(QFileDialog.Option.DontUseNativeDialog, True)
         self.setOption(QFileDialog.Option.ShowDirsOnly, False)
         self.setLabelText(QFileDialog.DialogLabel.Accept, "Choose")
         self.setLabelText(QFileDialog.DialogLabel.FileName, "Folder (new or existing):")

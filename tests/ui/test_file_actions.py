@@ -4,7 +4,7 @@ import csv
 import shutil
 
 import pytest
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from medrcube_desktop import settings
 from medrcube_desktop.ui import file_actions
@@ -51,7 +51,7 @@ def test_export_and_import_reviews_from_the_window(
     monkeypatch.setattr(
         QInputDialog, "getItem", lambda *a, **k: ("the latest revision of each item", True)
     )
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    monkeypatch.setattr(file_actions, "get_save_file_name", lambda *a, **k: (str(out), ""))
     window.export_reviews_csv()
     rows = list(csv.DictReader(out.open(encoding="utf-8-sig")))  # with a BOM, for Excel
     assert [r["item_id"] for r in rows] == [committed]
@@ -59,14 +59,14 @@ def test_export_and_import_reviews_from_the_window(
     # the database itself (or a link to it) is never the output
     link = tmp_path / "link.db"
     link.hardlink_to(tmp_path / "s.db")
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(link), ""))
+    monkeypatch.setattr(file_actions, "get_save_file_name", lambda *a, **k: (str(link), ""))
     window.export_reviews_csv()
     assert quiet_dialogs[-1][0] == "Not exported"
     assert store.latest_reviews("dr-a")[committed]  # still a database
     window.close()
 
     other, store_b = open_window(qtbot, ct_benchmark, tmp_path / "s.db", reviewer="dr-b")
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(out), ""))
+    monkeypatch.setattr(file_actions, "get_open_file_name", lambda *a, **k: (str(out), ""))
     monkeypatch.setattr(other, "_run_dialog", lambda box: True)
     other.import_reviews_csv()
     assert "1 reviews imported as dr-b" in other.statusBar().currentMessage()
@@ -78,7 +78,7 @@ def test_open_a_benchmark_and_a_database(qtbot, ct_benchmark, tmp_path, monkeypa
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     second = tmp_path / "second"
     shutil.copytree(ct_benchmark, second)
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(second))
+    monkeypatch.setattr(file_actions, "get_existing_directory", lambda *a, **k: str(second))
     with qtbot.waitSignal(window.first_item_shown, timeout=1, raising=False):
         window.open_benchmark()
     opened = window.opened_window
@@ -87,12 +87,12 @@ def test_open_a_benchmark_and_a_database(qtbot, ct_benchmark, tmp_path, monkeypa
     assert opened.session.store.path == settings.default_db_path(opened.benchmark.root)
     assert opened.session.reviewer == "dr-a" and not window.isVisible()
     other_db = tmp_path / "other.sqlite"
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(other_db), ""))
+    monkeypatch.setattr(file_actions, "get_open_file_name", lambda *a, **k: (str(other_db), ""))
     opened.open_database()
     newest = opened.opened_window
     qtbot.addWidget(newest)
     assert newest.session.store.path == other_db and newest.db_label.text().endswith("other.sqlite")
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(tmp_path))
+    monkeypatch.setattr(file_actions, "get_existing_directory", lambda *a, **k: str(tmp_path))
     newest.open_benchmark()  # no test.json there: said, and the window stays
     assert quiet_dialogs and quiet_dialogs[-1][0] == "Benchmark not opened"
     assert newest.isVisible()
