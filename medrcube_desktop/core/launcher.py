@@ -134,10 +134,14 @@ def install(share: Path, command: list[str]) -> list[Path]:
         A file cannot be written (the message names it).
     """
     from medrcube_desktop.core.files import atomic_write
+    from medrcube_desktop.core.write_guard import refuse_protected
 
+    found = targets(share)
+    for target in found:  # every target first: a refusal writes nothing, makes no folder
+        refuse_protected(target, target, share)
     written = []
     entry = desktop_entry(command)
-    for target, resource in targets(share).items():
+    for target, resource in found.items():
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.name == DESKTOP_FILE:
             atomic_write(target, entry, within=share)
@@ -148,10 +152,26 @@ def install(share: Path, command: list[str]) -> list[Path]:
 
 
 def uninstall(share: Path) -> list[Path]:
-    """Remove the files :func:`install` writes (the folders stay); returns those removed."""
+    """Remove the files :func:`install` writes (the folders stay); returns those removed.
+
+    Every target's folder is checked first: one whose real path leaves ``share`` (a
+    symbolic link to a folder elsewhere) refuses the whole uninstall, nothing removed (a
+    file of the same name there is someone else's). A target that is itself a link is
+    removed as a link (the file it names is kept).
+
+    Raises
+    ------
+    ProtectedFileError
+        A target's folder leads out of ``share``.
+    """
+    from medrcube_desktop.core.write_guard import refuse_protected
+
+    found = list(targets(share))
+    for target in found:
+        refuse_protected(target.parent, target, share)
     removed = []
-    for target in targets(share):
-        if target.is_file():
+    for target in found:
+        if target.is_symlink() or target.is_file():
             target.unlink()
             removed.append(target)
     return removed

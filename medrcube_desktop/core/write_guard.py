@@ -12,7 +12,12 @@ it names):
   beside a database (by name, even empty); a database this process has open is known
   without opening it (:mod:`~.open_databases`: closing a descriptor of it would release
   its connection's locks);
-- a benchmark's ``test.json`` (any existing file of that name);
+- a benchmark's ``test.json`` or ``MANIFEST.json`` (any existing file of that name);
+- any existing file inside a benchmark dataset folder (a folder holding a ``test.json``,
+  or under one): its images and masks, whatever their names (:func:`dataset_folder`);
+- any existing medical image, judged by its content, whatever its name
+  (:func:`medical_image`): DICOM, NIfTI-1/2 (a gzip-compressed ``.nii.gz`` too), NRRD,
+  MetaImage (MHA/MHD);
 - inside a benchmark this process opened (:func:`protect_benchmark`, which
   ``load_benchmark`` calls): the image and mask files its items name (a DICOM series
   folder's files included), and any existing DICOM or NIfTI file;
@@ -40,7 +45,10 @@ from medrcube_desktop.core.regular_files import (
 )
 from medrcube_desktop.errors import StoreError
 
-__all__ = ["ProtectedFileError", "protect_benchmark", "protected_roots", "refuse_protected"]
+__all__ = [
+    "MANIFEST_FILE_NAME", "ProtectedFileError", "dataset_folder", "medical_image",
+    "protect_benchmark", "protected_roots", "refuse_output_folder", "refuse_protected",
+]  # fmt: skip
 
 
 class ProtectedFileError(StoreError):
@@ -56,6 +64,69 @@ _ITEM_FILES: dict[Path, frozenset[str]] = {}
 
 _HEAD_BYTES = 348
 _MEDICAL_KINDS = ("DICOM", "NIfTI")
+MANIFEST_FILE_NAME = "MANIFEST.json"
+_GZIP_HEAD_BYTES = 64 * 1024
+"""Compressed bytes read to inflate a ``.nii.gz`` header's first 348 bytes."""
+
+
+def _medical_kind(head: bytes) -> str | None:
+    if head[128:132] == b"DICM":
+        return "a DICOM file"
+    if head[344:348] in (b"n+1\x00", b"ni1\x00"):
+        return "a NIfTI-1 volume"
+    if head[4:8] in (b"n+2\x00", b"ni2\x00"):
+        return "a NIfTI-2 volume"
+    if head.startswith(b"NRRD"):
+        return "an NRRD volume"
+    if head.lstrip().startswith(b"ObjectType"):
+        return "a MetaImage (MHA/MHD) volume"
+    return None
+
+
+def medical_image(path: str | Path) -> str | None:
+    """What medical image the existing regular file ``path`` is, by its content, or None.
+
+    DICOM: ``DICM`` at byte 128 (PS3.10 §7.1); NIfTI-1: ``n+1\\0``/``ni1\\0`` at byte
+    344; NIfTI-2: ``n+2\\0``/``ni2\\0`` at byte 4; NRRD: starts ``NRRD``; MetaImage:
+    starts ``ObjectType``. A gzip file (RFC 1952 magic ``1f 8b``) is inflated up to its
+    first 348 bytes and judged the same; one named ``.nii.gz``/``.nrrd.gz`` counts even
+    when that fails.
+
+    Returns
+    -------
+    str or None
+        E.g. ``"a DICOM file"``; None for anything else (or a file that cannot be read).
+    """
+    head = read_head(Path(path), _HEAD_BYTES)
+    if head[:2] != b"\x1f\x8b":
+        return _medical_kind(head)
+    import zlib
+
+    raw = read_head(Path(path), _GZIP_HEAD_BYTES)
+    try:
+        inner = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, _HEAD_BYTES)
+    except zlib.error:
+        inner = b""
+    kind = _medical_kind(inner)
+    if kind is None and str(path).lower().endswith((".nii.gz", ".nrrd.gz")):
+        kind = "a gzip-compressed volume"
+    return kind
+
+
+def dataset_folder(path: str | Path) -> Path | None:
+    """The nearest folder holding a benchmark's ``test.json`` that ``path`` (a file or
+    folder, made real here) is in or is, or None.
+
+    Returns
+    -------
+    Path or None
+        That folder (real path).
+    """
+    folder = Path(os.path.realpath(path))
+    for candidate in (folder, *folder.parents):
+        if os.path.isfile(candidate / ITEMS_FILE_NAME):
+            return candidate
+    return None
 
 
 def protect_benchmark(root: Path, benchmark: Any = None) -> None:
@@ -158,8 +229,8 @@ def refuse_protected(path: str | Path, asked: str | Path | None = None, within=N
                 "not written over"
             )
     exists = os.path.lexists(real)
-    if exists and base == ITEMS_FILE_NAME:
-        raise ProtectedFileError(f"{name}: is a benchmark's {ITEMS_FILE_NAME}; not written over")
+    if exists and base in (ITEMS_FILE_NAME, MANIFEST_FILE_NAME):
+        raise ProtectedFileError(f"{name}: is a benchmark's {base}; not written over")
     head = _head(Path(real)) if exists else b""
     kind = _kind(head)
     if kind is not None and "SQLite" in kind:
@@ -173,6 +244,34 @@ def refuse_protected(path: str | Path, asked: str | Path | None = None, within=N
             raise ProtectedFileError(f"{name}: is a file of the benchmark {root}; not written over")
         if kind is not None and any(k in kind for k in _MEDICAL_KINDS):
             raise ProtectedFileError(f"{name}: is {kind} in the benchmark {root}; not written over")
+    if exists:
+        medical = medical_image(real)
+        if medical is not None:
+            raise ProtectedFileError(f"{name}: is {medical}; not written over")
+        dataset = dataset_folder(os.path.dirname(real))
+        if dataset is not None:
+            raise ProtectedFileError(
+                f"{name}: is a file of the benchmark dataset {dataset} (it holds a "
+                f"{ITEMS_FILE_NAME}); not written over"
+            )
+
+
+def refuse_output_folder(out: str | Path) -> None:
+    """Refuse an output folder inside a benchmark dataset folder (:func:`dataset_folder`:
+    it holds a ``test.json`` or is under one, a symbolic link followed): a report's
+    files would be mixed with the benchmark's.
+
+    Raises
+    ------
+    ProtectedFileError
+        Naming ``out`` and the dataset folder.
+    """
+    dataset = dataset_folder(out)
+    if dataset is not None:
+        raise ProtectedFileError(
+            f"{out}: is inside the benchmark dataset {dataset} (it holds a {ITEMS_FILE_NAME}); "
+            "write the output elsewhere"
+        )
 
 
 def forget_benchmarks(roots: Iterable[Path] | None = None) -> None:
