@@ -35,6 +35,7 @@ def test_the_jobs_pass_from_an_executable_frozen_as_the_bundle_is(tmp_path, monk
         "evaluate": {"answers": 2, "with_image": 2},
         "judge": {"judgments": 2},
         "render_batch": {"pngs": 2},
+        "compare": {"files": 13, "svgs": 4},
     }
 
 
@@ -44,7 +45,8 @@ def test_an_app_that_does_nothing_fails_every_job(tmp_path, monkeypatch):
     assert "evaluate: 0 answers stored of 2 items" in problems
     assert "judge: 0 judgments stored of 2 items" in problems
     assert "render-batch: 0 PNGs written for 2 items" in problems
-    assert sum(p.endswith("exit status 2: no message") for p in problems) == 3
+    assert "compare: 13 of 13 files not written (leaderboard.csv, …)" in problems
+    assert sum(p.endswith("exit status 2: no message") for p in problems) == 4
 
 
 def test_answers_the_endpoint_did_not_give_are_a_problem(tmp_path, monkeypatch):
