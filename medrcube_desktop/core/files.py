@@ -387,7 +387,8 @@ def write_folder_all_or_nothing(
     first kept (a hard link, else a copy) in the stage. When any rename fails (the last
     one included) the files already moved are put back as they were: ``out`` holds the
     whole earlier result or the whole new one. On any error or a None, ``stage`` is
-    removed and ``out`` is left as it was (created if missing). A stage a killed run
+    removed and ``out`` is left as it was (a folder this call created, ``out`` or a
+    parent, removed again while empty: a failed export leaves no empty folder). A stage a killed run
     left behind is removed first, with a note in the log (:func:`clear_stale_staging`).
     Each target is checked as every write is
     (:func:`~medrcube_desktop.core.write_guard.refuse_protected`, within ``out``).
@@ -404,18 +405,36 @@ def write_folder_all_or_nothing(
     OSError
         ``out`` or a file cannot be written; whatever ``write`` raises.
     """
+    created = [folder for folder in (out, *out.parents) if not os.path.lexists(folder)]
     out.mkdir(parents=True, exist_ok=True)
-    clear_stale_staging(out)
-    stage = Path(tempfile.mkdtemp(dir=out, prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
+    written: list[Path] = []
     try:
-        names = write(stage)
-        if names is None:
-            return []
-        for name in names:
-            refuse_protected(out / name, out / name, out)
-        return _swap_in(stage, out, list(names))
+        clear_stale_staging(out)
+        stage = Path(tempfile.mkdtemp(dir=out, prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
+        try:
+            names = write(stage)
+            if names is None:
+                return []
+            for name in names:
+                refuse_protected(out / name, out / name, out)
+            written = _swap_in(stage, out, list(names))
+            return written
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
     finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        if not written:
+            _remove_empty(created)
+
+
+def _remove_empty(folders: Sequence[Path]) -> None:
+    """Remove each of ``folders`` (innermost first) that is an empty folder, stopping at
+    the first that is not: the folders a failed or cancelled write created, never one
+    that holds anything."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _swap_in(stage: Path, out: Path, names: list[str]) -> list[Path]:
