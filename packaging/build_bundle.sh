@@ -4,7 +4,8 @@
 # prove the bundle: --version, --help, the validate command, and its self-test, started
 # as a user would (no venv, a fresh HOME) and compared with the unfrozen app's pixels; the
 # self-test runs evaluate (with image workers) and judge against a local stub endpoint and
-# render-batch, each from the frozen executable, and fails on 0 answers.
+# render-batch and compare --out (every file written, every SVG parsed as XML), each from
+# the frozen executable, and fails on 0 answers or a missing figure.
 # 3 to 5 minutes on 2 cores (683 MB folder, 226 MB tarball). Usage: packaging/build_bundle.sh [PYTHON] (default python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +33,7 @@ as_user=(env -i HOME="$work/home" PATH=/usr/bin:/bin LANG=C.UTF-8 QT_QPA_PLATFOR
 version=$("${as_user[@]}" "$app" --version)
 "${as_user[@]}" "$app" --help | grep -q "self-test"
 "${as_user[@]}" "$app" self-test --out "$work/frozen" --expect "$work/unfrozen/self-test.json"
-# its jobs ran from the frozen executable: evaluate (image workers), judge, render-batch
+# its jobs ran from the frozen executable: evaluate (image workers), judge, render-batch, compare
 "$work/venv/bin/python" - "$work/frozen/self-test.json" <<'EOF'
 import json, sys
 report = json.load(open(sys.argv[1], encoding="utf-8"))
@@ -41,6 +42,7 @@ jobs = report["jobs"]
 evaluate = jobs["evaluate"]
 assert evaluate["answers"] > 0 and evaluate["with_image"] == evaluate["answers"], jobs
 assert jobs["judge"]["judgments"] > 0 and jobs["render_batch"]["pngs"] > 0, jobs
+assert jobs["compare"]["files"] > 0 and jobs["compare"]["svgs"] > 0, jobs
 print(f"frozen jobs: {jobs}")
 EOF
 "${as_user[@]}" "$app" validate "$work/frozen/demo" >/dev/null

@@ -24,11 +24,11 @@ def add_parsers(sub) -> None:
         sub, "self-test", cmd_self_test,
         help="prove this installation works: decoders, demo, window, database",
         description="Build the demo into OUT/demo, render a JPEG 2000, a JPEG-LS and an RLE "
-        "DICOM, a NIfTI volume with its mask and a 16-bit PNG, open the window offscreen on "
-        "the demo, commit one review to the new database OUT/review.sqlite, save "
+        "DICOM, a NIfTI volume with its mask and a 16-bit PNG, open the window on the demo "
+        "(offscreen when there is no display), commit one review to the new database OUT/review.sqlite, save "
         "OUT/screenshot.png, run evaluate (with image workers) and judge against a local "
-        "OpenAI-compatible endpoint with fixed answers and render-batch, each started as a "
-        "user would and checked (OUT/jobs.sqlite, OUT/rendered), and write "
+        "OpenAI-compatible endpoint with fixed answers and render-batch and compare --out, each started as a "
+        "user would and checked (OUT/jobs.sqlite, OUT/rendered, OUT/compare), and write "
         "OUT/self-test.json (the pixel digests). Exit status: 0 "
         "every check passed, 1 one failed (or differs from --expect), 2 OUT not empty.",
     )  # fmt: skip
@@ -65,11 +65,10 @@ def add_parsers(sub) -> None:
 
 def cmd_self_test(args: argparse.Namespace) -> int:
     """``self-test --out DIR``: every check in turn; the report says which failed."""
-    from medrcube_desktop.demo.build import check_output_folder
-
     out: Path = args.out
-    check_output_folder(out)
+    check_self_test_folder(out)
     expected = _read_expected(args.expect) if args.expect else None
+    _offscreen_without_display()
     out.mkdir(parents=True, exist_ok=True)
     # the window must neither read nor change the user's settings or data folders
     os.environ["MEDRCUBE_CONFIG_DIR"] = str(out / "config")
@@ -95,6 +94,45 @@ def cmd_self_test(args: argparse.Namespace) -> int:
     )
     emit(args.json, report, lines)
     return Outcome.DONE if report["passed"] else Outcome.FAILED
+
+
+SELF_TEST_TRACES = (REPORT_NAME, "demo", "review.sqlite", "jobs.sqlite", "config", "data")
+"""What a self-test writes in its folder (one that stopped half-way leaves some)."""
+
+
+def check_self_test_folder(out: Path) -> None:
+    """Raise :class:`MedRCubeError` (exit status 2) unless ``out`` is missing or an empty
+    folder, saying whether it holds an earlier self-test (one of :data:`SELF_TEST_TRACES`,
+    left by a self-test that stopped half-way too)."""
+    path = Path(os.path.realpath(out))
+    if not path.exists():
+        return
+    if not path.is_dir():
+        raise MedRCubeError(f"self-test needs a new or empty --out folder ({out} is a file)")
+    names = {child.name for child in path.iterdir()}
+    if not names:
+        return
+    why = (
+        "holds a previous self-test: remove it or choose another"
+        if names & set(SELF_TEST_TRACES)
+        else "is not empty: choose another"
+    )
+    raise MedRCubeError(f"self-test needs a new or empty --out folder ({out} {why})")
+
+
+def _offscreen_without_display() -> None:
+    """With no display to open the window on (:func:`~medrcube_desktop.cli.gui.no_display`,
+    the window command's own check), the self-test's window opens offscreen, and says so:
+    Qt would abort on the display server it cannot reach."""
+    from medrcube_desktop.cli.gui import no_display
+    from medrcube_desktop.core.system_libraries import qt_platform
+
+    if no_display(qt_platform()):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        say(
+            "self-test: no display (DISPLAY and WAYLAND_DISPLAY are not set): "
+            "the window opens offscreen"
+        )
 
 
 def _read_expected(path: Path) -> dict:

@@ -3,7 +3,6 @@ permissions a new file gets."""
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import re
@@ -388,9 +387,10 @@ def write_folder_all_or_nothing(
     first kept (a hard link, else a copy) in the stage. When any rename fails (the last
     one included) the files already moved are put back as they were: ``out`` holds the
     whole earlier result or the whole new one. On any error or a None, ``stage`` is
-    removed and ``out`` is left as it was (a folder created here for it is removed
-    again); an error naming a file in ``stage`` names that file in ``out``. ``out``
-    inside a benchmark dataset folder is refused before anything is made
+    removed and ``out`` is left as it was (a folder this call created, ``out`` or a
+    parent, removed again while empty: a failed export leaves no empty folder); an error
+    naming a file in ``stage`` names that file in ``out``. ``out`` inside a benchmark
+    dataset folder is refused before anything is made
     (:func:`~medrcube_desktop.core.write_guard.refuse_output_folder`). A stage a killed run
     left behind is removed first, with a note in the log (:func:`clear_stale_staging`).
     Each target is checked as every write is
@@ -409,36 +409,46 @@ def write_folder_all_or_nothing(
         ``out`` or a file cannot be written; whatever ``write`` raises.
     """
     refuse_output_folder(out)
-    created = not os.path.lexists(out)
+    created = [folder for folder in (out, *out.parents) if not os.path.lexists(folder)]
     out.mkdir(parents=True, exist_ok=True)
-    clear_stale_staging(out)
-    stage = Path(tempfile.mkdtemp(dir=out, prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
     written: list[Path] = []
     try:
-        names = write(stage)
-        if names is None:
-            return []
-        for name in names:
-            refuse_protected(out / name, out / name, out)
-        written = _swap_in(stage, out, list(names))
-        return written
-    except OSError as exc:  # "No space left" names the output's file, not the stage's
-        named = [f for f in (exc.filename, exc.filename2) if f is not None]
-        if named and _inside_folder(str(named[0]), str(stage)):
-            inner = Path(os.path.relpath(named[0], stage))
-            raise OSError(exc.errno, exc.strerror or str(exc), str(out / inner)) from exc
-        raise
+        clear_stale_staging(out)
+        stage = Path(tempfile.mkdtemp(dir=out, prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
+        try:
+            names = write(stage)
+            if names is None:
+                return []
+            for name in names:
+                refuse_protected(out / name, out / name, out)
+            written = _swap_in(stage, out, list(names))
+            return written
+        except OSError as exc:  # "No space left" names the output's file, not the stage's
+            named = [f for f in (exc.filename, exc.filename2) if f is not None]
+            if named and _inside_folder(str(named[0]), str(stage)):
+                inner = Path(os.path.relpath(named[0], stage))
+                raise OSError(exc.errno, exc.strerror or str(exc), str(out / inner)) from exc
+            raise
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
     finally:
-        shutil.rmtree(stage, ignore_errors=True)
-        if created and not written:
-            # a folder made for a result that was never written; one something else put
-            # a file in since is not empty and kept (rmdir refuses it)
-            with contextlib.suppress(OSError):
-                out.rmdir()
+        if not written:
+            _remove_empty(created)
 
 
 def _inside_folder(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _remove_empty(folders: Sequence[Path]) -> None:
+    """Remove each of ``folders`` (innermost first) that is an empty folder, stopping at
+    the first that is not: the folders a failed or cancelled write created, never one
+    that holds anything."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _swap_in(stage: Path, out: Path, names: list[str]) -> list[Path]:

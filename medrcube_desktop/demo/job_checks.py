@@ -12,7 +12,11 @@ medrcube_desktop``):
   stored for every item it asked, each sent with its image;
 - ``judge``: a judgment stored for every item, each passing all seven rules as the
   endpoint said;
-- ``render-batch``: a PNG per item, none of a single colour.
+- ``render-batch``: a PNG per item, none of a single colour;
+- ``compare --out`` on the evaluation's run: every file of
+  :data:`~medrcube_desktop.evaluation.compare.report.OUTPUTS` written, every SVG well-formed
+  XML and every PNG a picture (the figures are saved through matplotlib backends that a
+  frozen bundle holds only when its spec names them).
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ JOB_TIMEOUT_S = 600
 """A job still running after this long is killed and is a problem (a hang, not a speed
 limit: each takes a few seconds)."""
 IMAGE_WORKERS = 2
+ONE_RUN_SKIPS = ("voxel_correlation.csv",)
+"""``compare --out`` files not written for one run (the voxel correlation needs three)."""
 
 
 def app_command() -> list[str]:
@@ -87,6 +93,12 @@ def run_job_checks(root: Path, out: Path) -> tuple[dict[str, object], list[str]]
     batch = _run_job(["render-batch", str(root), "--out", str(rendered), "--json"])
     facts["render_batch"], found = _check_pictures(rendered, batch, items)
     problems += [f"render-batch: {p}" for p in found]
+    figures = out / "compare"
+    compare = _run_job(["compare", "--db", str(db), "--dataset", str(root), "--run", RUN,
+                        "--bootstrap", "0", "--stability", "0", "--out", str(figures),
+                        "--json"])  # fmt: skip
+    facts["compare"], found = _check_compare(figures, compare)
+    problems += [f"compare: {p}" for p in found]
     return facts, problems
 
 
@@ -180,3 +192,37 @@ def _check_pictures(rendered: Path, job: dict, items: list) -> tuple[dict, list]
     if blank:
         problems.append(f"{len(blank)} PNGs of a single colour ({blank[0]}, …)")
     return {"pngs": len(pngs)}, problems
+
+
+def _check_compare(folder: Path, job: dict) -> tuple[dict, list]:
+    """Every file ``compare --out`` writes is there; each SVG parses as XML, each PNG opens."""
+    from xml.etree import ElementTree
+
+    from PIL import Image
+
+    from medrcube_desktop.evaluation.compare.report import OUTPUTS
+
+    problems = _job_problems(job)
+    expected = [name for name in OUTPUTS if name not in ONE_RUN_SKIPS]
+    missing = [name for name in expected if not (folder / name).is_file()]
+    if missing:
+        problems.append(f"{len(missing)} of {len(expected)} files not written ({missing[0]}, …)")
+    bad = []
+    for path in sorted(folder.glob("*.svg")) if folder.is_dir() else []:
+        try:
+            root = ElementTree.parse(path).getroot()
+        except ElementTree.ParseError as exc:
+            bad.append(f"{path.name} ({exc})")
+            continue
+        if not root.tag.endswith("svg"):
+            bad.append(f"{path.name} (root <{root.tag}>)")
+    for path in sorted(folder.glob("*.png")) if folder.is_dir() else []:
+        try:
+            with Image.open(path) as image:
+                image.verify()
+        except (OSError, SyntaxError) as exc:
+            bad.append(f"{path.name} ({exc})")
+    if bad:
+        problems.append(f"{len(bad)} figures unreadable: {bad[0]}")
+    svgs = len(list(folder.glob("*.svg"))) if folder.is_dir() else 0
+    return {"files": len(expected) - len(missing), "svgs": svgs}, problems

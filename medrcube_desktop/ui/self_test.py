@@ -1,7 +1,8 @@
 """The window half of ``medrcube-desktop self-test``: open the review window on a
 benchmark, wait until the first item's image has finished rendering, check that the image
 area shows that item's picture and slice, commit one review with the keyboard as a
-reviewer would (P on the image: every rule PASS, then Enter), save a screenshot and close. The Qt-free half (pixel digests)
+reviewer would (P on the image: every rule PASS, then Enter), save a screenshot of the
+committed review and close. The Qt-free half (pixel digests)
 is :mod:`medrcube_desktop.demo.self_test`."""
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ def commit_one_review(root: Path, db_file: Path, screenshot: Path) -> dict[str, 
     """Open the window on ``root`` with the fresh database ``db_file``; on the first item,
     once its image has finished rendering, press P (every rule PASS), check the image area
     against the library render of the same item and the slice label against its slice
-    (:func:`check_shown`), save a grab of the window to ``screenshot``, then commit with
-    Enter.
+    (:func:`check_shown`), commit with Enter, then (once the item shown next has rendered)
+    save a grab of the window to ``screenshot``.
 
     Returns
     -------
@@ -81,7 +82,8 @@ def commit_one_review(root: Path, db_file: Path, screenshot: Path) -> dict[str, 
 
 
 def _drive(app, window: MainWindow, screenshot: Path, outcome: dict) -> QTimer:
-    """Connect the steps: first item → active → P → settled → check, grab → Enter → quit.
+    """Connect the steps: first item → active → P → settled → check → Enter → settled →
+    grab → quit.
     Returns the running timer that quits after :data:`TIMEOUT_MS` whatever happened."""
 
     def on_first_item() -> None:
@@ -105,12 +107,19 @@ def _drive(app, window: MainWindow, screenshot: Path, outcome: dict) -> QTimer:
         outcome["settled"] = settled
         if settled:
             outcome["shown"], outcome["shown_problems"] = check_shown(window)
+        QTest.keyClick(window.image_view, Qt.Key.Key_Return)  # commit (stored before it returns)
+        # the grab shows the committed review ("1 of N reviewed"), once the item Enter
+        # moved to has rendered
+        window.when_image_settled(TIMEOUT_MS, grab_and_quit)
+
+    def grab_and_quit(_settled: bool) -> None:
+        if outcome.get("over"):
+            return
         try:  # through the guarded writer: never over the study database or a benchmark file
             outcome["screenshot_saved"] = save_grab(window, screenshot)
         except (OSError, MedRCubeError) as exc:
             outcome["screenshot_error"] = str(exc)
-        QTest.keyClick(window.image_view, Qt.Key.Key_Return)  # commit
-        QTimer.singleShot(300, app.quit)
+        app.quit()
 
     window.first_item_shown.connect(on_first_item)
     deadline = QTimer(window)

@@ -152,7 +152,7 @@ def test_a_failed_first_result_leaves_no_file(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         write_folder_all_or_nothing(out, _writer(["a.txt", "b.txt"], "new"))
     monkeypatch.undo()
-    assert not out.exists()  # the folder made for it is removed again, not left empty
+    assert not out.exists()  # no file, and not the empty folder it created
 
 
 def test_a_killed_folder_writers_stage_is_removed_next_time(tmp_path, caplog):
