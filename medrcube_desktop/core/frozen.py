@@ -83,7 +83,8 @@ def _interpreter_flags() -> list[str]:
     ``resource_tracker`` and ``forkserver`` put before ``-c``)."""
     from multiprocessing import util
 
-    return list(util._args_from_interpreter_flags())  # noqa: SLF001 - the builder's own
+    flags = util._args_from_interpreter_flags()  # type: ignore[attr-defined]  # noqa: SLF001
+    return list(flags)  # the builder's own (not in typeshed)
 
 
 def _helper(code: str) -> Child | None:
