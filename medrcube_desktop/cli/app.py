@@ -30,7 +30,7 @@ from medrcube_desktop.core.frozen import run_child_if_asked
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import Interrupted, JobFailed
-from medrcube_desktop.jobs.terminal_output import any_closed, guarded
+from medrcube_desktop.jobs.terminal_output import any_closed, guarded, lost_at_start
 
 GROUPS = (benchmark, reviews, judge, agreement, experts, evaluate, compare, bundle)
 """The command modules, in the order ``--help`` lists their commands."""
@@ -112,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
 
     While it runs, stdout and stderr are guarded
     (:mod:`~medrcube_desktop.jobs.terminal_output`): when their reader leaves
-    (``… | head``), the running job is cancelled and the status is at least 1."""
+    (``… | head``), the running job is cancelled and the status is at least 1; when
+    stdout was closed at the start (``>&-``) and the command printed to it, that is said
+    on stderr and the status is at least 1."""
     if argv is None:
         run_child_if_asked()
     with guarded():  # a reader of stdout or stderr that leaves cancels the job: exit 1
@@ -121,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:  # before _main's own handler is in place: no traceback
             print(f"{PROG}: interrupted", file=sys.stderr)
             return 130
+        if "stdout" in lost_at_start():  # ``>&-``: what it printed went nowhere
+            print(f"{PROG}: stdout is closed: the output was lost", file=sys.stderr)
+            return max(status, int(Outcome.FAILED))
         if any_closed() and status == Outcome.DONE:  # its output did not all arrive
             return int(Outcome.FAILED)
         return status

@@ -240,11 +240,17 @@ def cmd_render_batch(args: argparse.Namespace) -> int:
         quiet=args.json,
         on_cancel="cancelling: the pictures written stay written",
     )
-    # items the loader already refused are failures of the batch too
+    # items the loader already refused are failures of the batch too; a problem with a
+    # whole test.json names that file, as validate says it
     summary.failed[:0] = [
-        {"item": p.item or "", "file": p.file, "message": f"{p.field}: {p.message}"}
+        {
+            "item": p.item or "",
+            "file": p.file,
+            "message": str(p) if p.item is None else f"{p.field}: {p.message}" if p.field
+            else p.message,
+        }
         for p in benchmark.problems
-    ]
+    ]  # fmt: skip
     if not args.json:
         list_failures(summary.failed)
     emit(

@@ -267,7 +267,8 @@ failed items would otherwise flood the terminal; ``--json`` holds every one)."""
 
 
 def list_failures(failed: Sequence[dict[str, str]]) -> None:
-    """One line per failed item on stderr, ``item: reason`` (made visible), for the first
+    """One line per failed item on stderr, ``item: reason`` (made visible; only the
+    reason for a failure of no item, a whole file), for the first
     :data:`FAILURES_LISTED`; then one line with how many failed and the most frequent
     reason."""
     reasons: dict[str, int] = {}
@@ -275,7 +276,8 @@ def list_failures(failed: Sequence[dict[str, str]]) -> None:
         reason = str(failure.get("error") or failure.get("message") or "")
         reasons[reason] = reasons.get(reason, 0) + 1
         if n < FAILURES_LISTED:
-            print(visible(f"{failure.get('item', '')}: {reason}"), file=sys.stderr)
+            where = failure.get("item", "")  # none for a whole file: the reason names it
+            print(visible(f"{where}: {reason}" if where else reason), file=sys.stderr)
     if len(failed) > FAILURES_LISTED:
         reason, count = max(reasons.items(), key=lambda kv: kv[1])
         print(

@@ -267,6 +267,102 @@ def png_rows_present(path: Path) -> tuple[int, int] | None:
     return got // row, height
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_geometry(head: bytes) -> tuple[int, int, int] | None:
+    """``(width, height, bytes per row)`` from a PNG's first 33 bytes (signature and
+    IHDR, PNG 1.2 §11.2.2), a row being its filter byte and its samples; None for no PNG
+    or a colour type or depth it does not define."""
+    if not head.startswith(PNG_SIGNATURE) or len(head) < 33 or head[12:16] != b"IHDR":
+        return None
+    width, height, depth, colour = struct.unpack_from(">IIBB", head, 16)
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}.get(colour)
+    if channels is None or depth not in (1, 2, 4, 8, 16):
+        return None
+    return width, height, 1 + (width * channels * depth + 7) // 8
+
+
+def check_png_declared(path: Path) -> None:
+    """Refuse a PNG whose IHDR declares more than the pixel limit or more image bytes
+    than its file can hold, before anything is decoded (Pillow allocates the declared
+    image: 167 bytes declaring 9000 x 9000 took 1.3 GB).
+
+    The image data (every row: a filter byte and its samples, PNG 1.2 §6.1) is deflated
+    in the IDAT chunks, which are smaller than the file: it cannot inflate beyond
+    :data:`MAX_DEFLATE_RATIO` times the file's size (more still with interlacing, whose
+    passes add filter bytes). A file that is not a PNG is left alone.
+
+    Raises
+    ------
+    ImageLoadError
+        ``"PATH: declares N bytes of image rows but holds M compressed bytes …"``, or the
+        pixel limit's message.
+    """
+    from medrcube_desktop.core.files import open_regular
+    from medrcube_desktop.imaging.slice_data import check_pixel_count
+
+    with open_regular(path) as handle:
+        geometry = _png_geometry(handle.read(33))
+        size = handle.seek(0, 2)
+    if geometry is None:
+        return
+    width, height, row = geometry
+    check_pixel_count(path, width * height)
+    check_declared_bytes(path, row * height, size, compressed=True, what="image rows")
+
+
+def png_padded(path: Path) -> tuple[bytes, int, int] | None:
+    """For a non-interlaced PNG whose image data ends early (cut short, or a complete
+    zlib stream of too few rows): ``(png, rows held, rows declared)``, ``png`` the same
+    picture as a complete PNG in memory, its rows as held and the missing ones zero
+    bytes (filter None, samples 0: black); None when the data is complete, damaged (the
+    decoder then says so) or not such a PNG.
+
+    So that a file cut inside its data and one whose stream ends early are shown alike
+    (Pillow refused the first, "image file is truncated", and drew the second black
+    below). Call :func:`check_png_declared` first: the rows are inflated in memory.
+    """
+    from medrcube_desktop.core.files import open_regular
+
+    with open_regular(path) as handle:
+        data = handle.read()
+    geometry = _png_geometry(data[:33])
+    if geometry is None or data[28] != 0:  # interlaced: rows are not in order
+        return None
+    _, height, row = geometry
+    expected = row * height
+    kept: list[bytes] = []  # the chunks before the image data (IHDR, PLTE, tRNS, …)
+    inflater = zlib.decompressobj()
+    rows: list[bytes] = []
+    got, at = 0, 8
+    while at + 8 <= len(data) and got < expected and not inflater.eof:
+        length, kind = struct.unpack_from(">I4s", data, at)
+        body = data[at + 8 : at + 8 + length]
+        if kind == b"IEND":
+            break
+        if kind == b"IDAT":
+            try:
+                piece = inflater.decompress(body, expected - got)
+            except zlib.error:
+                return None
+            rows.append(piece)
+            got += len(piece)
+        elif not rows:
+            kept.append(data[at : at + 12 + length])
+        at += 12 + length
+    if got >= expected:
+        return None
+    raw = b"".join(rows) + bytes(expected - got)
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body)
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    png = PNG_SIGNATURE + b"".join(kept) + chunk(b"IDAT", zlib.compress(raw, 1))
+    return png + chunk(b"IEND", b""), got // row, height
+
+
 DEFLATED_SYNTAX = b"1.2.840.10008.1.2.1.99"
 """Deflated Explicit VR Little Endian (PS3.5 A.5): the whole dataset after the file meta
 information is deflated, and pydicom inflates all of it in memory when it reads the

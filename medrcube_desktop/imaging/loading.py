@@ -10,13 +10,14 @@ Arrays follow numpy order: ``(rows, columns)``, row 0 at the top of the screen.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
 
 from medrcube_desktop.core.files import open_regular, same_file
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.declared import png_rows_present
+from medrcube_desktop.imaging.declared import check_png_declared, png_padded, png_rows_present
 from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
 from medrcube_desktop.imaging.masks import mask_labels, picture_mask_values
 from medrcube_desktop.imaging.slice_data import (
@@ -144,7 +145,14 @@ def _load_picture(path: Path) -> SliceData:
     from PIL import Image
 
     require_file(path)
-    with open_regular(path) as handle, Image.open(handle) as img:
+    check_png_declared(path)  # a PNG's IHDR against the limit and its file, before Pillow
+    padded = png_padded(path)  # a PNG whose data ends early: its rows held, black below
+    if padded is not None and padded[1] == 0:
+        raise ImageLoadError(
+            f"{path}: the file ends before the first of its {padded[2]} rows: cut short"
+        )
+    source = io.BytesIO(padded[0]) if padded is not None else open_regular(path)
+    with source as handle, Image.open(handle) as img:
         check_pixel_count(path, img.width * img.height)  # before decoding anything
         orientation = int(img.getexif().get(0x0112, 1) or 1)
         if img.mode in ("I;16", "I;16B", "I;16L", "I"):
@@ -164,8 +172,8 @@ def _load_picture(path: Path) -> SliceData:
             data = SliceData(
                 np.asarray(img.convert("RGB"), dtype=np.uint8), True, "RGB", source_bits=8
             )
-        short = png_rows_present(path) if img.format == "PNG" else None
-    if short is not None:  # Pillow leaves the missing rows black without a word
+    short = padded[1:] if padded is not None else None
+    if short is not None:  # the missing rows are drawn black: said
         data.notes.append(
             f"the file ends after row {short[0]} of {short[1]}: the rows below are "
             "missing, drawn black (the file is cut short)"
@@ -179,6 +187,7 @@ def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
     from PIL import Image
 
     require_file(path, "mask")
+    check_png_declared(path)
     try:
         with open_regular(path) as handle, Image.open(handle) as img:
             check_pixel_count(path, img.width * img.height)  # before decoding anything

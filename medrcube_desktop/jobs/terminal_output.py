@@ -16,6 +16,13 @@ Why not let the error propagate: it is raised in whichever thread writes (a job'
 thread drawing the bar, an engine's reader thread logging), where it kills that thread
 and leaves locks held (tqdm's ``refresh`` takes its write lock without ``try``): the
 main thread then waited on the lock for ever.
+
+A stream that is missing when the command starts (``2>&-``: Python then sets
+``sys.stderr`` to ``None``) is replaced by a guard over the null device, its descriptor
+pointed there too (so a file opened later cannot take that number, and a child writes
+nowhere): every writer works (tqdm built with ``file=None`` raised in its constructor and
+its destructor then waited on tqdm's lock for ever). What was written to a stdout closed
+at start is lost: the command says so on stderr and exits 1 (:func:`lost_at_start`).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
-__all__ = ["GuardedStream", "any_closed", "guarded", "watch"]
+__all__ = ["GuardedStream", "any_closed", "guarded", "lost_at_start", "watch"]
 
 _lock = threading.Lock()
 _watchers: list[Callable[[str], None]] = []
@@ -57,12 +64,19 @@ class GuardedStream:
     ----------
     closed_by_reader : bool
         The reader has left: writes are dropped from then on.
+    closed_at_start : bool
+        The stream was missing or closed when the command started: ``stream`` is the
+        null device.
+    written : bool
+        Something (not empty) was written to it.
     """
 
-    def __init__(self, stream: TextIO, name: str) -> None:
+    def __init__(self, stream: TextIO, name: str, *, closed_at_start: bool = False) -> None:
         self._stream = stream
         self.name = name
         self.closed_by_reader = False
+        self.closed_at_start = closed_at_start
+        self.written = False
 
     def write(self, text: str) -> int:
         """Write ``text``; returns ``len(text)`` (also when it was dropped).
@@ -72,6 +86,8 @@ class GuardedStream:
         OSError
             Any failure but the reader's leaving (a full disk behind a redirect).
         """
+        if text:
+            self.written = True
         if not self.closed_by_reader:
             try:
                 self._stream.write(text)
@@ -128,16 +144,48 @@ def _to_devnull(stream: TextIO) -> None:
         os.close(devnull)
 
 
+def _is_closed(stream: TextIO | None) -> bool:
+    """True when ``stream`` (``sys.stdout`` or ``sys.stderr``) cannot be written: ``None`` (the descriptor was closed when Python started) or
+    closed."""
+    if stream is None:
+        return True
+    try:
+        return bool(stream.closed)
+    except (AttributeError, ValueError):
+        return False
+
+
+def _stand_in(name: str, fd: int) -> GuardedStream:
+    """A guard over the null device for the standard stream ``name`` (descriptor ``fd``)
+    that was closed at start; ``fd`` is pointed at the null device when it is not open."""
+    try:
+        os.fstat(fd)
+    except OSError:  # closed: take the number, so that no file opened later gets it
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        if devnull != fd:
+            os.dup2(devnull, fd)
+            os.close(devnull)
+    return GuardedStream(
+        open(os.devnull, "w", encoding="utf-8"),
+        name,
+        closed_at_start=True,  # noqa: SIM115
+    )
+
+
 @contextlib.contextmanager
 def guarded() -> Iterator[None]:
     """Guard ``sys.stdout`` and ``sys.stderr`` (see the module docstring) while the
     block runs; on the way out the streams are flushed (a reader that left during the
-    last writes is noticed here, not in the flush at exit) and given back."""
+    last writes is noticed here, not in the flush at exit) and given back.
+
+    A stream that is ``None`` or closed at the start is replaced, for the block, by a
+    guard over the null device (:func:`lost_at_start` tells whether anything written
+    to it was lost)."""
     saved = sys.stdout, sys.stderr
     made = [
-        GuardedStream(stream, name)
-        for stream, name in zip(saved, ("stdout", "stderr"), strict=True)
-        if stream is not None and not isinstance(stream, GuardedStream)
+        _stand_in(name, fd) if _is_closed(stream) else GuardedStream(stream, name)
+        for stream, name, fd in zip(saved, ("stdout", "stderr"), (1, 2), strict=True)
+        if not isinstance(stream, GuardedStream)
     ]
     by_name = {g.name: g for g in made}
     sys.stdout = by_name.get("stdout", sys.stdout)  # type: ignore[assignment]
@@ -155,6 +203,9 @@ def guarded() -> Iterator[None]:
             with _lock:
                 for stream in made:
                     _streams.remove(stream)
+            for stream in made:
+                if stream.closed_at_start:
+                    stream._stream.close()
 
 
 def any_closed() -> bool:
@@ -162,6 +213,13 @@ def any_closed() -> bool:
     exit status is then at least 1: its output did not all arrive)."""
     with _lock:
         return any(stream.closed_by_reader for stream in _streams)
+
+
+def lost_at_start() -> list[str]:
+    """The names (``"stdout"``, ``"stderr"``) of the guarded streams that were closed
+    when the current command started and were written to: that output was lost."""
+    with _lock:
+        return [s.name for s in _streams if s.closed_at_start and s.written]
 
 
 @contextlib.contextmanager

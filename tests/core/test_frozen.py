@@ -176,3 +176,98 @@ def test_a_model_worker_of_the_frozen_app_says_what_it_lacks(frozen_app, ct_benc
     )  # fmt: skip
     assert result.returncode == 2
     assert f"torch is not installed for {frozen_app}: pip install" in result.stderr
+
+
+# Only the exact command lines Python's multiprocessing and the app build are children.
+
+
+def test_the_modules_run_by_name_are_the_engine_guard_and_the_model_worker():
+    assert {GUARD, WORKER} == frozen.OWN_MODULES
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        # a multiprocessing -c command after a user's option: the flags are not Python's
+        [
+            "app",
+            "--reviewer",
+            "-c",
+            'from multiprocessing.forkserver import main; print("EXECUTED")',
+        ],
+        # the prefix of a helper's command, then other code
+        ["app", "-c", 'from multiprocessing.forkserver import main; print("EXECUTED")'],
+        ["app", "-c", "from multiprocessing.resource_tracker import main;main(3); print(1)"],
+        ["app", "-c", "from multiprocessing.forkserver import main; main(3, 4, 'x', **{})"],
+        ["app", "-c", "from multiprocessing.forkserver import main; main(3, 4, [], **{'a': 1})"],
+        ["app", "-c", "from multiprocessing.forkserver import main; main(3, 4, [f()], **{})"],
+        ["app", "-m", "medrcube_desktop.nonexist"],
+        ["app", "-m", "medrcube_desktop.cli"],
+        ["app", "evaluate", "-m", GUARD],  # -m is a child's only right after the executable
+    ],
+)
+def test_a_command_line_that_only_looks_like_a_child_s_is_left_to_the_parser(
+    argv, monkeypatch, capsys
+):
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert frozen.child_role(argv) is None
+    assert frozen.run_child_if_asked(argv) is None  # nothing run: the parser's turn
+    assert "EXECUTED" not in capsys.readouterr().out
+
+
+def test_the_parser_refuses_those_command_lines(capsys):
+    from medrcube_desktop.cli.app import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["-m", "medrcube_desktop.nonexist"])
+    assert exit_.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["garbage"], "--multiprocessing-fork 'garbage': not a spawn child's argument"),
+        (["pipe_handle=x"], "--multiprocessing-fork 'pipe_handle=x': pipe_handle must be a"),
+        (["evil=3"], "--multiprocessing-fork 'evil=3': not a spawn child's argument"),
+        (["pipe_handle=3", "pipe_handle=4"], "'pipe_handle=4': not a spawn child's argument"),
+    ],
+)
+def test_a_malformed_spawn_command_line_is_one_line_and_status_2(args, said, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    with pytest.raises(SystemExit) as exit_:
+        frozen.run_child_if_asked(["app", frozen.SPAWN_FLAG, *args])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and said in err and "Traceback" not in err
+
+
+def test_the_helpers_main_is_called_with_the_parameters_parsed_from_the_command(monkeypatch):
+    from multiprocessing import forkserver, resource_tracker
+
+    commands = _stdlib_helper_commands(monkeypatch)
+    calls = []
+    monkeypatch.setattr(resource_tracker, "main", lambda *a, **k: calls.append(("rt", a, k)))
+    monkeypatch.setattr(forkserver, "main", lambda *a, **k: calls.append(("fs", a, k)))
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    for command in commands:
+        with pytest.raises(SystemExit) as exit_:
+            frozen.run_child_if_asked(command)
+        assert exit_.value.code == 0
+    # the numbers Python wrote into the commands, read back independently
+    fd_tracker = int(commands[0][-1].rsplit("(", 1)[1].rstrip(")"))
+    listener, alive = (int(n) for n in commands[1][-1].split("main(", 1)[1].split(",")[:2])
+    assert calls[0] == ("rt", (fd_tracker,), {})
+    assert calls[1][0] == "fs" and calls[1][1][:2] == (listener, alive)
+    assert isinstance(calls[1][1][2], list)
+
+
+def test_a_spawn_command_line_gives_spawn_main_its_numbers(monkeypatch):
+    from multiprocessing import spawn
+
+    seen = {}
+    monkeypatch.setattr(spawn, "spawn_main", lambda **kwds: seen.update(kwds))
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    argv = spawn.get_command_line(tracker_fd=5, pipe_handle=7)
+    with pytest.raises(SystemExit):
+        frozen.run_child_if_asked(argv)
+    assert seen == {"tracker_fd": 5, "pipe_handle": 7}

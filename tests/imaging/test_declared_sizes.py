@@ -212,3 +212,85 @@ def test_pixel_data_left_on_disk_is_checked_from_the_file(tmp_path, no_decoder, 
     path = _bomb_dicom(tmp_path, 40_000, 40_000)
     with pytest.raises(ImageLoadError, match=r"JPEG 2000 codestream declares 40000x40000"):
         load_slice(path)
+
+
+# A PNG's IHDR against what its file can hold; a cut inside the data and a stream that
+# ends early are shown alike (the rows held, the rest black, said).
+
+
+def _png_chunks(width: int, height: int, idat: bytes) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+    )
+
+
+def test_a_png_declaring_more_than_its_file_can_inflate_to_is_refused_before_decoding(
+    tmp_path, monkeypatch
+):
+    import PIL.Image
+
+    monkeypatch.setenv("MEDRCUBE_MAX_PIXELS", str(9000 * 9000))  # the limit is not what refuses
+    path = tmp_path / "bomb.png"
+    path.write_bytes(_png_chunks(9000, 9000, zlib.compress(b"\x00" * 9001 * 3)))
+    size = path.stat().st_size
+    assert size < 200
+    declared_bytes = 9000 * (1 + 9000)  # rows x (filter byte + 9000 grey samples)
+    assert declared_bytes > 1032 * size  # deflate's largest ratio cannot reach it
+    monkeypatch.setattr(PIL.Image, "open", _never)
+    with pytest.raises(ImageLoadError) as refused:
+        load_slice(path)
+    assert str(refused.value).startswith(
+        f"{path}: declares {declared_bytes:,} bytes of image rows but holds {size:,} "
+        "compressed bytes"
+    )
+
+
+def _rows(width: int, height: int) -> np.ndarray:
+    return (
+        np.arange(height * width, dtype=np.uint32).reshape(height, width) * 7919 % 251 + 1
+    ).astype(np.uint8)  # no zero: a black pixel is a missing one
+
+
+def test_a_png_cut_inside_its_data_shows_its_rows_held_like_one_whose_stream_ends_early(
+    tmp_path,
+):
+    pixels = _rows(300, 300)
+    raw = b"".join(b"\x00" + r.tobytes() for r in pixels)
+    whole = _png_chunks(300, 300, zlib.compress(raw))
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(whole[: len(whole) // 3])  # inside the IDAT chunk, no CRC, no IEND
+    # the rows the cut data holds, independently: inflate what is left of the IDAT
+    held = len(zlib.decompressobj().decompress(whole[41 : len(whole) // 3])) // 301
+    assert 0 < held < 300
+    data = load_slice(cut)
+    assert data.pixels.shape == (300, 300)
+    np.testing.assert_array_equal(data.pixels[:held], pixels[:held])
+    assert not data.pixels[held + 1 :].any()  # black below
+    assert any(f"ends after row {held} of 300" in note for note in data.notes)
+
+
+def test_a_pillow_png_cut_at_a_third_renders_with_the_note(tmp_path):
+    from PIL import Image
+
+    full = tmp_path / "full.png"
+    Image.fromarray(_rows(300, 300)).save(full)
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(full.read_bytes()[: full.stat().st_size // 3])
+    data = load_slice(cut)
+    assert data.pixels.shape == (300, 300)
+    assert any("of 300: the rows below are missing, drawn black" in note for note in data.notes)
+
+
+def test_a_png_cut_before_its_first_row_is_refused(tmp_path):
+    path = tmp_path / "norow.png"
+    raw = b"".join(b"\x00" + r.tobytes() for r in _rows(30, 30))
+    whole = _png_chunks(30, 30, zlib.compress(raw, 0))  # stored: 31 bytes a row
+    path.write_bytes(whole[:60])  # 19 bytes of the IDAT's data: no whole row
+    with pytest.raises(ImageLoadError, match="ends before the first of its 30 rows"):
+        load_slice(path)
