@@ -166,7 +166,8 @@ def merge_databases(db: Path | None, databases: list[Path]) -> tuple[Path, list[
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """``merge STUDY.db OTHER.db...`` (or ``merge --db STUDY.db OTHER.db...``): 0 merged,
-    2 an unusable database (nothing merged from it) or no OTHER.db."""
+    1 some reviews not stored (back-dated, as ``import-reviews``), 2 an unusable
+    database (nothing merged from it) or no OTHER.db."""
     from medrcube_desktop.store.exchange import merge
 
     study, others = merge_databases(args.db, args.databases)
@@ -186,4 +187,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
             warn(warning)
         for conflict in merged.conflicts:
             warn(f"conflict: {conflict}")
-    return Outcome.DONE
+        for refused in merged.refused:  # as import-reviews says its problems
+            say(refused)
+    return Outcome.FAILED if any(merged.refused for merged in summary.files) else Outcome.DONE

@@ -84,8 +84,12 @@ class FileMerge:
         Differences worth a look, e.g. study settings (blinding) unlike the target's.
     conflicts : list of str
         What the two files decided differently: an (item, target) adjudicated in both
-        apart, two different assignments (the target's kept), a review committed before
-        the target's first judgment of its item (not merged). One line each.
+        apart, two different assignments (the target's kept). One line each.
+    refused : list of str
+        Reviews not stored: each committed before the target's first judgment of its
+        item by the same reviewer, which never changes (``"FILE: review of item … by …
+        committed at … is before …, which never changes; not stored"``, the wording of
+        ``import-reviews``). The ``merge`` command exits 1 when there is one.
     """
 
     path: Path
@@ -93,6 +97,7 @@ class FileMerge:
     renumbered_items: int = 0
     warnings: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,7 @@ class MergeSummary:
                     "renumbered_items": f.renumbered_items,
                     "warnings": f.warnings,
                     "conflicts": f.conflicts,
+                    "refused": f.refused,
                 }
                 for f in self.files
             ],
@@ -291,7 +297,7 @@ def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge
                 if table == "reviews":
                     why = _back_dated(row, firsts.get((row["reviewer"], row["item_id"])))
                     if why:
-                        refused.append(f"{other}: {why}; not merged")
+                        refused.append(f"{other}: {why}; not stored")
                         left_out.add(row["uid"])
                         continue
                     origin[row["uid"]] = row["revision"]
@@ -311,9 +317,7 @@ def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge
         added["adjudications"], conflicts = merge_adjudications(db, source.conn, str(other))
         added["assignments"], assignment_conflicts = merge_assignment(db, source.conn, str(other))
     warnings = _protocol_warnings(target, source, other)
-    return FileMerge(
-        other, added, len(groups), warnings, refused + conflicts + assignment_conflicts
-    )
+    return FileMerge(other, added, len(groups), warnings, conflicts + assignment_conflicts, refused)
 
 
 def _first_judgments(db: Any) -> dict[tuple[str, str], tuple[str, int]]:

@@ -153,3 +153,31 @@ def test_the_uid_default_trigger_is_checked_too(tmp_path):
     conn.close()
     with pytest.raises(StoreError, match=r"trigger reviews_uid_default \(changed\)"):
         StudyStore(path)
+
+
+def test_merge_and_import_refuse_a_back_dated_review_alike(tmp_path, capsys):
+    """The same back-dated review: both commands say '…, which never changes; not
+    stored' and exit 1 (merge exited 0 with a warning)."""
+    path = tmp_path / "s.db"
+    study(path, hours=(10,)).close()
+    early = StudyStore(tmp_path / "early.db")
+    early.save_review(Review("dr-a", "i1", PASS, "at 8", at(8), at(8)))
+    early.close()
+    assert main(["merge", str(path), str(tmp_path / "early.db")]) == 1
+    merged = capsys.readouterr().err
+    assert (
+        f"{tmp_path / 'early.db'}: review of item i1 by dr-a committed at {at(8)} is before "
+        f"the reviewer's first judgment of the item ({at(10)}), which never changes; "
+        "not stored"
+    ) in merged
+    csv = tmp_path / "early.csv"
+    csv.write_text(
+        f"item_id,1.1,1.2,1.3,1.4,2.1,2.2,2.3,comment,committed_at\ni1,1,1,1,1,1,1,1,at 8,{at(8)}\n"
+    )
+    assert main(["import-reviews", "--db", str(path), "--reviewer", "dr-a", str(csv)]) == 1
+    imported = capsys.readouterr().err
+    assert (
+        f"{csv} line 2 item i1 column committed_at: {at(8)} is before the reviewer's first "
+        f"judgment of the item ({at(10)}), which never changes; not stored"
+    ) in imported
+    assert rows(StudyStore(path).conn) == [(1, "at 10")]
