@@ -123,6 +123,7 @@ def test_merge_prints_what_each_file_added(tmp_path, capsys):
                 "warnings": [],
                 "conflicts": [],
                 "refused": [],
+                "reviews_by_reviewer": {"dr-b": 1},
             }
         ],
         "total": {

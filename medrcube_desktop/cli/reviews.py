@@ -176,7 +176,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     lines = []
     for merged in summary.files:
         added = ", ".join(f"{n} {table}" for table, n in merged.added.items())
-        lines.append(f"{merged.path}: added {added}")
+        by = ", ".join(f"{name} {n}" for name, n in merged.reviews_by_reviewer.items())
+        lines.append(f"{merged.path}: added {added}" + (f" (reviews by {by})" if by else ""))
     emit(
         args.json,
         summary.to_dict(),
