@@ -97,7 +97,9 @@ def cmd_restore_guards(args: argparse.Namespace) -> int:
     emit(
         args.json,
         {"restored": restored, "db": str(args.db)},
-        f"{args.db}: append-only guards restored ({', '.join(restored)})"
+        f"{args.db}: append-only guards restored ({', '.join(restored)})".replace(
+            " (not the app's, dropped)", " dropped: not created by the app"
+        )
         if restored
         else f"{args.db}: every append-only guard is in place; nothing changed",
     )
