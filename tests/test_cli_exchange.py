@@ -122,6 +122,8 @@ def test_merge_prints_what_each_file_added(tmp_path, capsys):
                 "renumbered_items": 1,
                 "warnings": [],
                 "conflicts": [],
+                "refused": [],
+                "reviews_by_reviewer": {"dr-b": 1},
             }
         ],
         "total": {

@@ -97,7 +97,9 @@ def cmd_restore_guards(args: argparse.Namespace) -> int:
     emit(
         args.json,
         {"restored": restored, "db": str(args.db)},
-        f"{args.db}: append-only guards restored ({', '.join(restored)})"
+        f"{args.db}: append-only guards restored ({', '.join(restored)})".replace(
+            " (not the app's, dropped)", " dropped: not created by the app"
+        )
         if restored
         else f"{args.db}: every append-only guard is in place; nothing changed",
     )
@@ -166,7 +168,8 @@ def merge_databases(db: Path | None, databases: list[Path]) -> tuple[Path, list[
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """``merge STUDY.db OTHER.db...`` (or ``merge --db STUDY.db OTHER.db...``): 0 merged,
-    2 an unusable database (nothing merged from it) or no OTHER.db."""
+    1 some reviews not stored (back-dated, as ``import-reviews``), 2 an unusable
+    database (nothing merged from it) or no OTHER.db."""
     from medrcube_desktop.store.exchange import merge
 
     study, others = merge_databases(args.db, args.databases)
@@ -175,7 +178,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     lines = []
     for merged in summary.files:
         added = ", ".join(f"{n} {table}" for table, n in merged.added.items())
-        lines.append(f"{merged.path}: added {added}")
+        by = ", ".join(f"{name} {n}" for name, n in merged.reviews_by_reviewer.items())
+        lines.append(f"{merged.path}: added {added}" + (f" (reviews by {by})" if by else ""))
     emit(
         args.json,
         summary.to_dict(),
@@ -186,4 +190,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
             warn(warning)
         for conflict in merged.conflicts:
             warn(f"conflict: {conflict}")
-    return Outcome.DONE
+        for refused in merged.refused:  # as import-reviews says its problems
+            say(refused)
+    return Outcome.FAILED if any(merged.refused for merged in summary.files) else Outcome.DONE

@@ -4,10 +4,11 @@ Blinding is kept by the review window: it shows nothing of other raters' judgmen
 item before the reviewer's own commit. It cannot be kept against a reviewer who holds the
 study's database: the analyst's commands (``agreement``, ``export-reviews``,
 ``adjudicate-queue``) print every rater's scores from it. A blind study therefore gives
-each reviewer their own database, which holds the assignment, the study settings and the
-agreement studies' samples, and nothing any rater has judged (no review, no LLM judgment), and the analyst folds the
-reviewers' files back with ``merge`` (the assignment is the same, so it merges without a
-conflict). :func:`write_reviewer_databases` writes those files; :data:`BLINDING_NOTE` is
+each reviewer their own database, which holds their part of the assignment (their
+items only: no other reviewer's name or list), the study settings and the agreement
+studies' samples, and nothing any rater has judged (no review, no LLM judgment), and the
+analyst folds the reviewers' files back with ``merge`` (a part of the study's assignment
+merges without a conflict; merge warns when one reviewer's file holds another's reviews). :func:`write_reviewer_databases` writes those files; :data:`BLINDING_NOTE` is
 what the window and the docs say.
 """
 
@@ -129,8 +130,9 @@ def write_reviewer_databases(
     settings_json: str | None,
     studies: Sequence[StudyRecord] = (),
 ) -> None:
-    """Write each reviewer's database (:func:`reviewer_paths`): the whole assignment
-    ``record``, the study settings (``settings_json``, the ``study.settings`` value) and
+    """Write each reviewer's database (:func:`reviewer_paths`): that reviewer's part of
+    the assignment ``record`` (the split's overlap, seed and item count, the reviewer as
+    its one name, their items only), the study settings (``settings_json``, the ``study.settings`` value) and
     the agreement studies' samples (``studies``, so the window can list a study's
     items), nothing any rater judged.
 
@@ -141,16 +143,12 @@ def write_reviewer_databases(
     """
     from medrcube_desktop.review.study import STATE_KEY
 
-    rows = [
-        (name, item_id, item_id in record.overlap_items)
-        for name, ids in record.items.items()
-        for item_id in ids
-    ]
-    for path in paths.values():
+    for name, path in paths.items():
+        rows = [(name, i, i in record.overlap_items) for i in record.items.get(name, ())]
         store = StudyStore(path)
         try:
-            store.save_assignment(list(record.reviewers), record.overlap, record.seed,
-                                  record.n_items, rows)  # fmt: skip
+            store.save_assignment([name], record.overlap, record.seed, record.n_items,
+                                  rows)  # fmt: skip
             if settings_json:
                 store.set_state(STATE_KEY, settings_json)
             for study in studies:

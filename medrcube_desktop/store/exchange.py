@@ -189,7 +189,7 @@ def import_reviews(store: StudyStore, reviewer: str, csv_path: str | Path) -> Im
                 summary.problems.append(
                     f"{path} line {row.line} item {row.item_id} column committed_at: "
                     f"{row.committed_at} is before the reviewer's first judgment of the item "
-                    f"({first.committed_at}), which never changes; not imported"
+                    f"({first.committed_at}), which never changes; not stored"
                 )
                 continue
             revision = max(seen.revision(row.item_id), 2)  # free; renumbered below

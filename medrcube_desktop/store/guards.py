@@ -27,17 +27,21 @@ GUARD_TRIGGERS = (
     "reviews_never_replaced",
     "reviews_never_changed",
     "reviews_first_judgment_kept",
+    "reviews_revision_kept",
+    "reviews_uid_kept",
 )
-"""Names of the triggers that keep reviews and adjudications append-only."""
+"""Names of the triggers that keep reviews and adjudications append-only. Every other
+trigger the migrations create (``reviews_uid_default``) is checked as these are, and a
+trigger no migration created is refused (it could change rows the guards let through)."""
 
 _CREATE = re.compile(r"^CREATE\s+TRIGGER\s+(\w+)", re.IGNORECASE)
 _DROP = re.compile(r"^DROP\s+TRIGGER\s+(?:IF\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
 
 
 def expected_guards(version: int | None = None) -> dict[str, str]:
-    """``{trigger name: CREATE TRIGGER statement}`` of each guard as the shipped
-    migrations up to ``version`` (default: all) leave it (a later migration's version
-    replaces an earlier one)."""
+    """``{trigger name: CREATE TRIGGER statement}`` of every trigger (the guards and
+    ``reviews_uid_default``) as the shipped migrations up to ``version`` (default: all)
+    leave it (a later migration's version replaces an earlier one)."""
     from medrcube_desktop.store.migrations import available_migrations
 
     return dict(
@@ -52,7 +56,7 @@ def _guards_of(migrations: tuple[tuple[int, str, str], ...]) -> tuple[tuple[str,
     found: dict[str, str] = {}
     for _, _, sql in migrations:
         for statement in map(_without_leading_comments, _statements(sql)):
-            if (match := _CREATE.match(statement)) and match.group(1) in GUARD_TRIGGERS:
+            if match := _CREATE.match(statement):
                 found[match.group(1)] = statement
             elif match := _DROP.match(statement):
                 found.pop(match.group(1), None)
@@ -74,18 +78,44 @@ def _normal(sql: str | None) -> str:
 
 
 def broken_guards(conn: sqlite3.Connection) -> list[str]:
-    """Names of the guard triggers missing from ``conn``'s database, or not as the
-    migrations up to its schema version wrote them (``" (changed)"`` added), in :data:`GUARD_TRIGGERS` order."""
+    """The triggers of ``conn``'s database that are not as the migrations up to its
+    schema version left them: each missing one by name, a changed one with
+    ``" (changed)"``, one no migration created (on any table) with ``" (not the app's)"``;
+    in migration order, foreign ones last by name."""
+    return [name + why for name, why in _broken(conn)]
+
+
+def _broken(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """:func:`broken_guards` as (trigger name, ``""`` / ``" (changed)"`` / ``" (not the
+    app's)"``)."""
     from medrcube_desktop.store.migrations import current_version
 
-    stored = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
+    stored = dict(
+        conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+    )
+    expected = expected_guards(current_version(conn))
     broken = []
-    for name, sql in expected_guards(current_version(conn)).items():
+    for name, sql in expected.items():
         if name not in stored:
-            broken.append(name)
+            broken.append((name, ""))
         elif _normal(stored[name]) != _normal(sql):
-            broken.append(f"{name} (changed)")
+            broken.append((name, " (changed)"))
+    broken += [(name, " (not the app's)") for name in stored if name not in expected]
     return broken
+
+
+def renumbered_items(conn: sqlite3.Connection, limit: int = 3) -> list[str]:
+    """``"reviewer/item (revisions 1, 3, 99)"`` for up to ``limit`` (reviewer, item)
+    pairs whose revisions are not exactly 1..n: the app only ever leaves 1..n (a commit
+    takes the next number, renumber_revisions sets 1..n), so a gap or a number above n
+    is an UPDATE made outside the app."""
+    rows = conn.execute(
+        "SELECT reviewer, item_id, group_concat(revision, ', ') FROM "
+        "(SELECT reviewer, item_id, revision FROM reviews ORDER BY reviewer, item_id, revision) "
+        "GROUP BY reviewer, item_id HAVING MAX(revision) <> COUNT(*) LIMIT ?",
+        [limit],
+    ).fetchall()
+    return [f"{reviewer}/{item} (revisions {numbers})" for reviewer, item, numbers in rows]
 
 
 def check_guards(conn: sqlite3.Connection, path: Path | None) -> None:
@@ -102,12 +132,22 @@ def check_guards(conn: sqlite3.Connection, path: Path | None) -> None:
     ------
     StoreError
         ``"FILE: its append-only guards were removed or changed outside the app
-        (trigger …): …"``, with the command that restores them.
+        (trigger …): …"``, with the command that restores them (a trigger no migration
+        created counts: ``"NAME (not the app's)"``); or ``"FILE: review revisions were
+        renumbered outside the app (…)"`` when an item's revisions are not 1..n
+        (:func:`renumbered_items`).
     """
     broken = broken_guards(conn)
-    if not broken:
-        return
     where = str(path) if path is not None else ":memory:"
+    if not broken:
+        renumbered = renumbered_items(conn)
+        if renumbered:
+            raise StoreError(
+                f"{where}: review revisions were renumbered outside the app "
+                f"({'; '.join(renumbered)}), so an item's history may be out of order; "
+                "not opened. Restore the file from a backup"
+            )
+        return
     raise StoreError(
         f"{where}: its append-only guards were removed or changed outside the app "
         f"(trigger {', '.join(broken)}), so its reviews or adjudications may have been "
@@ -117,32 +157,37 @@ def check_guards(conn: sqlite3.Connection, path: Path | None) -> None:
 
 
 def restore_guards(conn: sqlite3.Connection) -> list[str]:
-    """Drop and create again every missing or changed guard trigger, in one
-    transaction; return the names restored (``[]`` when all were there).
+    """Drop and create again every missing or changed trigger, and drop every trigger
+    no migration created, in one transaction; return the names restored and, for each
+    trigger dropped, ``"NAME (not the app's, dropped)"`` (``[]`` when all were in place).
 
     Raises ``sqlite3.Error`` as it comes (the transaction is rolled back).
     """
     from medrcube_desktop.store.migrations import current_version
 
-    broken = [name.split(" ")[0] for name in broken_guards(conn)]
+    broken = _broken(conn)
     if not broken:
         return []
+    expected = expected_guards(current_version(conn))
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for name in broken:
-            conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')  # a name of GUARD_TRIGGERS
-            conn.execute(expected_guards(current_version(conn))[name])
+        for name, _ in broken:
+            quoted = name.replace('"', '""')
+            conn.execute(f'DROP TRIGGER IF EXISTS "{quoted}"')
+            if name in expected:
+                conn.execute(expected[name])
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-    return broken
+    return [name if name in expected else f"{name} (not the app's, dropped)" for name, _ in broken]
 
 
 def restore_file(path: Path) -> list[str]:
     """Migrate ``path`` (a backup copy first, as every migration) and put back its
-    missing or changed guards (:func:`restore_guards`); return the names restored.
+    missing or changed guards, dropping triggers the app did not create
+    (:func:`restore_guards`); return what was restored or dropped.
 
     Raises
     ------

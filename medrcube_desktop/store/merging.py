@@ -84,8 +84,14 @@ class FileMerge:
         Differences worth a look, e.g. study settings (blinding) unlike the target's.
     conflicts : list of str
         What the two files decided differently: an (item, target) adjudicated in both
-        apart, two different assignments (the target's kept), a review committed before
-        the target's first judgment of its item (not merged). One line each.
+        apart, two different assignments (the target's kept). One line each.
+    reviews_by_reviewer : dict[str, int]
+        Reviews copied, by reviewer (names in sorted order; only those with one).
+    refused : list of str
+        Reviews not stored: each committed before the target's first judgment of its
+        item by the same reviewer, which never changes (``"FILE: review of item … by …
+        committed at … is before …, which never changes; not stored"``, the wording of
+        ``import-reviews``). The ``merge`` command exits 1 when there is one.
     """
 
     path: Path
@@ -93,6 +99,8 @@ class FileMerge:
     renumbered_items: int = 0
     warnings: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    reviews_by_reviewer: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,8 @@ class MergeSummary:
                     "renumbered_items": f.renumbered_items,
                     "warnings": f.warnings,
                     "conflicts": f.conflicts,
+                    "refused": f.refused,
+                    "reviews_by_reviewer": f.reviews_by_reviewer,
                 }
                 for f in self.files
             ],
@@ -286,12 +296,13 @@ def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge
         groups: set[tuple[str, str]] = set()  # (reviewer, item_id) given new reviews
         firsts = _first_judgments(db)
         left_out: set[str] = set()  # uids of back-dated reviews, and their notes
+        by_reviewer: dict[str, int] = {}
         for table in (t for t in MERGED_TABLES if t not in _OWN_RULES):
             for row in _missing_rows(target, source, table):
                 if table == "reviews":
                     why = _back_dated(row, firsts.get((row["reviewer"], row["item_id"])))
                     if why:
-                        refused.append(f"{other}: {why}; not merged")
+                        refused.append(f"{other}: {why}; not stored")
                         left_out.add(row["uid"])
                         continue
                     origin[row["uid"]] = row["revision"]
@@ -300,6 +311,7 @@ def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge
                         db, row["reviewer"], row["item_id"]
                     )  # a free number until renumbered
                     review_queries.insert_review(db, row)
+                    by_reviewer[row["reviewer"]] = by_reviewer.get(row["reviewer"], 0) + 1
                 elif table == "disagreement_notes" and row["review_uid"] in left_out:
                     continue
                 else:
@@ -310,10 +322,36 @@ def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge
             review_queries.renumber_revisions(db, reviewer, item_id, origin)
         added["adjudications"], conflicts = merge_adjudications(db, source.conn, str(other))
         added["assignments"], assignment_conflicts = merge_assignment(db, source.conn, str(other))
-    warnings = _protocol_warnings(target, source, other)
+    warnings = _protocol_warnings(target, source, other) + _foreign_reviews(source, other)
     return FileMerge(
-        other, added, len(groups), warnings, refused + conflicts + assignment_conflicts
-    )
+        other, added, len(groups), warnings, conflicts + assignment_conflicts, refused,
+        dict(sorted(by_reviewer.items())),
+    )  # fmt: skip
+
+
+def _foreign_reviews(source: StudyStore, other: Path) -> list[str]:
+    """A warning when ``other`` is one reviewer's file (its assignment names that
+    reviewer only, as ``assign --databases`` writes it) but holds reviews by others:
+    they reached that reviewer's file some other way (an import into it), and are
+    merged as any other review."""
+    row = source.conn.execute("SELECT reviewers FROM assignment_settings").fetchone()
+    if row is None:
+        return []
+    names = json.loads(row[0])
+    if len(names) != 1:
+        return []
+    others = source.conn.execute(
+        "SELECT reviewer, COUNT(*) FROM reviews WHERE reviewer <> ? GROUP BY reviewer "
+        "ORDER BY reviewer",
+        [names[0]],
+    ).fetchall()
+    if not others:
+        return []
+    held = ", ".join(f"{name} ({n})" for name, n in others)
+    return [
+        f"{other}: the file of reviewer {names[0]} (its assignment names them only) holds "
+        f"reviews by {held}; they are merged: check how they got into it"
+    ]
 
 
 def _first_judgments(db: Any) -> dict[tuple[str, str], tuple[str, int]]:

@@ -72,7 +72,9 @@ def _target_name(target: str) -> str:
 
 def merge_assignment(db: Any, source: Any, label: str) -> tuple[int, list[str]]:
     """Copy ``source``'s assignment when the target ``db`` has none; return the rows
-    added and the conflict (two different assignments: the target's is kept)."""
+    added and the conflict (two different assignments: the target's is kept). A
+    reviewer's part of the target's assignment (``assign --databases``: the same split,
+    some of its reviewers and their rows) is no conflict."""
     theirs = _assignment(source)
     if theirs is None:
         return 0, []
@@ -84,7 +86,7 @@ def merge_assignment(db: Any, source: Any, label: str) -> tuple[int, list[str]]:
             {"reviewer": r, "item_id": i, "overlap": o} for r, i, o in rows
         )
         return len(rows), []
-    if _same(mine, theirs):
+    if _same(mine, theirs) or _part_of(theirs, mine):
         return 0, []
     return 0, [
         f"{label}: its assignment ({_describe(theirs)}) differs from the study's "
@@ -107,6 +109,17 @@ def _same(a: tuple[dict, list], b: tuple[dict, list]) -> bool:
     """The same split (the time it was stored aside)."""
     keys = ("reviewers", "overlap", "seed", "n_items")
     return all(a[0][k] == b[0][k] for k in keys) and sorted(a[1]) == sorted(b[1])
+
+
+def _part_of(part: tuple[dict, list], whole: tuple[dict, list]) -> bool:
+    """Whether ``part`` is some reviewers' share of the split ``whole``: the same
+    overlap, seed and item count, reviewers among its reviewers, rows among its rows."""
+    keys = ("overlap", "seed", "n_items")
+    return (
+        all(part[0][k] == whole[0][k] for k in keys)
+        and set(json.loads(part[0]["reviewers"])) <= set(json.loads(whole[0]["reviewers"]))
+        and set(part[1]) <= set(whole[1])
+    )
 
 
 def _describe(assignment: tuple[dict, list]) -> str:

@@ -185,7 +185,8 @@ def renumber_revisions(
     there (used instead of their temporary one). ``committed_at`` values are compared as
     UTC times; one that does not parse sorts after all that do. Rows are first moved
     above every current number, then set, so UNIQUE (reviewer, item_id, revision) holds
-    at every step.
+    at every step, and the database's checks on a revision change
+    (``reviews_revision_kept``, v8) pass at every step.
     """
     origin = origin or {}
     rows = db.execute(
@@ -201,7 +202,10 @@ def renumber_revisions(
 
     rows.sort(key=lambda r: (not pinned(r), *time_key(r[1]), origin.get(r[3], r[2]), r[3] or ""))
     shift = max(r[2] for r in rows) + len(rows)
-    moved = [row for row in rows if not pinned(row)]
+    # in increasing revision, so each lands above every current number: the database
+    # allows a revision change only onto a free number above them all or onto a place
+    # 1..n in commit order (reviews_revision_kept, v8)
+    moved = sorted((row for row in rows if not pinned(row)), key=lambda r: r[2])
     db.conn.executemany(
         "UPDATE reviews SET revision = ? WHERE id = ?", [(r[2] + shift, r[0]) for r in moved]
     )

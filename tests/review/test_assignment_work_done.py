@@ -204,7 +204,9 @@ def test_a_blind_study_gets_one_database_per_reviewer_holding_no_judgment(tmp_pa
     study = StudyStore(db).assignment()
     for name in ("A", "B"):
         mine = StudyStore(folder / f"{name}.db")
-        assert mine.assignment().items == study.items
+        part = mine.assignment()  # only their own part (blinding), none of the other's
+        assert part.items == {name: study.items[name]} and part.reviewers == (name,)
+        assert (part.overlap, part.seed, part.n_items) == (study.overlap, study.seed, study.n_items)
         assert mine.reviewers() == [] and mine.judgment_models() == []  # nothing to print
         assert StudySettings.load(mine).blind is True
         assert mine.study("pilot").item_ids == ("q01", "r0")
@@ -230,3 +232,30 @@ def test_reviewer_names_become_safe_distinct_file_names(tmp_path):
     (tmp_path / "x.db").write_bytes(b"")
     with pytest.raises(MedRCubeError, match="already exists"):
         reviewer_paths(tmp_path, ["x"])
+
+
+def test_merging_a_reviewer_file_says_whose_reviews_it_brought_in(tmp_path, bench, capsys):
+    """The tester's case: bob's review imported into alice's --databases file came back
+    into the study without a word. Merge now counts reviews per reviewer and warns."""
+    db = tmp_path / "s.db"
+    folder = tmp_path / "per-reviewer"
+    args = ["--db", db, "--dataset", bench, "--reviewer", "alice", "--new-reviewer", "bob"]
+    assert run(capsys, *args, "--databases", folder)[0] == 0
+    study = StudyStore(db).assignment()
+    alice = StudyStore(folder / "alice.db")
+    assert alice.assignment().items == {"alice": study.items["alice"]}
+    alice.save_review(Review("alice", study.items["alice"][0], PASS, "mine", T0, T0))
+    alice.save_review(Review("alice", study.items["alice"][1], PASS, "mine", T0, T0))
+    alice.save_review(Review("bob", study.items["bob"][0], PASS, "not hers", T0, T0))
+    alice.close()
+    capsys.readouterr()
+    assert main(["merge", str(db), str(folder / "alice.db")]) == 0
+    captured = capsys.readouterr()
+    assert f"{folder / 'alice.db'}: added 3 reviews," in captured.out
+    assert "(reviews by alice 2, bob 1)" in captured.out
+    assert (
+        f"{folder / 'alice.db'}: the file of reviewer alice (its assignment names them only) "
+        "holds reviews by bob (1); they are merged: check how they got into it"
+    ) in captured.err
+    assert "conflict" not in captured.err  # her part of the study's assignment
+    assert StudyStore(db).assignment().items == study.items

@@ -150,10 +150,11 @@ def test_revisions_of_one_reviewer_from_two_machines_interleave_by_commit_time(t
     early.save_review(Review("dr-a", "i1", scores("2.2"), "at 8", at(8), at(8)))
     refused = merge(study, [tmp_path / "early.db"]).files[0]
     assert refused.added["reviews"] == 0
-    assert refused.conflicts == [
+    assert refused.conflicts == []
+    assert refused.refused == [
         f"{tmp_path / 'early.db'}: review of item i1 by dr-a committed at {at(8)} is before "
         f"the reviewer's first judgment of the item ({at(10)}), which never changes; "
-        "not merged"
+        "not stored"
     ]
     assert [h[0:3:2] for h in history(study, "dr-a", "i1")] == [
         (1, "at 10"),
