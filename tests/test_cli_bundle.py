@@ -26,7 +26,7 @@ def test_a_missing_xcb_library_stops_the_window_with_the_install_command(monkeyp
 def test_self_test_refuses_a_folder_that_is_not_empty(tmp_path, capsys):
     (tmp_path / "x").write_text("")
     assert main(["self-test", "--out", str(tmp_path)]) == 2
-    assert "new or empty folder" in capsys.readouterr().err
+    assert "new or empty --out folder" in capsys.readouterr().err
 
 
 def test_self_test_refuses_an_unreadable_expect_file(tmp_path, capsys):
