@@ -3,7 +3,7 @@
 Every long job (render a benchmark, build the demo, judge, evaluate) reports a
 :class:`Progress` through one callable and stops when its cancel event is set; it returns
 a summary with ``to_dict()``, ``failed`` and ``cancelled``. The terminal runner
-(``cli/terminal.py``: tqdm, Ctrl+C) and the Qt runner (``ui/job_runner.py``: progress bar,
+(``cli/terminal.py``: tqdm, Ctrl+C) and the Qt runner (``ui/widgets/job_runner.py``: progress bar,
 ETA, Cancel) are the only two consumers, so a new job gets both for free.
 
 The record sits in ``core`` because the domain layers build it; ``jobs`` (the job

@@ -5,7 +5,7 @@
   below them); they are re-exported here.
 - :mod:`medrcube_desktop.jobs.terminal` runs a job in a terminal: a tqdm bar on stderr,
   Ctrl+C cancels and waits for what is being stored.
-- ``medrcube_desktop/ui/job_runner.py`` runs one in the window: a progress bar with ETA,
+- ``medrcube_desktop/ui/widgets/job_runner.py`` runs one in the window: a progress bar with ETA,
   Cancel, and closing the dialog cancels and waits.
 
 A job is a callable ``job(progress, cancel) -> summary``; it opens what it needs (a

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QMainWindow
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.imaging.render import CT_PRESETS
-from medrcube_desktop.ui.text_keys import guard_text_fields
-from medrcube_desktop.ui.themes import THEMES
+from medrcube_desktop.ui.widgets.text_keys import guard_text_fields
+from medrcube_desktop.ui.widgets.themes import THEMES
 
 MENUS: tuple[str, ...] = ("File", "Review", "View", "Help")
 
@@ -71,7 +71,7 @@ def install_actions(
     or Meta), the status bar says what happened, with the key: the sentence its handler
     returns ("Rule 1.1 passed (key 1)"), else, when the handler returned None and showed
     no message of its own, the action's title ("Zoom in (key +)"); ``""`` says nothing. Single keys never act while a text
-    field has the focus (:func:`~medrcube_desktop.ui.text_keys.guard_text_fields`,
+    field has the focus (:func:`~medrcube_desktop.ui.widgets.text_keys.guard_text_fields`,
     installed here once for the application).
     """
     guard_text_fields()

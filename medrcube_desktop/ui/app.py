@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 from medrcube_desktop import settings
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.ui.main_window import MainWindow
-from medrcube_desktop.ui.render_task import render_pool
-from medrcube_desktop.ui.screen import fit_window
-from medrcube_desktop.ui.themes import apply_theme
+from medrcube_desktop.ui.widgets.render_task import render_pool
+from medrcube_desktop.ui.widgets.screen import fit_window
+from medrcube_desktop.ui.widgets.themes import apply_theme
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 from medrcube_desktop.ui.window_tools import restore_window_state
 
@@ -165,7 +165,7 @@ def _run(app, dataset, db_path, reviewer, screenshot, quit_after_ms, said=None) 
             QMessageBox.information(
                 None, "Last benchmark not found", f"{gone[0].upper()}{gone[1:]}: choose one."
             )
-        from medrcube_desktop.ui.file_dialogs import get_existing_directory
+        from medrcube_desktop.ui.widgets.file_dialogs import get_existing_directory
 
         chosen = get_existing_directory(None, "Open a MedRCube benchmark folder")
         dataset = Path(chosen) if chosen else None
@@ -327,7 +327,7 @@ def app_quit() -> None:
 def _grab(window: MainWindow, path: Path) -> bool:
     """Save a grab of the window as PNG through the guarded writer (never over the study
     database or a benchmark's file); log and return False when it cannot be written."""
-    from medrcube_desktop.ui.grab import save_grab
+    from medrcube_desktop.ui.widgets.grab import save_grab
 
     try:
         save_grab(window, path)

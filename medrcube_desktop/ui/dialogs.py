@@ -33,7 +33,7 @@ from medrcube_desktop.ui.actions import (
     effective_keys,
     keymap_conflicts,
 )
-from medrcube_desktop.ui.screen import fit_to_screen
+from medrcube_desktop.ui.widgets.screen import fit_to_screen
 
 
 def problems_box(

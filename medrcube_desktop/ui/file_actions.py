@@ -24,7 +24,7 @@ from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store.exchange import WHICH, export_reviews, import_reviews
 from medrcube_desktop.ui.actions import ActionSpec
-from medrcube_desktop.ui.file_dialogs import (
+from medrcube_desktop.ui.widgets.file_dialogs import (
     get_existing_directory,
     get_open_file_name,
     get_save_file_name,

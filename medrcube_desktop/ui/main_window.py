@@ -35,26 +35,26 @@ from medrcube_desktop.ui.actions import (
 )
 from medrcube_desktop.ui.file_actions import FileActions, with_file_actions
 from medrcube_desktop.ui.file_checks import FileCheckThread
-from medrcube_desktop.ui.image_controls import ImageControls
-from medrcube_desktop.ui.image_view import ImageView
-from medrcube_desktop.ui.panes import ItemListPane, ItemPane
-from medrcube_desktop.ui.reveal_pane import RevealPane
-from medrcube_desktop.ui.review_binding import ReviewBinding
-from medrcube_desktop.ui.review_controls import ReviewControls
-from medrcube_desktop.ui.rubric_pane import RubricPane
-from medrcube_desktop.ui.screen import available_geometry, fitted_minimum
-from medrcube_desktop.ui.themes import error_colour
+from medrcube_desktop.ui.review.image_controls import ImageControls
+from medrcube_desktop.ui.review.panes import ItemListPane, ItemPane
+from medrcube_desktop.ui.review.reveal_pane import RevealPane
+from medrcube_desktop.ui.review.review_binding import ReviewBinding
+from medrcube_desktop.ui.review.review_controls import ReviewControls
+from medrcube_desktop.ui.review.rubric_pane import RubricPane
+from medrcube_desktop.ui.widgets.image_view import ImageView
+from medrcube_desktop.ui.widgets.screen import available_geometry, fitted_minimum
+from medrcube_desktop.ui.widgets.themes import error_colour
 from medrcube_desktop.ui.window_tools import (
     WindowTools,
     save_window_state,
 )
 
 if TYPE_CHECKING:  # loaded when first opened (see window_tools)
-    from medrcube_desktop.ui.adjudication_pane import AdjudicationPane
-    from medrcube_desktop.ui.agreement_pane import AgreementPane
-    from medrcube_desktop.ui.compare_pane import ComparePane
-    from medrcube_desktop.ui.evaluate_pane import EvaluatePane
-    from medrcube_desktop.ui.judge_dialog import JudgeDialog
+    from medrcube_desktop.ui.agreement.adjudication_pane import AdjudicationPane
+    from medrcube_desktop.ui.agreement.pane import AgreementPane
+    from medrcube_desktop.ui.compare.pane import ComparePane
+    from medrcube_desktop.ui.evaluate.pane import EvaluatePane
+    from medrcube_desktop.ui.review.judge_dialog import JudgeDialog
 
 log = logging.getLogger(__name__)
 

@@ -21,9 +21,9 @@ from medrcube_desktop.demo.shown_image import compare_shown, expected_slice_labe
 from medrcube_desktop.errors import ImageLoadError, MedRCubeError
 from medrcube_desktop.imaging.render import render_item
 from medrcube_desktop.ui.app import place_window
-from medrcube_desktop.ui.grab import save_grab
 from medrcube_desktop.ui.main_window import MainWindow
-from medrcube_desktop.ui.render_task import DISPLAY_MAX_SIDE, render_pool
+from medrcube_desktop.ui.widgets.grab import save_grab
+from medrcube_desktop.ui.widgets.render_task import DISPLAY_MAX_SIDE, render_pool
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 
 log = logging.getLogger(__name__)

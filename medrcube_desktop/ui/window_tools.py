@@ -22,14 +22,14 @@ from medrcube_desktop.ui.dialogs import (
     problems_box,
     shortcuts_box,
 )
-from medrcube_desktop.ui.themes import FONT_SCALES, apply_theme
+from medrcube_desktop.ui.widgets.themes import FONT_SCALES, apply_theme
 
 if TYPE_CHECKING:  # the panes load when first opened (pydantic, statistics: start-up time)
-    from medrcube_desktop.ui.adjudication_pane import AdjudicationPane
-    from medrcube_desktop.ui.agreement_pane import AgreementPane
-    from medrcube_desktop.ui.compare_pane import ComparePane
-    from medrcube_desktop.ui.evaluate_pane import EvaluatePane
-    from medrcube_desktop.ui.judge_dialog import JudgeDialog
+    from medrcube_desktop.ui.agreement.adjudication_pane import AdjudicationPane
+    from medrcube_desktop.ui.agreement.pane import AgreementPane
+    from medrcube_desktop.ui.compare.pane import ComparePane
+    from medrcube_desktop.ui.evaluate.pane import EvaluatePane
+    from medrcube_desktop.ui.review.judge_dialog import JudgeDialog
 
 
 def _window_settings() -> QSettings:
@@ -136,7 +136,7 @@ class WindowTools:
     def open_judge_dialog(self) -> JudgeDialog:
         """Review › Run LLM review: judge the listed items (or all) in the background."""
         if self.judge_dialog is None:
-            from medrcube_desktop.ui.judge_dialog import JudgeDialog
+            from medrcube_desktop.ui.review.judge_dialog import JudgeDialog
 
             self.judge_dialog = JudgeDialog(
                 self,
@@ -155,7 +155,7 @@ class WindowTools:
     def open_agreement_pane(self) -> AgreementPane:
         """Review › Agreement study: the statistics, figures and the items behind them."""
         if self.agreement_pane is None:
-            from medrcube_desktop.ui.agreement_pane import AgreementPane
+            from medrcube_desktop.ui.agreement.pane import AgreementPane
 
             self.agreement_pane = AgreementPane(self, self)
             self.agreement_pane.open_item.connect(self.show_item)
@@ -167,7 +167,7 @@ class WindowTools:
     def open_adjudication_pane(self) -> AdjudicationPane:
         """Review › Adjudicate disagreements: the queue, the judgments side by side."""
         if self.adjudication_pane is None:
-            from medrcube_desktop.ui.adjudication_pane import AdjudicationPane
+            from medrcube_desktop.ui.agreement.adjudication_pane import AdjudicationPane
 
             self.adjudication_pane = AdjudicationPane(self, self)
             self.adjudication_pane.open_item.connect(self.show_item)
@@ -180,7 +180,7 @@ class WindowTools:
     def open_evaluate_pane(self) -> EvaluatePane:
         """Review › Evaluate a model: run it on the benchmark and inspect its answers."""
         if self.evaluate_pane is None:
-            from medrcube_desktop.ui.evaluate_pane import EvaluatePane
+            from medrcube_desktop.ui.evaluate.pane import EvaluatePane
 
             self.evaluate_pane = EvaluatePane(self, self)
             self.evaluate_pane.open_item.connect(self.show_item)
@@ -191,7 +191,7 @@ class WindowTools:
     def open_compare_pane(self) -> ComparePane:
         """Review › Compare models: the leaderboard and the items × runs grid."""
         if self.compare_pane is None:
-            from medrcube_desktop.ui.compare_pane import ComparePane
+            from medrcube_desktop.ui.compare.pane import ComparePane
 
             self.compare_pane = ComparePane(self, self)
             self.compare_pane.open_item.connect(self.show_item)

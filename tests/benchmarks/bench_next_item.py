@@ -123,7 +123,7 @@ def step_times(root: Path, steps: int, prefetch: bool) -> list[float]:
 
 
 def render_pool_idle() -> bool:
-    from medrcube_desktop.ui.render_task import render_pool
+    from medrcube_desktop.ui.widgets.render_task import render_pool
 
     return render_pool().activeThreadCount() == 0
 

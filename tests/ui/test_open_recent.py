@@ -12,8 +12,8 @@ from medrcube_desktop import settings
 from medrcube_desktop.cli import main
 from medrcube_desktop.settings import RecentStudy, Settings
 from medrcube_desktop.ui import file_actions
-from medrcube_desktop.ui.folder_dialog import FolderDialog
-from tests.ui.test_review_window import open_window
+from medrcube_desktop.ui.widgets.folder_dialog import FolderDialog
+from tests.ui.review.test_review_window import open_window
 
 
 def start_plainly(*options: str) -> subprocess.CompletedProcess:

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import QLabel
 from medrcube_desktop import settings
 from medrcube_desktop.cli import main
 from medrcube_desktop.store import StudyStore
-from medrcube_desktop.ui.agreement_panel import PANEL
-from medrcube_desktop.ui.compare_grid import ITEM_COLUMNS
+from medrcube_desktop.ui.agreement.experts_panel import PANEL
+from medrcube_desktop.ui.compare.grid import ITEM_COLUMNS
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.window_factory import build_window, load_for_review
 from tests import parity_bench as pb

@@ -11,12 +11,12 @@ from PySide6.QtWidgets import QApplication, QTableView
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
-from medrcube_desktop.ui.compare_grid import ITEM_COLUMNS
-from medrcube_desktop.ui.readable import FigureScroll, figure_size, fit_header, wrap_header
-from medrcube_desktop.ui.screen import SCREEN_SHARE
+from medrcube_desktop.ui.compare.grid import ITEM_COLUMNS
+from medrcube_desktop.ui.widgets.readable import FigureScroll, figure_size, fit_header, wrap_header
+from medrcube_desktop.ui.widgets.screen import SCREEN_SHARE
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.ui.test_agreement_pane import prepare
-from tests.ui.test_review_window import open_window
+from tests.ui.agreement.test_pane import prepare
+from tests.ui.review.test_review_window import open_window
 
 SCREENS = {"1366x768": QSize(1366, 768), "1024x700": QSize(1024, 700)}
 
@@ -165,7 +165,7 @@ def test_the_compare_grid_headers_read_whole(qtbot, bench, tmp_path, screen):
     grid.setCurrentIndex(model.index(0, len(ITEM_COLUMNS)))  # its header bold
     QApplication.processEvents()
     pane.grab().save(str(tmp_path / f"compare-{screen}.png"))
-    from medrcube_desktop.ui.readable import bold_metrics, header_padding
+    from medrcube_desktop.ui.widgets.readable import bold_metrics, header_padding
 
     metrics, padding = bold_metrics(header), header_padding(header)
     for run, name in enumerate(RUNS):
@@ -222,7 +222,7 @@ def test_a_header_breaks_after_a_separator_and_inside_a_part_only_when_it_must(q
 @pytest.mark.parametrize("screen", SCREENS)
 def test_the_paired_outcomes_table_reads_whole(qtbot, bench, tmp_path, screen):
     from medrcube_desktop.evaluation.metrics import Outcome
-    from medrcube_desktop.ui.run_results import RunResults
+    from medrcube_desktop.ui.evaluate.run_results import RunResults
 
     window, _ = open_window(qtbot, bench, tmp_path / "s.db")
     pane = window.open_evaluate_pane()

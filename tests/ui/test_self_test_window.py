@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.ui import render_task, self_test
-from medrcube_desktop.ui.render_task import RenderTask
+from medrcube_desktop.ui import self_test
+from medrcube_desktop.ui.widgets import render_task
+from medrcube_desktop.ui.widgets.render_task import RenderTask
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,7 +90,7 @@ STUCK_AFTER_FIRST_RENDER = """
 import sys
 from medrcube_desktop.ui import app
 from medrcube_desktop.ui.main_window import MainWindow
-from medrcube_desktop.ui.render_task import RenderTask
+from medrcube_desktop.ui.widgets.render_task import RenderTask
 
 app.SCREENSHOT_WAIT_MS = 2000
 real_run, calls = RenderTask.run, []

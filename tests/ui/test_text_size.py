@@ -2,8 +2,8 @@
 
 from PySide6.QtWidgets import QApplication, QWidget
 
-from medrcube_desktop.ui.themes import FONT_SCALES, apply_theme
-from tests.ui.test_review_window import open_window
+from medrcube_desktop.ui.widgets.themes import FONT_SCALES, apply_theme
+from tests.ui.review.test_review_window import open_window
 
 
 def sizes(window) -> set[float]:

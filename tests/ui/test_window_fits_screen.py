@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 from medrcube_desktop import settings
 from medrcube_desktop.ui.app import DEFAULT_SIZE
 from medrcube_desktop.ui.main_window import MINIMUM_SIZE, MainWindow
-from medrcube_desktop.ui.screen import FRAME_ALLOWANCE, fitted_geometry, fitted_minimum
-from medrcube_desktop.ui.themes import apply_theme
+from medrcube_desktop.ui.widgets.screen import FRAME_ALLOWANCE, fitted_geometry, fitted_minimum
+from medrcube_desktop.ui.widgets.themes import apply_theme
 from medrcube_desktop.ui.window_factory import build_window, load_for_review, open_store
 from tests.conftest import item, write_benchmark
 

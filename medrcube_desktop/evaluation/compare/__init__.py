@@ -19,7 +19,7 @@ MedRCube paper does (Sections 4–6). Every analysis starts from a
   4 as PNG and SVG, and the HTML report.
 
 Qt-free: the ``compare`` command (``cli/compare.py``) and the Compare models pane
-(``ui/compare_pane.py``) are the two faces of the same :class:`~.result.CompareResult`.
+(``ui/compare/pane.py``) are the two faces of the same :class:`~.result.CompareResult`.
 """
 
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix, run_matrix

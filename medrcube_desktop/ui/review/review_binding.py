@@ -1,0 +1,179 @@
+"""The review window bound to its session: each session change re-renders what it names.
+
+The session (plain Python) tells its observers what changed
+(:class:`~medrcube_desktop.review.flow.Change`); :class:`ReviewBinding` is the one
+observer of the window and renders from the session's state, never from what a handler
+believes it changed. Handlers of keys and clicks only call the session.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.review.flow import Aspect, Change
+from medrcube_desktop.ui.widgets.text import format_duration
+
+if TYPE_CHECKING:
+    from medrcube_desktop.review.session import ReviewSessionState
+    from medrcube_desktop.ui.main_window import MainWindow
+
+
+def local_time(iso: str) -> str:
+    """An ISO 8601 UTC timestamp as local time, e.g. ``2026-11-29 15:10``."""
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso
+
+
+class ReviewBinding:
+    """Renders a :class:`ReviewSessionState` into a :class:`MainWindow`'s panes.
+
+    :meth:`bind` subscribes to a session (and leaves the previous one); the widgets
+    (``list_pane``, ``item_pane``, ``rubric_pane``, ``reveal_pane``, the progress label
+    and bar) are the window's.
+    """
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.session: ReviewSessionState | None = None
+
+    def bind(self, session: ReviewSessionState) -> None:
+        """Render ``session`` from now on."""
+        if self.session is not None:
+            self.session.unsubscribe(self.on_change)
+        self.session = session
+        session.subscribe(self.on_change)
+
+    def on_change(self, change: Change) -> None:
+        """Re-render what ``change`` names (called by the session after each change)."""
+        aspect, item_id = change.aspect, change.item_id
+        if aspect is Aspect.VISIBLE:
+            self.render_list()
+            self.render_progress()  # items left out for a file problem leave the total
+        elif aspect is Aspect.CURRENT:
+            self.render_current() if item_id is not None else self.render_nothing()
+        elif aspect is Aspect.JUDGMENTS:
+            if self._current_id() is not None:
+                self.render_reveal()
+        elif item_id is not None:
+            self.window.list_pane.refresh_mark(item_id)
+            if aspect is Aspect.SAVED:
+                self.render_progress()
+            if item_id == self._current_id():
+                if aspect in (Aspect.DRAFT, Aspect.SAVED):
+                    self.render_draft()
+                else:  # a flag or a note (a note typed in the reveal pane stays)
+                    self.render_saved_status()
+                    if aspect is Aspect.NOTE:
+                        self.render_reveal()
+                self.window._refresh_actions()
+
+    def _current_id(self) -> str | None:
+        current = self.session.current if self.session is not None else None
+        return current.id if current is not None else None
+
+    # -- marks and the list -------------------------------------------------------
+    def mark(self, item_id: str) -> str:
+        """The list mark of an item: ✎ a draft, ✓ committed, ⚑ added when flagged."""
+        session = self.session
+        if session is None:
+            return ""
+        if session.has_unsaved_changes(item_id):
+            mark = "✎"
+        else:
+            mark = "✓" if item_id in session.saved else ""
+        return f"{mark}⚑" if item_id in session.flagged else mark
+
+    def render_list(self) -> None:
+        """The visible items, the current one selected."""
+        self.window.list_pane.set_items(
+            self.session.visible,
+            self._current_id(),
+            left_out=self.session.left_out_for_files(),
+        )
+
+    def render_progress(self) -> None:
+        """``n of N reviewed · about … left`` and the bar in the status bar."""
+        done, total = self.session.progress()
+        eta = self.session.eta_seconds()
+        left = f" · {format_duration(eta)} left" if eta is not None and done < total else ""
+        label, bar = self.window.progress_label, self.window.progress_bar
+        assigned = "" if self.session.assigned is None else " (assigned to you)"
+        label.setText(f"{done} of {total} reviewed{assigned}{left}")
+        label.setToolTip("Time left = unreviewed items × your median active time per item")
+        bar.setRange(0, max(total, 1))
+        bar.setValue(done)
+
+    # -- the current item ---------------------------------------------------------
+    def render_current(self) -> None:
+        """A new current item: its list row, question, draft, status and reveal."""
+        window, session = self.window, self.session
+        window.list_pane.select(session.current.id)
+        window.item_pane.show_item(session.current)
+        draft = session.draft
+        window.rubric_pane.show_scores(draft.scores)
+        window.rubric_pane.show_tags(draft.scores, draft.tags)
+        window.rubric_pane.show_comment(draft.comment)
+        self.render_saved_status()
+        self.render_reveal()
+        window._refresh_actions()
+
+    def render_draft(self) -> None:
+        """The current draft: scores, tags, comment (left alone while it is what the box
+        holds, so typing keeps its cursor), status, and the comparison that follows it."""
+        rubric, draft = self.window.rubric_pane, self.session.draft
+        rubric.show_scores(draft.scores)
+        rubric.show_tags(draft.scores, draft.tags)
+        if rubric.comment.toPlainText().strip() != draft.comment.strip():
+            rubric.show_comment(draft.comment)
+        self.render_saved_status()
+        self.render_reveal()
+
+    def render_nothing(self) -> None:
+        """No current item: nothing of an earlier item stays in the rubric or reveal."""
+        rubric = self.window.rubric_pane
+        rubric.show_scores({rule: None for rule in RULE_IDS})
+        rubric.show_comment("")
+        rubric.show_status("")
+        rubric.show_tags({rule: None for rule in RULE_IDS}, [])
+        rubric.show_comparison("", None, [])
+        self.window.reveal_pane.show_hidden(False, anything=False)
+        self.window._refresh_actions()
+
+    def render_saved_status(self) -> None:
+        """The line under the commit button: draft, committed revision, repeat, flag."""
+        session = self.session
+        item_id = session.current.id
+        saved = session.saved.get(item_id)
+        draft = session.draft
+        if draft is not None and draft.repeat:
+            text = "Repeat for intra-rater agreement: score afresh, Enter commits."
+        elif session.has_unsaved_changes(item_id):
+            text = "Draft saved, not committed (Enter commits; Ctrl+Z undoes)."
+        elif saved:
+            text = f"Saved: revision {saved.revision}, committed {local_time(saved.committed_at)}."
+        else:
+            text = "Not reviewed yet."
+        if item_id in session.flagged:
+            text += "  ⚑ Flagged (F unflags)."
+        self.window.rubric_pane.show_status(text)
+
+    def render_reveal(self) -> None:
+        """The reveal pane for the current item: hidden (blind) or side by side."""
+        session, window = self.session, self.window
+        current = session.current
+        reveal = session.reveal(current.id) if current is not None else None
+        if reveal is None:
+            window.rubric_pane.show_comparison("", None, [])
+            draft = session.draft
+            window.reveal_pane.show_hidden(
+                draft is not None and draft.repeat, anything=current is not None
+            )
+            return
+        window.rubric_pane.show_comparison(reveal.llm_model, reveal.llm, reveal.disagreements)
+        pending = session.note_needed
+        rules = pending[1] if pending and pending[0].item_id == current.id else None
+        window.reveal_pane.show_reveal(reveal, rules)

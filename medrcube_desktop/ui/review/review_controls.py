@@ -1,0 +1,196 @@
+"""Scoring in the review window: rules, comment, tags, flag, undo, commit, the note.
+
+A mixin of :class:`~medrcube_desktop.ui.main_window.MainWindow`, which provides the
+widgets and the session. Each handler only calls the session, which saves the edit at
+once, decides what Enter does (:meth:`ReviewSessionState.commit` returns the outcome)
+and tells the window's :class:`~medrcube_desktop.ui.review.review_binding.ReviewBinding` what to
+re-render. Here remain the messages and the focus that follow an outcome; a failed save
+is shown, never hidden.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtWidgets import QMessageBox
+
+from medrcube_desktop.errors import StoreError
+from medrcube_desktop.review.flow import CommitKind, CommitOutcome
+from medrcube_desktop.review.session import ReviewIncomplete
+
+__all__ = ["ReviewControls"]
+
+log = logging.getLogger(__name__)
+
+
+class ReviewControls:
+    """Key 1–7, P, F, Ctrl+Z/Ctrl+Shift+Z, tags, Enter (commit), the disagreement note."""
+
+    def _guarded(self, edit) -> bool:
+        """Run a session edit; show a failed draft save in the status bar. True if run."""
+        if self.session.current is None:
+            return False
+        try:
+            edit()
+        except StoreError as exc:
+            log.error("draft not saved: %s", exc)
+            self.statusBar().showMessage(f"Draft NOT saved: {exc}", 15000)
+        return True
+
+    def toggle_rule(self, rule_id: str) -> str:
+        """Key 1–7: score one rule of the current item (unscored → fail → pass → fail);
+        what it did, for the status bar ("Rule 1.1 passed")."""
+        done: list[int] = []
+        if not self._guarded(lambda: done.append(self.session.toggle(rule_id))):
+            return "No item is shown: nothing to score"
+        if not done:  # the save failed; the status bar says so already
+            return ""
+        return f"Rule {rule_id} {'passed' if done[0] else 'failed'}"
+
+    def pass_unscored(self) -> str:
+        """Key P: pass every rule of the current item that is not scored yet; what it
+        did, for the status bar ("Passed the unscored rules 1.2, 2.1")."""
+        done: list[list[str]] = []
+        if not self._guarded(lambda: done.append(self.session.pass_unscored())):
+            return "No item is shown: nothing to score"
+        if not done:
+            return ""
+        changed = done[0]
+        if not changed:
+            return "Every rule is scored already: nothing changed"
+        return f"Passed the unscored rule{'' if len(changed) == 1 else 's'} {', '.join(changed)}"
+
+    def _comment_edited(self, text: str) -> None:
+        self._guarded(lambda: self.session.set_comment(text))
+
+    def _tag_toggled(self, tag: str) -> None:
+        self._guarded(lambda: self.session.toggle_tag(tag))
+
+    def undo(self) -> None:
+        """Ctrl+Z: undo the last score, comment or tag edit of the current item."""
+        self._guarded(self.session.undo)
+
+    def redo(self) -> None:
+        """Ctrl+Shift+Z / Ctrl+Y: redo what Undo took back."""
+        self._guarded(self.session.redo)
+
+    def can_undo(self) -> bool:
+        """Whether Undo has something to take back (the action's enabled-when)."""
+        draft = self.session.draft
+        return draft is not None and bool(draft.undo_stack)
+
+    def can_redo(self) -> bool:
+        """Whether Redo has something to put back."""
+        draft = self.session.draft
+        return draft is not None and bool(draft.redo_stack)
+
+    def toggle_flag(self) -> None:
+        """Key F: flag the item for a second look (or unflag it); saved at once."""
+        current = self.session.current
+        if current is None:
+            return
+        try:
+            on = self.session.toggle_flag()
+        except StoreError as exc:
+            self.statusBar().showMessage(f"Flag NOT saved: {exc}", 15000)
+            return
+        self.statusBar().showMessage(f"{current.id} {'flagged' if on else 'unflagged'}.", 4000)
+
+    def commit(self) -> str | None:
+        """Enter: what the session decides (commit, reveal, ask for a note, go on).
+
+        Returns why nothing was saved, for the status bar, or None (the outcome's own
+        messages say what was saved)."""
+        noting = self.session.enter_saves_note()
+        from_comment = self.rubric_pane.comment.hasFocus()  # Enter typed in the comment box
+        try:
+            outcome = self.session.commit(self.reveal_pane.note.text())
+        except ReviewIncomplete as exc:
+            self.rubric_pane.show_status(str(exc), problem=True)
+            if exc.needs_note:
+                self.reveal_pane.note.setFocus()
+            elif exc.needs_comment:
+                self.rubric_pane.comment.setFocus()
+            message = self._refusal(exc, from_comment)
+            self.statusBar().showMessage(message, 10000)  # Enter did something: say what
+            return message
+        except StoreError as exc:
+            log.exception("commit failed")
+            what = "Note" if noting else "Review"
+            shown = "note" if noting else "scores"
+            QMessageBox.critical(
+                self, f"{what} not saved", f"{exc}\n\nYour {shown} are still on screen."
+            )
+            return f"{what} NOT saved: {exc}"
+        self._show_outcome(outcome)
+        return None
+
+    def _refusal(self, exc: ReviewIncomplete, from_comment: bool) -> str:
+        """The status bar's words for a refused commit. Enter in the comment box commits
+        (Shift+Enter is the new line), so when it is refused there the words say both:
+        ``Score every rule to commit (3 left); Shift+Enter for a new line``."""
+        draft = self.session.draft
+        left = len(draft.unscored()) if draft is not None else 0
+        if left and not (exc.needs_comment or exc.needs_note):
+            message = f"Score every rule to commit ({left} left)"
+        else:
+            message = f"Not committed: {exc}"
+        return message + ("; Shift+Enter for a new line" if from_comment else "")
+
+    def _show_outcome(self, outcome: CommitOutcome) -> None:
+        """The messages and the focus that follow what Enter did."""
+        kind, review = outcome.kind, outcome.review
+        if kind is CommitKind.NO_ITEM:
+            self.statusBar().showMessage("No item to commit.", 4000)
+            return
+        if kind is CommitKind.NOTE_SAVED:
+            self.statusBar().showMessage("Disagreement note saved.", 4000)
+        elif kind is CommitKind.UNCHANGED:
+            self.statusBar().showMessage("Nothing changed since the last commit.", 3000)
+        if review is None:
+            self._go_next(None)
+            return
+        what = "repeat" if review.repeat else f"revision {review.revision}"
+        self.statusBar().showMessage(f"Saved {review.item_id} ({what}).", 4000)
+        if kind is CommitKind.COMMITTED:
+            self._go_next(review.revision)
+            return
+        # Blind study: what was hidden is shown before going on; Enter continues.
+        self.right_scroll.ensureWidgetVisible(self.reveal_pane)
+        if kind is CommitKind.NOTE_PENDING:
+            self.rubric_pane.show_status(
+                f"Saved ({what}). You differ from {self.session.llm_model} on "
+                f"{', '.join(outcome.note_rules)}: say why in the box above the comment and "
+                "press Enter, or change your scores and press Enter to commit them.",
+                problem=True,
+            )
+            self.reveal_pane.note.setFocus()
+        else:
+            self.rubric_pane.show_status(f"Saved ({what}). Revealed below; Enter: next item.")
+            self.image_view.setFocus()
+
+    def _save_note(self, text: str) -> None:
+        """Enter in the note box: store the disagreement note and go on."""
+        try:
+            self.session.add_disagreement_note(text)
+        except ReviewIncomplete as exc:
+            self.rubric_pane.show_status(str(exc), problem=True)
+            self.reveal_pane.note.setFocus()
+            return
+        except StoreError as exc:
+            QMessageBox.critical(self, "Note not saved", f"{exc}\n\nYour note is still on screen.")
+            return
+        self.statusBar().showMessage("Disagreement note saved.", 4000)
+        self._go_next(None)
+
+    def _go_next(self, revision: int | None) -> None:
+        target = self.session.next_target()
+        if target is None:
+            self.rubric_pane.show_status(
+                "End of the list."
+                if revision is None
+                else f"Saved: revision {revision}. End of the list."
+            )
+        else:
+            self.show_item(*target)
+        self.image_view.setFocus()  # keys 1–7 score the next item, not the comment box
