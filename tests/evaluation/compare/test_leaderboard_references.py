@@ -66,7 +66,9 @@ def _reference_paired(m, n_boot, seed):
     ``default_rng(seed).integers(0, K, (B, K))``), and takes the difference of the
     accuracies over every item of the drawn images; 2.5 and 97.5 percentiles."""
     both = ~np.isnan(m.correct[:, 0]) & ~np.isnan(m.correct[:, 1])
-    images = list(dict.fromkeys(str(item.image_path) for item, b in zip(m.items, both, strict=True) if b))
+    images = list(
+        dict.fromkeys(str(item.image_path) for item, b in zip(m.items, both, strict=True) if b)
+    )
     d_on = {image: [] for image in images}
     for item, b, row in zip(m.items, both, m.correct, strict=True):
         if b:

@@ -31,6 +31,4 @@ def test_a_one_pair_column_has_the_two_rater_figures_and_intervals():
         assert row.kappa_ci95 == pytest.approx(ref.kappa_ci95)
         assert row.ac1_ci95 == pytest.approx(ref.ac1_ci95)
     for pid in ("1", "2"):
-        assert column.rows[f"P{pid}"].kappa_ci95 == pytest.approx(
-            reference.verdict(pid).kappa_ci95
-        )
+        assert column.rows[f"P{pid}"].kappa_ci95 == pytest.approx(reference.verdict(pid).kappa_ci95)

@@ -82,7 +82,13 @@ def test_each_rules_wilson_interval_is_of_the_agreeing_items_not_the_disagreeing
 
 @pytest.mark.parametrize(
     "table",
-    [[[10, 0], [12, 30]], [[5, 3], [9, 40]], [[1, 7], [7, 1]], [[20, 1], [0, 20]], [[4, 14], [2, 9]]],
+    [
+        [[10, 0], [12, 30]],
+        [[5, 3], [9, 40]],
+        [[1, 7], [7, 1]],
+        [[20, 1], [0, 20]],
+        [[4, 14], [2, 9]],
+    ],
 )
 def test_mcnemar_exact_p_is_scipys_two_sided_binomial_test_of_the_discordant_pairs(table):
     b, c = table[0][1], table[1][0]
@@ -162,13 +168,13 @@ def _gwet_ac1_se(a: np.ndarray, b: np.ndarray) -> float:
     """Gwet (2008, Br J Math Stat Psychol 61:29-48, eq. 28 with f = 0, q = 2): the
     variance of AC1 for two raters from the table of proportions p_kl."""
     n = len(a)
-    p = np.array([[np.mean((a == k) & (b == l)) for l in (0, 1)] for k in (0, 1)])
+    p = np.array([[np.mean((a == k) & (b == m)) for m in (0, 1)] for k in (0, 1)])
     pa = p[0, 0] + p[1, 1]
     pi = (p.sum(axis=1) + p.sum(axis=0)) / 2  # π_k
     pe = float(np.sum(pi * (1 - pi)))  # 1/(q−1) Σ π_k(1−π_k), q = 2
     g = (pa - pe) / (1 - pe)
     middle = sum(p[k, k] * (1 - pi[k]) for k in (0, 1)) - pa * pe
-    last = sum(p[k, l] * (1 - (pi[k] + pi[l]) / 2) ** 2 for k in (0, 1) for l in (0, 1)) - pe**2
+    last = sum(p[k, m] * (1 - (pi[k] + pi[m]) / 2) ** 2 for k in (0, 1) for m in (0, 1)) - pe**2
     var = (pa * (1 - pa) - 4 * (1 - g) * middle + 4 * (1 - g) ** 2 * last) / (n * (1 - pe) ** 2)
     return math.sqrt(var)
 
@@ -201,7 +207,10 @@ def test_kappa_and_ac1_intervals_match_their_asymptotic_95_percent_intervals():
 
 
 def _scores(matrix: np.ndarray, ids):
-    return {i: dict(zip(RULE_IDS, map(int, row), strict=True)) for i, row in zip(ids, matrix, strict=True)}
+    return {
+        i: dict(zip(RULE_IDS, map(int, row), strict=True))
+        for i, row in zip(ids, matrix, strict=True)
+    }
 
 
 pairs_of_raters = st.integers(2, 25).flatmap(
