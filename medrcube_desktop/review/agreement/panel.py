@@ -26,10 +26,12 @@ import numpy as np
 
 from medrcube_desktop.core.rubric import PRINCIPLES, RULE_IDS
 from medrcube_desktop.review.agreement.stats import (
+    ALIKE,
     MAX_BOOTSTRAP,
     Draws,
     Scores,
     TooManyDraws,
+    alike_text,
 )
 
 JUDGMENTS: tuple[str, ...] = (*RULE_IDS, "P1", "P2", "verdict")
@@ -203,8 +205,8 @@ def _interval_why(values: np.ndarray) -> str | None:
     finite = values[np.isfinite(values)]
     if finite.size == 0:
         return "undefined in every resample"
-    if np.ptp(finite) == 0:
-        return f"every resample gives {finite[0]:.3g}"
+    if np.ptp(finite) <= ALIKE:  # constant up to rounding (see stats.ALIKE)
+        return alike_text(finite[0])
     return None
 
 

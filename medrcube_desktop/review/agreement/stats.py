@@ -57,6 +57,20 @@ CHUNK_INDICES = 1 << 20
 """Resampled indices made and used at once (8 MB): the draws' memory bound."""
 
 
+ALIKE = 1e-12
+"""Resampled values closer than this are one value: a statistic that is constant in exact
+arithmetic (kappa is 0 in every resample when one rater gives one value throughout) comes
+out of floating point as values a few 1e-16 apart, and their "interval" is a point
+(printed ``[-0.00, -0.00]``), not an interval. Any real spread over n items is far wider
+(of order 1/n²)."""
+
+
+def alike_text(value: float) -> str:
+    """``"every resample gives 0"``: the reason an interval of resamples all equal to
+    ``value`` (within :data:`ALIKE`) is undefined; rounding noise is not printed."""
+    return f"every resample gives {round(float(value), 12) + 0.0:.3g}"
+
+
 class TooManyDraws(MedRCubeError, ValueError):
     """More bootstrap draws than :data:`MAX_BOOTSTRAP` were asked for."""
 
@@ -509,9 +523,9 @@ def _figures(a: np.ndarray, b: np.ndarray, draws: Draws | None) -> PairFigures:
     for key, ci in intervals.items():
         if key in undefined:
             intervals[key] = None
-        elif ci is not None and ci[0] == ci[1]:  # every resample alike: not an interval
+        elif ci is not None and ci[1] - ci[0] <= ALIKE:  # every resample alike: no interval
             intervals[key] = None
-            undefined[key] = f"every resample gives {ci[0]:.3g}"
+            undefined[key] = alike_text(ci[0])
     return PairFigures(
         agreement=percent_agreement(table),
         ci95=intervals["ci95"],

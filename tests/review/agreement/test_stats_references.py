@@ -353,3 +353,26 @@ def test_agreement_kappa_and_ac1_intervals_cover_the_truth_95_percent_of_2000_st
                 covered[name] += low <= value <= high
     for name, count in covered.items():
         assert 0.93 <= count / studies <= 0.97, (name, count / studies)
+
+
+def test_a_kappa_that_every_resample_gives_as_0_has_no_interval_in_either_labelling():
+    """Found by the relabelling property: rater A fails every item, B passes one of
+    three. Kappa is 0 in every resample (p_o = p_e); in floating point the draws came
+    out a few 1e-16 apart, so before the fix the rule had the "interval" (−3.3e-16,
+    −5.4e-17), printed [-0.00, -0.00], while the relabelled data (where the draws came
+    out equal) said "every resample gives 0". Both now say the latter."""
+    from medrcube_desktop.review.agreement.panel import group_columns, rater_matrix
+
+    a = np.zeros((3, 7), dtype=int)
+    b = a.copy()
+    b[2, 6] = 1
+    ids = ["i0", "i1", "i2"]
+    for x, y in ((a, b), (1 - a, 1 - b)):
+        figures = compare(_scores(x, ids), _scores(y, ids), bootstrap=100, seed=3).rules["2.3"]
+        assert figures.cohen_kappa == pytest.approx(0.0, abs=1e-12)
+        assert figures.kappa_ci95 is None
+        assert figures.undefined["kappa_ci95"] == "every resample gives 0"
+        raters = {"x": rater_matrix(_scores(x, ids), ids), "y": rater_matrix(_scores(y, ids), ids)}
+        (column,) = group_columns(raters, [("x vs y", "pair", [("x", "y")])], 100, 3)
+        assert column.rows["2.3"].kappa_ci95 is None
+        assert column.rows["2.3"].undefined["kappa_ci95"] == "every resample gives 0"
