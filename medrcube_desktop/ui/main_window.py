@@ -115,9 +115,14 @@ class MainWindow(QMainWindow):
         self._follows_screen = False  # screenChanged connected (showEvent)
         self._build_widgets()
         self.binding = ReviewBinding(
-            self.list_pane, self.item_pane, self.rubric_pane, self.reveal_pane,
-            self.progress_label, self.progress_bar, self._refresh_actions,
-        )  # fmt: skip
+            list_pane=self.list_pane,
+            item_pane=self.item_pane,
+            rubric_pane=self.rubric_pane,
+            reveal_pane=self.reveal_pane,
+            progress_label=self.progress_label,
+            progress_bar=self.progress_bar,
+            refresh_actions=self._refresh_actions,
+        )
         self.binding.bind(session)
         self._build_parts(neurological)
         self.actions_table = with_file_actions(review_actions(self), self)
@@ -128,9 +133,15 @@ class MainWindow(QMainWindow):
             log.warning("settings.json shortcuts: %s", problem)
         self.qactions = install_actions(self, self.actions_table, overrides, self._action_fired)
         self.shortcuts = Shortcuts(
-            self, self.actions_table, self.qactions, self.prefs, lambda: self.session,
-            self.rubric_pane, self.preferences_changed.emit, self._take_focus,
-        )  # fmt: skip
+            parent=self,
+            table=self.actions_table,
+            qactions=self.qactions,
+            prefs=self.prefs,
+            session=self._session_now,
+            rubric_pane=self.rubric_pane,
+            preferences_changed=self.preferences_changed.emit,
+            take_focus=self._take_focus,
+        )
         self.files.install_recent_menu(self.menuBar(), self.qactions["app.study_info"])
         if self.shortcut_problems:
             self.statusBar().showMessage(
@@ -171,31 +182,65 @@ class MainWindow(QMainWindow):
 
     def _build_parts(self, neurological: bool) -> None:
         """The parts the window owns, each given what it uses."""
-        session = lambda: self.session  # noqa: E731 (the session now: another reviewer rebinds)
-        status = self.statusBar()
+        session, status = self._session_now, self.statusBar()
         self.image = ImageControls(
-            session, self.image_view, self.slice_slider, self.slice_label, self.image_message,
-            status, lambda action_id: self.shortcuts.key_of(action_id), self._announce_first,
-            self.convention_changed.emit, neurological,
-        )  # fmt: skip
+            session=session,
+            view=self.image_view,
+            slider=self.slice_slider,
+            slice_label=self.slice_label,
+            message=self.image_message,
+            status=status,
+            key_of=lambda action_id: self.shortcuts.key_of(action_id),  # built after
+            on_shown=self._announce_first,
+            convention_changed=self.convention_changed.emit,
+            neurological=neurological,
+        )
         self.scoring = ReviewControls(
-            session, self.rubric_pane, self.reveal_pane, self.image_view, self.right_scroll,
-            status, self.show_item, self,
-        )  # fmt: skip
+            session=session,
+            rubric_pane=self.rubric_pane,
+            reveal_pane=self.reveal_pane,
+            image_view=self.image_view,
+            right_scroll=self.right_scroll,
+            status=status,
+            show_item=self.show_item,
+            parent=self,
+        )
         self.files = FileActions(
-            self, session, self.set_session, self.benchmark, self.prefs, self._new_window,
-            self._take_focus,
-        )  # fmt: skip
+            window=self,
+            session=session,
+            set_session=self.set_session,
+            benchmark=self.benchmark,
+            prefs=self.prefs,
+            new_window=self._new_window,
+            take_focus=self._take_focus,
+        )
         self.tools = WindowTools(
-            self, session, self.set_session, self.benchmark, self.prefs, self.item_pane,
-            status, self.checking_files, self.preferences_changed.emit, self._take_focus,
-        )  # fmt: skip
+            parent=self,
+            session=session,
+            set_session=self.set_session,
+            benchmark=self.benchmark,
+            prefs=self.prefs,
+            item_pane=self.item_pane,
+            status=status,
+            checking_files=self.checking_files,
+            preferences_changed=self.preferences_changed.emit,
+            take_focus=self._take_focus,
+        )
         self.panes = PaneOpener(
             review_panes(
-                self, session, self.benchmark.root, self.show_item, self._studies_changed,
-                self._judgments_arrived,
+                parent=self,
+                session=session,
+                benchmark_root=self.benchmark.root,
+                show_item=self.show_item,
+                studies_changed=self._studies_changed,
+                judgments_arrived=self._judgments_arrived,
             )
-        )  # fmt: skip
+        )
+
+    def _session_now(self) -> ReviewSessionState:
+        """The session the window is bound to now (File › Change reviewer binds another):
+        what the parts are given, so they never hold an earlier one."""
+        return self.session
 
     def _new_window(self, benchmark: Benchmark, store: StudyStore) -> MainWindow:
         """A window like this one on ``benchmark`` and ``store`` (File › Open)."""
