@@ -114,6 +114,68 @@ def test_no_import_cycle():
     )
 
 
+UI_LAYERS = "ui: the window's shell above the features above the shared widgets"
+UI_FEATURES = "ui: the features do not import each other (a shared piece goes in ui.widgets)"
+
+
+def _ui_children() -> tuple[set[str], set[str]]:
+    """ui's top-level modules and its folders (subpackages), by name."""
+    import pkgutil
+
+    import medrcube_desktop.ui
+
+    children = list(pkgutil.iter_modules(medrcube_desktop.ui.__path__))
+    return {m.name for m in children if not m.ispkg}, {m.name for m in children if m.ispkg}
+
+
+def test_the_ui_contracts_name_every_module_and_folder_of_ui():
+    # a new pane folder or shell module cannot slip past the ui layers by not being listed:
+    # the shell is every top-level module, the features every folder but widgets
+    modules, folders = _ui_children()
+    assert "widgets" in folders and "main_window" in modules and len(folders) >= 5
+    contract = _contracts()[UI_LAYERS]
+    assert contract["containers"] == ["medrcube_desktop.ui"] and contract["exhaustive"]
+    shell, features, bottom = (
+        {name.strip() for name in layer.replace("|", ":").split(":")}
+        for layer in contract["layers"]
+    )
+    assert "|" not in contract["layers"][0] and ":" not in contract["layers"][1]
+    assert shell == modules
+    assert features == folders - {"widgets"} and bottom == {"widgets"}
+    independent = _contracts()[UI_FEATURES]["modules"]
+    assert set(independent) == {f"medrcube_desktop.ui.{name}" for name in features}
+
+
+def test_no_import_cycle_in_ui_counting_type_checking_and_function_imports():
+    # Stricter than test_no_import_cycle for ui: an import under ``if TYPE_CHECKING:``
+    # counts too (issue 22: main_window, file_actions, window_factory and review_binding
+    # imported each other that way), as do imports inside functions (the panes, loaded
+    # when first opened).
+    import grimp
+
+    graph = grimp.build_graph(
+        "medrcube_desktop", cache_dir=None, exclude_type_checking_imports=False
+    )
+    ui = sorted(m for m in graph.modules if m.startswith("medrcube_desktop.ui."))
+    cycles = [
+        [module, *chain]
+        for module in ui
+        for imported in sorted(graph.find_modules_directly_imported_by(module))
+        if imported.startswith("medrcube_desktop.ui.")
+        if (chain := graph.find_shortest_chain(importer=imported, imported=module))
+    ]
+    assert cycles == []
+    # the graph does hold both kinds: the opener imports each pane inside a function,
+    # and review_controls imports the rubric pane only for type checking
+    assert graph.direct_import_exists(
+        importer="medrcube_desktop.ui.pane_opener", imported="medrcube_desktop.ui.compare.pane"
+    )
+    assert graph.direct_import_exists(
+        importer="medrcube_desktop.ui.review.review_controls",
+        imported="medrcube_desktop.ui.review.rubric_pane",
+    )
+
+
 def test_the_window_starts_without_the_sdk_pydantic_or_the_evaluation_runner():
     # the command line's parser reads run defaults (llm.config, engines.base); it must not
     # pull what only a job needs into the window's start-up

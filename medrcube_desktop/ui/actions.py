@@ -249,27 +249,34 @@ MOUSE_GESTURES: tuple[tuple[str, str], ...] = (
 
 
 def review_actions(window) -> list[ActionSpec]:
-    """Every action of the review window (a :class:`MainWindow`), in menu order."""
+    """Every action of the review window (a :class:`MainWindow`), in menu order: each row
+    calls the window or one of its parts (``window.image``, ``window.scoring``,
+    ``window.tools``, ``window.shortcuts``, ``window.panes``)."""
     view = window.image_view
     specs = [
         ActionSpec(
             f"rule.{rule}",
             f"Fail / pass rule {rule}",
             (str(n),),
-            lambda r=rule: window.toggle_rule(r),
+            lambda r=rule: window.scoring.toggle_rule(r),
         )
         for n, rule in enumerate(RULE_IDS, start=1)
     ]
     return specs + [
-        ActionSpec("review.pass_rest", "Pass every unscored rule", ("P",), window.pass_unscored),
         ActionSpec(
-            "review.commit", "Commit and next", ("Return", "Enter", "Ctrl+Return"), window.commit
+            "review.pass_rest", "Pass every unscored rule", ("P",), window.scoring.pass_unscored
+        ),
+        ActionSpec(
+            "review.commit",
+            "Commit and next",
+            ("Return", "Enter", "Ctrl+Return"),
+            window.scoring.commit,
         ),
         ActionSpec(
             "review.leave_comment",
             "Leave the comment box / clear the caliper",
             ("Escape",),
-            window.escape,
+            window.image.escape,
         ),
         ActionSpec(
             "review.next", "Next item (no commit)", ("Ctrl+Down",), lambda: window.step_item(1)
@@ -280,20 +287,20 @@ def review_actions(window) -> list[ActionSpec]:
             ("Backspace", "Ctrl+Up"),
             lambda: window.step_item(-1),
         ),
-        ActionSpec("review.flag", "Flag / unflag the item", ("F",), window.toggle_flag),
+        ActionSpec("review.flag", "Flag / unflag the item", ("F",), window.scoring.toggle_flag),
         ActionSpec(
             "review.undo",
             "Undo score or comment edit",
             ("Ctrl+Z",),
-            window.undo,
-            enabled_when=lambda: window.can_undo(),
+            window.scoring.undo,
+            enabled_when=lambda: window.scoring.can_undo(),
         ),
         ActionSpec(
             "review.redo",
             "Redo",
             ("Ctrl+Shift+Z", "Ctrl+Y"),
-            window.redo,
-            enabled_when=lambda: window.can_redo(),
+            window.scoring.redo,
+            enabled_when=lambda: window.scoring.can_redo(),
         ),
         ActionSpec(
             "review.search", "Search question and options", ("Ctrl+F",), window.focus_search
@@ -302,76 +309,82 @@ def review_actions(window) -> list[ActionSpec]:
             "review.llm",
             "Run LLM review…",
             ("Ctrl+Shift+L",),
-            lambda: window.open_judge_dialog(),
+            lambda: window.panes.open("judge"),
         ),
         ActionSpec(
             "review.agreement",
             "Agreement study…",
             ("Ctrl+Shift+A",),
-            lambda: window.open_agreement_pane(),
+            lambda: window.panes.open("agreement"),
         ),
         ActionSpec(
             "review.adjudicate",
             "Adjudicate disagreements…",
             ("Ctrl+Shift+J",),
-            lambda: window.open_adjudication_pane(),
+            lambda: window.panes.open("adjudication"),
         ),
         ActionSpec(
             "review.evaluate",
             "Evaluate a model…",
             ("Ctrl+Shift+E",),
-            lambda: window.open_evaluate_pane(),
+            lambda: window.panes.open("evaluate"),
         ),
         ActionSpec(
             "review.compare",
             "Compare models…",
             ("Ctrl+Shift+M",),
-            lambda: window.open_compare_pane(),
+            lambda: window.panes.open("compare"),
         ),
         ActionSpec("view.zoom_in", "Zoom in", ("+", "="), lambda: view.zoom(1.25), "View"),
         ActionSpec("view.zoom_out", "Zoom out", ("-",), lambda: view.zoom(0.8), "View"),
         ActionSpec("view.fit", "Fit image to the window", ("0",), view.fit, "View"),
         ActionSpec(
-            "view.overlay", "Hide / show the overlay", ("M",), window.toggle_overlay, "View"
+            "view.overlay", "Hide / show the overlay", ("M",), window.image.toggle_overlay, "View"
         ),
-        ActionSpec("view.invert", "Invert (negative)", ("I",), window.toggle_invert, "View"),
+        ActionSpec("view.invert", "Invert (negative)", ("I",), window.image.toggle_invert, "View"),
         ActionSpec(
             "view.file_window",
             "Next window stored in the file",
             ("V",),
-            window.next_file_window,
+            window.image.next_file_window,
             "View",
         ),
-        ActionSpec("view.outline", "Mask: filled / outline", ("O",), window.toggle_outline, "View"),
+        ActionSpec(
+            "view.outline", "Mask: filled / outline", ("O",), window.image.toggle_outline, "View"
+        ),
         ActionSpec(
             "view.caliper",
             "Measure a distance (caliper)",
             ("D",),
-            window.toggle_caliper,
+            window.image.toggle_caliper,
             "View",
         ),
         ActionSpec(
             "view.neurological",
             "Neurological convention (patient right on screen right)",
             ("Ctrl+Shift+N",),
-            window.toggle_neurological,
+            window.image.toggle_neurological,
             "View",
         ),
         ActionSpec(
             "view.opacity_down",
             "Mask opacity −",
             ("[",),
-            lambda: window.change_opacity(-0.1),
+            lambda: window.image.change_opacity(-0.1),
             "View",
         ),
         ActionSpec(
-            "view.opacity_up", "Mask opacity +", ("]",), lambda: window.change_opacity(0.1), "View"
+            "view.opacity_up",
+            "Mask opacity +",
+            ("]",),
+            lambda: window.image.change_opacity(0.1),
+            "View",
         ),
         ActionSpec(
             "view.window_reset",
             "Window: the file's own",
             ("W",),
-            lambda: window.set_window(None),
+            lambda: window.image.set_window(None),
             "View",
         ),
         *(
@@ -379,26 +392,26 @@ def review_actions(window) -> list[ActionSpec]:
                 f"view.preset.{name}",
                 f"CT window: {name} (C {c:g} / W {w:g})",
                 (f"Ctrl+{n}",),
-                (lambda preset=(c, w): window.set_window(preset)),
+                (lambda preset=(c, w): window.image.set_window(preset)),
                 "View",
             )
             for n, (name, (c, w)) in enumerate(CT_PRESETS.items(), start=1)
         ),
         ActionSpec(
-            "view.next_slice", "Next slice", ("PgDown",), lambda: window.step_slice(1), "View"
+            "view.next_slice", "Next slice", ("PgDown",), lambda: window.image.step_slice(1), "View"
         ),
         ActionSpec(
             "view.previous_slice",
             "Previous slice",
             ("PgUp",),
-            lambda: window.step_slice(-1),
+            lambda: window.image.step_slice(-1),
             "View",
         ),
         ActionSpec(
             "view.problems",
             "Benchmark problems…",
             ("Ctrl+Shift+P",),
-            lambda: window.show_problems(),
+            lambda: window.tools.show_problems(),
             "View",
         ),
         *(
@@ -406,40 +419,44 @@ def review_actions(window) -> list[ActionSpec]:
                 f"view.theme.{theme}",
                 f"Theme: {title}",
                 (),
-                (lambda name=theme: window.set_theme(name)),
+                (lambda name=theme: window.tools.set_theme(name)),
                 "View",
             )
             for theme, title in THEMES.items()
         ),
         ActionSpec(
-            "view.text_larger", "Larger text", ("Ctrl+Alt+=",), lambda: window.scale_font(1), "View"
+            "view.text_larger",
+            "Larger text",
+            ("Ctrl+Alt+=",),
+            lambda: window.tools.scale_font(1),
+            "View",
         ),
         ActionSpec(
             "view.text_smaller",
             "Smaller text",
             ("Ctrl+Alt+-",),
-            lambda: window.scale_font(-1),
+            lambda: window.tools.scale_font(-1),
             "View",
         ),
         ActionSpec(
             "help.shortcuts",
             "Keyboard shortcuts",
             ("?", "F1"),
-            lambda: window.show_shortcuts(),
+            lambda: window.shortcuts.show_shortcuts(),
             "Help",
         ),
         ActionSpec(
             "help.remap",
             "Customise shortcuts…",
             ("Ctrl+Shift+K",),
-            lambda: window.edit_shortcuts(),
+            lambda: window.shortcuts.edit_shortcuts(),
             "Help",
         ),
         ActionSpec(
             "app.study",
             "Study settings (blinding, comments, repeats)…",
             ("Ctrl+Shift+S",),
-            lambda: window.edit_study_settings(),
+            lambda: window.tools.edit_study_settings(),
             "File",
         ),
         ActionSpec(

@@ -313,7 +313,7 @@ def _schedule_unattended(
         # a short pause first: the window's layout and paint settle after the first show
         QTimer.singleShot(
             SCREENSHOT_PAUSE_MS,
-            lambda: window.when_image_settled(SCREENSHOT_WAIT_MS, grab_when_settled),
+            lambda: window.image.when_image_settled(SCREENSHOT_WAIT_MS, grab_when_settled),
         )
 
     window.first_item_shown.connect(on_first_item)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -25,8 +23,8 @@ from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import Benchmark
 from medrcube_desktop.core.rubric import load_review_tags, load_rubric
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.imaging.render_cache import RenderCache
 from medrcube_desktop.review.session import ItemFilter, ReviewSessionState
+from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.actions import (
     install_actions,
     refresh_enabled,
@@ -35,6 +33,7 @@ from medrcube_desktop.ui.actions import (
 )
 from medrcube_desktop.ui.file_actions import FileActions, with_file_actions
 from medrcube_desktop.ui.file_checks import FileCheckThread
+from medrcube_desktop.ui.pane_opener import PaneOpener, review_panes
 from medrcube_desktop.ui.review.image_controls import ImageControls
 from medrcube_desktop.ui.review.panes import ItemListPane, ItemPane
 from medrcube_desktop.ui.review.reveal_pane import RevealPane
@@ -44,17 +43,8 @@ from medrcube_desktop.ui.review.rubric_pane import RubricPane
 from medrcube_desktop.ui.widgets.image_view import ImageView
 from medrcube_desktop.ui.widgets.screen import available_geometry, fitted_minimum
 from medrcube_desktop.ui.widgets.themes import error_colour
-from medrcube_desktop.ui.window_tools import (
-    WindowTools,
-    save_window_state,
-)
-
-if TYPE_CHECKING:  # loaded when first opened (see window_tools)
-    from medrcube_desktop.ui.agreement.adjudication_pane import AdjudicationPane
-    from medrcube_desktop.ui.agreement.pane import AgreementPane
-    from medrcube_desktop.ui.compare.pane import ComparePane
-    from medrcube_desktop.ui.evaluate.pane import EvaluatePane
-    from medrcube_desktop.ui.review.judge_dialog import JudgeDialog
+from medrcube_desktop.ui.window_factory import build_window
+from medrcube_desktop.ui.window_tools import Shortcuts, WindowTools, save_window_state
 
 log = logging.getLogger(__name__)
 
@@ -77,11 +67,19 @@ screen it shrinks to the screen's free area (``ui/screen.fitted_minimum``): what
 longer fits beside each other then scrolls."""
 
 
-class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainWindow):
+class MainWindow(QMainWindow):
     """Review window bound to a :class:`ReviewSessionState`.
 
     The panes render the session through :class:`ReviewBinding` (the session tells it
-    what changed); key and click handlers only call the session.
+    what changed); key and click handlers only call the session. The window owns its
+    parts, each given what it uses at construction: ``image``
+    (:class:`~medrcube_desktop.ui.review.image_controls.ImageControls`: rendering and
+    display choices), ``scoring`` (:class:`~medrcube_desktop.ui.review.review_controls.
+    ReviewControls`: keys 1–7, Enter, the note), ``files`` (:class:`~medrcube_desktop.ui.
+    file_actions.FileActions`: the File menu), ``tools`` (:class:`~medrcube_desktop.ui.
+    window_tools.WindowTools`: problems, study settings, theme), ``shortcuts``
+    (:class:`~medrcube_desktop.ui.window_tools.Shortcuts`) and ``panes``
+    (:class:`~medrcube_desktop.ui.pane_opener.PaneOpener`: one way to open a pane).
 
     Emits ``first_item_shown`` once the first item's image is on screen (or once it is
     clear that there is no item to show). ``reviewer_changed(name)`` when the reviewer
@@ -103,29 +101,12 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         prefs: settings.Settings | None = None,
     ) -> None:
         super().__init__(parent)
-        self.neurological = neurological
         self.prefs = prefs if prefs is not None else settings.Settings()
         self.fired_actions: list[str] = []  # action ids in trigger order (tests, debugging)
-        self.judge_dialog: JudgeDialog | None = None
-        self.agreement_pane: AgreementPane | None = None
-        self.adjudication_pane: AdjudicationPane | None = None
-        self.evaluate_pane: EvaluatePane | None = None
-        self.compare_pane: ComparePane | None = None
         self.session = session
-        self.binding = ReviewBinding(self)
-        self.binding.bind(session)
         self.benchmark = benchmark
         self.rubric = load_rubric()
-        self._generation = 0
-        self.render_cache = RenderCache()  # shown and prefetched items, bounded in MB
-        self._prefetch_stale = threading.Event()
         self._shown_first = False
-        self._fit_next = True
-        self.show_overlay = True  # key M hides the mask and box (this item only)
-        # The reviewer's window (None: the file's or default window); see display_state
-        self.display_window: tuple[float, float] | None = None
-        self.invert = False
-        self._shown_window: tuple[float, float] | None = None
         self._position_timer = QTimer(self)
         self._position_timer.setSingleShot(True)
         self._position_timer.setInterval(400)  # ms; rapid browsing writes once
@@ -133,6 +114,17 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.setMinimumSize(fitted_minimum(MINIMUM_SIZE, available_geometry(self)))
         self._follows_screen = False  # screenChanged connected (showEvent)
         self._build_widgets()
+        self.binding = ReviewBinding(
+            list_pane=self.list_pane,
+            item_pane=self.item_pane,
+            rubric_pane=self.rubric_pane,
+            reveal_pane=self.reveal_pane,
+            progress_label=self.progress_label,
+            progress_bar=self.progress_bar,
+            refresh_actions=self._refresh_actions,
+        )
+        self.binding.bind(session)
+        self._build_parts(neurological)
         self.actions_table = with_file_actions(review_actions(self), self)
         overrides, self.shortcut_problems = usable_overrides(
             self.actions_table, self.prefs.shortcuts
@@ -140,13 +132,23 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         for problem in self.shortcut_problems:
             log.warning("settings.json shortcuts: %s", problem)
         self.qactions = install_actions(self, self.actions_table, overrides, self._action_fired)
-        self.install_recent_menu()
+        self.shortcuts = Shortcuts(
+            parent=self,
+            table=self.actions_table,
+            qactions=self.qactions,
+            prefs=self.prefs,
+            session=self._session_now,
+            rubric_pane=self.rubric_pane,
+            preferences_changed=self.preferences_changed.emit,
+            take_focus=self._take_focus,
+        )
+        self.files.install_recent_menu(self.menuBar(), self.qactions["app.study_info"])
         if self.shortcut_problems:
             self.statusBar().showMessage(
                 "Remapped keys ignored (see the log): " + "; ".join(self.shortcut_problems[:2]),
                 20000,
             )
-        self._show_keys()
+        self.shortcuts.show_keys()
         self._start_session()
         QApplication.instance().installEventFilter(self)  # input = activity (active time)
 
@@ -178,6 +180,113 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
     def _refresh_actions(self) -> None:
         refresh_enabled(self.actions_table, self.qactions)
 
+    def _build_parts(self, neurological: bool) -> None:
+        """The parts the window owns, each given what it uses."""
+        session, status = self._session_now, self.statusBar()
+        self.image = ImageControls(
+            session=session,
+            view=self.image_view,
+            slider=self.slice_slider,
+            slice_label=self.slice_label,
+            message=self.image_message,
+            status=status,
+            key_of=lambda action_id: self.shortcuts.key_of(action_id),  # built after
+            on_shown=self._announce_first,
+            convention_changed=self.convention_changed.emit,
+            neurological=neurological,
+        )
+        self.scoring = ReviewControls(
+            session=session,
+            rubric_pane=self.rubric_pane,
+            reveal_pane=self.reveal_pane,
+            image_view=self.image_view,
+            right_scroll=self.right_scroll,
+            status=status,
+            show_item=self.show_item,
+            parent=self,
+        )
+        self.files = FileActions(
+            window=self,
+            session=session,
+            set_session=self.set_session,
+            benchmark=self.benchmark,
+            prefs=self.prefs,
+            new_window=self._new_window,
+            take_focus=self._take_focus,
+        )
+        self.tools = WindowTools(
+            parent=self,
+            session=session,
+            set_session=self.set_session,
+            benchmark=self.benchmark,
+            prefs=self.prefs,
+            item_pane=self.item_pane,
+            status=status,
+            checking_files=self.checking_files,
+            preferences_changed=self.preferences_changed.emit,
+            take_focus=self._take_focus,
+        )
+        self.panes = PaneOpener(
+            review_panes(
+                parent=self,
+                session=session,
+                benchmark_root=self.benchmark.root,
+                show_item=self.show_item,
+                studies_changed=self._studies_changed,
+                judgments_arrived=self._judgments_arrived,
+            )
+        )
+
+    def _session_now(self) -> ReviewSessionState:
+        """The session the window is bound to now (File › Change reviewer binds another):
+        what the parts are given, so they never hold an earlier one."""
+        return self.session
+
+    def _new_window(self, benchmark: Benchmark, store: StudyStore) -> MainWindow:
+        """A window like this one on ``benchmark`` and ``store`` (File › Open)."""
+        return build_window(type(self), benchmark, store, self.session.reviewer, self.prefs)
+
+    def open_judge_dialog(self):
+        """Review › Run LLM review: judge the listed items (or all) in the background."""
+        return self.panes.open("judge")
+
+    def open_agreement_pane(self):
+        """Review › Agreement study: the statistics, figures and the items behind them."""
+        return self.panes.open("agreement")
+
+    def open_adjudication_pane(self):
+        """Review › Adjudicate disagreements: the queue, the judgments side by side."""
+        return self.panes.open("adjudication")
+
+    def open_evaluate_pane(self):
+        """Review › Evaluate a model: run it on the benchmark and inspect its answers."""
+        return self.panes.open("evaluate")
+
+    def open_compare_pane(self):
+        """Review › Compare models: the leaderboard and the items × runs grid."""
+        return self.panes.open("compare")
+
+    def _studies_changed(self) -> None:
+        self.list_pane.set_studies(self.session.choices("study"))
+
+    def _judgments_arrived(self) -> None:
+        """New LLM judgments are stored: read them (still hidden until each commit; the
+        reveal pane follows through the session)."""
+        try:
+            self.session.reload_judgments()
+        except StoreError as exc:
+            self.statusBar().showMessage(f"Could not read the new judgments: {exc}", 8000)
+
+    def _take_focus(self) -> None:
+        """After a dialog: give the keys back to the review (1–7, Enter...)."""
+        self.activateWindow()
+        self.image_view.setFocus()
+
+    def _announce_first(self) -> None:
+        if not self._shown_first:
+            self._shown_first = True
+            self.first_item_shown.emit()
+
     # -- construction ---------------------------------------------------------
     def _build_widgets(self) -> None:
         s = self.session
@@ -186,20 +295,17 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
                 k: s.choices(k)
                 for k in ("task", "modality", "region", "dataset", "original_task", "study")
             },
-            self.binding.mark,
+            lambda item_id: self.binding.mark(item_id),
             text_only=s.text_only,
             restricted=len(s.restricted),
         )
         self.list_pane.filter_changed.connect(self._apply_filter)
         self.list_pane.item_chosen.connect(self.show_item)
         self.image_view = ImageView()
-        self.image_view.window_dragged.connect(self._drag_window)
-        self.image_view.full_resolution_wanted.connect(self.show_full_resolution)
         self.image_view.typed.connect(self._say_not_a_key)
         self.list_pane.search.returnPressed.connect(self.image_view.setFocus)
         self.slice_slider = QSlider(Qt.Orientation.Horizontal)
         self.slice_slider.setObjectName("sliceSlider")
-        self.slice_slider.valueChanged.connect(self._slice_changed)
         self.slice_slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.slice_label = QLabel()
         self.image_message = QLabel()
@@ -216,12 +322,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         centre_layout.addWidget(self.image_message)
         self.item_pane = ItemPane()
         self.rubric_pane = RubricPane(self.rubric, load_review_tags())
-        self.rubric_pane.toggled.connect(self.toggle_rule)
-        self.rubric_pane.comment_edited.connect(self._comment_edited)
-        self.rubric_pane.commit_requested.connect(self.commit)
-        self.rubric_pane.tag_toggled.connect(self._tag_toggled)
-        self.reveal_pane = RevealPane()
-        self.reveal_pane.note_submitted.connect(self._save_note)
+        self.reveal_pane = RevealPane()  # both answer the scoring part (_build_parts)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.item_pane)
@@ -326,7 +427,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.setWindowTitle(f"MedRCube Desktop — {self.benchmark.name} — {self.session.reviewer}")
         self.session.set_filter(self.list_pane.current_filter())  # the list follows
         self.binding.render_progress()
-        self.show_database_path()
+        self.files.show_database_path()
         first = self.session.resume_item_id()
         if first is not None:
             self.show_item(first)
@@ -359,19 +460,13 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         if note_had_focus:  # the note box is hidden now: keys go back to the review
             self.image_view.setFocus()
         if item_id != previous and self.session.current is not None:
-            reset = self._open_item_display(previous_item, self.session.current)
+            reset = self.image.open_item_display(previous_item, self.session.current)
             if reset:
                 self.statusBar().showMessage(reset, 6000)
         if item_id != previous:
             self.session.image_displayed(item_id, False)  # until the render is on screen
-            self._fit_next = True  # a new item opens fitted to the window
             self.right_scroll.verticalScrollBar().setValue(0)
-            self.image_view.clear()
-            self.slice_slider.blockSignals(True)
-            self.slice_slider.setRange(0, 0)
-            self.slice_slider.blockSignals(False)
-            self._render(None)
-            self._prefetch_neighbours()  # after the shown item's render: it goes first
+            self.image.start_item()  # fitted to the window; then its neighbours ahead
 
     def _remember_position(self) -> None:
         """Store where the reviewer is, to resume there next time (best effort)."""
@@ -383,12 +478,8 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
 
     def _show_no_item(self, message: str) -> None:
         self.session.clear_current()  # the rubric and reveal empty (ReviewBinding)
-        self._generation += 1  # drop any render still in flight
         self.item_pane.show_nothing(message)
-        self.image_view.clear()
-        self.slice_slider.setVisible(False)
-        self.slice_label.setText("")
-        self.image_message.setText(message)
+        self.image.show_nothing(message)  # any render still in flight is dropped
         QTimer.singleShot(0, self._announce_first)  # after the caller connected to the signal
 
     def step_item(self, step: int) -> None:  # Ctrl+Down / Backspace
@@ -425,7 +516,7 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         self.session = session
         self.binding.bind(session)
         self.rubric_pane.comment_edited.disconnect()
-        self.rubric_pane.comment_edited.connect(self._comment_edited)
+        self.rubric_pane.comment_edited.connect(self.scoring.comment_edited)
         self._start_session()
 
     def ask_reviewer(self) -> None:
@@ -457,21 +548,12 @@ class MainWindow(ImageControls, ReviewControls, WindowTools, FileActions, QMainW
         """Keep the position, the window layout and every draft (drafts are already saved:
         nothing to ask)."""
         self._position_timer.stop()
-        self._prefetch_stale.set()  # queued prefetches are skipped, not rendered at exit
+        self.image.stop()  # queued prefetches are skipped, not rendered at exit
         if self.file_checks is not None:
             self.file_checks.stop()
         self._remember_position()
         self.session.pause()
         save_window_state(self)
-        if self.judge_dialog is not None:
-            self.judge_dialog.close()  # cancels a run in progress; its results stay stored
-        if self.agreement_pane is not None:
-            self.agreement_pane.close()
-        if self.adjudication_pane is not None:
-            self.adjudication_pane.close()
-        if self.evaluate_pane is not None:
-            self.evaluate_pane.close()  # cancels a run; its answers stay stored
-        if self.compare_pane is not None:
-            self.compare_pane.close()
+        self.panes.close_all()  # cancels a run in progress; what it stored stays
         QApplication.instance().removeEventFilter(self)
         event.accept()

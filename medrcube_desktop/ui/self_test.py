@@ -99,7 +99,7 @@ def _drive(app, window: MainWindow, screenshot: Path, outcome: dict) -> QTimer:
             QTimer.singleShot(50, lambda: when_active(left_ms - 50))
             return
         QTest.keyClick(window.image_view, Qt.Key.Key_P)  # every rule PASS
-        window.when_image_settled(TIMEOUT_MS, check_and_commit)
+        window.image.when_image_settled(TIMEOUT_MS, check_and_commit)
 
     def check_and_commit(settled: bool) -> None:
         if outcome.get("over"):
@@ -110,7 +110,7 @@ def _drive(app, window: MainWindow, screenshot: Path, outcome: dict) -> QTimer:
         QTest.keyClick(window.image_view, Qt.Key.Key_Return)  # commit (stored before it returns)
         # the grab shows the committed review ("1 of N reviewed"), once the item Enter
         # moved to has rendered
-        window.when_image_settled(TIMEOUT_MS, grab_and_quit)
+        window.image.when_image_settled(TIMEOUT_MS, grab_and_quit)
 
     def grab_and_quit(_settled: bool) -> None:
         if outcome.get("over"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import Benchmark, load_benchmark
@@ -16,8 +16,9 @@ from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.store.database import WINDOW_WRITE_WAIT_S
 
-if TYPE_CHECKING:
-    from medrcube_desktop.ui.main_window import MainWindow
+Window = TypeVar("Window")
+"""The review window's class (``ui/main_window.MainWindow``), passed in: nothing here
+imports it, so the window may build windows here (File › Open) without a cycle."""
 
 
 def open_store(db_file: Path) -> StudyStore:
@@ -93,12 +94,12 @@ def load_for_review(root: Path) -> Benchmark:
 
 
 def build_window(
-    window_class: type[MainWindow],
+    window_class: type[Window],
     benchmark: Benchmark,
     store: StudyStore,
     name: str,
     prefs: settings.Settings,
-) -> MainWindow:
+) -> Window:
     """A review window on ``benchmark`` and ``store`` for reviewer ``name``, remembering
     what the user changes in ``prefs`` (not shown yet). File › Open builds its windows
     here too."""

@@ -92,7 +92,7 @@ def step_times(root: Path, steps: int, prefetch: bool) -> list[float]:
     store = StudyStore(root / f"study-{prefetch}.db")
     window = MainWindow(ReviewSessionState(benchmark.items, store, "bench"), benchmark)
     if not prefetch:
-        window.render_cache = RenderCache(capacity_mb=0)  # nothing kept: every step renders
+        window.image.render_cache = RenderCache(capacity_mb=0)  # nothing kept: every step renders
     window.resize(1400, 900)
     window.show()
     shown: list[bool] = []
@@ -110,7 +110,7 @@ def step_times(root: Path, steps: int, prefetch: bool) -> list[float]:
     times = []
     for _ in range(steps):
         if prefetch:  # the reviewer reads the item meanwhile: let its neighbour render
-            wait(lambda: len(window.render_cache) >= 2 and render_pool_idle())
+            wait(lambda: len(window.image.render_cache) >= 2 and render_pool_idle())
         shown.clear()
         start = time.perf_counter()
         window.step_item(1)

@@ -37,5 +37,5 @@ def test_the_panes_fit_the_screen(qtbot, ct_benchmark, tmp_path):
         free = available_size(pane)
         assert pane.height() <= free.height()  # (the offscreen screen is 800 px wide)
         pane.close()
-    pairs = window.evaluate_pane.pairs_view
+    pairs = window.panes.get("evaluate").pairs_view
     assert pairs.detail_scroll.widgetResizable()  # the pair detail scrolls

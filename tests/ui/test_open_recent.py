@@ -36,9 +36,9 @@ def test_file_open_then_a_plain_start_reopens_that_benchmark_and_database(
     second = tmp_path / "second"
     shutil.copytree(ct_benchmark, second)
     other_db = tmp_path / "other.sqlite"
-    window._open_in_new_window(file_actions.load_for_review(second), other_db)  # File › Open
-    qtbot.addWidget(window.opened_window)
-    window.opened_window.close()  # quit
+    window.files._open_in_new_window(file_actions.load_for_review(second), other_db)  # File › Open
+    qtbot.addWidget(window.files.opened_window)
+    window.files.opened_window.close()  # quit
     file_actions._OPEN_WINDOWS.clear()
     assert Settings.load().recent[0] == RecentStudy(str(second.resolve()), str(other_db))
 
@@ -97,22 +97,22 @@ def test_open_recent_lists_each_study_and_removes_a_missing_one_with_a_message(
     window.prefs.remember_study(gone, tmp_path / "g.db")
     window.prefs.remember_study(ct_benchmark, tmp_path / "s.db")
     gone.rmdir()
-    window.fill_recent_menu()  # (done as the menu opens)
+    window.files.fill_recent_menu()  # (done as the menu opens)
     file_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
-    assert window.recent_menu.menuAction() in file_menu.actions()
-    texts = [a.text() for a in window.recent_menu.actions() if not a.isSeparator()]
+    assert window.files.recent_menu.menuAction() in file_menu.actions()
+    texts = [a.text() for a in window.files.recent_menu.actions() if not a.isSeparator()]
     assert texts == ["&1 bench — s.db", "&2 gone — g.db (missing)", "Clear the list"]
     shown = []
     monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: shown.append(text))
-    window.recent_menu.actions()[1].trigger()  # the missing one: said, not a crash
+    window.files.recent_menu.actions()[1].trigger()  # the missing one: said, not a crash
     assert shown == [
         f"Not opened: the benchmark folder {gone.resolve()} is missing (moved or removed). "
         "It is removed from File › Open Recent."
     ]
     assert [e.dataset for e in Settings.load().recent] == [str(ct_benchmark.resolve())]
-    assert [a.text() for a in window.recent_menu.actions()][0] == "&1 bench — s.db"
-    window.recent_menu.actions()[0].trigger()  # the one that is there opens
-    opened = window.opened_window
+    assert [a.text() for a in window.files.recent_menu.actions()][0] == "&1 bench — s.db"
+    window.files.recent_menu.actions()[0].trigger()  # the one that is there opens
+    opened = window.files.opened_window
     qtbot.addWidget(opened)
     assert opened.session.store.path == (tmp_path / "s.db").resolve()
     file_actions._OPEN_WINDOWS.clear()

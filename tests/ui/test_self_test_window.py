@@ -57,7 +57,7 @@ def test_the_self_test_fails_while_the_image_still_renders(
     qapp, ct_benchmark, tmp_path, monkeypatch, renders_once_then_never
 ):
     monkeypatch.setattr(self_test, "TIMEOUT_MS", 3000)
-    _on_first_item(monkeypatch, lambda window: window.toggle_invert())  # a render never done
+    _on_first_item(monkeypatch, lambda window: window.image.toggle_invert())  # a render never done
     with pytest.raises(MedRCubeError, match="did not finish rendering .*Rendering…"):
         self_test.commit_one_review(ct_benchmark, tmp_path / "r.db", tmp_path / "s.png")
 
@@ -105,7 +105,7 @@ real_init = MainWindow.__init__
 
 def init(self, *args, **kwargs):  # the first item is shown, then re-rendered (invert)
     real_init(self, *args, **kwargs)
-    self.first_item_shown.connect(self.toggle_invert)
+    self.first_item_shown.connect(self.image.toggle_invert)
 
 MainWindow.__init__ = init
 """

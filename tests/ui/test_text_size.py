@@ -16,7 +16,7 @@ def test_text_size_follows_each_step_at_once(qtbot, ct_benchmark, tmp_path):
     base = app.font().pointSizeF()
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     for step, expected in ((1, 1.15), (1, 1.3), (-1, 1.15), (-1, 1.0), (-1, 0.85)):
-        window.scale_font(step)
+        window.tools.scale_font(step)
         QApplication.processEvents()
         assert window.prefs.font_scale == expected
         # before: every widget kept the previous step's size (Smaller could make text bigger)

@@ -220,7 +220,7 @@ def test_every_control_is_whole_or_reachable(
     window.grab().save(str(tmp_path / f"window-{screen}.png"))
     always = [
         window.rubric_pane.commit_button, window.rubric_pane.comment, window.slice_slider,
-        window.slice_label, window.statusBar(), window.progress_label, window.db_label,
+        window.slice_label, window.statusBar(), window.progress_label, window.files.db_label,
         window.list_pane.include_restricted, window.image_view,
     ]  # fmt: skip
     problems = [whole(w, window) for w in always]
@@ -241,7 +241,7 @@ def test_every_control_is_whole_or_reachable(
     qtbot.wait(50)
     assert "checking image files" in window.problems_label.text()
     window.grab().save(str(tmp_path / f"window-{screen}-status.png"))
-    bar = [window.problems_label, window.progress_label, window.db_label, window.statusBar()]
+    bar = [window.problems_label, window.progress_label, window.files.db_label, window.statusBar()]
     problems += [whole(w, window) for w in bar]
     assert [p for p in problems if p] == []
 

@@ -10,6 +10,8 @@ benchmark or the database goes through :func:`~medrcube_desktop.ui.widgets.text.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -37,6 +39,9 @@ from medrcube_desktop.review.adjudication import QueueEntry, adjudicate, build_q
 from medrcube_desktop.store.adjudications import VERDICT
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc, esc_lines
+
+if TYPE_CHECKING:
+    from medrcube_desktop.review.session import ReviewSessionState
 
 AGAINST_CHOICES = (
     ("experts", "Experts disagree"),
@@ -71,11 +76,11 @@ class AdjudicationPane(QDialog):
     open_item = Signal(str)
     saved = Signal(str)  # item id, after an adjudication is stored
 
-    def __init__(self, parent: QWidget, window) -> None:
+    def __init__(self, parent: QWidget, session: ReviewSessionState) -> None:
+        """``session``: the window's (its store, items, reviewer and blinding rule)."""
         super().__init__(parent)
         self.setWindowTitle("Adjudicate disagreements")
-        self.window_ = window
-        self.session = window.session
+        self.session = session
         self.entries: list[QueueEntry] = []
         self.hidden_items: list[str] = []  # blind: queued, not yet committed by the viewer
         # restricted items are reviewed on their text: their disagreements are queued too

@@ -12,7 +12,9 @@ still hide.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -63,6 +65,9 @@ from medrcube_desktop.ui.widgets.readable import headers_fit_contents, scrolled_
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc
 
+if TYPE_CHECKING:
+    from medrcube_desktop.review.session import ReviewSessionState
+
 log = logging.getLogger(__name__)
 
 COLUMNS = (
@@ -98,11 +103,13 @@ class AgreementPane(QDialog):
     study_saved = Signal()
     computed = Signal()  # a result (or an error) is on screen
 
-    def __init__(self, parent: QWidget, window) -> None:
+    def __init__(self, parent: QWidget, session: Callable[[], ReviewSessionState]) -> None:
+        """``session()``: the window's session now (its reviewer is the viewer the
+        blinding rule counts for, and changes with File › Change reviewer)."""
         super().__init__(parent)
         self.setWindowTitle("Agreement study")
-        self.window_ = window
-        self.store: StudyStore = window.session.store
+        self.session = session
+        self.store: StudyStore = session().store
         self.run: StudyRun | None = None
         self.panel_run: PanelRun | None = None
         self.first = QComboBox()
@@ -192,7 +199,7 @@ class AgreementPane(QDialog):
         self.first.clear()
         for name in reviewers:
             self.first.addItem(name, name)
-        current = self.window_.session.reviewer
+        current = self.session().reviewer
         if current in reviewers:
             self.first.setCurrentIndex(reviewers.index(current))
         self.second.clear()
@@ -224,7 +231,7 @@ class AgreementPane(QDialog):
             self.summary.setText("This study has no database file to read on a worker thread.")
             self.computed.emit()
             return
-        if self.window_.session.agreement_items() == set():
+        if self.session().agreement_items() == set():
             self.summary.setText(
                 "This study is blind: agreement counts only the items you have committed, "
                 "and you have committed none yet. Commit your scores (Enter) and compute again."
@@ -251,7 +258,7 @@ class AgreementPane(QDialog):
             "bootstrap": self.bootstrap.value(),
             "seed": self.seed.value(),
         }
-        counted = self.window_.session.agreement_items()  # blind: nothing it would hide
+        counted = self.session().agreement_items()  # blind: nothing it would hide
         if counted is not None:
             kwargs["only_items"] = counted
         self.compute_button.setEnabled(False)
@@ -266,14 +273,14 @@ class AgreementPane(QDialog):
         if any."""
         reviewers = self.store.reviewers()
         models = self.store.judgment_models()
-        model = self.window_.session.llm_model or (models[0] if models else None)
+        model = self.session().llm_model or (models[0] if models else None)
         kwargs = {
             "reviewers": reviewers,
             "model": model or None,
             "study": self.study.currentData(),
             "bootstrap": self.bootstrap.value(),
             "seed": self.seed.value(),
-            "only_items": self.window_.session.agreement_items(),
+            "only_items": self.session().agreement_items(),
         }
         self.compute_button.setEnabled(False)
         self.summary.setText("Computing…")
@@ -292,7 +299,7 @@ class AgreementPane(QDialog):
         self.export_button.setEnabled(False)  # the command writes these files
         self.run = None
         self.panel_run = run
-        viewer = self.window_.session.reviewer
+        viewer = self.session().reviewer
         blind = viewer if run.meta.get("restricted_to_committed_by_viewer") else None
         self.summary.setText(panel_summary(run, blind))
         fill_panel_table(self.table, run)
@@ -317,7 +324,7 @@ class AgreementPane(QDialog):
         result = run.result
         hidden = int(run.meta.get("hidden_by_blinding") or 0)
         blind = (
-            f"<br>Blind study: only the items {esc(self.window_.session.reviewer)} "
+            f"<br>Blind study: only the items {esc(self.session().reviewer)} "
             f"has committed are compared ({hidden} more not yet)."
             if run.meta.get("restricted_to_committed_by_viewer")
             else ""
@@ -388,7 +395,7 @@ class AgreementPane(QDialog):
         first, second = CELL_COLUMNS[column]
         judgment = key if not str(key).startswith("P") else key
         found = self.run.result.items_in_cell(judgment, first, second)
-        shown = self.window_.session.shown_item_ids(found)
+        shown = self.session().shown_item_ids(found)
         verdict = ("fails", "passes")
         self.items_label.setText(
             f"{key}: {self.run.meta['first']} {verdict[first]}, {self.run.meta['second']} "
@@ -425,7 +432,7 @@ class AgreementPane(QDialog):
 
     def new_study(self) -> None:
         """Draw (or extend) a named, seeded random sample of the benchmark's items."""
-        items = self.window_.session.items
+        items = self.session().items
         name, ok = QInputDialog.getText(self, "New study", "Study name:")
         if not ok or not name.strip():
             return

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
@@ -76,6 +77,9 @@ from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc
 from medrcube_desktop.ui.widgets.themes import error_colour
 
+if TYPE_CHECKING:
+    from medrcube_desktop.review.session import ReviewSessionState
+
 log = logging.getLogger(__name__)
 
 PANE_SETTINGS: tuple[str, ...] = ("min_items",)
@@ -96,19 +100,21 @@ class ComparePane(QDialog):
     open_item = Signal(str)
     computed = Signal()
 
-    def __init__(self, parent: QWidget, window) -> None:
+    def __init__(self, parent: QWidget, session: ReviewSessionState, benchmark_root: Path) -> None:
+        """``session``: the window's (its store, items, and the blinding rule the item
+        detail follows); ``benchmark_root``: the benchmark folder a report names."""
         super().__init__(parent)
         self.setWindowTitle("Compare models")
-        self.window_ = window
-        self.store: StudyStore = window.session.store
-        self.items = list(window.session.items) + list(window.session.restricted)
+        self.benchmark_root = benchmark_root
+        self.store: StudyStore = session.store
+        self.items = list(session.items) + list(session.restricted)
         self.item_paths = item_files(self.items)  # never written over by an export
         self.comparison: Comparison | None = None
         self.grid_model: CompareGridModel | None = None
         self.board_model: LeaderboardModel | None = None
         self.detail: CompareDetailDialog | None = None
         self._texts: list[str] | None = None  # search text per item, built once
-        self.sources = DetailSources(self.store, window.session)
+        self.sources = DetailSources(self.store, session)
         self._build()
         self.fill_runs()
 
@@ -141,9 +147,7 @@ class ComparePane(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(self._board_tab(), "&Leaderboard")
         self.tabs.addTab(self._items_tab(), "&Items × models")
-        self.figures = CompareFiguresTab(
-            self.store.path, str(self.window_.benchmark.root), self.item_paths
-        )
+        self.figures = CompareFiguresTab(self.store.path, str(self.benchmark_root), self.item_paths)
         self.tabs.addTab(self.figures, "&Figures")
         self.credibility = CompareCredibilityView()
         self.credibility.show_leakage.connect(self.show_leakage)
@@ -306,7 +310,7 @@ class ComparePane(QDialog):
             self._message("The benchmark has no item to compare runs on.", error=True)
             self.computed.emit()
             return
-        dataset, settings = self.window_.benchmark.root, self.settings()
+        dataset, settings = self.benchmark_root, self.settings()
         self.compare_button.setEnabled(False)
         self._message(
             f"Comparing {len(runs)} run{'' if len(runs) == 1 else 's'}… (Cancel or Esc stops it)"

@@ -11,6 +11,8 @@ typing in the Run box refreshes once the typing pauses.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -58,6 +60,9 @@ from medrcube_desktop.ui.widgets.job_runner import JobRunnerView
 from medrcube_desktop.ui.widgets.linked_items import LinkedItemsView
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc, esc_lines
+
+if TYPE_CHECKING:
+    from medrcube_desktop.review.session import ReviewSessionState
 
 SAMPLING_DECIMALS = 4
 """Decimals of the temperature and top-p fields (the default top_p is 0.0001)."""
@@ -115,12 +120,14 @@ class EvaluatePane(QDialog):
     open_item = Signal(str)
     run_finished = Signal()
 
-    def __init__(self, parent: QWidget, window) -> None:
+    def __init__(self, parent: QWidget, session: ReviewSessionState, benchmark_root: Path) -> None:
+        """``session``: the window's (its store, items and restricted items);
+        ``benchmark_root``: the benchmark folder, recorded with each run."""
         super().__init__(parent)
         self.setWindowTitle("Evaluate a model")
-        self.window_ = window
-        self.store: StudyStore = window.session.store
-        session = window.session
+        self.benchmark_root = benchmark_root
+        self.store: StudyStore = session.store
+        self._restricted = list(session.restricted)  # a text-only run answers them too
         # what the run's figures cover, as `credibility` and `compare` count: the
         # restricted items too (a text-only run answers them)
         self.items = scored_items(session.items, session.restricted)
@@ -346,9 +353,9 @@ class EvaluatePane(QDialog):
             enforce_eager=self.enforce_eager.isChecked(),
         )
         images = ImageOptions(text_only=self.text_only.isChecked())
-        benchmark = str(self.window_.benchmark.root)
+        benchmark = str(self.benchmark_root)
         items = items_to_evaluate(  # as `evaluate` sends them (--text-only: restricted too)
-            self._with_image, self.window_.session.restricted, images.text_only
+            self._with_image, self._restricted, images.text_only
         )
 
         def job(store, cancel, report):

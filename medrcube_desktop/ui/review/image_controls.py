@@ -1,7 +1,7 @@
 """Image display of the review window: rendering off the GUI thread, slices, window/level,
-invert and overlay. A mixin of :class:`~medrcube_desktop.ui.main_window.MainWindow`, which
-provides the widgets (``image_view``, ``slice_slider``, ``slice_label``, ``image_message``)
-and the session; kept apart so each module stays small."""
+invert and overlay. A part the window owns (``window.image``): it is given the widgets it
+draws into (``image_view``, ``slice_slider``, ``slice_label``, ``image_message``, the
+status bar), the session, and what it tells the window, at construction."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import math
 import threading
 from collections.abc import Callable
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QLabel, QSlider, QStatusBar
 
 from medrcube_desktop.core.dataset import text_only_message
 from medrcube_desktop.imaging.render import RenderedImage
@@ -21,8 +23,12 @@ from medrcube_desktop.ui.review.display_state import (
     window_number,
     window_scale,
 )
+from medrcube_desktop.ui.widgets.image_view import ImageView
 from medrcube_desktop.ui.widgets.render_task import DISPLAY_MAX_SIDE, RenderTask, render_pool
 from medrcube_desktop.ui.widgets.text import esc
+
+if TYPE_CHECKING:
+    from medrcube_desktop.review.session import ReviewSessionState
 
 SHOWN_PRIORITY = 1
 """Pool priority of the item the reviewer waits for: ahead of every queued prefetch."""
@@ -39,7 +45,7 @@ CALIPER_HINT = "Caliper:"
 """How the caliper's status-bar hints begin (taken off when the caliper is left)."""
 
 
-class ImageControls:
+class ImageControls(QObject):
     """Render the current item and apply the reviewer's display choices.
 
     Display choices: ``display_window`` (None: each file's own window) carries to the next
@@ -49,19 +55,78 @@ class ImageControls:
     inverted image are always named in the image's corner.
     """
 
-    display_window: tuple[float, float] | None = None
-    _window_scale: str | None = None  # units of the item the window was set on
-    _window_origin: str = "set by you"
-    invert: bool = False
-    show_overlay: bool = True
-    mask_alpha: float = 0.4  # opacity of a filled mask, 0.1 .. 1
-    mask_outline: bool = False  # draw only the border of each label
-    neurological: bool = False  # patient right on screen right (a remembered setting)
-    _full_resolution: bool = False  # this item zoomed in: no reduced decode
-    _shown_window: tuple[float, float] | None = None
-    render_cache: RenderCache
-    _prefetch_stale: threading.Event
-    _awaited: int | None = None  # generation of the render in flight for the current item
+    def __init__(
+        self,
+        session: Callable[[], ReviewSessionState],
+        view: ImageView,
+        slider: QSlider,
+        slice_label: QLabel,
+        message: QLabel,
+        status: QStatusBar,
+        key_of: Callable[[str], str],
+        on_shown: Callable[[], None],
+        convention_changed: Callable[[bool], None],
+        neurological: bool = False,
+    ) -> None:
+        """``session()`` is the window's session now (another reviewer binds another);
+        ``key_of(action_id)`` the key an action has (as remapped), named in the image's
+        corner; ``on_shown()`` is called each time the image asked for is settled (drawn,
+        failed with its message, or text only); ``convention_changed(neurological)`` when
+        View › Neurological convention is toggled. A QObject child of ``view``: the
+        renders' signals, emitted on the render pool, reach it on the GUI thread."""
+        super().__init__(view)
+        self._session = session
+        self.image_view, self.slice_slider, self.slice_label = view, slider, slice_label
+        self.image_message, self.status = message, status
+        self.key_of, self.on_shown, self.convention_changed = key_of, on_shown, convention_changed
+        self.neurological = neurological  # patient right on screen right (remembered)
+        self.display_window: tuple[float, float] | None = None  # None: the file's own
+        self._window_scale: str | None = None  # units of the item the window was set on
+        self._window_origin = "set by you"
+        self.invert = False
+        self.show_overlay = True  # key M hides the mask and box (this item only)
+        self.mask_alpha = 0.4  # opacity of a filled mask, 0.1 .. 1
+        self.mask_outline = False  # draw only the border of each label
+        self._full_resolution = False  # this item zoomed in: no reduced decode
+        self._shown_window: tuple[float, float] | None = None
+        self._file_windows: list[tuple[float, float]] = []
+        self.render_cache = RenderCache()  # shown and prefetched items, bounded in MB
+        self._prefetch_stale = threading.Event()
+        self._awaited: int | None = None  # generation of the render in flight
+        self._generation = 0
+        self._fit_next = True
+        self._positions: tuple | None = None  # (visible list, id -> index)
+        view.window_dragged.connect(self._drag_window)
+        view.full_resolution_wanted.connect(self.show_full_resolution)
+        slider.valueChanged.connect(self._slice_changed)
+
+    @property
+    def session(self) -> ReviewSessionState:
+        """The window's session now."""
+        return self._session()
+
+    def start_item(self) -> None:
+        """A new current item: clear the view, render it fitted to the window, then its
+        neighbours ahead (after it: it goes first)."""
+        self._fit_next = True
+        self.image_view.clear()
+        self.slice_slider.blockSignals(True)
+        self.slice_slider.setRange(0, 0)
+        self.slice_slider.blockSignals(False)
+        self._render(None)
+        self._prefetch_neighbours()
+
+    def show_nothing(self, message: str) -> None:
+        """No item: drop any render in flight, clear the view, say ``message``."""
+        self._generation += 1
+        self.image_view.clear()
+        self.slice_slider.setVisible(False)
+        self.slice_label.setText("")
+        self.image_message.setText(message)
+
+    def stop(self) -> None:
+        """The window closes: prefetches still queued are skipped, not rendered at exit."""
+        self._prefetch_stale.set()
 
     def _display_args(self, item, slice_index, overlay, window) -> tuple:
         """render_item's arguments after the item, in order (also the cache key's)."""
@@ -104,7 +169,7 @@ class ImageControls:
             self.slice_slider.setVisible(False)
             self.slice_label.setText("")
             self.image_message.setText(esc(f"Text only: {text_only_message(item)}."))
-            self._announce_first()
+            self.on_shown()
             return
         args = self._display_args(item, slice_index, self.show_overlay, self.display_window)
         key = render_key(item, *args)
@@ -157,7 +222,7 @@ class ImageControls:
         """Index of ``item_id`` in the session's visible list (a table rebuilt when the
         list changes, so a step costs no scan of 100,000 items)."""
         visible = self.session.visible
-        table = getattr(self, "_positions", None)
+        table = self._positions
         if table is None or table[0] is not visible or len(table[1]) != len(visible):
             table = (
                 visible,
@@ -200,7 +265,7 @@ class ImageControls:
         )
         if window and self.display_window is not None:
             window += (
-                f" ({self._window_origin}; {self._key_of('view.window_reset')}: the file's own)"
+                f" ({self._window_origin}; {self.key_of('view.window_reset')}: the file's own)"
             )
         legend = "  ".join(
             f"<span style='color:rgb{colour}'>■</span> label {label}"
@@ -210,7 +275,7 @@ class ImageControls:
         self.image_message.setText("  ·  ".join(part for part in parts if part))
         if self.session.current is not None:  # the review records that it was seen
             self.session.image_displayed(self.session.current.id, True)
-        self._announce_first()
+        self.on_shown()
 
     def _corner_notes(self, result: RenderedImage) -> list[str]:
         """The window, the slice, and every display choice that is not the default."""
@@ -225,12 +290,12 @@ class ImageControls:
         if result.slice_count > 1:
             corner.append(f"{result.slice_index + 1} / {result.slice_count}")
         if not self.show_overlay:
-            corner.append(f"overlay hidden ({self._key_of('view.overlay')})")
+            corner.append(f"overlay hidden ({self.key_of('view.overlay')})")
         if self.invert:
-            corner.append(f"inverted ({self._key_of('view.invert')})")
+            corner.append(f"inverted ({self.key_of('view.invert')})")
         return corner
 
-    def _open_item_display(self, previous, item) -> str | None:
+    def open_item_display(self, previous, item) -> str | None:
         """A new item: show its overlay; keep the window only where it means the same.
 
         Returns a message for the status bar when a choice was reset, else None.
@@ -259,7 +324,7 @@ class ImageControls:
         self.image_message.setText(
             f"<span style='color:#b42318'>Cannot show the image: {esc(message)}</span>"
         )
-        self._announce_first()
+        self.on_shown()
 
     def image_settled(self) -> bool:
         """Whether the image asked for last is on screen: no render of the current item
@@ -279,11 +344,6 @@ class ImageControls:
                 SETTLE_POLL_MS, lambda: self.when_image_settled(wait_ms - SETTLE_POLL_MS, then)
             )
 
-    def _announce_first(self) -> None:
-        if not self._shown_first:
-            self._shown_first = True
-            self.first_item_shown.emit()
-
     def _slice_changed(self, value: int) -> None:
         if self.session.current is not None:
             self._render(value)
@@ -300,14 +360,14 @@ class ImageControls:
 
     def next_file_window(self) -> None:
         """Key V: the next window stored in the file (DICOM may hold several)."""
-        windows = getattr(self, "_file_windows", [])
+        windows = self._file_windows
         if not windows:
-            self.statusBar().showMessage("The file stores no window.", 3000)
+            self.status.showMessage("The file stores no window.", 3000)
             return
         current = self.display_window or self._shown_window
         position = (windows.index(current) + 1 if current in windows else 0) % len(windows)
         self.set_window(windows[position], f"file window {position + 1} of {len(windows)}")
-        self.statusBar().showMessage(f"File window {position + 1} of {len(windows)}", 3000)
+        self.status.showMessage(f"File window {position + 1} of {len(windows)}", 3000)
 
     def toggle_invert(self) -> str:
         """Key I: show greyscale images negative (kept from item to item); what it did."""
@@ -332,7 +392,7 @@ class ImageControls:
         """View › Neurological convention: patient right on screen right (remembered)."""
         self.neurological = not self.neurological
         self._rerender_same_slice()
-        self.convention_changed.emit(self.neurological)
+        self.convention_changed(self.neurological)
 
     def toggle_outline(self) -> str:
         """Key O: masks as filled areas or as outlines (kept from item to item); what it
@@ -345,14 +405,14 @@ class ImageControls:
         """Keys [ and ]: mask fill opacity down or up by ``step`` (0.1 to 1)."""
         self.mask_alpha = round(min(1.0, max(0.1, self.mask_alpha + step)), 2)
         self._rerender_same_slice()
-        self.statusBar().showMessage(f"Mask opacity {self.mask_alpha:.0%}", 2000)
+        self.status.showMessage(f"Mask opacity {self.mask_alpha:.0%}", 2000)
 
     def toggle_overlay(self) -> None:
         """Key M: hide or show the item's mask and box (the slice stays the same); the next
         item shows its overlay again."""
         self.show_overlay = not self.show_overlay
         self._rerender_same_slice()
-        self.statusBar().showMessage(
+        self.status.showMessage(
             "Overlay shown." if self.show_overlay else "Overlay hidden (M shows it).", 3000
         )
 
@@ -372,8 +432,8 @@ class ImageControls:
     def _forget_caliper_hint(self) -> None:
         """Take the caliper's hint off the status bar once the caliper is left (it said
         "drag on the image" for 6 s, after the caliper was gone)."""
-        if self.statusBar().currentMessage().startswith(CALIPER_HINT):
-            self.statusBar().clearMessage()
+        if self.status.currentMessage().startswith(CALIPER_HINT):
+            self.status.clearMessage()
 
     def _say_caliper_spacing(self) -> None:
         """The status bar names the spacing the caliper measures with: that of the image
@@ -392,7 +452,7 @@ class ImageControls:
                 f"{CALIPER_HINT} drag on the image; the file gives no pixel spacing, so "
                 "lengths are in pixels."
             )
-        self.statusBar().showMessage(message, 6000)
+        self.status.showMessage(message, 6000)
 
     def escape(self) -> str:
         """Esc: on the image, clear the caliper; elsewhere (the comment box), back to the

@@ -44,9 +44,11 @@ ENDPOINT_SETTING = "judge/endpoint"
 
 class JudgeDialog(QDialog):
     """Model, endpoint, concurrency and scope; Start, Cancel, Retry failed; progress,
-    ETA, running cost and the failures. Emits ``judged()`` when a run stored something and
-    ``run_finished()`` once the outcome of a run is shown."""
+    ETA, running cost and the failures. Emits ``judged()`` when a run stored something,
+    ``run_finished()`` once the outcome of a run is shown, and ``open_item(item_id)`` to
+    ask the review window to show a failed item."""
 
+    open_item = Signal(str)
     judged = Signal()
     run_finished = Signal()  # after the window shows the outcome of a run
 
@@ -121,7 +123,7 @@ class JudgeDialog(QDialog):
 
     def _open_failure(self, entry) -> None:
         item_id = self.failed_ids[self.failures.row(entry)]
-        self.parent().show_item(item_id)
+        self.open_item.emit(item_id)
 
     def start(self, only_ids: list[str] | None) -> None:
         """Start a run on the chosen items (or only ``only_ids``)."""

@@ -8,6 +8,7 @@ believes it changed. Handlers of keys and clicks only call the session.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -16,8 +17,12 @@ from medrcube_desktop.review.flow import Aspect, Change
 from medrcube_desktop.ui.widgets.text import format_duration
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QLabel, QProgressBar
+
     from medrcube_desktop.review.session import ReviewSessionState
-    from medrcube_desktop.ui.main_window import MainWindow
+    from medrcube_desktop.ui.review.panes import ItemListPane, ItemPane
+    from medrcube_desktop.ui.review.reveal_pane import RevealPane
+    from medrcube_desktop.ui.review.rubric_pane import RubricPane
 
 
 def local_time(iso: str) -> str:
@@ -29,15 +34,28 @@ def local_time(iso: str) -> str:
 
 
 class ReviewBinding:
-    """Renders a :class:`ReviewSessionState` into a :class:`MainWindow`'s panes.
+    """Renders a :class:`ReviewSessionState` into the review window's panes.
 
     :meth:`bind` subscribes to a session (and leaves the previous one); the widgets
     (``list_pane``, ``item_pane``, ``rubric_pane``, ``reveal_pane``, the progress label
-    and bar) are the window's.
+    and bar) are the window's, given at construction, and ``refresh_actions()`` updates
+    which of its actions are enabled.
     """
 
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    def __init__(
+        self,
+        list_pane: ItemListPane,
+        item_pane: ItemPane,
+        rubric_pane: RubricPane,
+        reveal_pane: RevealPane,
+        progress_label: QLabel,
+        progress_bar: QProgressBar,
+        refresh_actions: Callable[[], None],
+    ) -> None:
+        self.list_pane, self.item_pane = list_pane, item_pane
+        self.rubric_pane, self.reveal_pane = rubric_pane, reveal_pane
+        self.progress_label, self.progress_bar = progress_label, progress_bar
+        self.refresh_actions = refresh_actions
         self.session: ReviewSessionState | None = None
 
     def bind(self, session: ReviewSessionState) -> None:
@@ -59,7 +77,7 @@ class ReviewBinding:
             if self._current_id() is not None:
                 self.render_reveal()
         elif item_id is not None:
-            self.window.list_pane.refresh_mark(item_id)
+            self.list_pane.refresh_mark(item_id)
             if aspect is Aspect.SAVED:
                 self.render_progress()
             if item_id == self._current_id():
@@ -69,7 +87,7 @@ class ReviewBinding:
                     self.render_saved_status()
                     if aspect is Aspect.NOTE:
                         self.render_reveal()
-                self.window._refresh_actions()
+                self.refresh_actions()
 
     def _current_id(self) -> str | None:
         current = self.session.current if self.session is not None else None
@@ -89,7 +107,7 @@ class ReviewBinding:
 
     def render_list(self) -> None:
         """The visible items, the current one selected."""
-        self.window.list_pane.set_items(
+        self.list_pane.set_items(
             self.session.visible,
             self._current_id(),
             left_out=self.session.left_out_for_files(),
@@ -100,7 +118,7 @@ class ReviewBinding:
         done, total = self.session.progress()
         eta = self.session.eta_seconds()
         left = f" · {format_duration(eta)} left" if eta is not None and done < total else ""
-        label, bar = self.window.progress_label, self.window.progress_bar
+        label, bar = self.progress_label, self.progress_bar
         assigned = "" if self.session.assigned is None else " (assigned to you)"
         label.setText(f"{done} of {total} reviewed{assigned}{left}")
         label.setToolTip("Time left = unreviewed items × your median active time per item")
@@ -110,21 +128,21 @@ class ReviewBinding:
     # -- the current item ---------------------------------------------------------
     def render_current(self) -> None:
         """A new current item: its list row, question, draft, status and reveal."""
-        window, session = self.window, self.session
-        window.list_pane.select(session.current.id)
-        window.item_pane.show_item(session.current)
+        session = self.session
+        self.list_pane.select(session.current.id)
+        self.item_pane.show_item(session.current)
         draft = session.draft
-        window.rubric_pane.show_scores(draft.scores)
-        window.rubric_pane.show_tags(draft.scores, draft.tags)
-        window.rubric_pane.show_comment(draft.comment)
+        self.rubric_pane.show_scores(draft.scores)
+        self.rubric_pane.show_tags(draft.scores, draft.tags)
+        self.rubric_pane.show_comment(draft.comment)
         self.render_saved_status()
         self.render_reveal()
-        window._refresh_actions()
+        self.refresh_actions()
 
     def render_draft(self) -> None:
         """The current draft: scores, tags, comment (left alone while it is what the box
         holds, so typing keeps its cursor), status, and the comparison that follows it."""
-        rubric, draft = self.window.rubric_pane, self.session.draft
+        rubric, draft = self.rubric_pane, self.session.draft
         rubric.show_scores(draft.scores)
         rubric.show_tags(draft.scores, draft.tags)
         if rubric.comment.toPlainText().strip() != draft.comment.strip():
@@ -134,14 +152,14 @@ class ReviewBinding:
 
     def render_nothing(self) -> None:
         """No current item: nothing of an earlier item stays in the rubric or reveal."""
-        rubric = self.window.rubric_pane
+        rubric = self.rubric_pane
         rubric.show_scores({rule: None for rule in RULE_IDS})
         rubric.show_comment("")
         rubric.show_status("")
         rubric.show_tags({rule: None for rule in RULE_IDS}, [])
         rubric.show_comparison("", None, [])
-        self.window.reveal_pane.show_hidden(False, anything=False)
-        self.window._refresh_actions()
+        self.reveal_pane.show_hidden(False, anything=False)
+        self.refresh_actions()
 
     def render_saved_status(self) -> None:
         """The line under the commit button: draft, committed revision, repeat, flag."""
@@ -159,21 +177,21 @@ class ReviewBinding:
             text = "Not reviewed yet."
         if item_id in session.flagged:
             text += "  ⚑ Flagged (F unflags)."
-        self.window.rubric_pane.show_status(text)
+        self.rubric_pane.show_status(text)
 
     def render_reveal(self) -> None:
         """The reveal pane for the current item: hidden (blind) or side by side."""
-        session, window = self.session, self.window
+        session = self.session
         current = session.current
         reveal = session.reveal(current.id) if current is not None else None
         if reveal is None:
-            window.rubric_pane.show_comparison("", None, [])
+            self.rubric_pane.show_comparison("", None, [])
             draft = session.draft
-            window.reveal_pane.show_hidden(
+            self.reveal_pane.show_hidden(
                 draft is not None and draft.repeat, anything=current is not None
             )
             return
-        window.rubric_pane.show_comparison(reveal.llm_model, reveal.llm, reveal.disagreements)
+        self.rubric_pane.show_comparison(reveal.llm_model, reveal.llm, reveal.disagreements)
         pending = session.note_needed
         rules = pending[1] if pending and pending[0].item_id == current.id else None
-        window.reveal_pane.show_reveal(reveal, rules)
+        self.reveal_pane.show_reveal(reveal, rules)

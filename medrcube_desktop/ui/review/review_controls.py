@@ -1,7 +1,7 @@
 """Scoring in the review window: rules, comment, tags, flag, undo, commit, the note.
 
-A mixin of :class:`~medrcube_desktop.ui.main_window.MainWindow`, which provides the
-widgets and the session. Each handler only calls the session, which saves the edit at
+A part the window owns (``window.scoring``), given the widgets, the session and the way
+to show another item at construction. Each handler only calls the session, which saves the edit at
 once, decides what Enter does (:meth:`ReviewSessionState.commit` returns the outcome)
 and tells the window's :class:`~medrcube_desktop.ui.review.review_binding.ReviewBinding` what to
 re-render. Here remain the messages and the focus that follow an outcome; a failed save
@@ -11,12 +11,20 @@ is shown, never hidden.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QScrollArea, QStatusBar, QWidget
 
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.review.flow import CommitKind, CommitOutcome
 from medrcube_desktop.review.session import ReviewIncomplete
+
+if TYPE_CHECKING:
+    from medrcube_desktop.review.session import ReviewSessionState
+    from medrcube_desktop.ui.review.reveal_pane import RevealPane
+    from medrcube_desktop.ui.review.rubric_pane import RubricPane
+    from medrcube_desktop.ui.widgets.image_view import ImageView
 
 __all__ = ["ReviewControls"]
 
@@ -26,6 +34,34 @@ log = logging.getLogger(__name__)
 class ReviewControls:
     """Key 1–7, P, F, Ctrl+Z/Ctrl+Shift+Z, tags, Enter (commit), the disagreement note."""
 
+    def __init__(
+        self,
+        session: Callable[[], ReviewSessionState],
+        rubric_pane: RubricPane,
+        reveal_pane: RevealPane,
+        image_view: ImageView,
+        right_scroll: QScrollArea,
+        status: QStatusBar,
+        show_item: Callable[..., None],
+        parent: QWidget,
+    ) -> None:
+        """``session()`` is the window's session now; ``show_item(item_id, repeat=False)``
+        moves the window to an item; ``parent`` owns the message boxes."""
+        self._session = session
+        self.rubric_pane, self.reveal_pane = rubric_pane, reveal_pane
+        self.image_view, self.right_scroll, self.status = image_view, right_scroll, status
+        self.show_item, self.parent = show_item, parent
+        rubric_pane.toggled.connect(self.toggle_rule)
+        rubric_pane.comment_edited.connect(self.comment_edited)
+        rubric_pane.commit_requested.connect(self.commit)
+        rubric_pane.tag_toggled.connect(self._tag_toggled)
+        reveal_pane.note_submitted.connect(self._save_note)
+
+    @property
+    def session(self) -> ReviewSessionState:
+        """The window's session now."""
+        return self._session()
+
     def _guarded(self, edit) -> bool:
         """Run a session edit; show a failed draft save in the status bar. True if run."""
         if self.session.current is None:
@@ -34,7 +70,7 @@ class ReviewControls:
             edit()
         except StoreError as exc:
             log.error("draft not saved: %s", exc)
-            self.statusBar().showMessage(f"Draft NOT saved: {exc}", 15000)
+            self.status.showMessage(f"Draft NOT saved: {exc}", 15000)
         return True
 
     def toggle_rule(self, rule_id: str) -> str:
@@ -60,7 +96,7 @@ class ReviewControls:
             return "Every rule is scored already: nothing changed"
         return f"Passed the unscored rule{'' if len(changed) == 1 else 's'} {', '.join(changed)}"
 
-    def _comment_edited(self, text: str) -> None:
+    def comment_edited(self, text: str) -> None:
         self._guarded(lambda: self.session.set_comment(text))
 
     def _tag_toggled(self, tag: str) -> None:
@@ -92,9 +128,9 @@ class ReviewControls:
         try:
             on = self.session.toggle_flag()
         except StoreError as exc:
-            self.statusBar().showMessage(f"Flag NOT saved: {exc}", 15000)
+            self.status.showMessage(f"Flag NOT saved: {exc}", 15000)
             return
-        self.statusBar().showMessage(f"{current.id} {'flagged' if on else 'unflagged'}.", 4000)
+        self.status.showMessage(f"{current.id} {'flagged' if on else 'unflagged'}.", 4000)
 
     def commit(self) -> str | None:
         """Enter: what the session decides (commit, reveal, ask for a note, go on).
@@ -112,14 +148,14 @@ class ReviewControls:
             elif exc.needs_comment:
                 self.rubric_pane.comment.setFocus()
             message = self._refusal(exc, from_comment)
-            self.statusBar().showMessage(message, 10000)  # Enter did something: say what
+            self.status.showMessage(message, 10000)  # Enter did something: say what
             return message
         except StoreError as exc:
             log.exception("commit failed")
             what = "Note" if noting else "Review"
             shown = "note" if noting else "scores"
             QMessageBox.critical(
-                self, f"{what} not saved", f"{exc}\n\nYour {shown} are still on screen."
+                self.parent, f"{what} not saved", f"{exc}\n\nYour {shown} are still on screen."
             )
             return f"{what} NOT saved: {exc}"
         self._show_outcome(outcome)
@@ -141,17 +177,17 @@ class ReviewControls:
         """The messages and the focus that follow what Enter did."""
         kind, review = outcome.kind, outcome.review
         if kind is CommitKind.NO_ITEM:
-            self.statusBar().showMessage("No item to commit.", 4000)
+            self.status.showMessage("No item to commit.", 4000)
             return
         if kind is CommitKind.NOTE_SAVED:
-            self.statusBar().showMessage("Disagreement note saved.", 4000)
+            self.status.showMessage("Disagreement note saved.", 4000)
         elif kind is CommitKind.UNCHANGED:
-            self.statusBar().showMessage("Nothing changed since the last commit.", 3000)
+            self.status.showMessage("Nothing changed since the last commit.", 3000)
         if review is None:
             self._go_next(None)
             return
         what = "repeat" if review.repeat else f"revision {review.revision}"
-        self.statusBar().showMessage(f"Saved {review.item_id} ({what}).", 4000)
+        self.status.showMessage(f"Saved {review.item_id} ({what}).", 4000)
         if kind is CommitKind.COMMITTED:
             self._go_next(review.revision)
             return
@@ -178,9 +214,11 @@ class ReviewControls:
             self.reveal_pane.note.setFocus()
             return
         except StoreError as exc:
-            QMessageBox.critical(self, "Note not saved", f"{exc}\n\nYour note is still on screen.")
+            QMessageBox.critical(
+                self.parent, "Note not saved", f"{exc}\n\nYour note is still on screen."
+            )
             return
-        self.statusBar().showMessage("Disagreement note saved.", 4000)
+        self.status.showMessage("Disagreement note saved.", 4000)
         self._go_next(None)
 
     def _go_next(self, revision: int | None) -> None:

@@ -82,7 +82,7 @@ def test_the_shortcut_opens_it_and_not_blind_shows_every_item(qtbot, ct_benchmar
     store.close()
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db", reviewer="dr-z")
     window.qactions["review.adjudicate"].trigger()
-    pane = window.adjudication_pane
+    pane = window.panes.get("adjudication")
     assert [e.item_id for e in pane.entries] == ["ct-1", "ct-2"]
     pane.close()
 

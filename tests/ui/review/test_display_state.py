@@ -67,18 +67,18 @@ def test_a_ct_preset_does_not_follow_to_an_mri_or_a_radiograph(qtbot, mixed_benc
     go(qtbot, window, Qt.Key.Key_Down, CTRL)  # to the MRI
     assert window.session.current.id == "mr-1"
     # before: the MRI was shown through the bone window (C 400 / W 1800): nearly black
-    assert window.display_window is None
+    assert window.image.display_window is None
     assert "set by you" not in window.image_view.corner_text
-    assert window._shown_window != (400.0, 1800.0)
+    assert window.image._shown_window != (400.0, 1800.0)
     assert "window back to the file's own" in window.statusBar().currentMessage()
     go(qtbot, window, Qt.Key.Key_8, CTRL)  # a CT preset on the MRI: shown as such
     assert "(set by you)" in window.image_view.corner_text
     go(qtbot, window, Qt.Key.Key_Down, CTRL)  # MRI units mean nothing on the next CT
-    assert window.session.current.id == "ct-2" and window.display_window is None
+    assert window.session.current.id == "ct-2" and window.image.display_window is None
     go(qtbot, window, Qt.Key.Key_4, CTRL)  # lung on CT ...
     go(qtbot, window, Qt.Key.Key_Down, CTRL)  # ... never on the radiograph
-    assert window.session.current.id == "xr-1" and window.display_window is None
-    assert window._shown_window != (-600.0, 1500.0)
+    assert window.session.current.id == "xr-1" and window.image.display_window is None
+    assert window.image._shown_window != (-600.0, 1500.0)
 
 
 def test_a_hidden_overlay_is_named_and_shown_again_on_the_next_item(
@@ -91,7 +91,7 @@ def test_a_hidden_overlay_is_named_and_shown_again_on_the_next_item(
     assert "overlay hidden (M)" in window.image_view.corner_text
     go(qtbot, window, Qt.Key.Key_Down, CTRL)
     # before: the next item's box stayed hidden, and nothing on screen said so
-    assert window.show_overlay and red_pixels(window) > 50
+    assert window.image.show_overlay and red_pixels(window) > 50
     assert "overlay hidden" not in window.image_view.corner_text
     assert "overlay shown again" in window.statusBar().currentMessage()
     go(qtbot, window, Qt.Key.Key_I)

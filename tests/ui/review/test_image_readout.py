@@ -111,8 +111,8 @@ def test_caliper_with_d_drag_and_escape(qtbot, ct_benchmark, tmp_path):
 def test_next_item_is_prefetched_and_shown_without_a_render(qtbot, ct_benchmark, tmp_path):
     window = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     following = window.session.visible[1]
-    key = render_key(following, *window._display_args(following, None, True, None))
-    qtbot.waitUntil(lambda: key in window.render_cache, timeout=10000)
+    key = render_key(following, *window.image._display_args(following, None, True, None))
+    qtbot.waitUntil(lambda: key in window.image.render_cache, timeout=10000)
     shown = []
     window.image_view.image_shown.connect(lambda: shown.append(True))
     window.step_item(1)
@@ -140,7 +140,7 @@ def test_jpeg2000_radiograph_is_decoded_reduced_for_a_small_view_and_full_on_zoo
     qtbot.waitUntil(lambda: window.image_view.facts is not None, timeout=20000)
     view = window.image_view
     facts = view.facts
-    side = window._display_side()
+    side = window.image._display_side()
     assert side >= view.display_side() and 2 * side <= 1955  # the view is small
     assert facts.reduction >= 2 and "reduced 1/" in window.image_message.text()
     shown = view._pixmap_item.pixmap().width()
@@ -150,9 +150,10 @@ def test_jpeg2000_radiograph_is_decoded_reduced_for_a_small_view_and_full_on_zoo
         centre = view.image_point(view.viewport().rect().center())
     assert view.facts.reduction == 1 and view._pixmap_item.pixmap().width() == 1841
     full_key = render_key(
-        window.session.current, *window._display_args(window.session.current, None, True, None)
+        window.session.current,
+        *window.image._display_args(window.session.current, None, True, None),
     )
-    assert full_key[-1] is None and full_key in window.render_cache  # rendered once, kept
+    assert full_key[-1] is None and full_key in window.image.render_cache  # rendered once, kept
     after = view.image_point(view.viewport().rect().center())  # about the same point
     assert abs(after.x() - centre.x() * facts.reduction) < 0.015 * 1841
     assert abs(after.y() - centre.y() * facts.reduction) < 0.015 * 1955
@@ -175,8 +176,8 @@ def test_d_pressed_while_the_next_image_loads_keeps_caliper_mode_and_its_spacing
     nib.save(nib.Nifti1Image(volume, np.diag([2.0, 1.5, 3.0, 1.0])), root / "ds1/images/vol.nii.gz")
     window = open_window(qtbot, root, tmp_path / "s.db")
     view = window.image_view
-    window.render_cache.clear()  # not prefetched: it has to load
-    window._prefetch_stale.set()
+    window.image.render_cache.clear()  # not prefetched: it has to load
+    window.image._prefetch_stale.set()
     window.show_item("vol-1")
     assert view.facts is None  # still loading
     view.setFocus()

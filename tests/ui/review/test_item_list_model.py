@@ -12,9 +12,9 @@ def test_the_list_model_repaints_a_row_when_the_session_changes_it(qtbot, ct_ben
     assert model.text(0).startswith("·  ct-1")
     changed = []
     model.dataChanged.connect(lambda top, bottom, roles: changed.append(top.row()))
-    window.toggle_flag()  # through the session: the window only hears of it
+    window.scoring.toggle_flag()  # through the session: the window only hears of it
     assert changed == [0] and model.text(0).startswith("⚑  ct-1")
-    window.toggle_rule("1.1")
+    window.scoring.toggle_rule("1.1")
     assert changed == [0, 0] and model.text(0).startswith("✎⚑")
     assert window.list_pane.list.currentIndex().row() == 0
     index = model.index(1, 0)

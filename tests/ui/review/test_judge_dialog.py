@@ -28,8 +28,8 @@ def test_a_run_shows_progress_and_failures_and_the_judgments_stay_blind(
     assert window.session.judgments["ct-1"].scores == FAIL_14  # read back by the window
     dialog.close()
     assert "gpt-5.1-ui" not in visible_texts(window)  # ct-1 is not committed: still hidden
-    window.pass_unscored()  # the dialog had the focus: call the actions directly
-    window.commit()
+    window.scoring.pass_unscored()  # the dialog had the focus: call the actions directly
+    window.scoring.commit()
     assert "gpt-5.1-ui" in visible_texts(window)
     assert window.reveal_pane.table.item(list(RULE_IDS).index("1.4"), 0).text() == "≠"
 

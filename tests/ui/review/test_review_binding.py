@@ -132,29 +132,27 @@ def test_every_shortcut_of_the_action_table_runs_its_action(
     qtbot, monkeypatch, ct_benchmark, tmp_path
 ):
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
-    for name in (
-        "show_shortcuts",
-        "show_problems",
-        "edit_shortcuts",
-        "edit_study_settings",
-        "ask_reviewer",
-        "open_judge_dialog",
-        "open_agreement_pane",
-        "open_evaluate_pane",
-        "open_benchmark",
-        "open_database",
-        "show_study_info",
-        "close",  # restored before qtbot closes the window
+    for owner, name in (
+        (window.shortcuts, "show_shortcuts"),
+        (window.tools, "show_problems"),
+        (window.shortcuts, "edit_shortcuts"),
+        (window.tools, "edit_study_settings"),
+        (window, "ask_reviewer"),
+        (window.panes, "open"),  # the judge, agreement, evaluate and compare panes
+        (window.files, "open_benchmark"),
+        (window.files, "open_database"),
+        (window.files, "show_study_info"),
+        (window, "close"),  # restored before qtbot closes the window
     ):
-        monkeypatch.setattr(window, name, lambda: None)  # dialogs would wait for a click
+        monkeypatch.setattr(owner, name, lambda *a: None)  # dialogs would wait for a click
     checked = []
     for spec in window.actions_table:
         if not spec.shortcuts:
             continue
         if spec.id == "review.undo":
-            window.toggle_rule("1.1")
+            window.scoring.toggle_rule("1.1")
         if spec.id == "review.redo":
-            window.undo()
+            window.scoring.undo()
         window.image_view.setFocus()
         window.fired_actions.clear()  # (it keeps the last 50 only)
         press(window, spec.shortcuts[0])
@@ -168,7 +166,7 @@ def test_every_shortcut_of_the_action_table_runs_its_action(
 
 def test_remapped_keys_replace_the_defaults_and_conflicts_are_named(qtbot, ct_benchmark, tmp_path):
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
-    window.apply_shortcuts({"review.flag": ["G"]})
+    window.shortcuts.apply_shortcuts({"review.flag": ["G"]})
     press(window, "F")
     assert "ct-1" not in window.session.flagged
     press(window, "G")
@@ -244,15 +242,15 @@ def test_themes_font_scale_and_window_layout_are_applied_and_restored(
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     app = QApplication.instance()
     base = app.font().pointSizeF()
-    window.set_theme("dark")
+    window.tools.set_theme("dark")
     assert app.palette().window().color().name() == "#22272e"
-    window.set_theme("high-contrast")
+    window.tools.set_theme("high-contrast")
     assert app.palette().window().color().name() == "#000000"
-    window.scale_font(1)
+    window.tools.scale_font(1)
     assert window.prefs.font_scale == pytest.approx(1.15)
     assert app.font().pointSizeF() == pytest.approx(base * 1.15, rel=0.02)
-    window.set_theme("light")
-    window.scale_font(-1)
+    window.tools.set_theme("light")
+    window.tools.scale_font(-1)
     assert not restore_window_state(window)  # nothing stored yet
     window.splitter.setSizes([200, 600, 500])
     sizes = window.splitter.sizes()
@@ -275,7 +273,7 @@ def test_typing_on_the_image_never_writes_the_comment(qtbot, ct_benchmark, tmp_p
     assert window.rubric_pane.comment.toPlainText() == ""
     scores = window.session.draft.scores
     assert scores["1.2"] == 0 and sum(v is None for v in scores.values()) == 6  # no P pressed
-    assert window.show_overlay is False  # the m of "stem" is key M
+    assert window.image.show_overlay is False  # the m of "stem" is key M
 
 
 def test_enter_in_the_search_box_gives_the_keys_back(qtbot, ct_benchmark, tmp_path):
@@ -312,7 +310,7 @@ def test_a_pending_note_comes_back_and_changed_scores_commit_instead(qtbot, ct_b
 
 def test_remapped_rule_keys_are_named_on_the_rubric(qtbot, ct_benchmark, tmp_path):
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
-    window.apply_shortcuts({"rule.1.1": ["Q"], "review.commit": ["Space"]})
+    window.shortcuts.apply_shortcuts({"rule.1.1": ["Q"], "review.commit": ["Space"]})
     assert window.rubric_pane.buttons["1.1"].text().startswith("Q ")
     assert window.rubric_pane.commit_button.text() == "Commit and next  (Space)"
     assert "Keys Q 2 3 4 5 6 7" in window.rubric_pane.keys_hint.text()

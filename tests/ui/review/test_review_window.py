@@ -327,14 +327,16 @@ def test_window_presets_drag_invert_and_reset_persist_across_items(qtbot, ct_ben
         and "Window C -600 / W 1500" in window.image_message.text()
     )
     with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
-        window._drag_window(200, 0)  # a right-drag 200 px to the right widens by e
-    assert window.display_window == pytest.approx((-600.0, 1500.0 * math.e))
+        window.image._drag_window(200, 0)  # a right-drag 200 px to the right widens by e
+    assert window.image.display_window == pytest.approx((-600.0, 1500.0 * math.e))
     with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
         qtbot.keyClick(window.image_view, Qt.Key.Key_W)
-    assert window.display_window is None and "Window C 40 / W 400" in window.image_message.text()
+    assert (
+        window.image.display_window is None and "Window C 40 / W 400" in window.image_message.text()
+    )
     with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
         qtbot.keyClick(window.image_view, Qt.Key.Key_I)
-    assert window.invert
+    assert window.image.invert
 
 
 def test_key_v_cycles_the_windows_stored_in_the_file(qtbot, tmp_path):
@@ -346,10 +348,10 @@ def test_key_v_cycles_the_windows_stored_in_the_file(qtbot, tmp_path):
         {"ds1/images/mr.dcm": dicom_file("MR-SIEMENS-DICOM-WithOverlays.dcm")},
     )
     window, _ = open_window(qtbot, root, tmp_path / "s.db")
-    first, second = window._file_windows
+    first, second = window.image._file_windows
     with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
         qtbot.keyClick(window.image_view, Qt.Key.Key_V)
-    assert window.display_window == second
+    assert window.image.display_window == second
     with qtbot.waitSignal(window.image_view.image_shown, timeout=10000):
         qtbot.keyClick(window.image_view, Qt.Key.Key_V)
-    assert window.display_window == first
+    assert window.image.display_window == first

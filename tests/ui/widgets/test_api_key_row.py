@@ -62,7 +62,7 @@ def test_the_endpoints_are_remembered_per_dialog(qtbot, ct_benchmark, tmp_path):
         assert again.open_evaluate_pane().base_urls.text() == (
             "http://localhost:8000/v1 http://localhost:8001/v1"
         )
-        assert "not needed" in again.evaluate_pane.key_row.source.text()
+        assert "not needed" in again.panes.get("evaluate").key_row.source.text()
 
 
 def test_a_keyring_that_cannot_store_says_so(qtbot, ct_benchmark, tmp_path):

@@ -21,11 +21,11 @@ def _state(window):
     return {
         "scores": dict(draft.scores) if draft else None,
         "flagged": set(window.session.flagged),
-        "overlay": window.show_overlay,
-        "outline": window.mask_outline,
-        "invert": window.invert,
+        "overlay": window.image.show_overlay,
+        "outline": window.image.mask_outline,
+        "invert": window.image.invert,
         "caliper": window.image_view.measuring,
-        "opacity": window.mask_alpha,
+        "opacity": window.image.mask_alpha,
         "item": window.session.current.id if window.session.current else None,
     }
 
@@ -142,7 +142,7 @@ def test_on_the_image_only_the_shortcut_letters_act_and_nothing_is_written(qtbot
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_2)  # 1.2 failed
     assert window.statusBar().currentMessage() == "Rule 1.2 failed (key 2)"
-    outline = window.mask_outline
+    outline = window.image.mask_outline
     window.fired_actions.clear()
     qtbot.keyClicks(view, "poor terminology")
     assert view.hasFocus()  # the keys stayed on the image
@@ -159,8 +159,8 @@ def test_on_the_image_only_the_shortcut_letters_act_and_nothing_is_written(qtbot
         "view.outline",
         "view.outline",
     ]
-    assert window.mask_outline == outline and window.show_overlay is False
-    assert window.invert is True and view.measuring is False
+    assert window.image.mask_outline == outline and window.image.show_overlay is False
+    assert window.image.invert is True and view.measuring is False
     assert window.statusBar().currentMessage() == (
         "“y” is not a key of the review: click the comment box to write."
     )

@@ -64,7 +64,7 @@ def test_switching_theme_recolours_the_ground_truth(qtbot, ct_benchmark, tmp_pat
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     try:
         for theme in ("dark", "high-contrast", "light"):
-            window.set_theme(theme)
+            window.tools.set_theme(theme)
             background = app.palette().color(QPalette.ColorRole.Window).name()
             # before: the line kept the light theme's green (2.96:1 on dark, 4.13:1 on black)
             assert contrast(shown_ground_truth_colour(window.item_pane), background) >= WCAG_AA
