@@ -38,18 +38,29 @@ def test_validate_unusable_dir_exits_2_with_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and "does not exist" in err
 
 
-def _readme_sections() -> dict[str, str]:
-    """README's command-line reference: ``### `medrcube-desktop NAME` `` headings, each
-    with the text up to the next heading."""
-    import re
+def _guide_pages() -> dict[str, str]:
+    """README.md and the user guide's pages (``docs/*.md``), by path relative to the root."""
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    parts = re.split(r"^### `(medrcube-desktop[^`]*)`\s*$", readme, flags=re.M)
-    return {
-        head.removeprefix("medrcube-desktop").strip(): re.split(r"^#", body, flags=re.M)[0]
-        for head, body in zip(parts[1::2], parts[2::2], strict=True)
-    }
+    root = Path(__file__).resolve().parents[2]
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    return {str(page.relative_to(root)): page.read_text() for page in pages}
+
+
+def _readme_sections() -> dict[str, str]:
+    """The command-line reference of README and the guide (``docs/*.md``): ``### `medrcube-desktop
+    NAME` `` headings, each with the text up to the next heading. A command documented
+    on two pages is an error (which one would a reader trust?)."""
+    import re
+
+    sections: dict[str, str] = {}
+    for page, text in _guide_pages().items():
+        parts = re.split(r"^### `(medrcube-desktop[^`]*)`\s*$", text, flags=re.M)
+        for head, body in zip(parts[1::2], parts[2::2], strict=True):
+            name = head.removeprefix("medrcube-desktop").strip()
+            assert name not in sections, f"{page}: {head} is documented twice"
+            sections[name] = re.split(r"^#", body, flags=re.M)[0]
+    return sections
 
 
 def _flags(parser) -> set[str]:
@@ -81,6 +92,58 @@ def _mentions(text: str, flag: str) -> bool:
     import re
 
     return re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text) is not None
+
+
+def test_every_option_the_docs_name_exists_in_its_commands_parser():
+    # the reverse direction: a synopsis (```text) or a quoted command line
+    # (`medrcube-desktop CMD --flag ...`) naming an option the parser lacks is a stale doc
+    import re
+
+    from medrcube_desktop.cli import build_parser, commands
+
+    found = commands()
+    known = {name: _flags(parser) | {"--help"} for name, parser in found.items()}
+    known[""] = _flags(build_parser()) | {"--help", "--version"}
+    sections = _readme_sections()
+    for name, body in sections.items():
+        for synopsis in re.findall(r"```text\n(.*?)```", body, flags=re.S):
+            named = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", synopsis))
+            assert named <= known[name], (name, named - known[name])
+    quoted = [
+        span
+        for text in _guide_pages().values()
+        for span in re.findall(r"`(medrcube-desktop[^`]*)`", text)
+    ]
+    assert len(quoted) > 20, "the quoted command lines were not found"
+    for span in quoted:
+        words = span.split()[1:]
+        command = next((n for n in found if f"{' '.join(words)} ".startswith(f"{n} ")), "")
+        if command == "" and words and not words[0].startswith("-"):
+            raise AssertionError(f"`{span}` names no command")
+        named = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", span))
+        allowed = known[command] | (known[""] if command == "" else set())
+        assert named <= allowed, (span, named - allowed)
+
+
+def test_readme_tour_names_every_command_and_links_its_page():
+    # README is the front door: each command has its one line there, linking to the
+    # guide page whose section documents it
+    import re
+
+    pages = _guide_pages()
+    tour = pages["README.md"].split("## A short tour", 1)[1].split("\n## ", 1)[0]
+    from medrcube_desktop.cli import commands
+
+    for name in commands():
+        lines = [line for line in tour.splitlines() if f"`{name}`" in line]
+        assert lines, f"README's tour has no line for `{name}`"
+        linked = {f"docs/{m}" for m in re.findall(r"\(docs/([\w-]+\.md)", lines[0])}
+        homes = {
+            page
+            for page, text in pages.items()
+            if re.search(rf"^### `medrcube-desktop {re.escape(name)}`\s*$", text, re.M)
+        }
+        assert homes and homes <= linked, (name, homes, linked)
 
 
 def test_readme_sections_are_each_commands_own():
