@@ -1,4 +1,5 @@
-"""Fail unless a wheel holds the packaged resources and the database migrations.
+"""Fail unless a wheel holds the packaged resources, the database migrations and the
+user guide.
 
 Usage: python packaging/check_wheel.py dist/medrcube_desktop-*.whl
 """
@@ -16,6 +17,9 @@ REQUIRED = (
     "medrcube_desktop/resources/themes/light.qss",
     "medrcube_desktop/resources/prompts/evaluation_table9.txt",
     "medrcube_desktop/review_db/migrations/0001_initial.sql",
+    "medrcube_desktop/guide/index.md",
+    "medrcube_desktop/guide/review.md",
+    "medrcube_desktop/guide/img/review.png",
 )
 
 

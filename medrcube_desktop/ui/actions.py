@@ -15,6 +15,7 @@ from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.imaging.render import CT_PRESETS
 from medrcube_desktop.ui.widgets.text_keys import guard_text_fields
 from medrcube_desktop.ui.widgets.themes import THEMES
+from medrcube_desktop.ui.widgets.user_guide import open_user_guide
 
 MENUS: tuple[str, ...] = ("File", "Review", "View", "Help")
 
@@ -443,6 +444,13 @@ def review_actions(window) -> list[ActionSpec]:
             "Keyboard shortcuts",
             ("?", "F1"),
             lambda: window.shortcuts.show_shortcuts(),
+            "Help",
+        ),
+        ActionSpec(
+            "help.guide",
+            "User guide",
+            (),
+            lambda: open_user_guide(window) and None,
             "Help",
         ),
         ActionSpec(
