@@ -155,7 +155,7 @@ def _default_text(row: Option) -> str:
         return "required"
     if row.type is bool:
         return "off" if not row.default else "on"
-    return "—" if row.default is None else f"`{row.default}`"
+    return "—" if row.default is None or row.default == "" else f"`{row.default}`"
 
 
 def markdown_table(rows: Iterable[Option]) -> str:

@@ -26,7 +26,7 @@ the memory of one value per draw and figure are wasted."""
 
 AGREEMENT: dict[str, Option] = options(
     Option("bootstrap", "--bootstrap", "Bootstrap draws", 2000,
-           "bootstrap draws of the 95% intervals, resampling items (0: none; "
+           "bootstrap draws of the 95%% intervals, resampling items (0: none; "
            "%(default)s gives intervals to two decimals)", int, 0, MAX_BOOTSTRAP,
            kind="count", metavar="N", in_help=False),
     Option("seed", "--seed", "Seed", 0,
