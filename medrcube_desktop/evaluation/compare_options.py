@@ -62,7 +62,8 @@ SETTINGS: dict[str, Option] = options(
 
 CREDIBILITY_PRESETS: tuple[str, ...] = tuple(p for p in SETTINGS["preset"].choices if p != "both")
 """The pairings of one run's credibility (``credibility --preset``, the Evaluate pane's
-paired outcomes): the ``--preset`` choices of :data:`SETTINGS` but ``both``."""
+paired outcomes, :data:`medrcube_desktop.evaluation.credibility.PRESETS`): the
+``--preset`` choices of :data:`SETTINGS` but ``both``."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,13 @@ from medrcube_desktop.cli.app import build_parser
 from medrcube_desktop.cli.judge import TYPES as JUDGE_TYPES
 from medrcube_desktop.cli.option_docs import DOCS, PAGES, page_text
 from medrcube_desktop.cli.option_flags import value_type
-from medrcube_desktop.evaluation.compare import result, voxels
+from medrcube_desktop.evaluation import credibility, scoring
+from medrcube_desktop.evaluation.compare import (
+    credibility_models,
+    credibility_stats,
+    result,
+    voxels,
+)
 from medrcube_desktop.evaluation.compare_options import (
     CREDIBILITY_PRESETS,
     SETTINGS,
@@ -155,6 +161,15 @@ LIBRARY = [
     (voxels.voxel_matrix, SETTINGS, {}),
     (voxels.cluster_voxels, SETTINGS, {"k": "clusters"}),
     (voxels.cluster_stability, SETTINGS, {"k": "clusters", "n_boot": "n_stability"}),
+    (credibility.pair_outcomes, SETTINGS, {}),
+    (credibility.image_group_counts, SETTINGS, {}),
+    (scoring.paired_figures, SETTINGS, {}),
+    (credibility_models.model_pairs, SETTINGS, {}),
+    (credibility_models.group_counts, SETTINGS, {}),
+    (credibility_models.credibility_table, SETTINGS, {}),
+    (credibility_stats.pair_index, SETTINGS, {}),
+    (credibility_stats.image_counts, SETTINGS, {}),
+    (credibility_stats.bootstrap_intervals, SETTINGS, {}),
     (stats.compare, AGREEMENT, {}),
     (stats.AgreementResult, AGREEMENT, {}),
     (run.run_study, AGREEMENT, {}),
@@ -180,6 +195,11 @@ def library_differences(function, table, rename) -> list[str]:
 def test_the_librarys_defaults_are_the_tables(function, table, rename):
     assert library_differences(function, table, rename) == []
     assert set(defaults_of(function, rename)) & set(table)  # it takes some of them
+
+
+def test_one_runs_pairings_are_compares_but_both():
+    assert credibility.PRESETS == CREDIBILITY_PRESETS == ("paper", "official")
+    assert SETTINGS["preset"].choices == (*CREDIBILITY_PRESETS, "both")
 
 
 def test_every_setting_of_a_library_dataclass_is_a_row():
