@@ -1,7 +1,7 @@
 """The option tables of ``docs/*-options.md``, made from the declarations
 (:mod:`medrcube_desktop.core.options`): ``python -m medrcube_desktop.cli.option_docs``
 writes them between each page's markers, ``--check`` only says which page differs
-(exit 1). ``tests/cli/test_option_docs.py`` fails when a committed page is not what this
+(exit 1). ``tests/cli/test_option_flags.py`` fails when a committed page is not what this
 writes."""
 
 from __future__ import annotations
