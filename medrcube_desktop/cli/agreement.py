@@ -17,8 +17,10 @@ from medrcube_desktop.cli.common import (
     open_database,
     say,
 )
+from medrcube_desktop.cli.option_flags import add_flags
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.agreement_options import AGREEMENT, STUDY
 
 
 def add_parsers(sub) -> None:
@@ -36,8 +38,7 @@ def add_parsers(sub) -> None:
     study.add_argument(
         "--n", type=argtypes.positive, required=True, metavar="N", help="items in the study"
     )
-    study.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
-    study.add_argument("--stratify", choices=("task", "modality", "region"), default="")
+    add_flags(study, STUDY)
     add_json(study, '{"name", "seed", "items"}')
     agreement = add_command(
         sub, "agreement", cmd_agreement,
@@ -72,14 +73,7 @@ def add_parsers(sub) -> None:
     agreement.add_argument(
         "--study", type=argtypes.existing_name, metavar="NAME", help="only the items of this study"
     )
-    agreement.add_argument(
-        "--image-shown-only",
-        action="store_true",
-        help="leave out the reviews committed without the image shown (text only; "
-        "reviews of unknown display, from before schema v6, are kept)",
-    )
-    agreement.add_argument("--bootstrap", type=argtypes.count, default=2000, metavar="N")
-    agreement.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
+    add_flags(agreement, AGREEMENT, ("image_shown_only", "bootstrap", "seed"))
     agreement.add_argument(
         "--out", type=Path, metavar="DIR", help="write CSV, XLSX, JSON, figures, HTML"
     )

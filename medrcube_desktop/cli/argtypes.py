@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Callable
 
+from medrcube_desktop.core import options
 from medrcube_desktop.core.units import parse_byte_size
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")
@@ -39,8 +40,8 @@ def positive(text: str) -> int:
 
 
 def concurrency(text: str) -> int:
-    """Requests in flight: 1 to ``llm.client.MAX_CONCURRENCY``."""
-    from medrcube_desktop.llm.client import MAX_CONCURRENCY
+    """Requests in flight: 1 to ``llm.config.MAX_CONCURRENCY``."""
+    from medrcube_desktop.llm.config import MAX_CONCURRENCY
 
     value = _whole(text)
     if not 1 <= value <= MAX_CONCURRENCY:
@@ -56,9 +57,8 @@ def count(text: str) -> int:
     return value
 
 
-MAX_REPLICATES = 100_000
-"""Bootstrap replicates at most: 100,000 give a percentile's Monte Carlo error well below
-any interval's width; more would only take minutes and gigabytes."""
+MAX_REPLICATES = options.MAX_REPLICATES
+"""Bootstrap replicates at most (:data:`medrcube_desktop.core.options.MAX_REPLICATES`)."""
 
 
 def replicates(text: str) -> int:
@@ -70,10 +70,11 @@ def replicates(text: str) -> int:
 
 
 def seed(text: str) -> int:
-    """A seed from 0 to 2**32 − 1 (what numpy's generators take)."""
+    """A seed from 0 to :data:`~medrcube_desktop.core.options.SEED_MAX` (2**32 − 1, what
+    numpy's generators take)."""
     value = _whole(text)
-    if not 0 <= value < 2**32:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {2**32 - 1}, got {value}")
+    if not 0 <= value <= options.SEED_MAX:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {options.SEED_MAX}, got {value}")
     return value
 
 

@@ -21,6 +21,7 @@ from medrcube_desktop.cli.common import (
     say,
     warn,
 )
+from medrcube_desktop.cli.option_flags import add_flags
 from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.progress import Outcome
 
@@ -62,20 +63,7 @@ def _add_settings(compare) -> None:
     Compare models pane's fields come from the same declarations)."""
     from medrcube_desktop.evaluation.compare_options import SETTINGS
 
-    types = {"n_boot": argtypes.replicates, "seed": argtypes.seed,
-             "n_stability": argtypes.replicates}  # fmt: skip
-    metavars = {"min_items": "N", "clusters": "K", "n_boot": "B", "seed": "S",
-                "n_stability": "B"}  # fmt: skip
-    for s in SETTINGS.values():
-        if isinstance(s.default, bool):
-            compare.add_argument(s.flag, action="store_true", help=s.help)
-        elif s.choices:
-            compare.add_argument(s.flag, choices=s.choices, default=s.default, help=s.help)
-        else:
-            compare.add_argument(
-                s.flag, type=types.get(s.field, argtypes.positive), default=s.default,
-                metavar=metavars[s.field], help=s.help,
-            )  # fmt: skip
+    add_flags(compare, SETTINGS)
 
 
 def command_line(args: argparse.Namespace, runs: list[str]) -> str:

@@ -28,9 +28,12 @@ from medrcube_desktop.cli.common import (
     say,
     warn,
 )
+from medrcube_desktop.cli.option_flags import add_flag
 from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.compare_options import CREDIBILITY_PRESETS
+from medrcube_desktop.evaluation.compare_options import SETTINGS as COMPARE_SETTINGS
 from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES
 from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions
 from medrcube_desktop.evaluation.results_import import MAX_DEPTH
@@ -175,7 +178,7 @@ def add_parsers(sub) -> None:
     )
     cred.add_argument("--db", type=Path, metavar="FILE")
     cred.add_argument("--dataset", type=Path, metavar="DIR")
-    cred.add_argument("--preset", choices=("paper", "official"), default="paper")
+    add_flag(cred, COMPARE_SETTINGS["preset"], choices=CREDIBILITY_PRESETS, show_help=False)
     cred.add_argument(
         "--file-correct",
         action="store_true",

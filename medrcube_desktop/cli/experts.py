@@ -14,7 +14,9 @@ from medrcube_desktop.cli.common import (
     emit,
     open_database,
 )
+from medrcube_desktop.cli.option_flags import add_flags
 from medrcube_desktop.core.progress import Outcome
+from medrcube_desktop.review.agreement_options import ASSIGNMENT, QUEUE
 
 
 def add_parsers(sub) -> None:
@@ -41,21 +43,7 @@ def add_parsers(sub) -> None:
         metavar="NAME",
         help="show (and with --against, compare) the LLM",
     )
-    queue.add_argument(
-        "--against",
-        choices=("experts", "llm", "any"),
-        default="experts",
-        help="disagreements between experts, an expert and the LLM, or either",
-    )
-    queue.add_argument(
-        "--on",
-        choices=("rules", "verdict"),
-        default="rules",
-        help="any rule differs, or only the overall verdict (all seven pass)",
-    )
-    queue.add_argument(
-        "--open-only", action="store_true", help="leave out items already fully adjudicated"
-    )
+    add_flags(queue, QUEUE)
     add_json(queue, '{"n_items", "n_open", "items": [...]}')
     assign = add_command(
         sub, "assign", cmd_assign,
@@ -81,10 +69,7 @@ def add_parsers(sub) -> None:
         help="a reviewer new to this study (a name neither assigned before nor with a "
         "review is refused as a likely typo otherwise)",
     )
-    assign.add_argument(
-        "--overlap", type=float, default=0.2, metavar="F", help="share reviewed by two (0-1)"
-    )
-    assign.add_argument("--seed", type=argtypes.seed, default=0, metavar="S")
+    add_flags(assign, ASSIGNMENT)
     assign.add_argument(
         "--study", type=argtypes.existing_name, metavar="NAME", help="only the items of this study"
     )

@@ -12,7 +12,6 @@ from medrcube_desktop.cli.common import (
     add_dataset,
     add_db,
     add_json,
-    default_of,
     emit,
     list_failures,
     load_items,
@@ -20,11 +19,12 @@ from medrcube_desktop.cli.common import (
     refuse_overwrite,
     say,
 )
+from medrcube_desktop.cli.option_flags import add_flags
 from medrcube_desktop.core.file_kinds import refuse_foreign
 from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.jobs.terminal import run_in_terminal
-from medrcube_desktop.llm.config import JudgeConfig
+from medrcube_desktop.llm.config import JUDGE, JudgeConfig
 
 
 def price(text: str) -> tuple[float, float]:
@@ -36,6 +36,11 @@ def price(text: str) -> tuple[float, float]:
     if len(values) != 2 or any(not 0 <= v < float("inf") for v in values):
         raise argparse.ArgumentTypeError(f"expected INPUT,OUTPUT USD per million tokens: {text!r}")
     return values[0], values[1]
+
+
+TYPES = {"price": price, "temperature": argtypes.sampling("temperature")}
+"""The parsers of :data:`~medrcube_desktop.llm.config.JUDGE`'s kinds that are not in
+:mod:`~medrcube_desktop.cli.argtypes` by name."""
 
 
 def add_parsers(sub) -> None:
@@ -50,36 +55,12 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_dataset(judge)
     add_db(judge, creates=True)
-    judge.add_argument("--model", required=True, type=argtypes.new_name, metavar="NAME")
-    judge.add_argument(
-        "--base-url", type=argtypes.base_url, metavar="URL", help="endpoint (default: OpenAI)"
-    )
-    judge.add_argument(
-        "--concurrency", type=argtypes.concurrency, metavar="N",
-        default=default_of(JudgeConfig, "concurrency"), help="requests in flight (%(default)s)",
-    )  # fmt: skip
+    add_flags(judge, JUDGE, ("model", "base_url", "concurrency"), types=TYPES)
     judge.add_argument(
         "--limit", type=argtypes.positive, metavar="N", help="only the first N items"
     )
-    judge.add_argument(
-        "--timeout", type=argtypes.seconds, metavar="S",
-        default=default_of(JudgeConfig, "timeout_s"), help="per request (%(default)s s)",
-    )  # fmt: skip
-    judge.add_argument(
-        "--max-attempts", type=argtypes.positive, metavar="N",
-        default=default_of(JudgeConfig, "max_attempts"), help="per item (%(default)s)",
-    )  # fmt: skip
-    judge.add_argument(
-        "--temperature", type=argtypes.sampling("temperature"), metavar="T",
-        help="0 to 2 (default: not sent)",
-    )  # fmt: skip
-    judge.add_argument(
-        "--structured",
-        choices=("auto", "on", "off"),
-        default=default_of(JudgeConfig, "structured"),
-        help="ask for the JSON schema (auto: fall back when refused)",
-    )
-    judge.add_argument("--price", type=price, metavar="IN,OUT", help="USD per 1M tokens")
+    add_flags(judge, JUDGE, ("timeout_s", "max_attempts", "temperature", "structured",
+                             "price_per_mtok"), types=TYPES)  # fmt: skip
     judge.add_argument("--api-key-env", metavar="VAR", help="read the key from this variable")
     judge.add_argument(
         "--batch-out",

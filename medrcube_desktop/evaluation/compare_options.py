@@ -1,7 +1,10 @@
-"""The options of a comparison, declared once (issue 21): each one's flag, the pane's
-label, default, range and help. The ``compare`` command's flags, the Compare models
-pane's fields and the report's "Reproduce" line (:func:`command_line`) are all made
-from :data:`SETTINGS`.
+"""The options of a comparison, declared once (issues 21 and 22): each one's flag, the
+pane's label, default, type, range and help (:class:`~medrcube_desktop.core.options.Option`).
+The ``compare`` command's flags (and ``credibility``'s ``--preset``), the Compare models
+pane's fields, the defaults of :func:`~.compare.result.compare_runs` and
+:mod:`~.compare.voxels`, the report's "Reproduce" line (:func:`command_line`) and
+``docs/compare-options.md`` (:func:`compare_options_markdown`) are all made from
+:data:`SETTINGS`.
 
 Light on purpose (no numpy): the CLI builds its parser from it at every start.
 """
@@ -14,51 +17,53 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from medrcube_desktop.core.options import (
+    MAX_REPLICATES,
+    SEED_MAX,
+    Option,
+    markdown_table,
+    options,
+)
+
 if TYPE_CHECKING:
     from medrcube_desktop.evaluation.compare.result import CompareResult
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One option of a comparison: its ``CompareSettings`` field, the CLI flag, the
-    pane's label, the default, the smallest value (None: a choice or a flag) and the
-    help text (``%(default)s`` is the default, as argparse writes it)."""
+Setting = Option
+"""Former name of :class:`~medrcube_desktop.core.options.Option`."""
 
-    field: str
-    flag: str
-    label: str
-    default: object
-    minimum: int | None
-    help: str
-    choices: tuple[str, ...] = ()
-
-
-SETTINGS: dict[str, Setting] = {
-    s.field: s
-    for s in (
-        Setting("sort", "--sort", "Order", "family", None,
-                "leaderboard rows by model group and series (paper Table 3), by accuracy, "
-                "or as given (%(default)s)", ("family", "accuracy", "none")),
-        Setting("min_items", "--min-items", "Min. items per voxel", 5, 1,
-                "leave out voxels with fewer items (%(default)s); Fig. 3 needs 2 voxels "
-                "of at least this many items"),
-        Setting("clusters", "--clusters", "Clusters", 3, 1,
-                "voxel clusters to cut the tree into (%(default)s)"),
-        Setting("preset", "--preset", "Pairing", "paper", None,
-                "pairing of credibility (paper Section 6, or the public script's); both: "
-                "each, the paper's first (%(default)s)", ("paper", "official", "both")),
-        Setting("n_boot", "--bootstrap", "Bootstrap", 1000, 0,
-                "bootstrap replicates of the credibility intervals, resampling images "
-                "(0: none; %(default)s)"),
-        Setting("seed", "--seed", "Seed", 0, 0, "bootstrap seed (%(default)s)"),
-        Setting("n_stability", "--stability", "Stability", 100, 0,
-                "bootstrap replicates over models for the voxel tree's stability (0: "
-                "none; %(default)s)"),
-        Setting("leakage", "--leakage", "Leakage", False, None,
-                "list the items each text-only run answered right (prior leakage)"),
-    )
-}  # fmt: skip
+SETTINGS: dict[str, Option] = options(
+    Option("sort", "--sort", "Order", "family",
+           "leaderboard rows by model group and series (paper Table 3), by accuracy, "
+           "or as given (%(default)s)", str, choices=("family", "accuracy", "none")),
+    Option("min_items", "--min-items", "Min. items per voxel", 5,
+           "leave out voxels with fewer items (%(default)s); Fig. 3 needs 2 voxels "
+           "of at least this many items", int, 1, kind="positive", metavar="N"),
+    Option("clusters", "--clusters", "Clusters", 3,
+           "voxel clusters to cut the tree into (%(default)s)", int, 1, kind="positive",
+           metavar="K"),
+    Option("preset", "--preset", "Pairing", "paper",
+           "pairing of credibility (paper Section 6, or the public script's); both: "
+           "each, the paper's first (%(default)s)", str,
+           choices=("paper", "official", "both")),
+    Option("n_boot", "--bootstrap", "Bootstrap", 1000,
+           "bootstrap replicates of the credibility intervals, resampling images "
+           "(0: none; %(default)s)", int, 0, MAX_REPLICATES, kind="replicates",
+           metavar="B"),
+    Option("seed", "--seed", "Seed", 0, "bootstrap seed (%(default)s)", int, 0, SEED_MAX,
+           kind="seed", metavar="S"),
+    Option("n_stability", "--stability", "Stability", 100,
+           "bootstrap replicates over models for the voxel tree's stability (0: "
+           "none; %(default)s)", int, 0, MAX_REPLICATES, kind="replicates", metavar="B"),
+    Option("leakage", "--leakage", "Leakage", False,
+           "list the items each text-only run answered right (prior leakage)", bool),
+)  # fmt: skip
 """Every option of :class:`CompareSettings`, by field name."""
+
+CREDIBILITY_PRESETS: tuple[str, ...] = tuple(p for p in SETTINGS["preset"].choices if p != "both")
+"""The pairings of one run's credibility (``credibility --preset``, the Evaluate pane's
+paired outcomes, :data:`medrcube_desktop.evaluation.credibility.PRESETS`): the
+``--preset`` choices of :data:`SETTINGS` but ``both``."""
 
 
 @dataclass(frozen=True)
@@ -88,8 +93,7 @@ class CompareSettings:
     def from_args(cls, args: object) -> CompareSettings:
         """The settings of parsed ``compare`` arguments (the flags' destinations)."""
         return cls(**{
-            s.field: getattr(args, s.flag.lstrip("-").replace("-", "_"))
-            for s in SETTINGS.values()
+            s.name: getattr(args, s.dest) for s in SETTINGS.values()
         })  # fmt: skip
 
 
@@ -109,7 +113,7 @@ def command_line(
     for run in runs:  # a name that starts with "-" must not read as a flag
         parts += [f"--run={run}"] if run.startswith("-") else ["--run", run]
     for s in SETTINGS.values():
-        value = getattr(settings, s.field)
+        value = getattr(settings, s.name)
         if isinstance(value, bool):
             parts += [s.flag] if value else []
         else:
@@ -142,3 +146,9 @@ def report_meta(
         "created_at": utc_now(),
         **extra,
     }
+
+
+def compare_options_markdown() -> str:
+    """The Markdown table of :data:`SETTINGS`, as ``docs/compare-options.md`` holds it
+    between its ``compare-options`` markers."""
+    return markdown_table(SETTINGS.values())

@@ -32,11 +32,15 @@ from typing import TypedDict
 
 from medrcube_desktop.core.taxonomy import Level
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.compare_options import CREDIBILITY_PRESETS, SETTINGS
 from medrcube_desktop.evaluation.metrics import Outcome
+
+_PRESET: str = SETTINGS["preset"].default  # type: ignore[assignment]
 
 OFFICIAL_HIGH = ("Disease Diagnosis", "Abnormity Diagnosis", "Severity Grading")
 OFFICIAL_IGNORED = ("View Identification", "Report Generation")
-PRESETS = ("paper", "official")
+PRESETS = CREDIBILITY_PRESETS
+"""The pairings (``paper``, ``official``), declared with the ``--preset`` option."""
 GROUP_CORRECTNESS = {"A": (True, True), "B": (True, False), "C": (False, False), "D": (False, True)}
 """Each group's (L right, H right), as the module docstring defines the groups."""
 
@@ -87,7 +91,7 @@ def _role(outcome: Outcome, preset: str, warnings: set[str]) -> str | None:
 
 def pair_outcomes(
     outcomes: Sequence[Outcome],
-    preset: str = "paper",
+    preset: str = _PRESET,
     group: str | None = None,
     limit: int | None = None,
 ) -> tuple[list[Pair], list[str]]:
@@ -147,7 +151,7 @@ def _by_image(
 
 
 def image_group_counts(
-    outcomes: Sequence[Outcome], preset: str = "paper"
+    outcomes: Sequence[Outcome], preset: str = _PRESET
 ) -> tuple[dict[str, int], list[str]]:
     """The A–D counts of :func:`pair_outcomes`' pairs, and the warnings, without listing
     the pairs: on each image, A = (L right) × (H right), B = (L right) × (H wrong),

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from medrcube_desktop.evaluation.compare_options import SETTINGS
+
 if TYPE_CHECKING:
     from medrcube_desktop.core.items import Item
     from medrcube_desktop.evaluation.credibility import CredibilityFigures
@@ -47,7 +49,8 @@ def items_to_evaluate(
 
 
 def paired_figures(
-    outcomes: Sequence[Outcome], preset: str = "paper"
+    outcomes: Sequence[Outcome],
+    preset: str = SETTINGS["preset"].default,  # type: ignore[assignment]
 ) -> tuple[CredibilityFigures, dict[str, int], list[str]]:
     """A run's paired-outcome figures (paper Section 6): the A–D counts of its pairs of a
     prerequisite and a high-level item on one image, the figures from them, and the

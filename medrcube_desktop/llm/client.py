@@ -73,15 +73,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from medrcube_desktop.llm.config import MAX_CONCURRENCY  # noqa: F401 (its former home)
 from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-MAX_CONCURRENCY = 1024
-"""Most requests in flight that a run may ask for: beyond it a client only queues
-requests in itself and runs out of sockets (a typo of 100000 once ran for minutes)."""
 
 CONNECT_TIMEOUT_S = 10.0
 """Longest wait for a TCP/TLS connection, seconds (less when ``timeout_s`` is less)."""

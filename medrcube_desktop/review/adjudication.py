@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review import blinding
+from medrcube_desktop.review.agreement_options import QUEUE
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.store.adjudications import VERDICT, Adjudication
 
@@ -211,8 +212,8 @@ def build_queue(
     store: StudyStore,
     reviewers: list[str] | None = None,
     model: str | None = None,
-    against: str = "experts",
-    on: str = "rules",
+    against: str = QUEUE["against"].default,  # type: ignore[assignment]
+    on: str = QUEUE["on"].default,  # type: ignore[assignment]
     items: Collection[str] | None = None,
     viewer: str | None = None,
     blind: bool = True,

@@ -15,6 +15,7 @@ import numpy as np
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.agreement_options import STUDY
 from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.studies import StudyRecord
 
@@ -91,7 +92,12 @@ def draw_sample(items: Sequence[Item], n: int, seed: int, stratify: str = "") ->
 
 
 def create_or_extend_study(
-    store: StudyStore, name: str, items: Sequence[Item], n: int, seed: int, stratify: str = ""
+    store: StudyStore,
+    name: str,
+    items: Sequence[Item],
+    n: int,
+    seed: int,
+    stratify: str = STUDY["stratify"].default,  # type: ignore[assignment]
 ) -> StudyRecord:
     """Store a study of ``n`` items, or extend an existing one to ``n`` items.
 

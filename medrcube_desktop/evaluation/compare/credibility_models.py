@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from medrcube_desktop.core.degenerate import correlation_undefined, undefined_text
+from medrcube_desktop.core.options import defaults
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_stats import (
     CORRECTION_NOTE,
@@ -47,6 +48,9 @@ from medrcube_desktop.evaluation.compare.credibility_stats import (
     permutation_p_exact,
 )
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.compare_options import SETTINGS
+
+_D = defaults(SETTINGS)  # the defaults of --preset, --bootstrap and --seed, declared once
 
 Counts = tuple[int, int, int, int]
 """(A, B, C, D) pair counts of one model."""
@@ -55,7 +59,8 @@ Z95 = 1.959963984540054  # the standard normal's 97.5 % quantile
 
 
 def model_pairs(
-    matrix: RunMatrix, preset: str = "paper"
+    matrix: RunMatrix,
+    preset: str = _D["preset"],  # type: ignore[assignment]
 ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], list[str]]:
     """Each run's paired outcomes, and the pairing warnings (paper §6).
 
@@ -98,7 +103,10 @@ def counts_of(low: np.ndarray, high: np.ndarray) -> Counts:
     )
 
 
-def group_counts(matrix: RunMatrix, preset: str = "paper") -> tuple[dict[str, Counts], list[str]]:
+def group_counts(
+    matrix: RunMatrix,
+    preset: str = _D["preset"],  # type: ignore[assignment]
+) -> tuple[dict[str, Counts], list[str]]:
     """Run name → (A, B, C, D), and the pairing warnings (see :func:`model_pairs`)."""
     per_image = image_counts(matrix, preset)
     totals = per_image.totals  # (n_runs, 4)
@@ -241,9 +249,9 @@ unreliable: a cluster bootstrap needs a few tens of clusters (Cameron, Gelbach &
 
 def credibility_table(
     matrix: RunMatrix,
-    preset: str = "paper",
-    n_boot: int = 1000,
-    seed: int = 0,
+    preset: str = _D["preset"],  # type: ignore[assignment]
+    n_boot: int = _D["n_boot"],  # type: ignore[assignment]
+    seed: int = _D["seed"],  # type: ignore[assignment]
     cluster: str = "image",
 ) -> tuple[list[ModelCredibility], list[str]]:
     """Every run's :class:`ModelCredibility` with bootstrap intervals and permutation p.

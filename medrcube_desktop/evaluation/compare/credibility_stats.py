@@ -20,9 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from medrcube_desktop.core.options import defaults
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.compare_options import SETTINGS
 from medrcube_desktop.evaluation.credibility import PRESETS, pair_role
+
+_D = defaults(SETTINGS)  # the defaults of --preset, --bootstrap and --seed, declared once
 
 STATS: tuple[str, ...] = ("acc_h", "rationality", "shortcut_prob", "log_or")
 """The figures :func:`bootstrap_intervals` gives intervals for, in this order."""
@@ -65,7 +69,10 @@ def _roles(matrix: RunMatrix, preset: str) -> tuple[np.ndarray, set[str]]:
     return roles, warnings
 
 
-def pair_index(matrix: RunMatrix, preset: str = "paper") -> PairIndex:
+def pair_index(
+    matrix: RunMatrix,
+    preset: str = _D["preset"],  # type: ignore[assignment]
+) -> PairIndex:
     """Every (L, H) pair on the same image of ``matrix.items`` under ``preset``.
 
     The same pairs as :func:`~medrcube_desktop.evaluation.credibility.pair_outcomes`
@@ -122,7 +129,10 @@ class ImageCounts:
         return np.rint(self.counts.sum(axis=0)).astype(np.int64)
 
 
-def image_counts(matrix: RunMatrix, preset: str = "paper") -> ImageCounts:
+def image_counts(
+    matrix: RunMatrix,
+    preset: str = _D["preset"],  # type: ignore[assignment]
+) -> ImageCounts:
     """Every run's A–D counts per image, from per-image sums of right and wrong answers.
 
     The pairs of an image are every high-level item H on it with every prerequisite L on
@@ -297,7 +307,10 @@ def cluster_counts(cells: np.ndarray, cluster: np.ndarray, n_clusters: int) -> n
 
 
 def bootstrap_intervals(
-    per_cluster: np.ndarray, n_boot: int = 1000, seed: int = 0, level: float = 0.95
+    per_cluster: np.ndarray,
+    n_boot: int = _D["n_boot"],  # type: ignore[assignment]
+    seed: int = _D["seed"],  # type: ignore[assignment]
+    level: float = 0.95,
 ) -> dict[str, np.ndarray]:
     """Percentile bootstrap intervals of each run's figures, resampling clusters.
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from medrcube_desktop.core.degenerate import MIN_DISTINCT_POINTS, undefined_text
+from medrcube_desktop.core.options import defaults
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_models import (
     Correlation,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _MIN_ITEMS = SETTINGS["min_items"]  # the option's flag and the pane's label, declared once
+_D = defaults(SETTINGS)  # every default of a comparison, declared once (issue 22)
 
 
 @dataclass(frozen=True)
@@ -141,20 +143,20 @@ class CompareResult:
     correlation: Correlation | None
     drops: list[TextOnlyDrop]
     warnings: list[str] = field(default_factory=list)
-    preset: str = "paper"
-    min_items: int = 5
-    clusters: int = 3
+    preset: str = _D["preset"]  # type: ignore[assignment]
+    min_items: int = _D["min_items"]  # type: ignore[assignment]
+    clusters: int = _D["clusters"]  # type: ignore[assignment]
     by_preset: dict[str, tuple[list[ModelCredibility], Correlation | None]] = field(
         default_factory=dict
     )
     leakage: list[dict[str, object]] | None = None
-    sort: str = "family"
-    n_boot: int = 1000
-    seed: int = 0
+    sort: str = _D["sort"]  # type: ignore[assignment]
+    n_boot: int = _D["n_boot"]  # type: ignore[assignment]
+    seed: int = _D["seed"]  # type: ignore[assignment]
     residual_rho: np.ndarray | None = None
     residual_clustering: Clustering | None = None
     stability: ClusterStability | None = None
-    n_stability: int = 0
+    n_stability: int = _D["n_stability"]  # type: ignore[assignment]
     voxel_runs: tuple[str, ...] = ()
     voxel_undefined: str | None = None
 
@@ -285,7 +287,10 @@ def undefined_pairs(rho: np.ndarray) -> int:
     return int(np.isnan(rho[np.triu_indices(rho.shape[0], k=1)]).sum())
 
 
-def voxel_rho(voxels: VoxelMatrix, min_items: int = 5) -> tuple[np.ndarray | None, str | None]:
+def voxel_rho(
+    voxels: VoxelMatrix,
+    min_items: int = _D["min_items"],  # type: ignore[assignment]
+) -> tuple[np.ndarray | None, str | None]:
     """Spearman ρ between the voxels of ``voxels`` (:func:`~.voxels.voxel_correlation`),
     or None and why it is undefined as a whole: fewer than 2 voxels (of ``min_items``
     items, said in the reason), fewer than 4 distinct image runs (rows of the accuracy
@@ -390,16 +395,18 @@ def run_warnings(matrix: RunMatrix) -> list[str]:
 
 def compare_runs(
     matrix: RunMatrix,
-    min_items: int = 5,
-    clusters: int = 3,
-    preset: str = "paper",
-    n_boot: int = 1000,
-    seed: int = 0,
-    sort: str = "family",
-    leakage: bool = False,
-    n_stability: int = 0,
+    min_items: int = _D["min_items"],  # type: ignore[assignment]
+    clusters: int = _D["clusters"],  # type: ignore[assignment]
+    preset: str = _D["preset"],  # type: ignore[assignment]
+    n_boot: int = _D["n_boot"],  # type: ignore[assignment]
+    seed: int = _D["seed"],  # type: ignore[assignment]
+    sort: str = _D["sort"],  # type: ignore[assignment]
+    leakage: bool = _D["leakage"],  # type: ignore[assignment]
+    n_stability: int = _D["n_stability"],  # type: ignore[assignment]
 ) -> CompareResult:
-    """Compute every part of the comparison of ``matrix``'s runs.
+    """Compute every part of the comparison of ``matrix``'s runs; every default is the
+    option's in :data:`~medrcube_desktop.evaluation.compare_options.SETTINGS` (the
+    ``compare`` command's and the Compare models pane's).
 
     Parameters
     ----------
@@ -419,7 +426,8 @@ def compare_runs(
         List the items each text-only run got right (``CompareResult.leakage``).
     n_stability : int
         Bootstrap replicates over models for the voxel tree's stability (0: none; about
-        7 ms each at 33 runs × 100 voxels).
+        7 ms each at 33 runs × 100 voxels). The default is the command's (100; it was 0
+        here before issue 22).
 
     Returns
     -------

@@ -17,9 +17,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from medrcube_desktop.core.degenerate import MIN_DISTINCT_POINTS
+from medrcube_desktop.core.options import defaults
 from medrcube_desktop.core.progress import Cancel, Progress, ProgressFn, report
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.compare_options import SETTINGS
+
+_D = defaults(SETTINGS)
+"""The defaults of ``min_items``, ``k`` (the ``clusters`` option), ``n_boot`` (the
+``n_stability`` option) and ``seed``: the ``compare`` command's, declared once."""
 
 MIN_COMMON_MODELS = MIN_DISTINCT_POINTS
 """Fewest distinct (x, y) points over the models scored on both voxels for ρ to be given."""
@@ -52,7 +58,10 @@ class VoxelMatrix:
     dropped: dict[str, int]
 
 
-def voxel_matrix(matrix: RunMatrix, min_items: int = 5) -> VoxelMatrix:
+def voxel_matrix(
+    matrix: RunMatrix,
+    min_items: int = _D["min_items"],  # type: ignore[assignment]
+) -> VoxelMatrix:
     """The model × voxel accuracy matrix of ``matrix`` (paper §5.1, Fig. 3).
 
     Parameters
@@ -218,7 +227,10 @@ def distance_matrix(rho: np.ndarray) -> np.ndarray:
     return d
 
 
-def cluster_voxels(rho: np.ndarray, k: int = 3) -> Clustering:
+def cluster_voxels(
+    rho: np.ndarray,
+    k: int = _D["clusters"],  # type: ignore[assignment]
+) -> Clustering:
     """Hierarchical clustering of voxels by correlation, as in paper §5.2 / Fig. 3a.
 
     Distance 1 − ρ (:func:`distance_matrix`), ``scipy.cluster.hierarchy.linkage(
@@ -409,9 +421,9 @@ class ClusterStability:
 
 def cluster_stability(
     accuracy: np.ndarray,
-    k: int = 3,
-    n_boot: int = 200,
-    seed: int = 0,
+    k: int = _D["clusters"],  # type: ignore[assignment]
+    n_boot: int = _D["n_stability"],  # type: ignore[assignment]
+    seed: int = _D["seed"],  # type: ignore[assignment]
     progress: ProgressFn | None = None,
     cancel: Cancel | None = None,
 ) -> ClusterStability:

@@ -22,7 +22,7 @@ from medrcube_desktop.review.agreement.panel import (
     rater_matrix,
 )
 from medrcube_desktop.review.agreement.run import expert_scores
-from medrcube_desktop.review.agreement.stats import DEFAULT_BOOTSTRAP, Scores
+from medrcube_desktop.review.agreement.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Scores
 from medrcube_desktop.store import StudyStore, utc_now
 
 GOLD = "gold"
@@ -131,7 +131,7 @@ def run_panel(
     model: str | None = None,
     study: str | None = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     only_items: set[str] | None = None,
 ) -> PanelRun:
     """Expert–expert agreement (each pair and their mean, the ceiling) beside expert–LLM
@@ -169,7 +169,7 @@ def run_gold(
     model: str | None = None,
     study: str | None = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     only_items: set[str] | None = None,
 ) -> PanelRun:
     """The LLM (when ``model`` is given) and each of ``reviewers`` (none, one or more)

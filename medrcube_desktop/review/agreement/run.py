@@ -16,10 +16,12 @@ from medrcube_desktop.core.rubric import load_rubric
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.agreement.stats import (
     DEFAULT_BOOTSTRAP,
+    DEFAULT_SEED,
     AgreementResult,
     compare,
     multi_rater,
 )
+from medrcube_desktop.review.agreement_options import AGREEMENT
 from medrcube_desktop.store import StudyStore, utc_now
 
 
@@ -79,9 +81,9 @@ def run_study(
     reviewer2: str | None = None,
     study: str | None = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     only_items: set[str] | None = None,
-    image_shown_only: bool = False,
+    image_shown_only: bool = AGREEMENT["image_shown_only"].default,  # type: ignore[assignment]
 ) -> StudyRun:
     """Compare ``reviewer`` with ``model`` (LLM) or with ``reviewer2``.
 

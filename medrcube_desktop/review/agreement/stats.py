@@ -42,16 +42,17 @@ import numpy as np
 
 from medrcube_desktop.core.rubric import PRINCIPLES, RULE_IDS
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.agreement_options import AGREEMENT, MAX_BOOTSTRAP
 
 Scores = Mapping[str, Mapping[str, int]]
 """item id → rule id → 0 (fail) / 1 (pass)."""
 
-DEFAULT_BOOTSTRAP = 2000
+DEFAULT_BOOTSTRAP: int = AGREEMENT["bootstrap"].default  # type: ignore[assignment]
+"""Bootstrap draws of the intervals unless told (``agreement --bootstrap``, the pane's
+field): :data:`~medrcube_desktop.review.agreement_options.AGREEMENT`'s."""
 
-MAX_BOOTSTRAP = 1_000_000
-"""Most bootstrap draws a comparison makes: beyond, the intervals change in digits no one
-reads, and the time (about half a minute per million draws of a few hundred items) and
-the memory of one value per draw and figure are wasted."""
+DEFAULT_SEED: int = AGREEMENT["seed"].default  # type: ignore[assignment]
+"""Seed of the bootstrap draws unless told (``agreement --seed``)."""
 
 CHUNK_INDICES = 1 << 20
 """Resampled indices made and used at once (8 MB): the draws' memory bound."""
@@ -199,7 +200,7 @@ class AgreementResult:
     rules: dict[str, PairFigures]
     principles: dict[str, dict[str, object]]
     bootstrap: int = DEFAULT_BOOTSTRAP
-    seed: int = 0
+    seed: int = DEFAULT_SEED
     first: dict[str, dict[str, int]] = field(default_factory=dict)
     second: dict[str, dict[str, int]] = field(default_factory=dict)
     sample_undefined: dict[str, str] = field(default_factory=dict)
@@ -270,7 +271,7 @@ def compare(
     second: Scores,
     sample: Sequence[str] | None = None,
     bootstrap: int = DEFAULT_BOOTSTRAP,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
 ) -> AgreementResult:
     """Agreement of two raters over the items both judged.
 

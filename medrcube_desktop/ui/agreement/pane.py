@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMessageBox,
     QPushButton,
-    QSpinBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -39,7 +38,6 @@ from PySide6.QtWidgets import (
 
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.agreement import (
-    DEFAULT_BOOTSTRAP,
     StudyRun,
     fmt,
     run_study,
@@ -49,6 +47,7 @@ from medrcube_desktop.review.agreement import (
 from medrcube_desktop.review.agreement.panel_run import PanelRun
 from medrcube_desktop.review.agreement.table import cell as figure_cell
 from medrcube_desktop.review.agreement.table import ci_cell, extra_lines, undefined_notes
+from medrcube_desktop.review.agreement_options import AGREEMENT, STUDY
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.agreement.experts_panel import (
@@ -61,6 +60,7 @@ from medrcube_desktop.ui.agreement.experts_panel import (
 )
 from medrcube_desktop.ui.widgets.folder_dialog import choose_folder
 from medrcube_desktop.ui.widgets.job_runner import JobRunnerView
+from medrcube_desktop.ui.widgets.option_fields import option_box
 from medrcube_desktop.ui.widgets.readable import headers_fit_contents, scrolled_canvas
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc
@@ -82,6 +82,10 @@ COLUMNS = (
     "1st ✓ 2nd ✗",
     "both pass",
 )
+PANE_OPTIONS: tuple[str, ...] = ("bootstrap", "seed")
+"""The options of :data:`~medrcube_desktop.review.agreement_options.AGREEMENT` the pane
+has a field for (an attribute of that name); the others keep the command's defaults."""
+
 CELL_COLUMNS = {6: (0, 0), 7: (0, 1), 8: (1, 0), 9: (1, 1)}
 """Table column → (first rater's value, second rater's value) of a 2×2 cell."""
 
@@ -115,11 +119,8 @@ class AgreementPane(QDialog):
         self.first = QComboBox()
         self.second = QComboBox()
         self.study = QComboBox()
-        self.bootstrap = QSpinBox()
-        self.bootstrap.setRange(0, 100_000)
-        self.bootstrap.setValue(DEFAULT_BOOTSTRAP)  # the command's default
-        self.seed = QSpinBox()
-        self.seed.setRange(0, 2**31 - 1)
+        self.bootstrap = option_box(AGREEMENT["bootstrap"])  # the command's default, range
+        self.seed = option_box(AGREEMENT["seed"])
         self.compute_button = QPushButton("&Compute")
         self.compute_button.clicked.connect(self.compute)
         self.export_button = QPushButton("&Export…")
@@ -168,10 +169,9 @@ class AgreementPane(QDialog):
         study_row.addWidget(self.new_study_button)
         form.addRow("Items", study_row)
         numbers = QHBoxLayout()
-        numbers.addWidget(QLabel("Bootstrap draws"))
-        numbers.addWidget(self.bootstrap)
-        numbers.addWidget(QLabel("Seed"))
-        numbers.addWidget(self.seed)
+        for name in PANE_OPTIONS:
+            numbers.addWidget(QLabel(AGREEMENT[name].label))
+            numbers.addWidget(getattr(self, name))
         numbers.addStretch(1)
         numbers.addWidget(self.compute_button)
         numbers.addWidget(self.export_button)
@@ -441,7 +441,7 @@ class AgreementPane(QDialog):
         )
         if not ok:
             return
-        strata = ["none", "task", "modality", "region"]
+        strata = ["none", *STUDY["stratify"].choices]
         stratify, ok = QInputDialog.getItem(self, "New study", "Stratify by:", strata, 0, False)
         if not ok:
             return

@@ -73,6 +73,7 @@ from medrcube_desktop.ui.compare.runs import (
 )
 from medrcube_desktop.ui.widgets.file_dialogs import get_save_file_name
 from medrcube_desktop.ui.widgets.job_runner import JobRunnerView
+from medrcube_desktop.ui.widgets.option_fields import option_box
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc
 from medrcube_desktop.ui.widgets.themes import error_colour
@@ -175,12 +176,8 @@ class ComparePane(QDialog):
         form = QFormLayout()
         for name in PANE_SETTINGS:
             setting = SETTINGS[name]
-            box = QSpinBox()
+            box = option_box(setting)
             box.setObjectName(f"compare_{name}")
-            box.setRange(int(setting.minimum or 0), 1_000_000)
-            box.setValue(int(setting.default))  # type: ignore[call-overload]
-            box.setToolTip(f"{setting.help % {'default': setting.default}} "
-                           f"(the command's {setting.flag})")  # fmt: skip
             form.addRow(f"{setting.label}:", box)
             self.setting_fields[name] = box
         self.min_items = self.setting_fields["min_items"]

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPushButton,
     QRadioButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -31,13 +30,19 @@ from PySide6.QtWidgets import (
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.llm.config import JUDGE, JUDGE_MODEL
 from medrcube_desktop.llm.judge import JudgeConfig, JudgeSummary, run_judge
 from medrcube_desktop.llm.keys import check_base_url, find_api_key, without_secrets
 from medrcube_desktop.ui.widgets.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.widgets.job_runner import JobRunnerView
+from medrcube_desktop.ui.widgets.option_fields import option_box
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 
 log = logging.getLogger(__name__)
+DIALOG_OPTIONS: tuple[str, ...] = ("model", "base_url", "concurrency")
+"""The settings of :data:`~medrcube_desktop.llm.config.JUDGE` the dialog has a field for
+(an attribute of that name); the others keep the command's defaults."""
+
 ENDPOINT_SETTING = "judge/endpoint"
 """Where the endpoint used last is remembered (``window.ini``; never the key)."""
 
@@ -58,7 +63,7 @@ class JudgeDialog(QDialog):
         db_path: Path | None,
         filtered: list[Item],
         everything: list[Item],
-        model: str = "gpt-5.1",
+        model: str = JUDGE_MODEL,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Run LLM review")
@@ -72,9 +77,7 @@ class JudgeDialog(QDialog):
         self.base_url = QLineEdit()
         self.base_url.setObjectName("judgeBaseUrl")
         self.base_url.setPlaceholderText("OpenAI (or e.g. http://localhost:8000/v1 for vLLM)")
-        self.concurrency = QSpinBox()
-        self.concurrency.setRange(1, 256)
-        self.concurrency.setValue(JudgeConfig.concurrency)
+        self.concurrency = option_box(JUDGE["concurrency"])  # the command's default, range
         self.scope_filtered = QRadioButton(f"Items in the current list ({len(filtered)})")
         self.scope_all = QRadioButton(f"Whole benchmark ({len(everything)})")
         self.scope_filtered.setChecked(True)
@@ -94,9 +97,8 @@ class JudgeDialog(QDialog):
         self.start_button.clicked.connect(lambda: self.start(None))
         self.retry_button.clicked.connect(lambda: self.start(self.failed_ids))
         form = QFormLayout()
-        form.addRow("&Model", self.model)
-        form.addRow("&Endpoint", self.base_url)
-        form.addRow("&Concurrent requests", self.concurrency)
+        for name in DIALOG_OPTIONS:  # the labels of the declarations, each with its mnemonic
+            form.addRow(f"&{JUDGE[name].label}", getattr(self, name))
         form.addRow("Items", self.scope_filtered)
         form.addRow("", self.scope_all)
         form.addRow("API key", self.key_row)
@@ -152,7 +154,7 @@ class JudgeDialog(QDialog):
             wanted = set(only_ids)
             items = [item for item in self.everything if item.id in wanted]
         config = JudgeConfig(
-            model=self.model.text().strip() or "gpt-5.1",
+            model=self.model.text().strip() or JUDGE_MODEL,
             base_url=base_url,
             concurrency=self.concurrency.value(),
         )
