@@ -177,8 +177,7 @@ def scripted_scores(items: Sequence[Item], seed: int = DEFAULT_SEED) -> dict[str
     and ``random.Random(f"{seed}:{rater}")``)."""
     truth_rng = random.Random(f"{seed}:truth")
     truth = {
-        item.id: {rule: int(truth_rng.random() >= FAIL_RATE) for rule in RULE_IDS}
-        for item in items
+        item.id: {rule: int(truth_rng.random() >= FAIL_RATE) for rule in RULE_IDS} for item in items
     }
     scores: dict[str, dict] = {}
     for rater, rate in FLIP_RATES.items():
