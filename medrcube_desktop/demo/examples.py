@@ -400,7 +400,9 @@ def _evaluate(
     from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record
 
     engine = build_engine(EngineOptions(engine="openai", model=person.model, base_urls=[url]))
-    images = ImageOptions(person.text_only, workers=0)  # the user's image cache, as evaluate
+    # prepared in this process (29 images: no worker processes to start) and kept in the
+    # user's image cache as evaluate keeps them, so the next run reuses them
+    images = ImageOptions(person.text_only, workers=0)
     record = run_record(person.run, engine, person.model, images, root)
     try:
         state = run_evaluation(items, store, record, engine, images)
