@@ -186,6 +186,7 @@ def _exports(capsys, root: Path, db: Path, out: Path) -> dict[str, object]:
     return found
 
 
+@pytest.mark.slow  # a second build, through the command
 def test_demo_build_with_examples_is_the_same_for_the_same_seed(
     study, warm_cache, tmp_path, capsys
 ):
