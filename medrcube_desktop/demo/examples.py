@@ -13,7 +13,9 @@ on 127.0.0.1, no model, no network):
 - two experts' first judgments of every item, committed through
   :class:`~medrcube_desktop.review.session.ReviewSessionState` as the window commits them
   (image shown, a comment on every failed rule), disagreeing on some rules;
-- an LLM judge's judgment of every item through :func:`~medrcube_desktop.llm.judge.run_judge`;
+- an LLM judge's judgment of every item through :func:`~medrcube_desktop.llm.judge.run_judge`,
+  then each expert's note on why they keep their scores where the LLM differs (what
+  Enter stores once the judgment is revealed);
 - one adjudication, of the first item the experts disagree on, through
   :func:`~medrcube_desktop.review.adjudication.adjudicate`.
 
@@ -339,7 +341,7 @@ def _build(
     answers = scripted_answers(items, summary.seed)
     scores = scripted_scores(items, summary.seed)
     steps = [*(f"run {p.run}" for p in PERSONALITIES), *(f"reviews of {e}" for e in EXPERTS)]
-    steps += [f"judgments of {JUDGE}", "one adjudication"]
+    steps += [f"judgments of {JUDGE}", *(f"notes of {e}" for e in EXPERTS), "one adjudication"]
     total = len(steps)
     with StubEndpoint(_responder(items, answers, scores)) as stub:
         store = StudyStore(db)
@@ -356,6 +358,8 @@ def _build(
                     _review(store, items, label.removeprefix("reviews of "), scores)
                 elif label.startswith("judgments"):
                     _judge(store, items, stub.base_url, summary)
+                elif label.startswith("notes of "):
+                    _notes(store, items, label.removeprefix("notes of "))
                 else:
                     _adjudicate(store, items, scores, summary)
             summary.reviewers = list(EXPERTS)
@@ -442,6 +446,21 @@ def _review(store, items: list[Item], expert: str, scores: dict[str, dict]) -> N
         if failed:
             session.set_comment("Fails " + "; ".join(labels[rule] for rule in failed) + ".")
         session.commit()
+
+
+def _notes(store, items: list[Item], expert: str) -> None:
+    """The expert's reasons for keeping their scores where the LLM judgment (revealed
+    after their commit) differs: what Enter stores on such an item in the window."""
+    from medrcube_desktop.review.session import ReviewSessionState
+
+    session = ReviewSessionState(items, store, expert, clock=lambda: 0.0)
+    for item in items:
+        session.select(item.id)
+        pending = session.note_needed
+        if pending is not None:
+            session.commit(
+                note=f"I keep my scores on {', '.join(pending[1])}: read the item again."
+            )
 
 
 def _judge(store, items: list[Item], url: str, summary: ExamplesSummary) -> None:

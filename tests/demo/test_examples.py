@@ -109,6 +109,10 @@ def test_the_reviews_and_judgments_are_the_seeded_labels(study):
             assert all(r.image_shown and r.blind for r in first.values())
             failed = [r for r in first.values() if 0 in r.scores.values()]
             assert failed and all(r.comment.startswith("Fails ") for r in failed)
+            # a note on every item where the revealed LLM judgment differs, none elsewhere
+            noted = {i for i, r in first.items() if r.uid in store.noted_review_uids(expert)}
+            differ = {i for i in first if seeded[expert][i] != seeded[JUDGE][i]}
+            assert noted == differ and differ
         judged = store.judgments(JUDGE)
         assert {i: dict(j.scores) for i, j in judged.items()} == seeded[JUDGE]
         assert {j.status for j in judged.values()} == {"ok"}
