@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 from medrcube_desktop.cli.common import (
+    PROG,
     add_command,
     add_json,
     emit,
@@ -49,7 +50,13 @@ def add_parsers(sub) -> None:
     )
     build.set_defaults(command="demo build")
     build.add_argument("out_dir", type=Path, metavar="OUT_DIR", help="a new or empty folder")
-    add_json(build, '{"root", "items", "problems"}')
+    build.add_argument(
+        "--with-examples", action="store_true",
+        help="also write a study database beside it, OUT_DIR-examples.sqlite: stored "
+        "evaluation runs (a text-only baseline among them), two experts' reviews, LLM "
+        "judgments and an adjudication, made by a scripted local endpoint (seeded)",
+    )  # fmt: skip
+    add_json(build, '{"root", "items", "problems", "examples": {"db", "runs", ...}}')
 
     render = add_command(
         sub, "render", cmd_render,
@@ -188,21 +195,59 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_demo_build(args: argparse.Namespace) -> int:
-    """``demo build OUT_DIR``: write the demo benchmark, with a progress bar."""
+    """``demo build OUT_DIR [--with-examples]``: write the demo benchmark (and its
+    examples study), with a progress bar."""
     from medrcube_desktop.core.dataset import load_benchmark
     from medrcube_desktop.demo.build import build_demo, check_output_folder
+    from medrcube_desktop.demo.examples import examples_db_path
 
     check_output_folder(args.out_dir)  # refuse a non-empty folder before drawing a bar
+    db = examples_db_path(args.out_dir) if args.with_examples else None
+    if db is not None and (db.exists() or db.is_symlink()):
+        raise MedRCubeError(f"{db}: already exists; the examples go into a new database")
     root = run_in_terminal(
         lambda progress, cancel: build_demo(args.out_dir, progress), quiet=args.json, unit="step"
     )
     benchmark = load_benchmark(root)
-    emit(
-        args.json,
-        {"root": str(root), "items": len(benchmark.items), "problems": len(benchmark.problems)},
-        f"demo benchmark with {len(benchmark.items)} items written to {root}",
+    data: dict[str, object] = {
+        "root": str(root), "items": len(benchmark.items), "problems": len(benchmark.problems)
+    }  # fmt: skip
+    lines = [f"demo benchmark with {len(benchmark.items)} items written to {root}"]
+    if db is None or benchmark.problems:
+        emit(args.json, data, lines)
+        return Outcome.FAILED if benchmark.problems else Outcome.DONE
+    return _demo_examples(args, root, db, data, lines)
+
+
+def _demo_examples(
+    args: argparse.Namespace, root: Path, db: Path, data: dict[str, object], lines: list[str]
+) -> int:
+    """Build the examples study of ``--with-examples`` and say where it went and what
+    to try on it."""
+    from medrcube_desktop.demo.examples import build_examples, try_commands
+
+    summary = run_in_terminal(
+        lambda progress, cancel: build_examples(root, db, progress=progress, cancel=cancel),
+        quiet=args.json, unit="step", on_cancel="cancelling: no examples study is kept",
+    )  # fmt: skip
+    data["examples"] = summary.to_dict()
+    if summary.cancelled:
+        emit(args.json, data, [*lines, "examples cancelled: no study database written"])
+        return outcome_of(summary)
+    runs = ", ".join(
+        f"{name} {run['correct']}/{run['answered']}" + (" text-only" if run["text_only"] else "")
+        for name, run in summary.runs.items()
     )
-    return Outcome.FAILED if benchmark.problems else Outcome.DONE
+    lines += [
+        f"examples study written to {db}: runs {runs}; reviews by "
+        f"{' and '.join(summary.reviewers)} ({summary.disagreements} items they disagree "
+        f"on, {summary.adjudicated} adjudicated); {summary.judged} judgments by "
+        f"{summary.judge_model}",
+        "try:",
+        *(f"  {line}" for line in try_commands(root, db, PROG)),
+    ]
+    emit(args.json, data, lines)
+    return outcome_of(summary)
 
 
 def cmd_render(args: argparse.Namespace) -> int:

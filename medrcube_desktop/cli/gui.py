@@ -13,7 +13,9 @@ from pathlib import Path
 from medrcube_desktop.cli import argtypes
 from medrcube_desktop.cli.common import PROG
 
-GUI_OPTIONS = ("demo", "dataset", "db", "reviewer", "screenshot", "quit_after_ms")
+GUI_OPTIONS = (
+    "demo", "with_examples", "dataset", "db", "reviewer", "screenshot", "quit_after_ms"
+)  # fmt: skip
 """The window's options; each is stored as ``window_<name>``, apart from a command's own
 option of the same name, so one given before a command is seen (a usage error)."""
 
@@ -43,6 +45,13 @@ def add_gui_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="DIR",
         help="benchmark root folder (MedRCube layout)",
+    )
+    parser.add_argument(
+        "--with-examples",
+        dest="window_with_examples",
+        action="store_true",
+        help="with --demo: open its examples study (stored runs, two experts' reviews, LLM "
+        "judgments, an adjudication; built once, beside the demo)",
     )
     parser.add_argument(
         "--db",
@@ -77,6 +86,10 @@ def add_gui_options(parser: argparse.ArgumentParser) -> None:
 def run_gui(args: argparse.Namespace) -> int:
     """Resolve the benchmark and database, then open the review window; its exit status.
 
+    ``--demo --with-examples`` opens the demo on its examples study
+    (:func:`_examples_study`); ``--with-examples`` without ``--demo``, or with ``--db``,
+    is bad usage (MedRCubeError, status 2).
+
     With neither ``--demo`` nor ``--dataset``, the benchmark opened last is reopened with
     the database it was opened with (``Settings.last_study``; the window says which), and
     an entry that is gone is passed over with a word.
@@ -85,7 +98,12 @@ def run_gui(args: argparse.Namespace) -> int:
     libraries are missing (named, with the command that installs them; the display is
     checked first: :func:`check_qt_libraries`)."""
     from medrcube_desktop import settings
+    from medrcube_desktop.errors import MedRCubeError
 
+    if args.window_with_examples and not args.window_demo:
+        raise MedRCubeError("--with-examples goes with --demo")
+    if args.window_with_examples and args.window_db is not None:
+        raise MedRCubeError("--demo --with-examples opens its own study; leave out --db")
     if not check_qt_libraries():
         return 1
 
@@ -98,6 +116,8 @@ def run_gui(args: argparse.Namespace) -> int:
         from medrcube_desktop.demo.build import ensure_demo
 
         root = ensure_demo(settings.demo_benchmark_dir())
+        if args.window_with_examples:
+            db_path = _examples_study(root)
     elif args.window_dataset is not None:
         root = args.window_dataset
     else:  # a plain start: the benchmark opened last, with its database
@@ -118,6 +138,17 @@ def run_gui(args: argparse.Namespace) -> int:
         passed_over=passed_over,
         fallbacks=fallbacks if args.window_db is None else [],
     )
+
+
+def _examples_study(root: Path) -> Path:
+    """The demo's examples study (:func:`~medrcube_desktop.demo.examples.ensure_examples`),
+    built beside the demo on first use, said on stderr (it takes seconds)."""
+    from medrcube_desktop.demo.examples import ensure_examples, examples_db_path
+
+    db = examples_db_path(root)
+    if not db.is_file():
+        print(f"{PROG}: building the demo's examples study in {db} …", file=sys.stderr)
+    return ensure_examples(root, db)
 
 
 HEADLESS_PLATFORMS = frozenset({"offscreen", "minimal", "minimalegl", "vnc", "eglfs", "linuxfb"})

@@ -6,6 +6,10 @@ seven rules (the Table 10 JSON) and any other model with :data:`ANSWER`;
 (an ``image_url`` content part, OpenAI's chat format), so the self-test can tell that
 prepared images reached the endpoint. Standard library only (``http.server``), on
 127.0.0.1 and a free port.
+
+A :data:`Responder` given to the endpoint answers instead (``demo build --with-examples``
+scripts each model's answers with it, :mod:`medrcube_desktop.demo.examples`); where it
+returns ``None`` the fixed answers above apply.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -24,6 +29,11 @@ ALL_PASS = {"1.1": 1, "1.2": 1, "1.3": 1, "1.4": 1, "2.1": 1, "2.2": 1, "2.3": 1
 MAX_BODY = 64 * 1024 * 1024
 """A request body larger than this (bytes) is refused with 413."""
 
+Responder = Callable[[str, str, bool], "str | None"]
+"""``(model, text, with_image) -> answer``: ``text`` is the text of the request's last
+user message (its text parts joined with a line feed), ``with_image`` whether the request
+carried an image; ``None`` leaves the request to the fixed answers."""
+
 
 @dataclass
 class Counts:
@@ -33,6 +43,22 @@ class Counts:
     chat: int = 0
     with_image: int = 0
     judge: int = 0
+
+
+def request_text(body: dict) -> str:
+    """The text of the last user message of a chat request: a plain string content, or
+    its ``text`` parts joined with a line feed ("" when there is none)."""
+    users = [m for m in body.get("messages", []) if isinstance(m, dict) and m.get("role") == "user"]
+    content = users[-1].get("content") if users else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
 
 
 def _has_image(body: dict) -> bool:
@@ -47,9 +73,11 @@ def _has_image(body: dict) -> bool:
 
 class StubEndpoint:
     """Use as ``with StubEndpoint() as stub:``; ``stub.base_url`` ends in ``/v1`` and
-    ``stub.counts`` says what it answered."""
+    ``stub.counts`` says what it answered. ``responder`` (optional): see
+    :data:`Responder`."""
 
-    def __init__(self) -> None:
+    def __init__(self, responder: Responder | None = None) -> None:
+        self.responder = responder
         self.counts = Counts()
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -69,10 +97,15 @@ class StubEndpoint:
 
     def _answer(self, body: dict) -> str:
         judge = body.get("model") == JUDGE_MODEL
+        with_image = _has_image(body)
         with self._lock:
             self.counts.chat += 1
-            self.counts.with_image += _has_image(body)
+            self.counts.with_image += with_image
             self.counts.judge += judge
+        if self.responder is not None:
+            scripted = self.responder(str(body.get("model", "")), request_text(body), with_image)
+            if scripted is not None:
+                return scripted
         return json.dumps(ALL_PASS) if judge else ANSWER
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
