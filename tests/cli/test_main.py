@@ -135,7 +135,7 @@ def test_readme_tour_names_every_command_and_links_its_page():
     from medrcube_desktop.cli import commands
 
     for name in commands():
-        lines = [line for line in tour.splitlines() if f"`{name}`" in line]
+        lines = [bullet for bullet in tour.split("\n- ") if f"`{name}`" in bullet]
         assert lines, f"README's tour has no line for `{name}`"
         linked = {f"docs/{m}" for m in re.findall(r"\(docs/([\w-]+\.md)", lines[0])}
         homes = {
