@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QImage, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -56,6 +56,23 @@ def heading_anchor(text: str) -> str:
     return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
 
 
+IMAGE_WIDTH = 760
+"""The widest a picture of the guide is shown (px); wider ones are scaled down."""
+
+
+class GuideBrowser(QTextBrowser):
+    """A :class:`QTextBrowser` that shows the pages' pictures (screenshots up to 1280 px
+    wide) at most :data:`IMAGE_WIDTH` wide, so a page reads without scrolling sideways."""
+
+    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 (Qt override)
+        resource = super().loadResource(kind, url)
+        if kind == QTextDocument.ResourceType.ImageResource.value and resource is not None:
+            image = resource if isinstance(resource, QImage) else QImage.fromData(resource)
+            if not image.isNull() and image.width() > IMAGE_WIDTH:
+                return image.scaledToWidth(IMAGE_WIDTH, Qt.TransformationMode.SmoothTransformation)
+        return resource
+
+
 class UserGuideDialog(QDialog):
     """The guide in a :class:`QTextBrowser`: ``setSource`` reads a page as Markdown (by its
     ``.md`` suffix), resolves its images and relative links against the page's folder, and
@@ -69,7 +86,7 @@ class UserGuideDialog(QDialog):
         self.setObjectName("userGuide")
         self.setWindowTitle("User guide")
         self.folder = folder if folder is not None else guide_dir()
-        self.browser = QTextBrowser(self)
+        self.browser = GuideBrowser(self)
         self.browser.setObjectName("userGuideText")
         self.browser.setOpenLinks(False)  # followed by follow_link
         self.browser.anchorClicked.connect(self.follow_link)
