@@ -138,10 +138,13 @@ NOT_KEYWORDS = frozenset({"engine", "model", "api_key_env", *SAMPLING})
 """Rows the factory does not pass by name: the engine's class, its first argument, the
 key's variable (read to find the key) and the decoding (one ``SamplingConfig``)."""
 
-NOT_RECORDED = frozenset({"engine", "model", "api_key_env", "python", "revision"})
-"""Rows ``describe()`` does not record: the run record has the engine, model and
-revision of its own; the key's variable and the interpreter do not change answers.
-(The hf engine records ``revision`` among its arguments.)"""
+NOT_RECORDED: dict[str, tuple[str, ...]] = {
+    "engine": ENGINES, "model": ENGINES, "api_key_env": ENGINES, "python": ENGINES,
+    "revision": ("vllm-server",), "timeout_s": ("vllm-server",),
+}  # fmt: skip
+"""Rows the ``describe()`` of these engines does not record: the run record has the
+engine, model and revision of its own; the key's variable and the interpreter do not
+change answers (nor does vllm-server's request timeout, which it has never recorded)."""
 
 FIXED_RECORDS = frozenset({
     "limit_mm_per_prompt", "trust_remote_code", "generation_config", "device", "dtype",
@@ -173,9 +176,9 @@ def recorded_keys(engine: str) -> set[str]:
     their ``recorded_as`` names, and :data:`FIXED_RECORDS`."""
     keys = set(FIXED_RECORDS)
     for name, row in ENGINE.items():
-        if engine in row.engines and name not in NOT_RECORDED:
+        if engine in row.engines and engine not in NOT_RECORDED.get(name, ()):
             keys.update(row.recorded_as or (name,))
-    return keys | ({"revision"} if engine == "hf" else set())
+    return keys
 
 
 def default_run_name(model: str, engine: str, text_only: bool) -> str:
