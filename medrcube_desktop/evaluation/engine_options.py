@@ -15,8 +15,9 @@ every start.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from medrcube_desktop.core.options import Option, markdown_table, options
 from medrcube_desktop.evaluation.engines.base import (
@@ -160,7 +161,7 @@ def defaults() -> dict[str, object]:
     return found
 
 
-def engine_kwargs(values: dict[str, object], engine: str) -> dict[str, object]:
+def engine_kwargs(values: Mapping[str, Any], engine: str) -> dict[str, Any]:
     """The keyword arguments the factory gives ``engine``'s constructor: each row that
     applies to it (``engines``), not in :data:`NOT_KEYWORDS`, from ``values`` (by name),
     in the table's order."""
