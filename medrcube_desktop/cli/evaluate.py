@@ -18,7 +18,6 @@ from medrcube_desktop.cli.common import (
     add_dataset,
     add_db,
     add_json,
-    default_of,
     emit,
     list_failures,
     load_items,
@@ -28,14 +27,14 @@ from medrcube_desktop.cli.common import (
     say,
     warn,
 )
-from medrcube_desktop.cli.option_flags import add_flag
+from medrcube_desktop.cli.option_flags import add_flag, value_type
 from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare_options import CREDIBILITY_PRESETS
 from medrcube_desktop.evaluation.compare_options import SETTINGS as COMPARE_SETTINGS
-from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES
-from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions
+from medrcube_desktop.evaluation.engine_options import ENGINE, SAMPLING, default_run_name
+from medrcube_desktop.evaluation.engines.factory import EngineOptions
 from medrcube_desktop.evaluation.results_import import MAX_DEPTH
 from medrcube_desktop.jobs.terminal import run_in_terminal
 
@@ -43,8 +42,21 @@ if TYPE_CHECKING:  # the runner (images, workers) loads only when a command runs
     from medrcube_desktop.evaluation.runner import Timing
 
 
-def _default(name: str):
-    return default_of(EngineOptions, name)
+TYPES = {name: argtypes.sampling(name) for name in SAMPLING}
+"""The parsers of the decoding rows (each range declared once: ``SAMPLING_RANGES``)."""
+
+
+def add_engine_flags(parser) -> None:
+    """Add every engine option's flag (:data:`~.evaluation.engine_options.ENGINE`, in its
+    order) to ``parser``; ``--base-url`` may be given again (each endpoint)."""
+    for row in ENGINE.values():
+        if row.name != "base_urls":
+            add_flag(parser, row, types=TYPES)
+            continue
+        parser.add_argument(
+            row.flag, action="append", default=[], type=value_type(row), metavar=row.metavar,
+            help=row.help,
+        )  # fmt: skip
 
 
 def add_parsers(sub) -> None:
@@ -59,77 +71,11 @@ def add_parsers(sub) -> None:
     )
     add_dataset(ev)
     add_db(ev, creates=True)
-    ev.add_argument("--engine", choices=ENGINES, required=True)
-    ev.add_argument("--model", required=True, type=argtypes.new_name, metavar="NAME")
-    ev.add_argument(
-        "--base-url", action="append", default=[], type=argtypes.base_url, metavar="URL",
-        help="endpoint (repeat to spread items over servers); vllm-server: attach to it",
-    )  # fmt: skip
+    add_engine_flags(ev)
     ev.add_argument(
         "--text-only",
         action="store_true",
         help="send no image (prior-leakage baseline); includes the restricted items",
-    )
-    ev.add_argument(
-        "--concurrency", type=argtypes.concurrency, default=_default("concurrency"), metavar="N"
-    )
-    for flag, metavar in (("--max-tokens", "N"), ("--temperature", "T"), ("--top-p", "P"),
-                          ("--seed", "S")):  # fmt: skip
-        name = flag[2:].replace("-", "_")  # each range declared once: SAMPLING_RANGES
-        ev.add_argument(
-            flag, type=argtypes.sampling(name), default=_default(name), metavar=metavar,
-            help=SAMPLING_RANGES[name][3],
-        )  # fmt: skip
-    ev.add_argument(
-        "--max-model-len", type=argtypes.positive, default=None, metavar="N",
-        help="vllm: context length (default: the model's own)",
-    )  # fmt: skip
-    ev.add_argument(
-        "--max-pixels", type=argtypes.positive, default=None, metavar="N", help="image pixel budget"
-    )
-    ev.add_argument(
-        "--tensor-parallel-size",
-        type=argtypes.positive,
-        default=_default("tensor_parallel_size"),
-        metavar="N",
-    )
-    ev.add_argument(
-        "--pipeline-parallel-size",
-        type=argtypes.positive,
-        default=_default("pipeline_parallel_size"),
-        metavar="N",
-    )
-    ev.add_argument(
-        "--data-parallel-size",
-        type=argtypes.positive,
-        default=_default("data_parallel_size"),
-        metavar="N",
-        help="vllm, hf: model replicas (N x tensor x pipeline GPUs); vllm-server: passed on",
-    )
-    ev.add_argument(
-        "--gpu-memory-utilization",
-        type=argtypes.fraction,
-        default=None,
-        metavar="F",
-        help="vllm: share of GPU memory vLLM may take (its default 0.92 in vLLM 0.32); without a GPU, "
-        "the share of RAM for the KV cache",
-    )
-    ev.add_argument(
-        "--kv-cache-memory-bytes",
-        type=argtypes.byte_size,
-        default=None,
-        metavar="SIZE",
-        help="vllm: KV cache size (e.g. 2G) instead of a share; what a CPU-only machine needs",
-    )
-    ev.add_argument(
-        "--enforce-eager", action="store_true",
-        help="vllm, vllm-server: no CUDA graphs or compilation (starts faster, runs slower)",
-    )  # fmt: skip
-    ev.add_argument(
-        "--python",
-        metavar="PATH",
-        help="vllm, vllm-server, hf: the interpreter with vLLM or transformers (default: "
-        "the app's own)",
     )
     ev.add_argument(
         "--image-workers",
@@ -141,24 +87,6 @@ def add_parsers(sub) -> None:
     ev.add_argument(
         "--no-image-cache", action="store_true",
         help="prepare every image again instead of reusing the image cache",
-    )  # fmt: skip
-    ev.add_argument(
-        "--revision", default=_default("revision"), metavar="REV", help="model revision"
-    )
-    ev.add_argument("--api-key-env", metavar="VAR", help="openai engine: read the key from VAR")
-    ev.add_argument(
-        "--timeout",
-        type=argtypes.seconds,
-        default=_default("timeout_s"),
-        metavar="S",
-        help="per request",
-    )
-    ev.add_argument(
-        "--max-attempts", type=argtypes.positive, default=_default("max_attempts"), metavar="N"
-    )
-    ev.add_argument(
-        "--chunk-size", type=argtypes.positive, default=_default("chunk_size"), metavar="N",
-        help="vllm: requests per LLM.chat call (answers are saved after each)",
     )  # fmt: skip
     ev.add_argument(
         "--run", type=argtypes.new_name, metavar="NAME", help="run name (default: model and engine)"
@@ -235,31 +163,9 @@ def add_parsers(sub) -> None:
 
 
 def engine_options(args: argparse.Namespace) -> EngineOptions:
-    """The engine the arguments describe (built by :func:`.engines.factory.build_engine`)."""
-    return EngineOptions(
-        engine=args.engine,
-        model=args.model,
-        base_urls=list(args.base_url),
-        concurrency=args.concurrency,
-        max_tokens=args.max_tokens,
-        temperature=args.temperature,
-        top_p=args.top_p,
-        seed=args.seed,
-        max_model_len=args.max_model_len,
-        max_pixels=args.max_pixels,
-        tensor_parallel_size=args.tensor_parallel_size,
-        pipeline_parallel_size=args.pipeline_parallel_size,
-        data_parallel_size=args.data_parallel_size,
-        gpu_memory_utilization=args.gpu_memory_utilization,
-        kv_cache_memory_bytes=args.kv_cache_memory_bytes,
-        python=args.python,
-        enforce_eager=args.enforce_eager,
-        revision=args.revision,
-        api_key_env=args.api_key_env,
-        timeout_s=args.timeout,
-        max_attempts=args.max_attempts,
-        chunk_size=args.chunk_size,
-    )
+    """The engine the arguments describe (built by :func:`.engines.factory.build_engine`):
+    each row of :data:`~.evaluation.engine_options.ENGINE` from its flag's value."""
+    return EngineOptions(**{name: getattr(args, row.dest) for name, row in ENGINE.items()})
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -282,7 +188,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         args.text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS,
         workers=args.image_workers, cache=not args.no_image_cache,
     )  # fmt: skip
-    name = args.run or f"{args.model}-{args.engine}{'-text-only' if args.text_only else ''}"
+    name = args.run or default_run_name(args.model, args.engine, args.text_only)
     record = run_record(name, engine, args.model, images, str(benchmark.root), args.revision)
     if (
         args.engine != "openai"

@@ -34,11 +34,19 @@ def _judge() -> str:
     return judge_options_markdown()
 
 
+def _engine() -> str:
+    from medrcube_desktop.evaluation.engine_options import engine_options_markdown
+
+    return engine_options_markdown()
+
+
 PAGES: dict[str, tuple[str, str, Callable[[], str]]] = {
     "compare": ("compare-options.md", "Options of `compare`", _compare),
     "agreement": ("agreement-options.md", "Options of the agreement study and of several "
                   "experts", _agreement),
     "judge": ("judge-options.md", "Options of `judge` and Review › Run LLM review", _judge),
+    "engine": ("evaluate-options.md", "Engine options of `evaluate` and Review › Evaluate a "
+               "model", _engine),
 }  # fmt: skip
 """Marker key → (file in ``docs/``, the page's title when it is first written, the
 table's maker)."""

@@ -35,13 +35,9 @@ from PySide6.QtWidgets import (
 
 from medrcube_desktop.core.progress import Progress
 from medrcube_desktop.core.units import byte_size_text, parse_byte_size
-from medrcube_desktop.evaluation.engines.base import (
-    CONCURRENCY,
-    SAMPLING_RANGES,
-    WHOLE_SAMPLING,
-    SamplingConfig,
-)
-from medrcube_desktop.evaluation.engines.factory import ENGINES, EngineOptions, build_engine
+from medrcube_desktop.evaluation.engine_options import ENGINE, ENGINES, default_run_name
+from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES, WHOLE_SAMPLING
+from medrcube_desktop.evaluation.engines.factory import EngineOptions, build_engine
 from medrcube_desktop.evaluation.metrics import GROUPINGS, grouped
 from medrcube_desktop.evaluation.runner import (
     EvalProgress,
@@ -50,7 +46,6 @@ from medrcube_desktop.evaluation.runner import (
     run_record,
 )
 from medrcube_desktop.evaluation.scoring import items_to_evaluate, scored_items
-from medrcube_desktop.llm.client import MAX_CONCURRENCY
 from medrcube_desktop.llm.keys import check_base_url, without_secrets
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.evaluate.pairs_view import PairsView, table_cell
@@ -71,7 +66,8 @@ SAMPLING_DECIMALS = 4
 def sampling_field(name: str) -> QSpinBox | QDoubleSpinBox:
     """The field of decoding parameter ``name``, its bounds from
     :data:`~medrcube_desktop.evaluation.engines.base.SAMPLING_RANGES` (an open low end:
-    the smallest step above it), its value :class:`SamplingConfig`'s default.
+    the smallest step above it), its value the row's default
+    (:data:`~medrcube_desktop.evaluation.engine_options.ENGINE`).
 
     A seed (up to 2**32 - 1) is above a QSpinBox's int range: it is a QDoubleSpinBox
     without decimals."""
@@ -86,7 +82,7 @@ def sampling_field(name: str) -> QSpinBox | QDoubleSpinBox:
         field.setDecimals(decimals)
         field.setSingleStep(1 if decimals == 0 else 0.1)
         field.setRange(low if low_included else low + 10.0**-decimals, high)
-    field.setValue(getattr(SamplingConfig, name))
+    field.setValue(ENGINE[name].default)  # type: ignore[arg-type]
     field.setToolTip(f"{name}: {words}")
     field.setObjectName(name)
     return field
@@ -95,11 +91,6 @@ def sampling_field(name: str) -> QSpinBox | QDoubleSpinBox:
 def field_decimals(field: QSpinBox | QDoubleSpinBox) -> int:
     """Decimals a number field shows (0 for a QSpinBox)."""
     return field.decimals() if isinstance(field, QDoubleSpinBox) else 0
-
-
-def default_run_name(model: str, engine: str, text_only: bool) -> str:
-    """The run name when none is typed: model and engine, as ``evaluate`` names it."""
-    return f"{model}-{engine}{'-text-only' if text_only else ''}"
 
 
 ENDPOINTS_SETTING = "evaluate/base_urls"
@@ -162,8 +153,9 @@ class EvaluatePane(QDialog):
         self._run_timer.setInterval(RUN_BOX_PAUSE_MS)
         self._run_timer.timeout.connect(self._show_results)
         self.concurrency = QSpinBox()
-        self.concurrency.setRange(1, MAX_CONCURRENCY)
-        self.concurrency.setValue(CONCURRENCY)
+        row = ENGINE["concurrency"]
+        self.concurrency.setRange(int(row.minimum or 1), int(row.maximum or 1))
+        self.concurrency.setValue(int(row.default))  # type: ignore[call-overload]
         self.max_tokens = sampling_field("max_tokens")
         self.temperature = sampling_field("temperature")
         self.top_p = sampling_field("top_p")
@@ -190,10 +182,12 @@ class EvaluatePane(QDialog):
         self.kv_cache.setPlaceholderText("e.g. 2G (needed without a GPU)")
         self.kv_cache.setMinimumWidth(220)
         self.kv_cache.setToolTip("KV cache size in bytes (K, M, G suffixes), instead of a share")
-        self.enforce_eager = QCheckBox("Eager (no compilation: starts faster)")
+        self.enforce_eager = QCheckBox(ENGINE["enforce_eager"].label)
         self.enforce_eager.setToolTip("vLLM --enforce-eager: no CUDA graphs or torch.compile")
         self.data_parallel = QSpinBox()
-        self.data_parallel.setRange(1, 64)
+        row = ENGINE["data_parallel_size"]
+        self.data_parallel.setRange(int(row.minimum or 1), int(row.maximum or 1))
+        self.data_parallel.setValue(int(row.default))  # type: ignore[call-overload]
         self.data_parallel.setToolTip(
             "Model replicas (vllm, hf: one child each; vllm-server: passed on)"
         )
@@ -209,37 +203,44 @@ class EvaluatePane(QDialog):
         self.status.linkActivated.connect(self._show_linked)  # "N failed"
         self.linked = LinkedItemsView()  # the items behind "unparsed N" or "N failed"
         self.linked.open_item.connect(self.open_item)
+        self.engine_fields: dict[str, QWidget] = {
+            "engine": self.engine, "model": self.model, "base_urls": self.base_urls,
+            "concurrency": self.concurrency, "max_tokens": self.max_tokens,
+            "temperature": self.temperature, "top_p": self.top_p, "seed": self.seed,
+            "max_model_len": self.max_model_len, "data_parallel_size": self.data_parallel,
+            "gpu_memory_utilization": self.gpu_memory, "kv_cache_memory_bytes": self.kv_cache,
+            "enforce_eager": self.enforce_eager,
+        }  # fmt: skip
+        """The engine options' fields, by row (each labelled by its row of ENGINE)."""
+        for name, widget in self.engine_fields.items():
+            widget.setObjectName(name)
         form = QFormLayout()
-        form.addRow("&Engine", self.engine)
-        form.addRow("&Model", self.model)
-        form.addRow("&Base URLs", self.base_urls)
+        for name in ("engine", "model", "base_urls"):
+            form.addRow("&" + ENGINE[name].label, self.engine_fields[name])
         form.addRow("API key", self.key_row)
         form.addRow("&Run", self.run_name)
         numbers = QHBoxLayout()
-        numbers.addWidget(QLabel("Concurrent requests"))
+        numbers.addWidget(QLabel(ENGINE["concurrency"].label))
         numbers.addWidget(self.concurrency)
         numbers.addWidget(self.text_only)
         numbers.addStretch(1)
         numbers.addWidget(self.start_button)
         form.addRow(numbers)
         decoding = QHBoxLayout()  # a row of its own: the pane fits a 1024 px screen
-        for label, widget in (("Max tokens", self.max_tokens), ("Temperature", self.temperature),
-                              ("Top p", self.top_p), ("Seed", self.seed)):  # fmt: skip
-            decoding.addWidget(QLabel(label))
-            decoding.addWidget(widget)
+        for name in ("max_tokens", "temperature", "top_p", "seed"):
+            decoding.addWidget(QLabel(ENGINE[name].label))
+            decoding.addWidget(self.engine_fields[name])
         decoding.addStretch(1)
         form.addRow("Decoding", decoding)
         form.addRow("", self.resumes)
         memory = QHBoxLayout()  # two rows: in one the pane was wider than a 1024 px screen
-        for label, widget in (("Context length", self.max_model_len),
-                              ("GPU memory share", self.gpu_memory),
-                              ("KV cache", self.kv_cache)):  # fmt: skip
-            memory.addWidget(QLabel(label))
-            memory.addWidget(widget)
+        for name in ("max_model_len", "gpu_memory_utilization", "kv_cache_memory_bytes"):
+            memory.addWidget(QLabel(ENGINE[name].label))
+            memory.addWidget(self.engine_fields[name])
         memory.addStretch(1)
         form.addRow("vLLM / hf", memory)
         parallel = QHBoxLayout()
-        parallel.addWidget(QLabel("Data parallel"))
+        parallel.addWidget(QLabel(ENGINE["data_parallel_size"].label))
         parallel.addWidget(self.data_parallel)
         parallel.addWidget(self.enforce_eager)
         parallel.addStretch(1)
@@ -330,28 +331,11 @@ class EvaluatePane(QDialog):
         self._endpoints_edited()
         if self.key_row.entry.text().strip():  # typed but not yet stored: store it first
             self.key_row.store_key()
-        kv_cache = None
-        if self.kv_cache.text().strip():
-            try:
-                kv_cache = parse_byte_size(self.kv_cache.text())
-            except ValueError as exc:
-                self.status.setText(f"KV cache: {esc(exc)}")
-                return
-        options = EngineOptions(
-            engine=self.engine.currentText(),
-            model=model,
-            base_urls=self.base_urls.text().split(),
-            concurrency=self.concurrency.value(),
-            max_tokens=int(self._sampling("max_tokens")),
-            temperature=self._sampling("temperature"),
-            top_p=self._sampling("top_p"),
-            seed=int(self._sampling("seed")),
-            max_model_len=self.max_model_len.value() or None,
-            gpu_memory_utilization=self.gpu_memory.value() or None,
-            kv_cache_memory_bytes=kv_cache,
-            data_parallel_size=self.data_parallel.value(),
-            enforce_eager=self.enforce_eager.isChecked(),
-        )
+        try:
+            options = EngineOptions(**self.engine_values())
+        except ValueError as exc:
+            self.status.setText(f"KV cache: {esc(exc)}")
+            return
         images = ImageOptions(text_only=self.text_only.isChecked())
         benchmark = str(self.benchmark_root)
         items = items_to_evaluate(  # as `evaluate` sends them (--text-only: restricted too)
@@ -367,6 +351,40 @@ class EvaluatePane(QDialog):
         self.status.setText(f"Starting {esc(options.engine)} with {esc(model)}…")
         self.start_button.setEnabled(False)
         self.runner.start(self.store.path, job)
+
+    def engine_values(self) -> dict[str, object]:
+        """Each engine option of :attr:`engine_fields`, by row name, as Start sends it
+        (a blank or 0 where the row's default is None: None, that default).
+
+        Raises
+        ------
+        ValueError
+            A KV cache size that is no size (:func:`~medrcube_desktop.core.units.parse_byte_size`).
+        """
+        values: dict[str, object] = {}
+        for name, field in self.engine_fields.items():
+            row = ENGINE[name]
+            value: object
+            if isinstance(field, QComboBox):
+                value = field.currentText()
+            elif isinstance(field, QCheckBox):
+                value = field.isChecked()
+            elif isinstance(field, QLineEdit):
+                text = field.text().strip()
+                if name == "base_urls":
+                    value = text.split()
+                elif row.kind == "byte_size":
+                    value = parse_byte_size(text) if text else None
+                else:
+                    value = text
+            elif name in SAMPLING_RANGES:
+                value = self._sampling(name)
+                value = int(value) if name in WHOLE_SAMPLING else value
+            else:
+                value = field.value()  # type: ignore[attr-defined]
+                value = value or None if row.default is None else value
+            values[name] = value
+        return values
 
     def cancel(self) -> None:
         """Stop the run; every stored answer stays (Start resumes)."""
@@ -423,9 +441,7 @@ class EvaluatePane(QDialog):
             if isinstance(value, int | float) and not isinstance(value, bool):
                 self._stored_sampling[name] = value
                 sampling.append(f"{name} {value:g}")
-            getattr(self, name).setValue(
-                self._stored_sampling.get(name, getattr(SamplingConfig, name))
-            )
+            getattr(self, name).setValue(self._stored_sampling.get(name, ENGINE[name].default))
         self.resumes.setText(
             "Start resumes this run with its stored decoding settings ("
             + ", ".join(word for word in sampling if word)
@@ -438,7 +454,9 @@ class EvaluatePane(QDialog):
         self.gpu_memory.setValue(float(params.get("gpu_memory_utilization") or 0.0))
         kv = params.get("kv_cache_memory_bytes")
         self.kv_cache.setText(byte_size_text(int(kv)) if kv else "")
-        self.data_parallel.setValue(int(params.get("data_parallel_size") or 1))
+        self.data_parallel.setValue(
+            int(params.get("data_parallel_size") or ENGINE["data_parallel_size"].default)  # type: ignore[call-overload]
+        )
         self.enforce_eager.setChecked(bool(params.get("enforce_eager")))
         self.text_only.setChecked(bool(params.get("image", {}).get("text_only")))
 
