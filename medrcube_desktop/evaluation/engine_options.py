@@ -48,12 +48,20 @@ class EngineOption(Option):
         ``name``, to the constructor of each unless it is one of :data:`NOT_KEYWORDS`.
     recorded_as : tuple of str
         The keys under which ``describe()`` records it where not ``name`` (vLLM's own
-        names: ``max_pixels`` is ``mm_processor_kwargs``); empty: ``name``, or not
-        recorded (:data:`NOT_RECORDED`).
+        names: ``max_pixels`` is ``mm_processor_kwargs``), made by the engine; empty:
+        ``name``, as given (:func:`recorded`), or not recorded (:data:`NOT_RECORDED`).
+    omitted_unset : tuple of str
+        The engines whose ``describe()`` leaves it out when it is unset (None, 0, '',
+        False): the ``vllm`` engine records ``vllm.LLM``'s arguments, only those it sets.
+    operational : bool
+        It does not change the answers: a resume may use another value
+        (:func:`operational_keys`, the runner's ``OPERATIONAL_PARAMS``).
     """
 
     engines: tuple[str, ...] = ENGINES
     recorded_as: tuple[str, ...] = ()
+    omitted_unset: tuple[str, ...] = ()
+    operational: bool = False
 
 
 def _sampling(name: str, label: str, metavar: str, type_: type) -> EngineOption:
@@ -74,18 +82,18 @@ ENGINE: dict[str, EngineOption] = options(  # type: ignore[assignment]
     EngineOption("base_urls", "--base-url", "Base URLs", None,
                  "endpoint (repeat to spread items over servers); vllm-server: attach to it",
                  str, kind="base_url", metavar="URL", engines=("vllm-server", "openai"),
-                 recorded_as=("base_urls", "attached_to")),
+                 recorded_as=("base_urls", "attached_to"), operational=True),
     EngineOption("concurrency", "--concurrency", "Concurrent requests", CONCURRENCY,
                  "requests in flight at once, over all endpoints (%(default)s)", int, 1,
                  MAX_CONCURRENCY, kind="concurrency", metavar="N", in_help=False,
-                 engines=("vllm-server", "openai")),
+                 engines=("vllm-server", "openai"), operational=True),
     _sampling("max_tokens", "Max tokens", "N", int),
     _sampling("temperature", "Temperature", "T", float),
     _sampling("top_p", "Top p", "P", float),
     _sampling("seed", "Seed", "S", int),
     EngineOption("max_model_len", "--max-model-len", "Context length", None,
                  "vllm: context length (default: the model's own)", int, 1,
-                 kind="positive", metavar="N", engines=VLLM),
+                 kind="positive", metavar="N", engines=VLLM, omitted_unset=("vllm",)),
     EngineOption("max_pixels", "--max-pixels", "", None, "image pixel budget", int, 1,
                  kind="positive", metavar="N", engines=LOCAL,
                  recorded_as=("mm_processor_kwargs", "processor_kwargs")),
@@ -98,37 +106,37 @@ ENGINE: dict[str, EngineOption] = options(  # type: ignore[assignment]
     EngineOption("data_parallel_size", "--data-parallel-size", "Data parallel", 1,
                  "vllm, hf: model replicas (N x tensor x pipeline GPUs); vllm-server: passed on",
                  int, 1, 64, kind="positive", metavar="N", engines=LOCAL,
-                 range_words="1 or more (the pane: up to 64)"),
+                 range_words="1 or more (the pane: up to 64)", operational=True),
     EngineOption("gpu_memory_utilization", "--gpu-memory-utilization", "GPU memory share",
                  None, "vllm: share of GPU memory vLLM may take (its default 0.92 in vLLM "
                  "0.32); without a GPU, the share of RAM for the KV cache", float,
                  kind="fraction", metavar="F", engines=VLLM,
-                 range_words="more than 0, at most 1"),
+                 range_words="more than 0, at most 1", omitted_unset=("vllm",), operational=True),
     EngineOption("kv_cache_memory_bytes", "--kv-cache-memory-bytes", "KV cache", None,
                  "vllm: KV cache size (e.g. 2G) instead of a share; what a CPU-only machine "
                  "needs", int, kind="byte_size", metavar="SIZE", engines=VLLM,
-                 range_words="bytes (K, M, G suffixes)"),
+                 range_words="bytes (K, M, G suffixes)", omitted_unset=("vllm",), operational=True),
     EngineOption("enforce_eager", "--enforce-eager", "Eager (no compilation: starts faster)",
                  False, "vllm, vllm-server: no CUDA graphs or compilation (starts faster, "
-                 "runs slower)", bool, engines=VLLM),
+                 "runs slower)", bool, engines=VLLM, omitted_unset=("vllm",), operational=True),
     EngineOption("python", "--python", "", None,
                  "vllm, vllm-server, hf: the interpreter with vLLM or transformers (default: "
-                 "the app's own)", str, metavar="PATH", engines=LOCAL),
+                 "the app's own)", str, metavar="PATH", engines=LOCAL, operational=True),
     EngineOption("revision", "--revision", "", "", "model revision", str, metavar="REV",
-                 engines=LOCAL),
+                 engines=LOCAL, omitted_unset=("vllm",)),
     EngineOption("api_key_env", "--api-key-env", "", None,
                  "openai engine: read the key from VAR", str, metavar="VAR",
-                 engines=("openai",)),
+                 engines=("openai",), operational=True),
     EngineOption("timeout_s", "--timeout", "", TIMEOUT_S, "per request", float,
                  kind="seconds", metavar="S", engines=("vllm-server", "openai"),
-                 range_words="seconds, more than 0"),
+                 range_words="seconds, more than 0", operational=True),
     EngineOption("max_attempts", "--max-attempts", "", MAX_ATTEMPTS,
                  "requests per item before it is stored as failed (%(default)s)", int, 1,
                  kind="positive", metavar="N", in_help=False,
-                 engines=("vllm-server", "openai")),
+                 engines=("vllm-server", "openai"), operational=True),
     EngineOption("chunk_size", "--chunk-size", "", CHUNK_SIZE,
                  "vllm: requests per LLM.chat call (answers are saved after each)", int, 1,
-                 kind="positive", metavar="N", engines=("vllm",)),
+                 kind="positive", metavar="N", engines=("vllm",), operational=True),
 )  # fmt: skip
 """Every engine option, in the order of ``evaluate --help``."""
 
@@ -180,6 +188,42 @@ def recorded_keys(engine: str) -> set[str]:
         if engine in row.engines and engine not in NOT_RECORDED.get(name, ()):
             keys.update(row.recorded_as or (name,))
     return keys
+
+
+def recorded(engine: Any) -> dict[str, object]:
+    """The options ``engine`` (an engine object: its ``name``, an attribute of each
+    option's name, the decoding in its ``sampling``) records in ``describe()`` under
+    their own names, as given: the rows that apply to it, less :data:`NOT_RECORDED`,
+    those it records otherwise (``recorded_as``: the engine makes them) and, for the
+    engines of ``omitted_unset``, the unset ones. In the table's order (the store
+    writes the keys sorted)."""
+    entries: dict[str, object] = {}
+    for name, row in ENGINE.items():
+        skip = engine.name not in row.engines or row.recorded_as
+        if skip or engine.name in NOT_RECORDED.get(name, ()):
+            continue
+        value = getattr(engine.sampling if name in SAMPLING else engine, name)
+        if engine.name in row.omitted_unset and not value:
+            continue
+        entries[name] = value
+    return entries
+
+
+def made_records() -> frozenset[str]:
+    """The ``describe()`` keys an engine makes itself: the ``recorded_as`` names of the
+    rows and :data:`FIXED_RECORDS`."""
+    return FIXED_RECORDS | {key for row in ENGINE.values() for key in row.recorded_as}
+
+
+def operational_keys() -> frozenset[str]:
+    """The ``describe()`` keys of the operational rows (under their recorded names):
+    the parameters a resume may change."""
+    return frozenset(
+        key
+        for name, row in ENGINE.items()
+        if row.operational and set(row.engines) - set(NOT_RECORDED.get(name, ()))
+        for key in row.recorded_as or (name,)
+    )
 
 
 def default_run_name(model: str, engine: str, text_only: bool) -> str:

@@ -18,6 +18,7 @@ from medrcube_desktop import __version__
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.errors import EngineError, StoreError
+from medrcube_desktop.evaluation.engine_options import operational_keys
 from medrcube_desktop.evaluation.engines.base import Engine, EvalRequest, EvalResponse
 from medrcube_desktop.evaluation.images import (
     DEFAULT_MAX_PIXELS,
@@ -163,12 +164,10 @@ def run_record(
     )
 
 
-OPERATIONAL_PARAMS = frozenset({
-    "base_urls", "concurrency", "timeout_s", "max_attempts", "chunk_size", "attached_to",
-    "gpu_memory_utilization", "kv_cache_memory_bytes", "data_parallel_size", "enforce_eager",
-    "source", "records_sha256",
-})  # fmt: skip
-"""Engine parameters that do not change the answers: a resume may use other values.
+OPERATIONAL_PARAMS = operational_keys() | {"source", "records_sha256"}
+"""Engine parameters that do not change the answers: a resume may use other values: the
+operational engine options' (:func:`~.engine_options.operational_keys`: ``base_urls``,
+``attached_to``, ``concurrency``…) and two of imported runs.
 ``source`` is where an imported file was read: a moved copy (same ``source_bytes`` and
 ``source_sha256``) gives the same answers; ``records_sha256`` (what tells a re-formatted
 copy) is not recorded by runs imported before it was, and the bytes decide."""

@@ -6,6 +6,7 @@ each engine, the keys of each engine's ``describe()``, the Evaluate pane's field
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from medrcube_desktop.cli.option_flags import value_type
 from medrcube_desktop.evaluation import engine_options as eo
 from medrcube_desktop.evaluation.engine_options import ENGINE, ENGINES, engine_kwargs
 from medrcube_desktop.evaluation.engines.factory import EngineOptions, build_engine
+from medrcube_desktop.evaluation.runner import OPERATIONAL_PARAMS
 
 NOT_ENGINE = {"-h", "--dataset", "--db", "--text-only", "--image-workers",
               "--no-image-cache", "--run", "--limit", "--json"}  # fmt: skip
@@ -173,13 +175,54 @@ BEFORE = json.loads((Path(__file__).with_name("engine_describe_before.json")).re
 the defaults and with :data:`CHANGED`): stored with runs and compared on resume."""
 
 
+def as_stored(params: dict) -> str:
+    """``params`` as the store writes them (``store/evaluation.py``: keys sorted)."""
+    return json.dumps(params, sort_keys=True)
+
+
 @pytest.mark.parametrize("key", list(BEFORE))
 def test_describe_is_byte_identical_to_the_code_before_the_table(key):
+    # as stored: describe() now lists the options in the table's order, the store sorts
     engine, changed = key.rsplit("-", 1)
-    assert (
-        json.dumps(built(engine, **(CHANGED if changed == "True" else {})).describe())
-        == (BEFORE[key])
-    )
+    described = built(engine, **(CHANGED if changed == "True" else {})).describe()
+    assert as_stored(described) == as_stored(json.loads(BEFORE[key]))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_describe_is_made_from_the_table(engine):
+    """``describe()`` is :func:`~eo.recorded` (the rows it records as given, with their
+    values) and what the engine makes itself (:func:`~eo.made_records`), nothing else."""
+    values = {k: v for k, v in CHANGED.items() if engine in ENGINE[k].engines}
+    made = built(engine, **values)
+    described, rows = made.describe(), eo.recorded(made)
+    assert {k: described[k] for k in rows} == rows
+    assert set(described) - set(rows) <= eo.made_records(), set(described) - set(rows)
+    for name in set(values) & set(rows):
+        assert rows[name] == values[name], name
+
+
+def test_a_describe_row_set_otherwise_is_caught(monkeypatch):
+    """The wrong variant: ``revision`` without ``omitted_unset`` (the vllm engine would
+    record ``revision: ''`` that the runs stored before never had)."""
+    monkeypatch.setitem(ENGINE, "revision", dataclasses.replace(ENGINE["revision"],
+                                                                omitted_unset=()))  # fmt: skip
+    assert as_stored(built("vllm").describe()) != as_stored(json.loads(BEFORE["vllm-False"]))
+
+
+OPERATIONAL_BEFORE = {
+    "base_urls", "concurrency", "timeout_s", "max_attempts", "chunk_size", "attached_to",
+    "gpu_memory_utilization", "kv_cache_memory_bytes", "data_parallel_size", "enforce_eager",
+    "source", "records_sha256",
+}  # fmt: skip
+"""``runner.OPERATIONAL_PARAMS`` as the code before the table typed it."""
+
+
+def test_the_operational_params_are_the_tables_operational_rows(monkeypatch):
+    assert OPERATIONAL_PARAMS == OPERATIONAL_BEFORE
+    assert eo.operational_keys() == OPERATIONAL_BEFORE - {"source", "records_sha256"}
+    # the wrong variant: the seed declared operational would let a resume change it
+    monkeypatch.setitem(ENGINE, "seed", dataclasses.replace(ENGINE["seed"], operational=True))
+    assert "seed" in eo.operational_keys()
 
 
 def test_the_docs_table_is_the_generated_one():

@@ -103,9 +103,7 @@ class VLLMEngine(WorkerEngine):
         return args
 
     def describe(self) -> dict[str, object]:
-        args = {k: v for k, v in self.engine_args().items() if k != "model"}
-        return {**args, "data_parallel_size": self.data_parallel_size,
-                "chunk_size": self.chunk_size, **self.sampling_args()}  # fmt: skip
+        return described(self)
 
 
 MIN_PIXELS = 56 * 56
@@ -168,6 +166,17 @@ class HFEngine(WorkerEngine):
         }
 
     def describe(self) -> dict[str, object]:
-        args = {k: v for k, v in self.engine_args().items() if k != "model"}
-        return {**args, "data_parallel_size": self.data_parallel_size,
-                **self.sampling_args()}  # fmt: skip
+        return described(self)
+
+
+def described(engine: WorkerEngine) -> dict[str, object]:
+    """``describe()`` of a child-process engine: the options it records as given
+    (:func:`~medrcube_desktop.evaluation.engine_options.recorded`), what it makes of the
+    others and fixes itself (the keys of its ``engine_args`` among
+    :func:`~medrcube_desktop.evaluation.engine_options.made_records`: a pixel budget as
+    the processor's arguments, ``trust_remote_code``…) and any extra decoding parameter."""
+    from medrcube_desktop.evaluation.engine_options import made_records, recorded
+
+    made = made_records()
+    args = {key: value for key, value in engine.engine_args().items() if key in made}
+    return {**args, **recorded(engine), **engine.sampling.extra}

@@ -112,15 +112,11 @@ class OpenAIEngine:
 
     def describe(self) -> dict[str, object]:
         """Parameters for the run record (the key is not among them)."""
+        from medrcube_desktop.evaluation.engine_options import recorded
+
         return {
             "base_urls": [safe_base_url(u) for u in self.base_urls],
-            "concurrency": self.concurrency,
-            "timeout_s": self.timeout_s,
-            "max_attempts": self.max_attempts,
-            "temperature": self.sampling.temperature,
-            "top_p": self.sampling.top_p,
-            "max_tokens": self.sampling.max_tokens,
-            "seed": self.sampling.seed,
+            **recorded(self),  # the options it records as given (engine_options.ENGINE)
             **({"extra": self.sampling.extra} if self.sampling.extra else {}),
         }
 

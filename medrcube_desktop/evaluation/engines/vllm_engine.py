@@ -168,25 +168,14 @@ class VLLMServerEngine:
         return args
 
     def describe(self) -> dict[str, object]:
+        from medrcube_desktop.evaluation.engine_options import recorded
         from medrcube_desktop.llm.keys import safe_base_url
 
         return {
             "attached_to": [safe_base_url(u) for u in self.base_urls],
-            "max_model_len": self.max_model_len,
             "limit_mm_per_prompt": {"image": self.max_images},
             "mm_processor_kwargs": pixel_budget_kwargs(self.max_pixels),
-            "tensor_parallel_size": self.tensor_parallel_size,
-            "pipeline_parallel_size": self.pipeline_parallel_size,
-            "data_parallel_size": self.data_parallel_size,
-            "gpu_memory_utilization": self.gpu_memory_utilization,
-            "kv_cache_memory_bytes": self.kv_cache_memory_bytes,
-            "enforce_eager": self.enforce_eager,
-            "concurrency": self.concurrency,
-            "max_attempts": self.max_attempts,
-            "temperature": self.sampling.temperature,
-            "top_p": self.sampling.top_p,
-            "max_tokens": self.sampling.max_tokens,
-            "seed": self.sampling.seed,
+            **recorded(self),  # the options it records as given (engine_options.ENGINE)
         }
 
     def library_versions(self) -> dict[str, str]:
