@@ -240,12 +240,15 @@ def engines_text(row: EngineOption) -> str:
 
 def engine_options_markdown(rows: Iterable[EngineOption] | None = None) -> str:
     """The Markdown table of ``docs/evaluate-options.md``: the rows of
-    :func:`~medrcube_desktop.core.options.markdown_table` with an Engines column."""
+    :func:`~medrcube_desktop.core.options.markdown_table` with an Engines column and a
+    "Resume may change" one (``operational``: a run resumed under its name may use
+    another value; the others must be the stored run's)."""
     rows = list(ENGINE.values() if rows is None else rows)
     lines = markdown_table(rows).splitlines()
-    lines[0] = lines[0].replace("| Help |", "| Engines | Help |")
-    lines[1] += "---|"
+    lines[0] = lines[0].replace("| Help |", "| Engines | Resume may change | Help |")
+    lines[1] += "---|---|"
     for i, row in enumerate(rows, start=2):
         head, _, tail = lines[i].rpartition(" | ")
-        lines[i] = f"{head} | {engines_text(row)} | {tail}"
+        resume = "yes" if row.operational else "no"
+        lines[i] = f"{head} | {engines_text(row)} | {resume} | {tail}"
     return "\n".join(lines) + "\n"
