@@ -17,7 +17,7 @@ from medrcube_desktop.store import StudyStore
 from medrcube_desktop.store.database import utc_now
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.evaluation.test_compare_matrix import _run
+from tests.evaluation.compare.test_matrix import _run
 
 TASKS = ("Modality Recognition", "View Identification", "Disease Diagnosis", "Organ Recognition")
 

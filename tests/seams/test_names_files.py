@@ -23,7 +23,7 @@ from medrcube_desktop.core.names import MAX_NAME_LENGTH, check_name, file_text, 
 from medrcube_desktop.evaluation.results_json import item_record
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.evaluation.test_compare_matrix import _run
+from tests.evaluation.compare.test_matrix import _run
 from tests.review.experts_fixture import ITEMS, fill, scores_of
 
 EVIL = "ev\x1b]0;PWN\x07\x00x\u202e"  # ESC, BEL, NUL, RLO: what the hostile tester stored

@@ -45,9 +45,9 @@ from medrcube_desktop.evaluation.compare.voxels import (
 )
 from medrcube_desktop.store import StudyStore
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.evaluation.test_compare_matrix import _run
+from tests.evaluation.compare.test_matrix import _run
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def degenerate_study(tmp_path: Path) -> tuple[Path, Path]:

@@ -18,7 +18,7 @@ from medrcube_desktop.review.agreement.stats import compare, interval_undefined,
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from tests.conftest import dicom_file, item, write_benchmark
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 Z = 1.959963984540054
 
 
