@@ -33,6 +33,7 @@ def _bench(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_compare_prints_one_json_document_and_writes_its_tables(tmp_path, capsys):
     root = _bench(tmp_path)
     items = load_benchmark(root).items
@@ -116,6 +117,7 @@ def _number(cell):
     return None if cell in ("", None) else float(cell)
 
 
+@pytest.mark.slow
 def test_compare_out_writes_a_workbook_figures_and_report_that_agree_with_csv_and_json(
     tmp_path, capsys
 ):

@@ -88,6 +88,7 @@ def test_file_text_is_the_terminal_rule_and_legal_xml():
     assert file_text("Dr. Müller 山田 👩\u200d⚕️") == "Dr. Müller 山田 👩\u200d⚕️"
 
 
+@pytest.mark.slow
 def test_every_file_of_compare_out_copes_with_stored_names(bench, tmp_path, capsys):
     items = load_benchmark(bench).items
     db = tmp_path / "old.db"

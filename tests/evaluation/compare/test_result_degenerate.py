@@ -257,6 +257,7 @@ def _cli(*args):
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_compare_and_credibility_commands_say_undefined_without_a_library_warning(tmp_path):
     root, db = degenerate_study(tmp_path)
     base = ["--db", str(db), "--dataset", str(root)]

@@ -129,6 +129,7 @@ def _study(tmp_path):
     return root, tmp_path / "s.db"
 
 
+@pytest.mark.slow
 def test_the_agreement_command_says_undefined_without_a_library_warning(tmp_path):
     _, db = _study(tmp_path)
     args = [sys.executable, "-W", "error::RuntimeWarning", "-m", "medrcube_desktop", "agreement",
