@@ -25,6 +25,28 @@ def pytest_unconfigure(config):
     faulthandler.dump_traceback_later(EXIT_LIMIT_S, exit=True, file=sys.__stderr__)
 
 
+def _selects_real(markexpr: str) -> bool:
+    """Whether a ``-m`` expression selects the real-component tests (``real``, not
+    ``not real``)."""
+    return "real" in markexpr.replace("not real", "")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject's addopts): one worker per core for the fast suite, but the
+    real vLLM and transformers tests (README's second command, ``-m real``) in one
+    process: each loads a model that takes the machine's memory and cores."""
+    if _selects_real(config.option.markexpr or ""):
+        return 0
+    return None  # xdist's own count: the cores
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests marked ``slow`` first, in their order, then the rest in theirs: on
+    several workers a long test started last would hold the run open alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def isolated_settings(tmp_path_factory, monkeypatch):
     """Every test gets its own data and config folders (never the user's real ones)."""

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -23,6 +25,7 @@ def test_import_linter_contracts_keep_qt_in_ui_and_layers_pointing_down():
     assert "Contracts: 5 kept, 0 broken." in result.stdout
 
 
+@pytest.mark.slow
 def test_mypy_passes_on_the_non_ui_packages():
     tool = shutil.which("mypy") or str(Path(sys.executable).with_name("mypy"))
     result = subprocess.run([tool], cwd=ROOT, capture_output=True, text=True)  # config: pyproject

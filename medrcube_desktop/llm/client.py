@@ -13,7 +13,7 @@ error is raised at once. Otherwise it backs off 0.5 s · 2^k, at most 8 s, less 
 jitter. Any other 4xx is raised at once. All tries of one request reuse one
 idempotency key.
 
-Checked against ``tests/llm/fake_openai.py`` (``tests/llm/test_retry_after.py``): a
+Checked against ``tests/llm/fake_openai.py`` (``tests/llm/test_client_retry_after.py``): a
 Retry-After of 1e9 or an HTTP date years ahead is not waited for (one request, the item
 fails at once, and the message says what the server asked and why it was not waited
 for); a negative, zero or unreadable one ("garbage") gets the backoff above, so every

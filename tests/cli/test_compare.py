@@ -17,7 +17,7 @@ from medrcube_desktop.store import StudyStore
 from medrcube_desktop.store.database import utc_now
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.evaluation.test_compare_matrix import _run
+from tests.evaluation.compare.test_matrix import _run
 
 TASKS = ("Modality Recognition", "View Identification", "Disease Diagnosis", "Organ Recognition")
 
@@ -33,6 +33,7 @@ def _bench(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_compare_prints_one_json_document_and_writes_its_tables(tmp_path, capsys):
     root = _bench(tmp_path)
     items = load_benchmark(root).items
@@ -116,6 +117,7 @@ def _number(cell):
     return None if cell in ("", None) else float(cell)
 
 
+@pytest.mark.slow
 def test_compare_out_writes_a_workbook_figures_and_report_that_agree_with_csv_and_json(
     tmp_path, capsys
 ):

@@ -5,6 +5,7 @@ import json
 import sys
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from medrcube_desktop.demo import job_checks
@@ -24,6 +25,7 @@ def _benchmark(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_the_jobs_pass_from_an_executable_frozen_as_the_bundle_is(tmp_path, monkeypatch):
     """Issue 21: from the frozen executable the image workers' fork server was parsed as
     a command and evaluate stored 0 answers; here every item is answered with its image."""
@@ -49,6 +51,7 @@ def test_an_app_that_does_nothing_fails_every_job(tmp_path, monkeypatch):
     assert sum(p.endswith("exit status 2: no message") for p in problems) == 4
 
 
+@pytest.mark.slow
 def test_answers_the_endpoint_did_not_give_are_a_problem(tmp_path, monkeypatch):
     all_fail = json.dumps(dict.fromkeys(ALL_PASS, 0))
     monkeypatch.setattr(
@@ -75,6 +78,7 @@ def test_a_blank_picture_is_a_problem(tmp_path):
     assert problems == ["1 PNGs of a single colour (ct-1.png, …)"]
 
 
+@pytest.mark.slow
 def test_a_bundle_without_matplotlib_s_svg_backend_fails_the_compare_check(tmp_path, monkeypatch):
     """The clinician trial: the bundle held only matplotlib's agg backend, and compare --out
     stopped with ModuleNotFoundError for backend_svg (savefig loads it by name). The app

@@ -186,6 +186,7 @@ def test_the_run_records_how_each_image_was_sent(pictures, tmp_path):
     }
 
 
+@pytest.mark.slow
 def test_a_killed_app_leaves_no_image_worker(tmp_path):
     import os
     import subprocess
@@ -231,6 +232,7 @@ def test_a_killed_app_leaves_no_image_worker(tmp_path):
     assert left() == []
 
 
+@pytest.mark.slow
 def test_an_app_whose_worker_died_mid_result_still_exits(tmp_path):
     """A worker killed while it sends a result left the pool's manager thread waiting for
     the rest of the message, and the interpreter waits for that thread at exit: the test
@@ -300,6 +302,7 @@ def test_a_truncated_jpeg_is_never_sent_as_stored(tmp_path):
     assert image is None and source == "failed" and "truncated" in error
 
 
+@pytest.mark.slow
 def test_a_killed_image_worker_costs_no_item(tmp_path):
     import os
     import signal

@@ -9,6 +9,9 @@ from medrcube_desktop.store.judgments import Judgment
 
 ITEMS = [f"i{k}" for k in range(12)]
 
+FILLED_AT = utc_now()
+"""When every review :func:`fill` writes was started and committed (one time for all)."""
+
 # rule → items failed by each rater (every other rule passes)
 FAILS = {
     "dr-a": {"1.1": {"i0", "i1", "i2"}, "2.3": {"i5", "i6"}},
@@ -24,7 +27,12 @@ def scores_of(rater: str, item_id: str) -> dict[str, int]:
 
 
 def fill(store: StudyStore, items=ITEMS, experts=("dr-a", "dr-b", "dr-c"), model="gpt-5.1"):
-    """Every expert reviews ``items``; the LLM judges them all."""
+    """Every expert reviews ``items``; the LLM judges them all.
+
+    Every review is stamped :data:`FILLED_AT`, so two databases filled one after the
+    other hold the same reviews, whichever second each write fell in (a clock second
+    ticking between them made ``merge`` refuse the first file's reviews as back-dated,
+    and the merge tests failed now and then)."""
     for name in experts:
         for item_id in items:
             store.save_review(
@@ -33,8 +41,8 @@ def fill(store: StudyStore, items=ITEMS, experts=("dr-a", "dr-b", "dr-c"), model
                     item_id,
                     scores_of(name, item_id),
                     f"{name} on {item_id}",
-                    utc_now(),
-                    utc_now(),
+                    FILLED_AT,
+                    FILLED_AT,
                 )  # fmt: skip
             )
     for item_id in items:

@@ -1,4 +1,4 @@
-"""Run by tests/ui/review/test_crash_recovery.py in a child process that the test kills.
+"""Run by tests/ui/review/test_review_binding_crash_recovery.py in a child process that the test kills.
 
 Usage: python -m tests.ui.crash_session BENCHMARK_DIR DB_FILE
 

@@ -1,4 +1,4 @@
-"""Run by tests/ui/test_window_fits_screen.py in a child process whose offscreen screen
+"""Run by tests/ui/test_main_window_fits_screen.py in a child process whose offscreen screen
 has the size under test (``QT_QPA_PLATFORM=offscreen:configfile=...``: the screen of a
 Qt application cannot change once it runs).
 

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from medrcube_desktop import settings
 from medrcube_desktop.ui import file_actions
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 @pytest.fixture

@@ -49,7 +49,7 @@ def test_a_writable_file_opens(archived):
 
 
 def test_a_window_write_waits_two_seconds_for_a_busy_database_and_keeps_the_draft(archived):
-    from tests.store.test_busy_writes import hold_write_lock
+    from tests.store.test_database_busy_writes import hold_write_lock
 
     store = open_store(archived)
     now = utc_now()

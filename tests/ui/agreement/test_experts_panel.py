@@ -4,8 +4,8 @@ table, and below it, escaped, where each expert's agreement with gold comes from
 from medrcube_desktop.review.agreement.panel_run import run_gold
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.agreement.experts_panel import panel_notes, panel_summary
+from tests.review.agreement.test_gold_self_adjudicated import NOTE, adjudicated
 from tests.review.experts_fixture import fill
-from tests.review.test_gold_self_adjudicated import NOTE, adjudicated
 
 
 def test_the_notes_carry_where_gold_comes_from_escaped():

@@ -3,7 +3,7 @@
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.store.judgments import Judgment
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 ALL_PASS = dict.fromkeys(RULE_IDS, 1)
 

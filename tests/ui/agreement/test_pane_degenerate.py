@@ -5,7 +5,7 @@ import html
 
 from medrcube_desktop.cli import main
 from tests.ui.agreement.test_pane import prepare
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 KAPPA = (
     "Cohen's kappa, Kappa interval, AC1 interval for 1.1, 1.2, 1.4, P2, 2.1, 2.2, 2.3 "

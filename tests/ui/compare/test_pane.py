@@ -25,8 +25,8 @@ from medrcube_desktop.ui.actions import keymap_conflicts
 from medrcube_desktop.ui.compare.grid import CELL_COLOURS, ITEM_COLUMNS, CompareGridModel, GridView
 from medrcube_desktop.ui.widgets.themes import THEMES
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.evaluation.test_compare_item_filters import make_item
-from tests.ui.review.test_review_window import open_window
+from tests.evaluation.compare.test_item_filters import make_item
+from tests.ui.review.test_review_binding_window import open_window
 from tests.ui.widgets.test_themes import WCAG_AA, contrast
 
 RUNS = {  # name: (model, text only)

@@ -6,7 +6,7 @@ import warnings
 
 from medrcube_desktop.cli import main
 from medrcube_desktop.evaluation.compare.summary_tables import CREDIBILITY_COLUMNS
-from tests.evaluation.test_compare_degenerate import degenerate_study
+from tests.evaluation.compare.test_result_degenerate import degenerate_study
 from tests.ui.compare.test_pane import open_compared
 
 RUNS = ("one", "two", "other", "allright")

@@ -6,7 +6,7 @@ from PySide6.QtGui import QImage
 from medrcube_desktop.core.dataset import load_benchmark
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.llm.fake_openai import FakeOpenAI, text
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def red_pixels(label) -> int:

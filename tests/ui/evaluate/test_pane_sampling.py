@@ -5,7 +5,7 @@ from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
 from medrcube_desktop.evaluation.runner import ImageOptions, run_record
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.llm.fake_openai import FakeOpenAI, text
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def test_the_fields_take_their_range_from_sampling_ranges(qtbot, tmp_path):

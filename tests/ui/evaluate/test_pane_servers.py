@@ -3,7 +3,7 @@ server among several was never mentioned)."""
 
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.llm.fake_openai import FakeOpenAI, status
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def test_a_server_answering_500_is_named_when_the_run_finishes(qtbot, tmp_path):

@@ -4,7 +4,7 @@ from medrcube_desktop.evaluation.engines.base import SamplingConfig
 from medrcube_desktop.evaluation.engines.local_engines import VLLMEngine
 from medrcube_desktop.evaluation.runner import ImageOptions, run_record
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def test_picking_an_existing_run_fills_its_settings(qtbot, tmp_path):

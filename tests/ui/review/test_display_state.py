@@ -8,7 +8,7 @@ from PySide6.QtGui import QImage
 
 from medrcube_desktop.ui.review.display_state import DisplayChoice, window_scale
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 

@@ -2,7 +2,7 @@
 
 from PySide6.QtCore import Qt
 
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def test_the_list_model_repaints_a_row_when_the_session_changes_it(qtbot, ct_benchmark, tmp_path):

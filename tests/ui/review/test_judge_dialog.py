@@ -3,7 +3,7 @@
 from medrcube_desktop.core.rubric import RULE_IDS
 from tests.llm.fake_openai import ALL_PASS, FakeOpenAI, ok, text
 from tests.ui.review.test_review_binding import visible_texts
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 FAIL_14 = {**ALL_PASS, "1.4": 0}
 

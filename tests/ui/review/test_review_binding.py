@@ -21,7 +21,7 @@ from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.store.judgments import Judgment
 from medrcube_desktop.ui.actions import keymap_conflicts
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 MODEL = "gpt-5.1-blindtest"
 

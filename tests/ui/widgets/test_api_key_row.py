@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 
 from medrcube_desktop.llm.keys import KEYRING_SERVICE, find_api_key
 from tests.ui.memory_keyring import MemoryKeyring, using
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 KEY = "sk-test-0123456789abcdef"
 URL = "https://api.example.com/v1"

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit, QPlainTextEd
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.ui.widgets.text_keys import takes_text
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 # Every single-key shortcut of the review is in it: digits 1-7, P, D, M, O, I, F, V, W,
 # 0, + - = [ ], ?, and Backspace (previous item) through the typo fixed at the end.

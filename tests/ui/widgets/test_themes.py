@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication
 
 from medrcube_desktop.ui.review.panes import ItemPane
 from medrcube_desktop.ui.widgets.themes import GROUND_TRUTH_COLOURS, THEMES, apply_theme
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 WCAG_AA = 4.5
 

@@ -18,7 +18,7 @@ from medrcube_desktop.cli import main
 from medrcube_desktop.evaluation.engines.base import EvalRequest
 from medrcube_desktop.evaluation.engines.openai_engine import OpenAIEngine
 from medrcube_desktop.store import StudyStore
-from tests.evaluation.test_server_faults import RedirectLoop
+from tests.evaluation.engines.test_openai_engine_server_faults import RedirectLoop
 from tests.llm.fake_openai import FakeOpenAI, status
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # The self-test with its checks replaced by one that creates the QApplication the window
 # check creates and says which platform Qt chose: the display handling is all that runs.

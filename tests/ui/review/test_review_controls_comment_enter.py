@@ -2,7 +2,7 @@
 
 from PySide6.QtCore import Qt
 
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def test_enter_in_the_comment_box_with_rules_unscored_says_why(qtbot, ct_benchmark, tmp_path):

@@ -14,7 +14,7 @@ from pathlib import Path
 import medrcube_desktop
 from medrcube_desktop.ui.widgets.user_guide import UserGuideDialog, guide_dir
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "docs"
 
 

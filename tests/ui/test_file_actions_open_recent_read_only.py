@@ -3,7 +3,7 @@
 import shutil
 
 from medrcube_desktop.settings import Settings
-from tests.ui.test_open_recent import start_plainly
+from tests.ui.test_file_actions_open_recent import start_plainly
 
 
 def test_a_read_only_database_falls_through_to_the_next_entry(ct_benchmark, tmp_path):

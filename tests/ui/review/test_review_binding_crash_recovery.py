@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 ROOT = Path(__file__).resolve().parents[3]
 

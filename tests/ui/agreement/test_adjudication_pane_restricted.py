@@ -11,7 +11,7 @@ from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.ui.dialogs import StudySettingsDialog
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.window_factory import build_window, load_for_review
-from tests.ui.review.test_restricted_items import _benchmark
+from tests.ui.review.test_panes_restricted_items import _benchmark
 
 PASS = dict.fromkeys(RULE_IDS, 1)
 

@@ -314,6 +314,7 @@ def run_cli(args: list[str]) -> dict:
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_the_panes_report_reproduce_command_gives_the_reports_figures(qtbot, study, tmp_path):
     root, db = study
     window = open_study(qtbot, root, db)
@@ -335,6 +336,7 @@ def test_the_panes_report_reproduce_command_gives_the_reports_figures(qtbot, stu
     window.close()
 
 
+@pytest.mark.slow
 def test_the_commands_report_reproduce_command_gives_the_reports_figures(study, tmp_path, capsys):
     root, db = study
     out = tmp_path / "cli-report"

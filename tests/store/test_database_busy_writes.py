@@ -23,6 +23,7 @@ def hold_write_lock(path, seconds, started):
     raw.close()
 
 
+@pytest.mark.slow
 def test_a_response_saved_during_a_6_s_write_of_another_connection_is_stored(tmp_path):
     path = tmp_path / "s.db"
     store = StudyStore(path)

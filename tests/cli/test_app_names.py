@@ -18,7 +18,7 @@ from medrcube_desktop.core.names import check_name, spreadsheet_text, visible
 from medrcube_desktop.evaluation.results_json import item_record
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.evaluation.test_compare_matrix import _run
+from tests.evaluation.compare.test_matrix import _run
 from tests.review.experts_fixture import ITEMS, fill, scores_of
 
 TITLE = "run\x1b]0;pwned\x07"  # sets a terminal's window title when printed raw

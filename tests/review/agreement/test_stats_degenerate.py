@@ -18,7 +18,7 @@ from medrcube_desktop.review.agreement.stats import compare, interval_undefined,
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from tests.conftest import dicom_file, item, write_benchmark
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 Z = 1.959963984540054
 
 
@@ -129,6 +129,7 @@ def _study(tmp_path):
     return root, tmp_path / "s.db"
 
 
+@pytest.mark.slow
 def test_the_agreement_command_says_undefined_without_a_library_warning(tmp_path):
     _, db = _study(tmp_path)
     args = [sys.executable, "-W", "error::RuntimeWarning", "-m", "medrcube_desktop", "agreement",

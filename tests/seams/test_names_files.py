@@ -23,7 +23,7 @@ from medrcube_desktop.core.names import MAX_NAME_LENGTH, check_name, file_text, 
 from medrcube_desktop.evaluation.results_json import item_record
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.evaluation.test_compare_matrix import _run
+from tests.evaluation.compare.test_matrix import _run
 from tests.review.experts_fixture import ITEMS, fill, scores_of
 
 EVIL = "ev\x1b]0;PWN\x07\x00x\u202e"  # ESC, BEL, NUL, RLO: what the hostile tester stored
@@ -88,6 +88,7 @@ def test_file_text_is_the_terminal_rule_and_legal_xml():
     assert file_text("Dr. Müller 山田 👩\u200d⚕️") == "Dr. Müller 山田 👩\u200d⚕️"
 
 
+@pytest.mark.slow
 def test_every_file_of_compare_out_copes_with_stored_names(bench, tmp_path, capsys):
     items = load_benchmark(bench).items
     db = tmp_path / "old.db"

@@ -22,8 +22,8 @@ from medrcube_desktop.evaluation.engines.worker_engine import gpu_shares
 from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run_record
 from medrcube_desktop.store import StudyStore
 
-ROOT = Path(__file__).resolve().parents[2]
-FAKE_VLLM = Path(__file__).resolve().parent / "fake_vllm"
+ROOT = Path(__file__).resolve().parents[3]
+FAKE_VLLM = Path(__file__).resolve().parents[1] / "fake_vllm"
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from medrcube_desktop.evaluation.runner import ImageOptions, run_evaluation, run
 from medrcube_desktop.store import StudyStore
 from tests.llm.fake_openai import FakeOpenAI, text
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_openai_engine_sends_image_first_and_stores_parsed_answers(bench, tmp_path):

@@ -4,7 +4,7 @@ file, also when the text is refused (issue 21: a second URL joined by a comma ke
 password in ``window.ini``)."""
 
 from medrcube_desktop import settings
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 SECRET = "secret2-of-the-second-url"
 JOINED = f"http://u:secret1@127.0.0.1:18100/v1,http://u:{SECRET}@127.0.0.1:18101/v1"

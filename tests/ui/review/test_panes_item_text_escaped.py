@@ -10,7 +10,7 @@ from medrcube_desktop.evaluation.metrics import Outcome
 from medrcube_desktop.ui.evaluate.pairs_view import _outcome_block
 from medrcube_desktop.ui.review.item_list_model import ITEM_ID_ROLE
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 QUESTION = "<b>x</b> & <script>"
 OPTION = "CT & <i>contrast</i>"

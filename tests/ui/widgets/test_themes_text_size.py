@@ -3,7 +3,7 @@
 from PySide6.QtWidgets import QApplication, QWidget
 
 from medrcube_desktop.ui.widgets.themes import FONT_SCALES, apply_theme
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def sizes(window) -> set[float]:

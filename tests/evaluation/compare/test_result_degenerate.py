@@ -45,9 +45,9 @@ from medrcube_desktop.evaluation.compare.voxels import (
 )
 from medrcube_desktop.store import StudyStore
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.evaluation.test_compare_matrix import _run
+from tests.evaluation.compare.test_matrix import _run
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def degenerate_study(tmp_path: Path) -> tuple[Path, Path]:
@@ -257,6 +257,7 @@ def _cli(*args):
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_compare_and_credibility_commands_say_undefined_without_a_library_warning(tmp_path):
     root, db = degenerate_study(tmp_path)
     base = ["--db", str(db), "--dataset", str(root)]

@@ -16,7 +16,7 @@ from medrcube_desktop.ui.widgets.readable import FigureScroll, figure_size, fit_
 from medrcube_desktop.ui.widgets.screen import SCREEN_SHARE
 from tests.conftest import dicom_file, item, write_benchmark
 from tests.ui.agreement.test_pane import prepare
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 SCREENS = {"1366x768": QSize(1366, 768), "1024x700": QSize(1024, 700)}
 

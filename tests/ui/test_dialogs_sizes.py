@@ -5,7 +5,7 @@ from PySide6.QtWidgets import QApplication, QScrollArea
 from medrcube_desktop.ui.dialogs import shortcuts_box
 from medrcube_desktop.ui.widgets.screen import available_size
 from medrcube_desktop.ui.widgets.themes import apply_theme
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def test_the_shortcuts_sheet_scrolls_within_the_screen(qtbot, ct_benchmark, tmp_path):

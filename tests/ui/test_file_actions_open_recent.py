@@ -13,7 +13,7 @@ from medrcube_desktop.cli import main
 from medrcube_desktop.settings import RecentStudy, Settings
 from medrcube_desktop.ui import file_actions
 from medrcube_desktop.ui.widgets.folder_dialog import FolderDialog
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def start_plainly(*options: str) -> subprocess.CompletedProcess:
