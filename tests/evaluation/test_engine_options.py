@@ -284,7 +284,7 @@ def pane_differences(pane) -> list[str]:
 @pytest.fixture
 def pane(qtbot, tmp_path):
     from tests.conftest import dicom_file, item, write_benchmark
-    from tests.ui.review.test_review_window import open_window
+    from tests.ui.review.test_review_binding_window import open_window
 
     root = write_benchmark(
         tmp_path / "b", {"ds1": [item("m1")]}, {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")}

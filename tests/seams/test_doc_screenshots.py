@@ -23,7 +23,7 @@ from PIL import Image
 from PySide6.QtCore import QBuffer, QIODevice, QSize
 from PySide6.QtWidgets import QApplication, QWidget
 
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 MAX_WIDTH = 1280

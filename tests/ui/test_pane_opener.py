@@ -5,7 +5,7 @@ from PySide6.QtWidgets import QWidget
 
 from medrcube_desktop.ui.main_window import MainWindow
 from medrcube_desktop.ui.pane_opener import PaneOpener, PaneSpec
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def test_a_pane_is_built_once_then_refreshed_and_raised(qtbot):

@@ -13,7 +13,7 @@ from medrcube_desktop.ui.agreement.pane import PANE_OPTIONS
 from medrcube_desktop.ui.compare.pane import PANE_SETTINGS
 from medrcube_desktop.ui.review.judge_dialog import DIALOG_OPTIONS
 from medrcube_desktop.ui.widgets.option_fields import INT_MAX, option_range
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 
 def field_differences(widget, table, names, field) -> list[str]:

@@ -7,7 +7,7 @@ import pytest
 
 from medrcube_desktop.ui.widgets import user_guide
 from medrcube_desktop.ui.widgets.user_guide import UserGuideDialog, guide_dir, heading_anchor
-from tests.ui.review.test_review_window import open_window
+from tests.ui.review.test_review_binding_window import open_window
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
