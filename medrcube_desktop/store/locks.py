@@ -29,10 +29,13 @@ from medrcube_desktop.store.study_store import StudyStore
 TRUST_OTHER_HOST_S = 86_400
 """How long a lock taken on another host is trusted (seconds): its pid cannot be checked."""
 
-START_TOLERANCE_S = 2.0
+START_TOLERANCE_S = 30.0
 """How much later than recorded a holder's process may seem to have started and still be
-the holder (seconds): start times are read from the clock ticks since boot, and the
-lock's ``since`` has whole seconds."""
+the holder (seconds). psutil gives a start time as the boot time plus the clock ticks
+since boot, and Linux derives the boot time from the wall clock, so a clock step (NTP, a
+virtual machine resumed) moves every process's start time: 2 s proved too tight on a
+virtual machine (a live holder read as gone). A pid reused by a process started within
+30 s of the holder's own start is the case this lets through."""
 
 
 class LockHeld(StoreError):

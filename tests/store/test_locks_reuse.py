@@ -28,6 +28,12 @@ def test_a_live_pid_started_after_the_holder_is_a_reused_pid():
     assert not holder_gone(record(since=datetime.now(UTC).isoformat(), started=MY_START))
 
 
+def test_a_holder_whose_start_seems_later_by_a_clock_step_is_still_the_holder():
+    # a clock step of 10 s moves the start time psutil reports; the holder is still alive
+    assert not holder_gone(record(since=datetime.now(UTC).isoformat(), started=MY_START - 10))
+    assert holder_gone(record(since=datetime.now(UTC).isoformat(), started=MY_START - 60))
+
+
 def test_a_lock_older_than_its_live_process_is_stale_without_a_start_time():
     # records written before start times were kept: the lock's own time tells
     before = datetime.fromtimestamp(MY_START, UTC) - timedelta(hours=1)
