@@ -250,3 +250,37 @@ def test_ensure_examples_keeps_a_current_study_and_sets_another_aside(study, tmp
         assert old.get_state("mine") == "a review added by the user"
     finally:
         old.close()
+
+
+def test_ctrl_c_while_the_demo_is_written_builds_no_examples(tmp_path, monkeypatch, capsys):
+    """Ctrl+C during ``demo build --with-examples``'s first step (the demo, which runs to
+    its end) stops there: exit status 1, no study database, the examples never started.
+    Fails on the code that dropped the first step's cancel (the examples were built and
+    the status was 0)."""
+    from medrcube_desktop.cli import benchmark
+
+    real = benchmark.run_in_terminal
+    calls = []
+
+    def pressed_during_the_first(job, **kwargs):
+        calls.append(kwargs.get("on_cancel"))
+        if len(calls) > 1:
+            return real(job, **kwargs)
+
+        def interrupted(progress, cancel):
+            cancel.set()  # as the runner does on the first Ctrl+C
+            return job(progress, cancel)
+
+        return real(interrupted, **kwargs)
+
+    monkeypatch.setattr(benchmark, "run_in_terminal", pressed_during_the_first)
+    monkeypatch.setattr(
+        examples, "build_examples", lambda *a, **kw: pytest.fail("examples built after Ctrl+C")
+    )
+    out = tmp_path / "demo"
+    assert main(["demo", "build", str(out), "--with-examples", "--json"]) == 1
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["examples"] == {"db": str(tmp_path / "demo-examples.sqlite"), "cancelled": True}
+    assert len(calls) == 1 and "no examples study" in calls[0]
+    assert not (tmp_path / "demo-examples.sqlite").exists()
+    assert len(load_benchmark(out).items) == printed["items"] == 29  # the demo is whole
