@@ -300,14 +300,15 @@ def ensure_examples(demo_dir: Path, db_path: Path, progress: ProgressFn | None =
 
     db_path = Path(db_path)
     if db_path.is_file():
+        why = "was made for another demo"
         try:
             store = StudyStore(db_path, read_only=True)
             try:
                 version = store.get_state(VERSION_KEY)
             finally:
                 store.close()
-        except StoreError:
-            version = None
+        except StoreError as exc:  # truncated, not a database: set aside all the same
+            version, why = None, f"could not be read ({exc})"
         if version == recorded_version():
             return db_path
         aside = db_path.with_name(f"{db_path.name}.replaced-{uuid.uuid4().hex[:8]}")
@@ -316,9 +317,8 @@ def ensure_examples(demo_dir: Path, db_path: Path, progress: ProgressFn | None =
             if sidecar.exists():
                 sidecar.rename(moved)
         logging.getLogger(__name__).warning(
-            "the demo examples study %s was made for another demo: kept as %s, built again",
-            db_path, aside,
-        )  # fmt: skip
+            "the demo examples study %s %s: kept as %s, built again", db_path, why, aside
+        )
     build_examples(demo_dir, db_path, progress=progress)
     return db_path
 

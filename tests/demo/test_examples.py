@@ -284,3 +284,22 @@ def test_ctrl_c_while_the_demo_is_written_builds_no_examples(tmp_path, monkeypat
     assert len(calls) == 1 and "no examples study" in calls[0]
     assert not (tmp_path / "demo-examples.sqlite").exists()
     assert len(load_benchmark(out).items) == printed["items"] == 29  # the demo is whole
+
+
+def test_ensure_examples_says_a_truncated_study_could_not_be_read(
+    study, tmp_path, monkeypatch, caplog
+):
+    """A truncated examples study (a copy cut short, a full disk) is set aside and built
+    again with a warning that says it could not be read and why, not that it "was made
+    for another demo" (the message before, which hid the store's error)."""
+    root, db, _, _ = study
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(db.read_bytes()[:20000])
+    monkeypatch.setattr(examples, "build_examples", lambda demo, path, **kw: None)
+    with caplog.at_level("WARNING", logger=examples.__name__):
+        assert examples.ensure_examples(root, broken) == broken
+    (aside,) = tmp_path.glob("broken.sqlite.replaced-*")
+    assert aside.read_bytes() == db.read_bytes()[:20000]
+    (message,) = [r.getMessage() for r in caplog.records]
+    assert f"{broken} could not be read (" in message and "another demo" not in message
+    assert str(aside) in message
