@@ -202,8 +202,10 @@ def build_examples(
 ) -> ExamplesSummary:
     """Write the examples study for the demo at ``demo_dir`` into a new ``db_path``.
 
-    The database is built in a hidden file beside ``db_path`` and renamed into place
-    when complete: a failure or a cancel leaves no file.
+    The database is built in a hidden file beside ``db_path`` and moved into place
+    when complete, never over a file that appeared there meanwhile (another build of the
+    same folder, say: what it wrote, and any review added to it since, stays): a failure
+    or a cancel leaves no file.
 
     Parameters
     ----------
@@ -226,8 +228,9 @@ def build_examples(
     Raises
     ------
     DatasetError
-        ``db_path`` exists, the demo cannot be loaded or has problems, or a step failed
-        (an item not answered or not judged: the message names it).
+        ``db_path`` exists (before the build or at its end), the demo cannot be loaded
+        or has problems, or a step failed (an item not answered or not judged: the
+        message names it).
     StoreError
         The database cannot be written.
     """
@@ -251,11 +254,37 @@ def build_examples(
         _build(staging, items, str(benchmark.root), summary, progress, cancel)
         if summary.cancelled:
             return summary
-        staging.rename(db_path)
+        _move_into_place(staging, db_path)
     finally:
         for path in (staging, *_sidecars(staging)):
             path.unlink(missing_ok=True)
     return summary
+
+
+def _move_into_place(staging: Path, db_path: Path) -> None:
+    """Give the complete database at ``staging`` the name ``db_path``, which must still
+    be free (a hard link fails if it is taken, where a rename would replace the file);
+    on a file system without hard links, a rename after a last look.
+
+    Raises
+    ------
+    DatasetError
+        ``db_path`` exists now.
+    """
+    import os
+
+    taken = DatasetError(
+        f"{db_path}: appeared while the examples were built (another build?); it is "
+        "kept as it is and these examples are not written"
+    )
+    try:
+        os.link(staging, db_path, follow_symlinks=False)
+    except FileExistsError:
+        raise taken from None
+    except OSError:  # no hard links here (FAT, some network shares)
+        if db_path.exists() or db_path.is_symlink():
+            raise taken from None
+        staging.rename(db_path)
 
 
 def try_commands(demo_dir: Path, db_path: Path, program: str = "medrcube-desktop") -> list[str]:

@@ -303,3 +303,25 @@ def test_ensure_examples_says_a_truncated_study_could_not_be_read(
     (message,) = [r.getMessage() for r in caplog.records]
     assert f"{broken} could not be read (" in message and "another demo" not in message
     assert str(aside) in message
+
+
+def test_a_study_that_appears_during_the_build_is_never_replaced(study, tmp_path, monkeypatch):
+    """Two builds of one folder at once: the one that ends second finds the database
+    there and refuses (DatasetError naming it), leaving the first's file, and reviews
+    added to it since, as they are; no staging file is left. Fails on the rename into
+    place, which replaced the file."""
+    from medrcube_desktop.errors import DatasetError
+
+    root, _, _, _ = study
+    db = tmp_path / "demo-examples.sqlite"
+
+    def other_build_ends_first(staging, *args):
+        staging.write_bytes(b"these examples")
+        db.write_bytes(b"the other build's study, reviewed since")
+
+    monkeypatch.setattr(examples, "_build", other_build_ends_first)
+    with pytest.raises(DatasetError, match="appeared while the examples were built") as raised:
+        examples.build_examples(root, db)
+    assert str(db) in str(raised.value)
+    assert db.read_bytes() == b"the other build's study, reviewed since"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo-examples.sqlite"]
