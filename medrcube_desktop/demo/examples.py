@@ -129,9 +129,20 @@ def recorded_version() -> str:
 
 def examples_db_path(demo_dir: Path) -> Path:
     """Where ``demo build DIR --with-examples`` puts the study: ``DIR-examples.sqlite``
-    beside ``DIR``."""
-    demo_dir = Path(demo_dir)
-    return demo_dir.with_name(demo_dir.name + DB_SUFFIX)
+    beside ``DIR`` (``.`` and ``..`` read as the folders they name: ``demo build .``
+    in ``/data/demo`` gives ``/data/demo-examples.sqlite``).
+
+    Raises
+    ------
+    DatasetError
+        ``DIR`` is the file system's root (nothing is beside it).
+    """
+    import os
+
+    folder = Path(os.path.abspath(demo_dir))  # normalised: no "." or ".." left
+    if not folder.name:
+        raise DatasetError(f"{demo_dir}: the examples study goes beside the demo's folder")
+    return folder.with_name(folder.name + DB_SUFFIX)
 
 
 def scripted_answers(items: Sequence[Item], seed: int = DEFAULT_SEED) -> dict[str, dict]:

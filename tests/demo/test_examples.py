@@ -325,3 +325,39 @@ def test_a_study_that_appears_during_the_build_is_never_replaced(study, tmp_path
     assert str(db) in str(raised.value)
     assert db.read_bytes() == b"the other build's study, reviewed since"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo-examples.sqlite"]
+
+
+def test_the_examples_study_of_a_folder_spelt_with_dots_goes_beside_that_folder(
+    tmp_path, monkeypatch
+):
+    """``.`` and ``..`` read as the folders they name. Fails on the path's own last part
+    (``Path('.').with_name`` raised ValueError; ``demo/sub/..`` gave
+    ``demo/..-examples.sqlite``, inside the demo's parent under a name of dots)."""
+    (tmp_path / "demo" / "sub").mkdir(parents=True)
+    beside = tmp_path / "demo-examples.sqlite"
+    monkeypatch.chdir(tmp_path / "demo")
+    for spelling in (".", "../demo", "./sub/..", str(tmp_path / "demo" / "sub" / "..")):
+        assert examples.examples_db_path(Path(spelling)) == beside, spelling
+    from medrcube_desktop.errors import DatasetError
+
+    with pytest.raises(DatasetError, match="beside the demo's folder"):
+        examples.examples_db_path(Path("/"))
+
+
+def test_demo_build_dot_with_examples_in_an_empty_folder(tmp_path, monkeypatch, capsys):
+    """``demo build . --with-examples`` run in the empty folder meant for the demo: no
+    traceback, the study is asked for beside it (the build itself is checked above)."""
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    monkeypatch.chdir(demo)
+    asked = []
+
+    def cancelled(root, db, **kw):  # stands in for the build: stop at once
+        asked.append(db)
+        return examples.ExamplesSummary(str(db), str(root), 0, cancelled=True)
+
+    monkeypatch.setattr(examples, "build_examples", cancelled)
+    assert main(["demo", "build", ".", "--with-examples", "--json"]) == 1
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["items"] == 29 and len(load_benchmark(demo).items) == 29
+    assert asked == [tmp_path / "demo-examples.sqlite"]
