@@ -194,6 +194,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return Outcome.FAILED if failed else Outcome.DONE
 
 
+_EXAMPLES_CANCELLED = (
+    "examples cancelled: no study database written (the demo in {root} is whole; to "
+    "build both again, remove it or give another folder)"
+)
+
+
 def cmd_demo_build(args: argparse.Namespace) -> int:
     """``demo build OUT_DIR [--with-examples]``: write the demo benchmark (and its
     examples study), with a progress bar."""
@@ -224,7 +230,7 @@ def cmd_demo_build(args: argparse.Namespace) -> int:
     lines = [f"demo benchmark with {len(benchmark.items)} items written to {root}"]
     if db is not None and stopped[0]:
         data["examples"] = {"db": str(db), "cancelled": True}
-        emit(args.json, data, [*lines, "examples cancelled: no study database written"])
+        emit(args.json, data, [*lines, _EXAMPLES_CANCELLED.format(root=root)])
         return Outcome.FAILED
     if db is None or benchmark.problems:
         emit(args.json, data, lines)
@@ -245,7 +251,7 @@ def _demo_examples(
     )  # fmt: skip
     data["examples"] = summary.to_dict()
     if summary.cancelled:
-        emit(args.json, data, [*lines, "examples cancelled: no study database written"])
+        emit(args.json, data, [*lines, _EXAMPLES_CANCELLED.format(root=root)])
         return outcome_of(summary)
     runs = ", ".join(
         f"{name} {run['correct']}/{run['answered']}" + (" text-only" if run["text_only"] else "")

@@ -282,7 +282,12 @@ def test_ctrl_c_while_the_demo_is_written_builds_no_examples(tmp_path, monkeypat
     printed = json.loads(capsys.readouterr().out)
     assert printed["examples"] == {"db": str(tmp_path / "demo-examples.sqlite"), "cancelled": True}
     assert len(calls) == 1 and "no examples study" in calls[0]
+    calls.clear()  # the same without --json: the line says what to do next
+    assert main(["demo", "build", str(tmp_path / "again"), "--with-examples"]) == 1
+    err = capsys.readouterr()
+    assert f"the demo in {tmp_path / 'again'} is whole; to build both again" in err.out + err.err
     assert not (tmp_path / "demo-examples.sqlite").exists()
+    assert not (tmp_path / "again-examples.sqlite").exists()
     assert len(load_benchmark(out).items) == printed["items"] == 29  # the demo is whole
 
 
