@@ -130,6 +130,15 @@ def fraction(text: str) -> float:
     return value
 
 
+def share(text: str) -> float:
+    """A share from 0 to 1, both ends included (``assign --overlap``); NaN and the
+    infinities are refused."""
+    value = _number(text)
+    if not (math.isfinite(value) and 0 <= value <= 1):
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text!r}")
+    return value
+
+
 def byte_size(text: str) -> int:
     """A size in bytes (``2G``, ``512MiB``; :func:`core.units.parse_byte_size`)."""
     try:

@@ -194,6 +194,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return Outcome.FAILED if failed else Outcome.DONE
 
 
+_EXAMPLES_CANCELLED = (
+    "examples cancelled: no study database written (the demo in {root} is whole; to "
+    "build both again, remove it or give another folder)"
+)
+
+
 def cmd_demo_build(args: argparse.Namespace) -> int:
     """``demo build OUT_DIR [--with-examples]``: write the demo benchmark (and its
     examples study), with a progress bar."""
@@ -205,14 +211,27 @@ def cmd_demo_build(args: argparse.Namespace) -> int:
     db = examples_db_path(args.out_dir) if args.with_examples else None
     if db is not None and (db.exists() or db.is_symlink()):
         raise MedRCubeError(f"{db}: already exists; the examples go into a new database")
+    stopped: list[bool] = []  # Ctrl+C while the demo was written (it finishes: ~1 s)
+
+    def build(progress, cancel) -> Path:
+        built = build_demo(args.out_dir, progress)
+        stopped.append(cancel.is_set())
+        return built
+
     root = run_in_terminal(
-        lambda progress, cancel: build_demo(args.out_dir, progress), quiet=args.json, unit="step"
-    )
+        build, quiet=args.json, unit="step",
+        on_cancel="cancelling: the demo benchmark is finished, no examples study is built"
+        if db is not None else "cancelling: the demo benchmark is finished",
+    )  # fmt: skip
     benchmark = load_benchmark(root)
     data: dict[str, object] = {
         "root": str(root), "items": len(benchmark.items), "problems": len(benchmark.problems)
     }  # fmt: skip
     lines = [f"demo benchmark with {len(benchmark.items)} items written to {root}"]
+    if db is not None and stopped[0]:
+        data["examples"] = {"db": str(db), "cancelled": True}
+        emit(args.json, data, [*lines, _EXAMPLES_CANCELLED.format(root=root)])
+        return Outcome.FAILED
     if db is None or benchmark.problems:
         emit(args.json, data, lines)
         return Outcome.FAILED if benchmark.problems else Outcome.DONE
@@ -232,7 +251,7 @@ def _demo_examples(
     )  # fmt: skip
     data["examples"] = summary.to_dict()
     if summary.cancelled:
-        emit(args.json, data, [*lines, "examples cancelled: no study database written"])
+        emit(args.json, data, [*lines, _EXAMPLES_CANCELLED.format(root=root)])
         return outcome_of(summary)
     runs = ", ".join(
         f"{name} {run['correct']}/{run['answered']}" + (" text-only" if run["text_only"] else "")

@@ -129,9 +129,20 @@ def recorded_version() -> str:
 
 def examples_db_path(demo_dir: Path) -> Path:
     """Where ``demo build DIR --with-examples`` puts the study: ``DIR-examples.sqlite``
-    beside ``DIR``."""
-    demo_dir = Path(demo_dir)
-    return demo_dir.with_name(demo_dir.name + DB_SUFFIX)
+    beside ``DIR`` (``.`` and ``..`` read as the folders they name: ``demo build .``
+    in ``/data/demo`` gives ``/data/demo-examples.sqlite``).
+
+    Raises
+    ------
+    DatasetError
+        ``DIR`` is the file system's root (nothing is beside it).
+    """
+    import os
+
+    folder = Path(os.path.abspath(demo_dir))  # normalised: no "." or ".." left
+    if not folder.name:
+        raise DatasetError(f"{demo_dir}: the examples study goes beside the demo's folder")
+    return folder.with_name(folder.name + DB_SUFFIX)
 
 
 def scripted_answers(items: Sequence[Item], seed: int = DEFAULT_SEED) -> dict[str, dict]:
@@ -202,8 +213,10 @@ def build_examples(
 ) -> ExamplesSummary:
     """Write the examples study for the demo at ``demo_dir`` into a new ``db_path``.
 
-    The database is built in a hidden file beside ``db_path`` and renamed into place
-    when complete: a failure or a cancel leaves no file.
+    The database is built in a hidden file beside ``db_path`` and moved into place
+    when complete, never over a file that appeared there meanwhile (another build of the
+    same folder, say: what it wrote, and any review added to it since, stays): a failure
+    or a cancel leaves no file.
 
     Parameters
     ----------
@@ -226,8 +239,9 @@ def build_examples(
     Raises
     ------
     DatasetError
-        ``db_path`` exists, the demo cannot be loaded or has problems, or a step failed
-        (an item not answered or not judged: the message names it).
+        ``db_path`` exists (before the build or at its end), the demo cannot be loaded
+        or has problems, or a step failed (an item not answered or not judged: the
+        message names it).
     StoreError
         The database cannot be written.
     """
@@ -251,11 +265,37 @@ def build_examples(
         _build(staging, items, str(benchmark.root), summary, progress, cancel)
         if summary.cancelled:
             return summary
-        staging.rename(db_path)
+        _move_into_place(staging, db_path)
     finally:
         for path in (staging, *_sidecars(staging)):
             path.unlink(missing_ok=True)
     return summary
+
+
+def _move_into_place(staging: Path, db_path: Path) -> None:
+    """Give the complete database at ``staging`` the name ``db_path``, which must still
+    be free (a hard link fails if it is taken, where a rename would replace the file);
+    on a file system without hard links, a rename after a last look.
+
+    Raises
+    ------
+    DatasetError
+        ``db_path`` exists now.
+    """
+    import os
+
+    taken = DatasetError(
+        f"{db_path}: appeared while the examples were built (another build?); it is "
+        "kept as it is and these examples are not written"
+    )
+    try:
+        os.link(staging, db_path, follow_symlinks=False)
+    except FileExistsError:
+        raise taken from None
+    except OSError:  # no hard links here (FAT, some network shares)
+        if db_path.exists() or db_path.is_symlink():
+            raise taken from None
+        staging.rename(db_path)
 
 
 def try_commands(demo_dir: Path, db_path: Path, program: str = "medrcube-desktop") -> list[str]:
@@ -300,14 +340,15 @@ def ensure_examples(demo_dir: Path, db_path: Path, progress: ProgressFn | None =
 
     db_path = Path(db_path)
     if db_path.is_file():
+        why = "was made for another demo"
         try:
             store = StudyStore(db_path, read_only=True)
             try:
                 version = store.get_state(VERSION_KEY)
             finally:
                 store.close()
-        except StoreError:
-            version = None
+        except StoreError as exc:  # truncated, not a database: set aside all the same
+            version, why = None, f"could not be read ({exc})"
         if version == recorded_version():
             return db_path
         aside = db_path.with_name(f"{db_path.name}.replaced-{uuid.uuid4().hex[:8]}")
@@ -316,9 +357,8 @@ def ensure_examples(demo_dir: Path, db_path: Path, progress: ProgressFn | None =
             if sidecar.exists():
                 sidecar.rename(moved)
         logging.getLogger(__name__).warning(
-            "the demo examples study %s was made for another demo: kept as %s, built again",
-            db_path, aside,
-        )  # fmt: skip
+            "the demo examples study %s %s: kept as %s, built again", db_path, why, aside
+        )
     build_examples(demo_dir, db_path, progress=progress)
     return db_path
 

@@ -61,7 +61,7 @@ QUEUE: dict[str, Option] = options(
 
 ASSIGNMENT: dict[str, Option] = options(
     Option("overlap", "--overlap", "", 0.2, "share reviewed by two (0-1)", float, 0, 1,
-           metavar="F"),
+           kind="share", metavar="F"),
     Option("seed", "--seed", "", 0, "seed of the assignment (%(default)s)", int, 0,
            SEED_MAX, kind="seed", metavar="S", in_help=False),
 )  # fmt: skip

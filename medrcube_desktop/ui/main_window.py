@@ -515,6 +515,7 @@ class MainWindow(QMainWindow):
         """Bind the window to another session (another reviewer on the same study)."""
         self.session = session
         self.binding.bind(session)
+        self.panes.session_changed()  # the adjudicator is the new reviewer
         self.rubric_pane.comment_edited.disconnect()
         self.rubric_pane.comment_edited.connect(self.scoring.comment_edited)
         self._start_session()

@@ -22,12 +22,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class PaneSpec:
-    """How to build one pane (``create()``: built, its signals connected) and what to do
-    when it is opened again (``refresh(pane)``, or nothing)."""
+    """How to build one pane (``create()``: built, its signals connected), what to do
+    when it is opened again (``refresh(pane)``, or nothing) and when the window binds
+    another session (``session_changed(pane)``: File › Change reviewer, an import, the
+    study settings; or nothing, for a pane that shows nothing of the reviewer)."""
 
     name: str
     create: Callable[[], QWidget]
     refresh: Callable[[QWidget], None] | None = None
+    session_changed: Callable[[QWidget], None] | None = None
 
 
 class PaneOpener:
@@ -58,6 +61,14 @@ class PaneOpener:
     def get(self, name: str) -> QWidget | None:
         """Pane ``name`` when it was opened once, else None."""
         return self._built.get(name)
+
+    def session_changed(self) -> None:
+        """The window bound another session: each pane built so far that shows something
+        of the reviewer (its ``session_changed``) shows it for the new one."""
+        for name, pane in self._built.items():
+            hook = self.specs[name].session_changed
+            if hook is not None:
+                hook(pane)
 
     def close_all(self) -> None:
         """Close every pane built (a run in progress is cancelled; what it stored stays)."""
@@ -110,7 +121,7 @@ def review_panes(
     def adjudication() -> QWidget:
         from medrcube_desktop.ui.agreement.adjudication_pane import AdjudicationPane
 
-        pane = AdjudicationPane(parent, session())
+        pane = AdjudicationPane(parent, session)  # the adjudicator: the reviewer now
         pane.open_item.connect(show_item)
         return pane
 
@@ -131,7 +142,12 @@ def review_panes(
     return [
         PaneSpec("judge", judge, judge_again),
         PaneSpec("agreement", agreement),
-        PaneSpec("adjudication", adjudication, lambda pane: pane.refresh()),
+        PaneSpec(
+            "adjudication",
+            adjudication,
+            lambda pane: pane.refresh(),
+            session_changed=lambda pane: pane.refresh(),
+        ),  # fmt: skip
         PaneSpec("evaluate", evaluate),
         PaneSpec("compare", compare, lambda pane: pane.fill_runs()),  # runs stored since
     ]

@@ -296,3 +296,29 @@ def test_a_docs_page_with_an_old_default_is_stale():
         "| `--stability` | Stability | `100` |", "| `--stability` | Stability | `0` |"
     )
     assert old != committed and page_text("compare", old) != old
+
+
+def test_the_declared_ranges_of_fractional_rows_are_what_the_parsers_accept():
+    """Each float row's ends are accepted by its flag's parser and a value beyond either
+    end refused there (so argparse's message names the flag and the range), as for the
+    whole-number rows above. Fails on a row without a ``kind`` (a bare ``float``
+    accepts ``--overlap 1.5``, refused later by ``assign`` without naming the flag)."""
+    checked = []
+    for command, table in TABLES.items():
+        types = JUDGE_TYPES if command == "judge" else None
+        for row in table.values():
+            if row.type is not float or row.choices or not row.flag:
+                continue
+            parse = value_type(row, types)
+            for end, beyond in ((row.minimum, -0.001), (row.maximum, 0.001)):
+                if end is None:
+                    continue
+                assert parse(str(end)) == end, (command, row.name)
+                with pytest.raises(argparse.ArgumentTypeError, match=_number_text(end)):
+                    parse(str(end + beyond))
+            checked.append((command, row.name))
+    assert ("assign", "overlap") in checked
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)

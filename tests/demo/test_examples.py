@@ -250,3 +250,119 @@ def test_ensure_examples_keeps_a_current_study_and_sets_another_aside(study, tmp
         assert old.get_state("mine") == "a review added by the user"
     finally:
         old.close()
+
+
+def test_ctrl_c_while_the_demo_is_written_builds_no_examples(tmp_path, monkeypatch, capsys):
+    """Ctrl+C during ``demo build --with-examples``'s first step (the demo, which runs to
+    its end) stops there: exit status 1, no study database, the examples never started.
+    Fails on the code that dropped the first step's cancel (the examples were built and
+    the status was 0)."""
+    from medrcube_desktop.cli import benchmark
+
+    real = benchmark.run_in_terminal
+    calls = []
+
+    def pressed_during_the_first(job, **kwargs):
+        calls.append(kwargs.get("on_cancel"))
+        if len(calls) > 1:
+            return real(job, **kwargs)
+
+        def interrupted(progress, cancel):
+            cancel.set()  # as the runner does on the first Ctrl+C
+            return job(progress, cancel)
+
+        return real(interrupted, **kwargs)
+
+    monkeypatch.setattr(benchmark, "run_in_terminal", pressed_during_the_first)
+    monkeypatch.setattr(
+        examples, "build_examples", lambda *a, **kw: pytest.fail("examples built after Ctrl+C")
+    )
+    out = tmp_path / "demo"
+    assert main(["demo", "build", str(out), "--with-examples", "--json"]) == 1
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["examples"] == {"db": str(tmp_path / "demo-examples.sqlite"), "cancelled": True}
+    assert len(calls) == 1 and "no examples study" in calls[0]
+    calls.clear()  # the same without --json: the line says what to do next
+    assert main(["demo", "build", str(tmp_path / "again"), "--with-examples"]) == 1
+    err = capsys.readouterr()
+    assert f"the demo in {tmp_path / 'again'} is whole; to build both again" in err.out + err.err
+    assert not (tmp_path / "demo-examples.sqlite").exists()
+    assert not (tmp_path / "again-examples.sqlite").exists()
+    assert len(load_benchmark(out).items) == printed["items"] == 29  # the demo is whole
+
+
+def test_ensure_examples_says_a_truncated_study_could_not_be_read(
+    study, tmp_path, monkeypatch, caplog
+):
+    """A truncated examples study (a copy cut short, a full disk) is set aside and built
+    again with a warning that says it could not be read and why, not that it "was made
+    for another demo" (the message before, which hid the store's error)."""
+    root, db, _, _ = study
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(db.read_bytes()[:20000])
+    monkeypatch.setattr(examples, "build_examples", lambda demo, path, **kw: None)
+    with caplog.at_level("WARNING", logger=examples.__name__):
+        assert examples.ensure_examples(root, broken) == broken
+    (aside,) = tmp_path.glob("broken.sqlite.replaced-*")
+    assert aside.read_bytes() == db.read_bytes()[:20000]
+    (message,) = [r.getMessage() for r in caplog.records]
+    assert f"{broken} could not be read (" in message and "another demo" not in message
+    assert str(aside) in message
+
+
+def test_a_study_that_appears_during_the_build_is_never_replaced(study, tmp_path, monkeypatch):
+    """Two builds of one folder at once: the one that ends second finds the database
+    there and refuses (DatasetError naming it), leaving the first's file, and reviews
+    added to it since, as they are; no staging file is left. Fails on the rename into
+    place, which replaced the file."""
+    from medrcube_desktop.errors import DatasetError
+
+    root, _, _, _ = study
+    db = tmp_path / "demo-examples.sqlite"
+
+    def other_build_ends_first(staging, *args):
+        staging.write_bytes(b"these examples")
+        db.write_bytes(b"the other build's study, reviewed since")
+
+    monkeypatch.setattr(examples, "_build", other_build_ends_first)
+    with pytest.raises(DatasetError, match="appeared while the examples were built") as raised:
+        examples.build_examples(root, db)
+    assert str(db) in str(raised.value)
+    assert db.read_bytes() == b"the other build's study, reviewed since"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo-examples.sqlite"]
+
+
+def test_the_examples_study_of_a_folder_spelt_with_dots_goes_beside_that_folder(
+    tmp_path, monkeypatch
+):
+    """``.`` and ``..`` read as the folders they name. Fails on the path's own last part
+    (``Path('.').with_name`` raised ValueError; ``demo/sub/..`` gave
+    ``demo/..-examples.sqlite``, inside the demo's parent under a name of dots)."""
+    (tmp_path / "demo" / "sub").mkdir(parents=True)
+    beside = tmp_path / "demo-examples.sqlite"
+    monkeypatch.chdir(tmp_path / "demo")
+    for spelling in (".", "../demo", "./sub/..", str(tmp_path / "demo" / "sub" / "..")):
+        assert examples.examples_db_path(Path(spelling)) == beside, spelling
+    from medrcube_desktop.errors import DatasetError
+
+    with pytest.raises(DatasetError, match="beside the demo's folder"):
+        examples.examples_db_path(Path("/"))
+
+
+def test_demo_build_dot_with_examples_in_an_empty_folder(tmp_path, monkeypatch, capsys):
+    """``demo build . --with-examples`` run in the empty folder meant for the demo: no
+    traceback, the study is asked for beside it (the build itself is checked above)."""
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    monkeypatch.chdir(demo)
+    asked = []
+
+    def cancelled(root, db, **kw):  # stands in for the build: stop at once
+        asked.append(db)
+        return examples.ExamplesSummary(str(db), str(root), 0, cancelled=True)
+
+    monkeypatch.setattr(examples, "build_examples", cancelled)
+    assert main(["demo", "build", ".", "--with-examples", "--json"]) == 1
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["items"] == 29 and len(load_benchmark(demo).items) == 29
+    assert asked == [tmp_path / "demo-examples.sqlite"]

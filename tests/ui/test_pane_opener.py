@@ -61,3 +61,34 @@ def test_every_menu_pane_opens_through_the_opener_and_never_holds_the_window(
         assert held == [], (name, held)
         assert pane.parent() is window  # (the Qt parent only: it closes with the window)
     assert window.panes.get("judge").filtered == list(window.session.visible)
+
+
+def test_a_pane_opened_again_after_change_reviewer_works_for_the_new_reviewer(
+    qtbot, ct_benchmark, tmp_path, monkeypatch
+):
+    """File › Change reviewer, then the adjudication pane opened again (or left open):
+    it adjudicates, and blinds, as the new reviewer. Fails on the pane that kept the
+    session it was built with (the adjudication recorded under the old name, the queue
+    shown as the old reviewer may see it)."""
+    from PySide6.QtWidgets import QLabel
+
+    from medrcube_desktop.ui import main_window
+
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db", reviewer="dr-a")
+    window.qactions["review.adjudicate"].trigger()
+    pane = window.panes.get("adjudication")
+    assert pane.session.reviewer == "dr-a"
+    monkeypatch.setattr(
+        main_window.QInputDialog, "getText", staticmethod(lambda *a, **kw: ("dr-b", True))
+    )
+    window.qactions["app.reviewer"].trigger()
+    assert window.session.reviewer == "dr-b"
+    assert pane.session is window.session  # left open: already the new reviewer's
+    assert pane.adjudicator.text() == "Adjudicator: dr-b"  # shown again at once
+    window.qactions["review.adjudicate"].trigger()
+    assert window.panes.get("adjudication") is pane and pane.session is window.session
+    shown = [label.text() for label in pane.findChildren(QLabel)]
+    assert "Adjudicator: dr-b" in shown and "Adjudicator: dr-a" not in shown
+    pane.close()  # closed, then opened again: the same pane, the new reviewer
+    window.qactions["review.adjudicate"].trigger()
+    assert pane.isVisible() and pane.session.reviewer == "dr-b"

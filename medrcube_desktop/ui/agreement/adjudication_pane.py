@@ -41,6 +41,8 @@ from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc, esc_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from medrcube_desktop.review.session import ReviewSessionState
 
 AGAINST_CHOICES = (
@@ -76,11 +78,14 @@ class AdjudicationPane(QDialog):
     open_item = Signal(str)
     saved = Signal(str)  # item id, after an adjudication is stored
 
-    def __init__(self, parent: QWidget, session: ReviewSessionState) -> None:
-        """``session``: the window's (its store, items, reviewer and blinding rule)."""
+    def __init__(self, parent: QWidget, session: Callable[[], ReviewSessionState]) -> None:
+        """``session()``: the window's session now (its store, items, reviewer and
+        blinding rule; File › Change reviewer binds another: :meth:`refresh` shows the
+        queue as the new reviewer may see it)."""
         super().__init__(parent)
         self.setWindowTitle("Adjudicate disagreements")
-        self.session = session
+        self._session = session
+        self.adjudicator = QLabel()
         self.entries: list[QueueEntry] = []
         self.hidden_items: list[str] = []  # blind: queued, not yet committed by the viewer
         # restricted items are reviewed on their text: their disagreements are queued too
@@ -128,7 +133,7 @@ class AdjudicationPane(QDialog):
         top.addWidget(self.against)
         top.addWidget(self.on)
         top.addStretch(1)
-        top.addWidget(QLabel(f"Adjudicator: {self.session.reviewer}"))
+        top.addWidget(self.adjudicator)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -157,9 +162,16 @@ class AdjudicationPane(QDialog):
         layout.addWidget(split, 1)
         fit_to_screen(self, 1100, 780)
 
+    @property
+    def session(self) -> ReviewSessionState:
+        """The window's session now."""
+        return self._session()
+
     # -- the queue ---------------------------------------------------------------
     def refresh(self, *_args, keep: str | None = None) -> None:
-        """Build the queue again (after a save, or a change of what is compared)."""
+        """Build the queue again (after a save, a change of what is compared, or of the
+        window's reviewer)."""
+        self.adjudicator.setText(f"Adjudicator: {self.session.reviewer}")
         against = self.against.currentData()
         model = self.session.llm_model or None
         if against != "experts" and model is None:
