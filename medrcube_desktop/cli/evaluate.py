@@ -29,6 +29,7 @@ from medrcube_desktop.cli.common import (
 )
 from medrcube_desktop.cli.option_flags import add_flag, value_type
 from medrcube_desktop.core.files import item_files
+from medrcube_desktop.core.options import values_of
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare_options import CREDIBILITY_PRESETS
@@ -165,7 +166,7 @@ def add_parsers(sub) -> None:
 def engine_options(args: argparse.Namespace) -> EngineOptions:
     """The engine the arguments describe (built by :func:`.engines.factory.build_engine`):
     each row of :data:`~.evaluation.engine_options.ENGINE` from its flag's value."""
-    return EngineOptions(**{name: getattr(args, row.dest) for name, row in ENGINE.items()})
+    return EngineOptions(**values_of(args, ENGINE))
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from medrcube_desktop.cli.common import (
 from medrcube_desktop.cli.option_flags import add_flags
 from medrcube_desktop.core.file_kinds import refuse_foreign
 from medrcube_desktop.core.files import item_files
+from medrcube_desktop.core.options import values_of
 from medrcube_desktop.core.progress import Outcome, outcome_of
 from medrcube_desktop.jobs.terminal import run_in_terminal
 from medrcube_desktop.llm.config import JUDGE, JudgeConfig
@@ -98,16 +99,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     # the judgment is text only: restricted items (no image shipped) are judged too
     _, items = load_items(args.dataset, args.limit, "judged", restricted=True)
-    config = JudgeConfig(
-        model=args.model,
-        base_url=args.base_url,
-        concurrency=args.concurrency,
-        timeout_s=args.timeout,
-        max_attempts=args.max_attempts,
-        temperature=args.temperature,
-        structured=args.structured,
-        price_per_mtok=args.price,
-    )
+    config = JudgeConfig(**values_of(args, JUDGE))
     if args.batch_out is not None:
         with open_database(args.db, create=True) as store:
             refuse_overwrite(args.batch_out, args.db, sources=item_files(items))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 SEED_MAX = 2**32 - 1
 """Largest seed numpy's generators take (``--seed`` accepts 0 to this)."""
@@ -144,6 +145,16 @@ def _default_problem(row: Option) -> str:
 def defaults(table: Mapping[str, Option]) -> dict[str, object]:
     """Each option's default, by name."""
     return {name: row.default for name, row in table.items()}
+
+
+def values_of(args: object, table: Mapping[str, Option]) -> dict[str, Any]:
+    """Each option's value, by name, read from parsed arguments (any object with the
+    flags' destinations as attributes, e.g. an ``argparse.Namespace``).
+
+    Raises:
+        AttributeError: ``args`` lacks a row's destination (its flag was never added).
+    """
+    return {name: getattr(args, row.dest) for name, row in table.items()}
 
 
 def _cell(text: str) -> str:

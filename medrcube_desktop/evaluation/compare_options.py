@@ -23,6 +23,7 @@ from medrcube_desktop.core.options import (
     Option,
     markdown_table,
     options,
+    values_of,
 )
 
 if TYPE_CHECKING:
@@ -92,9 +93,7 @@ class CompareSettings:
     @classmethod
     def from_args(cls, args: object) -> CompareSettings:
         """The settings of parsed ``compare`` arguments (the flags' destinations)."""
-        return cls(**{
-            s.name: getattr(args, s.dest) for s in SETTINGS.values()
-        })  # fmt: skip
+        return cls(**values_of(args, SETTINGS))
 
 
 def command_line(

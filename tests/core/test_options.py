@@ -1,6 +1,8 @@
 """The declaration of an option (:mod:`medrcube_desktop.core.options`): a table refuses
 what would make two declarations of one setting, and the docs' table and markers."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from medrcube_desktop.core.options import (
@@ -10,6 +12,7 @@ from medrcube_desktop.core.options import (
     markers,
     options,
     replace_between_markers,
+    values_of,
 )
 
 N = Option("n", "--n", "N", 5, "items (%(default)s)", int, 1, 10, kind="positive")
@@ -55,3 +58,14 @@ def test_the_part_between_the_markers_is_replaced_and_a_page_without_them_refuse
     for bad in ("# T\n", f"{begin}\n{end}\n{begin}\n{end}\n", f"{end}\n{begin}\n"):
         with pytest.raises(ValueError, match="expected one"):
             replace_between_markers(bad, "x", "new\n")
+
+
+def test_values_of_reads_each_row_from_its_flags_destination():
+    # the destination is the flag's, not the row's name: "--price" for price_per_mtok
+    price = Option("price_per_mtok", "--price", "", None, "USD", float)
+    args = SimpleNamespace(n=7, mode="b", price=2.5, price_per_mtok="the row's name, unread")
+    assert values_of(args, options(N, MODE, price)) == {
+        "n": 7, "mode": "b", "price_per_mtok": 2.5,
+    }  # fmt: skip
+    with pytest.raises(AttributeError):
+        values_of(SimpleNamespace(n=7), options(N, MODE))
