@@ -93,6 +93,7 @@ def review_panes(
     Qt parent)."""
 
     def judge() -> QWidget:
+        from medrcube_desktop.llm.config import JUDGE_MODEL
         from medrcube_desktop.ui.review.judge_dialog import JudgeDialog
 
         now = session()
@@ -101,7 +102,7 @@ def review_panes(
             now.store.path,
             list(now.visible),
             list(now.items) + list(now.restricted),  # text only too
-            now.llm_model or "gpt-5.1",
+            now.llm_model or JUDGE_MODEL,
         )
         dialog.judged.connect(judgments_arrived)
         dialog.open_item.connect(show_item)
