@@ -15,14 +15,14 @@ from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.demo import examples
 from medrcube_desktop.demo.build import build_demo
-from medrcube_desktop.demo.examples import (
+from medrcube_desktop.demo.example_script import (
     EXPERTS,
     JUDGE,
     PERSONALITIES,
-    build_examples,
     scripted_answers,
     scripted_scores,
 )
+from medrcube_desktop.demo.examples import build_examples
 
 RUNS = [p.run for p in PERSONALITIES]
 
