@@ -53,6 +53,7 @@ from medrcube_desktop.ui.evaluate.run_results import read_run, unparsed_rows
 from medrcube_desktop.ui.widgets.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.widgets.job_runner import JobRunnerView
 from medrcube_desktop.ui.widgets.linked_items import LinkedItemsView
+from medrcube_desktop.ui.widgets.option_fields import option_box
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc, esc_lines
 
@@ -152,10 +153,7 @@ class EvaluatePane(QDialog):
         self._run_timer.setSingleShot(True)
         self._run_timer.setInterval(RUN_BOX_PAUSE_MS)
         self._run_timer.timeout.connect(self._show_results)
-        self.concurrency = QSpinBox()
-        row = ENGINE["concurrency"]
-        self.concurrency.setRange(int(row.minimum or 1), int(row.maximum or 1))
-        self.concurrency.setValue(int(row.default))  # type: ignore[call-overload]
+        self.concurrency = option_box(ENGINE["concurrency"])
         self.max_tokens = sampling_field("max_tokens")
         self.temperature = sampling_field("temperature")
         self.top_p = sampling_field("top_p")
@@ -184,10 +182,7 @@ class EvaluatePane(QDialog):
         self.kv_cache.setToolTip("KV cache size in bytes (K, M, G suffixes), instead of a share")
         self.enforce_eager = QCheckBox(ENGINE["enforce_eager"].label)
         self.enforce_eager.setToolTip("vLLM --enforce-eager: no CUDA graphs or torch.compile")
-        self.data_parallel = QSpinBox()
-        row = ENGINE["data_parallel_size"]
-        self.data_parallel.setRange(int(row.minimum or 1), int(row.maximum or 1))
-        self.data_parallel.setValue(int(row.default))  # type: ignore[call-overload]
+        self.data_parallel = option_box(ENGINE["data_parallel_size"])
         self.data_parallel.setToolTip(
             "Model replicas (vllm, hf: one child each; vllm-server: passed on)"
         )
