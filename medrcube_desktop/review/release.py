@@ -60,7 +60,10 @@ from medrcube_desktop.review.release_records import (
     rewrite_record,
 )
 
-__all__ = ["RELEASE_FILES", "ReleaseError", "ReleaseSummary", "check_out_folder", "write_release"]
+__all__ = [
+    "RELEASE_FILES", "ReleaseError", "ReleaseSummary", "check_out_folder", "check_source",
+    "check_version", "write_release",
+]  # fmt: skip
 
 RELEASE_FILES = ("release.json", "changes.json", "CHANGELOG.md")
 """The files a release adds beside its dataset folders."""
@@ -124,6 +127,20 @@ def check_version(version: str) -> None:
             f"--version {version!r}: use letters, digits and . _ + - (such as 1.1 or "
             "2026-12), starting with a letter or digit"
         )
+
+
+def check_source(source_root: str | Path) -> Path:
+    """The source benchmark folder, resolved.
+
+    Raises
+    ------
+    ReleaseError
+        It does not exist or is not a folder.
+    """
+    given = Path(source_root).expanduser()
+    if not given.is_dir():
+        raise ReleaseError(f"{given}: the source benchmark folder does not exist or is not a folder")
+    return given.resolve()
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -386,9 +403,7 @@ def write_release(
 
     check_version(version)
     given = Path(source_root).expanduser()
-    if not given.is_dir():
-        raise ReleaseError(f"{given}: the source benchmark folder does not exist or is not a folder")
-    source = given.resolve()
+    source = check_source(given)
     out = Path(out).expanduser().absolute()
     check_out_folder(source, out)
     files = {rel: read_records_file(path) for rel, path in _item_files(source).items()}
