@@ -6,6 +6,7 @@ proposal's box (column, row; origin top-left of the stored array) and labels use
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from medrcube_desktop.errors import ImageLoadError
 
@@ -34,7 +35,8 @@ def stored_shape(path: Path) -> tuple[int, ...] | None:
         if name.endswith(_NIFTI):
             import nibabel as nib
 
-            shape = tuple(int(n) for n in nib.load(path).shape)  # header only
+            volume: Any = nib.load(path)  # header only (nibabel types load() loosely)
+            shape = tuple(int(n) for n in volume.shape)
             return shape[:3] if len(shape) == 4 else shape
         if name.endswith((".dcm", ".dicom", ".ima")):
             import pydicom
