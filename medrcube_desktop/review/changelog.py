@@ -17,7 +17,13 @@ from typing import Any
 
 from medrcube_desktop.review.release_plan import ItemPlan
 
-__all__ = ["CHANGES_FORMAT", "RELEASE_FORMAT", "changelog_text", "changes_document", "release_document"]
+__all__ = [
+    "CHANGES_FORMAT",
+    "RELEASE_FORMAT",
+    "changelog_text",
+    "changes_document",
+    "release_document",
+]
 
 RELEASE_FORMAT = "medrcube-release"
 CHANGES_FORMAT = "medrcube-release-changes"

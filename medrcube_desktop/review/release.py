@@ -44,11 +44,11 @@ from medrcube_desktop.core.records import read_items_file
 from medrcube_desktop.core.write_guard import refuse_output_folder
 from medrcube_desktop.review.changelog import changelog_text, changes_document, release_document
 from medrcube_desktop.review.corrections import AcceptedCorrection
+from medrcube_desktop.review.proposing import conflicts
 from medrcube_desktop.review.release_masks import is_volume, new_mask_name, write_mask
 from medrcube_desktop.review.release_plan import (
     ItemPlan,
     ReleaseError,
-    conflicts,
     file_index_base,
     locate,
     plan_item,
@@ -139,7 +139,9 @@ def check_source(source_root: str | Path) -> Path:
     """
     given = Path(source_root).expanduser()
     if not given.is_dir():
-        raise ReleaseError(f"{given}: the source benchmark folder does not exist or is not a folder")
+        raise ReleaseError(
+            f"{given}: the source benchmark folder does not exist or is not a folder"
+        )
     return given.resolve()
 
 
@@ -159,12 +161,18 @@ def check_out_folder(source_root: Path, out: Path) -> None:
     """
     real_out, real_source = os.path.realpath(out), os.path.realpath(source_root)
     if _inside(real_out, real_source):
-        raise ReleaseError(f"{out}: is inside the source benchmark {source_root}; write the release elsewhere")
+        raise ReleaseError(
+            f"{out}: is inside the source benchmark {source_root}; write the release elsewhere"
+        )
     if _inside(real_source, real_out):
-        raise ReleaseError(f"{out}: holds the source benchmark {source_root}; write the release elsewhere")
+        raise ReleaseError(
+            f"{out}: holds the source benchmark {source_root}; write the release elsewhere"
+        )
     if os.path.lexists(out):
         if not os.path.isdir(out) or os.path.islink(out):
-            raise ReleaseError(f"{out}: exists and is not a folder; a release goes into a new or empty folder")
+            raise ReleaseError(
+                f"{out}: exists and is not a folder; a release goes into a new or empty folder"
+            )
         if any(os.scandir(out)):
             raise ReleaseError(f"{out}: is not empty; a release goes into a new or empty folder")
     try:
@@ -194,7 +202,7 @@ def _plans(
     found = conflicts(corrections)
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise ReleaseError(f"{found[0]}{more}")
+        raise ReleaseError(f"{found[0]}{more}; reject all but one of them before the release")
     ids: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for rel, file in files.items():
         for index, record in enumerate(file.records):
@@ -207,11 +215,15 @@ def _plans(
         per_item[places[c.proposal.item_id]].append(c)
     bases: dict[str, int] = {}
     plans = []
-    for (rel, index), item_corrections in sorted(per_item.items(), key=lambda kv: (list(files).index(kv[0][0]), kv[0][1])):
+    for (rel, index), item_corrections in sorted(
+        per_item.items(), key=lambda kv: (list(files).index(kv[0][0]), kv[0][1])
+    ):
         if rel not in bases:
             bases[rel] = file_index_base(files[rel].records)
         record = files[rel].records[index]
-        plans.append(plan_item(str(record["id"]).strip(), rel, index, record, item_corrections, bases[rel]))
+        plans.append(
+            plan_item(str(record["id"]).strip(), rel, index, record, item_corrections, bases[rel])
+        )
     return plans
 
 
@@ -267,9 +279,7 @@ def _confined(root: Path, folder: Path, written: str, where: str) -> Path:
     return path
 
 
-def _write_masks(
-    plans: Sequence[ItemPlan], source: Path, stage: Path, version: str
-) -> list[str]:
+def _write_masks(plans: Sequence[ItemPlan], source: Path, stage: Path, version: str) -> list[str]:
     """Each edited mask as a new file; the plans' ``mask_path`` updates filled in."""
     written: list[str] = []
     assigned: set[str] = set()
@@ -330,7 +340,9 @@ def _write_records(
     return [rel for rel in files if rel in per_file]
 
 
-def _check_rewritten(source: Path, stage: Path, rewritten: Sequence[str], plans: Sequence[ItemPlan]) -> None:
+def _check_rewritten(
+    source: Path, stage: Path, rewritten: Sequence[str], plans: Sequence[ItemPlan]
+) -> None:
     """Refuse a release whose corrected records the loader would refuse and the source
     did not (two options of one text after an option correction, say)."""
     changed = {plan.item_id for plan in plans if not plan.retired}

@@ -23,7 +23,6 @@ No Qt, no store.
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import uuid
@@ -72,12 +71,14 @@ def decode_labels(data: bytes | None, shape: Sequence[int], where: str) -> np.nd
         No labels, not an ``.npy`` array, not 2-D integers ≥ 0, or not of ``shape``;
         the message starts with ``where`` (item and field).
     """
+    from medrcube_desktop.core.corrections import decode_labels as read_npy
+
     if not data:
         raise DatasetError(f"{where}: the mask correction holds no labels")
     try:
-        labels = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise DatasetError(f"{where}: the labels are not a .npy array ({exc})") from exc
+        labels = read_npy(data)
+    except ValueError as exc:
+        raise DatasetError(f"{where}: the labels are {exc}") from exc
     if labels.ndim != 2 or labels.dtype.kind not in "uib":
         raise DatasetError(
             f"{where}: the labels are a {labels.ndim}-D {labels.dtype} array; expected "
@@ -102,7 +103,12 @@ def _suffix(name: str) -> str:
 
 
 def new_mask_name(
-    written: str, version: str, taken: Callable[[str], bool], item_id: str, *, volume: bool,
+    written: str,
+    version: str,
+    taken: Callable[[str], bool],
+    item_id: str,
+    *,
+    volume: bool,
     is_mask: bool,
 ) -> str:
     """The ``mask_path`` of an edited mask, relative like ``written`` (the record's
@@ -189,7 +195,9 @@ def _write_nifti(
 
     grid: Any = nib.load(str(source_mask if source_mask is not None else image))
     if len(grid.shape) not in (2, 3):
-        raise DatasetError(f"{where}: the mask is {len(grid.shape)}-D; only 2-D or 3-D masks are edited")
+        raise DatasetError(
+            f"{where}: the mask is {len(grid.shape)}-D; only 2-D or 3-D masks are edited"
+        )
     header = grid.header.copy()
     if source_mask is not None:
         slope, inter = header.get_slope_inter()
@@ -240,7 +248,9 @@ def _put_slice(data: np.ndarray, edit: MaskEdit, where: str) -> None:
     data[index] = edit.labels.astype(data.dtype)
 
 
-def _write_png(target: Path, source_mask: Path | None, edits: Sequence[MaskEdit], where: str) -> None:
+def _write_png(
+    target: Path, source_mask: Path | None, edits: Sequence[MaskEdit], where: str
+) -> None:
     from PIL import Image
 
     if any(e.slice_index not in (None, 0) for e in edits):

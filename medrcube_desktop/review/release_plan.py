@@ -16,7 +16,6 @@ answer's option writes the new text to ``gt_answer`` too.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +32,6 @@ from medrcube_desktop.review.corrections import (
     ANSWER_KEY,
     BBOX,
     KINDS,
-    MASK,
     NEEDS_NEW_ANSWER_KINDS,
     OPTION_TEXT,
     QUESTION_TEXT,
@@ -43,80 +41,13 @@ from medrcube_desktop.review.corrections import (
 from medrcube_desktop.review.release_masks import MaskEdit, decode_labels
 
 __all__ = [
-    "Conflict", "ItemPlan", "ReleaseError", "conflicts", "file_index_base", "locate",
-    "plan_item",
+    "ItemPlan", "ReleaseError", "file_index_base", "locate", "plan_item",
 ]  # fmt: skip
 
 
 class ReleaseError(DatasetError):
     """A release refused for its input: a correction that does not fit its item, two
     that contradict each other, an unusable source or output folder (exit status 2)."""
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """Two accepted corrections setting one field of one item to different values."""
-
-    item_id: str
-    field: str
-    first: AcceptedCorrection
-    second: AcceptedCorrection
-
-    def __str__(self) -> str:
-        def who(c: AcceptedCorrection) -> str:
-            p = c.proposal
-            return f"{_shown(p.kind, p.change)} (proposal {p.uid or '?'} by {p.author})"
-
-        return (
-            f"item {self.item_id}: field {self.field}: accepted corrections set it to "
-            f"different values: {who(self.first)} and {who(self.second)}; reject one of "
-            "them before the release"
-        )
-
-
-def _shown(kind: str, change: dict[str, Any]) -> str:
-    if kind == MASK:
-        return f"new labels of slice {change.get('slice_index')}"
-    value = {ANSWER_KEY: "answer", OPTION_TEXT: "text", QUESTION_TEXT: "text", BBOX: "bbox"}
-    return repr(change.get(value.get(kind, ""), change))
-
-
-def _target(correction: AcceptedCorrection) -> tuple[str, Any] | None:
-    """(field, value) a correction sets, for the conflict check; None for a retirement."""
-    p = correction.proposal
-    change = p.change or {}
-    if p.kind == ANSWER_KEY:
-        return "gt_answer", change.get("answer")
-    if p.kind == OPTION_TEXT:
-        return f"option_{change.get('letter')}", change.get("text")
-    if p.kind == QUESTION_TEXT:
-        return "question", change.get("text")
-    if p.kind == BBOX:
-        return "bbox", tuple(change.get("bbox") or ())
-    if p.kind == MASK:  # one slice's labels: two edits of other slices do not conflict
-        where = (change.get("slice_index"), change.get("axis"))
-        return f"mask_path (slice {where[0]}, axis {where[1]})", hashlib.sha256(
-            p.mask_labels or b""
-        ).hexdigest()
-    return None
-
-
-def conflicts(corrections: Sequence[AcceptedCorrection]) -> list[Conflict]:
-    """Every pair of accepted corrections that sets the same field of the same item to
-    different values (the first correction of each field against each that differs);
-    the same value twice is no conflict. Pure."""
-    seen: dict[tuple[str, str], tuple[Any, AcceptedCorrection]] = {}
-    found: list[Conflict] = []
-    for correction in corrections:
-        target = _target(correction)
-        if target is None:
-            continue
-        key = (correction.proposal.item_id, target[0])
-        if key not in seen:
-            seen[key] = (target[1], correction)
-        elif seen[key][0] != target[1]:
-            found.append(Conflict(key[0], target[0], seen[key][1], correction))
-    return found
 
 
 def locate(
@@ -175,7 +106,9 @@ def file_index_base(records: Sequence[Any]) -> int:
 
 def _options(record: dict) -> dict[str, str]:
     return {
-        f.removeprefix("option_"): record[f] for f in OPTION_FIELDS if isinstance(record.get(f), str)
+        f.removeprefix("option_"): record[f]
+        for f in OPTION_FIELDS
+        if isinstance(record.get(f), str)
     }
 
 

@@ -266,7 +266,10 @@ def rewrite_record(
     )
     pieces, at = [], start
     for member, value in replaced:
-        pieces += [text[at : member.value_start], _format(value, text[member.value_start : member.value_end], style)]
+        pieces += [
+            text[at : member.value_start],
+            _format(value, text[member.value_start : member.value_end], style),
+        ]
         at = member.value_end
     added = [(key, value) for key, value in updates.items() if key not in last]
     if added:

@@ -29,8 +29,13 @@ def records() -> dict[str, list[dict]]:
     ds1 = [
         item("ct-1", correct_index=1),  # CT = option_B: 0-based
         item(
-            "ct-2", question="Which plane is shown?", option_A="Axial", option_B="Coronal",
-            option_C="Sagittal", option_D="Oblique", gt_answer="Axial",
+            "ct-2",
+            question="Which plane is shown?",
+            option_A="Axial",
+            option_B="Coronal",
+            option_C="Sagittal",
+            option_D="Oblique",
+            gt_answer="Axial",
             task="View Identification",
         ),  # fmt: skip
         item("ct-3", bbox=[10, 12, 40, 50], question="What is in the box?"),
