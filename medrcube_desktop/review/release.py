@@ -405,9 +405,8 @@ def write_release(
         benchmark, a correction of an item not in the source, two corrections setting
         one field of an item to different values, a correction that does not fit its
         record (each naming the item and the field); after: corrected records the loader
-        refuses. Nothing is left in ``out`` then.
-    DatasetError
-        A ``test.json`` that cannot be read as a JSON list (naming the file).
+        refuses, a mask that cannot be edited; a ``test.json`` that cannot be read as a
+        JSON list (naming the file). Nothing is left in ``out`` then.
     OSError
         A file cannot be written (the disk is full); nothing is left in ``out``.
     """

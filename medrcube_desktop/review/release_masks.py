@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from medrcube_desktop.errors import DatasetError
+from medrcube_desktop.review.release_records import ReleaseError
 
 __all__ = ["MaskEdit", "decode_labels", "new_mask_name", "write_mask"]
 
@@ -67,30 +67,30 @@ def decode_labels(data: bytes | None, shape: Sequence[int], where: str) -> np.nd
 
     Raises
     ------
-    DatasetError
+    ReleaseError
         No labels, not an ``.npy`` array, not 2-D integers ≥ 0, or not of ``shape``;
         the message starts with ``where`` (item and field).
     """
     from medrcube_desktop.core.corrections import decode_labels as read_npy
 
     if not data:
-        raise DatasetError(f"{where}: the mask correction holds no labels")
+        raise ReleaseError(f"{where}: the mask correction holds no labels")
     try:
         labels = read_npy(data)
     except ValueError as exc:
-        raise DatasetError(f"{where}: the labels are {exc}") from exc
+        raise ReleaseError(f"{where}: the labels are {exc}") from exc
     if labels.ndim != 2 or labels.dtype.kind not in "uib":
-        raise DatasetError(
+        raise ReleaseError(
             f"{where}: the labels are a {labels.ndim}-D {labels.dtype} array; expected "
             "2-D unsigned integers"
         )
     if tuple(labels.shape) != tuple(int(n) for n in shape):
-        raise DatasetError(
+        raise ReleaseError(
             f"{where}: the labels are {labels.shape[0]}x{labels.shape[1]} (rows x columns), "
             f"the correction says {list(shape)}"
         )
     if labels.size and int(labels.min()) < 0:
-        raise DatasetError(f"{where}: the labels hold a negative value")
+        raise ReleaseError(f"{where}: the labels hold a negative value")
     return labels
 
 
@@ -159,7 +159,7 @@ def write_mask(
 
     Raises
     ------
-    DatasetError
+    ReleaseError
         A mask of a kind that cannot be edited (NRRD, MHA, a DICOM series: only NIfTI
         and pictures), a slice out of range, labels of another shape than the slice.
     """
@@ -169,7 +169,7 @@ def write_mask(
     elif kind.name.lower().endswith(_PICTURES) and not kind.is_dir():
         _write_png(target, source_mask, edits, where)
     else:
-        raise DatasetError(
+        raise ReleaseError(
             f"{where}: {kind.name}: a mask can be edited only as NIfTI (volume) or PNG "
             "(2-D picture)"
         )
@@ -179,7 +179,7 @@ def _exclusive_save(target: Path, save) -> None:
     """``save(temporary)`` then link it to ``target``, which must not exist (a link
     never replaces a file, so no existing file is ever written)."""
     if os.path.lexists(target):
-        raise DatasetError(f"{target}: already exists; an edited mask is a new file")
+        raise ReleaseError(f"{target}: already exists; an edited mask is a new file")
     temporary = target.with_name(f".{uuid.uuid4().hex}{_suffix(target.name)}")
     try:
         save(temporary)
@@ -195,7 +195,7 @@ def _write_nifti(
 
     grid: Any = nib.load(str(source_mask if source_mask is not None else image))
     if len(grid.shape) not in (2, 3):
-        raise DatasetError(
+        raise ReleaseError(
             f"{where}: the mask is {len(grid.shape)}-D; only 2-D or 3-D masks are edited"
         )
     header = grid.header.copy()
@@ -222,27 +222,27 @@ def _put_slice(data: np.ndarray, edit: MaskEdit, where: str) -> None:
         index: tuple = (slice(None), slice(None))
     else:
         if not 0 <= axis < data.ndim:
-            raise DatasetError(f"{where}: axis {axis} of a {data.ndim}-D mask")
+            raise ReleaseError(f"{where}: axis {axis} of a {data.ndim}-D mask")
         k = edit.slice_index
         if k is None:
             if data.shape[axis] != 1:
-                raise DatasetError(f"{where}: the mask is a volume: the correction names no slice")
+                raise ReleaseError(f"{where}: the mask is a volume: the correction names no slice")
             k = 0
         if not 0 <= k < data.shape[axis]:
-            raise DatasetError(
+            raise ReleaseError(
                 f"{where}: slice {k} along axis {axis}: the mask has {data.shape[axis]}"
             )
         index = tuple(k if n == axis else slice(None) for n in range(data.ndim))
     target = data[index]
     if target.shape != edit.labels.shape:
-        raise DatasetError(
+        raise ReleaseError(
             f"{where}: the labels are {edit.labels.shape[0]}x{edit.labels.shape[1]}, the "
             f"mask's slice is {target.shape[0]}x{target.shape[1]}"
         )
     if np.issubdtype(data.dtype, np.integer) and edit.labels.size:
         top = int(edit.labels.max())
         if top > np.iinfo(data.dtype).max:
-            raise DatasetError(
+            raise ReleaseError(
                 f"{where}: label {top} does not fit the mask's data type {data.dtype}"
             )
     data[index] = edit.labels.astype(data.dtype)
@@ -254,15 +254,15 @@ def _write_png(
     from PIL import Image
 
     if any(e.slice_index not in (None, 0) for e in edits):
-        raise DatasetError(f"{where}: a 2-D mask has no slice {edits[-1].slice_index}")
+        raise ReleaseError(f"{where}: a 2-D mask has no slice {edits[-1].slice_index}")
     labels = edits[-1].labels  # a 2-D mask's labels are the whole mask: the latest wins
     if labels.size and int(labels.max()) > 65535:
-        raise DatasetError(f"{where}: label {int(labels.max())} does not fit a PNG (16 bits)")
+        raise ReleaseError(f"{where}: label {int(labels.max())} does not fit a PNG (16 bits)")
     mode, palette = "L", None
     if source_mask is not None:
         with Image.open(source_mask) as src:
             if (src.height, src.width) != labels.shape:
-                raise DatasetError(
+                raise ReleaseError(
                     f"{where}: the labels are {labels.shape[0]}x{labels.shape[1]}, the mask "
                     f"{source_mask.name} is {src.height}x{src.width}"
                 )

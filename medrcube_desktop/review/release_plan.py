@@ -27,7 +27,6 @@ from medrcube_desktop.core.fields import (
     parse_bbox,
 )
 from medrcube_desktop.core.taxonomy import canonical_task
-from medrcube_desktop.errors import DatasetError
 from medrcube_desktop.review.corrections import (
     ANSWER_KEY,
     BBOX,
@@ -39,15 +38,11 @@ from medrcube_desktop.review.corrections import (
     AcceptedCorrection,
 )
 from medrcube_desktop.review.release_masks import MaskEdit, decode_labels
+from medrcube_desktop.review.release_records import ReleaseError
 
 __all__ = [
     "ItemPlan", "ReleaseError", "file_index_base", "locate", "plan_item",
 ]  # fmt: skip
-
-
-class ReleaseError(DatasetError):
-    """A release refused for its input: a correction that does not fit its item, two
-    that contradict each other, an unusable source or output folder (exit status 2)."""
 
 
 def locate(

@@ -21,7 +21,17 @@ from typing import Any
 
 from medrcube_desktop.errors import DatasetError
 
-__all__ = ["Member", "RecordsFile", "assemble", "members", "read_records_file", "rewrite_record"]
+__all__ = [
+    "Member", "RecordsFile", "ReleaseError", "assemble", "members", "read_records_file",
+    "rewrite_record",
+]  # fmt: skip
+
+
+class ReleaseError(DatasetError):
+    """A release refused for its input: a ``test.json`` that is no JSON list, a
+    correction that does not fit its item, two that contradict each other, an unusable
+    source or output folder (exit status 2). The message names the file, item and field."""
+
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -83,10 +93,10 @@ def _decode(text: str, index: int) -> tuple[Any, int]:
         return _TOLERANT.raw_decode(text, index)
 
 
-def _invalid(path: Path, text: str, index: int, what: str) -> DatasetError:
+def _invalid(path: Path, text: str, index: int, what: str) -> ReleaseError:
     line = text.count("\n", 0, index) + 1
     column = index - (text.rfind("\n", 0, index) + 1) + 1
-    return DatasetError(f"{path}: invalid JSON at line {line} column {column}: {what}")
+    return ReleaseError(f"{path}: invalid JSON at line {line} column {column}: {what}")
 
 
 def read_records_file(path: Path) -> RecordsFile:
@@ -103,7 +113,7 @@ def read_records_file(path: Path) -> RecordsFile:
 
     Raises
     ------
-    DatasetError
+    ReleaseError
         The file cannot be read, is not UTF-8, not valid JSON or not a list; naming the
         file (and the line and column).
     """
@@ -111,14 +121,14 @@ def read_records_file(path: Path) -> RecordsFile:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
     except OSError as exc:
-        raise DatasetError(f"{path}: cannot read the file: {exc.strerror or exc}") from exc
+        raise ReleaseError(f"{path}: cannot read the file: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        raise ReleaseError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     bom = _BOM if text.startswith(_BOM) else ""
     text = text[len(bom) :]
     index = _skip(text, 0)
     if not text.startswith("[", index):
-        raise DatasetError(f"{path}: expected a JSON list of items")
+        raise ReleaseError(f"{path}: expected a JSON list of items")
     spans: list[tuple[int, int]] = []
     records: list[Any] = []
     index = _skip(text, index + 1)
@@ -131,7 +141,7 @@ def read_records_file(path: Path) -> RecordsFile:
             except json.JSONDecodeError as exc:
                 raise _invalid(path, text, exc.pos, exc.msg) from exc
             except RecursionError as exc:
-                raise DatasetError(f"{path}: invalid JSON: nested too deeply") from exc
+                raise ReleaseError(f"{path}: invalid JSON: nested too deeply") from exc
             spans.append((index, end))
             records.append(record)
             index = _skip(text, end)
