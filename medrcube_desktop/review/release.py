@@ -43,7 +43,7 @@ from medrcube_desktop.core.file_kinds import ITEMS_FILE_NAME
 from medrcube_desktop.core.records import read_items_file
 from medrcube_desktop.core.write_guard import refuse_output_folder
 from medrcube_desktop.review.changelog import changelog_text, changes_document, release_document
-from medrcube_desktop.review.corrections import AcceptedCorrection
+from medrcube_desktop.review.corrections import ANSWER_KEY, AcceptedCorrection
 from medrcube_desktop.review.proposing import conflicts
 from medrcube_desktop.review.release_masks import is_volume, new_mask_name, write_mask
 from medrcube_desktop.review.release_plan import (
@@ -218,11 +218,14 @@ def _plans(
     for (rel, index), item_corrections in sorted(
         per_item.items(), key=lambda kv: (list(files).index(kv[0][0]), kv[0][1])
     ):
-        if rel not in bases:
-            bases[rel] = file_index_base(files[rel].records)
+        base = 0
+        if any(c.proposal.kind == ANSWER_KEY for c in item_corrections):  # an answer moves
+            if rel not in bases:  # the file's convention: a pass over its records, once
+                bases[rel] = file_index_base(files[rel].records)
+            base = bases[rel]
         record = files[rel].records[index]
         plans.append(
-            plan_item(str(record["id"]).strip(), rel, index, record, item_corrections, bases[rel])
+            plan_item(str(record["id"]).strip(), rel, index, record, item_corrections, base)
         )
     return plans
 
