@@ -238,16 +238,9 @@ def plan_item(
             plan.updates["question"] = text
             plan.entries.append(_entry(c, "question", record.get("question"), text))
         elif p.kind == BBOX:
-            box = change.get("bbox")
-
-            def refuse(_field: str, message: str, where: str = where) -> None:
-                raise ReleaseError(f"{where}: bbox: {message}")
-
-            parse_bbox(box, refuse)
-            if box is None:
-                refuse("bbox", "the correction gives no box")
-            plan.updates["bbox"] = list(box)
-            plan.entries.append(_entry(c, "bbox", record.get("bbox"), list(box)))
+            box = _box(change.get("bbox"), f"{where}: bbox")
+            plan.updates["bbox"] = box
+            plan.entries.append(_entry(c, "bbox", record.get("bbox"), box))
         else:  # MASK
             labels = decode_labels(p.mask_labels, change.get("shape") or (), f"{where}: mask_path")
             plan.mask_edits.append(MaskEdit(labels, change.get("slice_index"), change.get("axis")))
@@ -287,6 +280,18 @@ def _letter(value: Any, options: dict[str, str], where: str) -> str:
         have = ", ".join(options) or "none"
         raise ReleaseError(f"{where}: no option {value!r} in the record (it has {have})")
     return value
+
+
+def _box(value: Any, where: str) -> list:
+    """The accepted box as a list, checked as the loader checks ``bbox``."""
+
+    def refuse(_field: str | None, message: str) -> None:
+        raise ReleaseError(f"{where}: {message}")
+
+    if value is None:
+        refuse(None, "the correction gives no box")
+    parse_bbox(value, refuse)
+    return list(value)
 
 
 def _text(value: Any, where: str) -> str:
