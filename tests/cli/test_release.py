@@ -46,7 +46,9 @@ def _study(tmp_path):
     return db
 
 
-def test_release_writes_the_accepted_corrections_and_validate_passes_on_it(source, tmp_path, capsys):
+def test_release_writes_the_accepted_corrections_and_validate_passes_on_it(
+    source, tmp_path, capsys
+):
     db, out = _study(tmp_path), tmp_path / "release"
     before = tree_hashes(source)
     args = ["release", "--dataset", str(source), "--db", str(db), "--out", str(out)]
@@ -72,10 +74,24 @@ def test_release_with_no_accepted_proposal_equals_the_source(source, tmp_path, c
     db = tmp_path / "empty.db"
     StudyStore(db).close()
     out = tmp_path / "release"
-    cmd = ["release", "--dataset", str(source), "--db", str(db), "--out", str(out), "--version", "1"]
+    cmd = [
+        "release",
+        "--dataset",
+        str(source),
+        "--db",
+        str(db),
+        "--out",
+        str(out),
+        "--version",
+        "1",
+    ]
     assert main(cmd) == 0
     assert "release 1 written to" in capsys.readouterr().out
-    written = {k: v for k, v in tree_hashes(out).items() if not k.endswith(("release.json", "changes.json", "CHANGELOG.md"))}
+    written = {
+        k: v
+        for k, v in tree_hashes(out).items()
+        if not k.endswith(("release.json", "changes.json", "CHANGELOG.md"))
+    }
     assert written == tree_hashes(source)
 
 
