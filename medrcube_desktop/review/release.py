@@ -18,7 +18,7 @@ folder with the same sub-folders and ``test.json`` names:
 - beside the dataset folders: ``release.json``, ``changes.json`` and ``CHANGELOG.md``
   (:mod:`.changelog`).
 
-Everything is checked before the first file is written (the corrections fit their
+Everything is checked before the first file is written (:mod:`.release_folder`) (the corrections fit their
 items, no two contradict each other, the output folder is new or empty and apart from
 the source), and written into a hidden folder beside ``out`` that is renamed to ``out``
 when whole: a release that fails leaves nothing. No Qt, no store.
@@ -26,10 +26,8 @@ when whole: a release that fails leaves nothing. No Qt, no store.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
-import re
 import shutil
 import uuid
 from collections import defaultdict
@@ -41,10 +39,18 @@ from typing import Any
 
 from medrcube_desktop.core.file_kinds import ITEMS_FILE_NAME
 from medrcube_desktop.core.records import read_items_file
-from medrcube_desktop.core.write_guard import refuse_output_folder
 from medrcube_desktop.review.changelog import changelog_text, changes_document, release_document
 from medrcube_desktop.review.corrections import ANSWER_KEY, AcceptedCorrection
 from medrcube_desktop.review.proposing import conflicts
+from medrcube_desktop.review.release_folder import (
+    Linker,
+    check_out_folder,
+    check_source,
+    check_version,
+    inside,
+    mirror,
+    move_into_place,
+)
 from medrcube_desktop.review.release_masks import is_volume, new_mask_name, write_mask
 from medrcube_desktop.review.release_plan import (
     ItemPlan,
@@ -67,10 +73,6 @@ __all__ = [
 
 RELEASE_FILES = ("release.json", "changes.json", "CHANGELOG.md")
 """The files a release adds beside its dataset folders."""
-
-_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
-_NO_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS})
-"""Why ``os.link`` refuses on this file system (another device, no hard links): copy from then on."""
 
 
 @dataclass
@@ -117,68 +119,6 @@ class ReleaseSummary:
             "needs_new_answer": self.needs_new_answer, "files_rewritten": self.files_rewritten,
             "masks_written": self.masks_written, "linked": self.linked, "copied": self.copied,
         }  # fmt: skip
-
-
-def check_version(version: str) -> None:
-    """Refuse a version that cannot name files (``<stem>.r<version>.png``): letters,
-    digits and ``. _ + -``, starting with a letter or digit, at most 64 characters."""
-    if not isinstance(version, str) or not _VERSION.fullmatch(version):
-        raise ReleaseError(
-            f"--version {version!r}: use letters, digits and . _ + - (such as 1.1 or "
-            "2026-12), starting with a letter or digit"
-        )
-
-
-def check_source(source_root: str | Path) -> Path:
-    """The source benchmark folder, resolved.
-
-    Raises
-    ------
-    ReleaseError
-        It does not exist or is not a folder.
-    """
-    given = Path(source_root).expanduser()
-    if not given.is_dir():
-        raise ReleaseError(
-            f"{given}: the source benchmark folder does not exist or is not a folder"
-        )
-    return given.resolve()
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def check_out_folder(source_root: Path, out: Path) -> None:
-    """Refuse an output folder that exists and is not empty, or that is the source,
-    inside it or holds it (real paths, symbolic links followed), or lies inside any
-    benchmark dataset folder.
-
-    Raises
-    ------
-    ReleaseError
-        Naming ``out`` and why.
-    """
-    real_out, real_source = os.path.realpath(out), os.path.realpath(source_root)
-    if _inside(real_out, real_source):
-        raise ReleaseError(
-            f"{out}: is inside the source benchmark {source_root}; write the release elsewhere"
-        )
-    if _inside(real_source, real_out):
-        raise ReleaseError(
-            f"{out}: holds the source benchmark {source_root}; write the release elsewhere"
-        )
-    if os.path.lexists(out):
-        if not os.path.isdir(out) or os.path.islink(out):
-            raise ReleaseError(
-                f"{out}: exists and is not a folder; a release goes into a new or empty folder"
-            )
-        if any(os.scandir(out)):
-            raise ReleaseError(f"{out}: is not empty; a release goes into a new or empty folder")
-    try:
-        refuse_output_folder(out)
-    except Exception as exc:
-        raise ReleaseError(str(exc)) from exc
 
 
 def _item_files(root: Path) -> dict[str, Path]:
@@ -230,54 +170,9 @@ def _plans(
     return plans
 
 
-class _Linker:
-    """Hard links where the file system allows, else copies (and copies from the first
-    refusal on)."""
-
-    def __init__(self, copy: bool) -> None:
-        self.link = not copy
-        self.linked = self.copied = 0
-
-    def __call__(self, source: str, target: str) -> None:
-        if self.link:
-            try:
-                os.link(source, target)  # follows a symbolic link: the file it names
-                self.linked += 1
-                return
-            except OSError as exc:
-                if exc.errno in _NO_LINK:
-                    self.link = False
-                elif not os.path.exists(source):
-                    raise
-        shutil.copy2(source, target)
-        self.copied += 1
-
-
-def _mirror(source: Path, stage: Path, skip: set[str], linker: _Linker) -> None:
-    """Every file under ``source`` into ``stage`` at the same relative path (``skip``:
-    real paths written apart); folders a symbolic link names are followed once."""
-    seen: set[str] = set()
-    for folder, dirs, names in os.walk(source, followlinks=True):
-        real = os.path.realpath(folder)
-        if real in seen:
-            dirs[:] = []
-            continue
-        seen.add(real)
-        target = stage / os.path.relpath(folder, source)
-        target.mkdir(exist_ok=True)
-        for name in names:
-            path = os.path.join(folder, name)
-            if os.path.join(real, name) in skip:
-                continue
-            if not os.path.exists(path):  # a broken link: kept as a link
-                os.symlink(os.readlink(path), target / name)
-                continue
-            linker(path, str(target / name))
-
-
 def _confined(root: Path, folder: Path, written: str, where: str) -> Path:
     path = Path(os.path.normpath(folder / written))
-    if not _inside(str(path), str(root)):
+    if not inside(str(path), str(root)):
         raise ReleaseError(f"{where}: {written!r} leaves the benchmark folder")
     return path
 
@@ -423,13 +318,14 @@ def write_release(
     files = {rel: read_records_file(path) for rel, path in _item_files(source).items()}
     plans = _plans(files, list(corrections))
     total = sum(len(file.records) for file in files.values())
+    made = [p for p in (out.parent, *out.parent.parents) if not os.path.lexists(p)]
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = out.parent / f".{out.name}.release-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     stage.mkdir()
     try:
-        linker = _Linker(copy)
+        linker = Linker(copy)
         skip = {os.path.join(os.path.realpath(p.path.parent), p.path.name) for p in files.values()}
-        _mirror(source, stage, skip, linker)
+        mirror(source, stage, skip, linker)
         masks = _write_masks(plans, source, stage, version)
         rewritten = _write_records(files, plans, stage)
         _check_rewritten(source, stage, rewritten, plans)
@@ -443,9 +339,14 @@ def write_release(
         _write_json(stage / "release.json", release)
         with open(stage / "CHANGELOG.md", "x", encoding="utf-8") as handle:
             handle.write(changelog_text(release, changes))
-        _move_into_place(stage, out)
+        move_into_place(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
+        for folder in made:  # the parents this call made, innermost first, while empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
         raise
     counts = changes["counts"]
     return ReleaseSummary(
@@ -454,14 +355,3 @@ def write_release(
         needs_new_answer=counts["needs_new_answer"], files_rewritten=rewritten,
         masks_written=masks, linked=linker.linked, copied=linker.copied, changes=changes,
     )  # fmt: skip
-
-
-def _move_into_place(stage: Path, out: Path) -> None:
-    """Rename the whole ``stage`` to ``out`` (an empty ``out`` is replaced)."""
-    try:
-        os.rename(stage, out)  # POSIX: replaces an empty folder in one step
-    except OSError:
-        if not os.path.isdir(out) or any(os.scandir(out)):
-            raise
-        os.rmdir(out)
-        os.rename(stage, out)

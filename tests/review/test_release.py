@@ -308,6 +308,13 @@ def test_a_correction_that_does_not_fit_is_refused_and_nothing_written(
     assert tree_hashes(source) == before and list(tmp_path.iterdir()) == [source]
 
 
+def test_a_failed_release_removes_the_parents_it_made(source, tmp_path):
+    wrong = accepted("ct-1", "option_text", {"letter": "A", "text": "CT"})  # two options "CT"
+    with pytest.raises(ReleaseError, match="matches more than one option"):
+        write_release(source, [wrong], tmp_path / "new" / "deeper" / "out", "1")
+    assert list(tmp_path.iterdir()) == [source]
+
+
 def test_mask_labels_of_another_shape_are_refused(source, tmp_path):
     wrong = accepted("vol-1", "mask", {"slice_index": 2, "axis": 2, "shape": [16, 20]},
                      labels=np.zeros((16, 20), np.uint8))  # fmt: skip
