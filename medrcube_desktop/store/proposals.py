@@ -59,7 +59,8 @@ def proposal_row(p: Proposal, when: str) -> dict[str, Any]:
     if not isinstance(p.record_before, dict):
         raise StoreError(f"{where}, record_before: expected the item's record (an object)")
     try:
-        change, record = json.dumps(p.change), json.dumps(p.record_before)
+        change = json.dumps(p.change, allow_nan=False)
+        record = json.dumps(p.record_before, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise StoreError(f"{where}: the change or record is not JSON: {exc}") from exc
     return {
@@ -202,6 +203,15 @@ def decisions(db: Any, proposal_uid: str) -> list[Decision]:
         [proposal_uid],
     )
     return [decision_from_row(row) for row in rows]
+
+
+def every_decision(db: Any) -> dict[str, list[Decision]]:
+    """Every decision of every decided proposal, by proposal uid, oldest revision first
+    (one query)."""
+    found: dict[str, list[Decision]] = {}
+    for row in db.query("SELECT * FROM proposal_decisions ORDER BY proposal_uid, revision"):
+        found.setdefault(row["proposal_uid"], []).append(decision_from_row(row))
+    return found
 
 
 def latest_decision(db: Any, proposal_uid: str) -> Decision | None:
