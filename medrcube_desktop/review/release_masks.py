@@ -193,7 +193,11 @@ def _write_nifti(
 ) -> None:
     import nibabel as nib
 
-    grid: Any = nib.load(str(source_mask if source_mask is not None else image))
+    read = source_mask if source_mask is not None else image
+    try:
+        grid: Any = nib.load(str(read))
+    except Exception as exc:  # missing, not NIfTI (nibabel's ImageFileError), truncated
+        raise ReleaseError(f"{where}: cannot read {read}: {exc}") from exc
     if len(grid.shape) not in (2, 3):
         raise ReleaseError(
             f"{where}: the mask is {len(grid.shape)}-D; only 2-D or 3-D masks are edited"
@@ -260,7 +264,11 @@ def _write_png(
         raise ReleaseError(f"{where}: label {int(labels.max())} does not fit a PNG (16 bits)")
     mode, palette = "L", None
     if source_mask is not None:
-        with Image.open(source_mask) as src:
+        try:
+            src = Image.open(source_mask)
+        except (OSError, ValueError) as exc:
+            raise ReleaseError(f"{where}: cannot read {source_mask}: {exc}") from exc
+        with src:
             if (src.height, src.width) != labels.shape:
                 raise ReleaseError(
                     f"{where}: the labels are {labels.shape[0]}x{labels.shape[1]}, the mask "

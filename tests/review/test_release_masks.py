@@ -127,3 +127,16 @@ def test_new_names_beside_the_old_and_the_item_id_when_taken():
         new_mask_name("p/x.jpg", "3", taken.__contains__, "i", volume=False, is_mask=False)
         == "p/x.mask.r3.png"
     )
+
+
+def test_a_missing_or_unreadable_source_mask_is_refused_naming_the_item(tmp_path):
+    (tmp_path / "bad.png").write_bytes(b"not a picture")
+    for name in ("gone.nii.gz", "bad.png"):
+        with pytest.raises(ReleaseError, match=f"item x: mask_path: cannot read .*{name}"):
+            write_mask(
+                tmp_path / "n",
+                tmp_path / name,
+                tmp_path / "i",
+                [MaskEdit(_labels(), None, None)],
+                "item x: mask_path",
+            )
