@@ -36,6 +36,8 @@ from medrcube_desktop.review.corrections import (
     QUESTION_TEXT,
     RETIRE,
     AcceptedCorrection,
+    Proposal,
+    changed_field,
 )
 from medrcube_desktop.review.release_masks import MaskEdit, decode_labels
 from medrcube_desktop.review.release_records import ReleaseError
@@ -220,6 +222,7 @@ def plan_item(
         where = f"{file} item {item_id}"
         if p.kind not in KINDS:
             raise ReleaseError(f"{where}: unknown kind of correction {p.kind!r}")
+        _check_unchanged_since(p, record, where)
         if p.kind == RETIRE:
             plan.retired = True
             plan.entries.append(_entry(c, None, None, None))
@@ -280,6 +283,21 @@ def _letter(value: Any, options: dict[str, str], where: str) -> str:
         have = ", ".join(options) or "none"
         raise ReleaseError(f"{where}: no option {value!r} in the record (it has {have})")
     return value
+
+
+def _check_unchanged_since(proposal: Proposal, record: dict, where: str) -> None:
+    """Refuse a correction of a field whose source value is no longer the one it was
+    proposed on (``Proposal.record_before``): the release is built on another version
+    of the benchmark than the review. Skipped when the proposal holds no record."""
+    name = changed_field(proposal)
+    before = proposal.record_before
+    if not before or not name or before.get(name) == record.get(name):
+        return
+    raise ReleaseError(
+        f"{where}: {name}: the source holds {record.get(name)!r}, the proposal "
+        f"{proposal.uid or '?'} was made on {before.get(name)!r}: is this the benchmark "
+        "the review was made on?"
+    )
 
 
 def _box(value: Any, where: str) -> list:

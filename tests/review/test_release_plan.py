@@ -102,3 +102,22 @@ def test_an_id_in_two_files_is_placed_by_the_proposal_source_file():
         ReleaseError, match=r"item a: id held by several records \(d1/test.json, d2/test.json\)"
     ):
         locate(ids, [accepted("a", "retire")])
+
+
+def test_a_correction_made_on_another_value_of_its_field_is_refused():
+    from dataclasses import replace
+
+    record = item("a")
+    stale = accepted("a", "answer_key", {"answer": "A"})
+    stale = replace(
+        stale, proposal=replace(stale.proposal, record_before={**record, "gt_answer": "X-ray"})
+    )
+    with pytest.raises(
+        ReleaseError,
+        match=r"item a: gt_answer: the source holds 'CT', the proposal p\d+ was made on 'X-ray'",
+    ):
+        _plan(record, stale)
+    fresh = replace(
+        stale, proposal=replace(stale.proposal, record_before={**record, "question": "other"})
+    )
+    assert _plan(record, fresh).updates["gt_answer"] == "MRI"  # another field changed: fine
