@@ -150,7 +150,7 @@ def accepted(
 def tree_hashes(root: Path) -> dict[str, str]:
     """Relative path → SHA-256 of every file under ``root`` (links followed)."""
     found = {}
-    for folder, _, names in os.walk(root):
+    for folder, _, names in os.walk(root, followlinks=True):
         for name in names:
             path = Path(folder) / name
             found[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -142,6 +142,28 @@ def test_a_volume_mask_keeps_affine_header_and_other_slices(source, tmp_path):
     edited = np.zeros((20, 16), np.uint8)
     edited[2:7, 3:9] = 5
     assert np.array_equal(data[:, :, 3], edited)
+    # the old mask is still the source's file (a link, never written), the new one its own
+    old_path = "ds3/vol/brain_mask.nii.gz"
+    assert os.stat(out / old_path).st_ino == os.stat(source / old_path).st_ino
+    source_inodes = {os.stat(p).st_ino for p in source.rglob("*") if p.is_file()}
+    assert os.stat(item.mask_path).st_ino not in source_inodes
+
+
+def test_a_dataset_folder_that_is_a_symbolic_link_is_released_as_a_folder(source, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    (source / "ds2").rename(elsewhere)
+    (source / "ds2").symlink_to(elsewhere, target_is_directory=True)
+    before = tree_hashes(source)
+    out = tmp_path / "out"
+    write_release(source, [accepted("png-2", "retire")], out, "1")
+    assert tree_hashes(source) == before
+    assert (out / "ds2").is_dir() and not (out / "ds2").is_symlink()
+    released, expected = _release_files(out), dict(before)
+    assert released.pop("ds2/test.json") != expected.pop("ds2/test.json")  # png-2 left out
+    assert released == expected
+    assert (
+        os.stat(out / "ds2/images/pic.png").st_ino == os.stat(elsewhere / "images/pic.png").st_ino
+    )
 
 
 def test_a_mask_on_an_item_without_one_is_created_on_the_image_grid(source, tmp_path):
