@@ -13,6 +13,7 @@ display transform exactly (the eight symmetries of a rectangle).
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +26,16 @@ from medrcube_desktop.imaging.pixel_facts import PixelFacts
 from medrcube_desktop.imaging.render import compose_rgba, load_slice_cached
 from medrcube_desktop.imaging.slice_data import to_neurological
 
-__all__ = ["EditSlice", "load_edit_slice", "shown_box", "stored_box", "stored_labels"]
+__all__ = [
+    "CORNERS",
+    "EditSlice",
+    "corner_points",
+    "drag_corner",
+    "load_edit_slice",
+    "shown_box",
+    "stored_box",
+    "stored_labels",
+]
 
 Box = tuple[int, int, int, int]
 
@@ -209,3 +219,42 @@ def stored_labels(labels: np.ndarray, transform: DisplayTransform) -> np.ndarray
     if transform.transpose:
         array = np.swapaxes(array, 0, 1)
     return np.ascontiguousarray(array)
+
+
+CORNERS: tuple[str, ...] = ("top-left", "top-right", "bottom-right", "bottom-left")
+"""A box's corners, in the order :func:`corner_points` gives them."""
+
+
+def corner_points(box: Box) -> list[tuple[float, float]]:
+    """The four corners of an inclusive-pixel box as continuous image points ``(x, y)``
+    (pixel ``[r, c]`` covers ``c <= x < c + 1``, ``r <= y < r + 1``), in
+    :data:`CORNERS` order: the outline drawn around pixels ``x0..x1``, ``y0..y1``."""
+    x0, y0, x1, y1 = box
+    return [(x0, y0), (x1 + 1, y0), (x1 + 1, y1 + 1), (x0, y1 + 1)]
+
+
+def drag_corner(box: Box, corner: int, x: float, y: float, shape: tuple[int, int]) -> Box:
+    """The box after its corner ``corner`` (index into :data:`CORNERS`) is dragged to the
+    continuous image point ``(x, y)``: that corner's two edges move to the pixel border
+    nearest the point, the opposite corner stays.
+
+    The box stays on the image (``shape``: rows, cols) and at least two pixels wide and
+    high (``x0 < x1``, ``y0 < y1``, as ``core.fields.parse_bbox`` requires): a corner
+    dragged past the opposite one stops there.
+
+    Returns
+    -------
+    (x0, y0, x1, y1) int, inclusive pixels
+    """
+    rows, cols = shape
+    x0, y0, x1, y1 = box
+    bx, by = math.floor(x + 0.5), math.floor(y + 0.5)  # the nearest border, halves up
+    if corner in (0, 3):  # the left edge
+        x0 = max(0, min(bx, x1 - 1))
+    else:
+        x1 = min(cols - 1, max(bx - 1, x0 + 1))
+    if corner in (0, 1):  # the top edge
+        y0 = max(0, min(by, y1 - 1))
+    else:
+        y1 = min(rows - 1, max(by - 1, y0 + 1))
+    return x0, y0, x1, y1

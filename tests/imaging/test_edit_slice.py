@@ -79,3 +79,16 @@ def test_a_ct_slice_has_its_spacing_its_box_and_no_mask(tmp_path):
     assert edit.transform.is_identity and edit.box == (10, 20, 60, 90)
     assert edit.labels is None
     assert edit.mask_change() == {"slice_index": None, "axis": None, "shape": [128, 128]}
+
+
+def test_dragging_a_corner_moves_its_two_edges_to_the_nearest_pixel_border():
+    from medrcube_desktop.imaging.edit_slice import corner_points, drag_corner
+
+    box = (10, 20, 29, 39)  # pixels 10..29 x 20..39: the outline from (10, 20) to (30, 40)
+    assert corner_points(box) == [(10, 20), (30, 20), (30, 40), (10, 40)]
+    assert drag_corner(box, 0, 4.4, 15.6, (100, 100)) == (4, 16, 29, 39)
+    assert drag_corner(box, 2, 50.5, 60.4, (100, 100)) == (10, 20, 50, 59)
+    assert drag_corner(box, 1, 41.0, 22.2, (100, 100)) == (10, 22, 40, 39)
+    # past the opposite corner: two pixels at least; off the image: clipped to it
+    assert drag_corner(box, 0, 80.0, 80.0, (100, 100)) == (28, 38, 29, 39)
+    assert drag_corner(box, 2, 500.0, -5.0, (100, 100)) == (10, 20, 99, 21)
