@@ -16,12 +16,13 @@ def edit_slice(
     rows: int = 100,
     cols: int = 160,
     spacing: tuple[float, float] | None = (0.5, 1.0),
-    transform: DisplayTransform = DisplayTransform(),
+    transform: DisplayTransform | None = None,
     box: tuple[int, int, int, int] | None = (20, 10, 59, 49),
     labels: np.ndarray | None = None,
     volume_axis: int | None = None,
 ) -> EditSlice:
     """A grey gradient slice of ``rows`` x ``cols`` shown pixels."""
+    transform = transform or DisplayTransform()
     gray = (np.add.outer(np.arange(rows), np.arange(cols)) % 256).astype(np.uint8)
     rgba = np.dstack([gray, gray, gray, np.full_like(gray, 255)])
     stored = (cols, rows) if transform.transpose else (rows, cols)
