@@ -219,9 +219,10 @@ class ProposalsPane(QDialog):
         status_wanted = self.status_filter.currentData()
         kind_wanted = self.kind_filter.currentData()
         text = self.search.text().strip().lower()
+        latest = store.latest_decisions()  # one query, not one per proposal
         rows = []
         for proposal in shown:
-            status = store.proposal_status(proposal.uid)
+            status = latest[proposal.uid].decision if proposal.uid in latest else "open"
             if status_wanted and status != status_wanted:
                 continue
             if kind_wanted and proposal.kind != kind_wanted:
