@@ -346,8 +346,8 @@ def review_actions(window) -> list[ActionSpec]:
         ActionSpec(
             "review.proposals",
             "Proposals (accept, reject)…",
-            ("Ctrl+Shift+O",),
-            lambda: window.open_proposals() and None,
+            ("Ctrl+Shift+G",),
+            lambda: window.open_proposals_pane() and None,
         ),
         ActionSpec("view.zoom_in", "Zoom in", ("+", "="), lambda: view.zoom(1.25), "View"),
         ActionSpec("view.zoom_out", "Zoom out", ("-",), lambda: view.zoom(0.8), "View"),

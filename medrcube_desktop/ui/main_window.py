@@ -23,8 +23,8 @@ from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import Benchmark
 from medrcube_desktop.core.rubric import load_review_tags, load_rubric
 from medrcube_desktop.errors import StoreError
-from medrcube_desktop.review.session import ItemFilter, ReviewSessionState
 from medrcube_desktop.imaging.edit_slice import load_edit_slice
+from medrcube_desktop.review.session import ItemFilter, ReviewSessionState
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.actions import (
     install_actions,
@@ -247,7 +247,7 @@ class MainWindow(QMainWindow):
             show_line=self.item_pane.show_proposals,
             proposals_changed=self._proposals_changed,
         )
-        self.item_pane.proposals_clicked.connect(self.open_proposals)
+        self.item_pane.proposals_clicked.connect(self.open_proposals_pane)
 
     def _session_now(self) -> ReviewSessionState:
         """The session the window is bound to now (File › Change reviewer binds another):
@@ -278,7 +278,7 @@ class MainWindow(QMainWindow):
         """Review › Compare models: the leaderboard and the items × runs grid."""
         return self.panes.open("compare")
 
-    def open_proposals(self):
+    def open_proposals_pane(self):
         """Review › Proposals: the queue of proposed corrections (the current item's
         first, when it has one listed)."""
         pane = self.panes.open("proposals")

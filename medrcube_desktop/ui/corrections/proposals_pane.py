@@ -45,9 +45,9 @@ from medrcube_desktop.review.corrections import (
     REJECTED,
     RETIRE,
     WITHDRAWN,
-    Decision,
     Proposal,
 )
+from medrcube_desktop.review.proposing import decide, shown_proposals
 from medrcube_desktop.ui.corrections.saving import StoreWriter
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc
@@ -212,9 +212,9 @@ class ProposalsPane(QDialog):
         session, store = self.session, self.session.store
         self.writer.store = store  # File › Change reviewer may bind another session
         everything = store.proposals()
-        visible = set(session.shown_item_ids([p.item_id for p in everything]))
-        mine = session.reviewer
-        shown = [p for p in everything if p.item_id in visible or p.author == mine]
+        shown = shown_proposals(
+            everything, session.reviewer, session.study.blind, set(session.saved)
+        )
         self.hidden = len(everything) - len(shown)
         status_wanted = self.status_filter.currentData()
         kind_wanted = self.kind_filter.currentData()
@@ -332,12 +332,12 @@ class ProposalsPane(QDialog):
             self._say(f"item {proposal.item_id} field reason: a decision needs a reason", True)
             self.reason.setFocus()
             return
-        record = Decision(proposal.uid, decision, reason, self.session.reviewer)
+        uid, decider = proposal.uid, self.session.reviewer
         self._say("Saving…")
         self.writer.run(
-            lambda store: store.save_decision(record),
+            lambda store: decide(store, uid, decision, reason, decider),
             lambda stored: self._decided(proposal, stored),
-            lambda message: self._say(f"Not saved: {message}", True),
+            self._not_decided,
         )
         self._enable(proposal)
 
@@ -347,6 +347,10 @@ class ProposalsPane(QDialog):
         self._say(f"{proposal.item_id}: {decision} (revision {getattr(stored, 'revision', '')}).")
         self.refresh()
         self.decided.emit(proposal.item_id)
+
+    def _not_decided(self, message: str) -> None:
+        self._say(f"Not saved: {message}", True)
+        self._enable(self.selected())  # the reason is kept: try again or choose another
 
     def _open_current(self) -> None:
         proposal = self.selected()

@@ -1,6 +1,6 @@
 """The propose dialog: each kind's change reaches the store the moment it is submitted;
 what is missing is named (item and field) and nothing is stored; a failed save keeps
-every field."""
+every field (the real store on a file, written on a worker)."""
 
 from __future__ import annotations
 
@@ -10,33 +10,36 @@ import numpy as np
 from PySide6.QtCore import QEvent
 
 from medrcube_desktop.core.dataset import load_benchmark
-from medrcube_desktop.errors import StoreError
 from medrcube_desktop.imaging.edit_slice import load_edit_slice
 from medrcube_desktop.review.corrections import ANSWER_KEY, BBOX, MASK, QUESTION_TEXT, RETIRE
+from medrcube_desktop.review.study import StudySettings
+from medrcube_desktop.store import StudyStore
+from medrcube_desktop.ui.corrections.controls import store_proposal
 from medrcube_desktop.ui.corrections.propose_dialog import ProposeDialog
 from medrcube_desktop.ui.corrections.saving import StoreWriter
 from tests.conftest import dicom_file, item, write_benchmark
-from tests.ui.corrections.fake_store import FakeProposalStore
 from tests.ui.corrections.slices import drag, mouse, viewport_point
 
 
-def _dialog(qtbot, tmp_path, store, **record):
+def _dialog(qtbot, tmp_path, author="dr-a", **record):
     root = write_benchmark(
         tmp_path / "bench",
         {"ds1": [item("ct-1", **record)]},
         {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")},
     )
     loaded = load_benchmark(root).items[0]
+    store = StudyStore(tmp_path / "study.db")
+    StudySettings(blind=False).save(store)
     writer = StoreWriter(store)
 
-    def save(proposal, done, failed):
-        writer.run(lambda s: s.save_proposal(proposal), done, failed)
+    def save(draft, done, failed):  # as the window does: on a worker, its own store
+        writer.run(lambda s: store_proposal(s, loaded, draft, dialog.edit), done, failed)
 
-    dialog = ProposeDialog(None, loaded, "dr-a", lambda: load_edit_slice(loaded), save)
+    dialog = ProposeDialog(None, loaded, author, lambda: load_edit_slice(loaded), save)
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)
-    return dialog
+    return dialog, store
 
 
 def _choose_rule(dialog, rule: str) -> None:
@@ -44,8 +47,7 @@ def _choose_rule(dialog, rule: str) -> None:
 
 
 def test_an_answer_key_proposal_is_stored_on_submit(qtbot, tmp_path):
-    store = FakeProposalStore()
-    dialog = _dialog(qtbot, tmp_path, store)
+    dialog, store = _dialog(qtbot, tmp_path)
     assert dialog.answer.count() == 3  # the options but the answer (B. CT)
     dialog.answer.setCurrentIndex(dialog.answer.findData("C"))
     _choose_rule(dialog, "1.3")
@@ -55,12 +57,13 @@ def test_an_answer_key_proposal_is_stored_on_submit(qtbot, tmp_path):
     [stored] = store.proposals("ct-1")
     assert (stored.kind, stored.rule, stored.author) == (ANSWER_KEY, "1.3", "dr-a")
     assert stored.change == {"answer": "C"} and stored.reason == "The image is a radiograph."
+    assert stored.record_before["gt_answer"] == "CT" and stored.source_file == "ds1/test.json"
+    assert stored.uid and store.proposal_status(stored.uid) == "open"
     assert not dialog.isVisible()
 
 
 def test_no_reason_or_no_rule_is_named_and_nothing_is_stored(qtbot, tmp_path):
-    store = FakeProposalStore()
-    dialog = _dialog(qtbot, tmp_path, store)
+    dialog, store = _dialog(qtbot, tmp_path)
     dialog.set_kind(RETIRE)
     dialog.reason.setPlainText("Duplicate of ct-9.")
     dialog.submit()
@@ -77,25 +80,23 @@ def test_no_reason_or_no_rule_is_named_and_nothing_is_stored(qtbot, tmp_path):
 
 
 def test_a_failed_save_keeps_the_dialog_and_its_fields(qtbot, tmp_path):
-    class Failing(FakeProposalStore):
-        def save_proposal(self, p):
-            raise StoreError("study.db: cannot save the proposal: disk full")
-
-    dialog = _dialog(qtbot, tmp_path, Failing())
+    dialog, store = _dialog(qtbot, tmp_path, author="  ")  # the store refuses no author
     dialog.set_kind(QUESTION_TEXT)
     dialog.question_text.setPlainText("Which imaging modality was used?")
     _choose_rule(dialog, "1.2")
     dialog.reason.setPlainText("Clearer wording.")
     dialog.submit()
-    assert "Not saved: study.db: cannot save the proposal: disk full" in dialog.message.text()
+    qtbot.waitUntil(lambda: not dialog.saving, timeout=10000)
+    assert "Not saved:" in dialog.message.text() and "author" in dialog.message.text()
+    assert "ct-1" in dialog.message.text()
     assert dialog.isVisible() and dialog.submit_button.isEnabled()
     assert dialog.question_text.toPlainText() == "Which imaging modality was used?"
     assert dialog.reason.toPlainText() == "Clearer wording."
+    assert store.proposals() == []
 
 
 def test_a_dragged_box_is_stored_in_the_files_pixels(qtbot, tmp_path):
-    store = FakeProposalStore()
-    dialog = _dialog(qtbot, tmp_path, store, bbox=[10, 20, 60, 90])
+    dialog, store = _dialog(qtbot, tmp_path, bbox=[10, 20, 60, 90])
     dialog.set_kind(BBOX)
     qtbot.waitUntil(lambda: dialog.edit is not None, timeout=10000)
     view = dialog.box_editor.view
@@ -112,8 +113,7 @@ def test_a_dragged_box_is_stored_in_the_files_pixels(qtbot, tmp_path):
 
 
 def test_a_painted_mask_is_stored_as_npy_labels_of_the_slice_shape(qtbot, tmp_path):
-    store = FakeProposalStore()
-    dialog = _dialog(qtbot, tmp_path, store)
+    dialog, store = _dialog(qtbot, tmp_path)
     dialog.set_kind(MASK)
     qtbot.waitUntil(lambda: dialog.edit is not None, timeout=10000)
     view = dialog.mask_editor.view
