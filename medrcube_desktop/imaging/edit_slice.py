@@ -71,6 +71,8 @@ class EditSlice:
         it misses the image.
     facts : PixelFacts
         For the editor's cursor readout (the file pixel under the cursor).
+    edge_labels : dict or None
+        Patient direction at the shown slice's edges (as the review window draws them).
     notes : list of str
         What the editor should say (a resampled mask cannot be edited, see
         :attr:`mask_editable`).
@@ -89,6 +91,7 @@ class EditSlice:
     volume_axis: int | None
     box: Box | None
     facts: PixelFacts
+    edge_labels: dict[str, str] | None = None
     notes: tuple[str, ...] = ()
 
     @property
@@ -169,6 +172,7 @@ def load_edit_slice(
         volume_axis=volume_axis,
         box=box,
         facts=rendered.facts,
+        edge_labels=data.edge_labels(),
         notes=tuple(data.notes),
     )
 

@@ -81,7 +81,7 @@ class BoxEditorView(ImageView):
         """Show ``edit``'s slice with its box (dashed) and ``box`` (shown pixels) as the
         proposal; by default the item's box, else the middle half of the image."""
         self.edit = edit
-        self.set_image(edit.rgba, edit.pixel_aspect, refit=True, facts=edit.facts)
+        self.set_image(edit.rgba, edit.pixel_aspect, True, edit.edge_labels, edit.facts)
         rows, cols = edit.shown_shape
         if edit.box is not None:
             self._old.setRect(_outline(edit.box))

@@ -94,7 +94,7 @@ class MaskEditorView(ImageView):
     def set_slice(self, edit: EditSlice) -> None:
         """Edit ``edit``'s labels (zeros when the item has no mask)."""
         self.edit = edit
-        self.set_image(edit.rgba, edit.pixel_aspect, refit=True, facts=edit.facts)
+        self.set_image(edit.rgba, edit.pixel_aspect, True, edit.edge_labels, edit.facts)
         self.original = None if edit.labels is None else edit.labels.copy()
         self.labels = (
             edit.labels.astype(np.int32, copy=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -58,6 +59,15 @@ if TYPE_CHECKING:
 
 STATUSES = ("open", ACCEPTED, REJECTED, WITHDRAWN)
 COLUMNS = ("Item", "Kind", "Rule", "Author", "Reason", "Date", "Status")
+
+
+def local_time(iso: str) -> str:
+    """An ISO 8601 UTC timestamp as local time, ``2026-12-03 12:57`` (as stored when it
+    cannot be read)."""
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso
 
 
 def change_text(proposal: Proposal) -> tuple[str, str]:
@@ -252,7 +262,7 @@ class ProposalsPane(QDialog):
                 proposal.rule,
                 proposal.author,
                 proposal.reason.replace("\n", " "),
-                proposal.created_at[:16].replace("T", " "),
+                local_time(proposal.created_at),
                 status,
             )
             for column, value in enumerate(values):
@@ -294,7 +304,7 @@ class ProposalsPane(QDialog):
         lines = [
             f"<b>{esc(proposal.item_id)}</b> · {esc(proposal.kind.replace('_', ' '))} · "
             f"rule {esc(proposal.rule)} · by {esc(proposal.author)} · "
-            f"{esc(proposal.created_at[:16].replace('T', ' '))}",
+            f"{esc(local_time(proposal.created_at))}",
             f"<p><b>Now:</b> {esc(before)}<br><b>Proposed:</b> {esc(after)}</p>",
             f"<p><b>Reason:</b> {esc(proposal.reason)}</p>",
             "<p><b>Decisions</b> (the latest counts):</p>",
@@ -302,7 +312,7 @@ class ProposalsPane(QDialog):
         if history:
             lines += [
                 f"{d.revision}. <b>{esc(d.decision)}</b> by {esc(d.decider)}, "
-                f"{esc(d.created_at[:16].replace('T', ' '))}: {esc(d.reason)}<br>"
+                f"{esc(local_time(d.created_at))}: {esc(d.reason)}<br>"
                 for d in history
             ]
         else:
