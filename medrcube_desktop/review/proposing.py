@@ -103,7 +103,8 @@ def check_change(
         is checked first (:func:`~medrcube_desktop.core.corrections.change_problem`).
     image_size : (width, height) of int, optional
         The source image's size in pixels (columns, rows of the stored array), when
-        known: a box must lie inside it (``x1 <= width``, ``y1 <= height``).
+        known: a box must lie inside it (``x1 < width``, ``y1 < height``: its edges are
+        the pixels that hold its corners, as ``imaging.compositing.draw_box`` draws them).
     slice_shape : (rows, cols) of int, optional
         The shape of the slice a mask change edits (the 2-D image's, or the volume's
         slice ``slice_index`` along ``axis``), when known: the labels must have it.
@@ -168,8 +169,11 @@ def _bbox_fits(
         return "change.bbox", f"{box} is already the item's box"
     if image_size is not None:
         width, height = image_size
-        if box[2] > width or box[3] > height:
-            return "change.bbox", f"{box} reaches outside the image ({width} × {height} pixels)"
+        if box[2] >= width or box[3] >= height:  # its edges are the pixels holding x1, y1
+            return "change.bbox", (
+                f"{box} reaches outside the image ({width} × {height} pixels: x below "
+                f"{width}, y below {height})"
+            )
     return None
 
 

@@ -67,6 +67,11 @@ class ProposalStoreMixin:
         what = f"read the decisions on proposal {proposal_uid}"
         return self._read(what, queries.decisions, proposal_uid)
 
+    def every_decision(self) -> dict[str, list[Decision]]:
+        """Every decision of every decided proposal, by proposal uid, oldest revision
+        first (one query: the list's and the export's)."""
+        return self._read("read the decisions on proposals", queries.every_decision)
+
     def latest_decisions(self) -> dict[str, Decision]:
         """The latest decision of every decided proposal, by proposal uid (one query:
         the queue's and the export's)."""

@@ -204,6 +204,15 @@ def decisions(db: Any, proposal_uid: str) -> list[Decision]:
     return [decision_from_row(row) for row in rows]
 
 
+def every_decision(db: Any) -> dict[str, list[Decision]]:
+    """Every decision of every decided proposal, by proposal uid, oldest revision first
+    (one query)."""
+    found: dict[str, list[Decision]] = {}
+    for row in db.query("SELECT * FROM proposal_decisions ORDER BY proposal_uid, revision"):
+        found.setdefault(row["proposal_uid"], []).append(decision_from_row(row))
+    return found
+
+
 def latest_decision(db: Any, proposal_uid: str) -> Decision | None:
     """The latest revision of one proposal's decision, or ``None`` (open)."""
     rows = list(

@@ -78,7 +78,8 @@ def test_a_proposal_holds_the_record_as_the_file_has_it(bench):
         (BBOX, {"bbox": [10, 20, 50, 60]}, {}, r"change.bbox: \[10, 20, 50, 60\] is already the item's box"),
         (BBOX, {"bbox": [60, 20, 50, 70]}, {}, r"change.bbox: \[60, 20, 50, 70\] is not a box with x0 < x1"),
         (BBOX, {"bbox": [0, 0, float("nan"), 5]}, {}, "change.bbox: .*finite numbers"),
-        (BBOX, {"bbox": [0, 0, 129, 5]}, {"image_size": (128, 128)}, r"change.bbox: \[0, 0, 129, 5\] reaches outside the image \(128 × 128 pixels\)"),
+        (BBOX, {"bbox": [0, 0, 128, 5]}, {"image_size": (128, 128)}, r"change.bbox: \[0, 0, 128, 5\] reaches outside the image \(128 × 128 pixels: x below 128, y below 128\)"),
+        (BBOX, {"bbox": [0, 0, 5, 128.5]}, {"image_size": (128, 128)}, r"change.bbox: \[0, 0, 5, 128.5\] reaches outside"),
         (MASK, {"slice_index": None, "axis": None, "shape": [64, 64]}, {"slice_shape": (128, 128)},
          r"change.shape: \[64, 64\]: the slice is \[128, 128\]"),
         (RETIRE, {"answer": "A"}, {}, "change.answer: not a field of a retire change"),
@@ -113,7 +114,7 @@ def test_a_change_that_fits_passes(bench):
     check_change(ct, ANSWER_KEY, {"answer": "C"})
     check_change(ct, OPTION_TEXT, {"letter": "D", "text": "PET"})
     check_change(ct, QUESTION_TEXT, {"text": "Which modality?"})
-    check_change(ct, BBOX, {"bbox": [0, 0, 128, 128]}, image_size=(128, 128))
+    check_change(ct, BBOX, {"bbox": [0, 0, 127.9, 127]}, image_size=(128, 128))
     labels = encode_labels(np.ones((128, 128), np.uint16))
     check_change(ct, MASK, {"slice_index": None, "axis": None, "shape": [128, 128]}, labels,
                  slice_shape=(128, 128))  # fmt: skip
