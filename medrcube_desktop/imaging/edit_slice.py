@@ -151,7 +151,7 @@ def load_edit_slice(
     rendered = compose_rgba(
         dataclasses.replace(data, mask=None, graphics=None), None, 0.0, window, invert
     )
-    if data.reduction != 1:  # never for a full decode; a box would be off by the factor
+    if data.reduction != 1 or rendered.facts is None:  # never for a full decode
         raise ImageLoadError(f"item {item.id}: the image was decoded reduced; cannot edit it")
     stored = data.stored_shape or (int(data.pixels.shape[0]), int(data.pixels.shape[1]))
     box = None
