@@ -309,6 +309,12 @@ class ProposalsPane(QDialog):
             f"<p><b>Reason:</b> {esc(proposal.reason)}</p>",
             "<p><b>Decisions</b> (the latest counts):</p>",
         ]
+        if proposal.author == self.session.reviewer:
+            lines.insert(
+                3,
+                "<p><i>Your own proposal: another expert accepts or rejects it; you may "
+                "withdraw it while it is open.</i></p>",
+            )
         if history:
             lines += [
                 f"{d.revision}. <b>{esc(d.decision)}</b> by {esc(d.decider)}, "
