@@ -79,3 +79,24 @@ def test_a_press_away_from_the_corners_pans_and_leaves_the_box(qtbot):
     middle = viewport_point(view, 40.0, 30.0)
     drag(view, middle, middle + QPoint(30, 20))
     assert view.box == before and view.dragging is None
+
+
+def test_the_screen_to_image_mapping_is_the_hand_computed_one(qtbot):
+    # a known transform: 3 screen pixels per image column, rows squeezed by the pixel
+    # aspect 0.5 (0.5 mm rows, 1 mm columns) -> 1.5 screen pixels per row, the picture
+    # at the viewport's top-left corner (no scroll): image (x, y) is at (3x, 1.5y)
+    editor = _editor(qtbot, edit_slice(rows=100, cols=160, spacing=(0.5, 1.0)))
+    view = editor.view
+    view.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    view.setTransform(QTransform.fromScale(3.0, 3.0))
+    view.horizontalScrollBar().setValue(view.horizontalScrollBar().minimum())
+    view.verticalScrollBar().setValue(view.verticalScrollBar().minimum())
+    assert view.mapFromScene(view._pixmap_item.mapToScene(60.0, 50.0)) == QPoint(180, 75)
+    # the bottom-right corner (60, 50) dragged to the screen point (270, 92):
+    # image x = 270 / 3 = 90, y = 92 / 1.5 = 61.3 -> borders 90 and 61 -> x1 89, y1 60
+    drag(view, QPoint(180, 75), QPoint(270, 92))
+    assert editor.value() == [20, 10, 89, 60]
+    # the corner is now at image (90, 61), screen (270, 91.5): a press 3 pixels off
+    # grabs it, one 12 pixels off (beyond HANDLE_PX, 9) grabs none
+    assert view.corner_at(QPoint(273, 89)) == 2
+    assert view.corner_at(QPoint(270 + 12, 92)) is None
