@@ -62,7 +62,8 @@ def add_parsers(sub) -> None:
     merge = add_command(
         sub, "merge", cmd_merge,
         help="fold other reviewers' databases into a study database",
-        description="Copy the reviews, LLM judgments, disagreement notes and flags of each "
+        description="Copy the reviews, LLM judgments, disagreement notes, flags, "
+        "adjudications and proposed corrections of each "
         "OTHER.db that STUDY.db lacks; the other files are only read. Merging again adds "
         "nothing. STUDY.db is created when missing.",
     )  # fmt: skip

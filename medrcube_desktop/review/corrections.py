@@ -14,9 +14,11 @@ from medrcube_desktop.core.corrections import (
     ACCEPTED,
     ANSWER_KEY,
     BBOX,
+    CHANGE_KEYS,
     DECISIONS,
     KINDS,
     MASK,
+    MASK_DTYPES,
     NEEDS_NEW_ANSWER_KINDS,
     OPEN,
     OPTION_TEXT,
@@ -35,7 +37,8 @@ from medrcube_desktop.core.corrections import (
 )
 
 __all__ = [
-    "ACCEPTED", "ANSWER_KEY", "BBOX", "DECISIONS", "KINDS", "MASK", "NEEDS_NEW_ANSWER_KINDS",
+    "ACCEPTED", "ANSWER_KEY", "BBOX", "CHANGE_KEYS", "DECISIONS", "KINDS", "MASK",
+    "MASK_DTYPES", "NEEDS_NEW_ANSWER_KINDS",
     "OPEN", "OPTION_TEXT", "QUESTION_TEXT", "REJECTED", "RETIRE", "STATUSES", "WITHDRAWN",
     "AcceptedCorrection", "Decision", "Proposal", "change_problem", "changed_field",
     "decode_labels", "encode_labels",

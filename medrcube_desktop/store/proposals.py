@@ -59,7 +59,8 @@ def proposal_row(p: Proposal, when: str) -> dict[str, Any]:
     if not isinstance(p.record_before, dict):
         raise StoreError(f"{where}, record_before: expected the item's record (an object)")
     try:
-        change, record = json.dumps(p.change), json.dumps(p.record_before)
+        change = json.dumps(p.change, allow_nan=False)
+        record = json.dumps(p.record_before, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise StoreError(f"{where}: the change or record is not JSON: {exc}") from exc
     return {
