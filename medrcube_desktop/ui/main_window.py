@@ -282,7 +282,7 @@ class MainWindow(QMainWindow):
         """Review › Proposals: the queue of proposed corrections (the current item's
         first, when it has one listed)."""
         pane = self.panes.open("proposals")
-        if self.session.current is not None:
+        if pane is not None and self.session.current is not None:
             pane.select_item(self.session.current.id)
         return pane
 
