@@ -59,6 +59,9 @@ KIND_TITLES: dict[str, str] = {
 }
 """What the kind box says for each of :data:`~medrcube_desktop.review.corrections.KINDS`."""
 
+TEXT_BOX_HEIGHT = 110
+"""Height of the current and proposed option text boxes (px; the question's: twice)."""
+
 Saver = Callable[[Proposal, Callable[[Proposal], None], Callable[[str], None]], None]
 """``save(proposal, done, failed)``: store it (off the GUI thread), then call
 ``done(stored)`` or ``failed(message)`` on the GUI thread."""
@@ -175,14 +178,20 @@ class ProposeDialog(QDialog):
         current = f"{item.answer}. {item.options.get(item.answer, '')}"
         self.letter = QComboBox()
         self.letter.setObjectName("optionLetter")
-        for letter in item.options:
-            self.letter.addItem(letter, letter)
+        for letter, text in item.options.items():
+            mark = "  (the answer)" if letter == item.answer else ""
+            self.letter.addItem(f"{letter}. {text}{mark}", letter)
         self.option_now = _read_only(item.options[self.letter.currentData()])
         self.option_text = QPlainTextEdit(item.options[self.letter.currentData()])
         self.option_text.setObjectName("proposedOption")
+        for box in (self.option_now, self.option_text):
+            box.setMaximumHeight(TEXT_BOX_HEIGHT)
         self.letter.currentIndexChanged.connect(self._letter_changed)
         self.question_text = QPlainTextEdit(item.question)
         self.question_text.setObjectName("proposedQuestion")
+        self.question_now = _read_only(item.question)
+        for box in (self.question_now, self.question_text):
+            box.setMaximumHeight(2 * TEXT_BOX_HEIGHT)
         self.box_editor = BoxEditor()
         self.mask_editor = MaskEditor()
         self.image_message = QLabel()
@@ -198,7 +207,7 @@ class ProposeDialog(QDialog):
                 ("Proposed text", self.option_text),
             ),  # fmt: skip
             QUESTION_TEXT: _beside(
-                ("Current question", _read_only(item.question)),
+                ("Current question", self.question_now),
                 ("Proposed question", self.question_text),
             ),
             BBOX: self.box_editor,

@@ -11,7 +11,14 @@ from PySide6.QtCore import QEvent
 
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.imaging.edit_slice import load_edit_slice
-from medrcube_desktop.review.corrections import ANSWER_KEY, BBOX, MASK, QUESTION_TEXT, RETIRE
+from medrcube_desktop.review.corrections import (
+    ANSWER_KEY,
+    BBOX,
+    MASK,
+    OPTION_TEXT,
+    QUESTION_TEXT,
+    RETIRE,
+)
 from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.corrections.controls import store_proposal
@@ -132,3 +139,21 @@ def test_a_painted_mask_is_stored_as_npy_labels_of_the_slice_shape(qtbot, tmp_pa
     assert labels.dtype == np.uint8 and labels.shape == (128, 128)
     assert int(np.count_nonzero(labels)) == int(np.count_nonzero(view.labels)) > 0
     assert set(np.unique(labels)) == {0, 1}
+
+
+def test_an_option_text_proposal_shows_the_current_text_beside_the_proposed(qtbot, tmp_path):
+    dialog, store = _dialog(qtbot, tmp_path)
+    dialog.set_kind(OPTION_TEXT)
+    dialog.letter.setCurrentIndex(dialog.letter.findData("D"))
+    assert dialog.letter.currentText() == "D. Ultrasound"
+    assert dialog.option_now.toPlainText() == "Ultrasound" and dialog.option_now.isReadOnly()
+    assert dialog.letter.itemText(dialog.letter.findData("B")) == "B. CT  (the answer)"
+    dialog.option_text.setPlainText("Ultrasound (B-mode)")
+    _choose_rule(dialog, "2.1")
+    dialog.reason.setPlainText("Homogeneous with the others.")
+    with qtbot.waitSignal(dialog.submitted, timeout=10000):
+        dialog.submit()
+    [stored] = store.proposals()
+    assert stored.kind == OPTION_TEXT
+    assert stored.change == {"letter": "D", "text": "Ultrasound (B-mode)"}
+    assert stored.record_before["option_D"] == "Ultrasound"
