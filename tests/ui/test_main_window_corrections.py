@@ -55,7 +55,11 @@ def test_propose_after_ones_own_commit_then_accepted_by_another(qtbot, ct_benchm
     assert pane.rows == [] and "1 hidden" in pane.count.text()
     _commit(other, "ct-1")
     assert "1 open proposal" in other.item_pane.proposals.text()
-    pane.refresh()
+    other.show_item("ct-2")
+    pane.hide()
+    other.show_item("ct-1")
+    other.item_pane.proposals.linkActivated.emit("proposals")  # the line's link
+    assert pane.isVisible() and pane.selected().uid == stored.uid  # refreshed, selected
     assert [p.uid for p, _status in pane.rows] == [stored.uid]
     assert pane.accept_button.isEnabled()
     pane.reason.setText("Agreed.")
