@@ -114,8 +114,9 @@ def _add_propose(commands) -> None:
     change.add_argument("--answer", metavar="LETTER", help="answer_key: the new answer's letter")
     change.add_argument("--letter", metavar="LETTER", help="option_text: the option to change")
     change.add_argument("--text", metavar="TEXT", help="option_text, question_text: the new text")
-    change.add_argument("--bbox", type=number_list(4), metavar="X0,Y0,X1,Y1",
-                        help="bbox: the new box in source image pixels (x = column, y = row)")  # fmt: skip
+    change.add_argument("--bbox", nargs="+", action=_BoxAction, metavar="X0,Y0,X1,Y1",
+                        help="bbox: the new box in source image pixels (x = column, y = "
+                        "row), comma-separated as render takes it or four numbers")  # fmt: skip
     change.add_argument("--mask-npy", type=Path, metavar="FILE.npy",
                         help="mask: the slice's new labels, (rows, cols) uint8 or uint16")  # fmt: skip
     change.add_argument("--slice-index", type=argtypes.whole, metavar="K",
@@ -123,6 +124,21 @@ def _add_propose(commands) -> None:
     change.add_argument("--axis", type=int, choices=(0, 1, 2),
                         help="mask of a volume: the stored array's axis of the slice")  # fmt: skip
     add_json(propose, "the stored proposal")
+
+
+class _BoxAction(argparse.Action):
+    """``--bbox 5,6,100,127`` (as ``render --bbox``) or ``--bbox 5 6 100 127``: four
+    finite numbers, a tuple of float."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        text = ",".join(str(v).strip(",") for v in values)
+        try:
+            setattr(namespace, self.dest, number_list(4)(text))
+        except argparse.ArgumentTypeError:
+            parser.error(
+                f"argument --bbox: expected four finite numbers, X0,Y0,X1,Y1 or X0 Y0 X1 Y1, "
+                f"got {' '.join(values)!r}"
+            )
 
 
 def _add_decide(commands) -> None:

@@ -81,8 +81,8 @@ def add_parsers(sub) -> None:
     restore = add_command(
         sub, "restore-guards", cmd_restore_guards,
         help="put back a database's append-only guards after checking the file",
-        description="Every command refuses a database whose triggers that keep reviews and "
-        "adjudications append-only were dropped or changed outside the app (its rows may "
+        description="Every command refuses a database whose triggers that keep reviews, "
+        "adjudications and proposed corrections append-only were dropped or changed outside the app (its rows may "
         "have been edited). After checking it against its backups, this creates the "
         "guards again; it changes no row.",
     )  # fmt: skip

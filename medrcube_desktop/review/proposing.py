@@ -145,12 +145,13 @@ def _item_problem(
         letter, text = change["letter"], change["text"]
         if letter not in item.options:
             return "change.letter", f"{letter!r} is not an option of the item ({letters})"
-        if text == item.options[letter]:
+        text = text.strip()  # as build_proposal stores it
+        if text == item.options[letter].strip():
             return "change.text", f"option_{letter} already reads {text!r}"
-        same = [other for other, t in item.options.items() if other != letter and t == text]
+        same = [o for o, t in item.options.items() if o != letter and t.strip() == text]
         if same:
             return "change.text", f"option_{same[0]} already reads {text!r} (options differ)"
-    if kind == QUESTION_TEXT and change["text"] == item.question:
+    if kind == QUESTION_TEXT and change["text"].strip() == item.question.strip():
         return "change.text", "the question already reads so"
     if kind == BBOX:
         return _bbox_fits(item, change["bbox"], image_size)
@@ -190,7 +191,8 @@ def build_proposal(
     slice_shape: tuple[int, int] | None = None,
 ) -> Proposal:
     """A new proposal for ``item`` (not stored): the change checked
-    (:func:`check_change`), ``record_before`` read from its ``test.json``
+    (:func:`check_change`; a new text stripped of white space at its ends),
+    ``record_before`` read from its ``test.json``
     (:func:`read_record`), ``source_file`` relative to the benchmark root.
 
     Raises
@@ -207,11 +209,18 @@ def build_proposal(
         rule=rule,
         reason=reason,
         author=author,
-        change=dict(change),
+        change=_stripped(change),
         record_before=read_record(item),
         source_file=source_file_of(item),
         mask_labels=mask_labels,
     )
+
+
+def _stripped(change: dict[str, Any]) -> dict[str, Any]:
+    """``change`` with a new text stripped of white space at its ends (what the release
+    writes)."""
+    text = change.get("text")
+    return {**change, "text": text.strip()} if isinstance(text, str) else dict(change)
 
 
 def is_blind(store: StudyStore) -> bool:

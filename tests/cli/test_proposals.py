@@ -48,8 +48,12 @@ def study(tmp_path):
 
 
 def run(capsys, root, before, *argv):
-    """``main(argv)`` → (status, stdout, stderr); the benchmark must be unchanged."""
-    status = main(list(argv))
+    """``main(argv)`` → (status, stdout, stderr), a usage error's too (argparse exits);
+    the benchmark must be unchanged."""
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:
+        status = exc.code
     out, err = capsys.readouterr()
     assert tree(root) == before, argv
     return status, out, err
@@ -164,6 +168,10 @@ def test_propose_decide_list_export_round_trip(study, tmp_path, capsys):
         (["--item", "ct-1", "--kind", "retire", "--text", "x"], "item ct-1, --kind retire takes no change flag: not --text"),
         (["--item", "ct-1", "--kind", "bbox", "--bbox", "0,0,128,20"],
          "ds1/test.json, item ct-1, change.bbox: [0, 0, 128, 20] reaches outside the image (128 × 128 pixels"),
+        (["--item", "ct-1", "--kind", "bbox", "--bbox", "0", "0", "30.5", "128"],
+         "ds1/test.json, item ct-1, change.bbox: [0, 0, 30.5, 128] reaches outside the image"),
+        (["--item", "ct-1", "--kind", "bbox", "--bbox", "1", "2", "3"],
+         "argument --bbox: expected four finite numbers, X0,Y0,X1,Y1 or X0 Y0 X1 Y1, got '1 2 3'"),
         (["--item", "ct-1", "--kind", "bbox", "--bbox", "10,10,40,40"],
          "ds1/test.json, item ct-1, change.bbox: [10, 10, 40, 40] is already the item's box"),
         (["--item", "ct-1", "--kind", "option_text", "--letter", "A", "--text", "CT"],

@@ -71,6 +71,7 @@ def test_a_proposal_holds_the_record_as_the_file_has_it(bench):
         (ANSWER_KEY, {}, {}, "change.answer: missing"),
         (OPTION_TEXT, {"letter": "E", "text": "PET"}, {}, "change.letter: 'E' is not an option"),
         (OPTION_TEXT, {"letter": "A", "text": "MRI"}, {}, "change.text: option_A already reads 'MRI'"),
+        (OPTION_TEXT, {"letter": "A", "text": " MRI\n"}, {}, "change.text: option_A already reads 'MRI'"),
         (OPTION_TEXT, {"letter": "A", "text": "CT"}, {}, r"change.text: option_B already reads 'CT' \(options differ\)"),
         (OPTION_TEXT, {"letter": "A", "text": "\u200b\u00a0"}, {}, "change.text: the new text must have a visible character"),
         (QUESTION_TEXT, {"text": "What is the imaging modality of this image?"}, {}, "change.text: the question already reads so"),
@@ -107,6 +108,13 @@ def test_mask_labels_are_checked(bench, labels, said):
     change = {"slice_index": None, "axis": None, "shape": [4, 4]}
     with pytest.raises(CorrectionError, match=f"^{WHERE}, mask_labels: {said}"):
         check_change(bench["ct-1"], MASK, change, labels)
+
+
+def test_a_new_text_is_stored_stripped(bench):
+    p = build_proposal(
+        bench["ct-1"], OPTION_TEXT, "2.3", "r", "dr-a", {"letter": "D", "text": "  PET \n"}
+    )
+    assert p.change == {"letter": "D", "text": "PET"}
 
 
 def test_a_change_that_fits_passes(bench):
