@@ -73,3 +73,22 @@ def test_propose_after_ones_own_commit_then_accepted_by_another(qtbot, ct_benchm
     mine.status_filter.setCurrentIndex(mine.status_filter.findData("accepted"))
     assert [p.uid for p, _s in mine.rows] == [stored.uid]
     assert not mine.accept_button.isEnabled() and not mine.withdraw_button.isEnabled()
+
+
+def test_the_form_opens_on_the_rule_the_reviewer_failed(qtbot, ct_benchmark, tmp_path):
+    window, _store = open_window(qtbot, ct_benchmark, tmp_path / "study.db")
+    session = window.session
+    window.show_item("ct-1")
+    session.toggle("2.2")
+    session.toggle("1.3")
+    session.set_comment("The options overlap; the question is ambiguous.")
+    session.pass_unscored()
+    session.commit()
+    window.show_item("ct-1")
+    window.corrections.propose()
+    assert window.corrections.dialog.rule.currentData() == "1.3"  # the first failed
+    window.corrections.dialog.reject()
+    _commit(window, "ct-2")  # every rule passed: the reviewer chooses
+    window.corrections.propose()
+    assert window.corrections.dialog.item.id == "ct-2"
+    assert window.corrections.dialog.rule.currentData() == ""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QStatusBar, QWidget
 
+from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.imaging.edit_slice import EditSlice
 from medrcube_desktop.review.corrections import KINDS, Proposal
@@ -57,6 +58,15 @@ def store_proposal(store, item: Item, draft: Proposal, edit: EditSlice | None) -
         slice_shape=None if edit is None else edit.stored_shape,
     )
     return propose(store, proposal)
+
+
+def failed_rules(session: ReviewSessionState, item_id: str) -> list[str]:
+    """The rules the reviewer's committed review of ``item_id`` fails (0), in rubric
+    order; empty without a review."""
+    saved = session.saved.get(item_id)
+    if saved is None:
+        return []
+    return [rule for rule in RULE_IDS if saved.scores.get(rule) == 0]
 
 
 class CorrectionsControls(QObject):
@@ -117,6 +127,9 @@ class CorrectionsControls(QObject):
         )
         if kind in KINDS:
             dialog.set_kind(kind)
+        failed = failed_rules(session, item.id)
+        if failed:  # the rule the reviewer failed is what a correction answers, likely
+            dialog.rule.setCurrentIndex(dialog.rule.findData(failed[0]))
         if session.text_only(item.id):
             dialog.image_message.setText("This item ships without its image: text kinds only.")
         dialog.submitted.connect(self._submitted)
