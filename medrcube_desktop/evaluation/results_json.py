@@ -422,6 +422,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
             )
         answers.setdefault(item_id, []).append((number, response))
     redactor = environment_redactor()
+    stored_at = utc_now()  # one time for the file: its rows are stored in one transaction
     rows = []
     for item_id, given in answers.items():
         first = given[0][0]
@@ -445,7 +446,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
                 run=run, item_id=item.id, response=response, parsed_answer=parsed.letter,
                 parse_method=parsed.method, correct=parsed.letter == item.answer,
                 official_answer=official, official_correct=official == item.answer,
-                created_at=utc_now(),
+                created_at=stored_at,
             )
         )  # fmt: skip
     return rows, problems.lines()
