@@ -259,10 +259,12 @@ def record_response(record: dict) -> str | None:
     (the public evaluator's, which ``export_run`` writes too, the same text); else the
     first of them that is text at all (an empty answer); None when neither is text. So a
     ``"response": null`` or ``""`` does not hide a real ``model_response``."""
-    texts = [
-        v for v in (record.get("response"), record.get("model_response")) if isinstance(v, str)
-    ]
-    return next((t for t in texts if t.strip()), texts[0] if texts else None)
+    ours, public = record.get("response"), record.get("model_response")
+    if not isinstance(ours, str):  # the public evaluator's record: its answer or None
+        return public if isinstance(public, str) else None
+    if ours.strip() or not isinstance(public, str) or not public.strip():
+        return ours
+    return public
 
 
 def source_params(path: Path, data: bytes, records: list | None = None) -> dict[str, object]:
@@ -426,7 +428,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
     rows = []
     for item_id, given in answers.items():
         first = given[0][0]
-        same = len({text for _, text in given}) == 1
+        same = len(given) == 1 or len({text for _, text in given}) == 1
         for number, _ in given[1:]:
             problems.add(
                 "repeating an id",

@@ -226,3 +226,20 @@ def test_the_fast_path_stores_every_row_and_problem_of_the_old(bench, tmp_path, 
     new, old = _stored(tmp_path / "new.db"), _stored(tmp_path / "old.db")
     assert len(new) == 4 * (len(items) - 2)  # items 1 and 2: two answers, none stored
     assert new == old
+
+
+def _old_record_response(record):
+    """``results_json.record_response`` before issue 25."""
+    texts = [
+        v for v in (record.get("response"), record.get("model_response")) if isinstance(v, str)
+    ]
+    return next((t for t in texts if t.strip()), texts[0] if texts else None)
+
+
+def test_record_response_picks_as_before_for_every_pair_of_values():
+    values = ["absent", None, "", "  ", "B", "C", 3, ["B"]]
+    for ours in values:
+        for public in values:
+            record = {k: v for k, v in (("response", ours), ("model_response", public))
+                      if v != "absent"}  # fmt: skip
+            assert results_json.record_response(record) == _old_record_response(record), record
