@@ -29,6 +29,7 @@ BENCHMARKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bench_compare.py", ()),  # issue 14: 33 runs x 7,626 items
     ("bench_parse.py", ()),  # issue 13: answer parsing linear in the answer's length
     ("bench_import.py", ("--runs", "33", "--items", "7626")),  # issue 25 item 1: import-run
+    ("bench_first_paint.py", ()),  # issue 25 item 4: launch -> window -> first image
 )
 """Each benchmark script and its arguments."""
 
