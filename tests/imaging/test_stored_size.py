@@ -41,4 +41,21 @@ def test_an_unreadable_header_is_named(tmp_path):
     bad.write_bytes(b"not a png")
     with pytest.raises(ImageLoadError, match=f"{bad}: cannot read the image's size"):
         stored_shape(bad)
-    assert stored_shape(tmp_path / "x.mha") is None
+    with pytest.raises(ImageLoadError, match="x.mha: cannot read the image's size"):
+        stored_shape(tmp_path / "x.mha")
+
+
+def test_an_itk_volume_gives_simpleitks_array_order_and_its_slices_along_axis_0(tmp_path):
+    """The window's slice of an NRRD/MHA is ``array[z]`` of SimpleITK's (z, y, x) array:
+    ``axis`` 0, as a mask correction counts it (not ITK's index axis 2)."""
+    import numpy as np
+
+    sitk = pytest.importorskip("SimpleITK")
+    volume = sitk.GetImageFromArray(np.zeros((7, 22, 18), np.uint8))  # z, y, x
+    sitk.WriteImage(volume, str(tmp_path / "v.mha"))
+    assert stored_shape(tmp_path / "v.mha") == (7, 22, 18)
+    assert stored_slice_shape(tmp_path / "v.mha", 6, 0) == (22, 18)
+    flat = sitk.GetImageFromArray(np.zeros((22, 18), np.uint8))
+    sitk.WriteImage(flat, str(tmp_path / "f.nrrd"))
+    assert stored_shape(tmp_path / "f.nrrd") == (1, 22, 18)  # one slice, as shown
+    assert stored_slice_shape(tmp_path / "f.nrrd", 0, 0) == (22, 18)

@@ -27,7 +27,6 @@ from PIL import Image
 from medrcube_desktop.core.corrections import BBOX, MASK, Proposal
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.core.file_checks import require_item_files
-from medrcube_desktop.imaging.geometry import DisplayTransform
 from medrcube_desktop.imaging.brush import labels_npy, paint_stroke
 from medrcube_desktop.imaging.edit_slice import (
     drag_corner,
@@ -35,6 +34,7 @@ from medrcube_desktop.imaging.edit_slice import (
     stored_box,
     stored_labels,
 )
+from medrcube_desktop.imaging.geometry import DisplayTransform
 from medrcube_desktop.imaging.render import (
     box_on_slice,
     compose_rgba,
@@ -114,9 +114,10 @@ def _mask_round_trip(tmp_path, root, item_id, slice_index=None, neurological=Fal
     changes = json.loads((out / "changes.json").read_text("utf-8"))
     (entry,) = changes["items"]
     assert entry["changes"][0]["field"] == "mask_path"
-    assert entry["changes"][0]["to"] == Path(released.mask_path).relative_to(
-        Path(released.source_file).parent
-    ).as_posix()
+    assert (
+        entry["changes"][0]["to"]
+        == Path(released.mask_path).relative_to(Path(released.source_file).parent).as_posix()
+    )
     return item_, released, edit, painted
 
 
@@ -130,7 +131,9 @@ def _stroke_voxels(painted: np.ndarray, before: np.ndarray | None) -> np.ndarray
 
 def _png_bench(tmp_path: Path) -> Path:
     rows, cols = 30, 40  # stored; EXIF 6 shows it 40 rows by 30 columns
-    picture = Image.fromarray((np.arange(rows * cols).reshape(rows, cols) % 200 + 20).astype(np.uint8))
+    picture = Image.fromarray(
+        (np.arange(rows * cols).reshape(rows, cols) % 200 + 20).astype(np.uint8)
+    )
     exif = Image.Exif()
     exif[0x0112] = 6  # transpose, then mirror the columns
     root = tmp_path / "bench"
