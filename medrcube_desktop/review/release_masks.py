@@ -42,7 +42,7 @@ import numpy as np
 
 from medrcube_desktop.review.release_records import ReleaseError
 
-__all__ = ["MaskEdit", "decode_labels", "new_mask_name", "write_mask"]
+__all__ = ["MaskEdit", "new_mask_name", "write_mask"]
 
 _NIFTI = (".nii.gz", ".nii")
 _ITK = (".nrrd", ".nhdr", ".mha", ".mhd")
@@ -70,38 +70,6 @@ class MaskEdit:
     labels: np.ndarray
     slice_index: int | None
     axis: int | None
-
-
-def decode_labels(data: bytes | None, shape: Sequence[int], where: str) -> np.ndarray:
-    """The labels of a mask proposal (``Proposal.mask_labels``, ``.npy`` bytes).
-
-    Raises
-    ------
-    ReleaseError
-        No labels, not an ``.npy`` array, not 2-D integers ≥ 0, or not of ``shape``;
-        the message starts with ``where`` (item and field).
-    """
-    from medrcube_desktop.core.corrections import decode_labels as read_npy
-
-    if not data:
-        raise ReleaseError(f"{where}: the mask correction holds no labels")
-    try:
-        labels = read_npy(data)
-    except ValueError as exc:
-        raise ReleaseError(f"{where}: the labels are {exc}") from exc
-    if labels.ndim != 2 or labels.dtype.kind not in "uib":
-        raise ReleaseError(
-            f"{where}: the labels are a {labels.ndim}-D {labels.dtype} array; expected "
-            "2-D unsigned integers"
-        )
-    if tuple(labels.shape) != tuple(int(n) for n in shape):
-        raise ReleaseError(
-            f"{where}: the labels are {labels.shape[0]}x{labels.shape[1]} (rows x columns), "
-            f"the correction says {list(shape)}"
-        )
-    if labels.size and int(labels.min()) < 0:
-        raise ReleaseError(f"{where}: the labels hold a negative value")
-    return labels
 
 
 def _suffix(name: str) -> str:
