@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from medrcube_desktop.cli import main
 from medrcube_desktop.core.corrections import BBOX, MASK, Proposal
 from medrcube_desktop.core.dataset import load_benchmark
 from medrcube_desktop.core.file_checks import require_item_files
@@ -79,6 +80,7 @@ def _propose_and_release(tmp_path, root, item_id, draft_change, labels, edit, *,
     out = tmp_path / "release"
     write_release(root, accepted, out, "2")
     store.close()
+    assert main(["validate", str(out), "--deep", "--json"]) == 0  # the new mask decodes
     return out
 
 
