@@ -62,10 +62,29 @@ def stored_shape(path: Path) -> tuple[int, ...] | None:
     return None
 
 
+def slice_axis(path: Path) -> int | None:
+    """The axis of :func:`stored_shape` the review window slices a volume along (its
+    reader's :attr:`~.slice_data.SliceData.slice_axis`): 2 for NIfTI, 0 for
+    NRRD/MetaImage; None for another kind."""
+    name = path.name.lower()
+    return 2 if name.endswith(_NIFTI) else 0 if name.endswith(_ITK) else None
+
+
 def stored_image_size(path: Path) -> tuple[int, int] | None:
-    """``(width, height)`` in pixels of a 2-D image (:func:`stored_shape`), else ``None``."""
+    """``(width, height)`` in pixels of the image's stored slice, the grid a box is in:
+    a 2-D image's (:func:`stored_shape`), a volume's slice along :func:`slice_axis` (the
+    window draws the box on each slice, in the stored slice's columns and rows); else
+    ``None``."""
     shape = stored_shape(path)
-    return (shape[1], shape[0]) if shape is not None and len(shape) == 2 else None
+    if shape is None:
+        return None
+    if len(shape) == 2:
+        return (shape[1], shape[0])
+    axis = slice_axis(path)
+    if axis is None or len(shape) != 3:
+        return None
+    rows, cols = (n for i, n in enumerate(shape) if i != axis)
+    return (cols, rows)
 
 
 def stored_slice_shape(

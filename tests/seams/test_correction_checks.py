@@ -96,3 +96,47 @@ def test_the_queue_the_list_and_changes_json_say_the_same_of_each_proposal(tmp_p
 
 def _shown(value) -> str:
     return value if isinstance(value, str) else json.dumps(value)
+
+
+@pytest.mark.parametrize(("box", "refused"), [([0, 0, 21, 17], False), ([0, 0, 22, 10], True)])
+def test_the_window_and_proposals_propose_judge_a_volume_box_alike(tmp_path, capsys, box, refused):
+    """A box on a volume is in the stored slice's pixels (18 rows, 22 columns here): the
+    window checks it against the slice it shows, and so does the command."""
+    import nibabel as nib
+
+    from medrcube_desktop.cli import main
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.errors import CorrectionError
+    from medrcube_desktop.imaging.edit_slice import load_edit_slice
+    from medrcube_desktop.review.proposing import build_proposal
+    from medrcube_desktop.review.study import StudySettings
+    from tests.conftest import item, write_benchmark
+
+    root = write_benchmark(
+        tmp_path / "bench", {"ds": [item("v", image="v.nii.gz", modality="MRI")]}
+    )
+    volume = np.arange(18 * 22 * 7, dtype=np.int16).reshape(18, 22, 7)
+    nib.save(nib.Nifti1Image(volume, np.diag([-1.5, 2.0, 3.0, 1.0])), root / "ds" / "v.nii.gz")
+    loaded = load_benchmark(root).items[0]
+    edit = load_edit_slice(loaded)
+    assert edit.stored_shape == (18, 22)
+    size = (edit.stored_shape[1], edit.stored_shape[0])  # as the window's store_proposal
+    said = None
+    try:
+        build_proposal(loaded, "bbox", "2.1", "r", "dr-a", {"bbox": box}, image_size=size)
+    except CorrectionError as exc:
+        said = str(exc)
+    db = tmp_path / "study.db"
+    store = StudyStore(db)
+    StudySettings(blind=False).save(store)
+    store.close()
+    argv = ["proposals", "propose", "--db", str(db), "--dataset", str(root), "--reviewer",
+            "dr-a", "--item", "v", "--kind", "bbox", "--rule", "2.1", "--reason", "r",
+            "--bbox", ",".join(map(str, box))]  # fmt: skip
+    status = main(argv)
+    err = capsys.readouterr().err
+    if refused:
+        assert said is not None and "reaches outside the image (22 × 18 pixels" in said
+        assert status == 2 and said.split("change.bbox: ")[1] in err
+    else:
+        assert said is None and status == 0, err
