@@ -165,3 +165,21 @@ def test_a_missing_or_unreadable_source_mask_is_refused_naming_the_item(tmp_path
                 [MaskEdit(_labels(), None, None)],
                 "item x: mask_path",
             )
+
+
+def test_an_itk_mask_is_named_as_one_file_and_a_2d_one_is_its_one_slice(tmp_path):
+    sitk = pytest.importorskip("SimpleITK")
+
+    def name(written):
+        return new_mask_name(written, "2", lambda _: False, "x", volume=True, is_mask=True)
+
+    assert [name(n) for n in ("v/m.nrrd", "v/m.nhdr", "v/m.mha", "v/m.mhd")] == [
+        "v/m.r2.nrrd", "v/m.r2.nrrd", "v/m.r2.mha", "v/m.r2.mha"]  # fmt: skip
+    flat = sitk.GetImageFromArray(np.zeros((12, 10), np.uint8))  # (y, x): shown as one slice
+    flat.SetSpacing((0.5, 0.25))
+    sitk.WriteImage(flat, str(tmp_path / "m.nrrd"))
+    write_mask(tmp_path / "n.nrrd", tmp_path / "m.nrrd", tmp_path / "i.nrrd",
+               [MaskEdit(_labels().astype(np.uint8), 0, 0)], "i")  # fmt: skip
+    new = sitk.ReadImage(str(tmp_path / "n.nrrd"))
+    assert new.GetDimension() == 2 and new.GetSpacing() == (0.5, 0.25)
+    assert np.array_equal(sitk.GetArrayFromImage(new), _labels())

@@ -332,3 +332,44 @@ def test_a_box_dragged_on_an_exif_turned_picture_is_drawn_where_it_was_dragged(t
 def test_a_box_dragged_on_a_transposed_nifti_slice_is_drawn_where_it_was_dragged(tmp_path):
     edit, _ = _box_round_trip(tmp_path, _nifti_bench(tmp_path), "vol-1")
     assert edit.transform.transpose
+
+
+def test_the_brush_radius_is_millimetres_of_the_patient_on_an_anisotropic_volume(tmp_path):
+    """One dab of 3 mm at a shown pixel's centre: in the release, exactly the voxels of
+    that slice whose centres lie within 3 mm of it (world coordinates from the file's
+    affine: 1.5 mm across the stored rows, 2 mm along them) hold the label."""
+    root = _nifti_bench(tmp_path, mask=False)
+    item_ = _item(root, "vol-1")
+    edit = load_edit_slice(item_, 3)
+    shown = np.zeros(edit.shown_shape, np.int32)
+    assert paint_stroke(shown, [(10.5, 9.5)], 3.0, edit.spacing, 6) > 0
+    labels = labels_npy(stored_labels(shown, edit.transform))
+    out = _propose_and_release(tmp_path, root, "vol-1", edit.mask_change(), labels, edit)
+    data = np.asarray(nib.load(_item(out, "vol-1").mask_path).dataobj)
+    i, j = edit.transform.stored_pixel(9, 10, edit.shown_shape)
+    centre = _world(NIFTI_AFFINE, np.array([i, j, 3.0]))
+    grid = np.stack(np.meshgrid(np.arange(VOLUME[0]), np.arange(VOLUME[1]), indexing="ij"), -1)
+    voxels = np.concatenate([grid.reshape(-1, 2), np.full((grid[..., 0].size, 1), 3)], axis=1)
+    near = np.linalg.norm(_world(NIFTI_AFFINE, voxels.astype(float)) - centre, axis=1) <= 3.0
+    assert np.array_equal((data[:, :, 3] == 6).reshape(-1), near)
+    assert int((data == 6).sum()) == int(near.sum()) and near.sum() > 5
+
+
+def test_the_brush_radius_is_millimetres_of_the_patient_on_an_nrrd_volume(tmp_path):
+    """The same on an NRRD (1.5 mm across x, 2 mm along y; SimpleITK's physical points)."""
+    sitk = pytest.importorskip("SimpleITK")
+    root = _itk_bench(tmp_path, ".nrrd")
+    item_ = _item(root, "itk-1")
+    edit = load_edit_slice(item_, 3)
+    shown = edit.labels.copy()
+    assert paint_stroke(shown, [(8.5, 11.5)], 3.0, edit.spacing, 6) > 0
+    labels = labels_npy(stored_labels(shown, edit.transform))
+    out = _propose_and_release(tmp_path, root, "itk-1", edit.mask_change(), labels, edit)
+    new = sitk.ReadImage(str(_item(out, "itk-1").mask_path))
+    data = sitk.GetArrayFromImage(new)  # (z, y, x)
+    y, x = edit.transform.stored_pixel(11, 8, edit.shown_shape)
+    centre = np.array(new.TransformIndexToPhysicalPoint((int(x), int(y), 3)))
+    rows, cols = data.shape[1:]
+    near = np.array([[np.linalg.norm(np.array(new.TransformIndexToPhysicalPoint((c, r, 3))) - centre)
+                      <= 3.0 for c in range(cols)] for r in range(rows)])  # fmt: skip
+    assert np.array_equal(data[3] == 6, near) and near.sum() > 5
