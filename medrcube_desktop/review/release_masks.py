@@ -6,7 +6,7 @@ release never writes over a mask: it writes a new file (:func:`new_mask_name`) a
 points the record's ``mask_path`` at it.
 
 - NIfTI (``.nii``, ``.nii.gz``): the source mask's voxels with the one slice
-  ``change["slice_index"]`` along voxel axis ``change["axis"]`` (the third, 2, when
+  ``change["slice_index"]`` along array axis ``change["axis"]`` (the third, 2, when
   None: the acquisition axis :mod:`~medrcube_desktop.imaging.nifti` slices along)
   replaced, saved with the source's affine and header (nibabel, so RAS as the source's
   ``sform``/``qform`` say; the stored data type kept). An item of a NIfTI image without
