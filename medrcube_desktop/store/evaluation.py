@@ -201,3 +201,49 @@ def item_responses(db: Any, item_id: str, runs: list[str]) -> dict[str, Response
 def answered_ids(db: Any, run: str) -> set[str]:
     """Items that already have a response in ``run`` (what a resume skips)."""
     return {r[0] for r in db.execute("SELECT item_id FROM eval_responses WHERE run = ?", [run])}
+
+
+def set_answer_keys(db: Any, keys: Any) -> int:
+    """Fill this connection's temporary table ``rescore_keys (item_id, answer)`` with
+    ``keys`` (``(item_id, letter)`` pairs), emptied first: the answer key
+    :func:`copy_rescored` scores against. Returns the keys stored. Temporary: nothing of
+    it reaches the database file."""
+    db.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS rescore_keys "
+        "(item_id TEXT PRIMARY KEY, answer TEXT NOT NULL)"
+    )
+    db.execute("DELETE FROM temp.rescore_keys")
+    db.conn.executemany("INSERT INTO temp.rescore_keys VALUES (?, ?)", keys)
+    return db.execute("SELECT count(*) FROM temp.rescore_keys").fetchone()[0]
+
+
+def copy_rescored(db: Any, source: str, target: str) -> int:
+    """Copy every response of run ``source`` to an item of ``rescore_keys``
+    (:func:`set_answer_keys`) into run ``target``, its ``correct`` and
+    ``official_correct`` scored again against the key (the stored parsed letter and the
+    public evaluator's letter; no letter is wrong), every other column as stored. One
+    ``INSERT OR IGNORE … SELECT`` inside SQLite: an item ``target`` already answers
+    keeps its answer. Returns the responses added."""
+    before = db.conn.total_changes
+    db.execute(
+        "INSERT OR IGNORE INTO eval_responses (run, item_id, response, parsed_answer, "
+        "parse_method, correct, official_answer, official_correct, latency_s, "
+        "prompt_tokens, completion_tokens, image, created_at) "
+        "SELECT ?, r.item_id, r.response, r.parsed_answer, r.parse_method, "
+        "COALESCE(r.parsed_answer = k.answer, 0), r.official_answer, "
+        "COALESCE(r.official_answer = k.answer, 0), r.latency_s, r.prompt_tokens, "
+        "r.completion_tokens, r.image, r.created_at "
+        "FROM eval_responses AS r JOIN temp.rescore_keys AS k ON k.item_id = r.item_id "
+        "WHERE r.run = ?",
+        [target, source],
+    )
+    return db.conn.total_changes - before
+
+
+def rescored_runs(db: Any) -> list[RunRecord]:
+    """Every run made by ``rescore`` (``params.rescored_from`` set), oldest first."""
+    names = db.execute(
+        "SELECT name FROM eval_runs WHERE json_extract(params, '$.rescored_from') IS NOT NULL "
+        "ORDER BY created_at"
+    ).fetchall()
+    return [run for (name,) in names if (run := eval_run(db, name)) is not None]
