@@ -22,6 +22,7 @@ from medrcube_desktop.cli import (
     evaluate,
     experts,
     judge,
+    rescore,
     reviews,
 )
 from medrcube_desktop.cli.common import PROG, exit_status
@@ -32,7 +33,7 @@ from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import Interrupted, JobFailed
 from medrcube_desktop.jobs.terminal_output import any_closed, guarded, lost_at_start
 
-GROUPS = (benchmark, reviews, judge, agreement, experts, evaluate, compare, bundle)
+GROUPS = (benchmark, reviews, judge, agreement, experts, evaluate, compare, rescore, bundle)
 """The command modules, in the order ``--help`` lists their commands."""
 
 NEGATIVE_VALUE_OPTIONS = ("--window", "--bbox")

@@ -61,6 +61,16 @@ SETTINGS: dict[str, Option] = options(
 )  # fmt: skip
 """Every option of :class:`CompareSettings`, by field name."""
 
+RELEASE_DIFF: dict[str, Option] = options(
+    Option("diff_boot", "--diff-bootstrap", "Bootstrap (difference)", 2000,
+           "with --release-diff: bootstrap replicates of each paired difference's "
+           "interval, resampling images (0: none; %(default)s)", int, 0, MAX_REPLICATES,
+           kind="replicates", metavar="B"),
+)  # fmt: skip
+"""The options of ``compare --release-diff`` (the old release against the corrected one,
+:mod:`~.compare.release_diff`) besides ``--seed``, which it shares with
+:data:`SETTINGS`; the Compare pane's Releases tab has a field for each."""
+
 CREDIBILITY_PRESETS: tuple[str, ...] = tuple(p for p in SETTINGS["preset"].choices if p != "both")
 """The pairings of one run's credibility (``credibility --preset``, the Evaluate pane's
 paired outcomes, :data:`medrcube_desktop.evaluation.credibility.PRESETS`): the
@@ -150,4 +160,4 @@ def report_meta(
 def compare_options_markdown() -> str:
     """The Markdown table of :data:`SETTINGS`, as ``docs/compare-options.md`` holds it
     between its ``compare-options`` markers."""
-    return markdown_table(SETTINGS.values())
+    return markdown_table([*SETTINGS.values(), *RELEASE_DIFF.values()])
