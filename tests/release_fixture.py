@@ -60,10 +60,26 @@ def source_records() -> dict[str, list[dict]]:
     return {"ds1": ds1, "ds2": ds2}
 
 
-def write_source(root: Path) -> Path:
-    """The source benchmark (records only: no image file; figures over stored answers
-    do not need them)."""
-    return write_benchmark(root, source_records())
+def write_images(root: Path) -> None:
+    """A small grey PNG for every image of :data:`IMAGES` (what ``evaluate`` loads)."""
+    import numpy as np
+    from PIL import Image
+
+    for folder, records in source_records().items():
+        for rec in records:
+            path = root / folder / rec["image_path"]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            value = 40 + 20 * sorted(set(IMAGES.values())).index(IMAGES[rec["id"]])
+            Image.fromarray(np.full((32, 32), value, dtype=np.uint8)).save(path)
+
+
+def write_source(root: Path, images: bool = False) -> Path:
+    """The source benchmark (records only unless ``images``: figures over stored answers
+    do not need the pictures)."""
+    write_benchmark(root, source_records())
+    if images:
+        write_images(root)
+    return root
 
 
 def _change(kind: str, field: str, old, new, rule: str) -> dict:
@@ -73,8 +89,11 @@ def _change(kind: str, field: str, old, new, rule: str) -> dict:
             "accepted_at": "2026-12-02T10:00:00Z", "acceptance_reason": "agreed"}  # fmt: skip
 
 
-def write_release(root: Path, source: Path, version: str = VERSION) -> Path:
-    """The corrected release of :func:`write_source` (as ``release`` would write it)."""
+def write_release(root: Path, source: Path, version: str = VERSION, images: bool = False) -> Path:
+    """The corrected release of :func:`write_source` (as ``release`` would write it;
+    with ``images``, its pictures too)."""
+    if images:
+        write_images(root)
     folders = source_records()
     entries = []
     kept = []
