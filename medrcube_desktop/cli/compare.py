@@ -104,7 +104,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise MedRCubeError(
                 f"{args.db}: no runs to compare (store some with `evaluate` or `import-run`)"
             )
-        result = compare_study(store, items, runs, CompareSettings.from_args(args))
+        result = compare_study(store, items, runs, CompareSettings.from_args(args), args.dataset)
     for warning in result.warnings:
         warn(warning)
     if args.out is not None:

@@ -354,11 +354,17 @@ def cmd_credibility(args: argparse.Namespace) -> int:
     for warning in warnings + pair_warnings:
         warn(warning)
     undefined = undefined_figures(figures)
-    emit(
-        args.json,
-        {**figures, "undefined": undefined} if undefined else figures,
-        [f"{key:14} {figure_text(figures, key, 4)}" for key in figures],
-    )
+    data = {**figures, "undefined": undefined} if undefined else dict(figures)
+    lines = [f"{key:14} {figure_text(figures, key, 4)}" for key in figures]
+    release = None
+    if args.results is None:  # which release the figures were computed on, if one
+        from medrcube_desktop.evaluation.release_read import release_of
+
+        release = release_of(args.dataset)
+    if release is not None:
+        data["release"] = release.describe()
+        lines.append(f"{'release':14} {release.version} ({release.root})")
+    emit(args.json, data, lines)
     return Outcome.DONE
 
 

@@ -143,10 +143,16 @@ def report_meta(
     """Provenance of a report (the XLSX "meta" sheet, the HTML footer), whoever writes
     it: the app's version, the database and benchmark as absolute paths, the
     :func:`command_line` that computes the same figures, the time (ISO 8601, UTC) and
-    ``extra`` (``written_by``)."""
+    ``extra`` (``written_by``); when ``dataset`` is a corrected release, its
+    ``release_version`` and ``release_digest``."""
     from medrcube_desktop import __version__
+    from medrcube_desktop.evaluation.release_read import release_of
     from medrcube_desktop.store.database import utc_now
 
+    release = release_of(dataset)  # a corrected release: its version is said
+    if release is not None:
+        extra = {"release_version": release.version, "release_digest": release.digest,
+                 **extra}  # fmt: skip
     return {
         "app_version": __version__,
         "database": str(Path(db).expanduser().resolve()) if db else ":memory:",

@@ -278,3 +278,19 @@ def _check_against(path: Path, changes: dict[str, ItemChange], items: list[Item]
                 f"item {change.item_id!r}, field 'answer_after': {change.answer_after!r}, "
                 f"but the release's answer is {item.answer!r}",
             )
+
+
+def release_of(folder: str | Path) -> Release | None:
+    """The release ``folder`` is (read without its items), or None when it holds no
+    ``release.json`` (a benchmark of its own): how ``credibility`` and ``compare`` say
+    which release their figures were computed on.
+
+    Raises
+    ------
+    DatasetError
+        ``folder`` holds a ``release.json`` that :func:`read_release` refuses.
+    """
+    path = Path(folder).expanduser()
+    if not (path / RELEASE_FILE).exists():
+        return None
+    return read_release(path, items=False)

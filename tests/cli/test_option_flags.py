@@ -27,6 +27,7 @@ from medrcube_desktop.evaluation.compare_options import (
     SETTINGS,
     CompareSettings,
 )
+from medrcube_desktop.evaluation.compare_options import RELEASE_DIFF
 from medrcube_desktop.evaluation.engine_options import ENGINE
 from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES
 from medrcube_desktop.llm.config import JUDGE, MAX_CONCURRENCY, JudgeConfig
@@ -41,11 +42,11 @@ from medrcube_desktop.review.agreement_options import (
 )
 
 NOT_SETTINGS = {
-    "compare": {"-h", "--db", "--dataset", "--run", "--out", "--json"},
+    "compare": {"-h", "--db", "--dataset", "--run", "--out", "--json", "--release-diff"},
     "credibility": {"-h", "--results", "--run", "--db", "--dataset", "--file-correct",
                     "--json"},
     "agreement": {"-h", "--db", "--reviewer", "--model", "--reviewer2", "--gold", "--study",
-                  "--out", "--json"},
+                  "--out", "--json", "--release"},
     "study": {"-h", "--dataset", "--db", "--name", "--n", "--json"},
     "adjudicate-queue": {"-h", "--db", "--dataset", "--reviewer", "--model", "--json"},
     "assign": {"-h", "--db", "--dataset", "--reviewer", "--new-reviewer", "--study",
@@ -56,7 +57,7 @@ NOT_SETTINGS = {
 other flag must be a row of the command's table."""
 
 TABLES = {
-    "compare": SETTINGS,
+    "compare": {**SETTINGS, **RELEASE_DIFF},
     "credibility": {"preset": SETTINGS["preset"]},
     "agreement": AGREEMENT,
     "study": STUDY,
