@@ -46,7 +46,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from medrcube_desktop.evaluation.release_read import read_release
     from medrcube_desktop.evaluation.rescore import rescore_runs
 
-    release = read_release(args.release)
+    release = read_release(args.release, check_files=False)  # ids and keys only
     if not args.db.is_file():  # rescoring writes, but never into a new, empty database
         raise MedRCubeError(describe_missing(args.db, "review database") or f"{args.db}: not a file")
     with open_database(args.db, create=True) as store:

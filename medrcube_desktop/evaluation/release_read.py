@@ -206,7 +206,7 @@ def _item_change(path: Path, n: int, entry: Any) -> ItemChange:
     )  # fmt: skip
 
 
-def read_release(root: str | Path, items: bool = True) -> Release:
+def read_release(root: str | Path, items: bool = True, check_files: bool = True) -> Release:
     """Read the release folder ``root`` (never written).
 
     Parameters
@@ -216,6 +216,11 @@ def read_release(root: str | Path, items: bool = True) -> Release:
     items : bool
         Load its ``test.json`` files too (:attr:`Release.items`) and check
         ``changes.json`` against them; False reads the two JSON files only.
+    check_files : bool
+        With False the records are read without looking at any file (``rescore``, which
+        needs ids and answer keys only: about a third of the time); True reads them as
+        every figure over stored answers does
+        (:func:`~medrcube_desktop.evaluation.compare.inputs.scored_benchmark`).
 
     Raises
     ------
@@ -251,9 +256,14 @@ def read_release(root: str | Path, items: bool = True) -> Release:
     digest = hashlib.sha256(meta_bytes + b"\0" + doc_bytes).hexdigest()
     release = Release(folder, version, str(meta.get("source", "")), meta, changes, digest)
     if items:
+        from medrcube_desktop.core.dataset import load_benchmark
         from medrcube_desktop.evaluation.compare.inputs import scored_benchmark
 
-        loaded = scored_benchmark(folder).items
+        loaded = (
+            scored_benchmark(folder).items
+            if check_files
+            else load_benchmark(folder, images=False, check_files=False).items
+        )
         _check_against(changes_path, changes, loaded)
         release = Release(folder, version, release.source, meta, changes, digest, loaded)
     return release

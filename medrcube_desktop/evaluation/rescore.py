@@ -205,37 +205,24 @@ def _plan(store, release: Release, runs: Sequence[str] | None, replace: bool):
     return plan, skipped
 
 
-def _counts(release: Release, answers: dict[str, str | None]) -> dict[str, object]:
-    """The before/after counts of one run's ``answers`` (item id → letter)."""
-    keys = {item.id: item.answer for item in release.items}
-    counts = dict(scored=0, correct_before=0, correct_after=0, answered_before=0, retired=0,
-                  key_changed=0, to_right=0, to_wrong=0, not_in_release=0)  # fmt: skip
-    needs: list[str] = []
-    for item_id, letter in answers.items():
-        change = release.changes.get(item_id)
-        new_key = keys.get(item_id)
-        old_key = change.answer_before if change is not None else new_key
-        if old_key is None and (change is None or not change.retired):
-            counts["not_in_release"] += 1
-            continue
-        counts["answered_before"] += 1
-        right_before = letter is not None and letter == old_key
-        counts["correct_before"] += right_before
-        if change is not None and change.retired:
-            counts["retired"] += 1
-            continue
-        if change is not None and change.needs_new_answer:
-            needs.append(item_id)
-            continue
-        right_after = letter is not None and letter == new_key
-        counts["scored"] += 1
-        counts["correct_after"] += right_after
-        if change is not None and change.key_changed:
-            counts["key_changed"] += 1
-            counts["to_right"] += right_after and not right_before
-            counts["to_wrong"] += right_before and not right_after
-    counts["needs_new_answer"] = needs
-    return counts
+def _item_rows(release: Release) -> list[tuple[str, str | None, str | None, int]]:
+    """``(item_id, old_key, new_key, status)`` per item of the release and per retired
+    item (:func:`~medrcube_desktop.store.evaluation.set_rescore_items`)."""
+    from medrcube_desktop.store import evaluation as ev
+
+    rows = []
+    for item in release.items:
+        change = release.changes.get(item.id)
+        if change is None:
+            rows.append((item.id, item.answer, item.answer, ev.RESCORE_KEPT))
+        elif change.needs_new_answer:
+            rows.append((item.id, change.answer_before, item.answer, ev.RESCORE_NEEDS_NEW))
+        else:
+            status = ev.RESCORE_KEY_CHANGED if change.key_changed else ev.RESCORE_KEPT
+            rows.append((item.id, change.answer_before, item.answer, status))
+    rows += [(c.item_id, c.answer_before, None, ev.RESCORE_RETIRED)
+             for c in release.changes.values() if c.retired]  # fmt: skip
+    return rows
 
 
 def rescore_runs(
@@ -273,18 +260,14 @@ def rescore_runs(
     if not release.items:
         raise MedRCubeError(f"{release.root}: the release holds no loadable item")
     plan, skipped = _plan(store, release, runs, replace)
-    pending = set(release.needs_new_answer)
-    keys = [(item.id, item.answer) for item in release.items if item.id not in pending]
-    sources = [record.name for record, _ in plan]
-    answers: dict[str, dict[str, str | None]] = {name: {} for name in sources}
-    for run, item_id, letter in store.parsed_answers(sources):
-        answers[run][item_id] = letter
     done = []
     source_root = Path(release.source).expanduser().resolve() if release.source else None
     with store.transaction(f"rescore {len(plan)} runs on release {release.version}") as db:
-        evaluation.set_answer_keys(db, keys)
+        evaluation.set_rescore_items(db, _item_rows(release))
         for record, target in plan:
-            if not answers[record.name]:
+            counts = evaluation.changed_counts(db, record.name)
+            answered = counts["answered"]
+            if not answered:
                 skipped.append(f"{record.name}: no stored answer")
                 continue
             new = rescored_record(record, release)
@@ -294,15 +277,30 @@ def rescore_runs(
                 if target is not None:
                     evaluation.delete_run(db, target.name)
                 evaluation.insert_run(db, new)
-            added = evaluation.copy_rescored(db, record.name, new.name)
+            added, right_added = evaluation.copy_rescored(
+                db, record.name, new.name, fresh=status != "kept"
+            )
+            if status == "kept":  # what it held before, and what was added now
+                kept, kept_right = evaluation.kept_counts(db, new.name)
+            else:  # every answer to a kept item was copied now
+                kept = added - counts["key_changed"]
+                kept_right = right_added - counts["key_correct_after"]
             differs = bool(
                 record.benchmark
                 and source_root is not None
                 and Path(record.benchmark).expanduser().resolve() != source_root
             )
             done.append(
-                RescoredRun(run=new.name, source=record.name, status=status, added=added,
-                            benchmark_differs=differs,
-                            **_counts(release, answers[record.name]))  # type: ignore[arg-type]  # fmt: skip
-            )
+                RescoredRun(
+                    run=new.name, source=record.name, status=status, added=added,
+                    scored=kept + counts["key_changed"],
+                    correct_before=kept_right + counts["correct_before"],
+                    correct_after=kept_right + counts["key_correct_after"],
+                    answered_before=kept + counts["changed"], retired=counts["retired"],
+                    key_changed=counts["key_changed"], to_right=counts["to_right"],
+                    to_wrong=counts["to_wrong"], needs_new_answer=counts["needs_new_answer"],
+                    not_in_release=answered - kept - counts["changed"],
+                    benchmark_differs=differs,
+                )
+            )  # fmt: skip
     return RescoreSummary(release.describe(), done, skipped)
