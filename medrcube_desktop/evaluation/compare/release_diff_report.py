@@ -60,6 +60,41 @@ def rank_text(model: Mapping[str, object]) -> str:
     return f"{model['rank_before']} → {model['rank_after']} ({change:+d})"
 
 
+MODEL_HEADER: tuple[str, ...] = (
+    "run", "before (%)", "after (%)", "after − before (points)", "McNemar p", "rank",
+    "wrong→right", "right→wrong", "retired", "need a new answer",
+)  # fmt: skip
+"""The columns of the models table in the report and the Compare pane's Releases tab."""
+
+CHANGE_HEADER: tuple[str, ...] = (
+    "kind", "rule", "run", "items", "wrong→right", "right→wrong", "retired right",
+    "retired wrong", "need a new answer", "moved",
+)  # fmt: skip
+"""The columns of the corrections table (:data:`CHANGE_COLUMNS`, in words)."""
+
+
+def model_rows(data: Mapping[str, object]) -> list[list[str]]:
+    """The models table's cells (:data:`MODEL_HEADER`) from ``ReleaseDiff.to_dict()``:
+    what the report and the pane show."""
+    return [
+        [
+            m["run"] + (" (text only)" if m["text_only"] else ""),
+            f"{percent(m['accuracy_before'])} {interval(m['low_before'], m['high_before'])}".strip(),
+            f"{percent(m['accuracy_after'])} {interval(m['low_after'], m['high_after'])}".strip(),
+            f"{points(m['diff'])} {interval_points(m['diff_low'], m['diff_high'])}".strip(),
+            "—" if m["mcnemar_p"] is None else f"{m['mcnemar_p']:.3f}",
+            rank_text(m), str(m["to_right"]), str(m["to_wrong"]), str(m["retired"]),
+            str(m["pending"]),
+        ]
+        for m in data["models"]  # type: ignore[attr-defined]
+    ]  # fmt: skip
+
+
+def change_rows(data: Mapping[str, object]) -> list[list[str]]:
+    """The corrections table's cells (:data:`CHANGE_HEADER`)."""
+    return [[str(c[k]) for k in CHANGE_COLUMNS] for c in data["changes"]]  # type: ignore[attr-defined]
+
+
 def diff_lines(data: Mapping[str, object]) -> list[str]:
     """The text ``compare --release-diff`` prints, from ``ReleaseDiff.to_dict()``."""
     release = data["release"]
@@ -105,24 +140,10 @@ def refuse_release_diff_inputs(
 def _html(data: Mapping[str, object], meta: Mapping[str, object]) -> str:
     e = html_text
     release = data["release"]
-    rows = []
-    for m in data["models"]:  # type: ignore[attr-defined]
-        rows.append(
-            "<tr>" + "".join(f"<td>{e(v)}</td>" for v in (
-                m["run"] + (" (text only)" if m["text_only"] else ""),
-                f"{percent(m['accuracy_before'])} {interval(m['low_before'], m['high_before'])}",
-                f"{percent(m['accuracy_after'])} {interval(m['low_after'], m['high_after'])}",
-                f"{points(m['diff'])} {interval_points(m['diff_low'], m['diff_high'])}",
-                "—" if m["mcnemar_p"] is None else f"{m['mcnemar_p']:.3f}",
-                rank_text(m), m["to_right"], m["to_wrong"], m["retired"], m["pending"],
-            )) + "</tr>"
-        )  # fmt: skip
-    changes = [
-        "<tr>" + "".join(f"<td>{e(c[k])}</td>" for k in CHANGE_COLUMNS) + "</tr>"
-        for c in data["changes"]  # type: ignore[attr-defined]
-    ]
-    head = ("run", "before (%)", "after (%)", "after − before (points)", "McNemar p", "rank",
-            "wrong→right", "right→wrong", "retired", "need a new answer")  # fmt: skip
+    rows = ["<tr>" + "".join(f"<td>{e(v)}</td>" for v in row) + "</tr>" for row in model_rows(data)]
+    changes = ["<tr>" + "".join(f"<td>{e(v)}</td>" for v in row) + "</tr>"
+               for row in change_rows(data)]  # fmt: skip
+    head = MODEL_HEADER
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Release "
         f"{e(release['version'])}</title></head><body>"  # type: ignore[index]
@@ -134,7 +155,7 @@ def _html(data: Mapping[str, object], meta: Mapping[str, object]) -> str:
         "<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr></thead>"
         "<tbody>" + "".join(rows) + "</tbody></table>"
         "<h2>Corrections by kind and rule</h2><table><thead><tr>"
-        + "".join(f"<th>{e(h)}</th>" for h in CHANGE_COLUMNS) + "</tr></thead><tbody>"
+        + "".join(f"<th>{e(h)}</th>" for h in CHANGE_HEADER) + "</tr></thead><tbody>"
         + "".join(changes) + "</tbody></table>"
         + "".join(f"<p>{e(w)}</p>" for w in data["warnings"])  # type: ignore[attr-defined]
         + "<footer>" + "".join(f"<div>{e(k)}: {e(v)}</div>" for k, v in meta.items())
