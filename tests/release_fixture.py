@@ -39,13 +39,35 @@ OLD_KEY = dict.fromkeys(IDS, "B")
 
 ANSWERS = {
     # k1    k2   k3   rt   qn   u1   u2   u3   u4   u5
-    "alpha": "B C D B B B B B A B".split(),  # k1 right→wrong, k2/k3 wrong→right
-    "beta": "A B B B A B A B B B".split(),  # k1 wrong→right, k2/k3 right→wrong
-    "gamma": "B B B A B B B B B -".split(),  # every key change right→wrong; u5 unparsed
+    "alpha": [
+        "B",
+        "C",
+        "D",
+        "B",
+        "B",
+        "B",
+        "B",
+        "B",
+        "A",
+        "B",
+    ],  # k1 right→wrong, k2/k3 wrong→right
+    "beta": ["A", "B", "B", "B", "A", "B", "A", "B", "B", "B"],  # k1 wrong→right, k2/k3 right→wrong
+    "gamma": [
+        "B",
+        "B",
+        "B",
+        "A",
+        "B",
+        "B",
+        "B",
+        "B",
+        "B",
+        "-",
+    ],  # every key change right→wrong; u5 unparsed
 }
 """Each run's parsed letter per item of :data:`IDS` ("-": no letter could be read)."""
 
-TEXT_ONLY = {"gamma-text": ("gamma", "B B C B C A B B B B".split())}
+TEXT_ONLY = {"gamma-text": ("gamma", ["B", "B", "C", "B", "C", "A", "B", "B", "B", "B"])}
 """A text-only run of gamma's model."""
 
 
@@ -171,7 +193,10 @@ def write_runs(db: Path, source: Path) -> Path:
                           text_only=text_only, benchmark=str(source.resolve()))
             )  # fmt: skip
             store.save_responses(
-                [response(name, i, letter, n) for n, (i, letter) in enumerate(zip(IDS, letters))]
+                [
+                    response(name, i, letter, n)
+                    for n, (i, letter) in enumerate(zip(IDS, letters, strict=True))
+                ]
             )
     finally:
         store.close()

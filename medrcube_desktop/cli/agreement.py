@@ -131,7 +131,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     if args.model is None and args.reviewer2 is None:
         raise MedRCubeError("compare --reviewer with --model, --reviewer2 or another --reviewer")
     args.reviewer = args.reviewer[0]
-    release, retired = None, ()
+    release: dict | None = None
+    retired: set[str] = set()
     if args.release is not None:
         from medrcube_desktop.evaluation.release_read import read_release
 
@@ -149,8 +150,11 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     lines = [
         f"{run.meta['first']} vs {run.meta['second']}: {len(run.result.items)} items, "
         f"{len(run.result.excluded)} excluded"
-        + (f", on release {release['version']} ({len(retired)} retired items left out)"
-           if release is not None else ""),
+        + (
+            f", on release {release['version']} ({len(retired)} retired items left out)"
+            if release is not None
+            else ""
+        ),
         image_line(run.meta),
         f"{'':60} {'agreement':>22} {'kappa':>9} {'AC1':>9} {'PABAK':>9} {'McNemar p':>10}",
     ]

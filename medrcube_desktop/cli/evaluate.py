@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from medrcube_desktop.cli import argtypes
 from medrcube_desktop.cli.common import (
@@ -257,7 +257,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return outcome_of(state)
 
 
-def only_changed(args: argparse.Namespace, items: list) -> tuple[object, list]:
+def only_changed(args: argparse.Namespace, items: list) -> tuple[Any, list]:
     """``evaluate --only-changed``: the rescored run ``--run`` names (read-only) and the
     items of ``items`` (its release's) that need a new answer, the first ``--limit``.
 

@@ -7,7 +7,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from medrcube_desktop.cli.common import add_command, add_db, add_json, emit, open_database, say, warn
+from medrcube_desktop.cli.common import (
+    add_command,
+    add_db,
+    add_json,
+    emit,
+    open_database,
+    say,
+    warn,
+)
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import MedRCubeError
 
@@ -48,7 +56,9 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
     release = read_release(args.release, check_files=False)  # ids and keys only
     if not args.db.is_file():  # rescoring writes, but never into a new, empty database
-        raise MedRCubeError(describe_missing(args.db, "review database") or f"{args.db}: not a file")
+        raise MedRCubeError(
+            describe_missing(args.db, "review database") or f"{args.db}: not a file"
+        )
     with open_database(args.db, create=True) as store:
         summary = rescore_runs(store, release, args.runs, replace=args.replace)
     for note in summary.skipped:

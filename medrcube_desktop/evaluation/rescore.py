@@ -113,7 +113,9 @@ class RescoredRun:
     def accuracy(self, after: bool) -> float | None:
         """Accuracy (0–1) before or after; None without answers."""
         right, n = (
-            (self.correct_after, self.scored) if after else (self.correct_before, self.answered_before)
+            (self.correct_after, self.scored)
+            if after
+            else (self.correct_before, self.answered_before)
         )
         return right / n if n else None
 
@@ -168,7 +170,7 @@ def _plan(store, release: Release, runs: Sequence[str] | None, replace: bool):
     """``[(source record, existing target or None)]`` and the runs skipped; raises
     before anything is written."""
     names = store.eval_run_names()
-    skipped = []
+    skipped: list[str] = []
     if runs is None:
         records = [store.eval_run(n) for n in names]
         chosen = []
@@ -180,8 +182,7 @@ def _plan(store, release: Release, runs: Sequence[str] | None, replace: bool):
         missing = [r for r in runs if r not in names]
         if missing:
             raise MedRCubeError(
-                f"no run named {', '.join(map(repr, missing))} (runs: "
-                f"{', '.join(names) or 'none'})"
+                f"no run named {', '.join(map(repr, missing))} (runs: {', '.join(names) or 'none'})"
             )
         chosen = [store.eval_run(r) for r in dict.fromkeys(runs)]
     plan = []
@@ -210,7 +211,7 @@ def _item_rows(release: Release) -> list[tuple[str, str | None, str | None, int]
     item (:func:`~medrcube_desktop.store.evaluation.set_rescore_items`)."""
     from medrcube_desktop.store import evaluation as ev
 
-    rows = []
+    rows: list[tuple[str, str | None, str | None, int]] = []
     for item in release.items:
         change = release.changes.get(item.id)
         if change is None:

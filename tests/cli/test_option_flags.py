@@ -24,10 +24,10 @@ from medrcube_desktop.evaluation.compare import (
 )
 from medrcube_desktop.evaluation.compare_options import (
     CREDIBILITY_PRESETS,
+    RELEASE_DIFF,
     SETTINGS,
     CompareSettings,
 )
-from medrcube_desktop.evaluation.compare_options import RELEASE_DIFF
 from medrcube_desktop.evaluation.engine_options import ENGINE
 from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES
 from medrcube_desktop.llm.config import JUDGE, MAX_CONCURRENCY, JudgeConfig

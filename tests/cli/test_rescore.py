@@ -40,7 +40,10 @@ def test_rescore_then_compare_the_releases(study, tmp_path, capsys):
                  "--out", out, "--diff-bootstrap", 500, "--seed", 3)  # fmt: skip
     assert (diff["n_boot"], diff["seed"], diff["release"]["version"]) == (500, 3, "v2")
     assert {m["run"]: m["rank_change"] for m in diff["models"]} == {
-        "gamma": -2, "alpha": 1, "beta": 0, "gamma-text": None,
+        "gamma": -2,
+        "alpha": 1,
+        "beta": 0,
+        "gamma-text": None,
     }
     written = json.loads((out / "release_diff.json").read_text())
     assert {k: v for k, v in written.items() if k != "meta"} == diff

@@ -82,7 +82,10 @@ def test_the_rescored_run_is_a_run_like_any_other_linked_to_its_source(study):
     original = store.eval_run("gamma-text")
     assert is_rescored(text) and not is_rescored(original)
     assert (text.model, text.text_only, text.engine, text.prompt_sha256) == (
-        "gamma", True, "openai", "p" * 64,
+        "gamma",
+        True,
+        "openai",
+        "p" * 64,
     )  # pairs with gamma's image run as the original did
     assert text.params == {
         "temperature": 0.0, "rescored_from": "gamma-text", "release_version": "v2",

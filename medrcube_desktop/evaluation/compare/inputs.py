@@ -75,11 +75,10 @@ def compare_study(
     StoreError
         The database cannot be read.
     """
-    from medrcube_desktop.evaluation.compare.matrix import run_matrix
-    from medrcube_desktop.evaluation.compare.result import compare_runs  # statsmodels
-
     import dataclasses
 
+    from medrcube_desktop.evaluation.compare.matrix import run_matrix
+    from medrcube_desktop.evaluation.compare.result import compare_runs  # statsmodels
     from medrcube_desktop.evaluation.release_read import release_of
 
     release = release_of(dataset) if dataset is not None else None

@@ -38,7 +38,7 @@ from medrcube_desktop.evaluation.release_read import Release
 _D = {**defaults(SETTINGS), **defaults(RELEASE_DIFF)}
 
 
-def _number(x: float) -> float | None:
+def _number(x: float | None) -> float | None:
     return None if x is None or not np.isfinite(x) else float(x)
 
 
@@ -220,7 +220,9 @@ def _effects(release: Release, items, before: np.ndarray, after: np.ndarray,
         entries = change.changes
         if change.retired and not entries:
             entries = ({"kind": "retire", "rule": ""},)
-        for entry in dict.fromkeys((str(c.get("kind", "")), str(c.get("rule", ""))) for c in entries):
+        for entry in dict.fromkeys(
+            (str(c.get("kind", "")), str(c.get("rule", ""))) for c in entries
+        ):
             groups.setdefault(entry, []).append(n)
             retired_of.setdefault(entry, change.retired)
     effects = []
@@ -290,6 +292,9 @@ def release_diff(
         to_wrong = int(np.sum(paired & (b == 1) & (a == 0)))
         same_right = int(np.sum(paired & (b == 1) & (a == 1)))
         same_wrong = int(np.sum(paired & (b == 0) & (a == 0)))
+        diff: float | None
+        low: float | None
+        high: float | None
         if paired.any() and n_boot > 0:
             diff, low, high = paired_difference(both, rescored, run, n_boot=n_boot, seed=seed)
         elif paired.any():
@@ -323,8 +328,12 @@ def release_diff(
 
 
 def release_diff_study(
-    store, dataset: str | Path, release_dir: str | Path, runs: Sequence[str] | None = None,
-    n_boot: int = _D["diff_boot"], seed: int = _D["seed"],  # type: ignore[assignment]
+    store,
+    dataset: str | Path,
+    release_dir: str | Path,
+    runs: Sequence[str] | None = None,
+    n_boot: int = _D["diff_boot"],  # type: ignore[assignment]
+    seed: int = _D["seed"],  # type: ignore[assignment]
 ) -> ReleaseDiff:
     """:func:`release_diff` from paths, as the command and the pane call it: the source
     benchmark read by :func:`~.inputs.scored_benchmark`, the release by

@@ -155,10 +155,13 @@ def _html(data: Mapping[str, object], meta: Mapping[str, object]) -> str:
         "<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr></thead>"
         "<tbody>" + "".join(rows) + "</tbody></table>"
         "<h2>Corrections by kind and rule</h2><table><thead><tr>"
-        + "".join(f"<th>{e(h)}</th>" for h in CHANGE_HEADER) + "</tr></thead><tbody>"
-        + "".join(changes) + "</tbody></table>"
+        + "".join(f"<th>{e(h)}</th>" for h in CHANGE_HEADER)
+        + "</tr></thead><tbody>"
+        + "".join(changes)
+        + "</tbody></table>"
         + "".join(f"<p>{e(w)}</p>" for w in data["warnings"])  # type: ignore[attr-defined]
-        + "<footer>" + "".join(f"<div>{e(k)}: {e(v)}</div>" for k, v in meta.items())
+        + "<footer>"
+        + "".join(f"<div>{e(k)}: {e(v)}</div>" for k, v in meta.items())
         + "</footer></body></html>"
     )
 

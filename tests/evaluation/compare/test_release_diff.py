@@ -78,10 +78,14 @@ def test_accuracy_before_and_after_and_the_paired_difference_by_hand(rescored):
 
 def test_ranks_among_the_image_runs_before_and_after(rescored):
     source, release_dir, store = rescored
-    models = {m["run"]: m for m in release_diff_study(store, source, release_dir).to_dict()["models"]}
+    models = {
+        m["run"]: m for m in release_diff_study(store, source, release_dir).to_dict()["models"]
+    }
     # before: gamma 80 %, alpha and beta 70 % (tied: both 2nd); after: alpha 75, beta
     # 62.5, gamma 50
-    ranks = {run: (m["rank_before"], m["rank_after"], m["rank_change"]) for run, m in models.items()}
+    ranks = {
+        run: (m["rank_before"], m["rank_after"], m["rank_change"]) for run, m in models.items()
+    }
     assert ranks == {"gamma": (1, 3, -2), "alpha": (2, 1, 1), "beta": (2, 2, 0),
                      "gamma-text": (None, None, None)}  # fmt: skip
 
@@ -92,7 +96,10 @@ def test_which_corrections_moved_which_model(rescored):
     rows = {(c["kind"], c["rule"], c["run"]): c for c in data["changes"]}
     # rule 1.3 is k1 (B→A) and k2 (B→C): alpha answered B, C (k1 right→wrong, k2
     # wrong→right); gamma B, B (both right→wrong)
-    assert (rows["answer_key", "1.3", "alpha"]["to_right"], rows["answer_key", "1.3", "alpha"]["to_wrong"]) == (1, 1)
+    assert (
+        rows["answer_key", "1.3", "alpha"]["to_right"],
+        rows["answer_key", "1.3", "alpha"]["to_wrong"],
+    ) == (1, 1)
     assert rows["answer_key", "1.3", "gamma"]["to_wrong"] == 2
     assert rows["answer_key", "2.1", "alpha"]["to_right"] == 1  # k3 D
     retired = rows["retire", "1.1", "gamma"]  # gamma answered rt A: wrong, dropped

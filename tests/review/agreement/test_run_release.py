@@ -37,7 +37,9 @@ def test_retired_items_drop_out_and_the_meta_says_which_release(tmp_path):
     release = {"version": "v2", "dir": str(release_dir), "digest": "d"}
     on = run_study(store, "dr-a", reviewer2="dr-b", bootstrap=0, release=release,
                    retired={"rt"})  # fmt: skip
-    assert on.result.items == ["k1", "u1"] and on.result.to_dict()["sample_level"]["agreement"] == 1.0
+    assert (
+        on.result.items == ["k1", "u1"] and on.result.to_dict()["sample_level"]["agreement"] == 1.0
+    )
     assert on.meta["release"] == release and on.meta["release_retired_left_out"] == 1
     store.close()
 
