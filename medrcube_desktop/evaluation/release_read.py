@@ -257,13 +257,10 @@ def read_release(root: str | Path, items: bool = True, check_files: bool = True)
     release = Release(folder, version, str(meta.get("source", "")), meta, changes, digest)
     if items:
         from medrcube_desktop.core.dataset import load_benchmark
-        from medrcube_desktop.evaluation.compare.inputs import scored_benchmark
 
-        loaded = (
-            scored_benchmark(folder).items
-            if check_files
-            else load_benchmark(folder, images=False, check_files=False).items
-        )
+        # images=False: what compare.inputs.scored_benchmark reads (not imported: it
+        # reads this module back)
+        loaded = load_benchmark(folder, images=False, check_files=check_files).items
         _check_against(changes_path, changes, loaded)
         release = Release(folder, version, release.source, meta, changes, digest, loaded)
     return release
