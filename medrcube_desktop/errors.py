@@ -20,6 +20,12 @@ class StoreError(MedRCubeError):
     """The review database cannot be opened, migrated or written."""
 
 
+class CorrectionError(MedRCubeError):
+    """A proposed correction or its decision is refused (a change that does not fit the
+    item, a proposal under blinding before the reviewer's own commit); the message names
+    the file, the item and the field."""
+
+
 class StoreBusy(StoreError):
     """A write gave up waiting for another connection's write lock: nothing of it was
     written, and trying again later can succeed."""

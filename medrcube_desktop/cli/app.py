@@ -22,6 +22,8 @@ from medrcube_desktop.cli import (
     evaluate,
     experts,
     judge,
+    proposals,
+    release,
     rescore,
     reviews,
 )
@@ -33,7 +35,10 @@ from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import Interrupted, JobFailed
 from medrcube_desktop.jobs.terminal_output import any_closed, guarded, lost_at_start
 
-GROUPS = (benchmark, reviews, judge, agreement, experts, evaluate, compare, rescore, bundle)
+GROUPS = (
+    benchmark, reviews, judge, agreement, experts, proposals, release, evaluate, compare,
+    rescore, bundle,
+)  # fmt: skip
 """The command modules, in the order ``--help`` lists their commands."""
 
 NEGATIVE_VALUE_OPTIONS = ("--window", "--bbox")

@@ -62,7 +62,8 @@ def add_parsers(sub) -> None:
     merge = add_command(
         sub, "merge", cmd_merge,
         help="fold other reviewers' databases into a study database",
-        description="Copy the reviews, LLM judgments, disagreement notes and flags of each "
+        description="Copy the reviews, LLM judgments, disagreement notes, flags, "
+        "adjudications and proposed corrections of each "
         "OTHER.db that STUDY.db lacks; the other files are only read. Merging again adds "
         "nothing. STUDY.db is created when missing.",
     )  # fmt: skip
@@ -80,8 +81,8 @@ def add_parsers(sub) -> None:
     restore = add_command(
         sub, "restore-guards", cmd_restore_guards,
         help="put back a database's append-only guards after checking the file",
-        description="Every command refuses a database whose triggers that keep reviews and "
-        "adjudications append-only were dropped or changed outside the app (its rows may "
+        description="Every command refuses a database whose triggers that keep reviews, "
+        "adjudications and proposed corrections append-only were dropped or changed outside the app (its rows may "
         "have been edited). After checking it against its backups, this creates the "
         "guards again; it changes no row.",
     )  # fmt: skip

@@ -44,6 +44,16 @@ def _noncharacter(code: int) -> bool:
     return 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE
 
 
+def has_text(value: object) -> bool:
+    """Whether ``value`` is a string with a visible character: not None, not only white
+    space, nor only zero-width or other format characters (Unicode category Cf, e.g.
+    U+200B). What a required reason or name must hold (adjudications, proposals and
+    their decisions)."""
+    return isinstance(value, str) and any(
+        not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in value
+    )
+
+
 def hidden(char: str) -> bool:
     """Whether one character is not shown as itself (:data:`HIDDEN_CATEGORIES`, less
     :data:`JOINERS`, and the noncharacters such as U+FFFF)."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from medrcube_desktop import __version__
+from medrcube_desktop.core.names import has_text as _has_text
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
 
@@ -59,16 +60,6 @@ class Adjudication:
     uid: str = ""
     created_at: str = ""
     app_version: str = ""
-
-
-def _has_text(value: object) -> bool:
-    """A string with a visible character: not None, not only spaces, nor only
-    zero-width or other format characters (Unicode category Cf, e.g. U+200B)."""
-    import unicodedata
-
-    return isinstance(value, str) and any(
-        not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in value
-    )
 
 
 def adjudication_row(adj: Adjudication, when: str) -> dict[str, Any]:

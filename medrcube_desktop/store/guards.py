@@ -1,9 +1,10 @@
 """The append-only guards of a study database: checked on every open.
 
-Committed reviews (v7) and adjudications (v5) are append-only at the database: triggers
-refuse a DELETE, an UPDATE of their content, and an INSERT (REPLACE included) that would
-collide with a stored row (``review_db/migrations/0005_experts.sql``,
-``0007_append_only_reviews.sql``). A trigger can be dropped with plain SQL; a file whose
+Committed reviews (v7), adjudications (v5), proposed corrections and their decisions
+(v9) are append-only at the database: triggers refuse a DELETE, an UPDATE of their
+content, and an INSERT (REPLACE included) that would collide with a stored row
+(``review_db/migrations/0005_experts.sql``, ``0007_append_only_reviews.sql``,
+``0009_proposals.sql``). A trigger can be dropped with plain SQL; a file whose
 guards are missing, or are not the ones the migrations wrote, may hold changed first
 judgments, so every open (writing or read only, :func:`check_guards`) refuses it with a
 message naming the file and the triggers, and says how to put them back
@@ -29,8 +30,16 @@ GUARD_TRIGGERS = (
     "reviews_first_judgment_kept",
     "reviews_revision_kept",
     "reviews_uid_kept",
+    "proposals_never_updated",
+    "proposals_never_deleted",
+    "proposals_never_replaced",
+    "proposal_decisions_never_updated",
+    "proposal_decisions_never_deleted",
+    "proposal_decisions_never_replaced",
+    "proposal_decisions_not_the_authors",
 )
-"""Names of the triggers that keep reviews and adjudications append-only. Every other
+"""Names of the triggers that keep reviews, adjudications, proposals and their
+decisions append-only (v5, v7, v8, v9). Every other
 trigger the migrations create (``reviews_uid_default``) is checked as these are, and a
 trigger no migration created is refused (it could change rows the guards let through)."""
 
@@ -150,7 +159,7 @@ def check_guards(conn: sqlite3.Connection, path: Path | None) -> None:
         return
     raise StoreError(
         f"{where}: its append-only guards were removed or changed outside the app "
-        f"(trigger {', '.join(broken)}), so its reviews or adjudications may have been "
+        f"(trigger {', '.join(broken)}), so its reviews, adjudications or proposals may have been "
         "edited; not opened. Check the file against its backups, then put the guards "
         f"back with: medrcube-desktop restore-guards --db {where}"
     )

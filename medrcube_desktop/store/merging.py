@@ -27,6 +27,7 @@ from typing import Any
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store import review_queries
 from medrcube_desktop.store.merging_experts import merge_adjudications, merge_assignment
+from medrcube_desktop.store.merging_proposals import merge_proposals
 from medrcube_desktop.store.migrations import available_migrations, current_version, migrate
 from medrcube_desktop.store.read_only import (
     DAMAGED,
@@ -52,11 +53,14 @@ MERGED_TABLES = (
     "study_items",
     "adjudications",
     "assignments",
+    "proposals",
+    "proposal_decisions",
 )
 """Tables :func:`merge` copies rows of, in the order it copies them."""
 
-_OWN_RULES = frozenset({"adjudications", "assignments"})
-"""Tables merged by :mod:`~medrcube_desktop.store.merging_experts`, not by id alone."""
+_OWN_RULES = frozenset({"adjudications", "assignments", "proposals", "proposal_decisions"})
+"""Tables merged by :mod:`~medrcube_desktop.store.merging_experts` and
+:mod:`~medrcube_desktop.store.merging_proposals`, not by id alone."""
 
 _KEYS = {
     "reviews": ("uid",),
@@ -143,7 +147,9 @@ def merge(target_store: StudyStore, other_paths: Iterable[str | Path]) -> MergeS
     its item by the same reviewer is not copied (a first judgment never changes: the
     rule of ``import-reviews``) and is listed in :attr:`FileMerge.conflicts`. Adjudications the target lacks are copied (their revisions
     after the target's, in order) and the other's assignment when the target has none;
-    what the two decided differently is in :attr:`FileMerge.conflicts`. Each other file
+    so are the proposed corrections and their decisions the target lacks (decisions
+    after the target's of the proposal: :mod:`.merging_proposals`); what the two decided
+    differently is in :attr:`FileMerge.conflicts`. Each other file
     is merged in one transaction.
 
     Parameters
@@ -322,9 +328,13 @@ def _merge_one(target: StudyStore, source: StudyStore, other: Path) -> FileMerge
             review_queries.renumber_revisions(db, reviewer, item_id, origin)
         added["adjudications"], conflicts = merge_adjudications(db, source.conn, str(other))
         added["assignments"], assignment_conflicts = merge_assignment(db, source.conn, str(other))
+        added["proposals"], added["proposal_decisions"], decided_apart = merge_proposals(
+            db, source.conn, str(other)
+        )
     warnings = _protocol_warnings(target, source, other) + _foreign_reviews(source, other)
     return FileMerge(
-        other, added, len(groups), warnings, conflicts + assignment_conflicts, refused,
+        other, added, len(groups), warnings, conflicts + assignment_conflicts + decided_apart,
+        refused,
         dict(sorted(by_reviewer.items())),
     )  # fmt: skip
 

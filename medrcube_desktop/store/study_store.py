@@ -32,6 +32,7 @@ from medrcube_desktop.store.drafts import StoredDraft
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from medrcube_desktop.store.expert_store import ExpertStoreMixin
 from medrcube_desktop.store.judgments import Judgment
+from medrcube_desktop.store.proposal_store import ProposalStoreMixin
 from medrcube_desktop.store.read_only import ReadOnlyOpen, open_read_only
 from medrcube_desktop.store.review_queries import Review
 from medrcube_desktop.store.studies import StudyRecord
@@ -39,10 +40,11 @@ from medrcube_desktop.store.studies import StudyRecord
 T = TypeVar("T")
 
 
-class StudyStore(ExpertStoreMixin):
+class StudyStore(ExpertStoreMixin, ProposalStoreMixin):
     """A study's database: reviews, drafts, flags and notes, LLM judgments, agreement
-    studies, adjudications and the assignment (:class:`ExpertStoreMixin`), evaluation
-    runs, and the app state (locks included).
+    studies, adjudications and the assignment (:class:`ExpertStoreMixin`), proposed
+    corrections and their decisions (:class:`ProposalStoreMixin`), evaluation runs, and
+    the app state (locks included).
 
     Parameters
     ----------

@@ -28,6 +28,7 @@ BENCHMARKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bench_render.py", ()),  # issue 3/15: render time per format
     ("bench_compare.py", ()),  # issue 14: 33 runs x 7,626 items
     ("bench_parse.py", ()),  # issue 13: answer parsing linear in the answer's length
+    ("bench_release.py", ()),  # issue 23: a release of 7,626 items, 300 corrections
     ("bench_rescore.py", ()),  # issue 23: rescoring 33 runs x 7,626 items on a release
 )
 """Each benchmark script and its arguments."""

@@ -64,11 +64,13 @@ def _readme_sections() -> dict[str, str]:
 
 
 def _flags(parser) -> set[str]:
-    return {
+    import argparse
+
+    return {  # the program's own --version (its version) is not an option to document
         flag
         for action in parser._actions
         for flag in action.option_strings
-        if flag not in ("-h", "--help", "--version")
+        if flag not in ("-h", "--help") and not isinstance(action, argparse._VersionAction)
     }
 
 

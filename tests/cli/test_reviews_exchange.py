@@ -118,6 +118,8 @@ def test_merge_prints_what_each_file_added(tmp_path, capsys):
                     "study_items": 0,
                     "adjudications": 0,
                     "assignments": 0,
+                    "proposals": 0,
+                    "proposal_decisions": 0,
                 },
                 "renumbered_items": 1,
                 "warnings": [],
@@ -135,12 +137,14 @@ def test_merge_prints_what_each_file_added(tmp_path, capsys):
             "study_items": 0,
             "adjudications": 0,
             "assignments": 0,
+            "proposals": 0,
+            "proposal_decisions": 0,
         },
     }
     assert main(["merge", str(study), str(other)]) == 0
     assert capsys.readouterr().out.splitlines() == [
         f"{other}: added 0 reviews, 0 judgments, 0 disagreement_notes, 0 flags, 0 studies, "
-        "0 study_items, 0 adjudications, 0 assignments",
+        "0 study_items, 0 adjudications, 0 assignments, 0 proposals, 0 proposal_decisions",
         f"0 reviews merged into {study}",
     ]
     assert main(["merge", str(study), str(study)]) == 2

@@ -64,6 +64,8 @@ def test_merging_two_reviewers_gives_the_union(tmp_path):
                 "study_items": 0,
                 "adjudications": 0,
                 "assignments": 0,
+                "proposals": 0,
+                "proposal_decisions": 0,
             },
         ),
         (
@@ -77,6 +79,8 @@ def test_merging_two_reviewers_gives_the_union(tmp_path):
                 "study_items": 0,
                 "adjudications": 0,
                 "assignments": 0,
+                "proposals": 0,
+                "proposal_decisions": 0,
             },
         ),
     ]
@@ -89,6 +93,8 @@ def test_merging_two_reviewers_gives_the_union(tmp_path):
         "study_items": 0,
         "adjudications": 0,
         "assignments": 0,
+        "proposals": 0,
+        "proposal_decisions": 0,
     }
     assert study.reviewers() == ["dr-a", "dr-b"]
     assert study.latest_reviews("dr-a")["i1"].scores == scores("1.4")

@@ -1,0 +1,86 @@
+"""The stored size of an image read from its header, without decoding its pixels: what a
+proposed box or mask is checked against (``proposals propose``; the window has the slice
+it shows). Arrays in numpy order: ``(rows, columns)`` of the stored array, as a
+proposal's box (column, row; origin top-left of the stored array) and labels use it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from medrcube_desktop.errors import ImageLoadError
+
+_PICTURES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
+_NIFTI = (".nii", ".nii.gz")
+
+
+def stored_shape(path: Path) -> tuple[int, ...] | None:
+    """The stored array's shape: ``(rows, cols)`` of a picture or a single-frame DICOM,
+    the voxel shape ``(I, J, K)`` of a NIfTI volume (nibabel's array order, RAS); ``None``
+    for another kind (NRRD/MHA, a DICOM series folder, a multi-frame DICOM).
+
+    Raises
+    ------
+    ImageLoadError
+        The file's header cannot be read (naming the file).
+    """
+    name = path.name.lower()
+    try:
+        if name.endswith(_PICTURES):
+            from PIL import Image
+
+            with Image.open(path) as img:
+                width, height = img.size
+            return (height, width)
+        if name.endswith(_NIFTI):
+            import nibabel as nib
+
+            volume: Any = nib.load(path)  # header only (nibabel types load() loosely)
+            shape = tuple(int(n) for n in volume.shape)
+            return shape[:3] if len(shape) == 4 else shape
+        if name.endswith((".dcm", ".dicom", ".ima")):
+            import pydicom
+
+            ds = pydicom.dcmread(path, stop_before_pixels=True)
+            if int(getattr(ds, "NumberOfFrames", 1) or 1) != 1:
+                return None
+            return (int(ds.Rows), int(ds.Columns))
+    except (OSError, ValueError, AttributeError, TypeError) as exc:
+        raise ImageLoadError(f"{path}: cannot read the image's size: {exc}") from exc
+    return None
+
+
+def stored_image_size(path: Path) -> tuple[int, int] | None:
+    """``(width, height)`` in pixels of a 2-D image (:func:`stored_shape`), else ``None``."""
+    shape = stored_shape(path)
+    return (shape[1], shape[0]) if shape is not None and len(shape) == 2 else None
+
+
+def stored_slice_shape(
+    path: Path, slice_index: int | None, axis: int | None
+) -> tuple[int, int] | None:
+    """``(rows, cols)`` of the slice a mask change edits: the 2-D image's shape
+    (``slice_index`` and ``axis`` None), or that of ``numpy.take(volume, slice_index,
+    axis)`` for a volume; ``None`` when not known.
+
+    Raises
+    ------
+    ImageLoadError
+        The header cannot be read, or the slice is not in the image (a slice given for
+        a 2-D image, none for a volume, an axis or index out of its range).
+    """
+    shape = stored_shape(path)
+    if shape is None:
+        return None
+    if len(shape) == 2:
+        if slice_index is not None:
+            raise ImageLoadError(f"{path}: a 2-D image {list(shape)}: give no slice_index or axis")
+        return (shape[0], shape[1])
+    if slice_index is None or axis is None:
+        raise ImageLoadError(f"{path}: a volume {list(shape)}: give slice_index and axis")
+    if not 0 <= axis < len(shape) or not 0 <= slice_index < shape[axis]:
+        raise ImageLoadError(
+            f"{path}: slice {slice_index} along axis {axis} is not in the volume {list(shape)}"
+        )
+    rest = [n for i, n in enumerate(shape) if i != axis]
+    return (rest[0], rest[1])

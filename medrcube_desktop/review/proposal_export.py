@@ -1,0 +1,148 @@
+"""Proposals and their decisions as plain data: what ``proposals list --json`` prints and
+``proposals export`` writes (JSON or CSV), every proposal with its latest decision and
+its whole history. No Qt, no argparse.
+
+A mask's labels are not written (they stay in the database, from which ``release``
+reads them): the export gives their SHA-256 and the change's shape.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from medrcube_desktop.core.corrections import (
+    ANSWER_KEY,
+    BBOX,
+    MASK,
+    OPEN,
+    OPTION_TEXT,
+    QUESTION_TEXT,
+    Decision,
+    Proposal,
+    changed_field,
+)
+from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.store import StudyStore
+
+FORMAT = "medrcube-proposals"
+FORMAT_VERSION = 1
+
+CSV_COLUMNS = (
+    "uid", "item_id", "source_file", "kind", "field", "rule", "reason", "author",
+    "created_at", "change", "status", "decided_by", "decided_at", "decision_reason",
+    "revisions", "history", "app_version",
+)  # fmt: skip
+"""The CSV export's columns, one row per proposal (``change``, ``history``: JSON)."""
+
+
+def decision_dict(d: Decision) -> dict[str, Any]:
+    """One decision as JSON-ready data."""
+    return {
+        "uid": d.uid, "revision": d.revision, "decision": d.decision, "reason": d.reason,
+        "decider": d.decider, "created_at": d.created_at, "app_version": d.app_version,
+    }  # fmt: skip
+
+
+def proposal_dict(p: Proposal, history: list[Decision], *, record: bool = True) -> dict[str, Any]:
+    """One proposal as JSON-ready data: its fields (``record_before`` only with
+    ``record``), the field it changes, ``status`` (``open`` or the latest decision),
+    ``decision`` (the latest, or null) and ``history`` (every decision, oldest first)."""
+    latest = history[-1] if history else None
+    data: dict[str, Any] = {
+        "uid": p.uid, "item_id": p.item_id, "source_file": p.source_file, "kind": p.kind,
+        "field": changed_field(p), "rule": p.rule, "reason": p.reason, "author": p.author,
+        "created_at": p.created_at, "app_version": p.app_version, "change": p.change,
+        "status": latest.decision if latest else OPEN,
+        "decision": decision_dict(latest) if latest else None,
+        "history": [decision_dict(d) for d in history],
+    }  # fmt: skip
+    if p.mask_labels is not None:
+        data["mask_labels_sha256"] = hashlib.sha256(p.mask_labels).hexdigest()
+    if record:
+        data["record_before"] = p.record_before
+    return data
+
+
+def change_text(p: Proposal) -> str:
+    """A short line for the change: ``answer C``, ``option_B = 'text'``, ``bbox [..]``,
+    ``mask slice 12 (axis 2), 512 x 512``, ``retire``."""
+    change = p.change
+    if p.kind == ANSWER_KEY:
+        return f"answer {change['answer']}"
+    if p.kind == OPTION_TEXT:
+        return f"option_{change['letter']} = {change['text']!r}"
+    if p.kind == QUESTION_TEXT:
+        return f"question = {change['text']!r}"
+    if p.kind == BBOX:
+        return f"bbox {change['bbox']}"
+    if p.kind == MASK:
+        where = (
+            ""
+            if change["axis"] is None
+            else f" slice {change['slice_index']} (axis {change['axis']}),"
+        )
+        return f"mask{where} {change['shape'][0]} x {change['shape'][1]}"
+    return "retire"
+
+
+def listed(
+    store: StudyStore, status: str = "all", item_id: str | None = None, record: bool = False
+) -> list[dict[str, Any]]:
+    """Every proposal (of one item when given; of one status unless ``status`` is
+    ``"all"``) as :func:`proposal_dict`, in creation order. Two queries whatever the
+    count."""
+    history = store.every_decision()
+    found = []
+    for p in store.proposals(item_id):
+        mine = history.get(p.uid, [])
+        if status in ("all", mine[-1].decision if mine else OPEN):
+            found.append(proposal_dict(p, mine, record=record))
+    return found
+
+
+def write_export(store: StudyStore, out: Path) -> int:
+    """Write every proposal with its latest decision and history to ``out``: a JSON
+    document (``{"format": "medrcube-proposals", "format_version": 1, "proposals":
+    [...]}``, each with its ``record_before``) for ``.json``, else a CSV of
+    :data:`CSV_COLUMNS` (``.csv``). Written whole or not at all. Returns the proposals
+    written.
+
+    Raises
+    ------
+    MedRCubeError
+        ``out`` ends neither in ``.json`` nor ``.csv``, or the study holds no proposal
+        (nothing is written, so an earlier export is never replaced by an empty one).
+    OSError
+        The file cannot be written (it is then unchanged).
+    """
+    suffix = out.suffix.lower()
+    if suffix not in (".json", ".csv"):
+        raise MedRCubeError(f"{out}: give a .json or .csv file to export the proposals to")
+    rows = listed(store, record=True)
+    if not rows:
+        raise MedRCubeError(f"no proposal in {store.path}; nothing written to {out}")
+    if suffix == ".json":
+        from medrcube_desktop.core.files import atomic_write
+
+        document = {"format": FORMAT, "format_version": FORMAT_VERSION, "proposals": rows}
+        atomic_write(out, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+    else:
+        from medrcube_desktop.core.csvfile import write_csv
+
+        write_csv(out, CSV_COLUMNS, (_csv_row(row) for row in rows))
+    return len(rows)
+
+
+def _csv_row(row: dict[str, Any]) -> list[object]:
+    decision = row["decision"] or {}
+    return [
+        row["uid"], row["item_id"], row["source_file"], row["kind"], row["field"],
+        row["rule"], row["reason"], row["author"], row["created_at"],
+        json.dumps(row["change"], ensure_ascii=False), row["status"],
+        decision.get("decider"), decision.get("created_at"), decision.get("reason"),
+        len(row["history"]), json.dumps(row["history"], ensure_ascii=False),
+        row["app_version"],
+    ]  # fmt: skip
