@@ -177,6 +177,9 @@ def _plan(store, release: Release, runs: Sequence[str] | None, replace: bool):
         for record in records:
             if is_rescored(record):
                 continue  # a rescored run is not rescored again unless named
+            if record.benchmark == str(release.root):
+                skipped.append(f"{record.name}: answered on this release already")
+                continue
             chosen.append(record)
     else:
         missing = [r for r in runs if r not in names]
@@ -239,7 +242,8 @@ def rescore_runs(
     release : Release
         :func:`~.release_read.read_release` with its items.
     runs : sequence of str or None
-        Run names; None: every stored run but the rescored ones.
+        Run names; None: every stored run but the rescored ones and those answered on
+        the release itself (listed in ``skipped``).
     replace : bool
         Delete and make again a rescored run made on another release of this version.
 

@@ -171,3 +171,18 @@ def test_unknown_runs_and_a_name_held_by_another_run_are_refused(study):
         rescore_runs(store, release, ["alpha"], replace=True)
     assert store.eval_run_names().count("beta@v2") == 0  # refused before any write
     store.close()
+
+
+def test_by_default_runs_answered_on_the_release_itself_are_skipped(study):
+    from medrcube_desktop.store.evaluation import RunRecord
+
+    source, release_dir, db = study
+    store = StudyStore(db)
+    store.save_run(RunRecord(name="fresh", engine="openai", model="fresh", params={},
+                             prompt_sha256="p", app_version="t", created_at="2027",
+                             benchmark=str(release_dir.resolve())))  # fmt: skip
+    store.save_responses([rf.response("fresh", "k1", "A", 0)])
+    summary = rescore_runs(store, read_release(release_dir))
+    assert "fresh" not in [r.source for r in summary.runs]
+    assert summary.skipped == ["fresh: answered on this release already"]
+    store.close()
