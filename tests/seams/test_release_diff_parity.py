@@ -56,4 +56,13 @@ def test_the_release_tab_shows_what_compare_release_diff_prints(qtbot, study, ca
     assert cells["gamma-text (text only)"][5] == "—"
     assert tab.changes.rowCount() == len(expected["changes"]) == 4 * 4  # 4 (kind, rule) × 4 runs
     assert "Release <b>v2</b>" in tab.status.text()
+    # its export writes what compare --release-diff --out writes, from the same object
+    written = tab.export(source.parent / "pane-out")
+    assert sorted(p.name for p in written) == sorted(
+        ["release_diff.json", "release_diff_models.csv", "release_diff_changes.csv",
+         "release_diff.html"]
+    )  # fmt: skip
+    document = json.loads((source.parent / "pane-out" / "release_diff.json").read_text())
+    assert document.pop("meta")["written_by"] == "Compare models pane"
+    assert document == expected
     window.close()

@@ -99,6 +99,14 @@ class CompareReleasesView(QWidget):
         self.compare_button = QPushButton("Compare &releases")
         self.compare_button.setAutoDefault(False)
         self.compare_button.clicked.connect(self.compare)
+        self.export_button = QPushButton("Export &tables…")
+        self.export_button.setAutoDefault(False)
+        self.export_button.setToolTip(
+            "Write release_diff.json, the two CSV tables and release_diff.html into a folder "
+            "(what compare --release-diff --out writes)"
+        )
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(self.export)
         self.runner = JobRunnerView(dialog, hide_when_idle=True)
         self.runner.finished.connect(self._on_done)
         self.status = QLabel()
@@ -116,7 +124,11 @@ class CompareReleasesView(QWidget):
         form.addRow(f"{SETTINGS['seed'].label}:", self.fields["seed"])
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(self.compare_button, 0, Qt.AlignmentFlag.AlignLeft)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.compare_button)
+        buttons.addWidget(self.export_button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
         layout.addWidget(self.runner)
         layout.addWidget(self.status)
         layout.addWidget(self.models, 2)
@@ -177,6 +189,7 @@ class CompareReleasesView(QWidget):
     def show_diff(self, diff) -> None:
         """Show ``diff`` (a :class:`ReleaseDiff`): its tables, its release and warnings."""
         self.diff = diff
+        self.export_button.setEnabled(True)
         data = diff.to_dict()
         _fill(self.models, model_rows(data))
         _fill(self.changes, change_rows(data))
@@ -195,6 +208,34 @@ class CompareReleasesView(QWidget):
         """Show ``html`` (already escaped), red for an error (as the pane's status)."""
         colour = error_colour()
         self.status.setText(f"<span style='color:{colour}'>{html}</span>" if error else html)
+
+    def export(self, folder: Path | None = None) -> list[Path]:
+        """Write the shown result's files into ``folder`` (asked for when None), as
+        ``compare --release-diff --out`` does; the paths written ([] when cancelled or
+        refused, with the reason in the status line)."""
+        from medrcube_desktop import __version__
+        from medrcube_desktop.evaluation.compare.release_diff_report import (
+            write_release_diff_outputs,
+        )
+        from medrcube_desktop.store.database import utc_now
+
+        if self.diff is None:
+            return []
+        if folder is None:
+            chosen = get_existing_directory(self, "Folder for the release tables")
+            if not chosen:
+                return []
+            folder = Path(chosen)
+        database = str(self.store.path.resolve()) if self.store.path else ":memory:"
+        meta = {"app_version": __version__, "database": database, "created_at": utc_now(),
+                "written_by": "Compare models pane"}  # fmt: skip
+        try:
+            written = write_release_diff_outputs(folder, self.diff, meta, [self.store.path])
+        except (MedRCubeError, OSError) as exc:
+            self._message(f"Could not write the tables: {esc(exc)}", error=True)
+            return []
+        self._message(f"Wrote {len(written)} files to {esc(folder)}.")
+        return written
 
     def stop(self) -> None:
         """Cancel and wait for a running job (the pane is closing)."""
