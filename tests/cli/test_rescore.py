@@ -90,3 +90,15 @@ def test_compare_release_diff_before_rescore_says_what_to_run(study, capsys):
     argv = ["compare", "--db", str(db), "--dataset", str(source), "--release-diff", str(release)]
     assert main(argv) == 2
     assert "no run has been rescored on release 'v2'" in capsys.readouterr().err
+
+
+def test_export_run_writes_a_rescored_run_as_any_run(study, tmp_path, capsys):
+    source, release, db = study
+    assert main(["rescore", "--release", str(release), "--db", str(db)]) == 0
+    out = tmp_path / "results.json"
+    argv = ["export-run", "--db", str(db), "--run", "alpha@v2", "--dataset", str(release)]
+    assert main([*argv, "--out", str(out)]) == 0
+    records = {r["id"]: r for r in json.loads(out.read_text())}
+    # alpha answered B C D on k1 k2 k3 (keys now A C D); rt retired, qn waits
+    assert set(records) == {"k1", "k2", "k3", "u1", "u2", "u3", "u4", "u5"}
+    assert [records[i]["correct"] for i in ("k1", "k2", "k3", "u4")] == [False, True, True, False]
