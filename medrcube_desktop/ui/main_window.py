@@ -23,6 +23,7 @@ from medrcube_desktop import settings
 from medrcube_desktop.core.dataset import Benchmark
 from medrcube_desktop.core.rubric import load_review_tags, load_rubric
 from medrcube_desktop.errors import StoreError
+from medrcube_desktop.imaging.edit_slice import load_edit_slice
 from medrcube_desktop.review.session import ItemFilter, ReviewSessionState
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.actions import (
@@ -31,6 +32,7 @@ from medrcube_desktop.ui.actions import (
     review_actions,
     usable_overrides,
 )
+from medrcube_desktop.ui.corrections.controls import CorrectionsControls
 from medrcube_desktop.ui.file_actions import FileActions, with_file_actions
 from medrcube_desktop.ui.file_checks import FileCheckThread
 from medrcube_desktop.ui.pane_opener import PaneOpener, review_panes
@@ -234,8 +236,18 @@ class MainWindow(QMainWindow):
                 show_item=self.show_item,
                 studies_changed=self._studies_changed,
                 judgments_arrived=self._judgments_arrived,
+                proposals_decided=self._proposals_changed,
             )
         )
+        self.corrections = CorrectionsControls(
+            parent=self,
+            session=session,
+            status=status,
+            load_slice=self._edit_slice,
+            show_line=self.item_pane.show_proposals,
+            proposals_changed=self._proposals_changed,
+        )
+        self.item_pane.proposals_clicked.connect(self.open_proposals_pane)
 
     def _session_now(self) -> ReviewSessionState:
         """The session the window is bound to now (File › Change reviewer binds another):
@@ -265,6 +277,37 @@ class MainWindow(QMainWindow):
     def open_compare_pane(self):
         """Review › Compare models: the leaderboard and the items × runs grid."""
         return self.panes.open("compare")
+
+    def open_proposals_pane(self):
+        """Review › Proposals: the queue of proposed corrections (the current item's
+        first, when it has one listed)."""
+        pane = self.panes.open("proposals")
+        if pane is not None and self.session.current is not None:
+            pane.select_item(self.session.current.id)
+        return pane
+
+    def _edit_slice(self, item):
+        """The function that reads ``item``'s slice for the box and mask editors, as the
+        window shows it now (slice, window, negative, convention: read here, on the GUI
+        thread; the function runs on the render pool)."""
+        image = self.image
+        slice_index = self.slice_slider.value() if self.slice_slider.isVisible() else None
+        window, invert, neurological = image.display_window, image.invert, image.neurological
+
+        def load():
+            return load_edit_slice(item, slice_index, window, invert, neurological)
+
+        return load
+
+    def _proposals_changed(self, item_id: str) -> None:
+        """A proposal or a decision was stored: the queue (when open) and the line under
+        the question follow."""
+        pane = self.panes.get("proposals")
+        if pane is not None:
+            pane.refresh()
+        current = self.session.current
+        if current is not None and current.id == item_id:
+            self.corrections.refresh_line()
 
     def _studies_changed(self) -> None:
         self.list_pane.set_studies(self.session.choices("study"))
@@ -459,6 +502,7 @@ class MainWindow(QMainWindow):
         self._position_timer.start()  # store the resume position once the reviewer settles
         if note_had_focus:  # the note box is hidden now: keys go back to the review
             self.image_view.setFocus()
+        self.corrections.refresh_line()
         if item_id != previous and self.session.current is not None:
             reset = self.image.open_item_display(previous_item, self.session.current)
             if reset:
@@ -556,5 +600,6 @@ class MainWindow(QMainWindow):
         self.session.pause()
         save_window_state(self)
         self.panes.close_all()  # cancels a run in progress; what it stored stays
+        self.corrections.close()  # a proposal being stored is finished
         QApplication.instance().removeEventFilter(self)
         event.accept()

@@ -84,12 +84,14 @@ def review_panes(
     show_item: Callable[[str], None],
     studies_changed: Callable[[], None],
     judgments_arrived: Callable[[], None],
+    proposals_decided: Callable[[str], None] | None = None,
 ) -> list[PaneSpec]:
     """The review window's panes: ``judge``, ``agreement``, ``adjudication``,
-    ``evaluate``, ``compare``. ``session()`` is the window's session when a pane is
+    ``evaluate``, ``compare``, ``proposals``. ``session()`` is the window's session when a pane is
     built; ``show_item(item_id)`` opens an item in the review; ``studies_changed()``
     after the agreement pane saved a study; ``judgments_arrived()`` after a judge run
-    stored judgments. Each pane receives only these, never the window (``parent`` is its
+    stored judgments; ``proposals_decided(item_id)`` after the proposals queue stored a
+    decision. Each pane receives only these, never the window (``parent`` is its
     Qt parent)."""
 
     def judge() -> QWidget:
@@ -140,6 +142,15 @@ def review_panes(
         pane.open_item.connect(show_item)
         return pane
 
+    def proposals() -> QWidget:
+        from medrcube_desktop.ui.corrections.proposals_pane import ProposalsPane
+
+        pane = ProposalsPane(parent, session)  # the decider: the reviewer now
+        pane.open_item.connect(show_item)
+        if proposals_decided is not None:
+            pane.decided.connect(proposals_decided)
+        return pane
+
     return [
         PaneSpec("judge", judge, judge_again),
         PaneSpec("agreement", agreement),
@@ -151,4 +162,10 @@ def review_panes(
         ),  # fmt: skip
         PaneSpec("evaluate", evaluate),
         PaneSpec("compare", compare, lambda pane: pane.fill_runs()),  # runs stored since
+        PaneSpec(
+            "proposals",
+            proposals,
+            lambda pane: pane.refresh(),
+            session_changed=lambda pane: pane.refresh(),
+        ),  # fmt: skip
     ]

@@ -41,6 +41,7 @@ def test_every_menu_pane_opens_through_the_opener_and_never_holds_the_window(
         "compare",
         "evaluate",
         "judge",
+        "proposals",
     ]
     for action_id, name in (
         ("review.llm", "judge"),
@@ -48,6 +49,7 @@ def test_every_menu_pane_opens_through_the_opener_and_never_holds_the_window(
         ("review.adjudicate", "adjudication"),
         ("review.evaluate", "evaluate"),
         ("review.compare", "compare"),
+        ("review.proposals", "proposals"),
     ):
         window.qactions[action_id].trigger()  # the menu's action
         pane = window.panes.get(name)

@@ -224,10 +224,22 @@ class ItemListPane(QWidget):
 
 
 class ItemPane(QWidget):
-    """The question, options A–D with the ground truth marked, and the item's facts."""
+    """The question, options A–D with the ground truth marked, and the item's facts.
+
+    Under the question, a line counts the item's proposed corrections
+    (:meth:`show_proposals`); clicking it emits ``proposals_clicked``.
+    """
+
+    proposals_clicked = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.proposals = QLabel()
+        self.proposals.setObjectName("itemProposals")
+        self.proposals.setTextFormat(Qt.TextFormat.RichText)  # the count only, escaped
+        self.proposals.setWordWrap(True)
+        self.proposals.linkActivated.connect(lambda _link: self.proposals_clicked.emit())
+        self.proposals.setVisible(False)
         self.meta = QLabel()
         self.meta.setObjectName("itemMeta")
         self.meta.setWordWrap(True)
@@ -252,8 +264,18 @@ class ItemPane(QWidget):
         self.options.setTextFormat(Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.meta, self.question, self.options, self.source, self.drawn_note):
+        for widget in (
+            self.meta, self.question, self.proposals, self.options, self.source, self.drawn_note,
+        ):  # fmt: skip
             layout.addWidget(widget)
+
+    def show_proposals(self, text: str) -> None:
+        """The line under the question ("2 open proposals"), a link to the queue; ``""``
+        hides it."""
+        self.proposals.setText(
+            f"<a href='proposals'>{esc(text)}</a> (Review › Proposals…)" if text else ""
+        )
+        self.proposals.setVisible(bool(text))
 
     def show_item(self, item: Item) -> None:
         """Show an item's facts, question, options (ground truth marked) and source."""
@@ -292,3 +314,4 @@ class ItemPane(QWidget):
         self.meta.setText(esc(message))
         for label in (self.question, self.options, self.source, self.drawn_note):
             label.setText("")
+        self.show_proposals("")

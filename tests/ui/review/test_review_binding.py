@@ -143,8 +143,11 @@ def test_every_shortcut_of_the_action_table_runs_its_action(
         (window.files, "open_database"),
         (window.files, "show_study_info"),
         (window, "close"),  # restored before qtbot closes the window
+        (window.corrections, "propose"),  # the proposal form
     ):
         monkeypatch.setattr(owner, name, lambda *a: None)  # dialogs would wait for a click
+    monkeypatch.setattr(window.corrections, "can_propose", lambda: True)  # as if committed
+    window._refresh_actions()
     checked = []
     for spec in window.actions_table:
         if not spec.shortcuts:
