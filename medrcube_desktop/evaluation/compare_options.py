@@ -69,7 +69,7 @@ RELEASE_DIFF: dict[str, Option] = options(
 )  # fmt: skip
 """The options of ``compare --release-diff`` (the old release against the corrected one,
 :mod:`~.compare.release_diff`) besides ``--seed``, which it shares with
-:data:`SETTINGS`; the Compare pane's Releases tab has a field for each."""
+:data:`SETTINGS`; the Compare pane's "Old vs new release" tab has a field for each."""
 
 CREDIBILITY_PRESETS: tuple[str, ...] = tuple(p for p in SETTINGS["preset"].choices if p != "both")
 """The pairings of one run's credibility (``credibility --preset``, the Evaluate pane's

@@ -1,5 +1,5 @@
 """The old release against the corrected one, model by model (issue 23 item 4):
-``compare --release-diff DIR`` and the Compare pane's Releases tab show
+``compare --release-diff DIR`` and the Compare pane's "Old vs new release" tab show
 :func:`release_diff_study`'s one :class:`ReleaseDiff`.
 
 Each old run is paired with the run ``rescore`` made of it on the release

@@ -2,7 +2,7 @@
 ``release_diff.json``, ``release_diff_models.csv``, ``release_diff_changes.csv`` and
 ``release_diff.html``, every number taken from one
 :class:`~.release_diff.ReleaseDiff` (its :meth:`~.release_diff.ReleaseDiff.to_dict`),
-the one the Compare pane's Releases tab shows."""
+the one the Compare pane's "Old vs new release" tab shows."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ MODEL_HEADER: tuple[str, ...] = (
     "run", "before (%)", "after (%)", "after − before (points)", "McNemar p", "rank",
     "wrong→right", "right→wrong", "retired", "need a new answer",
 )  # fmt: skip
-"""The columns of the models table in the report and the Compare pane's Releases tab."""
+"""The columns of the models table in the report and the Compare pane's "Old vs new release" tab."""
 
 CHANGE_HEADER: tuple[str, ...] = (
     "kind", "rule", "run", "items", "wrong→right", "right→wrong", "retired right",

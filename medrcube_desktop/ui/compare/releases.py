@@ -1,4 +1,4 @@
-"""The Compare models pane's Releases tab: the old release against a corrected one
+"""The Compare models pane's "Old vs new release" tab: the old release against a corrected one
 (issue 23 item 4), as ``compare --release-diff DIR`` prints it.
 
 Choose the release folder (one ``release`` wrote, after ``rescore``), press "Compare
@@ -69,7 +69,7 @@ def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
 
 
 class CompareReleasesView(QWidget):
-    """The Releases tab. ``computed`` is emitted once a result (or an error) is shown;
+    """The "Old vs new release" tab. ``computed`` is emitted once a result (or an error) is shown;
     :attr:`diff` holds the last :class:`ReleaseDiff` shown."""
 
     computed = Signal()
