@@ -33,6 +33,7 @@ BENCHMARKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bench_first_paint.py", ()),  # issue 25 item 4: launch -> window -> first image
     ("bench_evaluate.py", ("--concurrency", "32")),  # issues 11/25 item 2: a run with pictures
     ("bench_routing.py", ()),  # issue 25 item 5: several endpoints routed by image
+    ("bench_rescore.py", ()),  # issue 23: rescoring 33 runs x 7,626 items on a release
 )
 """Each benchmark script and its arguments."""
 
