@@ -73,7 +73,11 @@ MODULES: dict[str, Module] = {
     # credibility (Section 6, Appendix H): Luck Rate, Rationality, SP and their intervals
     "evaluation.credibility": Module(
         ("evaluation/credibility.py",),
-        ("evaluation/test_credibility*.py", "evaluation/test_metrics_credibility.py"),
+        (
+            "evaluation/test_credibility*.py",
+            "evaluation/test_metrics_credibility.py",
+            "evaluation/compare/test_credibility_stats*.py",
+        ),
     ),
     "evaluation.metrics": Module(("evaluation/metrics.py",), ("evaluation/test_metrics*.py",)),
     "evaluation.parse": Module(("evaluation/parse.py",), ("evaluation/test_parse*.py",)),
