@@ -87,7 +87,10 @@ MODULES: dict[str, Module] = {
     ),
     "compare.credibility_stats": Module(
         ("evaluation/compare/credibility_stats.py",),
-        ("evaluation/compare/test_credibility_stats*.py",),
+        (
+            "evaluation/compare/test_credibility_stats*.py",
+            "evaluation/compare/test_result_degenerate.py",
+        ),
     ),
     "compare.credibility_models": Module(
         ("evaluation/compare/credibility_models.py",),
