@@ -1,0 +1,121 @@
+"""Each window the renderer picks, tried with the slice it exists for (issue 26 items 1
+and 3, ``python -m tests.mutation.run --modules imaging.render``): the user's window over
+the file's, the file's over CT's soft-tissue default, an 8-bit picture as stored (a
+float one rounded and clipped), no finite value black, MONOCHROME1 inverted on the float
+path as on the table path, a box on a reduced decode, and the one-value note. Expected
+grey levels computed here from PS3.3 C.11.2.1.3.2 (LINEAR_EXACT: (x - (c - w/2)) / w,
+clipped to [0, 1], times 255, rounded)."""
+
+import numpy as np
+import pytest
+
+from medrcube_desktop.imaging.render import (
+    CT_SOFT_TISSUE_WINDOW,
+    box_on_slice,
+    compose_rgba,
+    gray_rgba,
+    to_gray8,
+)
+from medrcube_desktop.imaging.slice_data import SliceData
+
+
+def _exact(values, center, width, inverted=False):
+    values = np.asarray(values, dtype=np.float64)
+    unit = np.clip((values - (center - width / 2)) / width, 0.0, 1.0)
+    if inverted:  # MONOCHROME1: the window's output inverted (1 - y), then scaled
+        unit = 1.0 - unit
+    return np.rint(unit * 255).astype(np.uint8)
+
+
+def _slice(pixels, **kw):
+    return SliceData(np.asarray(pixels), False, kw.pop("photometric", "MONOCHROME2"), **kw)
+
+
+FLOATS = [[0.5, 25.25, 50.0], [74.75, 99.5, 120.0]]  # not whole: the float path
+
+
+@pytest.mark.parametrize("pixels", [FLOATS, [[0, 25, 50], [75, 100, 120]]])
+def test_the_users_window_is_used_over_the_files(pixels):
+    data = _slice(
+        np.asarray(pixels, dtype=np.float64), window=(10.0, 20.0), voi_lut_function="LINEAR_EXACT"
+    )
+    gray, used = to_gray8(data, window=(50.0, 100.0))
+    assert used == (50.0, 100.0)
+    np.testing.assert_array_equal(gray, _exact(pixels, 50, 100))
+    inverted, _ = to_gray8(data, window=(50.0, 100.0), invert=True)
+    np.testing.assert_array_equal(inverted, 255 - _exact(pixels, 50, 100))
+    # the file's window when the user gives none
+    gray, used = to_gray8(data)
+    assert used == (10.0, 20.0)
+    np.testing.assert_array_equal(gray, _exact(pixels, 10, 20))
+
+
+@pytest.mark.parametrize("pixels", [FLOATS, [[0, 25, 50], [75, 100, 120]]])
+def test_monochrome1_is_inverted_after_the_window_on_either_path(pixels):
+    data = _slice(
+        np.asarray(pixels, dtype=np.float64),
+        photometric="MONOCHROME1",
+        window=(50.0, 100.0),
+        voi_lut_function="LINEAR_EXACT",
+    )
+    gray, _ = to_gray8(data)
+    np.testing.assert_array_equal(gray, _exact(pixels, 50, 100, inverted=True))
+    rgba, _ = gray_rgba(data)
+    np.testing.assert_array_equal(rgba[..., 0], _exact(pixels, 50, 100, inverted=True))
+    assert (rgba[..., 3] == 255).all()
+
+
+def test_ct_without_a_window_gets_the_soft_tissue_window_and_a_file_window_wins():
+    hu = np.array([[-1000.0, -160.5, 40.25], [239.5, 240.0, 1000.0]])
+    gray, used = to_gray8(_slice(hu, modality="CT"))
+    assert used == CT_SOFT_TISSUE_WINDOW
+    np.testing.assert_array_equal(gray, _exact(hu, 40, 400))
+    gray, used = to_gray8(
+        _slice(hu, modality="CT", window=(0.0, 2000.0), voi_lut_function="LINEAR_EXACT")
+    )
+    assert used == (0.0, 2000.0)
+    np.testing.assert_array_equal(gray, _exact(hu, 0, 2000))
+
+
+def test_an_8_bit_picture_is_shown_as_stored_and_a_float_one_rounded_and_clipped():
+    stored = np.array([[0, 7, 128], [200, 254, 255]], dtype=np.uint8)
+    gray, used = to_gray8(_slice(stored, source_bits=8))
+    assert used is None and gray.dtype == np.uint8
+    np.testing.assert_array_equal(gray, stored)
+    floats = np.array([[-3.0, 0.4, 0.6], [127.5, 254.6, 300.0]])
+    gray, used = to_gray8(_slice(floats, source_bits=8))
+    assert used is None and gray.dtype == np.uint8
+    np.testing.assert_array_equal(gray, [[0, 0, 1], [128, 255, 255]])
+    # a user window still applies to an 8-bit picture
+    gray, used = to_gray8(_slice(stored, source_bits=8), window=(100.0, 50.0))
+    assert used == (100.0, 50.0)
+    np.testing.assert_array_equal(gray, _exact(stored, 100, 50))
+
+
+def test_a_slice_without_a_finite_value_is_black_with_a_note():
+    data = _slice(np.full((2, 3), np.nan))
+    gray, used = to_gray8(data)
+    assert used is None and gray.dtype == np.uint8 and gray.shape == (2, 3) and not gray.any()
+    rendered = compose_rgba(data)
+    assert rendered.rgba.shape == (2, 3, 4) and not rendered.rgba[..., :3].any()
+    assert (rendered.rgba[..., 3] == 255).all()
+    assert any("no pixel of this slice holds a finite value" in n for n in rendered.notes)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.float64])
+def test_one_value_throughout_is_said_so_and_two_values_are_not(dtype):
+    one = compose_rgba(_slice(np.full((3, 3), 7, dtype=dtype)))
+    assert "the image holds one value (7) throughout: shown mid-grey" in one.notes
+    two = np.full((3, 3), 7, dtype=dtype)
+    two[0, 0] = 9
+    assert not any("one value" in n for n in compose_rgba(_slice(two)).notes)
+
+
+def test_a_box_on_a_reduced_decode_is_divided_by_the_reduction():
+    # a 40 x 60 file decoded at a quarter (10 x 15): the box (8, 4, 40, 36) in file
+    # pixels is (2, 1, 10, 9) on the slice
+    data = _slice(np.zeros((10, 15)), stored_shape=(10, 15), reduction=4)
+    assert box_on_slice(data, (8.0, 4.0, 40.0, 36.0)) == (2, 1, 10, 9)
+    full = _slice(np.zeros((10, 15)))
+    assert box_on_slice(full, (2.0, 1.0, 10.0, 9.0)) == (2, 1, 10, 9)
+    assert box_on_slice(_slice(np.zeros((4, 30))), (20.0, 0.0, 29.0, 3.0)) == (20, 0, 29, 3)
