@@ -14,6 +14,7 @@ from medrcube_desktop.imaging.render import (
     box_on_slice,
     compose_rgba,
     gray_rgba,
+    shrink_for_display,
     to_gray8,
 )
 from medrcube_desktop.imaging.slice_data import SliceData
@@ -119,3 +120,18 @@ def test_a_box_on_a_reduced_decode_is_divided_by_the_reduction():
     full = _slice(np.zeros((10, 15)))
     assert box_on_slice(full, (2.0, 1.0, 10.0, 9.0)) == (2, 1, 10, 9)
     assert box_on_slice(_slice(np.zeros((4, 30))), (20.0, 0.0, 29.0, 3.0)) == (20, 0, 29, 3)
+
+
+def test_a_large_picture_is_shrunk_by_the_smallest_factor_and_says_so():
+    pixels = np.arange(10 * 7, dtype=np.float64).reshape(10, 7)
+    rendered = compose_rgba(_slice(pixels, window=(35.0, 70.0), voi_lut_function="LINEAR_EXACT"))
+    assert rendered.facts.factor == 1
+    assert shrink_for_display(rendered, 10) is rendered  # fits: unchanged
+    small = shrink_for_display(rendered, 4)  # ceil(10 / 4) = 3: 10 x 7 -> 4 x 3 (Pillow)
+    assert small.rgba.shape == (4, 3, 4)
+    assert small.notes[-1] == "shown at 1/3 resolution (7x10 pixels in the file)"
+    assert small.facts.factor == 3 and small.facts.values is rendered.facts.values
+    # the top-left 3 x 3 block averaged (Pillow's box reduce)
+    block = rendered.rgba[:3, :3, 0].astype(float).mean()
+    assert abs(int(small.rgba[0, 0, 0]) - block) <= 0.5
+    assert shrink_for_display(small, 2).facts.factor == 6  # factors multiply
