@@ -119,3 +119,26 @@ def test_grey_and_colour_are_made_opaque_channel_for_channel():
     out = opaque_rgba(colour)
     assert out.shape == (1, 2, 4) and out.dtype == np.uint8
     assert out.tolist() == [[[1, 2, 3, 255], [4, 5, 6, 255]]]
+
+
+def test_a_kept_table_is_never_reused_for_another_window_or_inversion():
+    # the tables are kept by dtype, window, function and inversions: each call below
+    # gets its own levels, in an order where a wrong key would hand back the last table
+    pixels = np.array([[0, 20], [40, 90]], dtype=np.uint16)
+    calls = [
+        ((10.0, 80.0), "LINEAR_EXACT", False, False),
+        ((50.0, 80.0), "LINEAR_EXACT", False, False),  # another center, the same width
+        ((50.0, 40.0), "LINEAR_EXACT", False, False),  # another width
+        ((50.0, 40.0), "LINEAR_EXACT", True, False),  # MONOCHROME1
+        ((50.0, 40.0), "LINEAR_EXACT", True, True),  # and the negative
+        ((10.0, 80.0), "LINEAR_EXACT", False, False),  # the first again
+    ]
+    for window, function, monochrome1, invert in calls:
+        level = _levels(pixels, *window, monochrome1=monochrome1)
+        level = 255 - level if invert else level
+        rgba = rgba_by_table(pixels, window, function, monochrome1, invert=invert)
+        np.testing.assert_array_equal(rgba[..., 0], level)
+    # a wider slice after a narrower one with the same window: the table grows to it
+    wide = np.array([[0, 1000], [30000, 65535]], dtype=np.uint16)
+    rgba = rgba_by_table(wide, (10.0, 80.0), "LINEAR_EXACT", False)
+    np.testing.assert_array_equal(rgba[..., 0], _levels(wide, 10, 80))
