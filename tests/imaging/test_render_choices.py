@@ -135,3 +135,46 @@ def test_a_large_picture_is_shrunk_by_the_smallest_factor_and_says_so():
     block = rendered.rgba[:3, :3, 0].astype(float).mean()
     assert abs(int(small.rgba[0, 0, 0]) - block) <= 0.5
     assert shrink_for_display(small, 2).facts.factor == 6  # factors multiply
+
+
+def _masked_item(tmp_path):
+    import shutil
+
+    from PIL import Image
+
+    from medrcube_desktop.core.items import Item
+    from medrcube_desktop.core.taxonomy import canonical_task
+    from tests.conftest import dicom_file
+
+    image = tmp_path / "ct.dcm"
+    shutil.copy(dicom_file("CT_small.dcm"), image)
+    mask = np.zeros((128, 128), dtype=np.uint8)
+    mask[40:60, 50:70] = 255
+    Image.fromarray(mask).save(tmp_path / "mask.png")
+    task = canonical_task("Modality Recognition")
+    return Item(
+        "ct", "q", {"A": "a"}, "A", task, task.name, "CT", "Chest", "ds", image,
+        tmp_path / "test.json", mask_path=tmp_path / "mask.png", bbox=(10.0, 20.0, 100.0, 110.0),
+    )  # fmt: skip
+
+
+def test_an_items_overlay_and_display_choices_reach_the_picture(tmp_path):
+    from medrcube_desktop.imaging.render import render_file, render_item
+
+    item = _masked_item(tmp_path)
+    plain = render_file(item.image_path).rgba
+    g = plain[50, 60, 0].astype(float)
+    shown = render_item(item).rgba  # overlay: the mask at 0.4 and the red box
+    assert tuple(shown[50, 60, :3]) == (round(0.6 * g + 0.4 * 255), round(0.6 * g), round(0.6 * g))
+    assert tuple(shown[20, 50]) == (255, 0, 0, 255)  # the box's top edge
+    bare = render_item(item, overlay=False).rgba  # neither mask nor box
+    np.testing.assert_array_equal(bare, plain)
+    opaque = render_item(item, mask_alpha=1.0).rgba
+    assert tuple(opaque[50, 60, :3]) == (255, 0, 0)
+    outline = render_item(item, mask_outline=True).rgba  # only the mask's border
+    np.testing.assert_array_equal(outline[50, 60], plain[50, 60])
+    assert tuple(outline[40, 60, :3]) != tuple(plain[40, 60, :3])
+    windowed = render_item(item, window=(0.0, 100.0), overlay=False)
+    assert windowed.window == (0.0, 100.0)
+    negative = render_item(item, overlay=False, invert=True).rgba
+    np.testing.assert_array_equal(negative[..., :3], 255 - plain[..., :3])
