@@ -116,3 +116,59 @@ def test_each_resolved_judgment_is_recorded_with_its_value_for_the_target():
     passing = QueueEntry("i1", (_j("dr-d"), LLM), ("1.3",), True)
     verdicts = adjudicate(store, passing, "dr-c", {"verdict": 1}, {"verdict": "v"})[0].resolves
     assert [r["value"] for r in verdicts] == [1, 0]
+
+
+def test_the_queue_in_json_names_every_field():
+    from medrcube_desktop.review.adjudication import AdjudicationQueue
+    from medrcube_desktop.store.adjudications import Adjudication
+
+    done = Adjudication(
+        "i1", "1.1", 1, "why", "dr-c", [], revision=2, created_at="2026-01-01T00:00:00Z"
+    )
+    entry = QueueEntry("i1", (A, LLM), ("1.1", "1.3"), True, {"1.1": done})
+    assert entry.open_targets == ["1.3"]
+    assert entry.to_dict() == {
+        "item_id": "i1",
+        "rules": ["1.1", "1.3"],
+        "verdict_differs": True,
+        "open": ["1.3"],
+        "judgments": [
+            {
+                "rater": "dr-a",
+                "kind": "review",
+                "scores": A.scores,
+                "comment": "",
+                "uid": "uid-dr-a",
+                "revision": 1,
+            },
+            {
+                "rater": "gpt",
+                "kind": "llm",
+                "scores": LLM.scores,
+                "comment": "",
+                "uid": "uid-gpt",
+                "revision": 1,
+            },
+        ],
+        "adjudicated": {
+            "1.1": {
+                "value": 1,
+                "reason": "why",
+                "adjudicator": "dr-c",
+                "revision": 2,
+                "created_at": "2026-01-01T00:00:00Z",
+            }
+        },
+    }
+    settled = QueueEntry("i2", (A, LLM), ("1.1",), False, {"1.1": done})
+    queue = AdjudicationQueue([entry, settled], ["i7", "i9"], ["dr-a"], "gpt")
+    out = queue.to_dict()
+    assert {k: v for k, v in out.items() if k != "items"} == {
+        "reviewers": ["dr-a"],
+        "model": "gpt",
+        "n_items": 2,
+        "n_open": 1,
+        "hidden_by_blinding": 2,
+        "hidden_items": ["i7", "i9"],
+    }
+    assert [i["item_id"] for i in out["items"]] == ["i1", "i2"]
