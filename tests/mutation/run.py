@@ -329,7 +329,16 @@ def report(name: str, found: dict[str, str], listed: dict[str, str], folder: Pat
         print(f"--- {'equivalent' if why else 'SURVIVED'}: {key}" + (f" ({why})" if why else ""))
         if not why:
             print("    " + shown.get(key, "").replace("\n", "\n    "))
-    return {"counts": counts, "score": pct, "unexplained": len(unexplained)}
+    equivalents = len(survivors) - len(unexplained)
+    run = sum(counts[c] for c in ("killed", "timeout", "survived", "suspicious")) - equivalents
+    adjusted = None if run <= 0 else 100.0 * (counts["killed"] + counts["timeout"]) / run
+    return {
+        "counts": counts,
+        "score": pct,
+        "unexplained": len(unexplained),
+        "equivalent": equivalents,
+        "adjusted": adjusted,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -379,15 +388,22 @@ def main(argv: list[str] | None = None) -> int:
         figures = report(name, found, listed, folder)
         pct = figures["score"]
         stopped = " (stopped at its budget)" if status is None and not args.report_only else ""
+        adjusted = figures["adjusted"]
         line = f"  {name:28s} " + (f"{pct:5.1f} %" if pct is not None else "  n/a  ")
+        line += f" ({adjusted:5.1f} % of the non-equivalent)" if adjusted is not None else ""
         line += f"  killed {figures['counts']['killed'] + figures['counts']['timeout']}"
         line += f" survived {figures['counts']['survived'] + figures['counts']['suspicious']}"
-        line += f" (unexplained {figures['unexplained']})"
+        line += f" (equivalent {figures['equivalent']}, unexplained {figures['unexplained']})"
         line += f" not checked {figures['counts']['not checked'] + figures['counts']['no tests']}"
         summary.append(line + (f"  {took:.0f} s" if took else "") + stopped)
         if args.fail_under is not None and (pct is None or pct < args.fail_under):
             broken += 1
-    print("\n=== mutation score per module (killed + timeout over mutants run)", *summary, sep="\n")
+    print(
+        "\n=== mutation score per module (killed + timeout over the mutants run; then over"
+        " those not listed in tests/mutation/equivalent.md)",
+        *summary,
+        sep="\n",
+    )
     return 1 if broken else 0
 
 
