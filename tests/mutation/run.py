@@ -214,12 +214,19 @@ def prepare(name: str, work: Path, fresh: bool) -> Path:
     return folder
 
 
+DONE = "mutations/second"
+"""What mutmut prints when every mutant has run (after it, the process may still wait at
+exit for a thread a test left, so the log is watched for it)."""
+
+
 def run_module(folder: Path, budget_s: float, max_children: int) -> tuple[int | None, float]:
     """Run mutmut in ``folder`` for at most ``budget_s`` seconds (then interrupt it, as
     Ctrl+C does: each mutant's result is already saved). Returns mutmut's exit status
-    (None when stopped at the budget) and the seconds it ran."""
+    (0 once it has reported every mutant run, None when stopped at the budget) and the
+    seconds it ran."""
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
-    log = open(folder / "mutmut.log", "w", encoding="utf-8")  # noqa: SIM115
+    path = folder / "mutmut.log"
+    log = open(path, "w", encoding="utf-8")  # noqa: SIM115
     started = time.monotonic()
     with log:
         proc = subprocess.Popen(
@@ -230,11 +237,20 @@ def run_module(folder: Path, budget_s: float, max_children: int) -> tuple[int | 
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        try:
-            status: int | None = proc.wait(timeout=budget_s)
-        except subprocess.TimeoutExpired:
-            status = None
-            os.killpg(proc.pid, signal.SIGINT)
+        status: int | None = None
+        while time.monotonic() - started < budget_s:
+            try:
+                status = proc.wait(timeout=2)
+                break
+            except subprocess.TimeoutExpired:
+                if DONE in path.read_text(encoding="utf-8", errors="replace")[-2000:]:
+                    try:
+                        status = proc.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        status = 0  # done; only its exit hangs
+                    break
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT if status is None else signal.SIGKILL)
             try:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
