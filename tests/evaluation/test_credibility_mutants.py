@@ -106,3 +106,15 @@ def test_the_pairs_are_limited_and_name_their_image(outcomes):  # noqa: F811
     assert first[0].image == ct
     grouped, _ = pair_outcomes(outcomes, "paper", group="A")
     assert len(grouped) == 3 and grouped[0].image == ct
+
+
+def test_an_unknown_preset_is_refused_naming_the_presets(outcomes):  # noqa: F811
+    from medrcube_desktop.errors import MedRCubeError
+
+    with pytest.raises(MedRCubeError) as refused:
+        pair_outcomes(outcomes, "both")
+    assert str(refused.value) == "preset must be one of paper, official, got 'both'"
+
+
+def test_a_figure_without_a_known_denominator_is_undefined_with_no_value():
+    assert figure_text({"other": None}, "other") == undefined_text("no value")
