@@ -13,6 +13,7 @@ from medrcube_desktop.evaluation.compare.leaderboard import (
     leaderboard,
     paired_difference,
 )
+from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 from tests.evaluation.compare.test_leaderboard import make_item, make_matrix
 
 # run, model, text-only, overall right of 10 (None: no answer), MR right of 10
@@ -190,3 +191,64 @@ def test_the_paired_bootstrap_in_several_chunks_is_the_same_stream():
     assert diff == pytest.approx(d.mean()) and (low, high) == pytest.approx(
         (ref_low, ref_high), abs=1e-12
     )
+
+
+def _two_models(models, overall, text_only=None):
+    n = len(models)
+    return Leaderboard(
+        runs=tuple(f"r{i}" for i in range(n)),
+        columns=(("overall", "Overall"),),
+        n=np.full((n, 1), 10),
+        correct=np.array([[o] for o in overall]),
+        low=np.zeros((n, 1)),
+        high=np.ones((n, 1)),
+        random=np.array([0.25]),
+        models=tuple(models),
+        text_only=tuple(text_only or (False,) * n),
+    )
+
+
+def test_a_model_is_placed_by_its_best_image_run_not_its_last_or_its_name():
+    # lingshu-7b's runs 0.9 and 0.1, lingshu-32b's 0.5: 7b first (best 0.9), though its
+    # last run is lower than 32b's and its name sorts after
+    board = _two_models(["lingshu-7b", "lingshu-7b", "lingshu-32b"], [9, 1, 5])
+    assert board.order("family").tolist() == [0, 1, 2]
+
+
+def test_a_run_without_answers_follows_a_run_with_none_right():
+    board = _two_models(["a-1", "b-1"], [0, 0])
+    board.n[0, 0] = 0  # r0 answered nothing (NaN accuracy), r1 answered 10, none right
+    assert board.order("accuracy").tolist() == [1, 0]
+
+
+def test_the_frame_is_in_fractions_unless_asked_in_percent():
+    frame = _two_models(["a-1"], [5]).to_frame()
+    assert frame.loc["Random", ("overall", "Overall")] == 0.25
+    assert frame.loc["r0", ("overall", "Overall")] == 0.5
+
+
+def test_the_leaderboard_keeps_the_runs_models_and_text_only_and_a_one_item_column_has_its_random():
+    items = [
+        make_item(0, "a", "MR", k=4),
+        make_item(1, "b", "DD", k=2),
+        make_item(2, "c", "DD", k=4),
+    ]
+    correct = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    matrix = RunMatrix(
+        tuple(items), ("img", "txt"), correct, np.zeros(correct.shape, dtype=bool),
+        models=("m-1", "m-1"), text_only=(False, True),
+    )  # fmt: skip
+    board = leaderboard(matrix)
+    assert board.models == ("m-1", "m-1") and board.text_only == (False, True)
+    mr = board.columns.index(("task", "MR"))  # one item with 4 options: 1/4
+    assert board.random[mr] == 0.25
+    dd = board.columns.index(("task", "DD"))  # (1/2 + 1/4) / 2
+    assert board.random[dd] == 0.375
+
+
+def test_the_paired_bootstraps_defaults_are_2000_draws_and_seed_0():
+    # the function's own defaults (a caller that passes neither gets these)
+    import inspect
+
+    parameters = inspect.signature(paired_difference).parameters
+    assert (parameters["n_boot"].default, parameters["seed"].default) == (2000, 0)
