@@ -240,6 +240,7 @@ def test_the_leaderboard_keeps_the_runs_models_and_text_only_and_a_one_item_colu
     )  # fmt: skip
     board = leaderboard(matrix)
     assert board.models == ("m-1", "m-1") and board.text_only == (False, True)
+    assert board.n.dtype == np.int64 and board.correct.dtype == np.int64  # as documented
     mr = board.columns.index(("task", "MR"))  # one item with 4 options: 1/4
     assert board.random[mr] == 0.25
     dd = board.columns.index(("task", "DD"))  # (1/2 + 1/4) / 2
