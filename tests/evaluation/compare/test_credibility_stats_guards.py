@@ -104,11 +104,22 @@ def test_prerequisites_stay_in_item_order_on_their_image():
     assert index.low.tolist() == on_b + on_a and index.high.tolist() == [41] * 14 + [40] * 26
 
 
+def test_high_level_items_stay_in_item_order_on_their_image():
+    # one prerequisite on each of two images, 40 high-level items spread over them
+    spec = [("a", "MR"), ("b", "MR")] + [("a" if n % 3 else "b", "DD") for n in range(40)]
+    index = pair_index(_matrix(spec, [1] * 42), "paper")
+    on_a = [2 + n for n in range(40) if n % 3]
+    on_b = [2 + n for n in range(40) if not n % 3]
+    assert index.high.tolist() == on_a + on_b and index.low.tolist() == [0] * 26 + [1] * 14
+
+
 @pytest.mark.parametrize(
     "counts, reason",
     [
         ((0, 0, 0, 0), "no pairs"),
         ((0, 0, 2, 1), "L wrong on every pair (A+B = 0)"),
+        ((0, 0, 1, 1), "L wrong on every pair (A+B = 0)"),  # A + B + C - D = 0 too
+        ((0, 1, 1, 0), "H wrong on every pair (A+D = 0)"),  # A - B + C + D = 0 too
         ((2, 1, 0, 0), "L right on every pair (C+D = 0)"),
         ((0, 2, 1, 0), "H wrong on every pair (A+D = 0)"),
         ((2, 0, 0, 1), "H right on every pair (B+C = 0)"),
