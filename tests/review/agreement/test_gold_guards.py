@@ -69,6 +69,9 @@ def test_an_item_of_the_universe_nobody_judged_is_not_counted_and_the_universe_n
     experts = {name: {"i1": dict(PASS), "i2": dict(PASS)} for name in ("a", "b")}
     gold = gold_standard(experts, {}, universe=["i2", "i3"])
     assert gold.scores == {"i2": dict(PASS)} and gold.left_out == []
+    # an unjudged item before the judged ones: skipped, the rest still read
+    gold = gold_standard(experts, {}, universe=["i0", "i1", "i2"])
+    assert gold.scores == {"i1": dict(PASS), "i2": dict(PASS)} and gold.left_out == []
 
 
 def test_the_sources_split_by_who_adjudicated():
