@@ -42,6 +42,11 @@ def test_every_check_names_the_file_it_rendered(demo_items):  # noqa: F811
     picks = self_test.pick_items(demo_items)
     assert {c: found[c].source for c in self_test.DIRECT_DICOM} == self_test.DIRECT_DICOM
     assert {c: found[c].source for c in picks} == {c: i.image_path.name for c, i in picks.items()}
+    # each check renders the kind of file it is named for
+    assert picks["nifti_volume_with_mask"].image_path.name.endswith((".nii", ".nii.gz"))
+    assert picks["nifti_volume_with_mask"].mask_path is not None
+    assert "j2k" in picks["jpeg2000_demo_item"].image_path.name.lower()
+    assert picks["png16"].image_path.suffix.lower() == ".png"
 
 
 def test_every_bundled_source_is_a_file_and_the_t1_template_is_one():

@@ -138,3 +138,37 @@ def test_restore_file_migrates_a_v1_study_and_keeps_a_backup(tmp_path, monkeypat
     conn = sqlite3.connect(path)
     assert migrations.current_version(conn) == every[-1][0] and broken_guards(conn) == []
     conn.close()
+
+
+def test_renumbered_revisions_are_refused_in_these_words(tmp_path):
+    from tests.store.test_guards_revisions_kept import study
+
+    path = tmp_path / "s.db"
+    study(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("UPDATE reviews SET revision = 99 WHERE revision = 2")
+    with pytest.raises(StoreError) as refused:
+        check_guards(conn, path)
+    assert str(refused.value) == (
+        f"{path}: review revisions were renumbered outside the app (dr-a/i1 (revisions 1, 3, 99)),"
+        " so an item's history may be out of order; not opened. Restore the file from a backup"
+    )
+    conn.close()
+
+
+def test_a_trigger_of_an_older_study_is_put_back_as_that_version_wrote_it(monkeypatch):
+    # reviews_uid_default is written by v2 and written again, changed, by v7: a v5 study
+    # gets the v2 statement back, not the latest
+    conn = _conn(monkeypatch, up_to=5)
+    conn.execute("DROP TRIGGER reviews_uid_default")
+    assert restore_guards(conn) == ["reviews_uid_default"]
+    assert broken_guards(conn) == []
+
+
+def test_a_file_sqlite_cannot_read_is_refused_with_sqlites_reason(tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database at all, just bytes" * 100)
+    with pytest.raises(
+        StoreError, match=r"junk\.db: cannot restore the append-only guards: file is not a database"
+    ):
+        guards.restore_file(junk)
