@@ -178,3 +178,85 @@ def test_an_items_overlay_and_display_choices_reach_the_picture(tmp_path):
     assert windowed.window == (0.0, 100.0)
     negative = render_item(item, overlay=False, invert=True).rgba
     np.testing.assert_array_equal(negative[..., :3], 255 - plain[..., :3])
+
+
+def test_mr_gets_the_foreground_window_and_other_modalities_the_robust_one():
+    from medrcube_desktop.imaging.auto_window import foreground_window, robust_window
+
+    # a dark background (0) around tissue 100..199: the foreground's percentiles differ
+    # from those of every pixel
+    pixels = np.zeros((40, 40), dtype=np.float64)
+    pixels[10:30, 10:30] = 100.0 + np.arange(400).reshape(20, 20) % 100
+    assert foreground_window(pixels) != robust_window(pixels)
+    _, used = to_gray8(_slice(pixels, modality="MR"))
+    assert used == foreground_window(pixels)
+    _, used = to_gray8(_slice(pixels, modality="OT"))
+    assert used == robust_window(pixels)
+    _, used = to_gray8(_slice(pixels))  # modality unknown
+    assert used == robust_window(pixels)
+
+
+def test_a_users_narrow_window_is_kept_down_to_a_millionth():
+    gray, used = to_gray8(_slice(np.array([[49.0, 50.25, 51.0]])), window=(50.0, 0.5))
+    assert used == (50.0, 0.5)
+    np.testing.assert_array_equal(gray, _exact([[49.0, 50.25, 51.0]], 50, 0.5))
+    _, used = to_gray8(_slice(np.array([[1.5, 2.5]])), window=(2.0, 0.0))
+    assert used == (2.0, 1e-6)
+
+
+def test_the_negative_of_a_float_slice_as_rgba():
+    data = _slice(np.array(FLOATS), window=(50.0, 100.0), voi_lut_function="LINEAR_EXACT")
+    rgba, _ = gray_rgba(data, invert=True)
+    np.testing.assert_array_equal(rgba[..., 0], 255 - _exact(FLOATS, 50, 100))
+    assert (rgba[..., 3] == 255).all()
+
+
+def test_one_value_with_padding_is_still_one_value():
+    pixels = np.full((3, 3), 7.0)
+    pixels[0, 0] = np.nan  # padding
+    assert (
+        "the image holds one value (7) throughout: shown mid-grey"
+        in compose_rgba(_slice(pixels)).notes
+    )
+
+
+def test_the_files_overlay_planes_and_a_supplemental_palette_are_drawn_and_a_plain_slice_is_grey():
+    from medrcube_desktop.imaging.compositing import GRAPHICS_RGB
+
+    pixels = np.full((3, 4), 50.0)
+    plain = compose_rgba(_slice(pixels, window=(50.0, 100.0), voi_lut_function="LINEAR_EXACT"))
+    assert plain.gray is True and plain.legend == []
+    graphics = np.zeros((3, 4), dtype=bool)
+    graphics[1, 2] = True
+    drawn = compose_rgba(
+        _slice(pixels, window=(50.0, 100.0), voi_lut_function="LINEAR_EXACT", graphics=graphics)
+    )
+    assert tuple(drawn.rgba[1, 2, :3]) == tuple(GRAPHICS_RGB)
+    np.testing.assert_array_equal(drawn.rgba[0, 0], plain.rgba[0, 0])
+    supplemental = np.zeros((3, 4), dtype=bool)
+    supplemental[2, 0] = True
+    colours = np.zeros((3, 4, 3), dtype=np.uint8)
+    colours[..., 1] = 200
+    tinted = compose_rgba(
+        _slice(
+            pixels,
+            window=(50.0, 100.0),
+            voi_lut_function="LINEAR_EXACT",
+            supplemental=supplemental,
+            supplemental_rgb=colours,
+        )
+    )
+    assert tuple(tinted.rgba[2, 0, :3]) == (0, 200, 0)
+    np.testing.assert_array_equal(tinted.rgba[0, 0], plain.rgba[0, 0])
+    # a box on a slice with nothing else drawn: red, and the picture no longer grey
+    boxed = compose_rgba(_slice(pixels, window=(50.0, 100.0)), bbox=(0.0, 0.0, 3.0, 2.0))
+    assert tuple(boxed.rgba[0, 0]) == (255, 0, 0, 255) and boxed.gray is False
+
+
+def test_a_box_is_clipped_to_the_slice_and_divided_by_any_reduction_above_one():
+    data = _slice(np.zeros((10, 15)), stored_shape=(10, 15), reduction=4)
+    assert box_on_slice(data, (8.0, 4.0, 20.0, 12.0)) == (2, 1, 5, 3)
+    half = _slice(np.zeros((10, 15)), stored_shape=(10, 15), reduction=2)
+    assert box_on_slice(half, (8.0, 4.0, 20.0, 12.0)) == (4, 2, 10, 6)
+    wide = _slice(np.zeros((4, 30)))  # rows 0..3: y clipped to 3
+    assert box_on_slice(wide, (0.0, 2.0, 3.0, 10.0)) == (0, 2, 3, 3)
