@@ -254,7 +254,7 @@ def run_module(folder: Path, budget_s: float, max_children: int) -> tuple[int | 
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT if status is None else signal.SIGKILL)
             try:
-                proc.wait(timeout=30)
+                proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
