@@ -172,3 +172,21 @@ def test_the_queue_in_json_names_every_field():
         "hidden_items": ["i7", "i9"],
     }
     assert [i["item_id"] for i in out["items"]] == ["i1", "i2"]
+
+
+@pytest.mark.parametrize(
+    "against, on",
+    [("bogus", "rules"), ("experts", "bogus"), ("bogus", "bogus")],
+)
+def test_a_queue_against_or_on_something_unknown_is_refused(tmp_path, against, on):
+    from medrcube_desktop.review.adjudication import AGAINST, ON, build_queue
+    from medrcube_desktop.store import StudyStore
+
+    store = StudyStore(tmp_path / "s.db")
+    with pytest.raises(MedRCubeError) as refused:
+        build_queue(store, against=against, on=on)
+    assert str(refused.value) == f"against must be one of {AGAINST}, on one of {ON}"
+    with pytest.raises(MedRCubeError) as refused:
+        build_queue(store, against="llm")
+    assert str(refused.value) == "comparing with the LLM needs a model (--model)"
+    store.close()
