@@ -189,3 +189,23 @@ def test_the_window_starts_without_the_sdk_pydantic_or_the_evaluation_runner():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_the_wheel_lists_every_package_folder():
+    """A package folder missing from pyproject's ``[tool.setuptools] packages`` is left
+    out of the wheel and the frozen bundle while the editable install the tests run on
+    still finds it (``ui/corrections`` was, issue 23): every folder with an
+    ``__init__.py`` is listed."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    listed = set(
+        tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    folders = {
+        ".".join(init.parent.relative_to(root).parts)
+        for init in (root / "medrcube_desktop").rglob("__init__.py")
+    }
+    assert folders, "no package folder found"
+    assert folders - listed == set()
