@@ -1,0 +1,198 @@
+"""The picture an ablation run sends instead of the item's own (issue 24): blank,
+swapped or noise (:mod:`~medrcube_desktop.evaluation.image_modes`).
+
+Cost: an ablation run prepares one picture per image group, as the image run does
+(:class:`~medrcube_desktop.evaluation.prepare.ImagePipeline`), and decodes no more:
+
+- ``blank`` and ``noise`` need only the size of the picture the image run sends. It is
+  taken from the item's own preparation (:func:`~.prepare.prepare_one`: the image cache
+  first, so after the image run nothing is decoded at all; else exactly what the image
+  run decodes), then a uniform 128 grey or seeded noise of that size is encoded.
+- ``swapped`` prepares the donor's picture instead of the item's own (again the cache
+  first); the item's own file is only hashed (read, never decoded) to make sure the
+  donor is another image.
+
+Seeds: the choice of donor and the noise depend on the run's seed and on the item's
+image (its path below the benchmark root), never on the order items are asked in: a
+resumed run, or the same seed again, sends the same pictures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from medrcube_desktop.core.items import Item
+from medrcube_desktop.evaluation.image_modes import BLANK, NOISE, SWAPPED
+from medrcube_desktop.evaluation.images import PreparedImage, _files_of, encode_png
+
+GREY = 128
+"""The value of every pixel of a blank picture (mid-grey of 8-bit)."""
+
+MAX_DONORS = 32
+"""Donors tried per item, in the seeded order, until one is another image (a file of
+other bytes); past them the item fails (a group of copies of one picture)."""
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """What a worker needs to make one group's ablated picture: the ``mode``, the run's
+    ``seed`` and, for ``swapped``, the ``donors`` to try in order (the seeded choice)."""
+
+    mode: str
+    seed: int
+    donors: tuple[Item, ...] = ()
+
+
+def image_key(item: Item) -> str:
+    """The item's image as a seeding key: its path below the benchmark root (``/``
+    separated; the full path for an item without a root) and the dataset."""
+    path = Path(item.image_path)
+    if item.root is not None and path.is_relative_to(item.root):
+        path = path.relative_to(item.root)
+    return f"{item.dataset}\0{path.as_posix()}"
+
+
+def _rng(seed: int, key: str, purpose: str) -> np.random.Generator:
+    digest = hashlib.sha256(f"{purpose}\0{key}".encode()).digest()
+    return np.random.default_rng([int(seed), int.from_bytes(digest[:8], "little")])
+
+
+def swap_donors(item: Item, pool: Sequence[Item], seed: int) -> tuple[Item, ...]:
+    """The items whose picture a swapped run may send for ``item``, in the order tried:
+    items of ``pool`` of the same modality and region (``parts``) on another image file,
+    one per image, shuffled with ``seed`` and :func:`image_key` of ``item``; at most
+    :data:`MAX_DONORS`. Empty when the group has no other image (the item then fails:
+    :func:`ablated_image` says so)."""
+    return swap_donors_indexed(item, donor_index(pool), seed)
+
+
+def donor_index(pool: Sequence[Item]) -> dict[tuple[str, str], list[Item]]:
+    """``(modality, region)`` → one item per distinct image path, sorted by
+    :func:`image_key` (what :func:`swap_donors_indexed` draws from)."""
+    groups: dict[tuple[str, str], dict[str, Item]] = {}
+    for item in pool:
+        per_image = groups.setdefault((item.modality, item.region), {})
+        per_image.setdefault(image_key(item), item)
+    return {key: [found[k] for k in sorted(found)] for key, found in groups.items()}
+
+
+def swap_donors_indexed(
+    item: Item, index: dict[tuple[str, str], list[Item]], seed: int
+) -> tuple[Item, ...]:
+    """:func:`swap_donors` over a :func:`donor_index` (built once per run)."""
+    own = image_key(item)
+    candidates = [c for c in index.get((item.modality, item.region), []) if image_key(c) != own]
+    if not candidates:
+        return ()
+    order = _rng(seed, own, "swap").permutation(len(candidates))[:MAX_DONORS]
+    return tuple(candidates[int(i)] for i in order)
+
+
+def files_digest(item: Item) -> str:
+    """BLAKE2b (16 bytes, hex) of the bytes of the item's image file (every file of a
+    series folder, in name order): read, not decoded.
+
+    Raises
+    ------
+    OSError
+        A file cannot be read.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    for path in _files_of(item.image_path):
+        with open(path, "rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def flat_picture(height: int, width: int, mode: str, mode_name: str, seed: int, key: str):
+    """``(H, W)`` (mode "L") or ``(H, W, 3)`` ("RGB") uint8 pixels: all :data:`GREY`
+    for ``blank``; for ``noise`` uniform integers 0–255 from ``seed`` and ``key``."""
+    shape = (height, width) if mode == "L" else (height, width, 3)
+    if mode_name == BLANK:
+        return np.full(shape, GREY, dtype=np.uint8)
+    return _rng(seed, key, "noise").integers(0, 256, size=shape, dtype=np.uint8)
+
+
+def _hashed(data: bytes, mime: str, info: dict) -> PreparedImage:
+    info = {**info, "bytes": len(data),
+            "blake2b": hashlib.blake2b(data, digest_size=16).hexdigest(),
+            "sha256": hashlib.sha256(data).hexdigest()}  # fmt: skip
+    return PreparedImage(data, mime, info)
+
+
+def ablated_image(
+    item: Item, own: PreparedImage | None, ablation: Ablation, prepare
+) -> PreparedImage:
+    """The picture sent for ``item`` in ``ablation.mode``, its ``info`` the prepared
+    image's (size, encoding) with ``ablation`` (the mode), ``seed``, ``sha256`` and
+    ``blake2b`` of the bytes sent, and ``of`` (the BLAKE2b of the item's own picture,
+    blank and noise) or ``swapped_from`` (the donor's item id, swapped).
+
+    ``own`` is the item's own prepared picture (blank, noise); ``prepare(item)`` prepares
+    a donor's (swapped).
+
+    Raises
+    ------
+    ValueError
+        Swapped, and no donor is another image: the message names the modality and
+        region (the item is then not asked; it is listed among the run's failures).
+    """
+    if ablation.mode in (BLANK, NOISE):
+        assert own is not None
+        height, width = (int(v) for v in own.info["sent"])  # type: ignore[union-attr]
+        mode = str(own.info.get("mode") or "L")
+        pixels = flat_picture(height, width, mode, ablation.mode, ablation.seed, image_key(item))
+        info = {**own.info, "encoding": "png", "mime": "image/png", "mode": mode,
+                "ablation": ablation.mode, "seed": ablation.seed, "of": own.info.get("blake2b")}  # fmt: skip
+        return _hashed(encode_png(pixels), "image/png", info)
+    if ablation.mode != SWAPPED:
+        raise ValueError(f"no ablated picture for image mode {ablation.mode!r}")
+    mine = files_digest(item)
+    for donor in ablation.donors:
+        if files_digest(donor) == mine:
+            continue  # a copy of the same picture under another name: not a swap
+        picture = prepare(donor)
+        info = {**picture.info, "ablation": SWAPPED, "seed": ablation.seed,
+                "swapped_from": donor.id}  # fmt: skip
+        return _hashed(picture.data, picture.mime, info)
+    raise ValueError(
+        f"swapped: no other image of modality {item.modality!r} and region {item.region!r} "
+        "among the run's items, so none can be sent in its place (not asked)"
+    )
+
+
+def prepare_ablated(
+    item: Item, min_side: int, max_pixels: int, cache_folder: str | None, ablation: Ablation
+) -> tuple[PreparedImage | None, str, str, float]:
+    """:func:`~.prepare.prepare_one` for an ablation run (in a worker process): the same
+    ``(image or None, source, error, seconds)``, the image the one to send."""
+    from medrcube_desktop.evaluation.prepare import prepare_one
+
+    started = time.perf_counter()
+    sources: list[str] = []
+
+    def prepare(which: Item) -> PreparedImage:
+        image, source, error, _ = prepare_one(which, min_side, max_pixels, cache_folder)
+        if image is None:
+            raise OSError(f"donor {which.id}: {error}")
+        sources.append(source)
+        return image
+
+    try:
+        own = None
+        if ablation.mode != SWAPPED:
+            own, source, error, _ = prepare_one(item, min_side, max_pixels, cache_folder)
+            if own is None:
+                return None, "failed", error, time.perf_counter() - started
+            sources.append(source)
+        image = ablated_image(item, own, ablation, prepare)
+        return image, sources[-1], "", time.perf_counter() - started
+    except (ValueError, OSError) as exc:
+        return None, "failed", f"image: {exc}", time.perf_counter() - started
