@@ -204,10 +204,13 @@ def run_record(
     )
 
 
-OPERATIONAL_PARAMS = operational_keys() | {"source", "records_sha256"}
+OPERATIONAL_PARAMS = operational_keys() | {"source", "records_sha256", "limit_mm_per_prompt"}
 """Engine parameters that do not change the answers: a resume may use other values: the
 operational engine options' (:func:`~.engine_options.operational_keys`: ``base_urls``,
 ``attached_to``, ``concurrency``…) and two of imported runs.
+``limit_mm_per_prompt`` is vLLM's image limit: 0 for a text-only run (the
+language-model-only path, issue 24), 1 for the others, and never a different answer (a
+text-only run sends no image either way; a text-only run stored before 0 was used resumes).
 ``source`` is where an imported file was read: a moved copy (same ``source_bytes`` and
 ``source_sha256``) gives the same answers; ``records_sha256`` (what tells a re-formatted
 copy) is not recorded by runs imported before it was, and the bytes decide."""
@@ -285,6 +288,29 @@ def open_run(store: StudyStore, run: RunRecord) -> RunRecord:
             "resume it with the same ones or pick another name"
         )
     return stored
+
+
+def linked_image_run(store: StudyStore, run: RunRecord, given: str | None, default: str) -> str:
+    """The image run an ablation ``run`` is linked to: ``given`` (``--image-run``), else
+    ``default`` (the name the same model and engine get in image mode) when such a run
+    is stored, else "" (not known: compare pairs text-only runs by name as before).
+    "" for an image run.
+
+    Raises
+    ------
+    StoreError
+        ``given`` names a stored run that is not an image run, or the run itself.
+    """
+    if run_image_mode(run) == IMAGE:
+        return ""
+    if given:
+        stored = store.eval_run(given)
+        if given == run.name or (stored is not None and run_image_mode(stored) != IMAGE):
+            mode = "itself" if given == run.name else f"a {run_image_mode(stored)} run"
+            raise StoreError(f"--image-run {given}: {mode}, not an image run")
+        return given
+    stored = store.eval_run(default)
+    return default if stored is not None and run_image_mode(stored) == IMAGE else ""
 
 
 def answer_redactor(engine: Engine) -> KeyRedactor:
