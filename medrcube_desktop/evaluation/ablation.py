@@ -4,10 +4,13 @@ swapped or noise (:mod:`~medrcube_desktop.evaluation.image_modes`).
 Cost: an ablation run prepares one picture per image group, as the image run does
 (:class:`~medrcube_desktop.evaluation.prepare.ImagePipeline`), and decodes no more:
 
-- ``blank`` and ``noise`` need only the size of the picture the image run sends. It is
-  taken from the item's own preparation (:func:`~.prepare.prepare_one`: the image cache
-  first, so after the image run nothing is decoded at all; else exactly what the image
-  run decodes), then a uniform 128 grey or seeded noise of that size is encoded.
+- ``blank`` and ``noise`` need only the size of the picture the image run sends
+  (:func:`own_picture_info`): the image cache's record of it first (after the image run
+  nothing is decoded at all), else the file when it is sent as stored (what the image
+  run reads), else the item rendered as the image run renders it, its size then worked
+  out as :func:`~.images.rendered_image` resizes and pads (:func:`sent_geometry`) with
+  no resizing or encoding. Then a uniform 128 grey or seeded noise of that size is
+  encoded.
 - ``swapped`` prepares the donor's picture instead of the item's own (again the cache
   first); the item's own file is only hashed (read, never decoded) to make sure the
   donor is another image.
@@ -20,6 +23,7 @@ resumed run, or the same seed again, sends the same pictures.
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,7 +38,7 @@ from medrcube_desktop.evaluation.images import PreparedImage, _files_of, encode_
 GREY = 128
 """The value of every pixel of a blank picture (mid-grey of 8-bit)."""
 
-MAX_DONORS = 32
+MAX_DONORS = 8
 """Donors tried per item, in the seeded order, until one is another image (a file of
 other bytes); past them the item fails (a group of copies of one picture)."""
 
@@ -127,6 +131,60 @@ def _hashed(data: bytes, mime: str, info: dict) -> PreparedImage:
     return PreparedImage(data, mime, info)
 
 
+def sent_geometry(
+    height: int, width: int, pixel_aspect: float, min_side: int, max_pixels: int
+) -> dict[str, object]:
+    """The ``rendered``, ``sent`` ([H, W], pixels), ``scaled`` and ``padded`` of the
+    picture :func:`~.images.rendered_image` makes of a rendering of ``height`` ×
+    ``width`` pixels (rows of ``pixel_aspect`` times their width): square pixels, shrunk
+    to ``max_pixels`` (``int`` of each side times the factor), padded to ``min_side``."""
+    height = max(1, round(height * pixel_aspect))
+    before = [height, width]
+    scale = 1.0
+    if width * height > max_pixels:
+        scale = math.sqrt(max_pixels / (width * height))
+        width, height = max(1, int(width * scale)), max(1, int(height * scale))
+    padded = width < min_side or height < min_side
+    sent = [max(height, min_side), max(width, min_side)] if padded else [height, width]
+    return {"rendered": before, "sent": sent, "scaled": round(scale, 6), "padded": padded}
+
+
+def own_picture_info(
+    item: Item, min_side: int, max_pixels: int, cache_folder: str | None
+) -> tuple[dict[str, object], str]:
+    """What the image run sends for ``item`` (its ``info``: ``sent``, ``mode``…, with
+    ``blake2b`` where known) and where it was found (``original``, ``cached``,
+    ``rendered``), decoding no more than the image run does (the module docstring).
+
+    Raises
+    ------
+    ImageLoadError, OSError
+        The image cannot be read (as for the image run).
+    """
+    from medrcube_desktop.core.file_checks import require_item_files
+    from medrcube_desktop.evaluation.images import ImageCache, original_image, preparation_key
+
+    require_item_files(item)
+    original = original_image(item, min_side, max_pixels)
+    if original is not None:
+        return original.info, "original"
+    if cache_folder is not None:
+        cached = ImageCache(Path(cache_folder)).get(preparation_key(item, min_side, max_pixels))
+        if cached is not None:
+            return cached.info, "cached"
+    from medrcube_desktop.imaging.render import render_item
+
+    rendered = render_item(item)
+    height, width = rendered.rgba.shape[:2]
+    info: dict[str, object] = {
+        "encoding": "png", "mode": "L" if rendered.gray else "RGB",
+        **sent_geometry(height, width, rendered.pixel_aspect, min_side, max_pixels),
+        "slice_index": rendered.slice_index,
+        "window": list(rendered.window) if rendered.window else None,
+    }  # fmt: skip
+    return info, "rendered"
+
+
 def ablated_image(
     item: Item, own: PreparedImage | None, ablation: Ablation, prepare
 ) -> PreparedImage:
@@ -135,8 +193,8 @@ def ablated_image(
     ``blake2b`` of the bytes sent, and ``of`` (the BLAKE2b of the item's own picture,
     blank and noise) or ``swapped_from`` (the donor's item id, swapped).
 
-    ``own`` is the item's own prepared picture (blank, noise); ``prepare(item)`` prepares
-    a donor's (swapped).
+    ``own`` is the ``info`` of the item's own picture (:func:`own_picture_info`; blank,
+    noise); ``prepare(item)`` prepares a donor's (swapped).
 
     Raises
     ------
@@ -146,11 +204,14 @@ def ablated_image(
     """
     if ablation.mode in (BLANK, NOISE):
         assert own is not None
-        height, width = (int(v) for v in own.info["sent"])  # type: ignore[union-attr]
-        mode = str(own.info.get("mode") or "L")
+        height, width = (int(v) for v in own["sent"])  # type: ignore[attr-defined]
+        mode = str(own.get("mode") or "L")
         pixels = flat_picture(height, width, mode, ablation.mode, ablation.seed, image_key(item))
-        info = {**own.info, "encoding": "png", "mime": "image/png", "mode": mode,
-                "ablation": ablation.mode, "seed": ablation.seed, "of": own.info.get("blake2b")}  # fmt: skip
+        info = {**own, "encoding": "png", "mime": "image/png", "mode": mode,
+                "ablation": ablation.mode, "seed": ablation.seed}  # fmt: skip
+        info.pop("blake2b", None)
+        if own.get("blake2b"):
+            info["of"] = own["blake2b"]
         return _hashed(encode_png(pixels), "image/png", info)
     if ablation.mode != SWAPPED:
         raise ValueError(f"no ablated picture for image mode {ablation.mode!r}")
@@ -173,6 +234,7 @@ def prepare_ablated(
 ) -> tuple[PreparedImage | None, str, str, float]:
     """:func:`~.prepare.prepare_one` for an ablation run (in a worker process): the same
     ``(image or None, source, error, seconds)``, the image the one to send."""
+    from medrcube_desktop.errors import ImageLoadError
     from medrcube_desktop.evaluation.prepare import prepare_one
 
     started = time.perf_counter()
@@ -188,11 +250,11 @@ def prepare_ablated(
     try:
         own = None
         if ablation.mode != SWAPPED:
-            own, source, error, _ = prepare_one(item, min_side, max_pixels, cache_folder)
-            if own is None:
-                return None, "failed", error, time.perf_counter() - started
+            own, source = own_picture_info(item, min_side, max_pixels, cache_folder)
             sources.append(source)
         image = ablated_image(item, own, ablation, prepare)
         return image, sources[-1], "", time.perf_counter() - started
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, ImageLoadError) as exc:
         return None, "failed", f"image: {exc}", time.perf_counter() - started
+    except Exception as exc:  # noqa: BLE001 - one unreadable file must not end the run
+        return None, "failed", f"image: {type(exc).__name__}: {exc}", time.perf_counter() - started

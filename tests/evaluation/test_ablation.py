@@ -55,11 +55,15 @@ def evaluate(bench, tmp_path, name, images):
     return store.responses(name), sent, store.eval_run(name)
 
 
+@pytest.mark.parametrize("cache", [True, False])
 @pytest.mark.parametrize("mode", ["blank", "noise"])
-def test_blank_and_noise_have_the_size_of_the_image_runs_picture(dicoms, tmp_path, mode):
-    normal, _, _ = evaluate(dicoms, tmp_path, "m-openai", ImageOptions(workers=0, cache=False))
+def test_blank_and_noise_have_the_size_of_the_image_runs_picture(dicoms, tmp_path, mode, cache):
+    """With the cache the size is the image run's record (nothing decoded); without it
+    the item is rendered and the size worked out (sent_geometry), never resized."""
+    options = ImageOptions(workers=0, cache=cache)
+    normal, _, _ = evaluate(dicoms, tmp_path, "m-openai", options)
     ablated, sent, run = evaluate(
-        dicoms, tmp_path, f"m-{mode}", ImageOptions(workers=0, cache=False, mode=mode, seed=5)
+        dicoms, tmp_path, f"m-{mode}", ImageOptions(workers=0, cache=cache, mode=mode, seed=5)
     )
     assert (run.image_mode, run.image_run, run.params["image"]["seed"]) == (mode, "m-openai", 5)
     assert [normal[i].image["sent"] for i in ("ct", "mr", "box")] == [[128, 128], [64, 64],
@@ -75,7 +79,22 @@ def test_blank_and_noise_have_the_size_of_the_image_runs_picture(dicoms, tmp_pat
         image = ablated[item_id].image
         assert image["sha256"] == hashlib.sha256(data).hexdigest()
         assert image["blake2b"] == hashlib.blake2b(data, digest_size=16).hexdigest()
-        assert (image["ablation"], image["of"]) == (mode, normal[item_id].image["blake2b"])
+        assert image["ablation"] == mode and image["mode"] == normal[item_id].image["mode"]
+        # the item's own picture's hash where it was at hand (the cache), else none
+        assert image.get("of") == (normal[item_id].image["blake2b"] if cache else None)
+
+
+def test_the_size_worked_out_is_the_one_rendered_image_sends():
+    """sent_geometry against rendered_image's own resizing: shrunk, padded, stretched."""
+    from medrcube_desktop.evaluation.ablation import sent_geometry
+
+    assert sent_geometry(128, 128, 1.0, 28, 1003520)["sent"] == [128, 128]
+    # 2000 x 1000 over a 1,003,520 budget: factor sqrt(0.50176) = 0.70835, int of each
+    assert sent_geometry(1000, 2000, 1.0, 28, 1003520) == {
+        "rendered": [1000, 2000], "sent": [708, 1416], "scaled": 0.708350, "padded": False,
+    }  # fmt: skip
+    assert sent_geometry(10, 40, 1.0, 28, 1003520)["sent"] == [28, 40]  # padded
+    assert sent_geometry(50, 64, 2.0, 28, 1003520)["rendered"] == [100, 64]  # square pixels
 
 
 def png(path, value, size=(40, 30)):
@@ -142,3 +161,25 @@ def test_noise_is_reproducible_by_seed_and_differs_by_seed(xrays):
     assert all(np.array_equal(one[i], same[i]) for i in one)
     assert not np.array_equal(one["x0"], other["x0"])
     assert not np.array_equal(one["x0"], one["x1"])  # each image its own noise
+
+
+def test_the_size_without_the_cache_is_rendered_images_for_a_shrunk_and_a_padded_picture(
+    tmp_path,
+):
+    from medrcube_desktop.evaluation.ablation import own_picture_info
+    from medrcube_desktop.evaluation.images import rendered_image
+
+    root = tmp_path / "big"
+    (root / "ds1" / "images").mkdir(parents=True)
+    ramp = np.linspace(0, 4095, 1300 * 900).reshape(900, 1300).astype(np.uint16)
+    Image.fromarray(ramp).save(root / "ds1" / "images" / "big.png")  # 16-bit: rendered
+    Image.fromarray(ramp[:12, :50]).save(root / "ds1" / "images" / "tiny.png")
+    write_benchmark(root, {"ds1": [item("big", image="images/big.png"),
+                                   item("tiny", image="images/tiny.png")]})  # fmt: skip
+    for one in load_benchmark(root).items:
+        made = rendered_image(one, 28, 1003520).info
+        info, source = own_picture_info(one, 28, 1003520, None)
+        assert source == "rendered"
+        keys = ("rendered", "sent", "scaled", "padded", "mode")
+        assert {k: info[k] for k in keys} == {k: made[k] for k in keys}
+    assert made["padded"] is True and made["sent"] == [28, 50]  # the tiny one
