@@ -76,22 +76,23 @@ def swap_donors(item: Item, pool: Sequence[Item], seed: int) -> tuple[Item, ...]
     return swap_donors_indexed(item, donor_index(pool), seed)
 
 
-def donor_index(pool: Sequence[Item]) -> dict[tuple[str, str], list[Item]]:
-    """``(modality, region)`` → one item per distinct image path, sorted by
-    :func:`image_key` (what :func:`swap_donors_indexed` draws from)."""
+def donor_index(pool: Sequence[Item]) -> dict[tuple[str, str], list[tuple[str, Item]]]:
+    """``(modality, region)`` → ``(image_key, item)``, one item per distinct image,
+    sorted by :func:`image_key` (what :func:`swap_donors_indexed` draws from; each key
+    worked out once per run)."""
     groups: dict[tuple[str, str], dict[str, Item]] = {}
     for item in pool:
         per_image = groups.setdefault((item.modality, item.region), {})
         per_image.setdefault(image_key(item), item)
-    return {key: [found[k] for k in sorted(found)] for key, found in groups.items()}
+    return {key: sorted(found.items()) for key, found in groups.items()}
 
 
 def swap_donors_indexed(
-    item: Item, index: dict[tuple[str, str], list[Item]], seed: int
+    item: Item, index: dict[tuple[str, str], list[tuple[str, Item]]], seed: int
 ) -> tuple[Item, ...]:
     """:func:`swap_donors` over a :func:`donor_index` (built once per run)."""
     own = image_key(item)
-    candidates = [c for c in index.get((item.modality, item.region), []) if image_key(c) != own]
+    candidates = [c for key, c in index.get((item.modality, item.region), []) if key != own]
     if not candidates:
         return ()
     order = _rng(seed, own, "swap").permutation(len(candidates))[:MAX_DONORS]
