@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,7 +186,7 @@ def own_picture_info(
 
 
 def ablated_image(
-    item: Item, own: PreparedImage | None, ablation: Ablation, prepare
+    item: Item, own: dict[str, object] | None, ablation: Ablation, prepare
 ) -> PreparedImage:
     """The picture sent for ``item`` in ``ablation.mode``, its ``info`` the prepared
     image's (size, encoding) with ``ablation`` (the mode), ``seed``, ``sha256`` and
@@ -205,7 +204,7 @@ def ablated_image(
     """
     if ablation.mode in (BLANK, NOISE):
         assert own is not None
-        height, width = (int(v) for v in own["sent"])  # type: ignore[attr-defined]
+        height, width = (int(v) for v in own["sent"])  # type: ignore[attr-defined]  # [H, W]
         mode = str(own.get("mode") or "L")
         pixels = flat_picture(height, width, mode, ablation.mode, ablation.seed, image_key(item))
         info = {**own, "encoding": "png", "mime": "image/png", "mode": mode,
@@ -228,34 +227,3 @@ def ablated_image(
         f"swapped: no other image of modality {item.modality!r} and region {item.region!r} "
         "among the run's items, so none can be sent in its place (not asked)"
     )
-
-
-def prepare_ablated(
-    item: Item, min_side: int, max_pixels: int, cache_folder: str | None, ablation: Ablation
-) -> tuple[PreparedImage | None, str, str, float]:
-    """:func:`~.prepare.prepare_one` for an ablation run (in a worker process): the same
-    ``(image or None, source, error, seconds)``, the image the one to send."""
-    from medrcube_desktop.errors import ImageLoadError
-    from medrcube_desktop.evaluation.prepare import prepare_one
-
-    started = time.perf_counter()
-    sources: list[str] = []
-
-    def prepare(which: Item) -> PreparedImage:
-        image, source, error, _ = prepare_one(which, min_side, max_pixels, cache_folder)
-        if image is None:
-            raise OSError(f"donor {which.id}: {error}")
-        sources.append(source)
-        return image
-
-    try:
-        own = None
-        if ablation.mode != SWAPPED:
-            own, source = own_picture_info(item, min_side, max_pixels, cache_folder)
-            sources.append(source)
-        image = ablated_image(item, own, ablation, prepare)
-        return image, sources[-1], "", time.perf_counter() - started
-    except (ValueError, OSError, ImageLoadError) as exc:
-        return None, "failed", f"image: {exc}", time.perf_counter() - started
-    except Exception as exc:  # noqa: BLE001 - one unreadable file must not end the run
-        return None, "failed", f"image: {type(exc).__name__}: {exc}", time.perf_counter() - started

@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.evaluation.images import (
@@ -31,6 +32,9 @@ from medrcube_desktop.evaluation.images import (
     preparation_key,
     rendered_image,
 )
+
+if TYPE_CHECKING:
+    from medrcube_desktop.evaluation.ablation import Ablation
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +110,37 @@ def prepare_one(
         return None, "failed", message, time.perf_counter() - started
 
 
+def prepare_ablated(
+    item: Item, min_side: int, max_pixels: int, cache_folder: str | None, ablation: Ablation
+) -> tuple[PreparedImage | None, str, str, float]:
+    """:func:`prepare_one` for an ablation run (in a worker process): the same
+    ``(image or None, source, error, seconds)``, the image the one to send."""
+    from medrcube_desktop.errors import ImageLoadError
+    from medrcube_desktop.evaluation.ablation import SWAPPED, ablated_image, own_picture_info
+
+    started = time.perf_counter()
+    sources: list[str] = []
+
+    def prepare(which: Item) -> PreparedImage:
+        image, source, error, _ = prepare_one(which, min_side, max_pixels, cache_folder)
+        if image is None:
+            raise OSError(f"donor {which.id}: {error}")
+        sources.append(source)
+        return image
+
+    try:
+        own = None
+        if ablation.mode != SWAPPED:
+            own, source = own_picture_info(item, min_side, max_pixels, cache_folder)
+            sources.append(source)
+        image = ablated_image(item, own, ablation, prepare)
+        return image, sources[-1], "", time.perf_counter() - started
+    except (ValueError, OSError, ImageLoadError) as exc:
+        return None, "failed", f"image: {exc}", time.perf_counter() - started
+    except Exception as exc:  # noqa: BLE001 - one unreadable file must not end the run
+        return None, "failed", f"image: {type(exc).__name__}: {exc}", time.perf_counter() - started
+
+
 def _watch_app(app_pid: int) -> None:
     """Worker initializer: end this worker when the app is gone (killed with SIGKILL, it
     cannot shut its pool down). A forkserver's worker is not the app's child, so
@@ -176,7 +211,7 @@ class ImagePipeline:
         4 per worker + 16, a few tens of MB).
     mode, seed : str, int
         The run's image mode (:mod:`~.image_modes`): ``blank``, ``swapped`` and ``noise``
-        prepare the picture sent instead (:func:`~.ablation.prepare_ablated`), one per
+        prepare the picture sent instead (:func:`prepare_ablated`), one per
         group as for ``image``; ``seed`` picks the donor or the noise.
     pool : sequence of Item or None
         The items a ``swapped`` picture may come from (default: ``items``); a resumed
@@ -255,11 +290,7 @@ class ImagePipeline:
         """The worker function and its arguments that prepare ``item``'s picture."""
         if self.mode in ("image", "text-only"):
             return prepare_one, item, self.min_side, self.max_pixels, folder
-        from medrcube_desktop.evaluation.ablation import (
-            Ablation,
-            prepare_ablated,
-            swap_donors_indexed,
-        )
+        from medrcube_desktop.evaluation.ablation import Ablation, swap_donors_indexed
 
         donors = swap_donors_indexed(item, self._donors, self.seed) if self._donors else ()
         ablation = Ablation(self.mode, self.seed, donors)

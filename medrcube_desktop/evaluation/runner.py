@@ -305,9 +305,12 @@ def linked_image_run(store: StudyStore, run: RunRecord, given: str | None, defau
         return ""
     if given:
         stored = store.eval_run(given)
-        if given == run.name or (stored is not None and run_image_mode(stored) != IMAGE):
-            mode = "itself" if given == run.name else f"a {run_image_mode(stored)} run"
-            raise StoreError(f"--image-run {given}: {mode}, not an image run")
+        if given == run.name:
+            raise StoreError(f"--image-run {given}: itself, not an image run")
+        if stored is not None and run_image_mode(stored) != IMAGE:
+            raise StoreError(
+                f"--image-run {given}: a {run_image_mode(stored)} run, not an image run"
+            )
         return given
     stored = store.eval_run(default)
     return default if stored is not None and run_image_mode(stored) == IMAGE else ""
