@@ -96,7 +96,9 @@ def add_parsers(sub) -> None:
         "--run", type=argtypes.new_name, metavar="NAME", help="run name (default: model and engine)"
     )
     ev.add_argument("--limit", type=argtypes.positive, metavar="N", help="only the first N items")
-    add_json(ev, '{"run", "n", "accuracy", "unparsed", "by_task", "failed", "timing"}')
+    add_json(
+        ev, '{"run", "image_mode", "n", "accuracy", "unparsed", "by_task", "failed", "timing"}'
+    )
     cred = add_command(
         sub,
         "credibility",

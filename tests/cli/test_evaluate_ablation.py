@@ -36,12 +36,20 @@ def test_ablation_runs_are_named_linked_and_travel_through_export_and_import(tmp
         summary = json.loads(capsys.readouterr().out)
         assert main([*base, "--text-only"]) == 0
         assert main([*base, "--text-only", "--image", "noise"]) == 2
+        assert "--text-only and --image noise: give one of them" in capsys.readouterr().err
+        assert main([*base, "--image-run", "m-openai"]) == 2  # an image run links to none
+        assert "--image-run links an ablation run" in capsys.readouterr().err
+        # no other image of that modality and region: not asked, said, exit 1
+        lone = ["--run", "lone", "--image", "swapped", "--limit", "1"]
+        assert main([*base, *lone]) == 1
+        assert "swapped: no other image of modality 'X-Ray' and region 'Chest'" in (
+            capsys.readouterr().err
+        )
     assert (summary["run"], summary["image_mode"], summary["n"]) == (
         "m-openai-swapped",
         "swapped",
         4,
     )
-    assert "--text-only and --image noise: give one of them" in capsys.readouterr().err
     store = StudyStore(tmp_path / "s.db")
     assert store.eval_run_names() == ["m-openai", "m-openai-swapped", "m-openai-text-only"]
     swapped = store.eval_run("m-openai-swapped")
