@@ -23,6 +23,7 @@ ALLOWED = {
     "ui/test_qt_binding.py": "checks the Qt binding's release the window runs on "
     "(no module of ui/ is the binding); README and pyproject name this path",
     "real": "the real vLLM and transformers (README's second command, -m real)",
+    "mutation": "the mutation runner (issue 26) and its own checks; it mutates other modules",
 }
 """Paths under tests/ (a file, or a folder and all under it) that mirror no module."""
 

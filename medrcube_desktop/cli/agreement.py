@@ -73,6 +73,11 @@ def add_parsers(sub) -> None:
     agreement.add_argument(
         "--study", type=argtypes.existing_name, metavar="NAME", help="only the items of this study"
     )
+    agreement.add_argument(
+        "--release", type=Path, metavar="DIR",
+        help="on this corrected release: its retired items drop out, and every export "
+        "records its version (one --reviewer with --model or --reviewer2)",
+    )  # fmt: skip
     add_flags(agreement, AGREEMENT, ("image_shown_only", "bootstrap", "seed"))
     agreement.add_argument(
         "--out", type=Path, metavar="DIR", help="write CSV, XLSX, JSON, figures, HTML"
@@ -110,6 +115,11 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     if args.out is not None:  # before the work: no file written over the database
         refuse_inputs(args.out, [args.db])
     if len(args.reviewer) > 1 or args.gold:
+        if args.release is not None:
+            raise MedRCubeError(
+                "--release compares one --reviewer with --model or --reviewer2 (not yet "
+                "several experts or --gold)"
+            )
         if args.image_shown_only:
             raise MedRCubeError(
                 "--image-shown-only compares one --reviewer with --model or --reviewer2 "
@@ -121,17 +131,30 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     if args.model is None and args.reviewer2 is None:
         raise MedRCubeError("compare --reviewer with --model, --reviewer2 or another --reviewer")
     args.reviewer = args.reviewer[0]
+    release: dict | None = None
+    retired: set[str] = set()
+    if args.release is not None:
+        from medrcube_desktop.evaluation.release_read import read_release
+
+        read = read_release(args.release, items=False)
+        release, retired = read.describe(), read.retired
     with open_database(args.db, create=False) as store:
         run = run_study(
             store, args.reviewer, args.model, args.reviewer2, args.study, args.bootstrap,
-            args.seed, image_shown_only=args.image_shown_only,
+            args.seed, image_shown_only=args.image_shown_only, release=release,
+            retired=retired,
         )  # fmt: skip
     if args.out is not None:
         for path in write_outputs(run, args.out, [args.db]):
             say(f"wrote {path}")
     lines = [
         f"{run.meta['first']} vs {run.meta['second']}: {len(run.result.items)} items, "
-        f"{len(run.result.excluded)} excluded",
+        f"{len(run.result.excluded)} excluded"
+        + (
+            f", on release {release['version']} ({len(retired)} retired items left out)"
+            if release is not None
+            else ""
+        ),
         image_line(run.meta),
         f"{'':60} {'agreement':>22} {'kappa':>9} {'AC1':>9} {'PABAK':>9} {'McNemar p':>10}",
     ]

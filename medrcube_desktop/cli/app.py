@@ -24,6 +24,7 @@ from medrcube_desktop.cli import (
     judge,
     proposals,
     release,
+    rescore,
     reviews,
 )
 from medrcube_desktop.cli.common import PROG, exit_status
@@ -35,7 +36,8 @@ from medrcube_desktop.jobs.terminal import Interrupted, JobFailed
 from medrcube_desktop.jobs.terminal_output import any_closed, guarded, lost_at_start
 
 GROUPS = (
-    benchmark, reviews, judge, agreement, experts, proposals, release, evaluate, compare, bundle
+    benchmark, reviews, judge, agreement, experts, proposals, release, evaluate, compare,
+    rescore, bundle,
 )  # fmt: skip
 """The command modules, in the order ``--help`` lists their commands."""
 

@@ -47,6 +47,16 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     _add_settings(compare)
     compare.add_argument(
+        "--release-diff", type=Path, metavar="DIR",
+        help="instead: each --run (default: every run `rescore` rescored on this release "
+        "folder) before and after the release, with the paired difference, McNemar p, "
+        "rank changes and what each kind of correction moved; --dataset is the source "
+        "benchmark",
+    )  # fmt: skip
+    from medrcube_desktop.evaluation.compare_options import RELEASE_DIFF
+
+    add_flags(compare, RELEASE_DIFF)
+    compare.add_argument(
         "--out", type=Path, metavar="DIR",
         help="write the tables (CSV, JSON, XLSX), the figures (PNG, SVG) and report.html",
     )  # fmt: skip
@@ -83,6 +93,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from medrcube_desktop.evaluation.compare.report import refuse_inputs, write_compare_outputs
     from medrcube_desktop.evaluation.compare_options import CompareSettings, report_meta
 
+    if args.release_diff is not None:
+        return _release_diff(args)
     if args.out is not None:
         refuse_inputs(args.out, [args.db])
     _, items = load_items(args.dataset, verb="compared", images=False)  # scored_benchmark
@@ -92,7 +104,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise MedRCubeError(
                 f"{args.db}: no runs to compare (store some with `evaluate` or `import-run`)"
             )
-        result = compare_study(store, items, runs, CompareSettings.from_args(args))
+        result = compare_study(store, items, runs, CompareSettings.from_args(args), args.dataset)
     for warning in result.warnings:
         warn(warning)
     if args.out is not None:
@@ -102,6 +114,52 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for path in write_compare_outputs(args.out, result, meta, [args.db], sources):
             say(f"wrote {path}")
     emit(args.json, result.to_dict(), _lines(result))
+    return Outcome.DONE
+
+
+def release_diff_options(args: argparse.Namespace) -> dict[str, int]:
+    """``{"n_boot", "seed"}`` of parsed ``compare`` arguments: the rows of
+    :data:`~medrcube_desktop.evaluation.compare_options.RELEASE_DIFF` and ``--seed``."""
+    from medrcube_desktop.core.options import values_of
+    from medrcube_desktop.evaluation.compare_options import RELEASE_DIFF, CompareSettings
+
+    return {"n_boot": values_of(args, RELEASE_DIFF)["diff_boot"],
+            "seed": CompareSettings.from_args(args).seed}  # fmt: skip
+
+
+def _release_diff(args: argparse.Namespace) -> int:
+    """``compare --release-diff DIR``: the old release against the corrected one
+    (:func:`~medrcube_desktop.evaluation.compare.release_diff.release_diff`), printed
+    and, with ``--out``, written."""
+    from medrcube_desktop import __version__
+    from medrcube_desktop.evaluation.compare.release_diff import release_diff
+    from medrcube_desktop.evaluation.compare.release_diff_report import (
+        diff_lines,
+        refuse_release_diff_inputs,
+        write_release_diff_outputs,
+    )
+    from medrcube_desktop.evaluation.release_read import read_release
+    from medrcube_desktop.store.database import utc_now
+
+    if args.out is not None:
+        refuse_release_diff_inputs(args.out, [args.db])
+    _, items = load_items(args.dataset, verb="compared", images=False)  # scored_benchmark
+    release = read_release(args.release_diff)
+    with open_database(args.db, create=False) as store:
+        diff = release_diff(store, items, release, args.run, **release_diff_options(args),
+                            dataset=args.dataset)  # fmt: skip
+    for warning in diff.warnings:
+        warn(warning)
+    if args.out is not None:
+        meta = {"app_version": __version__, "database": str(args.db.expanduser().resolve()),
+                "created_at": utc_now()}  # fmt: skip
+        written = write_release_diff_outputs(
+            args.out, diff, meta, [args.db], item_files(items) + item_files(release.items)
+        )
+        for path in written:
+            say(f"wrote {path}")
+    data = diff.to_dict()
+    emit(args.json, data, diff_lines(data))
     return Outcome.DONE
 
 

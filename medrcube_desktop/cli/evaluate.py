@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from medrcube_desktop.cli import argtypes
 from medrcube_desktop.cli.common import (
@@ -96,6 +96,12 @@ def add_parsers(sub) -> None:
         "--run", type=argtypes.new_name, metavar="NAME", help="run name (default: model and engine)"
     )
     ev.add_argument("--limit", type=argtypes.positive, metavar="N", help="only the first N items")
+    ev.add_argument(
+        "--only-changed", action="store_true",
+        help="answer just the items a rescored --run (one `rescore` made) lacks because "
+        "their question, options or image changed; --dataset is its release and the "
+        "engine settings are the source run's",
+    )  # fmt: skip
     add_json(
         ev, '{"run", "image_mode", "n", "accuracy", "unparsed", "by_task", "failed", "timing"}'
     )
@@ -188,9 +194,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     mode = image_mode_of(args)
     text_only = mode == TEXT_ONLY
     benchmark, items = load_items(
-        args.dataset, args.limit, "evaluated or counted", restricted=text_only,
-        skipped_hint=" (--text-only includes them)",
+        args.dataset, None if args.only_changed else args.limit, "evaluated or counted",
+        restricted=text_only, skipped_hint=" (--text-only includes them)",
     )  # fmt: skip
+    scored = items  # what the summary counts: with --only-changed, the whole release
+    rescored = None
+    if args.only_changed:
+        rescored, items = only_changed(args, items)
     engine = build_engine(engine_options(args), image_mode=mode)
     images = ImageOptions(
         text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS,
@@ -199,6 +209,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     )  # fmt: skip
     name = args.run or default_run_name(args.model, args.engine, mode)
     record = run_record(name, engine, args.model, images, str(benchmark.root), args.revision)
+    if rescored is not None:  # resume the rescored run: its release's marks kept
+        from dataclasses import replace
+
+        from medrcube_desktop.evaluation.rescore import RESCORE_PARAMS
+
+        kept = {key: rescored.params[key] for key in RESCORE_PARAMS if key in rescored.params}
+        record = replace(record, params={**record.params, **kept}, benchmark=rescored.benchmark)
     if (
         args.engine != "openai"
         and not args.json
@@ -216,7 +233,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                 state = run_evaluation(items, store, run, engine, images, progress, cancel)
             finally:
                 engine.close()
-            return state, run_summary(store, name, items)
+            return state, run_summary(store, name, scored)
 
     state, summary = run_in_terminal(
         job, quiet=args.json, on_cancel=f"cancelling: run evaluate --run {name} again to resume"
@@ -279,6 +296,47 @@ def with_image_run(store, record, given: str | None, model: str, engine: str):
     return dataclasses.replace(record, image_run=link)
 
 
+def only_changed(args: argparse.Namespace, items: list) -> tuple[Any, list]:
+    """``evaluate --only-changed``: the rescored run ``--run`` names (read-only) and the
+    items of ``items`` (its release's) that need a new answer, the first ``--limit``.
+
+    Raises
+    ------
+    MedRCubeError
+        No ``--run``, no database, a run not made by ``rescore``, or ``--dataset`` not
+        the release it was rescored on (or that release changed since).
+    """
+    from medrcube_desktop.evaluation.release_read import read_release
+    from medrcube_desktop.evaluation.rescore import is_rescored
+
+    if args.run is None:
+        raise MedRCubeError("--only-changed needs --run naming a rescored run (<run>@<version>)")
+    if not args.db.is_file():
+        raise MedRCubeError(f"{args.db}: no such review database (--only-changed resumes a "
+                            "rescored run in it)")  # fmt: skip
+    with open_database(args.db, create=False) as store:
+        record = store.eval_run(args.run)
+    if record is None or not is_rescored(record):
+        raise MedRCubeError(
+            f"--only-changed: run {args.run!r} "
+            + ("is not stored" if record is None else "was not made by `rescore`")
+            + " (rescore --release DIR --db DB makes <run>@<version>)"
+        )
+    release = read_release(args.dataset, items=False)
+    if str(release.root) != record.params.get("release_dir") or release.digest != record.params.get(
+        "release_digest"
+    ):
+        raise MedRCubeError(
+            f"--only-changed: run {args.run!r} was rescored on release "
+            f"{record.params.get('release_dir')!r} ({record.params.get('release_version')}); "
+            f"--dataset {args.dataset} is another release, or it changed since (rescore "
+            "--replace makes it again)"
+        )
+    wanted = set(release.needs_new_answer)
+    chosen = [item for item in items if item.id in wanted]
+    return record, chosen[: args.limit] if args.limit else chosen
+
+
 def timing_line(timing: Timing, answered: int) -> str:
     """A run's :class:`~medrcube_desktop.evaluation.runner.Timing` in one line for people;
     ``answered``: answers this run received (none: nothing to time)."""
@@ -335,11 +393,17 @@ def cmd_credibility(args: argparse.Namespace) -> int:
     for warning in warnings + pair_warnings:
         warn(warning)
     undefined = undefined_figures(figures)
-    emit(
-        args.json,
-        {**figures, "undefined": undefined} if undefined else figures,
-        [f"{key:14} {figure_text(figures, key, 4)}" for key in figures],
-    )
+    data = {**figures, "undefined": undefined} if undefined else dict(figures)
+    lines = [f"{key:14} {figure_text(figures, key, 4)}" for key in figures]
+    release = None
+    if args.results is None:  # which release the figures were computed on, if one
+        from medrcube_desktop.evaluation.release_read import release_of
+
+        release = release_of(args.dataset)
+    if release is not None:
+        data["release"] = release.describe()
+        lines.append(f"{'release':14} {release.version} ({release.root})")
+    emit(args.json, data, lines)
     return Outcome.DONE
 
 

@@ -261,7 +261,12 @@ def _change(args: argparse.Namespace, item) -> tuple[dict, bytes | None, dict]:
     if args.kind == MASK:
         labels, shape = _read_labels(args.mask_npy, item.id)
         change = {"slice_index": args.slice_index, "axis": args.axis, "shape": shape}
-        slice_shape = stored_slice_shape(image, args.slice_index, args.axis) if here else None
+        # the labels replace a slice of the mask's own file when there is one (what the
+        # release writes into), else of a new mask on the image's grid
+        edited = Path(item.mask_path) if item.mask_path is not None else image
+        slice_shape = (
+            stored_slice_shape(edited, args.slice_index, args.axis) if edited.is_file() else None
+        )
         return change, labels, {"slice_shape": slice_shape}
     return {}, None, {}
 

@@ -48,9 +48,20 @@ accepts."""
 
 MASK = "mask"
 """``change = {"slice_index": k or None, "axis": a or None, "shape": [rows, cols]}`` with
-the edited labels in :attr:`Proposal.mask_labels` (uint8 or uint16 array of ``shape``;
-``slice_index``/``axis`` name the slice of a volume mask, ``None`` for a 2-D mask, whose
-labels are the whole mask). Only that slice's labels change."""
+the edited labels in :attr:`Proposal.mask_labels` (uint8 or uint16 array of ``shape``).
+Only that slice's labels change.
+
+The one convention every part follows (the window's editor, ``proposals propose``,
+``release``, ``render --json``): for a volume mask the labels are
+``numpy.take(array, slice_index, axis)``, with ``array`` the mask's voxels *as its
+reader returns them*: nibabel's ``dataobj`` for NIfTI, voxel order ``(i, j, k)``, so the
+window's slices are ``axis`` 2; SimpleITK's ``GetArrayFromImage`` for NRRD/MetaImage,
+``(z, y, x)``, so the window's slices are ``axis`` 0 (not ITK's index axis 2). Rows and
+columns are the stored slice's (before any display flip or transpose: the window
+undoes its display, ``imaging.edit_slice.stored_labels``). For a 2-D mask (a picture, or
+one mask for every frame of a multi-frame DICOM) ``slice_index`` and ``axis`` are
+``None`` and the labels are the whole mask, rows and columns of the stored picture (EXIF
+orientation not applied)."""
 
 RETIRE = "retire"
 """``change = {}``: the item is left out of the release."""

@@ -61,6 +61,16 @@ SETTINGS: dict[str, Option] = options(
 )  # fmt: skip
 """Every option of :class:`CompareSettings`, by field name."""
 
+RELEASE_DIFF: dict[str, Option] = options(
+    Option("diff_boot", "--diff-bootstrap", "Bootstrap (difference)", 2000,
+           "with --release-diff: bootstrap replicates of each paired difference's "
+           "interval, resampling images (0: none; %(default)s)", int, 0, MAX_REPLICATES,
+           kind="replicates", metavar="B"),
+)  # fmt: skip
+"""The options of ``compare --release-diff`` (the old release against the corrected one,
+:mod:`~.compare.release_diff`) besides ``--seed``, which it shares with
+:data:`SETTINGS`; the Compare pane's "Old vs new release" tab has a field for each."""
+
 CREDIBILITY_PRESETS: tuple[str, ...] = tuple(p for p in SETTINGS["preset"].choices if p != "both")
 """The pairings of one run's credibility (``credibility --preset``, the Evaluate pane's
 paired outcomes, :data:`medrcube_desktop.evaluation.credibility.PRESETS`): the
@@ -133,10 +143,16 @@ def report_meta(
     """Provenance of a report (the XLSX "meta" sheet, the HTML footer), whoever writes
     it: the app's version, the database and benchmark as absolute paths, the
     :func:`command_line` that computes the same figures, the time (ISO 8601, UTC) and
-    ``extra`` (``written_by``)."""
+    ``extra`` (``written_by``); when ``dataset`` is a corrected release, its
+    ``release_version`` and ``release_digest``."""
     from medrcube_desktop import __version__
+    from medrcube_desktop.evaluation.release_read import release_of
     from medrcube_desktop.store.database import utc_now
 
+    release = release_of(dataset)  # a corrected release: its version is said
+    if release is not None:
+        extra = {"release_version": release.version, "release_digest": release.digest,
+                 **extra}  # fmt: skip
     return {
         "app_version": __version__,
         "database": str(Path(db).expanduser().resolve()) if db else ":memory:",
@@ -150,4 +166,4 @@ def report_meta(
 def compare_options_markdown() -> str:
     """The Markdown table of :data:`SETTINGS`, as ``docs/compare-options.md`` holds it
     between its ``compare-options`` markers."""
-    return markdown_table(SETTINGS.values())
+    return markdown_table([*SETTINGS.values(), *RELEASE_DIFF.values()])

@@ -29,6 +29,7 @@ MedRCube evaluator's reading, for comparison with published numbers.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import re
 import unicodedata
@@ -112,15 +113,47 @@ def strip_reasoning(text: str) -> str:
 
 
 def _option_spans(text: str, options: Mapping[str, str]) -> list[tuple[int, int, str]]:
-    """(start, end, letter) of every whole-word occurrence of an option's text."""
+    """(start, end, letter) of every whole-word occurrence of an option's text (case
+    ignored, as ``re.IGNORECASE`` ignores it)."""
     spans = []
+    ascii_text = text.isascii()
+    folded = text.lower() if ascii_text else ""
     for letter, option in options.items():
         phrase = option.strip().rstrip(".").strip()
         if len(phrase) < 2:
             continue
-        pattern = rf"(?<![A-Za-z0-9]){re.escape(phrase)}(?![A-Za-z0-9])"
-        spans += [(m.start(), m.end(), letter) for m in re.finditer(pattern, text, re.IGNORECASE)]
+        if ascii_text and phrase.isascii():
+            spans += [(s, e, letter) for s, e in _ascii_word_spans(folded, phrase.lower())]
+        else:
+            spans += [(m.start(), m.end(), letter) for m in _phrase_pattern(phrase).finditer(text)]
     return spans
+
+
+def _ascii_word_spans(text: str, phrase: str) -> list[tuple[int, int]]:
+    """What ``finditer`` of :func:`_phrase_pattern` finds when ``text`` and ``phrase``
+    are ASCII and lower-cased (so ``re.IGNORECASE`` is ``==``; no other character can
+    fold onto an ASCII one in ASCII text): the non-overlapping occurrences, left to
+    right, that no ASCII letter or digit touches; with ``str.find``, no regex compiled
+    per option text (a benchmark's option texts are all different, and compiling them
+    was most of an import's time)."""
+    found = []
+    start = text.find(phrase)
+    while start >= 0:
+        end = start + len(phrase)
+        if (start == 0 or text[start - 1] not in _ASCII_ALNUM) and (
+            end == len(text) or text[end] not in _ASCII_ALNUM
+        ):
+            found.append((start, end))
+            start = text.find(phrase, end)
+        else:
+            start = text.find(phrase, start + 1)
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """An option text as a whole-word, case-ignoring pattern (text that is not ASCII)."""
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(phrase)}(?![A-Za-z0-9])", re.IGNORECASE)
 
 
 _ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -188,8 +221,7 @@ class _Reader:
         return found
 
     def standalone(self) -> set[str]:
-        letters = self.letters + self.letters.lower()
-        return self.letters_in(re.compile(rf"([{letters}])"))
+        return self.letters_in(_patterns(self.letters).standalone)
 
 
 def _decide(found: set[str], method: str) -> ParsedAnswer | None:
@@ -200,35 +232,73 @@ def _decide(found: set[str], method: str) -> ParsedAnswer | None:
     return None
 
 
-def parse_answer(response: str | None, options: Mapping[str, str]) -> ParsedAnswer:
-    """The option letter a response chooses among ``options`` (letter → text)."""
-    letters = "".join(sorted(options))
-    if not letters:
-        return ParsedAnswer(None, "unparsed")
-    text = unicodedata.normalize("NFKC", strip_reasoning(response or "")).strip()
-    if not text:
-        return ParsedAnswer(None, "empty")
+@dataclass(frozen=True)
+class _Patterns:
+    """The rules' patterns for one set of option letters, compiled once (a pattern made
+    per answer was compiled again whenever ``re``'s cache had dropped it)."""
+
+    bare: re.Pattern[str]
+    boxed: re.Pattern[str]
+    phrases: tuple[re.Pattern[str], re.Pattern[str]]
+    leading: re.Pattern[str]
+    standalone: re.Pattern[str]
+
+
+@functools.lru_cache(maxsize=64)
+def _patterns(letters: str) -> _Patterns:
     cls = f"[{letters}{letters.lower()}]"
-    # possessive runs (*+): a run of blanks or stars is never rescanned, so a long answer
-    # costs linear time; each run is followed by what it cannot match, so nothing changes
-    bare = re.fullmatch(rf"[*\s]*+[\(\[]?\s*+({cls})\s*+[\)\]]?[.:)]?[*\s]*+", text)
-    if bare:
-        return ParsedAnswer(bare.group(1).upper(), "letter")
-    reader = _Reader(text, options)
-    boxed = re.compile(rf"\\boxed\{{\s*+(?:\\(?:text|mathrm|textbf)\{{)?\s*+\(?({cls})\b")
-    decided = _decide(reader.letters_in(boxed), "boxed")
-    if decided:
-        return decided
-    json_letter = _json_answer(text, letters)
-    if json_letter is not None:
-        return ParsedAnswer(json_letter, "json")
-    for words in (r"answer|choose|chose|pick|select|go with", r"option|choice"):  # strong first
-        phrase = re.compile(
+    phrases = tuple(
+        re.compile(
             rf"(?:{words})\**+\s*+"
             r"(?:is|would be|will be|:|：|-|—|=)?\s*+(?:\**+\s*+)?(?:option\s+|choice\s+)?"
             rf"[\(\[\"'*]*+\s*+({cls})(?![A-Za-z0-9])",
             re.IGNORECASE,
         )
+        for words in (r"answer|choose|chose|pick|select|go with", r"option|choice")  # strong first
+    )
+    return _Patterns(
+        # possessive runs (*+): a run of blanks or stars is never rescanned, so a long
+        # answer costs linear time; each run is followed by what it cannot match
+        bare=re.compile(rf"[*\s]*+[\(\[]?\s*+({cls})\s*+[\)\]]?[.:)]?[*\s]*+"),
+        boxed=re.compile(rf"\\boxed\{{\s*+(?:\\(?:text|mathrm|textbf)\{{)?\s*+\(?({cls})\b"),
+        phrases=phrases,  # type: ignore[arg-type]
+        leading=re.compile(rf"[*\s]*[\(\[]?({cls})[\)\]]?\**\s*(?:[.:)\-,–—]|\s-)"),
+        standalone=re.compile(rf"([{letters}{letters.lower()}])"),
+    )
+
+
+def _answer_text(response: str) -> str:
+    """The answer without reasoning blocks, NFKC-folded and stripped. ASCII without a
+    ``<`` (most answers) holds no tag and folds to itself: only stripped."""
+    if response.isascii() and "<" not in response:
+        return response.strip()
+    return unicodedata.normalize("NFKC", strip_reasoning(response)).strip()
+
+
+def parse_answer(response: str | None, options: Mapping[str, str]) -> ParsedAnswer:
+    """The option letter a response chooses among ``options`` (letter → text)."""
+    letters = "".join(sorted(options))
+    if not letters:
+        return ParsedAnswer(None, "unparsed")
+    if response is not None and len(response) <= 8:  # the fast path: a bare letter
+        bare_letter = response.strip()
+        if len(bare_letter) == 1 and bare_letter.upper() in letters and bare_letter.isascii():
+            return ParsedAnswer(bare_letter.upper(), "letter")
+    text = _answer_text(response or "")
+    if not text:
+        return ParsedAnswer(None, "empty")
+    patterns = _patterns(letters)
+    bare = patterns.bare.fullmatch(text)
+    if bare:
+        return ParsedAnswer(bare.group(1).upper(), "letter")
+    reader = _Reader(text, options)
+    decided = _decide(reader.letters_in(patterns.boxed), "boxed")
+    if decided:
+        return decided
+    json_letter = _json_answer(text, letters)
+    if json_letter is not None:
+        return ParsedAnswer(json_letter, "json")
+    for phrase in patterns.phrases:
         found = reader.letters_in(phrase)
         if len(found) == 1 and _offers_alternative(text, phrase, reader):
             return ParsedAnswer(None, "ambiguous")  # "Answer: B or C"
@@ -244,7 +314,7 @@ def parse_answer(response: str | None, options: Mapping[str, str]) -> ParsedAnsw
             "answer_phrase",
         ):
             return ParsedAnswer(first.letter, "first_line")
-    leading = re.match(rf"[*\s]*[\(\[]?({cls})[\)\]]?\**\s*(?:[.:)\-,–—]|\s-)", text)
+    leading = patterns.leading.match(text)
     if leading and reader.counts(leading.start(1), leading.end(1), leading.group(1)):
         others = reader.standalone() - {leading.group(1).upper()}
         return (
@@ -311,9 +381,13 @@ def _without_fence(text: str) -> str:
     return text
 
 
+_LEAD_IN = re.compile(r"^(?:the\s+)?(?:correct\s+)?answer\s+is\s*[:：]?\s*", re.I)
+_OFFICIAL = re.compile(r"\b[A-D]\b")
+
+
 def _by_option_text(text: str, options: Mapping[str, str]) -> str | None:
     """The letter whose option text is the whole answer (after an optional lead-in)."""
-    answer = re.sub(r"^(?:the\s+)?(?:correct\s+)?answer\s+is\s*[:：]?\s*", "", text, flags=re.I)
+    answer = _LEAD_IN.sub("", text)
     answer = answer.strip().strip("*").strip().rstrip(".!").strip().casefold()
     hits = [
         letter
@@ -326,5 +400,5 @@ def _by_option_text(text: str, options: Mapping[str, str]) -> str | None:
 def official_answer(response: str | None) -> str | None:
     """The public MedRCube evaluator's reading: the first ``\\b[A-D]\\b`` of the
     upper-cased response ("a coronal slice" → "A"), ``None`` without one."""
-    match = re.search(r"\b[A-D]\b", (response or "").upper())
+    match = _OFFICIAL.search((response or "").upper())
     return match.group(0) if match else None

@@ -311,10 +311,12 @@ def record_response(record: dict) -> str | None:
     (the public evaluator's, which ``export_run`` writes too, the same text); else the
     first of them that is text at all (an empty answer); None when neither is text. So a
     ``"response": null`` or ``""`` does not hide a real ``model_response``."""
-    texts = [
-        v for v in (record.get("response"), record.get("model_response")) if isinstance(v, str)
-    ]
-    return next((t for t in texts if t.strip()), texts[0] if texts else None)
+    ours, public = record.get("response"), record.get("model_response")
+    if not isinstance(ours, str):  # the public evaluator's record: its answer or None
+        return public if isinstance(public, str) else None
+    if ours.strip() or not isinstance(public, str) or not public.strip():
+        return ours
+    return public
 
 
 def source_params(path: Path, data: bytes, records: list | None = None) -> dict[str, object]:
@@ -482,10 +484,11 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
             )
         answers.setdefault(item_id, []).append((number, response))
     redactor = environment_redactor()
+    stored_at = utc_now()  # one time for the file: its rows are stored in one transaction
     rows = []
     for item_id, given in answers.items():
         first = given[0][0]
-        same = len({text for _, text in given}) == 1
+        same = len(given) == 1 or len({text for _, text in given}) == 1
         for number, _ in given[1:]:
             problems.add(
                 "repeating an id",
@@ -505,7 +508,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
                 run=run, item_id=item.id, response=response, parsed_answer=parsed.letter,
                 parse_method=parsed.method, correct=parsed.letter == item.answer,
                 official_answer=official, official_correct=official == item.answer,
-                created_at=utc_now(), image=images.get(item_id, {}),
+                created_at=stored_at, image=images.get(item_id, {}),
             )
         )  # fmt: skip
     return rows, problems.lines()

@@ -114,7 +114,7 @@ def render_to_png(
             image.save(tmp, "PNG")
     return {
         "slice_index": rendered.slice_index,
-        "axis": (2 if source.name.lower().endswith((".nii", ".nii.gz")) else 0)
+        "axis": (data.slice_axis if data.slice_axis is not None else 0)  # frames: 0
         if rendered.slice_count > 1
         else None,
         "native_shape": [int(native[0]), int(native[1])],

@@ -323,6 +323,20 @@ def png_padded(path: Path) -> tuple[bytes, int, int] | None:
     (Pillow refused the first, "image file is truncated", and drew the second black
     below). Call :func:`check_png_declared` first: the rows are inflated in memory.
     """
+    found = png_inflated(path)
+    return found if found is not None and found[1] < found[2] else None
+
+
+def png_inflated(path: Path) -> tuple[bytes, int, int] | None:
+    """A non-interlaced PNG with its image data inflated once: ``(png, rows held, rows
+    declared)``, ``png`` the same picture in memory with its rows stored uncompressed
+    (deflate's stored blocks: the decoder only copies them), so that a picture is not
+    inflated twice, once here to count its rows and again by Pillow (issue 25: half a
+    16-bit PNG's render). Complete data: the file's chunks before and after it kept.
+    Data that ends early (:func:`png_padded`): the rows held, zero bytes below (black),
+    the chunks before it. None when the data is damaged (the decoder then says so) or
+    the file is not such a PNG. Call :func:`check_png_declared` first: the rows are
+    inflated in memory."""
     from medrcube_desktop.core.files import open_regular
 
     with open_regular(path) as handle:
@@ -351,16 +365,47 @@ def png_padded(path: Path) -> tuple[bytes, int, int] | None:
         elif not rows:
             kept.append(data[at : at + 12 + length])
         at += 12 + length
+    after: list[bytes] = []  # complete: the chunks after the image data (eXIf, tEXt…)
     if got >= expected:
-        return None
-    raw = b"".join(rows) + bytes(expected - got)
+        while at + 12 <= len(data):
+            length, kind = struct.unpack_from(">I4s", data, at)
+            if kind == b"IEND":
+                break
+            if kind != b"IDAT":
+                after.append(data[at : at + 12 + length])
+            at += 12 + length
+    raw = rows[0] if len(rows) == 1 else b"".join(rows)
+    if got < expected:
+        raw += bytes(expected - got)
+    idat = _stored_zlib(raw) if got >= expected else [zlib.compress(raw, 1)]
+    parts = [PNG_SIGNATURE, *kept, *_chunk(b"IDAT", idat), *after, *_chunk(b"IEND", [])]
+    return b"".join(parts), min(got, expected) // row, height
 
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        crc = zlib.crc32(kind + body)
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
 
-    png = PNG_SIGNATURE + b"".join(kept) + chunk(b"IDAT", zlib.compress(raw, 1))
-    return png + chunk(b"IEND", b""), got // row, height
+def _stored_zlib(raw: bytes) -> list:
+    """``raw`` as a zlib stream of stored (uncompressed) deflate blocks (RFC 1950, RFC
+    1951 §3.2.4), in parts that view ``raw`` without copying it: what
+    ``zlib.compress(raw, 0)`` makes, at the cost of a checksum (it took longer than
+    inflating the picture)."""
+    view = memoryview(raw)
+    parts: list = [b"\x78\x01"]
+    for start in range(0, len(raw), 65535):
+        block = view[start : start + 65535]
+        final = start + 65535 >= len(raw)
+        parts += [struct.pack("<BHH", final, len(block), len(block) ^ 0xFFFF), block]
+    if not raw:
+        parts.append(b"\x01\x00\x00\xff\xff")
+    parts.append(struct.pack(">I", zlib.adler32(raw)))
+    return parts
+
+
+def _chunk(kind: bytes, body: list) -> list:
+    """A PNG chunk's parts: length, type, the data's parts, CRC of type and data."""
+    crc = zlib.crc32(kind)
+    for part in body:
+        crc = zlib.crc32(part, crc)
+    length = sum(len(part) for part in body)
+    return [struct.pack(">I", length), kind, *body, struct.pack(">I", crc)]
 
 
 DEFLATED_SYNTAX = b"1.2.840.10008.1.2.1.99"

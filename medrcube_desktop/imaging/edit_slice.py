@@ -64,8 +64,11 @@ class EditSlice:
     slice_index, slice_count : int
         The slice shown (0-based) and how many the file holds.
     volume_axis : int or None
-        For a volume mask: the file's voxel axis the slice is taken along (2 for NIfTI,
-        nibabel's ``data[:, :, k]``); None for a 2-D mask (the whole mask is the slice).
+        For a volume mask: the axis of the stored array the slice is taken along
+        (:attr:`~.slice_data.SliceData.slice_axis`: 2 for NIfTI, nibabel's
+        ``data[:, :, k]``; 0 for NRRD/MHA, SimpleITK's ``array[z]``), the ``axis`` of
+        the mask correction (:data:`~medrcube_desktop.core.corrections.MASK`); None for
+        a 2-D mask (the whole mask is the slice).
     box : (x0, y0, x1, y1) int or None
         The item's box on the shown slice (inclusive pixels), None without one or when
         it misses the image.
@@ -157,7 +160,7 @@ def load_edit_slice(
     box = None
     if item.bbox is not None:
         box = data.transform.box(item.bbox, stored)
-    volume_axis = data.voxel_axes[2] if data.voxel_axes is not None else None
+    volume_axis = data.slice_axis if data.voxel_axes is not None else None
     return EditSlice(
         item_id=item.id,
         rgba=rendered.rgba,

@@ -79,6 +79,7 @@ def load_itk_slice(
         value_unit="HU" if ct else "value",
         spacing_source="image spacing (NRRD/MetaImage header)",
         voxel_axes=(1, 0, 2),  # array [z, y, x]: row y, column x, slice z of index (x, y, z)
+        slice_axis=0,  # the slice is numpy.take(array, z, axis=0) of the (z, y, x) array
     )
     result.display(voxel_display_transform(row_code, col_code, slice_code))
     return result

@@ -17,7 +17,7 @@ import numpy as np
 
 from medrcube_desktop.core.files import open_regular, same_file
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.declared import check_png_declared, png_padded, png_rows_present
+from medrcube_desktop.imaging.declared import check_png_declared, png_inflated, png_rows_present
 from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
 from medrcube_desktop.imaging.masks import mask_labels, picture_mask_values
 from medrcube_desktop.imaging.slice_data import (
@@ -146,7 +146,9 @@ def _load_picture(path: Path) -> SliceData:
 
     require_file(path)
     check_png_declared(path)  # a PNG's IHDR against the limit and its file, before Pillow
-    padded = png_padded(path)  # a PNG whose data ends early: its rows held, black below
+    # inflated once (its rows counted, then decoded from memory without inflating
+    # again); a PNG whose data ends early: its rows held, black below
+    padded = png_inflated(path)
     if padded is not None and padded[1] == 0:
         raise ImageLoadError(
             f"{path}: the file ends before the first of its {padded[2]} rows: cut short"
@@ -172,7 +174,7 @@ def _load_picture(path: Path) -> SliceData:
             data = SliceData(
                 np.asarray(img.convert("RGB"), dtype=np.uint8), True, "RGB", source_bits=8
             )
-    short = padded[1:] if padded is not None else None
+    short = padded[1:] if padded is not None and padded[1] < padded[2] else None
     if short is not None:  # the missing rows are drawn black: said
         data.notes.append(
             f"the file ends after row {short[0]} of {short[1]}: the rows below are "

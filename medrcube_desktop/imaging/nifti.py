@@ -191,6 +191,7 @@ def load_nifti_slice(
     result.spacing_source = "NIfTI zooms (pixdim)" if valid else None
     result.axis_codes = (codes[0], codes[1])  # voxel axes 0 and 1 are the stored rows, columns
     result.voxel_axes = (0, 1, 2)  # stored row i, column j, slice k: nibabel's data[i, j, k]
+    result.slice_axis = 2  # the slice is numpy.take(data, k, axis=2)
     result.display(voxel_display_transform(*codes))  # radiological convention
     return result
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,9 +19,10 @@ import numpy as np
 
 from medrcube_desktop.core.file_checks import require_item_files
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.auto_window import foreground_window, is_flat_window, robust_window
 from medrcube_desktop.imaging.compositing import GRAPHICS_RGB, MASK_ALPHA, draw_box, draw_mask
-from medrcube_desktop.imaging.loading import load_slice
+from medrcube_desktop.imaging.loading import image_kind, load_slice
 from medrcube_desktop.imaging.lookup_tables import (
     gray8_by_table,
     opaque_rgba,
@@ -407,10 +409,39 @@ def load_slice_cached(
     """
     from medrcube_desktop.core.files import file_stamp
 
+    if display_side is not None and not _reads_display_side(path, mask_path):
+        display_side = None  # one entry whatever the view's size (the decode ahead's)
     stamp = (file_stamp(path), file_stamp(mask_path))
-    return _cached_slice(
-        str(path), slice_index, str(mask_path) if mask_path else None, modality, stamp, display_side
-    )
+    key = (str(path), slice_index, str(mask_path) if mask_path else None, modality, stamp,
+           display_side)  # fmt: skip
+    with _IN_FLIGHT_LOCK:  # one decode of a slice at a time: a second caller waits for it
+        lock = _IN_FLIGHT.setdefault(key, threading.Lock())
+    try:
+        with lock:
+            return _cached_slice(*key)
+    finally:
+        with _IN_FLIGHT_LOCK:
+            if not lock.locked():
+                _IN_FLIGHT.pop(key, None)
+
+
+_IN_FLIGHT: dict[tuple, threading.Lock] = {}
+_IN_FLIGHT_LOCK = threading.Lock()
+"""A lock per slice being decoded (:func:`load_slice_cached`): the window's first render
+waits for the decode ahead of the same slice (:mod:`.decode_ahead`) instead of decoding
+it again beside it."""
+
+
+def _reads_display_side(path: Path, mask_path: Path | None) -> bool:
+    """Whether :func:`load_slice` decodes ``path`` differently for another
+    ``display_side``: only a DICOM file without a mask does (a reduced JPEG 2000 decode);
+    an unknown kind is left to ``load_slice`` to refuse."""
+    if mask_path is not None:
+        return False
+    try:
+        return image_kind(Path(path)) == "dicom"
+    except ImageLoadError:
+        return True
 
 
 @functools.lru_cache(maxsize=8)

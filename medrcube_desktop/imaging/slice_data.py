@@ -91,6 +91,14 @@ class SliceData:
     voxel_axes : (int, int, int) or None
         For a slice of a volume: where the stored row, column and ``slice_index`` go in
         the file's voxel index (see :class:`~.pixel_facts.PixelFacts`); None for 2-D.
+    slice_axis : int or None
+        For a slice of a volume: the axis of the volume's array *as its reader returns
+        it* along which the slice is taken, so that the stored slice (before
+        ``transform``) is ``numpy.take(array, slice_index, slice_axis)``: 2 for NIfTI
+        (nibabel's ``dataobj``, voxel order ``(i, j, k)``), 0 for NRRD/MetaImage
+        (SimpleITK's ``GetArrayFromImage``, ``(z, y, x)``). The ``axis`` of a mask
+        correction (:data:`medrcube_desktop.core.corrections.MASK`) and of
+        ``render --json``. None for 2-D (and for files read otherwise).
     """
 
     pixels: np.ndarray
@@ -117,6 +125,7 @@ class SliceData:
     spacing_source: str | None = None
     reduction: int = 1
     voxel_axes: tuple[int, int, int] | None = None
+    slice_axis: int | None = None
 
     def edge_labels(self) -> dict[str, str] | None:
         """Orientation letters at the edges of the displayed slice (see geometry.edge_labels)."""

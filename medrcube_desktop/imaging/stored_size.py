@@ -12,12 +12,16 @@ from medrcube_desktop.errors import ImageLoadError
 
 _PICTURES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
 _NIFTI = (".nii", ".nii.gz")
+_ITK = (".nrrd", ".nhdr", ".mha", ".mhd")
 
 
 def stored_shape(path: Path) -> tuple[int, ...] | None:
     """The stored array's shape: ``(rows, cols)`` of a picture or a single-frame DICOM,
-    the voxel shape ``(I, J, K)`` of a NIfTI volume (nibabel's array order, RAS); ``None``
-    for another kind (NRRD/MHA, a DICOM series folder, a multi-frame DICOM).
+    the voxel shape ``(I, J, K)`` of a NIfTI volume (nibabel's array order, RAS), the
+    ``(z, y, x)`` shape of an NRRD/MetaImage volume (SimpleITK's array order; a 2-D file
+    is one slice, ``(1, y, x)``, as the window shows it); ``None`` for another kind (a
+    DICOM series folder, a multi-frame DICOM). The array order is the one a mask
+    correction's ``axis`` counts in (:data:`~medrcube_desktop.core.corrections.MASK`).
 
     Raises
     ------
@@ -38,6 +42,14 @@ def stored_shape(path: Path) -> tuple[int, ...] | None:
             volume: Any = nib.load(path)  # header only (nibabel types load() loosely)
             shape = tuple(int(n) for n in volume.shape)
             return shape[:3] if len(shape) == 4 else shape
+        if name.endswith(_ITK):
+            import SimpleITK as sitk
+
+            reader = sitk.ImageFileReader()
+            reader.SetFileName(str(path))
+            reader.ReadImageInformation()  # the header only
+            size = tuple(int(n) for n in reader.GetSize())
+            return tuple(reversed(size)) if len(size) == 3 else (1, size[1], size[0])
         if name.endswith((".dcm", ".dicom", ".ima")):
             import pydicom
 
@@ -45,15 +57,34 @@ def stored_shape(path: Path) -> tuple[int, ...] | None:
             if int(getattr(ds, "NumberOfFrames", 1) or 1) != 1:
                 return None
             return (int(ds.Rows), int(ds.Columns))
-    except (OSError, ValueError, AttributeError, TypeError) as exc:
+    except (OSError, ValueError, AttributeError, TypeError, RuntimeError) as exc:
         raise ImageLoadError(f"{path}: cannot read the image's size: {exc}") from exc
     return None
 
 
+def slice_axis(path: Path) -> int | None:
+    """The axis of :func:`stored_shape` the review window slices a volume along (its
+    reader's :attr:`~.slice_data.SliceData.slice_axis`): 2 for NIfTI, 0 for
+    NRRD/MetaImage; None for another kind."""
+    name = path.name.lower()
+    return 2 if name.endswith(_NIFTI) else 0 if name.endswith(_ITK) else None
+
+
 def stored_image_size(path: Path) -> tuple[int, int] | None:
-    """``(width, height)`` in pixels of a 2-D image (:func:`stored_shape`), else ``None``."""
+    """``(width, height)`` in pixels of the image's stored slice, the grid a box is in:
+    a 2-D image's (:func:`stored_shape`), a volume's slice along :func:`slice_axis` (the
+    window draws the box on each slice, in the stored slice's columns and rows); else
+    ``None``."""
     shape = stored_shape(path)
-    return (shape[1], shape[0]) if shape is not None and len(shape) == 2 else None
+    if shape is None:
+        return None
+    if len(shape) == 2:
+        return (shape[1], shape[0])
+    axis = slice_axis(path)
+    if axis is None or len(shape) != 3:
+        return None
+    rows, cols = (n for i, n in enumerate(shape) if i != axis)
+    return (cols, rows)
 
 
 def stored_slice_shape(

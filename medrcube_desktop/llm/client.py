@@ -307,6 +307,22 @@ class Endpoint:
     faults: dict[str, int] = field(default_factory=dict)  # kind of fault → how many
     last_error: str = ""
     refused: str = ""  # why it refused the API key: set aside for the rest of the run
+    in_flight: int = 0  # requests sent and not answered yet (bounds a routed server's load)
+
+
+LOAD_BOUND = 1.25
+"""A routed server takes a call while it holds fewer than this many times the servers'
+average of requests in flight (Mirrokni et al.'s c = 1 + epsilon; 1.25 their example)."""
+
+
+def affinity_rank(affinity: bytes, position: int) -> bytes:
+    """The rank of the server at ``position`` among the base URLs for ``affinity``
+    (compared as bytes: the highest serves it): BLAKE2b of both, the same in every
+    process and run given the same ``--base-url`` list (a server added at its end takes
+    only its share of the images; its port or name does not move them)."""
+    import hashlib
+
+    return hashlib.blake2b(position.to_bytes(4, "big"), key=affinity[:64], digest_size=16).digest()
 
 
 class ChatClient:
@@ -403,6 +419,7 @@ class ChatClient:
         kwargs: dict[str, Any],
         accept: Callable[[Any, float], T],
         response_format: dict[str, Any] | None = None,
+        affinity: bytes | None = None,
     ) -> T:
         """One item's chat completion, asked until ``accept`` takes an answer.
 
@@ -416,6 +433,11 @@ class ChatClient:
             call that answered (the SDK's retries included).
         response_format : dict, optional
             Sent while :attr:`structured` allows it.
+        affinity : bytes, optional
+            What routes the call (the image's digest): every call of one affinity goes to
+            the same server while it is up (:meth:`_pick`), so its prompts' shared
+            prefix (the image's tokens) is in that server's prefix cache; None: the
+            servers in turn.
 
         Raises
         ------
@@ -430,7 +452,7 @@ class ChatClient:
         attempt, moves, error = 0, 0, ""
         charged: set[int] = set()  # servers that failed this item (counted once)
         while attempt < self.max_attempts:
-            endpoint, alone = self._pick()
+            endpoint, alone = self._pick(affinity)
             # with another server up, one try here: a failure moves to it at once, instead
             # of the SDK's retries (and their waits) on a server that is failing
             client = endpoint.client if alone else endpoint.single_try
@@ -439,10 +461,14 @@ class ChatClient:
             if response_format is not None and self.structured != "off":
                 send["response_format"] = response_format
             started = time.monotonic()
+            endpoint.in_flight += 1
             try:
-                completion = await asyncio.wait_for(
-                    client.chat.completions.create(**send), self.deadline_s
-                )
+                try:
+                    completion = await asyncio.wait_for(
+                        client.chat.completions.create(**send), self.deadline_s
+                    )
+                finally:
+                    endpoint.in_flight -= 1
                 if not hasattr(completion, "choices"):  # an HTML page, a proxy's text
                     raise not_a_completion(completion, where)
             except (TimeoutError, openai.APIConnectionError) as exc:
@@ -617,15 +643,32 @@ class ChatClient:
             )
         return notes
 
-    def _pick(self) -> tuple[Endpoint, bool]:
-        """The next server in turn among those not set aside (else the one back first;
-        never one that refused the key), and whether it is the only one up."""
+    def _pick(self, affinity: bytes | None = None) -> tuple[Endpoint, bool]:
+        """The server for a call among those not set aside (else the one back first;
+        never one that refused the key), and whether it is the only one up.
+
+        Without ``affinity``: the next in turn. With it: the server ranked first for it
+        by rendezvous (highest random weight) hashing, :func:`affinity_rank`: the same
+        server for every call of one affinity while it is up; when it is set aside, its
+        affinities (only they) go to their next-ranked server, and come back once it is
+        up again (Thaler and Ravishankar, "Using name-based mappings to increase hit
+        rates", IEEE/ACM ToN 1998). Loads are bounded (Mirrokni, Thorup and Zadimoghaddam,
+        "Consistent hashing with bounded loads", SODA 2018): a server holding
+        :data:`LOAD_BOUND` times the servers' average of requests in flight (at least
+        one) passes the call to the next ranked, so one image asked many times at once
+        (a benchmark of few pictures) still uses every server."""
         now = time.monotonic()
         live = [e for e in self.endpoints if not e.refused]
         up = [e for e in live if e.down_until <= now]
         pool = up or [min(live, key=lambda e: e.down_until)]
-        self._turn += 1
-        endpoint = pool[self._turn % len(pool)]
+        if affinity is not None and len(pool) > 1:
+            where = {id(e): n for n, e in enumerate(self.endpoints)}
+            ranked = sorted(pool, key=lambda e: affinity_rank(affinity, where[id(e)]), reverse=True)
+            bound = max(1, math.ceil(LOAD_BOUND * sum(e.in_flight for e in pool) / len(pool)))
+            endpoint = next((e for e in ranked if e.in_flight < bound), ranked[0])
+        else:
+            self._turn += 1
+            endpoint = pool[self._turn % len(pool)]
         return endpoint, not any(e is not endpoint for e in up)
 
     def _set_aside(self, endpoint: Endpoint, error: str = "") -> bool:

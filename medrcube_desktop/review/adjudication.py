@@ -305,9 +305,9 @@ def adjudicate(
     missing = [t for t in values if not str(reasons.get(t, "")).strip()]
     if missing:
         raise MedRCubeError(f"item {entry.item_id}: give a reason for {', '.join(missing)}")
-    if blind and entry.item_id not in store.first_reviews(adjudicator):
+    if blind and entry.item_id not in store.first_reviews(adjudicator.strip()):
         raise MedRCubeError(
-            f"{adjudicator} has not committed a review of item {entry.item_id}: in a blind "
+            f"{adjudicator.strip()} has not committed a review of item {entry.item_id}: in a blind "
             "study the adjudicator reviews the item first"
         )
     resolves = [

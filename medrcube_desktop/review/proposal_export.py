@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from medrcube_desktop.core.corrections import (
     ANSWER_KEY,
     BBOX,
@@ -20,9 +22,11 @@ from medrcube_desktop.core.corrections import (
     OPEN,
     OPTION_TEXT,
     QUESTION_TEXT,
+    RETIRE,
     Decision,
     Proposal,
     changed_field,
+    decode_labels,
 )
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.store import StudyStore
@@ -66,9 +70,22 @@ def proposal_dict(p: Proposal, history: list[Decision], *, record: bool = True) 
     return data
 
 
+def mask_slice_text(change: dict[str, Any]) -> str:
+    """Which slice a mask change edits, in the words of every place that shows one (the
+    list, the export, the window's queue): ``2-D mask``, or ``slice_index 55 along axis
+    2 (slice 56 in the viewer)`` (``slice_index`` and ``axis`` as stored, see
+    :data:`~medrcube_desktop.core.corrections.MASK`; the viewer numbers slices from 1)."""
+    if change.get("slice_index") is None:
+        return "2-D mask"
+    k = change["slice_index"]
+    shown = f" (slice {k + 1} in the viewer)" if isinstance(k, int) else ""
+    return f"slice_index {k} along axis {change.get('axis')}{shown}"
+
+
 def change_text(p: Proposal) -> str:
     """A short line for the change: ``answer C``, ``option_B = 'text'``, ``bbox [..]``,
-    ``mask slice 12 (axis 2), 512 x 512``, ``retire``."""
+    ``mask slice_index 12 along axis 2 (slice 13 in the viewer), 512 x 512``,
+    ``retire``."""
     change = p.change
     if p.kind == ANSWER_KEY:
         return f"answer {change['answer']}"
@@ -79,13 +96,47 @@ def change_text(p: Proposal) -> str:
     if p.kind == BBOX:
         return f"bbox {change['bbox']}"
     if p.kind == MASK:
-        where = (
-            ""
-            if change["axis"] is None
-            else f" slice {change['slice_index']} (axis {change['axis']}),"
-        )
-        return f"mask{where} {change['shape'][0]} x {change['shape'][1]}"
+        return f"mask {mask_slice_text(change)}, {change['shape'][0]} x {change['shape'][1]}"
     return "retire"
+
+
+def from_to(proposal: Proposal) -> tuple[str, str]:
+    """What a proposal changes, as ``(from, to)`` plain text: the window's queue shows
+    it. ``from`` is the field's value in the record as it was when proposed (the value
+    ``changes.json`` gives as ``from``: ``release`` refuses a source that holds another),
+    ``to`` the value the release writes (for an answer key its letter and the option's
+    text, which is ``gt_answer``'s ``to``; for a mask the slice, in
+    :func:`mask_slice_text`'s words, and how many pixels it labels)."""
+    record, change = proposal.record_before, proposal.change
+    kind = proposal.kind
+    if kind == ANSWER_KEY:
+        letter = change.get("answer", "")
+        return (
+            f"gt_answer {record.get('gt_answer', '?')!s}",
+            f"{letter}. {record.get(f'option_{letter}', '')!s}",
+        )
+    if kind == OPTION_TEXT:
+        letter = change.get("letter", "")
+        return f"option_{letter}: {record.get(f'option_{letter}', '')!s}", str(change.get("text"))
+    if kind == QUESTION_TEXT:
+        return str(record.get("question", "")), str(change.get("text", ""))
+    if kind == BBOX:
+        return f"bbox {record.get('bbox', 'none')}", f"bbox {change.get('bbox')}"
+    if kind == MASK:
+        painted = ""
+        if proposal.mask_labels:
+            try:
+                labels = decode_labels(proposal.mask_labels)
+                painted = f", {int(np.count_nonzero(labels))} labelled pixels"
+            except ValueError:
+                painted = ", labels unreadable"
+        return (
+            f"mask_path {record.get('mask_path', 'none')}",
+            f"{mask_slice_text(change)} {change.get('shape')}{painted}",
+        )
+    if kind == RETIRE:
+        return "in the release", "retired (left out of the release)"
+    return "", str(change)
 
 
 def listed(

@@ -312,7 +312,9 @@ def _target(proposal: Proposal) -> str:
     """The field a proposal sets, finer for a mask: one slice of the volume (two edits
     of different slices of one mask both apply)."""
     if proposal.kind == MASK and proposal.change.get("axis") is not None:
-        return f"mask_path (axis {proposal.change['axis']}, slice {proposal.change['slice_index']})"
+        from medrcube_desktop.review.proposal_export import mask_slice_text
+
+        return f"mask_path, {mask_slice_text(proposal.change)}"  # the queue's words
     return changed_field(proposal)
 
 

@@ -6,12 +6,19 @@ release never writes over a mask: it writes a new file (:func:`new_mask_name`) a
 points the record's ``mask_path`` at it.
 
 - NIfTI (``.nii``, ``.nii.gz``): the source mask's voxels with the one slice
-  ``change["slice_index"]`` along voxel axis ``change["axis"]`` (the third, 2, when
+  ``change["slice_index"]`` along array axis ``change["axis"]`` (the third, 2, when
   None: the acquisition axis :mod:`~medrcube_desktop.imaging.nifti` slices along)
   replaced, saved with the source's affine and header (nibabel, so RAS as the source's
   ``sform``/``qform`` say; the stored data type kept). An item of a NIfTI image without
   a mask gets a new mask of the image's grid: zeros, the image's affine and header, an
   unsigned 8-bit (16-bit beyond 255 labels' values) data type.
+- NRRD, MetaImage (``.nrrd``, ``.nhdr``, ``.mha``, ``.mhd``): the source mask's voxels
+  (SimpleITK's ``(z, y, x)`` array) with the slice ``change["slice_index"]`` along array
+  axis ``change["axis"]`` (0, the window's, when None) replaced, saved with the source's
+  origin, spacing, direction, meta-data and pixel type as one file (``.nrrd`` or
+  ``.mha``: a detached header's data is not split in two again). An item of such an
+  image without a mask gets a new mask on the image's grid (zeros, unsigned 8-bit, 16
+  beyond 255).
 - PNG for a 2-D image: the labels as the whole mask, in the source mask's mode (``L``,
   ``P`` with its palette, ``I;16``, ``I``, grey stored as ``RGB``/``RGBA``/``LA``) so
   that :func:`~medrcube_desktop.imaging.masks.picture_mask_values` reads back the same
@@ -35,9 +42,11 @@ import numpy as np
 
 from medrcube_desktop.review.release_records import ReleaseError
 
-__all__ = ["MaskEdit", "decode_labels", "new_mask_name", "write_mask"]
+__all__ = ["MaskEdit", "new_mask_name", "write_mask"]
 
 _NIFTI = (".nii.gz", ".nii")
+_ITK = (".nrrd", ".nhdr", ".mha", ".mhd")
+_ITK_WRITTEN = {".nrrd": ".nrrd", ".nhdr": ".nrrd", ".mha": ".mha", ".mhd": ".mha"}
 _PICTURES = (".png", ".tif", ".tiff", ".bmp", ".jpg", ".jpeg", ".dcm", ".dicom", ".ima")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -54,7 +63,8 @@ class MaskEdit:
     slice_index : int or None
         The slice of a volume mask; None for a 2-D mask.
     axis : int or None
-        The voxel axis ``slice_index`` counts along (None: 2).
+        The array axis ``slice_index`` counts along (None: the reader's slice axis, 2
+        for NIfTI, 0 for NRRD/MHA); see :data:`~medrcube_desktop.core.corrections.MASK`.
     """
 
     labels: np.ndarray
@@ -62,41 +72,9 @@ class MaskEdit:
     axis: int | None
 
 
-def decode_labels(data: bytes | None, shape: Sequence[int], where: str) -> np.ndarray:
-    """The labels of a mask proposal (``Proposal.mask_labels``, ``.npy`` bytes).
-
-    Raises
-    ------
-    ReleaseError
-        No labels, not an ``.npy`` array, not 2-D integers ≥ 0, or not of ``shape``;
-        the message starts with ``where`` (item and field).
-    """
-    from medrcube_desktop.core.corrections import decode_labels as read_npy
-
-    if not data:
-        raise ReleaseError(f"{where}: the mask correction holds no labels")
-    try:
-        labels = read_npy(data)
-    except ValueError as exc:
-        raise ReleaseError(f"{where}: the labels are {exc}") from exc
-    if labels.ndim != 2 or labels.dtype.kind not in "uib":
-        raise ReleaseError(
-            f"{where}: the labels are a {labels.ndim}-D {labels.dtype} array; expected "
-            "2-D unsigned integers"
-        )
-    if tuple(labels.shape) != tuple(int(n) for n in shape):
-        raise ReleaseError(
-            f"{where}: the labels are {labels.shape[0]}x{labels.shape[1]} (rows x columns), "
-            f"the correction says {list(shape)}"
-        )
-    if labels.size and int(labels.min()) < 0:
-        raise ReleaseError(f"{where}: the labels hold a negative value")
-    return labels
-
-
 def _suffix(name: str) -> str:
     lower = name.lower()
-    for suffix in (*_NIFTI, *_PICTURES):
+    for suffix in (*_NIFTI, *_ITK, *_PICTURES):
         if lower.endswith(suffix):
             return name[-len(suffix) :]
     return Path(name).suffix
@@ -113,7 +91,8 @@ def new_mask_name(
 ) -> str:
     """The ``mask_path`` of an edited mask, relative like ``written`` (the record's
     ``mask_path``, or its ``image_path`` when it has no mask): ``<stem>.r<version>``
-    beside it, ``.nii.gz``/``.nii`` for a volume (the source's), else ``.png``; with the
+    beside it, ``.nii.gz``/``.nii`` for a NIfTI volume (the source's), ``.nrrd`` or
+    ``.mha`` for an NRRD or MetaImage one, else ``.png``; with the
     item's id added when another file already has that name (``taken(path)``: whether a
     path relative to the ``test.json`` folder is a file of the release or assigned). ``is_mask`` False
     (``written`` is the image's path): the new mask is ``<image stem>.mask.r<version>``.
@@ -121,7 +100,12 @@ def new_mask_name(
     folder, _, name = written.replace("\\", "/").rpartition("/")
     suffix = _suffix(name)
     stem = name[: len(name) - len(suffix)] if suffix else name
-    new_suffix = (suffix if suffix.lower() in _NIFTI else ".nii.gz") if volume else ".png"
+    if not volume:
+        new_suffix = ".png"
+    elif suffix.lower() in _ITK:
+        new_suffix = _ITK_WRITTEN[suffix.lower()]
+    else:
+        new_suffix = suffix if suffix.lower() in _NIFTI else ".nii.gz"
     base = f"{stem}{'' if is_mask else '.mask'}.r{version}"
     prefix = f"{folder}/" if folder else ""
     candidate = f"{prefix}{base}{new_suffix}"
@@ -135,8 +119,8 @@ def new_mask_name(
 
 
 def is_volume(path: str) -> bool:
-    """Whether a mask (or image) path names a NIfTI volume."""
-    return path.lower().endswith(_NIFTI)
+    """Whether a mask (or image) path names a volume: NIfTI, NRRD or MetaImage."""
+    return path.lower().endswith((*_NIFTI, *_ITK))
 
 
 def write_mask(
@@ -160,18 +144,21 @@ def write_mask(
     Raises
     ------
     ReleaseError
-        A mask of a kind that cannot be edited (NRRD, MHA, a DICOM series: only NIfTI
-        and pictures), a slice out of range, labels of another shape than the slice.
+        A mask of a kind that cannot be edited (a DICOM series: only NIfTI, NRRD,
+        MetaImage and pictures), a slice out of range, labels of another shape than the
+        slice.
     """
     kind = source_mask if source_mask is not None else image
-    if is_volume(kind.name):
+    if kind.name.lower().endswith(_ITK):
+        _write_itk(target, source_mask, image, edits, where)
+    elif is_volume(kind.name):
         _write_nifti(target, source_mask, image, edits, where)
     elif kind.name.lower().endswith(_PICTURES) and not kind.is_dir():
         _write_png(target, source_mask, edits, where)
     else:
         raise ReleaseError(
-            f"{where}: {kind.name}: a mask can be edited only as NIfTI (volume) or PNG "
-            "(2-D picture)"
+            f"{where}: {kind.name}: a mask can be edited only as NIfTI, NRRD or MetaImage "
+            "(volume) or PNG (2-D picture)"
         )
 
 
@@ -219,9 +206,42 @@ def _write_nifti(
     _exclusive_save(target, lambda path: nib.save(out, str(path)))
 
 
-def _put_slice(data: np.ndarray, edit: MaskEdit, where: str) -> None:
-    """Replace one slice of ``data`` (in place) by ``edit.labels``."""
-    axis = 2 if edit.axis is None else int(edit.axis)
+def _write_itk(
+    target: Path, source_mask: Path | None, image: Path, edits: Sequence[MaskEdit], where: str
+) -> None:
+    import SimpleITK as sitk
+
+    read = source_mask if source_mask is not None else image
+    try:
+        grid = sitk.ReadImage(str(read))
+    except RuntimeError as exc:  # SimpleITK reports read errors as RuntimeError
+        raise ReleaseError(f"{where}: cannot read {read}: {str(exc).strip()}") from exc
+    if grid.GetDimension() not in (2, 3) or grid.GetNumberOfComponentsPerPixel() != 1:
+        raise ReleaseError(
+            f"{where}: the mask is {grid.GetDimension()}-D of "
+            f"{grid.GetNumberOfComponentsPerPixel()} components; only 2-D or 3-D scalar "
+            "masks are edited"
+        )
+    flat = grid.GetDimension() == 2
+    data = sitk.GetArrayFromImage(grid)  # (z, y, x); (y, x) for 2-D, shown as one slice
+    data = data[np.newaxis] if flat else data
+    if source_mask is None:
+        top = max(int(e.labels.max()) if e.labels.size else 0 for e in edits)
+        data = np.zeros(data.shape, np.uint8 if top <= 255 else np.uint16)
+    for edit in edits:
+        _put_slice(data, edit, where, default_axis=0)
+    out = sitk.GetImageFromArray(data[0] if flat else data)
+    out.CopyInformation(grid)
+    if source_mask is not None:
+        for key in grid.GetMetaDataKeys():
+            out.SetMetaData(key, grid.GetMetaData(key))
+    _exclusive_save(target, lambda path: sitk.WriteImage(out, str(path), True))
+
+
+def _put_slice(data: np.ndarray, edit: MaskEdit, where: str, default_axis: int = 2) -> None:
+    """Replace one slice of ``data`` (in place) by ``edit.labels`` (``edit.axis`` None:
+    ``default_axis``, the reader's slice axis)."""
+    axis = default_axis if edit.axis is None else int(edit.axis)
     if data.ndim == 2 and axis == 2 and edit.slice_index in (None, 0):
         index: tuple = (slice(None), slice(None))
     else:

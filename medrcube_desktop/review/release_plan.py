@@ -20,11 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from medrcube_desktop.core.corrections import change_problem
+from medrcube_desktop.core.corrections import decode_labels as read_labels
 from medrcube_desktop.core.fields import (
     OPTION_FIELDS,
     correct_index_value,
     index_readings,
-    parse_bbox,
 )
 from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.review.corrections import (
@@ -39,7 +40,7 @@ from medrcube_desktop.review.corrections import (
     Proposal,
     changed_field,
 )
-from medrcube_desktop.review.release_masks import MaskEdit, decode_labels
+from medrcube_desktop.review.release_masks import MaskEdit
 from medrcube_desktop.review.release_records import ReleaseError
 
 __all__ = [
@@ -222,6 +223,7 @@ def plan_item(
         where = f"{file} item {item_id}"
         if p.kind not in KINDS:
             raise ReleaseError(f"{where}: unknown kind of correction {p.kind!r}")
+        _check_change(p, where)
         _check_unchanged_since(p, record, where)
         if p.kind == RETIRE:
             plan.retired = True
@@ -232,20 +234,20 @@ def plan_item(
             plan.entries.append(pending_answer[-1])
         elif p.kind == OPTION_TEXT:
             key = f"option_{_letter(change.get('letter'), options, f'{where}: option')}"
-            text = _text(change.get("text"), f"{where}: {key}")
+            text = change["text"]
             after_options[key.removeprefix("option_")] = text
             plan.updates[key] = text
             plan.entries.append(_entry(c, key, record.get(key), text))
         elif p.kind == QUESTION_TEXT:
-            text = _text(change.get("text"), f"{where}: question")
+            text = change["text"]
             plan.updates["question"] = text
             plan.entries.append(_entry(c, "question", record.get("question"), text))
         elif p.kind == BBOX:
-            box = _box(change.get("bbox"), f"{where}: bbox")
+            box = list(change["bbox"])
             plan.updates["bbox"] = box
             plan.entries.append(_entry(c, "bbox", record.get("bbox"), box))
         else:  # MASK
-            labels = decode_labels(p.mask_labels, change.get("shape") or (), f"{where}: mask_path")
+            labels = read_labels(p.mask_labels or b"")
             plan.mask_edits.append(MaskEdit(labels, change.get("slice_index"), change.get("axis")))
             plan.entries.append(_entry(c, "mask_path", record.get("mask_path"), None))
     _answer_updates(plan, options, after_options, before, letter, index_base, pending_answer)
@@ -300,19 +302,12 @@ def _check_unchanged_since(proposal: Proposal, record: dict, where: str) -> None
     )
 
 
-def _box(value: Any, where: str) -> list:
-    """The accepted box as a list, checked as the loader checks ``bbox``."""
-
-    def refuse(_field: str | None, message: str) -> None:
-        raise ReleaseError(f"{where}: {message}")
-
-    if value is None:
-        refuse(None, "the correction gives no box")
-    parse_bbox(value, refuse)
-    return list(value)
-
-
-def _text(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ReleaseError(f"{where}: the new text is empty")
-    return value
+def _check_change(proposal: Proposal, where: str) -> None:
+    """The store's check of a change's shape
+    (:func:`~medrcube_desktop.core.corrections.change_problem`, which ``save_proposal``
+    and ``proposals propose`` run): one check, so that the release refuses exactly
+    what the store would have, with the same words, naming the record's field."""
+    problem = change_problem(proposal.kind, proposal.change, proposal.mask_labels)
+    if problem is not None:
+        name = changed_field(proposal) or "record"
+        raise ReleaseError(f"{where}: {name}: {problem[1]} ({problem[0]})")

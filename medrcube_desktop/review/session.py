@@ -347,7 +347,7 @@ class ReviewSessionState(
 
     @property
     def _position_key(self) -> str:
-        return f"last_item:{self.reviewer}"
+        return position_key(self.reviewer)
 
     def is_saved_unchanged(self, item_id: str) -> bool:
         """True when the item is committed and its draft was not edited since."""
@@ -502,3 +502,8 @@ class ReviewSessionState(
                 f"{', '.join(differs)}: say why in the comment",
                 needs_comment=True,
             )
+
+
+def position_key(reviewer: str) -> str:
+    """The study-state key of the item ``reviewer`` was on last (what a window resumes)."""
+    return f"last_item:{reviewer}"

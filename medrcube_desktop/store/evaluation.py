@@ -152,11 +152,34 @@ def insert_response(db: Any, response: ResponseRecord) -> bool:
     return True
 
 
+_INSERT_RESPONSES = (
+    "INSERT OR IGNORE INTO eval_responses (run, item_id, response, parsed_answer, "
+    "parse_method, correct, official_answer, official_correct, created_at, latency_s, "
+    "prompt_tokens, completion_tokens, image) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+"""One statement, its columns those of :class:`ResponseRecord` in order (a test checks
+it), its values always bound, never written into the text."""
+
+
+def _response_values(response: ResponseRecord) -> tuple:
+    """The values of :func:`response_row`, in :class:`ResponseRecord`'s order, without
+    ``asdict``'s deep copy (most of an import's storing time)."""
+    image = json.dumps(response.image, sort_keys=True) if response.image else "{}"
+    return (
+        response.run, response.item_id, response.response, response.parsed_answer,
+        response.parse_method, int(response.correct), response.official_answer,
+        int(response.official_correct), response.created_at, response.latency_s,
+        response.prompt_tokens, response.completion_tokens, image,
+    )  # fmt: skip
+
+
 def insert_responses(db: Any, responses: Any) -> int:
     """Add many responses (``INSERT OR IGNORE`` on the (run, item) primary key: an item
-    already answered in its run keeps its answer); return how many were added."""
+    already answered in its run keeps its answer); return how many were added. One
+    ``executemany`` of the rows :func:`response_row` makes (what sqlite-utils'
+    ``insert_all(ignore=True)`` ran, in batches and through a dict per row)."""
     before = db.conn.total_changes
-    db["eval_responses"].insert_all((response_row(r) for r in responses), ignore=True)
+    db.conn.executemany(_INSERT_RESPONSES, (_response_values(r) for r in responses))
     return db.conn.total_changes - before
 
 
@@ -217,3 +240,110 @@ def item_responses(db: Any, item_id: str, runs: list[str]) -> dict[str, Response
 def answered_ids(db: Any, run: str) -> set[str]:
     """Items that already have a response in ``run`` (what a resume skips)."""
     return {r[0] for r in db.execute("SELECT item_id FROM eval_responses WHERE run = ?", [run])}
+
+
+RESCORE_KEPT, RESCORE_KEY_CHANGED, RESCORE_RETIRED, RESCORE_NEEDS_NEW = 0, 1, 2, 3
+"""``status`` of a row of ``rescore_items`` (:func:`set_rescore_items`): a kept item whose
+key did not change, one whose key changed, a retired item, one needing a new answer."""
+
+
+def set_rescore_items(db: Any, rows: Any) -> int:
+    """Fill this connection's temporary table ``rescore_items (item_id, old_key, new_key,
+    status)`` with ``rows`` (emptied first): per item of a release (and per retired item
+    of its ``changes.json``) the answer letter before and after (``new_key`` NULL when
+    retired) and its status (:data:`RESCORE_KEPT`, ...). What :func:`copy_rescored` and
+    :func:`rescore_counts` read. Temporary: nothing of it reaches the database file.
+    Returns the rows stored."""
+    db.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS rescore_items (item_id TEXT PRIMARY KEY, "
+        "old_key TEXT, new_key TEXT, status INTEGER NOT NULL)"
+    )
+    db.execute("DELETE FROM temp.rescore_items")
+    db.conn.executemany("INSERT INTO temp.rescore_items VALUES (?, ?, ?, ?)", rows)
+    return db.execute("SELECT count(*) FROM temp.rescore_items").fetchone()[0]
+
+
+def copy_rescored(db: Any, source: str, target: str, fresh: bool = False) -> tuple[int, int]:
+    """Copy every response of run ``source`` to a kept item of ``rescore_items``
+    (:func:`set_rescore_items`: status kept or key changed) into run ``target``, its
+    ``correct`` and ``official_correct`` scored again against ``new_key`` (the stored
+    parsed letter and the public evaluator's letter; no letter is wrong), every other
+    column as stored. One ``INSERT … SELECT … RETURNING`` inside SQLite (the rows are
+    read once); an item ``target`` already answers keeps its answer (``fresh``: the
+    caller has just made ``target``, so none is looked for). Returns the responses added
+    and how many of them are right."""
+    unanswered = (
+        ""
+        if fresh
+        else " AND NOT EXISTS (SELECT 1 FROM eval_responses AS t WHERE t.run = ?1 AND "
+        "t.item_id = r.item_id)"
+    )
+    added = db.execute(
+        "INSERT OR IGNORE INTO eval_responses (run, item_id, response, parsed_answer, "
+        "parse_method, correct, official_answer, official_correct, latency_s, "
+        "prompt_tokens, completion_tokens, image, created_at) "
+        "SELECT ?1, r.item_id, r.response, r.parsed_answer, r.parse_method, "
+        "COALESCE(r.parsed_answer = k.new_key, 0), r.official_answer, "
+        "COALESCE(r.official_answer = k.new_key, 0), r.latency_s, r.prompt_tokens, "
+        "r.completion_tokens, r.image, r.created_at "
+        "FROM eval_responses AS r JOIN temp.rescore_items AS k ON k.item_id = r.item_id "
+        "WHERE r.run = ?2 AND k.status IN (0, 1)" + unanswered + " RETURNING correct",
+        [target, source],
+    ).fetchall()
+    return len(added), sum(c for (c,) in added)
+
+
+def changed_counts(db: Any, source: str) -> dict[str, Any]:
+    """Run ``source``'s answers to the items of ``rescore_items`` that are not kept as
+    they were (key changed, retired, needing a new answer), counted inside SQLite from
+    the table's few rows (primary-key lookups, not a scan of the run): ``{"answered":
+    every response of the run, "changed": answers to those items, "correct_before":
+    right against ``old_key`` among them, "retired", "key_changed",
+    "key_correct_after", "to_right", "to_wrong", "needs_new_answer": [item ids, table
+    order]}``; a response without a letter is wrong."""
+    rows = db.execute(
+        "SELECT k.item_id, k.status, r.parsed_answer, k.old_key, k.new_key "
+        "FROM temp.rescore_items AS k JOIN eval_responses AS r "
+        "ON r.run = ? AND r.item_id = k.item_id WHERE k.status != 0 ORDER BY k.rowid",
+        [source],
+    ).fetchall()
+    counts: dict[str, Any] = dict(changed=len(rows), correct_before=0, retired=0,
+                                  key_changed=0, key_correct_after=0, to_right=0, to_wrong=0,
+                                  needs_new_answer=[])  # fmt: skip
+    for item_id, status, letter, old, new in rows:
+        before = letter is not None and letter == old
+        after = letter is not None and letter == new
+        counts["correct_before"] += before
+        if status == RESCORE_RETIRED:
+            counts["retired"] += 1
+        elif status == RESCORE_NEEDS_NEW:
+            counts["needs_new_answer"].append(item_id)
+        else:
+            counts["key_changed"] += 1
+            counts["key_correct_after"] += after
+            counts["to_right"] += after and not before
+            counts["to_wrong"] += before and not after
+    counts["answered"] = db.execute(
+        "SELECT count(*) FROM eval_responses WHERE run = ?", [source]
+    ).fetchone()[0]
+    return counts
+
+
+def kept_counts(db: Any, run: str) -> tuple[int, int]:
+    """``(answers, right)`` of run ``run`` to the items of ``rescore_items`` kept as they
+    were (status kept): what a rescored run already holds of them."""
+    n, right = db.execute(
+        "SELECT count(*), coalesce(sum(r.correct), 0) FROM eval_responses AS r JOIN "
+        "temp.rescore_items AS k ON k.item_id = r.item_id WHERE r.run = ? AND k.status = 0",
+        [run],
+    ).fetchone()
+    return n, right
+
+
+def rescored_runs(db: Any) -> list[RunRecord]:
+    """Every run made by ``rescore`` (``params.rescored_from`` set), oldest first."""
+    names = db.execute(
+        "SELECT name FROM eval_runs WHERE json_extract(params, '$.rescored_from') IS NOT NULL "
+        "ORDER BY created_at"
+    ).fetchall()
+    return [run for (name,) in names if (run := eval_run(db, name)) is not None]

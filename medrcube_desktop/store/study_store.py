@@ -390,6 +390,10 @@ class StudyStore(ExpertStoreMixin, ProposalStoreMixin):
         """Items that already have a response in ``run`` (what a resume skips)."""
         return self._read(f"read run {run}", evaluation.answered_ids, run)
 
+    def rescored_runs(self) -> list[RunRecord]:
+        """Every run ``rescore`` made (``params.rescored_from`` set), oldest first."""
+        return self._read("list the rescored runs", evaluation.rescored_runs)
+
     # ------------------------------------------------------------------ app state
 
     def get_state(self, key: str) -> str | None:

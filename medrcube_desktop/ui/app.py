@@ -222,6 +222,7 @@ def _run_study(app, benchmark, store, reviewer, prefs, screenshot, quit_after_ms
         if not unattended:
             raise MedRCubeError("no reviewer name given: start again, or pass --reviewer NAME")
         name = "unattended"  # a placeholder for scripted runs; never remembered
+    _decode_first_item(benchmark, store, name)
     prefs.remember_study(benchmark.root, store.path)  # File › Open Recent, the next start
     prefs.save()
     log.info("reviews are saved in %s", store.path)
@@ -233,6 +234,19 @@ def _run_study(app, benchmark, store, reviewer, prefs, screenshot, quit_after_ms
         app, benchmark, store, name, prefs, screenshot, quit_after_ms,
         said.status_text(benchmark),
     )  # fmt: skip
+
+
+def _decode_first_item(benchmark, store, reviewer: str) -> None:
+    """Decode the picture the window will open on while it is built (issue 25, first
+    paint): its first render then only composes the cached slice."""
+    from medrcube_desktop.imaging.decode_ahead import decode_ahead, first_item
+    from medrcube_desktop.review.session import position_key
+
+    try:
+        last = store.get_state(position_key(reviewer))
+    except MedRCubeError:  # the window reads it again and says why it cannot
+        last = None
+    decode_ahead(first_item(benchmark.items, last))
 
 
 def _show_window(app, benchmark, store, name, prefs, screenshot, quit_after_ms, said="") -> int:

@@ -66,9 +66,87 @@ def cases() -> list[tuple[str, Callable[[], object], Callable[[], object]]]:
     return found
 
 
-def main() -> None:
+RATIO_TARGET = 1.5
+"""Issue 25 item 3: render within 1.5x of decode for every format, loaded or not."""
+
+
+def _spin(stop) -> None:
+    while not stop.is_set():
+        pass
+
+
+def cpu_median_ms(run: Callable[[], object], repeat: int) -> float:
+    """Median CPU milliseconds of ``run`` (this process's: another's load on the other
+    core moves it less than the wall clock)."""
+    times = []
+    for _ in range(repeat):
+        start = time.process_time()
+        run()
+        times.append((time.process_time() - start) * 1000)
+    return statistics.median(times)
+
+
+def issue25_ratios(repeat: int) -> bool:
+    """The three files issue 25 names (the DICOM with overlay planes, a 512x512 16-bit
+    PNG, a 512x512 CT slice), render against decode in CPU time, idle and beside a busy
+    core (another process spinning); whether every ratio is within the target."""
+    import multiprocessing
+    import sys
+    import tempfile
+
+    import numpy as np
+    import pydicom
+    from PIL import Image
+    from pydicom.data import get_testdata_file
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_next_item import write_ct512
+
+    from medrcube_desktop.imaging.render import render_file
+
+    folder = Path(tempfile.mkdtemp())
+    stored = pydicom.dcmread(get_testdata_file("MR_small.dcm")).pixel_array
+    png16 = folder / "png16.png"
+    Image.fromarray(
+        np.kron(np.clip(stored, 0, None), np.ones((8, 8), dtype=stored.dtype)).astype(np.uint16)
+    ).save(png16)
+    files = {
+        "DICOM with overlay planes": Path(str(get_testdata_file(
+            "MR-SIEMENS-DICOM-WithOverlays.dcm", download=False))),
+        "PNG 512x512 16-bit": png16,
+        "DICOM CT 512x512": write_ct512(folder / "ct512.dcm"),
+    }  # fmt: skip
+    ok = True
+    print(f"\nissue 25: render against decode, CPU ms (median of {repeat}), target <= "
+          f"{RATIO_TARGET:g}x")  # fmt: skip
+    for load in ("idle", "beside a busy core"):
+        stop = multiprocessing.Event()
+        busy = None
+        if load != "idle":
+            busy = multiprocessing.Process(target=_spin, args=(stop,), daemon=True)
+            busy.start()
+        for name, path in files.items():
+            if path.suffix == ".png":
+                decode = lambda p=path: np.asarray(Image.open(p))  # noqa: E731
+            else:
+                decode = lambda p=path: pydicom.dcmread(p).pixel_array  # noqa: E731
+            decode(), render_file(path)  # imports and first-use tables out of the figure
+            d = cpu_median_ms(decode, repeat)
+            r = cpu_median_ms(lambda p=path: render_file(p), repeat)
+            ok &= r / d <= RATIO_TARGET
+            verdict = "ok" if r / d <= RATIO_TARGET else "ABOVE TARGET"
+            print(f"  {load:18s} {name:28s} decode {d:6.2f}  render {r:6.2f}  "
+                  f"{r / d:5.2f}x  {verdict}")  # fmt: skip
+        if busy is not None:
+            stop.set()
+            busy.join()
+    return ok
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--ratio-repeat", type=int, default=41)
     args = parser.parse_args()
     print(f"{'file':45s} {'decode s':>10s} {'render s':>10s} {'ratio':>7s}")
     for name, decode, render in cases():
@@ -81,6 +159,7 @@ def main() -> None:
         )
         print(f"{name:45s} {d:10.4f} {r:10.4f} {r / d:7.2f}")
     reduced_figures(args.repeat)
+    return 0 if issue25_ratios(args.ratio_repeat) else 1
 
 
 def reduced_figures(repeat: int) -> None:
@@ -104,4 +183,6 @@ def reduced_figures(repeat: int) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    sys.exit(main())

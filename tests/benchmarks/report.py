@@ -29,6 +29,11 @@ BENCHMARKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bench_compare.py", ()),  # issue 14: 33 runs x 7,626 items
     ("bench_parse.py", ()),  # issue 13: answer parsing linear in the answer's length
     ("bench_release.py", ()),  # issue 23: a release of 7,626 items, 300 corrections
+    ("bench_import.py", ("--runs", "33", "--items", "7626")),  # issue 25 item 1: import-run
+    ("bench_first_paint.py", ()),  # issue 25 item 4: launch -> window -> first image
+    ("bench_evaluate.py", ("--concurrency", "32")),  # issues 11/25 item 2: a run with pictures
+    ("bench_routing.py", ()),  # issue 25 item 5: several endpoints routed by image
+    ("bench_rescore.py", ()),  # issue 23: rescoring 33 runs x 7,626 items on a release
 )
 """Each benchmark script and its arguments."""
 

@@ -24,6 +24,7 @@ from medrcube_desktop.evaluation.compare import (
 )
 from medrcube_desktop.evaluation.compare_options import (
     CREDIBILITY_PRESETS,
+    RELEASE_DIFF,
     SETTINGS,
     CompareSettings,
 )
@@ -42,11 +43,11 @@ from medrcube_desktop.review.agreement_options import (
 )
 
 NOT_SETTINGS = {
-    "compare": {"-h", "--db", "--dataset", "--run", "--out", "--json"},
+    "compare": {"-h", "--db", "--dataset", "--run", "--out", "--json", "--release-diff"},
     "credibility": {"-h", "--results", "--run", "--db", "--dataset", "--file-correct",
                     "--json"},
     "agreement": {"-h", "--db", "--reviewer", "--model", "--reviewer2", "--gold", "--study",
-                  "--out", "--json"},
+                  "--out", "--json", "--release"},
     "study": {"-h", "--dataset", "--db", "--name", "--n", "--json"},
     "adjudicate-queue": {"-h", "--db", "--dataset", "--reviewer", "--model", "--json"},
     "assign": {"-h", "--db", "--dataset", "--reviewer", "--new-reviewer", "--study",
@@ -57,7 +58,7 @@ NOT_SETTINGS = {
 other flag must be a row of the command's table."""
 
 TABLES = {
-    "compare": SETTINGS,
+    "compare": {**SETTINGS, **RELEASE_DIFF},
     "credibility": {"preset": SETTINGS["preset"]},
     "agreement": AGREEMENT,
     "study": STUDY,

@@ -22,7 +22,7 @@ from medrcube_desktop.evaluation.engines.factory import EngineOptions, build_eng
 from medrcube_desktop.evaluation.runner import OPERATIONAL_PARAMS
 
 NOT_ENGINE = {"-h", "--dataset", "--db", "--text-only", "--image-workers",
-              "--no-image-cache", "--run", "--limit", "--json",
+              "--no-image-cache", "--run", "--limit", "--only-changed", "--json",
               "--image", "--image-seed", "--image-run"}  # fmt: skip
 """``evaluate``'s flags that are the run's, not the engine's."""
 

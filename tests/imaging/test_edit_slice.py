@@ -66,6 +66,25 @@ def test_a_volume_slice_gives_its_labels_in_stored_order_and_its_change(tmp_path
     assert spacing == ((1.5, 1.0) if edit.transform.transpose else (1.0, 1.5))
 
 
+def test_an_itk_slice_is_axis_0_of_simpleitks_array(tmp_path):
+    """The mask change of an NRRD slice names SimpleITK's array axis (z first), the
+    convention of ``core.corrections.MASK``: its labels are ``array[k]``."""
+    sitk = pytest.importorskip("SimpleITK")
+    mask = np.zeros((5, 6, 8), np.uint8)  # (z, y, x)
+    mask[3, 1:3, 2:6] = 2
+    bench = tmp_path / "bench" / "ds1"
+    bench.mkdir(parents=True)
+    sitk.WriteImage(sitk.GetImageFromArray(np.arange(240, dtype=np.int16).reshape(5, 6, 8)),
+                    str(bench / "v.nrrd"))  # fmt: skip
+    sitk.WriteImage(sitk.GetImageFromArray(mask), str(bench / "m.nrrd"))
+    record = item("itk-1", image="v.nrrd", mask_path="m.nrrd", modality="CT")
+    (bench / "test.json").write_text(json.dumps([record]), encoding="utf-8")
+    edit = load_edit_slice(load_benchmark(tmp_path / "bench").items[0])
+    assert edit.slice_index == 3 and edit.stored_shape == (6, 8)
+    assert edit.mask_change() == {"slice_index": 3, "axis": 0, "shape": [6, 8]}
+    assert np.array_equal(stored_labels(edit.labels, edit.transform), np.take(mask, 3, axis=0))
+
+
 def test_a_ct_slice_has_its_spacing_its_box_and_no_mask(tmp_path):
     root = write_benchmark(
         tmp_path / "bench",

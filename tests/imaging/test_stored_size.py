@@ -25,7 +25,8 @@ def test_a_picture_and_a_dicom_give_width_and_height(tmp_path):
 
 def test_a_volume_gives_the_slice_along_an_axis():
     volume = nibabel_example()  # 128 x 96 x 24 (x 2 volumes: the first is shown)
-    assert stored_shape(volume) == (128, 96, 24) and stored_image_size(volume) is None
+    assert stored_shape(volume) == (128, 96, 24)
+    assert stored_image_size(volume) == (96, 128)  # the window's slice: 128 rows, 96 columns
     assert stored_slice_shape(volume, 23, 2) == (128, 96)
     assert stored_slice_shape(volume, 0, 0) == (96, 24)
     with pytest.raises(
@@ -41,4 +42,22 @@ def test_an_unreadable_header_is_named(tmp_path):
     bad.write_bytes(b"not a png")
     with pytest.raises(ImageLoadError, match=f"{bad}: cannot read the image's size"):
         stored_shape(bad)
-    assert stored_shape(tmp_path / "x.mha") is None
+    with pytest.raises(ImageLoadError, match="x.mha: cannot read the image's size"):
+        stored_shape(tmp_path / "x.mha")
+
+
+def test_an_itk_volume_gives_simpleitks_array_order_and_its_slices_along_axis_0(tmp_path):
+    """The window's slice of an NRRD/MHA is ``array[z]`` of SimpleITK's (z, y, x) array:
+    ``axis`` 0, as a mask correction counts it (not ITK's index axis 2)."""
+    import numpy as np
+
+    sitk = pytest.importorskip("SimpleITK")
+    volume = sitk.GetImageFromArray(np.zeros((7, 22, 18), np.uint8))  # z, y, x
+    sitk.WriteImage(volume, str(tmp_path / "v.mha"))
+    assert stored_shape(tmp_path / "v.mha") == (7, 22, 18)
+    assert stored_image_size(tmp_path / "v.mha") == (18, 22)
+    assert stored_slice_shape(tmp_path / "v.mha", 6, 0) == (22, 18)
+    flat = sitk.GetImageFromArray(np.zeros((22, 18), np.uint8))
+    sitk.WriteImage(flat, str(tmp_path / "f.nrrd"))
+    assert stored_shape(tmp_path / "f.nrrd") == (1, 22, 18)  # one slice, as shown
+    assert stored_slice_shape(tmp_path / "f.nrrd", 0, 0) == (22, 18)

@@ -315,7 +315,7 @@ def test_conflicting_corrections_are_refused_naming_item_and_field(source, tmp_p
     ("correction", "message"),
     [
         (("ct-1", "answer_key", {"answer": "F"}), r"ds1/test.json item ct-1: gt_answer: no option 'F'"),
-        (("ct-1", "option_text", {"letter": "B", "text": " "}), r"item ct-1: option_B: the new text is empty"),
+        (("ct-1", "option_text", {"letter": "B", "text": " "}), r"item ct-1: option_B: the new text must have a visible character \(change.text\)"),
         (("ct-3", "bbox", {"bbox": [40, 12, 10, 50]}), r"item ct-3: bbox: .*not a box"),
         (("nope", "retire", {}), r"item nope: not in the source benchmark"),
         (("ct-1", "option_text", {"letter": "A", "text": "CT"}), r"item ct-1: gt_answer: after the corrections, 'CT' matches more than one option"),

@@ -99,8 +99,33 @@ def test_a_volume_edit_that_does_not_fit_is_refused_and_nothing_written(tmp_path
 
 
 def test_masks_of_other_kinds_are_refused(tmp_path):
-    with pytest.raises(ReleaseError, match="m.nrrd: a mask can be edited only as NIfTI"):
-        write_mask(tmp_path / "n.png", tmp_path / "m.nrrd", tmp_path / "i.nrrd", [], "i")
+    with pytest.raises(ReleaseError, match="m.txt: a mask can be edited only as NIfTI, NRRD"):
+        write_mask(tmp_path / "n.png", tmp_path / "m.txt", tmp_path / "i.nrrd", [], "i")
+
+
+@pytest.mark.parametrize("suffix", [".nrrd", ".mha"])
+def test_an_itk_mask_edit_replaces_one_z_slice_and_keeps_the_grid(tmp_path, suffix):
+    sitk = pytest.importorskip("SimpleITK")
+    data = np.zeros((4, 12, 10), np.int16)  # (z, y, x)
+    data[:, 0, 0] = 9
+    source = sitk.GetImageFromArray(data)
+    source.SetSpacing((0.7, 0.8, 2.5))
+    source.SetOrigin((1.0, 2.0, 3.0))
+    source.SetDirection((0.0, 1.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 1.0))
+    sitk.WriteImage(source, str(tmp_path / f"m{suffix}"))
+    labels = np.zeros((12, 10), np.uint8)
+    labels[3:5, 6:9] = 2
+    write_mask(tmp_path / f"n{suffix}", tmp_path / f"m{suffix}", tmp_path / "i.nrrd",
+               [MaskEdit(labels, 2, 0)], "i")  # fmt: skip
+    new = sitk.ReadImage(str(tmp_path / f"n{suffix}"))
+    assert (new.GetSpacing(), new.GetOrigin(), new.GetDirection()) == (
+        source.GetSpacing(), source.GetOrigin(), source.GetDirection())  # fmt: skip
+    got = sitk.GetArrayFromImage(new)
+    assert got.dtype == np.int16 and np.array_equal(got[2], labels)
+    assert np.array_equal(np.delete(got, 2, axis=0), np.delete(data, 2, axis=0))
+    with pytest.raises(ReleaseError, match="i: the labels are 12x10, the mask's slice is 4x10"):
+        write_mask(tmp_path / f"o{suffix}", tmp_path / f"m{suffix}", tmp_path / "i.nrrd",
+                   [MaskEdit(labels, 2, 1)], "i")  # fmt: skip
 
 
 def test_an_existing_file_is_never_written_over(tmp_path):
@@ -140,3 +165,21 @@ def test_a_missing_or_unreadable_source_mask_is_refused_naming_the_item(tmp_path
                 [MaskEdit(_labels(), None, None)],
                 "item x: mask_path",
             )
+
+
+def test_an_itk_mask_is_named_as_one_file_and_a_2d_one_is_its_one_slice(tmp_path):
+    sitk = pytest.importorskip("SimpleITK")
+
+    def name(written):
+        return new_mask_name(written, "2", lambda _: False, "x", volume=True, is_mask=True)
+
+    assert [name(n) for n in ("v/m.nrrd", "v/m.nhdr", "v/m.mha", "v/m.mhd")] == [
+        "v/m.r2.nrrd", "v/m.r2.nrrd", "v/m.r2.mha", "v/m.r2.mha"]  # fmt: skip
+    flat = sitk.GetImageFromArray(np.zeros((12, 10), np.uint8))  # (y, x): shown as one slice
+    flat.SetSpacing((0.5, 0.25))
+    sitk.WriteImage(flat, str(tmp_path / "m.nrrd"))
+    write_mask(tmp_path / "n.nrrd", tmp_path / "m.nrrd", tmp_path / "i.nrrd",
+               [MaskEdit(_labels().astype(np.uint8), 0, 0)], "i")  # fmt: skip
+    new = sitk.ReadImage(str(tmp_path / "n.nrrd"))
+    assert new.GetDimension() == 2 and new.GetSpacing() == (0.5, 0.25)
+    assert np.array_equal(sitk.GetArrayFromImage(new), _labels())

@@ -232,6 +232,47 @@ def test_compare_the_leaderboard_of_the_example_runs(qtbot, demo, examples, tmp_
     assert all(run in texts for run in ("demo-strong", "demo-weak"))
 
 
+def test_rescore_the_old_release_against_the_new(qtbot, demo, examples, tmp_path):
+    # a release of the demo with two answer keys changed and one item retired, the
+    # example runs rescored on it (in a copy of the study: the other pictures keep theirs)
+    import shutil
+
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.evaluation.release_read import read_release
+    from medrcube_desktop.evaluation.rescore import rescore_runs
+    from medrcube_desktop.review.release import write_release
+    from medrcube_desktop.store import StudyStore
+    from tests.review.release_fixture import accepted
+
+    items = load_benchmark(demo, images=False).items
+    other = [next(x for x in i.options if x != i.answer) for i in items[:2]]
+    source = [i.source_file.relative_to(demo).as_posix() for i in items[:3]]
+    corrections = [
+        accepted(items[0].id, "answer_key", {"answer": other[0]}, source_file=source[0]),
+        accepted(items[1].id, "answer_key", {"answer": other[1]}, rule="2.1",
+                 source_file=source[1]),
+        accepted(items[2].id, "retire", {}, rule="1.1", source_file=source[2]),
+    ]  # fmt: skip
+    release = tmp_path / "demo-v2"
+    write_release(demo, corrections, release, "v2")
+    db = tmp_path / "examples.sqlite"
+    shutil.copy(examples, db)
+    store = StudyStore(db)
+    rescore_runs(store, read_release(release))
+    store.close()
+    window, _ = open_window(qtbot, demo, db, reviewer="dr-ana")
+    pane = window.open_compare_pane()
+    pane.tabs.setCurrentWidget(pane.releases)
+    pane.releases.folder.setText(str(release))
+    with qtbot.waitSignal(pane.releases.computed, timeout=120000):
+        pane.releases.compare_button.click()
+    assert pane.releases.diff is not None, pane.releases.status.text()
+    shoot(qtbot, pane, "rescore", PANE, tmp_path)
+    texts = _texts(pane)
+    assert "Release v2" in texts.replace("<b>", "").replace("</b>", "") or "v2" in texts
+    assert all(run in texts for run in ("demo-strong", "demo-weak"))
+
+
 def test_install_clinicians_the_guide_in_the_app(qtbot, demo, tmp_path):
     window, _ = open_window(qtbot, demo, tmp_path / "s.db", reviewer="reviewer")
     from medrcube_desktop.ui.widgets.user_guide import open_user_guide

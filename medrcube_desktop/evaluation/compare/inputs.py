@@ -50,6 +50,7 @@ def compare_study(
     items: Sequence[Item],
     runs: Sequence[str],
     settings: CompareSettings = CompareSettings(),  # noqa: B008 - frozen
+    dataset: str | Path | None = None,
 ) -> CompareResult:
     """Everything ``compare`` computes for ``runs`` of ``store`` over ``items``: the
     :func:`~.matrix.run_matrix` and :func:`~.result.compare_runs` with ``settings``.
@@ -62,6 +63,10 @@ def compare_study(
     runs : sequence of str
         Run names, in the leaderboard's given order.
     settings : CompareSettings
+    dataset : str or Path or None
+        The benchmark folder ``items`` were read from: when it is a corrected release
+        (it holds a ``release.json``), the result records which
+        (``CompareResult.release``, ``"release"`` in its JSON).
 
     Raises
     ------
@@ -70,12 +75,19 @@ def compare_study(
     StoreError
         The database cannot be read.
     """
+    import dataclasses
+
     from medrcube_desktop.evaluation.compare.matrix import run_matrix
     from medrcube_desktop.evaluation.compare.result import compare_runs  # statsmodels
+    from medrcube_desktop.evaluation.release_read import release_of
 
+    release = release_of(dataset) if dataset is not None else None
     matrix = run_matrix(store, list(runs), items)
-    return compare_runs(
+    result = compare_runs(
         matrix, settings.min_items, settings.clusters, settings.preset,
         n_boot=settings.n_boot, seed=settings.seed, sort=settings.sort,
         leakage=settings.leakage, n_stability=settings.n_stability,
     )  # fmt: skip
+    if release is None:
+        return result
+    return dataclasses.replace(result, release=release.describe())

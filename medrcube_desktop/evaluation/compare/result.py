@@ -131,6 +131,10 @@ class CompareResult:
     voxel_undefined : str or None
         Why the voxel correlation is undefined as a whole (``rho`` None: "fewer than 4
         distinct points (3 image runs, 2 distinct)"); None when it is given.
+    release : dict or None
+        ``{"version", "dir", "digest"}`` when the benchmark compared is a corrected
+        release (:func:`~..release_read.release_of`); None otherwise (and the JSON has
+        no ``"release"``).
     """
 
     matrix: RunMatrix
@@ -159,6 +163,7 @@ class CompareResult:
     n_stability: int = _D["n_stability"]  # type: ignore[assignment]
     voxel_runs: tuple[str, ...] = ()
     voxel_undefined: str | None = None
+    release: dict[str, object] | None = None
 
     def __post_init__(self) -> None:
         if not self.voxel_runs:
@@ -279,6 +284,8 @@ class CompareResult:
         ]
         if self.leakage is not None:
             result["leakage"] = self.leakage
+        if self.release is not None:
+            result["release"] = self.release
         return clean(result)  # type: ignore[return-value]
 
 

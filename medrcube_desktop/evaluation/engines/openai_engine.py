@@ -4,7 +4,12 @@ Requests go through :class:`~medrcube_desktop.llm.client.ChatClient`, as the jud
 do: the openai SDK retries the transport (connection errors, timeouts, 408, 409, 429 with
 its Retry-After, 5xx, ``max_attempts`` requests in all); a reply without an answer is
 asked again (up to ``max_attempts``). Several base URLs spread the items over servers
-(data parallel): each request goes to the next server in turn. A server that cannot be
+(data parallel), routed by image: every question of one image goes to the same server
+while it is up (their prompts share the image's tokens, which that server's prefix cache
+then holds), by rendezvous hashing of the image's digest (:func:`image_affinity`,
+:meth:`~medrcube_desktop.llm.client.ChatClient._pick`); when a server is set aside only
+its images move, and they come back with it; text-only requests take the servers in
+turn. A server that cannot be
 reached, does not answer in time (each request is cut at connect + ``timeout_s``, a
 trickle of bytes included), sends no chat completion or a reply without an answer,
 still answers an HTTP 5xx (or 408, 409, 429), or loops on redirects is set aside for a
@@ -54,6 +59,17 @@ def chat_messages(request: EvalRequest) -> list[dict]:
         content.append({"type": "image_url", "image_url": {"url": url}})
     content.append({"type": "text", "text": request.prompt})
     return [{"role": "user", "content": content}]
+
+
+def image_affinity(request: EvalRequest) -> bytes | None:
+    """What routes a request among several servers: the BLAKE2b digest of the image it
+    sends (every question of one image to one server, whose prefix cache then holds the
+    image's tokens for the next), None in text-only mode (the servers in turn)."""
+    if request.image is None:
+        return None
+    import hashlib
+
+    return hashlib.blake2b(request.image, digest_size=16).digest()
 
 
 class OpenAIEngine:
@@ -245,6 +261,6 @@ class OpenAIEngine:
             )
 
         try:
-            return await chat.ask(kwargs, accept)
+            return await chat.ask(kwargs, accept, affinity=image_affinity(request))
         except AnswerFailed as exc:
             return EvalResponse(item_id=request.item_id, error=str(exc))

@@ -8,6 +8,7 @@ so every export can record it.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +85,8 @@ def run_study(
     seed: int = DEFAULT_SEED,
     only_items: set[str] | None = None,
     image_shown_only: bool = AGREEMENT["image_shown_only"].default,  # type: ignore[assignment]
+    release: dict[str, object] | None = None,
+    retired: Collection[str] = (),
 ) -> StudyRun:
     """Compare ``reviewer`` with ``model`` (LLM) or with ``reviewer2``.
 
@@ -94,6 +97,10 @@ def run_study(
     ``reviewer`` on the items shown twice. ``meta["image"]`` counts, per expert, the
     compared reviews committed without the image shown (rule 1.4, image dependence,
     cannot really be judged on the text); ``image_shown_only`` leaves those reviews out.
+
+    On a corrected release (``agreement --release DIR``): ``retired`` items (the
+    release's) drop out of both raters and the study's sample, and ``meta["release"]``
+    records ``release`` (``{"version", "dir", "digest"}``); without them nothing changes.
 
     Raises
     ------
@@ -118,7 +125,11 @@ def run_study(
             known = ", ".join(store.study_names()) or "none"
             raise MedRCubeError(f"no study named {study!r} (studies: {known})")
         sample, study_seed, study_stratify = list(record.item_ids), record.seed, record.stratify
-    first = expert_scores(store, reviewer, image_shown_only)
+    gone = set(retired)
+    if gone and sample is not None:
+        sample = [i for i in sample if i not in gone]
+    first = {i: s for i, s in expert_scores(store, reviewer, image_shown_only).items()
+             if i not in gone}  # fmt: skip
     if not first:
         known = ", ".join(store.reviewers()) or "none"
         detail = " (only intra-rater repeats)" if reviewer in store.reviewers() else ""
@@ -129,12 +140,13 @@ def run_study(
         if not judgments:
             known = ", ".join(store.judgment_models()) or "none"
             raise MedRCubeError(f"no judgments by model {model!r} (models: {known})")
-        second = {item: dict(j.scores or {}) for item, j in judgments.items()}
+        second = {item: dict(j.scores or {}) for item, j in judgments.items() if item not in gone}
         hashes = sorted({j.prompt_sha256 for j in judgments.values() if j.prompt_sha256})
         label = f"LLM {model}"
     else:
         assert reviewer2 is not None
-        second = expert_scores(store, reviewer2, image_shown_only)
+        second = {i: s for i, s in expert_scores(store, reviewer2, image_shown_only).items()
+                  if i not in gone}  # fmt: skip
         if not second:
             raise MedRCubeError(f"no reviews by {reviewer2!r}")
         label = reviewer2
@@ -168,6 +180,9 @@ def run_study(
     }
     experts = [reviewer] if reviewer2 is None else [reviewer, reviewer2]
     meta["image"] = {name: image_counts(store, name, result.items) for name in experts}
+    if release is not None:
+        meta["release"] = dict(release)
+        meta["release_retired_left_out"] = len(gone)
     meta["image_shown_only"] = image_shown_only
     meta["restricted_to_committed_by_viewer"] = only_items is not None
     meta["hidden_by_blinding"] = len(universe) - len(sample or []) if only_items is not None else 0

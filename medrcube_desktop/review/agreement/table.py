@@ -145,6 +145,7 @@ def meta_line(run: StudyRun) -> str:
     return (
         f"MedRCube Desktop {m['app_version']} · rubric {m['rubric_version']} · judge model "
         f"{m['judge_model'] or '—'} · prompt SHA-256 {hashes} · {m['created_at']}"
+        + (f" · release {m['release']['version']}" if m.get("release") else "")
     )
 
 

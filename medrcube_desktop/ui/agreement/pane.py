@@ -261,11 +261,28 @@ class AgreementPane(QDialog):
         counted = self.session().agreement_items()  # blind: nothing it would hide
         if counted is not None:
             kwargs["only_items"] = counted
+        try:
+            release = self.release()
+        except MedRCubeError as exc:
+            self.summary.setText(f"<span style='color:#b42318'>{esc(exc)}</span>")
+            self.computed.emit()
+            return
+        if release is not None:  # as `agreement --release DIR`: its retired items out
+            kwargs["release"], kwargs["retired"] = release.describe(), release.retired
         self.compute_button.setEnabled(False)
         self.summary.setText("Computing…")
         self.runner.start(
             self.store.path, lambda store, cancel, progress: run_study(store, **kwargs)
         )
+
+    def release(self):
+        """The corrected release the window's benchmark is (it holds a ``release.json``),
+        or None (:func:`~medrcube_desktop.evaluation.release_read.release_of`); raises
+        DatasetError for a release.json that cannot be used."""
+        from medrcube_desktop.evaluation.release_read import release_of
+
+        roots = {item.root for item in self.session().items if item.root is not None}
+        return release_of(next(iter(roots))) if len(roots) == 1 else None
 
     def _compute_panel(self, choice: str) -> None:
         """Every reviewer: the ceiling beside expert–LLM (:data:`PANEL`), or each reviewer
@@ -337,6 +354,9 @@ class AgreementPane(QDialog):
             f"Sample level (all seven match): <b>{fmt(result.sample_level)}</b>"
             + (f" {ci}" if (ci := ci_cell(table_rows(run)[0])) else "")
             + "." + blind + _extra_summary(run)
+            + (f"<br>On release <b>{esc(run.meta['release']['version'])}</b>: its "
+               f"{run.meta['release_retired_left_out']} retired items are left out."
+               if run.meta.get("release") else "")
             + "".join(f"<br>{esc(note)}" for note in undefined_notes(table_rows(run)))
         )  # fmt: skip
         rows = table_rows(run)

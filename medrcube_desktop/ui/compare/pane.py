@@ -65,6 +65,7 @@ from medrcube_desktop.ui.compare.grid import (
     fit_run_columns,
     next_sort_order,
 )
+from medrcube_desktop.ui.compare.releases import CompareReleasesView
 from medrcube_desktop.ui.compare.runs import (
     Comparison,
     RunListView,
@@ -153,6 +154,10 @@ class ComparePane(QDialog):
         self.credibility = CompareCredibilityView()
         self.credibility.show_leakage.connect(self.show_leakage)
         self.tabs.addTab(self.credibility, "Cre&dibility")
+        self.releases = CompareReleasesView(
+            self, self.store, self.benchmark_root, self.checked_runs
+        )
+        self.tabs.addTab(self.releases, "Old vs &new release")
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -501,6 +506,7 @@ class ComparePane(QDialog):
         outlive its widgets. A cancelled export leaves no file (it is all or nothing)."""
         self.figures.stop()
         self.runner.stop()
+        self.releases.stop()
         if self.detail is not None:
             self.detail.close()
         super().closeEvent(event)

@@ -67,7 +67,7 @@ def compute_comparison(
     items = scored_benchmark(dataset).items
     if stopped():
         return None
-    result = compare_study(store, items, runs, settings or CompareSettings())
+    result = compare_study(store, items, runs, settings or CompareSettings(), dataset)
     if stopped():
         return None
     figures = draw_figures(result)

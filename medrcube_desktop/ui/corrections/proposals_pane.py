@@ -12,12 +12,10 @@ from the database goes through :func:`~medrcube_desktop.ui.widgets.text.esc`.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -37,17 +35,12 @@ from PySide6.QtWidgets import (
 
 from medrcube_desktop.review.corrections import (
     ACCEPTED,
-    ANSWER_KEY,
-    BBOX,
     KINDS,
-    MASK,
-    OPTION_TEXT,
-    QUESTION_TEXT,
     REJECTED,
-    RETIRE,
     WITHDRAWN,
     Proposal,
 )
+from medrcube_desktop.review.proposal_export import from_to
 from medrcube_desktop.review.proposing import decide, shown_proposals
 from medrcube_desktop.ui.corrections.saving import StoreWriter
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
@@ -68,46 +61,6 @@ def local_time(iso: str) -> str:
         return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
     except ValueError:
         return iso
-
-
-def change_text(proposal: Proposal) -> tuple[str, str]:
-    """What a proposal changes, as ``(from, to)`` plain text (from the record as it was
-    when proposed)."""
-    record, change = proposal.record_before, proposal.change
-    kind = proposal.kind
-    if kind == ANSWER_KEY:
-        letter = change.get("answer", "")
-        return (
-            f"gt_answer {record.get('gt_answer', '?')!s}",
-            f"{letter}. {record.get(f'option_{letter}', '')!s}",
-        )
-    if kind == OPTION_TEXT:
-        letter = change.get("letter", "")
-        return f"option_{letter}: {record.get(f'option_{letter}', '')!s}", str(change.get("text"))
-    if kind == QUESTION_TEXT:
-        return str(record.get("question", "")), str(change.get("text", ""))
-    if kind == BBOX:
-        return f"bbox {record.get('bbox', 'none')}", f"bbox {change.get('bbox')}"
-    if kind == MASK:
-        where = (
-            "2-D mask"
-            if change.get("slice_index") is None
-            else f"slice {int(change['slice_index']) + 1} along voxel axis {change.get('axis')}"
-        )
-        painted = ""
-        if proposal.mask_labels:
-            try:
-                labels = np.load(io.BytesIO(proposal.mask_labels), allow_pickle=False)
-                painted = f", {int(np.count_nonzero(labels))} labelled pixels"
-            except ValueError:
-                painted = ", labels unreadable"
-        return (
-            f"mask_path {record.get('mask_path', 'none')}",
-            f"{where} {change.get('shape')}{painted}",
-        )
-    if kind == RETIRE:
-        return "in the release", "retired (left out of the release)"
-    return "", str(change)
 
 
 class ProposalsPane(QDialog):
@@ -299,7 +252,7 @@ class ProposalsPane(QDialog):
         if proposal is None:
             self.detail.setText("No proposal listed." if not self.rows else "")
             return
-        before, after = change_text(proposal)
+        before, after = from_to(proposal)  # the words of proposals list and changes.json
         history = self.session.store.decisions(proposal.uid)
         lines = [
             f"<b>{esc(proposal.item_id)}</b> · {esc(proposal.kind.replace('_', ' '))} · "

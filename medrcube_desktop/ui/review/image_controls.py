@@ -96,6 +96,7 @@ class ImageControls(QObject):
         self._generation = 0
         self._fit_next = True
         self._positions: tuple | None = None  # (visible list, id -> index)
+        self._prefetch_waits = True  # until the first image settles: it has the cores alone
         view.window_dragged.connect(self._drag_window)
         view.full_resolution_wanted.connect(self.show_full_resolution)
         slider.valueChanged.connect(self._slice_changed)
@@ -114,7 +115,18 @@ class ImageControls(QObject):
         self.slice_slider.setRange(0, 0)
         self.slice_slider.blockSignals(False)
         self._render(None)
-        self._prefetch_neighbours()
+        if not self._prefetch_waits:
+            self._prefetch_neighbours()
+
+    def _settled(self) -> None:
+        """The image asked for is settled: say so; after the window's first image, start
+        the prefetch it held back (issue 25, first paint: nothing else decodes beside the
+        first image on a machine of few cores)."""
+        if self._prefetch_waits:
+            self._prefetch_waits = False
+            if self.session.current is not None:
+                self._prefetch_neighbours()
+        self.on_shown()
 
     def show_nothing(self, message: str) -> None:
         """No item: drop any render in flight, clear the view, say ``message``."""
@@ -169,7 +181,7 @@ class ImageControls(QObject):
             self.slice_slider.setVisible(False)
             self.slice_label.setText("")
             self.image_message.setText(esc(f"Text only: {text_only_message(item)}."))
-            self.on_shown()
+            self._settled()
             return
         args = self._display_args(item, slice_index, self.show_overlay, self.display_window)
         key = render_key(item, *args)
@@ -275,7 +287,7 @@ class ImageControls(QObject):
         self.image_message.setText("  ·  ".join(part for part in parts if part))
         if self.session.current is not None:  # the review records that it was seen
             self.session.image_displayed(self.session.current.id, True)
-        self.on_shown()
+        self._settled()
 
     def _corner_notes(self, result: RenderedImage) -> list[str]:
         """The window, the slice, and every display choice that is not the default."""
@@ -324,7 +336,7 @@ class ImageControls(QObject):
         self.image_message.setText(
             f"<span style='color:#b42318'>Cannot show the image: {esc(message)}</span>"
         )
-        self.on_shown()
+        self._settled()
 
     def image_settled(self) -> bool:
         """Whether the image asked for last is on screen: no render of the current item

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QAbstractSpinBox, QFormLayout, QLabel
 
-from medrcube_desktop.evaluation.compare_options import SETTINGS
+from medrcube_desktop.evaluation.compare_options import RELEASE_DIFF, SETTINGS
 from medrcube_desktop.llm.config import JUDGE, JUDGE_MODEL
 from medrcube_desktop.review.agreement_options import AGREEMENT, STUDY
 from medrcube_desktop.ui.agreement.pane import PANE_OPTIONS
@@ -50,7 +50,10 @@ def labels(widget) -> set[str]:
 def test_the_panes_fields_are_their_tables_rows(qtbot, ct_benchmark, tmp_path):
     window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
     compare = window.open_compare_pane()
-    assert field_differences(compare, SETTINGS, PANE_SETTINGS, compare.setting_fields.get) == []
+    fields = {**compare.setting_fields, **compare.releases.fields}  # the release tab's too
+    assert field_differences(compare, {**SETTINGS, **RELEASE_DIFF},
+                             (*PANE_SETTINGS, *compare.releases.fields), fields.get) == []  # fmt: skip
+    assert set(compare.releases.fields) == {"diff_boot", "seed"}
     assert {SETTINGS[n].label for n in PANE_SETTINGS} <= labels(compare)
     agreement = window.open_agreement_pane()
     assert field_differences(agreement, AGREEMENT, PANE_OPTIONS,
