@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.evaluation.images import (
@@ -31,6 +32,9 @@ from medrcube_desktop.evaluation.images import (
     preparation_key,
     rendered_image,
 )
+
+if TYPE_CHECKING:
+    from medrcube_desktop.evaluation.ablation import Ablation
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +110,37 @@ def prepare_one(
         return None, "failed", message, time.perf_counter() - started
 
 
+def prepare_ablated(
+    item: Item, min_side: int, max_pixels: int, cache_folder: str | None, ablation: Ablation
+) -> tuple[PreparedImage | None, str, str, float]:
+    """:func:`prepare_one` for an ablation run (in a worker process): the same
+    ``(image or None, source, error, seconds)``, the image the one to send."""
+    from medrcube_desktop.errors import ImageLoadError
+    from medrcube_desktop.evaluation.ablation import SWAPPED, ablated_image, own_picture_info
+
+    started = time.perf_counter()
+    sources: list[str] = []
+
+    def prepare(which: Item) -> PreparedImage:
+        image, source, error, _ = prepare_one(which, min_side, max_pixels, cache_folder)
+        if image is None:
+            raise OSError(f"donor {which.id}: {error}")
+        sources.append(source)
+        return image
+
+    try:
+        own = None
+        if ablation.mode != SWAPPED:
+            own, source = own_picture_info(item, min_side, max_pixels, cache_folder)
+            sources.append(source)
+        image = ablated_image(item, own, ablation, prepare)
+        return image, sources[-1], "", time.perf_counter() - started
+    except (ValueError, OSError, ImageLoadError) as exc:
+        return None, "failed", f"image: {exc}", time.perf_counter() - started
+    except Exception as exc:  # noqa: BLE001 - one unreadable file must not end the run
+        return None, "failed", f"image: {type(exc).__name__}: {exc}", time.perf_counter() - started
+
+
 def _watch_app(app_pid: int) -> None:
     """Worker initializer: end this worker when the app is gone (killed with SIGKILL, it
     cannot shut its pool down). A forkserver's worker is not the app's child, so
@@ -148,6 +183,7 @@ def _context():
         # imported once in the server, so each worker starts with numpy, Pillow and the
         # renderer loaded (a worker otherwise spends ~0.5 s importing them)
         context.set_forkserver_preload(["medrcube_desktop.evaluation.prepare",
+                                        "medrcube_desktop.evaluation.ablation",
                                         "medrcube_desktop.imaging.render"])  # fmt: skip
         return context
     return multiprocessing.get_context("spawn")
@@ -173,6 +209,13 @@ class ImagePipeline:
     ahead : int or None
         Images prepared and not yet handed over, at most (bounds memory; default
         4 per worker + 16, a few tens of MB).
+    mode, seed : str, int
+        The run's image mode (:mod:`~.image_modes`): ``blank``, ``swapped`` and ``noise``
+        prepare the picture sent instead (:func:`prepare_ablated`), one per
+        group as for ``image``; ``seed`` picks the donor or the noise.
+    pool : sequence of Item or None
+        The items a ``swapped`` picture may come from (default: ``items``); a resumed
+        run passes every item of the run, so the choice does not depend on what is left.
     """
 
     def __init__(
@@ -183,7 +226,16 @@ class ImagePipeline:
         cache: ImageCache | None = None,
         workers: int | None = None,
         ahead: int | None = None,
+        mode: str = "image",
+        seed: int = 0,
+        pool: Sequence[Item] | None = None,
     ) -> None:
+        self.mode, self.seed = mode, seed
+        self._donors = None
+        if mode == "swapped":
+            from medrcube_desktop.evaluation.ablation import donor_index
+
+            self._donors = donor_index(items if pool is None else pool)
         groups: dict[tuple, list[Item]] = {}
         for item in items:
             groups.setdefault(group_key(item), []).append(item)
@@ -227,13 +279,22 @@ class ImagePipeline:
             if group is None:
                 return
             try:
-                future = executor.submit(prepare_one, group[0], self.min_side,
-                                         self.max_pixels, folder)  # fmt: skip
+                future = executor.submit(*self._job(group[0], folder))
             except futures.process.BrokenProcessPool:
                 self._retry.append(group)
                 self._failed_now.extend(self._restart_pool())
                 continue
             self._pending[future] = group
+
+    def _job(self, item: Item, folder: str | None) -> tuple:
+        """The worker function and its arguments that prepare ``item``'s picture."""
+        if self.mode in ("image", "text-only"):
+            return prepare_one, item, self.min_side, self.max_pixels, folder
+        from medrcube_desktop.evaluation.ablation import Ablation, swap_donors_indexed
+
+        donors = swap_donors_indexed(item, self._donors, self.seed) if self._donors else ()
+        ablation = Ablation(self.mode, self.seed, donors)
+        return prepare_ablated, item, self.min_side, self.max_pixels, folder, ablation
 
     def _worker_died(self) -> bool:
         """Whether a worker of the pool has exited. The pool notices a dead worker itself,
@@ -264,8 +325,8 @@ class ImagePipeline:
         if self.workers == 0:
             folder = str(self.cache.folder) if self.cache is not None else None
             for group in self.groups:
-                yield from self._hand_over(group, prepare_one(group[0], self.min_side,
-                                                              self.max_pixels, folder))  # fmt: skip
+                function, *args = self._job(group[0], folder)
+                yield from self._hand_over(group, function(*args))
             return
         self.start()
         pending = self._pending

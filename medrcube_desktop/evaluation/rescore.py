@@ -163,6 +163,9 @@ def rescored_record(source: RunRecord, release: Release) -> RunRecord:
         app_version=__version__, created_at=utc_now(), model_revision=source.model_revision,
         text_only=source.text_only, library_versions=dict(source.library_versions),
         gpu=source.gpu, benchmark=str(release.root),
+        # an ablation run stays one, linked to its image run rescored on the same release
+        image_mode=source.image_mode,
+        image_run=rescored_name(source.image_run, release.version) if source.image_run else "",
     )  # fmt: skip
 
 
