@@ -16,6 +16,7 @@ from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review import blinding
 from medrcube_desktop.review.draft import Draft, ReviewIncomplete
 from medrcube_desktop.review.flow import Aspect
+from medrcube_desktop.review.necessity_evidence import Evidence, store_evidence
 from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.store.judgments import Judgment
@@ -28,7 +29,10 @@ class Reveal:
     ``mine`` are the reviewer's scores as on screen (the draft, else the latest
     committed; ``None`` for an unscored rule); ``llm`` the LLM judgment
     (``None`` when the item has none); ``others`` the latest scores of every other
-    reviewer; ``disagreements`` the rules where ``mine`` and ``llm`` differ.
+    reviewer; ``disagreements`` the rules where ``mine`` and ``llm`` differ;
+    ``evidence`` how many models answered the item right without its image (rule 1.4,
+    :mod:`~medrcube_desktop.review.necessity_evidence`; None when no ablation run
+    answered it).
     """
 
     item_id: str
@@ -37,6 +41,7 @@ class Reveal:
     llm: dict[str, int] | None
     others: dict[str, dict[str, int]]
     disagreements: list[str]
+    evidence: dict[str, object] | None = None
 
 
 class RevealMixin:
@@ -51,6 +56,8 @@ class RevealMixin:
     llm_model: str
     current: Item | None
     _noted: set[str]
+    items: list[Item]
+    _evidence: Evidence | None = None
 
     if TYPE_CHECKING:
 
@@ -63,6 +70,18 @@ class RevealMixin:
         return blinding.may_reveal(
             self.study.blind, item_id in self.saved, draft is not None and draft.repeat
         )
+
+    def necessity_evidence(self) -> Evidence:
+        """Every item's image-necessity evidence over the stored runs, read once
+        (:func:`~medrcube_desktop.review.necessity_evidence.store_evidence`). Not
+        blinded: :meth:`reveal` and the queue apply the gate."""
+        if self._evidence is None:
+            self._evidence = store_evidence(self.store, self.items)
+        return self._evidence
+
+    def reload_evidence(self) -> None:
+        """Read the runs again at the next :meth:`necessity_evidence`."""
+        self._evidence = None
 
     def agreement_items(self) -> set[str] | None:
         """The items an agreement study may count for this reviewer (None: every item)."""
@@ -93,6 +112,7 @@ class RevealMixin:
             dict(judgment.scores) if judgment and judgment.scores else None,
             others,
             self.disagreements(item_id, mine) if mine else [],
+            self.necessity_evidence().get(item_id),
         )
 
     def disagreements(self, item_id: str, scores: dict[str, int | None] | None = None) -> list[str]:

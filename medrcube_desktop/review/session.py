@@ -29,6 +29,7 @@ from medrcube_desktop.review.flow import (
     Observer,
 )
 from medrcube_desktop.review.navigation import NavigationMixin
+from medrcube_desktop.review.necessity_evidence import answerable_items
 from medrcube_desktop.review.queues import (
     ALL,
     STATUS_REVIEWED,
@@ -212,9 +213,11 @@ class ReviewSessionState(
             if self.disagreements(item_id) and self.is_revealed(item_id)
         }
         note_missing = {item_id for item_id in disagrees if self.pending_note(item_id)}
+        evidence = self.necessity_evidence()
+        answerable = {i for i in answerable_items(evidence) if self.is_revealed(i)}
         return QueueFacts(
             set(self.saved), set(self.flagged), failed, disagrees, note_missing,
-            assigned=self.assigned,
+            assigned=self.assigned, answerable=answerable,
         )  # fmt: skip
 
     def set_filter(self, item_filter: ItemFilter) -> list[Item]:
