@@ -328,3 +328,45 @@ def necessity_lines(found: Necessity) -> list[str]:
             f"interval by image): " + "; ".join(parts)
         )
     return lines
+
+
+GAP_COLUMNS: tuple[str, ...] = (
+    "Image run", "Ablation run", "Mode", "Scope", "n", "Images", "With image", "Ablated",
+    "Gap", "95% interval",
+)  # fmt: skip
+"""The Compare pane's image-necessity table header (:func:`gap_cells`)."""
+
+ITEM_COLUMNS: tuple[str, ...] = ("Item", "Voxel", "Right with the image",
+                                 "Right without", *ABLATIONS)  # fmt: skip
+"""The Compare pane's answerable-items table header (:func:`answerable_cells`)."""
+
+
+def _pct(value: object) -> str:
+    return "—" if not isinstance(value, float) or np.isnan(value) else f"{value * 100:.1f}"
+
+
+def gap_cells(found: Necessity) -> list[list[str]]:
+    """The pane's text of every :meth:`Necessity.gap_rows` row (accuracies and gap in
+    %, one decimal: what ``compare`` prints; the interval ``low–high``)."""
+    return [
+        [row["image_run"], row["ablated_run"], row["mode"], row["scope"], str(row["n"]),
+         str(row["images"]), _pct(row["with_image"]), _pct(row["ablated"]), _pct(row["gap"]),
+         "—" if _pct(row["low"]) == "—" else f"{_pct(row['low'])}–{_pct(row['high'])}"]
+        for row in found.gap_rows()
+    ]  # fmt: skip
+
+
+def answerable_cells(found: Necessity) -> list[list[str]]:
+    """The pane's text of each item answerable without the image: id, voxel, models
+    right with the image ``r/n``, right under ablation ``r/n``, then per ablation
+    mode ``r/n`` (``—``: no model ran it)."""
+
+    def count(row: dict[str, object], prefix: str) -> str:
+        n = row[f"{prefix}_models"]
+        return f"{row[f'{prefix}_right']}/{n}" if n else "—"
+
+    return [
+        [row["item"], f"{row['task']}|{row['modality']}|{row['region']}", count(row, IMAGE),
+         count(row, "ablated"), *(count(row, mode) for mode in ABLATIONS)]
+        for row in found.items.rows() if row["answerable"]
+    ]  # fmt: skip

@@ -65,6 +65,7 @@ from medrcube_desktop.ui.compare.grid import (
     fit_run_columns,
     next_sort_order,
 )
+from medrcube_desktop.ui.compare.necessity import CompareNecessityView
 from medrcube_desktop.ui.compare.runs import (
     Comparison,
     RunListView,
@@ -153,6 +154,8 @@ class ComparePane(QDialog):
         self.credibility = CompareCredibilityView()
         self.credibility.show_leakage.connect(self.show_leakage)
         self.tabs.addTab(self.credibility, "Cre&dibility")
+        self.necessity = CompareNecessityView()
+        self.tabs.addTab(self.necessity, "Image &necessity")
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -363,6 +366,7 @@ class ComparePane(QDialog):
             self.figures.show_result(comparison.result, comparison.figures)
             self.credibility.show_result(comparison.result)
             self.credibility.set_order(self.board_model.run_order())  # the leaderboard's
+            self.necessity.show_result(comparison.result)
         self.apply_filter()
         answered = int(matrix.answered.sum())
         problems = problems_of(matrix)
