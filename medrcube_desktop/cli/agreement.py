@@ -73,7 +73,7 @@ def add_parsers(sub) -> None:
     agreement.add_argument(
         "--study", type=argtypes.existing_name, metavar="NAME", help="only the items of this study"
     )
-    add_flags(agreement, AGREEMENT, ("image_shown_only", "bootstrap", "seed"))
+    add_flags(agreement, AGREEMENT, ("image_shown_only", "bootstrap", "seed", "evidence"))
     agreement.add_argument(
         "--out", type=Path, metavar="DIR", help="write CSV, XLSX, JSON, figures, HTML"
     )
@@ -115,16 +115,30 @@ def cmd_agreement(args: argparse.Namespace) -> int:
                 "--image-shown-only compares one --reviewer with --model or --reviewer2 "
                 "(not yet several experts or --gold)"
             )
+        if args.ablation_evidence:
+            raise MedRCubeError(
+                "--ablation-evidence compares one --reviewer (with --model or --reviewer2) "
+                "with the evidence (not yet several experts or --gold)"
+            )
         return _several_experts(args)
     if not args.reviewer:
         raise MedRCubeError("name a --reviewer (or compare --model with --gold adjudicated)")
     if args.model is None and args.reviewer2 is None:
         raise MedRCubeError("compare --reviewer with --model, --reviewer2 or another --reviewer")
     args.reviewer = args.reviewer[0]
+    items = None
+    if args.ablation_evidence:  # the benchmark the runs are scored on (rule 1.4's evidence)
+        _, items = load_items(Path(args.ablation_evidence), verb="scored", images=False,
+                              restricted=True)  # fmt: skip
     with open_database(args.db, create=False) as store:
+        evidence = None
+        if items is not None:
+            from medrcube_desktop.review.necessity_evidence import store_evidence
+
+            evidence = store_evidence(store, items)
         run = run_study(
             store, args.reviewer, args.model, args.reviewer2, args.study, args.bootstrap,
-            args.seed, image_shown_only=args.image_shown_only,
+            args.seed, image_shown_only=args.image_shown_only, evidence=evidence,
         )  # fmt: skip
     if args.out is not None:
         for path in write_outputs(run, args.out, [args.db]):

@@ -8,6 +8,7 @@ so every export can record it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,9 @@ from medrcube_desktop.review.agreement.stats import (
     compare,
     multi_rater,
 )
+from medrcube_desktop.review.agreement.necessity import rule_evidence
 from medrcube_desktop.review.agreement_options import AGREEMENT
+from medrcube_desktop.review.necessity_evidence import ANSWERABLE_SHARE
 from medrcube_desktop.store import StudyStore, utc_now
 
 
@@ -38,6 +41,9 @@ class StudyRun:
     meta: dict[str, Any]
     multi: dict | None = None
     intra: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] | None = None
+    """Rule 1.4 against the ablation evidence (:func:`~.necessity.rule_evidence`), when
+    asked for (``--ablation-evidence``)."""
 
     def to_dict(self) -> dict[str, object]:
         """The ``agreement --json`` object, with ``meta`` (and ``multi_rater`` /
@@ -48,6 +54,8 @@ class StudyRun:
             data["multi_rater"] = self.multi
         if self.intra:
             data["intra_rater"] = self.intra
+        if self.evidence is not None:
+            data["rule_1_4_evidence"] = self.evidence
         return data
 
 
@@ -84,6 +92,8 @@ def run_study(
     seed: int = DEFAULT_SEED,
     only_items: set[str] | None = None,
     image_shown_only: bool = AGREEMENT["image_shown_only"].default,  # type: ignore[assignment]
+    evidence: Mapping[str, Mapping[str, object]] | None = None,
+    threshold: float = ANSWERABLE_SHARE,
 ) -> StudyRun:
     """Compare ``reviewer`` with ``model`` (LLM) or with ``reviewer2``.
 
@@ -94,6 +104,9 @@ def run_study(
     ``reviewer`` on the items shown twice. ``meta["image"]`` counts, per expert, the
     compared reviews committed without the image shown (rule 1.4, image dependence,
     cannot really be judged on the text); ``image_shown_only`` leaves those reviews out.
+    With ``evidence`` (:func:`~medrcube_desktop.review.necessity_evidence.store_evidence`,
+    computed with ``threshold``), each expert's rule 1.4 is also compared with it over
+    the compared items (``StudyRun.evidence``, :func:`~.necessity.rule_evidence`).
 
     Raises
     ------
@@ -171,7 +184,11 @@ def run_study(
     meta["image_shown_only"] = image_shown_only
     meta["restricted_to_committed_by_viewer"] = only_items is not None
     meta["hidden_by_blinding"] = len(universe) - len(sample or []) if only_items is not None else 0
-    return StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
+    run = StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
+    if evidence is not None:
+        raters = {reviewer: first, **({reviewer2: second} if reviewer2 is not None else {})}
+        run.evidence = rule_evidence(raters, evidence, result.items, bootstrap, seed, threshold)
+    return run
 
 
 def _multi(store: StudyStore, model: str | None, sample: list[str] | None) -> dict | None:
