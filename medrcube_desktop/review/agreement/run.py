@@ -15,6 +15,7 @@ from typing import Any
 from medrcube_desktop import __version__
 from medrcube_desktop.core.rubric import load_rubric
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.agreement.necessity import rule_evidence
 from medrcube_desktop.review.agreement.stats import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_SEED,
@@ -22,7 +23,6 @@ from medrcube_desktop.review.agreement.stats import (
     compare,
     multi_rater,
 )
-from medrcube_desktop.review.agreement.necessity import rule_evidence
 from medrcube_desktop.review.agreement_options import AGREEMENT
 from medrcube_desktop.review.necessity_evidence import ANSWERABLE_SHARE
 from medrcube_desktop.store import StudyStore, utc_now
