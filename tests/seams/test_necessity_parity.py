@@ -68,7 +68,7 @@ def test_the_necessity_tab_shows_what_compare_json_gives(qtbot, tmp_path, capsys
         assert cells[:4] == [row["image_run"], row["ablated_run"], row["mode"], row["scope"]]
         assert cells[4] == str(row["n"])
         assert cells[8] == f"{row['gap'] * 100:.1f}"
-        assert cells[9] == f"{row['low'] * 100:.1f}–{row['high'] * 100:.1f}"
+        assert cells[9] == f"[{row['low'] * 100:.1f}, {row['high'] * 100:.1f}]"
     # by hand: iv8 against its blank run over the items both answered
     both = [i for i in pb.ITEMS if pb.ANSWERS["iv8"][i] != pb.MISSING]
     gap = sum((pb.ANSWERS["iv8"][i] == pb.RIGHT) - (i in ABLATION_RUNS["iv8-blank"][3])

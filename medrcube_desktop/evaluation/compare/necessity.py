@@ -347,11 +347,11 @@ def _pct(value: object) -> str:
 
 def gap_cells(found: Necessity) -> list[list[str]]:
     """The pane's text of every :meth:`Necessity.gap_rows` row (accuracies and gap in
-    %, one decimal: what ``compare`` prints; the interval ``low–high``)."""
+    %, one decimal: what ``compare`` prints; the interval ``[low, high]``)."""
     return [
         [row["image_run"], row["ablated_run"], row["mode"], row["scope"], str(row["n"]),
          str(row["images"]), _pct(row["with_image"]), _pct(row["ablated"]), _pct(row["gap"]),
-         "—" if _pct(row["low"]) == "—" else f"{_pct(row['low'])}–{_pct(row['high'])}"]
+         "—" if _pct(row["low"]) == "—" else f"[{_pct(row['low'])}, {_pct(row['high'])}]"]
         for row in found.gap_rows()
     ]  # fmt: skip
 
