@@ -131,14 +131,18 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         _, items = load_items(Path(args.ablation_evidence), verb="scored", images=False,
                               restricted=True)  # fmt: skip
     with open_database(args.db, create=False) as store:
-        evidence = None
+        evidence, threshold = None, None
         if items is not None:
-            from medrcube_desktop.review.necessity_evidence import store_evidence
+            from medrcube_desktop.evaluation.compare.necessity import (
+                ANSWERABLE_SHARE,
+                store_evidence,
+            )
 
-            evidence = store_evidence(store, items)
+            evidence, threshold = store_evidence(store, items), ANSWERABLE_SHARE
         run = run_study(
             store, args.reviewer, args.model, args.reviewer2, args.study, args.bootstrap,
             args.seed, image_shown_only=args.image_shown_only, evidence=evidence,
+            threshold=threshold,
         )  # fmt: skip
     if args.out is not None:
         for path in write_outputs(run, args.out, [args.db]):

@@ -8,6 +8,7 @@ attributes declared below), kept apart so each module stays small.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,7 @@ from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review import blinding
 from medrcube_desktop.review.draft import Draft, ReviewIncomplete
 from medrcube_desktop.review.flow import Aspect
-from medrcube_desktop.review.necessity_evidence import Evidence, store_evidence
+from medrcube_desktop.review.necessity_evidence import Evidence
 from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.store.judgments import Judgment
@@ -58,6 +59,7 @@ class RevealMixin:
     _noted: set[str]
     items: list[Item]
     _evidence: Evidence | None = None
+    _evidence_source: Callable[[], Evidence] | None = None
 
     if TYPE_CHECKING:
 
@@ -71,12 +73,20 @@ class RevealMixin:
             self.study.blind, item_id in self.saved, draft is not None and draft.repeat
         )
 
+    def set_evidence_source(self, source: Callable[[], Evidence] | None) -> None:
+        """Where :meth:`necessity_evidence` reads the evidence from (the window passes
+        :func:`~medrcube_desktop.evaluation.compare.necessity.store_evidence` of its
+        study; None: no evidence); read again at the next call."""
+        self._evidence_source = source
+        self._evidence = None
+
     def necessity_evidence(self) -> Evidence:
-        """Every item's image-necessity evidence over the stored runs, read once
-        (:func:`~medrcube_desktop.review.necessity_evidence.store_evidence`). Not
-        blinded: :meth:`reveal` and the queue apply the gate."""
+        """Every item's image-necessity evidence (item id → row), read once from the
+        source (:meth:`set_evidence_source`; empty without one). Not blinded:
+        :meth:`reveal` and the queue apply the gate."""
         if self._evidence is None:
-            self._evidence = store_evidence(self.store, self.items)
+            source = self._evidence_source
+            self._evidence = source() if source is not None else {}
         return self._evidence
 
     def reload_evidence(self) -> None:

@@ -1,11 +1,13 @@
 """Rule 1.4's evidence in the review (issue 24 item 3): the reveal shows how many models
 answered an item right without its image only after the reviewer's commit, and the
-"answerable without the image" queue lists exactly the hand-counted items."""
+"answerable without the image" queue lists exactly the hand-counted items. The session
+gets its evidence from a source, as the window gives it (``store_evidence``)."""
 
 import pytest
 
 from medrcube_desktop.core.dataset import load_benchmark
-from medrcube_desktop.review.necessity_evidence import evidence_text, store_evidence
+from medrcube_desktop.evaluation.compare.necessity import store_evidence
+from medrcube_desktop.review.necessity_evidence import answerable_items, evidence_text
 from medrcube_desktop.review.queues import STATUS_ANSWERABLE, ItemFilter
 from medrcube_desktop.review.session import ReviewSessionState
 from medrcube_desktop.review.study import StudySettings
@@ -56,7 +58,7 @@ def store(tmp_path):
 
 def test_the_evidence_counts_models_right_without_the_image(items, store):
     evidence = store_evidence(store, items)
-    assert sorted(i for i, row in evidence.items() if row["answerable"]) == ANSWERABLE
+    assert sorted(answerable_items(evidence)) == ANSWERABLE
     assert [evidence[f"q{n}"]["ablated_right"] for n in range(6)] == [3, 0, 1, 3, 0, 0]
     assert [evidence[f"q{n}"]["ablated_models"] for n in range(6)] == [3, 3, 3, 3, 2, 3]
     row = evidence["q0"]
@@ -74,6 +76,12 @@ def test_no_ablation_run_no_evidence(items, tmp_path):
     plain.close()
 
 
+def _session(items, store, reviewer, **kwargs):
+    session = ReviewSessionState(items, store, reviewer, **kwargs)
+    session.set_evidence_source(lambda: store_evidence(store, items))
+    return session
+
+
 def _commit(session, item_id):
     session.select(item_id)
     session.pass_unscored()
@@ -81,7 +89,7 @@ def _commit(session, item_id):
 
 
 def test_the_reveal_hides_the_evidence_until_the_commit(items, store):
-    session = ReviewSessionState(items, store, "dr-a")  # blind by default
+    session = _session(items, store, "dr-a")  # blind by default
     assert session.study.blind
     session.select("q0")
     assert session.reveal("q0") is None  # nothing shown before the commit
@@ -92,7 +100,8 @@ def test_the_reveal_hides_the_evidence_until_the_commit(items, store):
 
 
 def test_the_queue_lists_the_answerable_items_the_reviewer_may_be_told_of(items, store):
-    session = ReviewSessionState(items, store, "dr-a")
+    assert ReviewSessionState(items, store, "dr-a").necessity_evidence() == {}  # no source
+    session = _session(items, store, "dr-a")
     queue = ItemFilter(status=STATUS_ANSWERABLE)
     assert session.set_filter(queue) == []  # blind: none committed yet
     for item_id in ("q0", "q1"):
@@ -100,5 +109,5 @@ def test_the_queue_lists_the_answerable_items_the_reviewer_may_be_told_of(items,
     assert [i.id for i in session.set_filter(queue)] == ["q0"]
     open_study = StudySettings.load(store)
     open_study.blind = False
-    curation = ReviewSessionState(items, store, "dr-b", study=open_study)
+    curation = _session(items, store, "dr-b", study=open_study)
     assert [i.id for i in curation.set_filter(queue)] == ANSWERABLE

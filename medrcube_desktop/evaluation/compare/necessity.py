@@ -19,7 +19,9 @@ pane, the review reveal and queue, the agreement study) reads :class:`Necessity`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,7 +33,15 @@ from medrcube_desktop.evaluation.compare_options import SETTINGS
 from medrcube_desktop.evaluation.image_modes import ABLATIONS, IMAGE, TEXT_ONLY
 from medrcube_desktop.evaluation.metrics import voxel
 
+if TYPE_CHECKING:
+    from medrcube_desktop.core.items import Item
+    from medrcube_desktop.store import StudyStore
+
 _D = defaults(SETTINGS)  # --answerable-share, --bootstrap and --seed, declared once
+
+ANSWERABLE_SHARE: float = _D["answerable"]  # type: ignore[assignment]
+"""The default of ``--answerable-share``: an item is answerable without the image when
+more than this share of the models with an ablation answer to it answer it right."""
 
 MODES: tuple[str, ...] = (IMAGE, *ABLATIONS)
 """The modes counted per item, the sighted one first."""
@@ -319,7 +329,7 @@ def necessity_lines(found: Necessity) -> list[str]:
     ]
     for gap in found.gaps:
         parts = [
-            f"{row['scope']} {float(row['gap']) * 100:.1f}{_interval(row)} (n={row['n']})"
+            f"{row['scope']} {_pct(row['gap'])}{_interval(row)} (n={row['n']})"
             for row in gap.rows
             if row["level"] != "voxel"
         ]
@@ -345,7 +355,7 @@ def _pct(value: object) -> str:
     return "—" if not isinstance(value, float) or np.isnan(value) else f"{value * 100:.1f}"
 
 
-def gap_cells(found: Necessity) -> list[list[str]]:
+def gap_cells(found: Necessity) -> list[list[object]]:
     """The pane's text of every :meth:`Necessity.gap_rows` row (accuracies and gap in
     %, one decimal: what ``compare`` prints; the interval ``[low, high]``)."""
     return [
@@ -356,7 +366,7 @@ def gap_cells(found: Necessity) -> list[list[str]]:
     ]  # fmt: skip
 
 
-def answerable_cells(found: Necessity) -> list[list[str]]:
+def answerable_cells(found: Necessity) -> list[list[object]]:
     """The pane's text of each item answerable without the image: id, voxel, models
     right with the image ``r/n``, right under ablation ``r/n``, then per ablation
     mode ``r/n`` (``—``: no model ran it)."""
@@ -370,3 +380,29 @@ def answerable_cells(found: Necessity) -> list[list[str]]:
          count(row, "ablated"), *(count(row, mode) for mode in ABLATIONS)]
         for row in found.items.rows() if row["answerable"]
     ]  # fmt: skip
+
+
+def store_evidence(
+    store: StudyStore,
+    items: Sequence[Item],
+    threshold: float = _D["answerable"],  # type: ignore[assignment]
+) -> dict[str, dict[str, object]]:
+    """:meth:`ItemNecessity.evidence` of ``items`` over every run stored in ``store``
+    (what the review's reveal, its queue and the agreement study's rule 1.4 read:
+    :mod:`medrcube_desktop.review.necessity_evidence`); empty when no run is stored or
+    none is an ablation run.
+
+    Raises
+    ------
+    StoreError
+        The runs cannot be read.
+    """
+    from medrcube_desktop.evaluation.compare.matrix import run_matrix
+
+    runs = store.eval_run_names()
+    if not runs or not items:
+        return {}
+    matrix = run_matrix(store, runs, items)
+    if not has_ablations(matrix):
+        return {}
+    return item_necessity(matrix, threshold).evidence()

@@ -10,6 +10,7 @@ answerable item and 1 on the others, and every figure of a rule is computed for 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ def rule_evidence(
     items: Sequence[str],
     bootstrap: int,
     seed: int,
-    threshold: float,
+    threshold: float | None,
 ) -> dict[str, object]:
     """Each rater's rule 1.4 against the evidence.
 
@@ -43,8 +44,8 @@ def rule_evidence(
         without the rater's judgment are left out.
     bootstrap, seed : int
         The agreement study's bootstrap (0: no intervals).
-    threshold : float
-        The answerable share the evidence was computed with (recorded).
+    threshold : float or None
+        The answerable share the evidence was computed with (recorded; None: unknown).
 
     Returns
     -------
@@ -75,7 +76,8 @@ def evidence_lines(found: Mapping[str, object] | None) -> list[str]:
     if not found:
         return []
     lines = []
-    for label, f in found["raters"].items():  # type: ignore[union-attr]
+    raters: Mapping[str, Mapping[str, Any]] = found["raters"]  # type: ignore[assignment]
+    for label, f in raters.items():
         kappa = f["cohen_kappa"]
         ci = f["cohen_kappa_ci95"]
         agreement = f["agreement"]

@@ -24,7 +24,6 @@ from medrcube_desktop.review.agreement.stats import (
     multi_rater,
 )
 from medrcube_desktop.review.agreement_options import AGREEMENT
-from medrcube_desktop.review.necessity_evidence import ANSWERABLE_SHARE
 from medrcube_desktop.store import StudyStore, utc_now
 
 
@@ -93,7 +92,7 @@ def run_study(
     only_items: set[str] | None = None,
     image_shown_only: bool = AGREEMENT["image_shown_only"].default,  # type: ignore[assignment]
     evidence: Mapping[str, Mapping[str, object]] | None = None,
-    threshold: float = ANSWERABLE_SHARE,
+    threshold: float | None = None,
 ) -> StudyRun:
     """Compare ``reviewer`` with ``model`` (LLM) or with ``reviewer2``.
 
@@ -104,8 +103,8 @@ def run_study(
     ``reviewer`` on the items shown twice. ``meta["image"]`` counts, per expert, the
     compared reviews committed without the image shown (rule 1.4, image dependence,
     cannot really be judged on the text); ``image_shown_only`` leaves those reviews out.
-    With ``evidence`` (:func:`~medrcube_desktop.review.necessity_evidence.store_evidence`,
-    computed with ``threshold``), each expert's rule 1.4 is also compared with it over
+    With ``evidence`` (:func:`~medrcube_desktop.evaluation.compare.necessity.store_evidence`,
+    computed with the answerable share ``threshold``, recorded), each expert's rule 1.4 is also compared with it over
     the compared items (``StudyRun.evidence``, :func:`~.necessity.rule_evidence`).
 
     Raises

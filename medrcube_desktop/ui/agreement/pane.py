@@ -49,7 +49,6 @@ from medrcube_desktop.review.agreement.panel_run import PanelRun
 from medrcube_desktop.review.agreement.table import cell as figure_cell
 from medrcube_desktop.review.agreement.table import ci_cell, extra_lines, undefined_notes
 from medrcube_desktop.review.agreement_options import AGREEMENT, STUDY
-from medrcube_desktop.review.necessity_evidence import store_evidence
 from medrcube_desktop.review.studies import create_or_extend_study
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.agreement.experts_panel import (
@@ -107,8 +106,10 @@ def study_job(kwargs: dict, evidence_items: list | None):
     def job(store, cancel, progress):
         if evidence_items is None:
             return run_study(store, **kwargs)
+        from medrcube_desktop.evaluation.compare.necessity import ANSWERABLE_SHARE, store_evidence
+
         evidence = store_evidence(store, evidence_items)
-        return run_study(store, **kwargs, evidence=evidence)
+        return run_study(store, **kwargs, evidence=evidence, threshold=ANSWERABLE_SHARE)
 
     return job
 

@@ -72,7 +72,7 @@ def study(items, tmp_path):  # noqa: F811
 
 
 def test_run_study_and_the_command_report_it(items, study, tmp_path, capsys):  # noqa: F811
-    from medrcube_desktop.review.necessity_evidence import store_evidence
+    from medrcube_desktop.evaluation.compare.necessity import store_evidence
 
     store = StudyStore(study)
     evidence = store_evidence(store, items)

@@ -3,10 +3,10 @@ prints, from the same computation, blinding kept (issue 24 item 3)."""
 
 from html import unescape
 
+from medrcube_desktop.evaluation.compare.necessity import store_evidence
 from medrcube_desktop.review.agreement import run_study
 from medrcube_desktop.review.agreement.necessity import evidence_lines
 from medrcube_desktop.review.agreement_options import AGREEMENT
-from medrcube_desktop.review.necessity_evidence import store_evidence
 from medrcube_desktop.store import utc_now
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from tests.ui.agreement.test_pane import prepare
@@ -35,7 +35,7 @@ def test_the_pane_shows_the_commands_rule_1_4_evidence(qtbot, ct_benchmark, tmp_
     with qtbot.waitSignal(pane.computed, timeout=30000):
         pane.compute_button.click()
     evidence = store_evidence(store, items + list(window.session.restricted))
-    cli = run_study(store, "dr-a", model="gpt-5.1", bootstrap=0, evidence=evidence,
+    cli = run_study(store, "dr-a", model="gpt-5.1", bootstrap=0, evidence=evidence, threshold=0.5,
                     only_items=window.session.agreement_items())  # fmt: skip
     line = evidence_lines(cli.evidence)[0]
     assert pane.run.evidence == cli.evidence
