@@ -139,3 +139,31 @@ def test_compare_carries_it_into_json_and_text_and_nothing_without_ablations():
     assert necessity(plain.matrix) is None
     # ablation runs are baselines: the voxel matrix and Fig. 4 take image runs only
     assert result.voxel_runs == ("m1", "m2")
+
+
+def test_without_ablation_runs_every_output_is_as_before(tmp_path):
+    from openpyxl import load_workbook
+
+    from medrcube_desktop.evaluation.compare.report import OUTPUTS, write_compare_outputs
+
+    sighted = [0, 3]
+    plain = _matrix(CORRECT[:, sighted], [RUNS[c] for c in sighted])
+    result = compare_runs(plain, n_boot=50, n_stability=0)
+    assert result.preset == "paper"  # the paper's pairing stays the default
+    doc = result.to_dict()
+    assert set(doc) == {"runs", "order", "families", "leaderboard", "voxels",
+                        "voxels_undefined", "credibility", "text_only"}  # fmt: skip
+    # the new option cannot change a figure when there is nothing to count
+    assert compare_runs(plain, n_boot=50, n_stability=0, answerable=0.9).to_dict() == doc
+    written = write_compare_outputs(tmp_path / "out", result, {"command": "c"})
+    names = {p.name for p in written}
+    assert names <= set(OUTPUTS) and not any("necessity" in n for n in names)
+    assert "Image necessity" not in (tmp_path / "out" / "report.html").read_text()
+    sheets = load_workbook(tmp_path / "out" / "compare.xlsx").sheetnames
+    assert not [s for s in sheets if "necessity" in s]
+    # with ablation runs beside them, the image runs' own figures are the same
+    full = compare_runs(_matrix(), n_boot=50, n_stability=0).to_dict()
+    for run in ("m1", "m2"):
+        assert full["leaderboard"]["runs"][run] == doc["leaderboard"]["runs"][run]
+    models = {m["run"]: m for m in full["credibility"]["models"]}
+    assert [models[m["run"]] for m in doc["credibility"]["models"]] == doc["credibility"]["models"]
