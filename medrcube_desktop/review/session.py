@@ -32,6 +32,7 @@ from medrcube_desktop.review.navigation import NavigationMixin
 from medrcube_desktop.review.necessity_evidence import answerable_items
 from medrcube_desktop.review.queues import (
     ALL,
+    STATUS_ANSWERABLE,
     STATUS_REVIEWED,
     STATUS_UNREVIEWED,
     ItemFilter,
@@ -213,12 +214,17 @@ class ReviewSessionState(
             if self.disagreements(item_id) and self.is_revealed(item_id)
         }
         note_missing = {item_id for item_id in disagrees if self.pending_note(item_id)}
-        evidence = self.necessity_evidence()
-        answerable = {i for i in answerable_items(evidence) if self.is_revealed(i)}
         return QueueFacts(
             set(self.saved), set(self.flagged), failed, disagrees, note_missing,
-            assigned=self.assigned, answerable=answerable,
+            assigned=self.assigned,
         )  # fmt: skip
+
+    def answerable_to_show(self) -> set[str]:
+        """The items answerable without the image that this reviewer may be told of
+        (revealed: in a blind study, those committed), the queue
+        :data:`~medrcube_desktop.review.queues.STATUS_ANSWERABLE`."""
+        evidence = self.necessity_evidence()
+        return {i for i in answerable_items(evidence) if self.is_revealed(i)}
 
     def set_filter(self, item_filter: ItemFilter) -> list[Item]:
         """Apply a filter and order; return the visible items.
@@ -226,6 +232,8 @@ class ReviewSessionState(
         Raises ``ValueError`` for an unknown status or order.
         """
         facts = self.facts()
+        if item_filter.status == STATUS_ANSWERABLE:  # the runs are read only for this queue
+            facts.answerable = self.answerable_to_show()
         if item_filter.study:
             record = self.store.study(item_filter.study)
             facts.study_items = set(record.item_ids) if record is not None else set()

@@ -111,3 +111,16 @@ def test_the_queue_lists_the_answerable_items_the_reviewer_may_be_told_of(items,
     open_study.blind = False
     curation = _session(items, store, "dr-b", study=open_study)
     assert [i.id for i in curation.set_filter(queue)] == ANSWERABLE
+
+
+def test_the_runs_are_read_once_and_only_when_the_evidence_is_needed(items, store):
+    calls = []
+    session = ReviewSessionState(items, store, "dr-a")
+    session.set_evidence_source(lambda: calls.append(1) or store_evidence(store, items))
+    session.set_filter(ItemFilter())  # another queue: nothing read
+    session.select("q1")
+    assert session.reveal("q1") is None and calls == []  # hidden: nothing read either
+    session.set_filter(ItemFilter(status=STATUS_ANSWERABLE))
+    _commit(session, "q1")
+    assert session.reveal("q1").evidence["answerable"] is False
+    assert calls == [1]
