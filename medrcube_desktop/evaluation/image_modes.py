@@ -85,3 +85,34 @@ def run_image_seed(run: RunRecord) -> int | None:
     image = run.params.get("image") if isinstance(run.params, dict) else None
     seed = image.get("seed") if isinstance(image, dict) else None
     return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def _options():
+    from medrcube_desktop.core.options import SEED_MAX, Option, options
+
+    modes = "; ".join(f"{mode}: {words}" for mode, words in MODE_HELP.items())
+    return options(
+        Option("image_mode", "--image", "Image", IMAGE,
+               f"what picture is sent with each question ({modes}); --text-only is "
+               "--image text-only", str, choices=IMAGE_MODES, metavar="MODE"),
+        Option("image_seed", "--image-seed", "Image seed", 0,
+               "swapped, noise: the seed that picks the other item's picture or makes the "
+               "noise (stored with the run; same seed, same pictures)", int, 0, SEED_MAX,
+               kind="seed", metavar="S"),
+        Option("image_run", "--image-run", "Image run", None,
+               "an ablation run: the image run it is linked to (default: the run the same "
+               "model and engine get with --image image, when it is stored)", str,
+               kind="new_name", metavar="NAME"),
+    )  # fmt: skip
+
+
+IMAGE_OPTIONS = _options()
+"""The image-mode rows of ``evaluate`` and the Evaluate pane, declared once (flags, the
+pane's fields, ``docs/evaluate-options.md``)."""
+
+
+def image_options_markdown() -> str:
+    """The Markdown table of the image-mode rows (``docs/evaluate-options.md``)."""
+    from medrcube_desktop.core.options import markdown_table
+
+    return markdown_table(IMAGE_OPTIONS.values())
