@@ -78,7 +78,7 @@ def add_parsers(sub) -> None:
         help="on this corrected release: its retired items drop out, and every export "
         "records its version (one --reviewer with --model or --reviewer2)",
     )  # fmt: skip
-    add_flags(agreement, AGREEMENT, ("image_shown_only", "bootstrap", "seed"))
+    add_flags(agreement, AGREEMENT, ("image_shown_only", "bootstrap", "seed", "evidence"))
     agreement.add_argument(
         "--out", type=Path, metavar="DIR", help="write CSV, XLSX, JSON, figures, HTML"
     )
@@ -125,6 +125,11 @@ def cmd_agreement(args: argparse.Namespace) -> int:
                 "--image-shown-only compares one --reviewer with --model or --reviewer2 "
                 "(not yet several experts or --gold)"
             )
+        if args.ablation_evidence:
+            raise MedRCubeError(
+                "--ablation-evidence compares one --reviewer (with --model or --reviewer2) "
+                "with the evidence (not yet several experts or --gold)"
+            )
         return _several_experts(args)
     if not args.reviewer:
         raise MedRCubeError("name a --reviewer (or compare --model with --gold adjudicated)")
@@ -138,11 +143,23 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
         read = read_release(args.release, items=False)
         release, retired = read.describe(), read.retired
+    items = None
+    if args.ablation_evidence:  # the benchmark the runs are scored on (rule 1.4's evidence)
+        _, items = load_items(Path(args.ablation_evidence), verb="scored", images=False,
+                              restricted=True)  # fmt: skip
     with open_database(args.db, create=False) as store:
+        evidence, threshold = None, None
+        if items is not None:
+            from medrcube_desktop.evaluation.compare.necessity import (
+                ANSWERABLE_SHARE,
+                store_evidence,
+            )
+
+            evidence, threshold = store_evidence(store, items), ANSWERABLE_SHARE
         run = run_study(
             store, args.reviewer, args.model, args.reviewer2, args.study, args.bootstrap,
             args.seed, image_shown_only=args.image_shown_only, release=release,
-            retired=retired,
+            retired=retired, evidence=evidence, threshold=threshold,
         )  # fmt: skip
     if args.out is not None:
         for path in write_outputs(run, args.out, [args.db]):

@@ -63,7 +63,7 @@ def add_parsers(sub) -> None:
     add_json(
         compare,
         '{"runs", "order", "families", "leaderboard", "voxels", "voxels_undefined", '
-        '"credibility", "text_only", "leakage"}; an undefined figure is null with its reason '
+        '"credibility", "text_only", "leakage", "necessity"}; an undefined figure is null with its reason '
         '("undefined", "log_or_undefined", "voxels_undefined")',
     )
 
@@ -225,6 +225,10 @@ def _lines(result) -> list[str]:
             f"{overall['drop'] * 100:.1f} points over {int(overall['n'])} items; per voxel "
             "in text_only_drop.csv with --out)"
         )
+    if result.necessity is not None:
+        from medrcube_desktop.evaluation.compare.necessity import necessity_lines
+
+        lines += necessity_lines(result.necessity)
     for row in result.leakage or ():
         verdict = {None: "unanswered", True: "right", False: "wrong"}[row["image_correct"]]
         lines.append(

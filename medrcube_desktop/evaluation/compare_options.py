@@ -58,6 +58,10 @@ SETTINGS: dict[str, Option] = options(
            "none; %(default)s)", int, 0, MAX_REPLICATES, kind="replicates", metavar="B"),
     Option("leakage", "--leakage", "Leakage", False,
            "list the items each text-only run answered right (prior leakage)", bool),
+    Option("answerable", "--answerable-share", "Answerable share", 0.5,
+           "an item is answerable without the image when more than this share of the "
+           "models with an ablation run of it answer it right under ablation "
+           "(%(default)s)", float, 0, 1, kind="share", metavar="F"),
 )  # fmt: skip
 """Every option of :class:`CompareSettings`, by field name."""
 
@@ -90,6 +94,7 @@ class CompareSettings:
     seed: int = SETTINGS["seed"].default  # type: ignore[assignment]
     n_stability: int = SETTINGS["n_stability"].default  # type: ignore[assignment]
     leakage: bool = SETTINGS["leakage"].default  # type: ignore[assignment]
+    answerable: float = SETTINGS["answerable"].default  # type: ignore[assignment]
 
     @classmethod
     def of(cls, result: CompareResult) -> CompareSettings:
@@ -98,6 +103,7 @@ class CompareSettings:
             sort=result.sort, min_items=result.min_items, clusters=result.clusters,
             preset=result.preset, n_boot=result.n_boot, seed=result.seed,
             n_stability=result.n_stability, leakage=result.leakage is not None,
+            answerable=result.answerable,
         )  # fmt: skip
 
     @classmethod

@@ -35,6 +35,11 @@ AGREEMENT: dict[str, Option] = options(
     Option("image_shown_only", "--image-shown-only", "", False,
            "leave out the reviews committed without the image shown (text only; "
            "reviews of unknown display, from before schema v6, are kept)", bool),
+    Option("evidence", "--ablation-evidence", "Rule 1.4 vs ablation evidence", "",
+           "also compare each expert's rule 1.4 with the evidence of the ablation runs "
+           "stored in the database, scored on this benchmark folder: an item answerable "
+           "without the image (compare's --answerable-share) is expected to fail 1.4 "
+           "(default: off)", str, metavar="DIR"),
 )  # fmt: skip
 """The settings of ``agreement`` (one comparison, several experts or the gold standard)."""
 

@@ -24,6 +24,10 @@ STATUS_DISAGREES = "disagrees"
 STATUS_NOTE_MISSING = "note-missing"
 """Disagrees with the LLM and the note the study asks for is missing."""
 
+STATUS_ANSWERABLE = "answerable-without-image"
+"""Most models with an ablation run answer it right without the image (issue 24, rule
+1.4's evidence); in a blind study only the items the reviewer has committed."""
+
 ORDER_BENCHMARK = "benchmark"
 ORDER_RANDOM = "random"
 
@@ -36,6 +40,7 @@ STATUS_CHOICES: tuple[tuple[str, str], ...] = (
     *((f"{STATUS_FAILED}:{rule}", f"Rule {rule} failed") for rule in RULE_IDS),
     (STATUS_DISAGREES, "Disagrees with the LLM"),
     (STATUS_NOTE_MISSING, "Disagrees, note missing"),
+    (STATUS_ANSWERABLE, "Answerable without the image"),
 )
 """Queue choices in menu order: (status value, title)."""
 
@@ -72,7 +77,9 @@ class QueueFacts:
     the ids of committed items whose latest review differs from the LLM judgment, and
     ``note_missing`` those of them still lacking the note the study asks for;
     ``study_items`` the items of the chosen agreement study (``None``: no restriction);
-    ``assigned`` the items assigned to the reviewer (``None``: no assignment names them).
+    ``assigned`` the items assigned to the reviewer (``None``: no assignment names them);
+    ``answerable`` the items answerable without the image that the reviewer may be told
+    of (:mod:`~medrcube_desktop.review.necessity_evidence`, blinding applied).
     """
 
     reviewed: set[str] = field(default_factory=set)
@@ -82,6 +89,7 @@ class QueueFacts:
     note_missing: set[str] = field(default_factory=set)
     study_items: set[str] | None = None
     assigned: set[str] | None = None
+    answerable: set[str] = field(default_factory=set)
 
 
 def matches(item: Item, f: ItemFilter, facts: QueueFacts) -> bool:
@@ -146,6 +154,8 @@ def _status_matches(item_id: str, status: str, facts: QueueFacts) -> bool:
         return item_id in facts.disagrees
     if status == STATUS_NOTE_MISSING:
         return item_id in facts.note_missing
+    if status == STATUS_ANSWERABLE:
+        return item_id in facts.answerable
     if status == STATUS_FAILED:
         return bool(facts.failed.get(item_id))
     if status.startswith(f"{STATUS_FAILED}:"):

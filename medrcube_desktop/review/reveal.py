@@ -8,6 +8,7 @@ attributes declared below), kept apart so each module stays small.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review import blinding
 from medrcube_desktop.review.draft import Draft, ReviewIncomplete
 from medrcube_desktop.review.flow import Aspect
+from medrcube_desktop.review.necessity_evidence import Evidence
 from medrcube_desktop.review.study import StudySettings
 from medrcube_desktop.store import Review, StudyStore, utc_now
 from medrcube_desktop.store.judgments import Judgment
@@ -28,7 +30,10 @@ class Reveal:
     ``mine`` are the reviewer's scores as on screen (the draft, else the latest
     committed; ``None`` for an unscored rule); ``llm`` the LLM judgment
     (``None`` when the item has none); ``others`` the latest scores of every other
-    reviewer; ``disagreements`` the rules where ``mine`` and ``llm`` differ.
+    reviewer; ``disagreements`` the rules where ``mine`` and ``llm`` differ;
+    ``evidence`` how many models answered the item right without its image (rule 1.4,
+    :mod:`~medrcube_desktop.review.necessity_evidence`; None when no ablation run
+    answered it).
     """
 
     item_id: str
@@ -37,6 +42,7 @@ class Reveal:
     llm: dict[str, int] | None
     others: dict[str, dict[str, int]]
     disagreements: list[str]
+    evidence: dict[str, object] | None = None
 
 
 class RevealMixin:
@@ -51,6 +57,9 @@ class RevealMixin:
     llm_model: str
     current: Item | None
     _noted: set[str]
+    items: list[Item]
+    _evidence: Evidence | None = None
+    _evidence_source: Callable[[], Evidence] | None = None
 
     if TYPE_CHECKING:
 
@@ -63,6 +72,26 @@ class RevealMixin:
         return blinding.may_reveal(
             self.study.blind, item_id in self.saved, draft is not None and draft.repeat
         )
+
+    def set_evidence_source(self, source: Callable[[], Evidence] | None) -> None:
+        """Where :meth:`necessity_evidence` reads the evidence from (the window passes
+        :func:`~medrcube_desktop.evaluation.compare.necessity.store_evidence` of its
+        study; None: no evidence); read again at the next call."""
+        self._evidence_source = source
+        self._evidence = None
+
+    def necessity_evidence(self) -> Evidence:
+        """Every item's image-necessity evidence (item id → row), read once from the
+        source (:meth:`set_evidence_source`; empty without one). Not blinded:
+        :meth:`reveal` and the queue apply the gate."""
+        if self._evidence is None:
+            source = self._evidence_source
+            self._evidence = source() if source is not None else {}
+        return self._evidence
+
+    def reload_evidence(self) -> None:
+        """Read the runs again at the next :meth:`necessity_evidence`."""
+        self._evidence = None
 
     def agreement_items(self) -> set[str] | None:
         """The items an agreement study may count for this reviewer (None: every item)."""
@@ -93,6 +122,7 @@ class RevealMixin:
             dict(judgment.scores) if judgment and judgment.scores else None,
             others,
             self.disagreements(item_id, mine) if mine else [],
+            self.necessity_evidence().get(item_id),
         )
 
     def disagreements(self, item_id: str, scores: dict[str, int | None] | None = None) -> list[str]:

@@ -29,8 +29,10 @@ from medrcube_desktop.review.flow import (
     Observer,
 )
 from medrcube_desktop.review.navigation import NavigationMixin
+from medrcube_desktop.review.necessity_evidence import answerable_items
 from medrcube_desktop.review.queues import (
     ALL,
+    STATUS_ANSWERABLE,
     STATUS_REVIEWED,
     STATUS_UNREVIEWED,
     ItemFilter,
@@ -217,12 +219,21 @@ class ReviewSessionState(
             assigned=self.assigned,
         )  # fmt: skip
 
+    def answerable_to_show(self) -> set[str]:
+        """The items answerable without the image that this reviewer may be told of
+        (revealed: in a blind study, those committed), the queue
+        :data:`~medrcube_desktop.review.queues.STATUS_ANSWERABLE`."""
+        evidence = self.necessity_evidence()
+        return {i for i in answerable_items(evidence) if self.is_revealed(i)}
+
     def set_filter(self, item_filter: ItemFilter) -> list[Item]:
         """Apply a filter and order; return the visible items.
 
         Raises ``ValueError`` for an unknown status or order.
         """
         facts = self.facts()
+        if item_filter.status == STATUS_ANSWERABLE:  # the runs are read only for this queue
+            facts.answerable = self.answerable_to_show()
         if item_filter.study:
             record = self.store.study(item_filter.study)
             facts.study_items = set(record.item_ids) if record is not None else set()

@@ -136,8 +136,13 @@ def test_compare_out_writes_a_workbook_figures_and_report_that_agree_with_csv_an
     assert book.sheetnames == [
         "Table 3", "leaderboard", "voxel accuracy", "voxel correlation", "clusters",
         "residual correlation", "cluster stability", "regions", "credibility",
-        "text-only drops", "meta",
-    ]  # fmt: skip
+        "text-only drops", "image necessity", "necessity items", "meta",
+    ]  # fmt: skip  # a text-only run: Table 4 extended (issue 24)
+    gaps = list(book["image necessity"].iter_rows(min_row=2, values_only=True))
+    assert [(g[0], g[1], g[4], g[10]) for g in gaps] == [
+        (g["image_run"], g["ablated_run"], g["scope"], g["gap"])
+        for g in result["necessity"]["gaps"]
+    ]
     # Fig. 3c's matrix: Spearman ρ of the accuracies less each run's mean, by scipy
     from scipy.stats import spearmanr
 

@@ -273,6 +273,20 @@ def test_rescore_the_old_release_against_the_new(qtbot, demo, examples, tmp_path
     assert all(run in texts for run in ("demo-strong", "demo-weak"))
 
 
+def test_necessity_the_image_necessity_tab_of_the_example_runs(qtbot, demo, examples, tmp_path):
+    window, _ = open_window(qtbot, demo, examples, reviewer="dr-ana")
+    pane = window.open_compare_pane()
+    pane.check_all(True)
+    with qtbot.waitSignal(pane.computed, timeout=120000):
+        pane.compare()
+    found = pane.comparison.result.necessity
+    assert found is not None  # the examples' text-only baseline is an ablation run
+    pane.tabs.setCurrentWidget(pane.necessity)
+    shoot(qtbot, pane, "necessity", PANE, tmp_path)
+    assert pane.necessity.gaps.rowCount() == len(found.gap_rows()) > 0
+    assert pane.necessity.summary.text().startswith("Image necessity:")
+
+
 def test_install_clinicians_the_guide_in_the_app(qtbot, demo, tmp_path):
     window, _ = open_window(qtbot, demo, tmp_path / "s.db", reviewer="reviewer")
     from medrcube_desktop.ui.widgets.user_guide import open_user_guide

@@ -249,6 +249,45 @@ def _drops(result: CompareResult) -> str:
     )
 
 
+def _necessity(result: CompareResult) -> str:
+    """Table 4 extended (issue 24): per pair of an image run and an ablation run, the
+    sighted − ablated gap overall and per task (%, 95 % interval clustered by image),
+    and the count of items answerable without the image; empty without ablation runs."""
+    found = result.necessity
+    if found is None:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(g.image_run)}</td><td>{_e(g.ablated_run)}</td><td>{_e(g.mode)}</td>"
+        f"<td>{_e(row['scope'])}</td><td>{row['n']}</td>"
+        f"<td>{_num(row['with_image'], percent=True)}</td>"
+        f"<td>{_num(row['ablated'], percent=True)}</td>"
+        f"<td>{_num(row['gap'], percent=True)}{_pct_ci(row['low'], row['high'])}</td></tr>"
+        for g in found.gaps
+        for row in g.rows
+        if row["level"] != "voxel"
+    )
+    summary = found.summary()
+    return (
+        "<h2>Image necessity</h2>"
+        f"<p>{summary['answerable']} of the {summary['items']} items with an ablation answer "
+        "are answerable without the image (right under ablation by more than "
+        f"{found.items.threshold:.0%} of the models; per item in necessity_items.csv).</p>"
+        "<table><caption><b>Table 4, extended.</b> Accuracy (%) with the image and under "
+        "each ablation over the items both runs answered, and the gap with its 95% "
+        "bootstrap interval clustered by image (per voxel in necessity_gaps.csv, the XLSX "
+        "and JSON).</caption><thead><tr><th>Image run</th><th>Ablation run</th>"
+        "<th>Mode</th><th>Scope</th><th>n</th><th>With image</th><th>Ablated</th>"
+        f"<th>Gap</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _pct_ci(low: object, high: object) -> str:
+    """`` [low–high]`` in % (a bootstrap interval), or nothing when there is none."""
+    if low is None or high is None or (isinstance(low, float) and not np.isfinite(low)):
+        return ""
+    return f" <span class='ci'>[{_num(low, percent=True)}–{_num(high, percent=True)}]</span>"
+
+
 def _footer(result: CompareResult, meta: Mapping[str, object]) -> str:
     m = result.matrix
     runs = "".join(
@@ -300,7 +339,7 @@ Fig. 3), credibility analysis (Section 6, Fig. 4).</p>
 {_fig3(result, svgs)}
 <h2>Credibility</h2>
 {_fig4(result, svgs)}
-{_drops(result)}
+{_drops(result)}{_necessity(result)}
 {_footer(result, meta)}
 </body></html>
 """

@@ -349,7 +349,35 @@ def paired_difference(
     if not both.any():
         return (np.nan, np.nan, np.nan)
     d = matrix.correct[both, a] - matrix.correct[both, b]
-    _, cluster = np.unique(matrix.images()[both], return_inverse=True)
+    return clustered_difference(d, matrix.images()[both], n_boot, seed)
+
+
+def clustered_difference(
+    d: np.ndarray, images: np.ndarray, n_boot: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
+    """The mean of per-item differences ``d`` and its 95 % percentile bootstrap interval
+    clustered by image: the computation of :func:`paired_difference`, for any subset
+    of items (a voxel, a task: :mod:`.necessity` calls it).
+
+    Parameters
+    ----------
+    d : ndarray of shape (n,), float64
+        Per-item difference (e.g. correct_a − correct_b, each 0 or 1), n ≥ 1.
+    images : ndarray of shape (n,), int
+        Each item's image id (:meth:`~.matrix.RunMatrix.images`): the clusters.
+    n_boot : int
+        Bootstrap replicates; 0 gives NaN bounds.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    diff, low, high : float
+        Mean of ``d`` and its interval (NaN bounds with ``n_boot=0``).
+    """
+    if n_boot < 1:
+        return (float(d.mean()), np.nan, np.nan)
+    _, cluster = np.unique(images, return_inverse=True)
     sums = np.bincount(cluster, weights=d)
     sizes = np.bincount(cluster).astype(np.float64)
     n_images = len(sizes)

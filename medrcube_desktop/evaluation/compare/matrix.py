@@ -9,6 +9,7 @@ import numpy as np
 
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.evaluation.image_modes import IMAGE, TEXT_ONLY, run_image_mode
 from medrcube_desktop.evaluation.metrics import voxel
 
 
@@ -34,6 +35,13 @@ class RunMatrix:
     answers : ndarray of shape (n_items, n_runs), object, or None
         The parsed letter of each answer (``None`` unparsed or unanswered), when built
         from a store (:func:`run_matrix`); ``None`` for a matrix built by hand.
+    image_modes : tuple of str
+        Each run's image mode (:mod:`~medrcube_desktop.evaluation.image_modes`:
+        ``"image"``, ``"text-only"``, ``"blank"``, ``"swapped"``, ``"noise"``); by
+        default ``"text-only"`` where ``text_only`` is set, else ``"image"``.
+    image_links : tuple of str
+        Each ablation run's linked image run (``RunRecord.image_run``; ``""`` unknown,
+        and for image runs).
     """
 
     items: tuple[Item, ...]
@@ -43,6 +51,8 @@ class RunMatrix:
     models: tuple[str, ...] = ()
     text_only: tuple[bool, ...] = ()
     answers: np.ndarray | None = None
+    image_modes: tuple[str, ...] = ()
+    image_links: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         shape = (len(self.items), len(self.runs))
@@ -54,6 +64,14 @@ class RunMatrix:
             object.__setattr__(self, "models", tuple(self.runs))
         if not self.text_only:
             object.__setattr__(self, "text_only", (False,) * len(self.runs))
+        if not self.image_modes:
+            modes = tuple(TEXT_ONLY if text else IMAGE for text in self.text_only)
+            object.__setattr__(self, "image_modes", modes)
+        if not self.image_links:
+            object.__setattr__(self, "image_links", ("",) * len(self.runs))
+        if len(self.image_modes) != len(self.runs) or len(self.image_links) != len(self.runs):
+            raise ValueError(f"{len(self.image_modes)} image modes, {len(self.image_links)} "
+                             f"image links for {len(self.runs)} runs")  # fmt: skip
         if len(self.models) != len(self.runs) or len(self.text_only) != len(self.runs):
             raise ValueError(f"{len(self.models)} models, {len(self.text_only)} text_only "
                              f"flags for {len(self.runs)} runs")  # fmt: skip
@@ -72,12 +90,18 @@ class RunMatrix:
             self.unparsed[:, columns], models=tuple(self.models[c] for c in columns),
             text_only=tuple(self.text_only[c] for c in columns),
             answers=None if self.answers is None else self.answers[:, columns],
+            image_modes=tuple(self.image_modes[c] for c in columns),
+            image_links=tuple(self.image_links[c] for c in columns),
         )  # fmt: skip
 
     def image_runs(self) -> RunMatrix:
-        """The runs that saw the images (text-only runs are baselines of a model, not
-        models of their own: the voxel correlation and Fig. 4 leave them out)."""
-        return self.select([c for c, text in enumerate(self.text_only) if not text])
+        """The runs that saw the images (text-only and other ablation runs are
+        baselines of a model, not models of their own: the voxel correlation and Fig. 4
+        leave them out)."""
+        return self.select(
+            [c for c, (text, mode) in enumerate(zip(self.text_only, self.image_modes,
+             strict=True)) if not text and mode == IMAGE]
+        )  # fmt: skip
 
     def column(self, run: str) -> int:
         """The column of run ``run`` (``ValueError`` naming the runs when absent)."""
@@ -146,4 +170,6 @@ def run_matrix(store, runs: Sequence[str], items: Sequence[Item]) -> RunMatrix:
         models=tuple(r.model for r in records),
         text_only=tuple(bool(r.text_only) for r in records),
         answers=answers,
+        image_modes=tuple(run_image_mode(r) for r in records),
+        image_links=tuple(getattr(r, "image_run", "") or "" for r in records),
     )  # fmt: skip

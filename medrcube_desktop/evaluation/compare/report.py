@@ -31,6 +31,7 @@ from medrcube_desktop.core.names import spreadsheet_text
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.credibility_models import ModelCredibility
 from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
+from medrcube_desktop.evaluation.compare.necessity import Necessity
 from medrcube_desktop.evaluation.compare.result import CompareResult
 
 FIGURES: tuple[str, ...] = (
@@ -50,9 +51,12 @@ OUTPUTS: tuple[str, ...] = (
 """The names :func:`write_compare_outputs` writes in its folder (``voxel_correlation.csv``
 only when there is a correlation)."""
 
-EXTRA_OUTPUTS: tuple[str, ...] = ("text_only_drop.csv", "leakage.csv")
+EXTRA_OUTPUTS: tuple[str, ...] = (
+    "text_only_drop.csv", "leakage.csv", "necessity_items.csv", "necessity_gaps.csv",
+)  # fmt: skip
 """Written besides :data:`OUTPUTS` when runs have a text-only partner (``leakage.csv``
-only when the leakage list was asked for)."""
+only when the leakage list was asked for; the ``necessity_*.csv`` when a run is an
+ablation run, :mod:`.necessity`)."""
 
 
 def refuse_inputs(
@@ -288,7 +292,22 @@ def _write_csvs(out: Path, result: CompareResult) -> list[Path]:
                 [[row[k] for k in LEAKAGE_FIELDS] for row in result.leakage],
             )
         )
+    if result.necessity is not None:
+        written += _necessity_csvs(out, result.necessity)
     return written
+
+
+def _necessity_csvs(out: Path, found: Necessity) -> list[Path]:
+    """``necessity_items.csv`` (:data:`~.necessity.ITEM_FIELDS`) and
+    ``necessity_gaps.csv`` (:data:`~.necessity.GAP_FIELDS`)."""
+    from medrcube_desktop.evaluation.compare.necessity import GAP_FIELDS, ITEM_FIELDS
+
+    return [
+        write_csv(out / "necessity_items.csv", list(ITEM_FIELDS),
+                  [[row[k] for k in ITEM_FIELDS] for row in found.items.rows()]),
+        write_csv(out / "necessity_gaps.csv", list(GAP_FIELDS),
+                  [[_cell(row[k]) for k in GAP_FIELDS] for row in found.gap_rows()]),
+    ]  # fmt: skip
 
 
 def _sheet(book, title: str, header: Sequence[object], rows) -> Any:
@@ -394,6 +413,17 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
                ([d.image_run, d.text_run, d.model, row["voxel"], row["n"], row["with_image"],
                  row["without_image"], row["drop"]]
                 for d in result.drops for row in d.rows()))  # fmt: skip
+    if result.necessity is not None:
+        from medrcube_desktop.evaluation.compare.necessity import GAP_FIELDS, ITEM_FIELDS
+
+        _sheet(
+            book,
+            "image necessity",
+            list(GAP_FIELDS),
+            ([row[k] for k in GAP_FIELDS] for row in result.necessity.gap_rows()),
+        )
+        _sheet(book, "necessity items", list(ITEM_FIELDS),
+               ([row[k] for k in ITEM_FIELDS] for row in result.necessity.items.rows()))  # fmt: skip
     _meta_sheet(book, result, meta)
     book.properties.title = "MedRCube comparison"
     book.properties.description = spreadsheet_text(str(meta.get("command", ""))[:1000])

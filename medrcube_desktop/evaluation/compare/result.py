@@ -26,6 +26,7 @@ from medrcube_desktop.evaluation.compare.credibility_models import (
 )
 from medrcube_desktop.evaluation.compare.leaderboard import Leaderboard, leaderboard
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.compare.necessity import Necessity, necessity
 from medrcube_desktop.evaluation.compare.text_only import (
     leakage_items,
     text_only_drop,
@@ -135,6 +136,11 @@ class CompareResult:
         ``{"version", "dir", "digest"}`` when the benchmark compared is a corrected
         release (:func:`~..release_read.release_of`); None otherwise (and the JSON has
         no ``"release"``).
+    necessity : Necessity or None
+        Image necessity per item and the sighted − ablated gaps (issue 24,
+        :mod:`.necessity`); None when no run is an ablation run.
+    answerable : float
+        The share of ``--answerable-share`` it was computed with.
     """
 
     matrix: RunMatrix
@@ -164,6 +170,8 @@ class CompareResult:
     voxel_runs: tuple[str, ...] = ()
     voxel_undefined: str | None = None
     release: dict[str, object] | None = None
+    necessity: Necessity | None = None
+    answerable: float = _D["answerable"]  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if not self.voxel_runs:
@@ -286,6 +294,8 @@ class CompareResult:
             result["leakage"] = self.leakage
         if self.release is not None:
             result["release"] = self.release
+        if self.necessity is not None:
+            result["necessity"] = self.necessity.to_dict()
         return clean(result)  # type: ignore[return-value]
 
 
@@ -410,6 +420,7 @@ def compare_runs(
     sort: str = _D["sort"],  # type: ignore[assignment]
     leakage: bool = _D["leakage"],  # type: ignore[assignment]
     n_stability: int = _D["n_stability"],  # type: ignore[assignment]
+    answerable: float = _D["answerable"],  # type: ignore[assignment]
 ) -> CompareResult:
     """Compute every part of the comparison of ``matrix``'s runs; every default is the
     option's in :data:`~medrcube_desktop.evaluation.compare_options.SETTINGS` (the
@@ -435,6 +446,9 @@ def compare_runs(
         Bootstrap replicates over models for the voxel tree's stability (0: none; about
         7 ms each at 33 runs × 100 voxels). The default is the command's (100; it was 0
         here before issue 22).
+    answerable : float
+        Share of models right under ablation above which an item is answerable without
+        the image (:func:`~.necessity.item_necessity`).
 
     Returns
     -------
@@ -486,12 +500,13 @@ def compare_runs(
                 warnings.append(f"no cluster stability: {exc}")
     else:
         warnings.append(f"voxel correlation {undefined_text(voxel_undefined or '')}")
+    sighted = set(models.runs)  # ablation runs are baselines, not models
     presets = ("paper", "official") if preset == "both" else (preset,)
     by_preset: dict[str, tuple[list[ModelCredibility], Correlation | None]] = {}
     for name in presets:
         figures, pairing = credibility_table(matrix, name, n_boot, seed)
         warnings.extend(pairing)
-        r = accuracy_shortcut_correlation([f for f in figures if not f.text_only])
+        r = accuracy_shortcut_correlation([f for f in figures if f.run in sighted])
         by_preset[name] = (figures, r)
     credibility, correlation = by_preset[presets[0]]
     model = dict(zip(matrix.runs, matrix.models, strict=True))
@@ -505,4 +520,5 @@ def compare_runs(
         matrix, leaderboard(matrix), voxels, rho, clustering, islands, credibility, correlation,
         drops, warnings, preset, min_items, clusters, by_preset, rows, sort, n_boot, seed,
         residual_rho, residual_clustering, stability, n_stability, models.runs, voxel_undefined,
+        necessity(matrix, answerable, n_boot, seed), answerable,
     )  # fmt: skip

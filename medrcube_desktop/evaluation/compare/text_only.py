@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
+from medrcube_desktop.evaluation.image_modes import IMAGE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,12 +85,17 @@ def text_only_pairs(matrix: RunMatrix) -> list[tuple[str, str]]:
     several text-only runs of one model (two prompts, two seeds) give a pair each with
     the image run, and a model with several image runs pairs each text-only run with
     each of them, since which one is "the" baseline is the user's choice, not ours.
-    Pairs come in the matrix's order of image runs, then of text-only runs; a model
+    Only runs in image mode are image runs (a blank, swapped or noise run is an
+    ablation too, issue 24). Pairs come in the matrix's order of image runs, then of text-only runs; a model
     with only one kind of run gives none.
     """
     from medrcube_desktop.evaluation.results_import import baseline_model
 
-    image = [c for c, text in enumerate(matrix.text_only) if not text]
+    image = [
+        c
+        for c, (text, mode) in enumerate(zip(matrix.text_only, matrix.image_modes, strict=True))
+        if not text and mode == IMAGE
+    ]  # a blank run is no image run
     names = {matrix.runs[c]: matrix.models[c] for c in image}
     names.update({matrix.models[c]: matrix.models[c] for c in image})
     target = {}  # text-only column -> the model it is the baseline of

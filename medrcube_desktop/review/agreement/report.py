@@ -215,6 +215,25 @@ def _write_xlsx(run: StudyRun, path: Path) -> None:
                 others.append(
                     [rule, values["agreement"], values["cohen_kappa"], values["gwet_ac1"]]
                 )
+    if run.evidence is not None:
+        _evidence_sheet(book, run.evidence)
     book.properties.title = "MedRCube agreement study"
     book.properties.description = spreadsheet_text(meta_line(run))
     book.save(path)
+
+
+def _evidence_sheet(book, found: dict) -> None:
+    """ "Rule 1.4 evidence": per rater, rule 1.4 against the ablation evidence
+    (:func:`~.necessity.rule_evidence`, the JSON's ``rule_1_4_evidence``)."""
+    sheet = book.create_sheet("Rule 1.4 evidence")
+    sheet.append([_safe(f"Expected: {found['expected']}"), "answerable share",
+                  found["threshold"]])  # fmt: skip
+    sheet.append(["Rater", "n", "answerable", "expert fails 1.4", "Agreement",
+                  "Cohen's kappa", "kappa CI low", "kappa CI high", "Both fail",
+                  "Expert fails, not answerable", "Expert passes, answerable", "Both pass"])  # fmt: skip
+    for label, f in found["raters"].items():
+        ci = f["cohen_kappa_ci95"] or [None, None]
+        table = f["confusion"]
+        sheet.append([_safe(label), f["n"], f["answerable"], f["expert_fail"], f["agreement"],
+                      f["cohen_kappa"], *ci, table[0][0], table[0][1], table[1][0],
+                      table[1][1]])  # fmt: skip

@@ -8,13 +8,14 @@ so every export can record it.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from medrcube_desktop import __version__
 from medrcube_desktop.core.rubric import load_rubric
 from medrcube_desktop.errors import MedRCubeError
+from medrcube_desktop.review.agreement.necessity import rule_evidence
 from medrcube_desktop.review.agreement.stats import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_SEED,
@@ -39,6 +40,9 @@ class StudyRun:
     meta: dict[str, Any]
     multi: dict | None = None
     intra: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] | None = None
+    """Rule 1.4 against the ablation evidence (:func:`~.necessity.rule_evidence`), when
+    asked for (``--ablation-evidence``)."""
 
     def to_dict(self) -> dict[str, object]:
         """The ``agreement --json`` object, with ``meta`` (and ``multi_rater`` /
@@ -49,6 +53,8 @@ class StudyRun:
             data["multi_rater"] = self.multi
         if self.intra:
             data["intra_rater"] = self.intra
+        if self.evidence is not None:
+            data["rule_1_4_evidence"] = self.evidence
         return data
 
 
@@ -87,6 +93,8 @@ def run_study(
     image_shown_only: bool = AGREEMENT["image_shown_only"].default,  # type: ignore[assignment]
     release: dict[str, object] | None = None,
     retired: Collection[str] = (),
+    evidence: Mapping[str, Mapping[str, object]] | None = None,
+    threshold: float | None = None,
 ) -> StudyRun:
     """Compare ``reviewer`` with ``model`` (LLM) or with ``reviewer2``.
 
@@ -97,6 +105,9 @@ def run_study(
     ``reviewer`` on the items shown twice. ``meta["image"]`` counts, per expert, the
     compared reviews committed without the image shown (rule 1.4, image dependence,
     cannot really be judged on the text); ``image_shown_only`` leaves those reviews out.
+    With ``evidence`` (:func:`~medrcube_desktop.evaluation.compare.necessity.store_evidence`,
+    computed with the answerable share ``threshold``, recorded), each expert's rule 1.4 is also compared with it over
+    the compared items (``StudyRun.evidence``, :func:`~.necessity.rule_evidence`).
 
     On a corrected release (``agreement --release DIR``): ``retired`` items (the
     release's) drop out of both raters and the study's sample, and ``meta["release"]``
@@ -186,7 +197,11 @@ def run_study(
     meta["image_shown_only"] = image_shown_only
     meta["restricted_to_committed_by_viewer"] = only_items is not None
     meta["hidden_by_blinding"] = len(universe) - len(sample or []) if only_items is not None else 0
-    return StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
+    run = StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
+    if evidence is not None:
+        raters = {reviewer: first, **({reviewer2: second} if reviewer2 is not None else {})}
+        run.evidence = rule_evidence(raters, evidence, result.items, bootstrap, seed, threshold)
+    return run
 
 
 def _multi(store: StudyStore, model: str | None, sample: list[str] | None) -> dict | None:

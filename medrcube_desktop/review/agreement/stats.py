@@ -505,6 +505,25 @@ def wilson_ci(successes: int, n: int) -> tuple[float, float] | None:
     return float(low), float(high)
 
 
+def binary_figures(
+    a: np.ndarray, b: np.ndarray, bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED
+) -> PairFigures:
+    """Every figure of one binary judgment of two raters (what each rule of
+    :func:`compare` gets: agreement, Cohen's κ, AC1, PABAK, the 2×2 table, McNemar's p,
+    bootstrap intervals over items), for judgments that are not seven rules: rule 1.4
+    against the ablation evidence (:mod:`.necessity`).
+
+    Parameters
+    ----------
+    a, b : ndarray of shape (n,), int
+        0/1 per item, the same items in the same order.
+    bootstrap, seed : int
+        Draws (0: no intervals) and seed of the item bootstrap.
+    """
+    a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
+    return _figures(a, b, _draws(len(a), bootstrap, seed))
+
+
 def _figures(a: np.ndarray, b: np.ndarray, draws: Draws | None) -> PairFigures:
     """Every figure of one judgment; an undefined one is None with its reason in
     ``undefined`` (:func:`undefined_reasons`, decided before anything is computed)."""

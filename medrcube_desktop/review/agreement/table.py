@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from medrcube_desktop.core.rubric import PRINCIPLES, load_rubric
+from medrcube_desktop.review.agreement.necessity import evidence_lines
 from medrcube_desktop.review.agreement.run import StudyRun
 from medrcube_desktop.review.agreement.stats import PairFigures
 
@@ -153,7 +154,8 @@ def extra_lines(run: StudyRun) -> list[str]:
     """The intra-rater and multi-rater figures in a sentence each (plain text; the
     ``agreement`` command prints them, the Agreement pane shows them escaped): all seven
     matching on the items shown twice, and the range of Fleiss' κ over the rules among
-    every rater. Empty when there is neither."""
+    every rater; rule 1.4 against the ablation evidence when asked for. Empty when there
+    is none of them."""
     lines = []
     if run.intra:
         n = int(run.intra["n_repeated"])
@@ -171,4 +173,4 @@ def extra_lines(run: StudyRun) -> list[str]:
                 f"{run.multi['n_samples']} items all of them judged: Fleiss' κ per rule from "
                 f"{min(kappas):.2f} to {max(kappas):.2f} (Krippendorff's α in the export)."
             )
-    return lines
+    return lines + evidence_lines(run.evidence)  # rule 1.4 vs the ablation evidence

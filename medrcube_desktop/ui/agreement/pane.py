@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QFormLayout,
@@ -97,6 +98,22 @@ def _extra_summary(run: StudyRun) -> str:
     return "".join(f"<br>{esc(line)}" for line in extra_lines(run))
 
 
+def study_job(kwargs: dict, evidence_items: list | None):
+    """The worker's job: :func:`~medrcube_desktop.review.agreement.run.run_study` with
+    ``kwargs``, and with the ablation evidence of ``evidence_items`` (read on the worker's
+    own connection) when given, as ``agreement --ablation-evidence`` computes it."""
+
+    def job(store, cancel, progress):
+        if evidence_items is None:
+            return run_study(store, **kwargs)
+        from medrcube_desktop.evaluation.compare.necessity import ANSWERABLE_SHARE, store_evidence
+
+        evidence = store_evidence(store, evidence_items)
+        return run_study(store, **kwargs, evidence=evidence, threshold=ANSWERABLE_SHARE)
+
+    return job
+
+
 class AgreementPane(QDialog):
     """Choose raters, study and bootstrap; see the table, the figures and the items.
 
@@ -121,6 +138,10 @@ class AgreementPane(QDialog):
         self.study = QComboBox()
         self.bootstrap = option_box(AGREEMENT["bootstrap"])  # the command's default, range
         self.seed = option_box(AGREEMENT["seed"])
+        self.evidence = QCheckBox(AGREEMENT["evidence"].label)  # the command's option
+        self.evidence.setObjectName("agreementEvidence")
+        self.evidence.setToolTip(AGREEMENT["evidence"].help_text().replace(
+            "scored on this benchmark folder", "scored on the open benchmark"))  # fmt: skip
         self.compute_button = QPushButton("&Compute")
         self.compute_button.clicked.connect(self.compute)
         self.export_button = QPushButton("&Export…")
@@ -172,6 +193,7 @@ class AgreementPane(QDialog):
         for name in PANE_OPTIONS:
             numbers.addWidget(QLabel(AGREEMENT[name].label))
             numbers.addWidget(getattr(self, name))
+        numbers.addWidget(self.evidence)
         numbers.addStretch(1)
         numbers.addWidget(self.compute_button)
         numbers.addWidget(self.export_button)
@@ -271,9 +293,15 @@ class AgreementPane(QDialog):
             kwargs["release"], kwargs["retired"] = release.describe(), release.retired
         self.compute_button.setEnabled(False)
         self.summary.setText("Computing…")
-        self.runner.start(
-            self.store.path, lambda store, cancel, progress: run_study(store, **kwargs)
-        )
+        self.runner.start(self.store.path, study_job(kwargs, self._evidence_items()))
+
+    def _evidence_items(self) -> list | None:
+        """The benchmark's items (restricted ones too) when rule 1.4 is to be compared
+        with the ablation evidence, else None."""
+        if not self.evidence.isChecked():
+            return None
+        session = self.session()
+        return list(session.items) + list(session.restricted)
 
     def release(self):
         """The corrected release the window's benchmark is (it holds a ``release.json``),

@@ -65,6 +65,7 @@ from medrcube_desktop.ui.compare.grid import (
     fit_run_columns,
     next_sort_order,
 )
+from medrcube_desktop.ui.compare.necessity import CompareNecessityView
 from medrcube_desktop.ui.compare.releases import CompareReleasesView
 from medrcube_desktop.ui.compare.runs import (
     Comparison,
@@ -158,6 +159,8 @@ class ComparePane(QDialog):
             self, self.store, self.benchmark_root, self.checked_runs
         )
         self.tabs.addTab(self.releases, "Old vs &new release")
+        self.necessity = CompareNecessityView()
+        self.tabs.addTab(self.necessity, "I&mage necessity")
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -368,6 +371,7 @@ class ComparePane(QDialog):
             self.figures.show_result(comparison.result, comparison.figures)
             self.credibility.show_result(comparison.result)
             self.credibility.set_order(self.board_model.run_order())  # the leaderboard's
+            self.necessity.show_result(comparison.result)
         self.apply_filter()
         answered = int(matrix.answered.sum())
         problems = problems_of(matrix)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.review.necessity_evidence import evidence_text
 from medrcube_desktop.review.session import Reveal
 
 DISAGREE_BRUSH = QBrush(QColor(180, 35, 24, 70))
@@ -109,8 +110,11 @@ class RevealPane(QWidget):
         if reveal.llm is not None:
             columns.append((reveal.llm_model, reveal.llm))
         columns += [(name, dict(scores)) for name, scores in sorted(reveal.others.items())]
+        evidence = (
+            f"<br>{escape(evidence_text(reveal.evidence))}" if reveal.evidence else ""
+        )  # rule 1.4's evidence: models right without the image (issue 24)
         if len(columns) <= 1:
-            self.title.setText("No LLM judgment or other review of this item yet.")
+            self.title.setText("No LLM judgment or other review of this item yet." + evidence)
             self.title.setVisible(True)
             return
         self.table.setVisible(True)
@@ -153,7 +157,7 @@ class RevealPane(QWidget):
             )
         else:
             summary = f"Revealed: you and {escape(reveal.llm_model)} agree on every rule."
-        self.title.setText(summary)
+        self.title.setText(summary + evidence)
         self.title.setVisible(True)
         if note_rules:
             self.note.setVisible(True)

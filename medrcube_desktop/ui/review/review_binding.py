@@ -33,6 +33,20 @@ def local_time(iso: str) -> str:
         return iso
 
 
+def evidence_source(session: ReviewSessionState) -> Callable[[], dict]:
+    """The session's image-necessity evidence, read when first needed: every run of its
+    study over its items, restricted ones too
+    (:func:`~medrcube_desktop.evaluation.compare.necessity.store_evidence`, the
+    computation ``compare`` shows; the review layer cannot call the evaluation layer)."""
+
+    def read() -> dict:
+        from medrcube_desktop.evaluation.compare.necessity import store_evidence
+
+        return store_evidence(session.store, [*session.items, *session.restricted])
+
+    return read
+
+
 class ReviewBinding:
     """Renders a :class:`ReviewSessionState` into the review window's panes.
 
@@ -64,6 +78,7 @@ class ReviewBinding:
             self.session.unsubscribe(self.on_change)
         self.session = session
         session.subscribe(self.on_change)
+        session.set_evidence_source(evidence_source(session))  # rule 1.4's evidence
 
     def on_change(self, change: Change) -> None:
         """Re-render what ``change`` names (called by the session after each change)."""
