@@ -237,7 +237,9 @@ def test_migrating_a_v8_database_keeps_its_rows_and_backs_it_up(tmp_path, monkey
         old.save_review(Review("dr-a", "i1", scores, "fine", T0, T0))
         old.close()
     store = StudyStore(path)
-    assert store.conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone() == (9,)
+    assert store.conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone() == (
+        len(shipped),
+    )
     assert store.first_reviews("dr-a")["i1"].comment == "fine"
     assert store.proposals() == [] and store.accepted_corrections() == []
     backup = sqlite3.connect(tmp_path / "study.db.bak-v8")
