@@ -13,9 +13,9 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.resources import files
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from medrcube_desktop.errors import DatasetError
