@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication
 
-from medrcube_desktop.core.rubric import CANNOT_JUDGE
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, RULE_IDS
 from tests.ui.review.test_review_binding_window import open_window
 
 ALT = Qt.KeyboardModifier.AltModifier
@@ -62,3 +62,25 @@ def test_a_closed_windows_draft_comes_back_with_cannot_judge(qtbot, ct_benchmark
     assert again.session.draft.scores["2.3"] == CANNOT_JUDGE
     assert again.session.draft.scores["1.1"] == 0 and again.session.draft.scores["1.2"] is None
     assert again.rubric_pane.buttons["2.3"].text().endswith("CANNOT JUDGE")
+
+
+def test_the_reveal_after_commit_shows_cannot_judge_and_counts_no_disagreement_on_it(
+    qtbot, ct_benchmark, tmp_path
+):
+    from tests.ui.review.test_review_binding import MODEL, prepare
+
+    prepare(tmp_path / "s.db")  # the LLM fails 1.3, dr-other fails 2.2
+    window, store = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    qtbot.keyClick(window.image_view, Qt.Key.Key_3, ALT)
+    qtbot.keyClick(window.image_view, Qt.Key.Key_P)
+    qtbot.keyClick(window.image_view, Qt.Key.Key_Return)
+    table = window.reveal_pane.table
+    columns = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert columns == ["", "You", MODEL, "dr-other"]
+    row = list(RULE_IDS).index("1.3")
+    assert [table.item(row, c).text() for c in range(4)] == ["", "CANNOT JUDGE", "FAIL", "PASS"]
+    other_row = list(RULE_IDS).index("2.2")  # a real difference is still marked
+    assert [table.item(other_row, c).text() for c in range(4)] == ["", "PASS", "PASS", "≠ FAIL"]
+    assert window.session.note_needed is None  # no disagreement with the LLM: no note asked
+    assert not window.reveal_pane.note.isVisible()
+    assert store.first_reviews("dr-a")["ct-1"].scores["1.3"] == CANNOT_JUDGE
