@@ -32,10 +32,10 @@ class Reveal:
     """
 
     item_id: str
-    mine: dict[str, int | None]
+    mine: dict[str, int | str | None]
     llm_model: str
     llm: dict[str, int] | None
-    others: dict[str, dict[str, int]]
+    others: dict[str, dict[str, int | str]]
     disagreements: list[str]
 
 
@@ -78,7 +78,7 @@ class RevealMixin:
             return None
         judgment = self.judgments.get(item_id)
         draft, saved = self.drafts.get(item_id), self.saved.get(item_id)
-        mine: dict[str, int | None] = (
+        mine: dict[str, int | str | None] = (
             dict(draft.scores) if draft else dict(saved.scores) if saved else {}
         )
         others = {
@@ -95,7 +95,9 @@ class RevealMixin:
             self.disagreements(item_id, mine) if mine else [],
         )
 
-    def disagreements(self, item_id: str, scores: dict[str, int | None] | None = None) -> list[str]:
+    def disagreements(
+        self, item_id: str, scores: dict[str, int | str | None] | None = None
+    ) -> list[str]:
         """Rules where ``scores`` (default: the latest committed ones) differ from the LLM
         judgment; empty when either is missing. A rule the reviewer cannot judge is no
         disagreement (the LLM never abstains). Does not check blinding."""

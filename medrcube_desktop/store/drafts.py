@@ -39,7 +39,7 @@ class StoredDraft:
 
     reviewer: str
     item_id: str
-    scores: dict[str, int | None]
+    scores: dict[str, int | str | None]
     comment: str
     tags: tuple[str, ...]
     repeat: bool

@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -213,7 +214,7 @@ class AgreementResult:
     second: dict[str, dict[str, int | str]] = field(default_factory=dict)
     sample_undefined: dict[str, str] = field(default_factory=dict)
     """``"agreement"``/``"ci95"`` of the sample level → why it is undefined."""
-    abstentions: dict[str, object] | None = None
+    abstentions: dict[str, Any] | None = None
     """``None`` when neither rater said "cannot judge" on a compared item (the paper's
     case: every output is then as before). Else ``{"first": R, "second": R,
     "pairs_left_out": {rule: n}, "principles_left_out": {pid: n},
@@ -266,6 +267,8 @@ class AgreementResult:
             rules = PRINCIPLES[judgment[1:]] if judgment.startswith("P") else (judgment,)
             if any(CANNOT_JUDGE in (a[r], b[r]) for r in rules):
                 continue  # abstained: in no cell (left out of that table)
+            va: int | str
+            vb: int | str
             if judgment.startswith("P"):
                 va, vb = int(all_pass(a, rules)), int(all_pass(b, rules))
             else:
@@ -375,7 +378,7 @@ def _kept(keep: np.ndarray, draws: Draws | None) -> Draws | None:
     return _draws(int(keep.sum()), draws.count, draws.seed)
 
 
-def _abstentions(items: Sequence[str], a_na: np.ndarray, b_na: np.ndarray) -> dict[str, object]:
+def _abstentions(items: Sequence[str], a_na: np.ndarray, b_na: np.ndarray) -> dict[str, Any]:
     """How often each rater said "cannot judge" on the compared items, and what that
     left out (:attr:`AgreementResult.abstentions`)."""
     n = len(items)

@@ -157,7 +157,7 @@ def abstention_rows(run: StudyRun) -> list[dict[str, Any]]:
     found = run.result.abstentions
     if not found:
         return []
-    first, second = found["first"], found["second"]  # type: ignore[index]
+    first, second = found["first"], found["second"]
     return [
         {
             "rule": rule,
@@ -165,7 +165,7 @@ def abstention_rows(run: StudyRun) -> list[dict[str, Any]]:
             "first_rate": first["rates"][rule],
             "second_count": second["counts"][rule],
             "second_rate": second["rates"][rule],
-            "left_out": found["pairs_left_out"][rule],  # type: ignore[index]
+            "left_out": found["pairs_left_out"][rule],
         }
         for rule in first["counts"]
     ]
@@ -180,7 +180,7 @@ def abstention_lines(run: StudyRun) -> list[str]:
         return []
     lines = []
     for side in ("first", "second"):
-        rates = found[side]  # type: ignore[index]
+        rates = found[side]
         parts = [
             f"{rule} {count} ({rates['rates'][rule] * 100:.0f} %)"
             for rule, count in rates["counts"].items()
@@ -192,8 +192,8 @@ def abstention_lines(run: StudyRun) -> list[str]:
             + (", ".join(parts) if parts else "never")
             + "."
         )
-    pairs = ", ".join(f"{r} {k}" for r, k in found["pairs_left_out"].items() if k)  # type: ignore[union-attr]
-    verdicts = ", ".join(f"P{p} {k}" for p, k in found["principles_left_out"].items() if k)  # type: ignore[union-attr]
+    pairs = ", ".join(f"{r} {k}" for r, k in found["pairs_left_out"].items() if k)
+    verdicts = ", ".join(f"P{p} {k}" for p, k in found["principles_left_out"].items() if k)
     lines.append(
         f"Left out where either rater cannot judge (pairwise): rules {pairs}; principle "
         f"verdicts {verdicts or 'none'}; sample level (all seven) "
