@@ -27,7 +27,7 @@ from medrcube_desktop.cli.common import (
     say,
     warn,
 )
-from medrcube_desktop.cli.option_flags import add_flag, value_type
+from medrcube_desktop.cli.option_flags import add_flag, add_flags, value_type
 from medrcube_desktop.core.files import item_files
 from medrcube_desktop.core.options import values_of
 from medrcube_desktop.core.progress import Outcome, outcome_of
@@ -36,6 +36,7 @@ from medrcube_desktop.evaluation.compare_options import CREDIBILITY_PRESETS
 from medrcube_desktop.evaluation.compare_options import SETTINGS as COMPARE_SETTINGS
 from medrcube_desktop.evaluation.engine_options import ENGINE, SAMPLING, default_run_name
 from medrcube_desktop.evaluation.engines.factory import EngineOptions
+from medrcube_desktop.evaluation.image_modes import IMAGE, IMAGE_OPTIONS, TEXT_ONLY
 from medrcube_desktop.evaluation.results_import import MAX_DEPTH
 from medrcube_desktop.jobs.terminal import run_in_terminal
 
@@ -76,8 +77,10 @@ def add_parsers(sub) -> None:
     ev.add_argument(
         "--text-only",
         action="store_true",
-        help="send no image (prior-leakage baseline); includes the restricted items",
+        help="send no image (prior-leakage baseline); includes the restricted items; "
+        "the same as --image text-only",
     )
+    add_flags(ev, IMAGE_OPTIONS)
     ev.add_argument(
         "--image-workers",
         type=argtypes.count,
@@ -180,16 +183,19 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         run_summary,
     )
 
+    mode = image_mode_of(args)
+    text_only = mode == TEXT_ONLY
     benchmark, items = load_items(
-        args.dataset, args.limit, "evaluated or counted", restricted=args.text_only,
+        args.dataset, args.limit, "evaluated or counted", restricted=text_only,
         skipped_hint=" (--text-only includes them)",
     )  # fmt: skip
-    engine = build_engine(engine_options(args))
+    engine = build_engine(engine_options(args), image_mode=mode)
     images = ImageOptions(
-        args.text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS,
-        workers=args.image_workers, cache=not args.no_image_cache,
+        text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS,
+        workers=args.image_workers, cache=not args.no_image_cache, mode=mode,
+        seed=args.image_seed,
     )  # fmt: skip
-    name = args.run or default_run_name(args.model, args.engine, args.text_only)
+    name = args.run or default_run_name(args.model, args.engine, mode)
     record = run_record(name, engine, args.model, images, str(benchmark.root), args.revision)
     if (
         args.engine != "openai"
@@ -203,8 +209,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     def job(progress, cancel):
         with open_database(args.db, create=True) as store:
+            run = with_image_run(store, record, args.image_run, args.model, args.engine)
             try:
-                state = run_evaluation(items, store, record, engine, images, progress, cancel)
+                state = run_evaluation(items, store, run, engine, images, progress, cancel)
             finally:
                 engine.close()
             return state, run_summary(store, name, items)
@@ -216,7 +223,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for note in state.servers:  # a server set aside or failing: said, never silent
         warn(note)
     timing = state.timing()
-    if not args.json and not args.text_only:
+    if not args.json and not text_only:
         say(timing_line(timing, answered=state.answered))
     acc, base = summary["accuracy"], summary["random_baseline"]
     emit(
@@ -229,7 +236,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             "servers": state.servers,
             "not_loaded": not_loaded(benchmark.problems)[0],
             "restricted": len(benchmark.restricted),
-            "restricted_included": bool(args.text_only),
+            "restricted_included": text_only,
+            "image_mode": mode,
             "timing": timing,
         },
         f"run {name}: {summary['n']} answered ({state.skipped} before this run), accuracy "
@@ -238,6 +246,35 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         + (f" (cancelled: run evaluate --run {name} again to resume)" if state.cancelled else ""),
     )
     return outcome_of(state)
+
+
+def image_mode_of(args: argparse.Namespace) -> str:
+    """The run's image mode: ``--image``, with ``--text-only`` its alias for ``text-only``.
+
+    Raises
+    ------
+    MedRCubeError
+        ``--text-only`` with another ``--image`` than ``text-only`` (or ``image``, the
+        default), or ``--image-run`` for an image run.
+    """
+    mode = args.image
+    if args.text_only and mode not in (IMAGE, TEXT_ONLY):
+        raise MedRCubeError(f"--text-only and --image {mode}: give one of them")
+    mode = TEXT_ONLY if args.text_only else mode
+    if mode == IMAGE and args.image_run:
+        raise MedRCubeError("--image-run links an ablation run (--image text-only, blank, "
+                            "swapped or noise) to its image run")  # fmt: skip
+    return mode
+
+
+def with_image_run(store, record, given: str | None, model: str, engine: str):
+    """``record`` linked to its image run (:func:`~.evaluation.runner.linked_image_run`)."""
+    import dataclasses
+
+    from medrcube_desktop.evaluation.runner import linked_image_run
+
+    link = linked_image_run(store, record, given, default_run_name(model, engine, IMAGE))
+    return dataclasses.replace(record, image_run=link)
 
 
 def timing_line(timing: Timing, answered: int) -> str:

@@ -40,6 +40,12 @@ def _engine() -> str:
     return engine_options_markdown()
 
 
+def _image() -> str:
+    from medrcube_desktop.evaluation.image_modes import image_options_markdown
+
+    return image_options_markdown()
+
+
 PAGES: dict[str, tuple[str, str, Callable[[], str]]] = {
     "compare": ("compare-options.md", "Options of `compare`", _compare),
     "agreement": ("agreement-options.md", "Options of the agreement study and of several "
@@ -47,6 +53,7 @@ PAGES: dict[str, tuple[str, str, Callable[[], str]]] = {
     "judge": ("judge-options.md", "Options of `judge` and Review › Run LLM review", _judge),
     "engine": ("evaluate-options.md", "Engine options of `evaluate` and Review › Evaluate a "
                "model", _engine),
+    "image": ("evaluate-options.md", "Image modes of `evaluate`", _image),
 }  # fmt: skip
 """Marker key → (file in ``docs/``, the page's title when it is first written, the
 table's maker)."""

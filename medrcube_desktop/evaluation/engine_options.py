@@ -226,11 +226,15 @@ def operational_keys() -> frozenset[str]:
     )
 
 
-def default_run_name(model: str, engine: str, text_only: bool) -> str:
+def default_run_name(model: str, engine: str, mode: str | bool = "image") -> str:
     """The run name when none is given, by ``evaluate`` and the Evaluate pane alike:
-    model and engine (``Qwen/Qwen2.5-VL-7B-Instruct-vllm``), ``-text-only`` for the
-    prior-leakage baseline."""
-    return f"{model}-{engine}{'-text-only' if text_only else ''}"
+    model and engine (``Qwen/Qwen2.5-VL-7B-Instruct-vllm``), then the image mode unless it
+    is ``image`` (``-text-only`` for the prior-leakage baseline, ``-blank``,
+    ``-swapped``, ``-noise``). ``mode`` True or False is text-only or image (the
+    signature before image modes)."""
+    if isinstance(mode, bool):
+        mode = "text-only" if mode else "image"
+    return f"{model}-{engine}{'' if mode == 'image' else f'-{mode}'}"
 
 
 def engines_text(row: EngineOption) -> str:

@@ -148,6 +148,7 @@ def _context():
         # imported once in the server, so each worker starts with numpy, Pillow and the
         # renderer loaded (a worker otherwise spends ~0.5 s importing them)
         context.set_forkserver_preload(["medrcube_desktop.evaluation.prepare",
+                                        "medrcube_desktop.evaluation.ablation",
                                         "medrcube_desktop.imaging.render"])  # fmt: skip
         return context
     return multiprocessing.get_context("spawn")
@@ -173,6 +174,13 @@ class ImagePipeline:
     ahead : int or None
         Images prepared and not yet handed over, at most (bounds memory; default
         4 per worker + 16, a few tens of MB).
+    mode, seed : str, int
+        The run's image mode (:mod:`~.image_modes`): ``blank``, ``swapped`` and ``noise``
+        prepare the picture sent instead (:func:`~.ablation.prepare_ablated`), one per
+        group as for ``image``; ``seed`` picks the donor or the noise.
+    pool : sequence of Item or None
+        The items a ``swapped`` picture may come from (default: ``items``); a resumed
+        run passes every item of the run, so the choice does not depend on what is left.
     """
 
     def __init__(
@@ -183,7 +191,16 @@ class ImagePipeline:
         cache: ImageCache | None = None,
         workers: int | None = None,
         ahead: int | None = None,
+        mode: str = "image",
+        seed: int = 0,
+        pool: Sequence[Item] | None = None,
     ) -> None:
+        self.mode, self.seed = mode, seed
+        self._donors = None
+        if mode == "swapped":
+            from medrcube_desktop.evaluation.ablation import donor_index
+
+            self._donors = donor_index(items if pool is None else pool)
         groups: dict[tuple, list[Item]] = {}
         for item in items:
             groups.setdefault(group_key(item), []).append(item)
@@ -227,13 +244,26 @@ class ImagePipeline:
             if group is None:
                 return
             try:
-                future = executor.submit(prepare_one, group[0], self.min_side,
-                                         self.max_pixels, folder)  # fmt: skip
+                future = executor.submit(*self._job(group[0], folder))
             except futures.process.BrokenProcessPool:
                 self._retry.append(group)
                 self._failed_now.extend(self._restart_pool())
                 continue
             self._pending[future] = group
+
+    def _job(self, item: Item, folder: str | None) -> tuple:
+        """The worker function and its arguments that prepare ``item``'s picture."""
+        if self.mode in ("image", "text-only"):
+            return prepare_one, item, self.min_side, self.max_pixels, folder
+        from medrcube_desktop.evaluation.ablation import (
+            Ablation,
+            prepare_ablated,
+            swap_donors_indexed,
+        )
+
+        donors = swap_donors_indexed(item, self._donors, self.seed) if self._donors else ()
+        ablation = Ablation(self.mode, self.seed, donors)
+        return prepare_ablated, item, self.min_side, self.max_pixels, folder, ablation
 
     def _worker_died(self) -> bool:
         """Whether a worker of the pool has exited. The pool notices a dead worker itself,
@@ -264,8 +294,8 @@ class ImagePipeline:
         if self.workers == 0:
             folder = str(self.cache.folder) if self.cache is not None else None
             for group in self.groups:
-                yield from self._hand_over(group, prepare_one(group[0], self.min_side,
-                                                              self.max_pixels, folder))  # fmt: skip
+                function, *args = self._job(group[0], folder)
+                yield from self._hand_over(group, function(*args))
             return
         self.start()
         pending = self._pending

@@ -77,6 +77,56 @@ def _relative(path: str | Path, base: str | Path) -> str:
         return Path(path).name
 
 
+def ablation_fields(run) -> dict[str, object]:
+    """The fields every record of an ablation run's ``results.json`` carries (none for
+    an image run): ``image_mode``, ``image_run`` (when linked) and ``image_seed`` (when
+    the run has one); :func:`import_run` reads them back, and each record's ``image``
+    (how its picture was sent, with its hashes) beside them."""
+    from medrcube_desktop.evaluation.image_modes import IMAGE, run_image_mode, run_image_seed
+
+    mode = run_image_mode(run)
+    if mode == IMAGE:
+        return {}
+    fields: dict[str, object] = {"image_mode": mode}
+    if run.image_run:
+        fields["image_run"] = run.image_run
+    seed = run_image_seed(run)
+    if seed is not None:
+        fields["image_seed"] = seed
+    return fields
+
+
+def file_image_mode(path: Path, records: list, text_only: bool) -> dict[str, object]:
+    """The image mode, link and seed the records of a file share (:func:`ablation_fields`;
+    none given: image, or text-only with ``text_only``), as ``{"image_mode",
+    "image_run", "image_seed"}``.
+
+    Raises
+    ------
+    MedRCubeError
+        Records of several modes, links or seeds; an unknown mode; or ``text_only`` for a
+        file of another ablation mode.
+    """
+    from medrcube_desktop.evaluation.image_modes import IMAGE, IMAGE_MODES, TEXT_ONLY
+
+    found: dict[str, object] = {}
+    for key in ("image_mode", "image_run", "image_seed"):
+        values = {json.dumps(r.get(key)) for r in records if isinstance(r, dict)}
+        if len(values) > 1:
+            raise MedRCubeError(
+                f"{path}: records of several {key} values ({', '.join(sorted(values))})"
+            )
+        found[key] = json.loads(values.pop()) if values else None
+    mode = found["image_mode"] or (TEXT_ONLY if text_only else IMAGE)
+    if mode not in IMAGE_MODES:
+        raise MedRCubeError(f"{path}: image_mode {mode!r} is not one of {', '.join(IMAGE_MODES)}")
+    if text_only and mode != TEXT_ONLY:
+        raise MedRCubeError(f"{path}: a {mode} run (its image_mode), not text-only")
+    seed = found["image_seed"]
+    return {"image_mode": mode, "image_run": str(found["image_run"] or ""),
+            "image_seed": seed if isinstance(seed, int) and not isinstance(seed, bool) else None}  # fmt: skip
+
+
 def export_run(
     store: StudyStore,
     run: str,
@@ -105,6 +155,7 @@ def export_run(
         )
     answers = store.responses(run)
     redactor = environment_redactor()
+    mode = ablation_fields(store.eval_run(run))
     records = []
     for item in items:
         answer = answers.get(item.id)
@@ -121,6 +172,7 @@ def export_run(
                 "parse_method": answer.parse_method,
                 "official_answer": answer.official_answer,
                 "official_correct": answer.official_correct,
+                **(dict(mode, image=answer.image) if mode else {}),
             }
         )
     if not records:
@@ -357,10 +409,15 @@ def import_run(
     rows, problems = _file_answers(records, items, path, run)
     if not rows:
         raise MedRCubeError(_no_answer(path, records, items, problems))
+    mode = file_image_mode(path, records, text_only)
+    params = source_params(path, data, records)
+    if mode["image_mode"] in ("blank", "swapped", "noise"):
+        params["image"] = {"mode": mode["image_mode"], "seed": mode["image_seed"]}
     record = RunRecord(
-        name=run, engine="import", model=model, params=source_params(path, data, records),
+        name=run, engine="import", model=model, params=params,
         prompt_sha256=prompt_sha256(), app_version=__version__, created_at=utc_now(),
-        text_only=text_only,
+        text_only=mode["image_mode"] == "text-only", image_mode=str(mode["image_mode"]),
+        image_run=str(mode["image_run"]),
     )  # fmt: skip
     with store.transaction(f"import {path} as run {run}") as db:  # check and write: one
         stored = _make_room(db, record, path, replace)  # transaction (two imports race)
@@ -398,6 +455,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
     by_id = {item.id: item for item in items}
     problems = _Problems(path)
     answers: dict[str, list[tuple[int, str | None]]] = {}
+    images: dict[str, dict] = {}  # how each picture was sent (an ablation run's export)
     for number, record in enumerate(records, 1):
         where = f"{path} record #{number}"
         if not isinstance(record, dict):
@@ -415,6 +473,8 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
             )
             continue
         response = record_response(record)
+        if isinstance(record.get("image"), dict) and item_id not in images:
+            images[item_id] = record["image"]
         if response is None:
             problems.add(
                 "without an answer",
@@ -445,7 +505,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
                 run=run, item_id=item.id, response=response, parsed_answer=parsed.letter,
                 parse_method=parsed.method, correct=parsed.letter == item.answer,
                 official_answer=official, official_correct=official == item.answer,
-                created_at=utc_now(),
+                created_at=utc_now(), image=images.get(item_id, {}),
             )
         )  # fmt: skip
     return rows, problems.lines()

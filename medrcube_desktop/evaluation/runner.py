@@ -20,6 +20,15 @@ from medrcube_desktop.core.progress import Progress, ProgressFn, report
 from medrcube_desktop.errors import EngineError, StoreError
 from medrcube_desktop.evaluation.engine_options import operational_keys
 from medrcube_desktop.evaluation.engines.base import Engine, EvalRequest, EvalResponse
+from medrcube_desktop.evaluation.image_modes import (
+    BLANK,
+    IMAGE,
+    NOISE,
+    SWAPPED,
+    TEXT_ONLY,
+    check_image_mode,
+    run_image_mode,
+)
 from medrcube_desktop.evaluation.images import (
     DEFAULT_MAX_PIXELS,
     DEFAULT_MIN_SIDE,
@@ -40,12 +49,20 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class ImageOptions:
-    """How images are sent: ``text_only`` sends none (the prior-leakage baseline).
+    """How images are sent: ``text_only`` sends none (the prior-leakage baseline);
+    ``mode`` is the run's :mod:`~medrcube_desktop.evaluation.image_modes` mode (``blank``,
+    ``swapped``, ``noise`` send an ablated picture; ``text-only`` and ``text_only`` are
+    one: setting either sets both) and ``seed`` picks the swapped donor or the noise.
 
     ``min_side`` and ``max_pixels`` (pixels) decide the image and are recorded with the
     run; ``workers`` (preparing processes, None: one per core, 0: in this process) and
     ``cache`` (keep prepared images in :func:`default_cache_folder` for the next run)
     only decide how fast it is prepared.
+
+    Raises
+    ------
+    ValueError
+        An unknown mode, or ``text_only`` with another ablation mode.
     """
 
     text_only: bool = False
@@ -53,11 +70,25 @@ class ImageOptions:
     max_pixels: int = DEFAULT_MAX_PIXELS
     workers: int | None = None
     cache: bool = True
+    mode: str = IMAGE
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_image_mode(self.mode)
+        if self.text_only and self.mode not in (IMAGE, TEXT_ONLY):
+            raise ValueError(f"text only and image mode {self.mode!r}: choose one")
+        if self.text_only or self.mode == TEXT_ONLY:
+            self.text_only, self.mode = True, TEXT_ONLY
 
     def recorded(self) -> dict[str, object]:
-        """What the run records (what changes the image a model sees)."""
-        return {"text_only": self.text_only, "min_side": self.min_side,
-                "max_pixels": self.max_pixels}  # fmt: skip
+        """What the run records (what changes the image a model sees): an image or
+        text-only run as before modes existed (so it resumes), an ablation run its
+        ``mode`` and ``seed`` too."""
+        found: dict[str, object] = {"text_only": self.text_only, "min_side": self.min_side,
+                                    "max_pixels": self.max_pixels}  # fmt: skip
+        if self.mode in (BLANK, SWAPPED, NOISE):
+            found.update(mode=self.mode, seed=self.seed)
+        return found
 
 
 class Timing(TypedDict):
@@ -144,9 +175,16 @@ class EvalProgress:
 
 
 def run_record(
-    name: str, engine: Engine, model: str, images: ImageOptions, benchmark: str, revision: str = ""
+    name: str,
+    engine: Engine,
+    model: str,
+    images: ImageOptions,
+    benchmark: str,
+    revision: str = "",
+    image_run: str = "",
 ) -> RunRecord:
-    """The run's record: engine parameters, image handling, prompt hash, versions, GPU."""
+    """The run's record: engine parameters, image handling (its mode; ``image_run``: the
+    image run an ablation run is linked to, "" for none), prompt hash, versions, GPU."""  # fmt: skip
     params = {**engine.describe(), "image": images.recorded()}
     return RunRecord(
         name=name,
@@ -158,16 +196,21 @@ def run_record(
         created_at=utc_now(),
         model_revision=revision,
         text_only=images.text_only,
+        image_mode=images.mode,
+        image_run=image_run if images.mode != IMAGE else "",
         library_versions={"python": platform.python_version(), **engine.library_versions()},
         gpu=engine.gpu(),
         benchmark=benchmark,
     )
 
 
-OPERATIONAL_PARAMS = operational_keys() | {"source", "records_sha256"}
+OPERATIONAL_PARAMS = operational_keys() | {"source", "records_sha256", "limit_mm_per_prompt"}
 """Engine parameters that do not change the answers: a resume may use other values: the
 operational engine options' (:func:`~.engine_options.operational_keys`: ``base_urls``,
 ``attached_to``, ``concurrency``…) and two of imported runs.
+``limit_mm_per_prompt`` is vLLM's image limit: 0 for a text-only run (the
+language-model-only path, issue 24), 1 for the others, and never a different answer (a
+text-only run sends no image either way; a text-only run stored before 0 was used resumes).
 ``source`` is where an imported file was read: a moved copy (same ``source_bytes`` and
 ``source_sha256``) gives the same answers; ``records_sha256`` (what tells a re-formatted
 copy) is not recorded by runs imported before it was, and the bytes decide."""
@@ -188,6 +231,14 @@ def resume_conflicts(stored: RunRecord, run: RunRecord) -> list[str]:
             ("model", stored.model, run.model),
             ("prompt", stored.prompt_sha256, run.prompt_sha256),
             ("text_only", stored.text_only, run.text_only),
+            # text-only against another mode is said once, as text_only above
+            (
+                "image_mode",
+                run_image_mode(stored),
+                run_image_mode(run)
+                if stored.text_only == run.text_only
+                else run_image_mode(stored),
+            ),
             # another benchmark: its items would count as answered by id
             ("benchmark", stored.benchmark or run.benchmark, run.benchmark or stored.benchmark),
         )
@@ -237,6 +288,29 @@ def open_run(store: StudyStore, run: RunRecord) -> RunRecord:
             "resume it with the same ones or pick another name"
         )
     return stored
+
+
+def linked_image_run(store: StudyStore, run: RunRecord, given: str | None, default: str) -> str:
+    """The image run an ablation ``run`` is linked to: ``given`` (``--image-run``), else
+    ``default`` (the name the same model and engine get in image mode) when such a run
+    is stored, else "" (not known: compare pairs text-only runs by name as before).
+    "" for an image run.
+
+    Raises
+    ------
+    StoreError
+        ``given`` names a stored run that is not an image run, or the run itself.
+    """
+    if run_image_mode(run) == IMAGE:
+        return ""
+    if given:
+        stored = store.eval_run(given)
+        if given == run.name or (stored is not None and run_image_mode(stored) != IMAGE):
+            mode = "itself" if given == run.name else f"a {run_image_mode(stored)} run"
+            raise StoreError(f"--image-run {given}: {mode}, not an image run")
+        return given
+    stored = store.eval_run(default)
+    return default if stored is not None and run_image_mode(stored) == IMAGE else ""
 
 
 def answer_redactor(engine: Engine) -> KeyRedactor:
@@ -293,7 +367,8 @@ def run_evaluation(
     pipeline = None
     if not images.text_only:
         cache = ImageCache(default_cache_folder()) if images.cache else None
-        pipeline = ImagePipeline(todo, images.min_side, images.max_pixels, cache, images.workers)
+        pipeline = ImagePipeline(todo, images.min_side, images.max_pixels, cache, images.workers,
+                                 mode=images.mode, seed=images.seed, pool=items)  # fmt: skip
         state.images = pipeline.stats
 
     def requests() -> Iterator[EvalRequest]:

@@ -19,7 +19,11 @@ class RunRecord:
     """An evaluation run: engine, model, every parameter, provenance.
 
     ``params`` and ``library_versions`` are JSON-ready dicts; ``text_only`` sends no
-    image (the paper's prior-leakage baseline).
+    image (the paper's prior-leakage baseline). ``image_mode`` is one of
+    :data:`~medrcube_desktop.evaluation.image_modes.IMAGE_MODES` and ``image_run`` the
+    name of the image run an ablation run is linked to ("" for none; NULL in the
+    database). ``text_only`` and ``image_mode == "text-only"`` are kept equal: setting
+    either sets both.
     """
 
     name: str
@@ -34,6 +38,16 @@ class RunRecord:
     library_versions: dict = field(default_factory=dict)
     gpu: str = ""
     benchmark: str = ""
+    image_mode: str = "image"
+    image_run: str = ""
+
+    def __post_init__(self) -> None:
+        if self.text_only and self.image_mode == "image":
+            object.__setattr__(self, "image_mode", "text-only")
+        elif self.image_mode == "text-only" and not self.text_only:
+            object.__setattr__(self, "text_only", True)
+        elif self.text_only and self.image_mode != "text-only":
+            raise ValueError(f"run {self.name!r}: text_only with image mode {self.image_mode!r}")
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,7 @@ def run_row(run: RunRecord) -> dict[str, Any]:
     row["params"] = json.dumps(run.params, sort_keys=True)
     row["library_versions"] = json.dumps(run.library_versions, sort_keys=True)
     row["text_only"] = int(run.text_only)
+    row["image_run"] = run.image_run or None
     return row
 
 
@@ -77,6 +92,7 @@ def eval_run(db: Any, name: str) -> RunRecord | None:
         row["params"] = json.loads(row["params"])
         row["library_versions"] = json.loads(row["library_versions"])
         row["text_only"] = bool(row["text_only"])
+        row["image_run"] = row.get("image_run") or ""
         return RunRecord(**row)
     return None
 

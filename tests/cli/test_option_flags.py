@@ -29,6 +29,7 @@ from medrcube_desktop.evaluation.compare_options import (
 )
 from medrcube_desktop.evaluation.engine_options import ENGINE
 from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES
+from medrcube_desktop.evaluation.image_modes import IMAGE_OPTIONS
 from medrcube_desktop.llm.config import JUDGE, MAX_CONCURRENCY, JudgeConfig
 from medrcube_desktop.review import adjudication, studies
 from medrcube_desktop.review.agreement import panel_run, run, stats
@@ -283,7 +284,7 @@ def test_the_committed_docs_tables_are_the_generated_ones(key):
     assert page_text(key, committed) == committed, (
         f"docs/{name} is stale: run python -m medrcube_desktop.cli.option_docs"
     )
-    tables = {"compare": SETTINGS, "judge": JUDGE, "engine": ENGINE}
+    tables = {"compare": SETTINGS, "judge": JUDGE, "engine": ENGINE, "image": IMAGE_OPTIONS}
     for row in (tables.get(key) or AGREEMENT).values():
         assert f"`{row.flag}`" in committed and row.help_text().split(";")[0] in committed
 

@@ -22,7 +22,8 @@ from medrcube_desktop.evaluation.engines.factory import EngineOptions, build_eng
 from medrcube_desktop.evaluation.runner import OPERATIONAL_PARAMS
 
 NOT_ENGINE = {"-h", "--dataset", "--db", "--text-only", "--image-workers",
-              "--no-image-cache", "--run", "--limit", "--json"}  # fmt: skip
+              "--no-image-cache", "--run", "--limit", "--json",
+              "--image", "--image-seed", "--image-run"}  # fmt: skip
 """``evaluate``'s flags that are the run's, not the engine's."""
 
 URL = "http://127.0.0.1:9/v1"
@@ -218,7 +219,10 @@ OPERATIONAL_BEFORE = {
 
 
 def test_the_operational_params_are_the_tables_operational_rows(monkeypatch):
-    assert OPERATIONAL_PARAMS == OPERATIONAL_BEFORE
+    # vLLM's image limit: 0 for a text-only run since issue 24 (the language-model-only
+    # path); a text-only run stored with 1 resumes
+    assert OPERATIONAL_PARAMS - {"limit_mm_per_prompt"} == OPERATIONAL_BEFORE
+    assert "limit_mm_per_prompt" in OPERATIONAL_PARAMS
     assert eo.operational_keys() == OPERATIONAL_BEFORE - {"source", "records_sha256"}
     # the wrong variant: the seed declared operational would let a resume change it
     monkeypatch.setitem(ENGINE, "seed", dataclasses.replace(ENGINE["seed"], operational=True))

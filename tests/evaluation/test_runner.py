@@ -77,3 +77,49 @@ def test_import_run_keeps_the_resume_rule(tmp_path):
         StoreError, match=r"run 'imported' exists with other settings \(source file differ\)"
     ):
         import_run(store, "imported", "m", [item], tmp_path / "b.json")
+
+
+def test_image_modes_record_as_before_and_an_ablation_its_mode_and_seed():
+    from medrcube_desktop.evaluation.runner import ImageOptions
+
+    # an image or text-only run records what it recorded before modes (so it resumes)
+    assert ImageOptions().recorded() == {"text_only": False, "min_side": 28,
+                                         "max_pixels": 1003520}  # fmt: skip
+    assert ImageOptions(text_only=True) == ImageOptions(mode="text-only")  # the alias
+    assert ImageOptions(mode="text-only").recorded()["text_only"] is True
+    assert ImageOptions(mode="noise", seed=9).recorded() == {
+        "text_only": False, "min_side": 28, "max_pixels": 1003520, "mode": "noise", "seed": 9,
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="text only and image mode 'blank'"):
+        ImageOptions(text_only=True, mode="blank")
+    with pytest.raises(ValueError, match="image mode 'sepia'"):
+        ImageOptions(mode="sepia")
+
+
+def test_an_ablation_run_resumes_only_with_its_mode_and_seed():
+    image = {"text_only": False, "min_side": 28, "max_pixels": 1003520}
+    noise = dataclasses.replace(RUN, image_mode="noise",
+                                params={**RUN.params, "image": {**image, "mode": "noise", "seed": 1}})  # fmt: skip
+    assert resume_conflicts(noise, noise) == []
+    other_seed = dataclasses.replace(noise, params={**noise.params,
+                                     "image": {**image, "mode": "noise", "seed": 2}})  # fmt: skip
+    assert resume_conflicts(noise, other_seed) == ["image"]
+    blank = dataclasses.replace(noise, image_mode="blank")
+    assert resume_conflicts(noise, blank) == ["image_mode"]
+
+
+def test_an_ablation_run_is_linked_to_the_image_run_of_its_model_and_engine():
+    from medrcube_desktop.evaluation.runner import linked_image_run
+
+    store = StudyStore(None)
+    blank = dataclasses.replace(RUN, name="m-openai-blank", image_mode="blank")
+    assert linked_image_run(store, blank, None, "m-openai") == ""  # not stored: not known
+    store.save_run(dataclasses.replace(RUN, name="m-openai"))
+    assert linked_image_run(store, blank, None, "m-openai") == "m-openai"
+    assert linked_image_run(store, blank, "elsewhere", "m-openai") == "elsewhere"
+    assert linked_image_run(store, RUN, "m-openai", "m-openai") == ""  # an image run: none
+    store.save_run(dataclasses.replace(RUN, name="m-openai-noise", image_mode="noise"))
+    with pytest.raises(StoreError, match="--image-run m-openai-noise: a noise run, not an image"):
+        linked_image_run(store, blank, "m-openai-noise", "m-openai")
+    with pytest.raises(StoreError, match="itself, not an image run"):
+        linked_image_run(store, blank, "m-openai-blank", "m-openai")

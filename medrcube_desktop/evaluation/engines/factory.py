@@ -67,8 +67,14 @@ class EngineOptions:
         return f"EngineOptions({', '.join(f'{k}={v!r}' for k, v in self.values.items())})"
 
 
-def build_engine(options: EngineOptions) -> Engine:
-    """The engine the options describe.
+def build_engine(options: EngineOptions, image_mode: str = "image") -> Engine:
+    """The engine the options describe, for a run in ``image_mode``.
+
+    A text-only run on ``vllm`` or ``vllm-server`` (one this app starts) sets vLLM's
+    image limit to 0 (``limit_mm_per_prompt={"image": 0}``, vLLM's way to disable a
+    modality: no memory for the vision encoder's inputs is reserved, and the child adds
+    ``language_model_only=True`` where the installed vLLM has it, so the vision encoder
+    is not loaded). The other engines send a text-only request as they did.
 
     Raises
     ------
@@ -88,6 +94,8 @@ def build_engine(options: EngineOptions) -> Engine:
         key, _ = find_api_key(options.base_urls[0], options.api_key_env)
         return OpenAIEngine(options.model, api_key=key, sampling=sampling, **kwargs)
     kwargs["python"] = options.python or sys.executable
+    if image_mode == "text-only" and options.engine in ("vllm", "vllm-server"):
+        kwargs["max_images"] = 0  # the language-model-only path
     local = options.model.startswith(("/", "./", "../", "~"))
     if local and not Path(options.model).expanduser().is_dir() and not options.base_urls:
         raise EngineError(f"no model folder {options.model} (a local path; or give a model id)")

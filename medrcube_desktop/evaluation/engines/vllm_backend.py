@@ -13,13 +13,36 @@ from __future__ import annotations
 from medrcube_desktop.evaluation.engines.backend_common import conversation, gpu_name
 
 
+def language_model_only(engine_args: dict) -> dict:
+    """``engine_args`` with ``language_model_only=True`` when the run sends no image
+    (``limit_mm_per_prompt`` image 0, a text-only run) and the installed vLLM has that
+    option (``EngineArgs.language_model_only``, newer vLLM: the vision encoder is not
+    loaded); else as given (the image limit 0 alone disables the image inputs)."""
+    limits = engine_args.get("limit_mm_per_prompt") or {}
+    if limits.get("image") != 0 or "language_model_only" in engine_args:
+        return engine_args
+    try:
+        import dataclasses
+
+        from vllm.engine.arg_utils import EngineArgs
+
+        known = {f.name for f in dataclasses.fields(EngineArgs)}
+    except (ImportError, TypeError):  # an older or unusual vLLM: the limit alone
+        return engine_args
+    return (
+        {**engine_args, "language_model_only": True}
+        if "language_model_only" in known
+        else engine_args
+    )
+
+
 class VLLMBackend:
     """Loads the model once; answers chunks with ``LLM.chat``."""
 
     def __init__(self, config: dict) -> None:
         from vllm import LLM, SamplingParams
 
-        self.llm = LLM(**config["engine_args"])
+        self.llm = LLM(**language_model_only(dict(config["engine_args"])))
         self.sampling = SamplingParams(**config["sampling"])
 
     def ready_info(self) -> dict:

@@ -10,6 +10,7 @@ typing in the Run box refreshes once the typing pauses.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,10 +39,18 @@ from medrcube_desktop.core.units import byte_size_text, parse_byte_size
 from medrcube_desktop.evaluation.engine_options import ENGINE, ENGINES, default_run_name
 from medrcube_desktop.evaluation.engines.base import SAMPLING_RANGES, WHOLE_SAMPLING
 from medrcube_desktop.evaluation.engines.factory import EngineOptions, build_engine
+from medrcube_desktop.evaluation.image_modes import (
+    IMAGE,
+    IMAGE_OPTIONS,
+    MODE_HELP,
+    TEXT_ONLY,
+    run_image_mode,
+)
 from medrcube_desktop.evaluation.metrics import GROUPINGS, grouped
 from medrcube_desktop.evaluation.runner import (
     EvalProgress,
     ImageOptions,
+    linked_image_run,
     run_evaluation,
     run_record,
 )
@@ -53,7 +62,7 @@ from medrcube_desktop.ui.evaluate.run_results import read_run, unparsed_rows
 from medrcube_desktop.ui.widgets.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.widgets.job_runner import JobRunnerView
 from medrcube_desktop.ui.widgets.linked_items import LinkedItemsView
-from medrcube_desktop.ui.widgets.option_fields import option_box
+from medrcube_desktop.ui.widgets.option_fields import option_box, option_choice
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc, esc_lines
 
@@ -163,7 +172,9 @@ class EvaluatePane(QDialog):
         self.resumes.setObjectName("evalResumes")
         self.resumes.setWordWrap(True)
         self.resumes.setVisible(False)
-        self.text_only = QCheckBox("Text only (no image: the prior-leakage baseline)")
+        # the image mode (issue 24): image, text-only, blank, swapped, noise, and its seed
+        self.image_mode = option_choice(IMAGE_OPTIONS["image_mode"], MODE_HELP)
+        self.image_seed = option_box(IMAGE_OPTIONS["image_seed"])
         # vLLM's memory settings (issue 11): 0 / blank leaves vLLM's own default
         self.max_model_len = QSpinBox()
         self.max_model_len.setRange(0, 10_000_000)
@@ -217,7 +228,10 @@ class EvaluatePane(QDialog):
         numbers = QHBoxLayout()
         numbers.addWidget(QLabel(ENGINE["concurrency"].label))
         numbers.addWidget(self.concurrency)
-        numbers.addWidget(self.text_only)
+        numbers.addWidget(QLabel(IMAGE_OPTIONS["image_mode"].label))
+        numbers.addWidget(self.image_mode)
+        numbers.addWidget(QLabel(IMAGE_OPTIONS["image_seed"].label))
+        numbers.addWidget(self.image_seed)
         numbers.addStretch(1)
         numbers.addWidget(self.start_button)
         form.addRow(numbers)
@@ -312,7 +326,7 @@ class EvaluatePane(QDialog):
             self.status.setText("A model is needed.")
             return
         if not run:  # as the CLI does: model and engine
-            run = default_run_name(model, self.engine.currentText(), self.text_only.isChecked())
+            run = default_run_name(model, self.engine.currentText(), self.image_mode.currentData())
             self.run_name.setEditText(run)
         if self.store.path is None:
             self.status.setText("This study has no database file to share with the run.")
@@ -331,15 +345,20 @@ class EvaluatePane(QDialog):
         except ValueError as exc:
             self.status.setText(f"KV cache: {esc(exc)}")
             return
-        images = ImageOptions(text_only=self.text_only.isChecked())
+        mode = str(self.image_mode.currentData())
+        images = ImageOptions(mode=mode, seed=self.image_seed.value())
         benchmark = str(self.benchmark_root)
         items = items_to_evaluate(  # as `evaluate` sends them (--text-only: restricted too)
             self._with_image, self._restricted, images.text_only
         )
+        image_run = default_run_name(model, options.engine, IMAGE)  # linked when stored
 
         def job(store, cancel, report):
-            engine = build_engine(options)  # on the worker: a key lookup or vLLM check
+            # on the worker: a key lookup or vLLM check
+            engine = build_engine(options, image_mode=mode)
             record = run_record(run, engine, options.model, images, benchmark)
+            link = linked_image_run(store, record, None, image_run)
+            record = dataclasses.replace(record, image_run=link)
             return run_evaluation(items, store, record, engine, images, report, cancel)
 
         self._last_state = None
@@ -453,7 +472,10 @@ class EvaluatePane(QDialog):
             int(params.get("data_parallel_size") or ENGINE["data_parallel_size"].default)  # type: ignore[call-overload]
         )
         self.enforce_eager.setChecked(bool(params.get("enforce_eager")))
-        self.text_only.setChecked(bool(params.get("image", {}).get("text_only")))
+        image = params.get("image") or {}
+        mode = TEXT_ONLY if image.get("text_only") else image.get("mode") or IMAGE
+        self.image_mode.setCurrentIndex(max(0, self.image_mode.findData(mode)))
+        self.image_seed.setValue(int(image.get("seed") or 0))
 
     def _sampling(self, name: str) -> float:
         """Decoding parameter ``name`` as Start sends it: the field's value, or the run's
@@ -501,9 +523,11 @@ class EvaluatePane(QDialog):
         def pct(value):
             return "—" if value is None else f"{value:.1%}"
 
+        mode = run_image_mode(record)
+
         self.summary.setText(
             f"<b>{esc(run)}</b>: {esc(record.engine)} · {esc(record.model)}"
-            f"{' · text only' if record.text_only else ''} · {summary['n']} answered. "
+            f"{'' if mode == IMAGE else f' · {esc(mode)}'} · {summary['n']} answered. "
             f"Accuracy <b>{pct(summary['accuracy'])}</b> (the public evaluator's rule: "
             f"{pct(summary['official_accuracy'])}); "
             + (

@@ -4,7 +4,8 @@ command's flag does, never typed again by the pane."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDoubleSpinBox, QSpinBox
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QSpinBox
 
 from medrcube_desktop.core.options import Option
 
@@ -45,6 +46,30 @@ def option_box(option: Option) -> QSpinBox | QDoubleSpinBox:
     low, high = option_range(option)
     box.setRange(low, high)  # type: ignore[arg-type]
     box.setValue(option.default)  # type: ignore[arg-type]
+    box.setObjectName(f"option_{option.name}")
+    flag = f" (the command's {option.flag})" if option.flag else ""
+    box.setToolTip(option.help_text() + flag)
+    return box
+
+
+def option_choice(option: Option, words: dict[str, str] | None = None) -> QComboBox:
+    """A combo box of ``option``'s choices (each choice its item's data; ``words``: a
+    choice's tooltip), on its default, with its help and flag as the tooltip; the object
+    name is ``option_<name>``.
+
+    Raises
+    ------
+    TypeError
+        ``option`` has no choices.
+    """
+    if not option.choices:
+        raise TypeError(f"option {option.name!r} has no choices: no combo box for it")
+    box = QComboBox()
+    for n, choice in enumerate(option.choices):
+        box.addItem(choice, choice)
+        if words and choice in words:
+            box.setItemData(n, words[choice], Qt.ItemDataRole.ToolTipRole)
+    box.setCurrentIndex(max(0, box.findData(option.default)))
     box.setObjectName(f"option_{option.name}")
     flag = f" (the command's {option.flag})" if option.flag else ""
     box.setToolTip(option.help_text() + flag)

@@ -1,0 +1,118 @@
+"""What picture an evaluation run sends with each question: the one vocabulary (issue 24).
+
+``image`` sends the item's own picture (the paper's evaluation, Appendix D.3);
+``text-only`` sends none (the prior-leakage baseline, Appendix D.4, Table 4). The three
+other ablations send a picture that carries no information about the item, so a model
+that still answers right does it from the question and options alone:
+
+- ``blank``: a uniform mid-grey (128) picture of the item's rendered size;
+- ``swapped``: the picture of another item of the same modality and region, chosen with
+  the run's seed, never the same image;
+- ``noise``: uniform noise of the item's rendered size, from the run's seed.
+
+A run in an ablation mode is linked to the image run it ablates (``RunRecord.image_run``).
+No Qt, no numpy: the compare, review and CLI layers read these names.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from medrcube_desktop.store.evaluation import RunRecord
+
+IMAGE = "image"
+TEXT_ONLY = "text-only"
+BLANK = "blank"
+SWAPPED = "swapped"
+NOISE = "noise"
+
+IMAGE_MODES = (IMAGE, TEXT_ONLY, BLANK, SWAPPED, NOISE)
+"""Every mode, the paper's own first."""
+
+ABLATIONS = (TEXT_ONLY, BLANK, SWAPPED, NOISE)
+"""The modes that withhold the item's picture (every mode but ``image``)."""
+
+SEEDED = (SWAPPED, NOISE)
+"""The modes whose picture depends on the run's seed (``params["image"]["seed"]``)."""
+
+MODE_HELP = {
+    IMAGE: "the item's own picture (the paper's evaluation)",
+    TEXT_ONLY: "no picture at all (the prior-leakage baseline, paper Table 4)",
+    BLANK: "a uniform mid-grey (128) picture of the item's rendered size",
+    SWAPPED: "the picture of another item of the same modality and region (seeded)",
+    NOISE: "uniform noise (seeded) of the item's rendered size",
+}
+"""One line per mode: the CLI's help, the pane's tooltip, the docs."""
+
+
+def check_image_mode(mode: str) -> str:
+    """``mode`` when it is one of :data:`IMAGE_MODES`.
+
+    Raises
+    ------
+    ValueError
+        Any other string (the message lists the modes).
+    """
+    if mode not in IMAGE_MODES:
+        raise ValueError(f"image mode {mode!r}: not one of {', '.join(IMAGE_MODES)}")
+    return mode
+
+
+def run_image_mode(run: RunRecord) -> str:
+    """The image mode of a stored run, right for runs stored before modes existed: a
+    run with ``text_only`` set is ``"text-only"``; one without a known ``image_mode``
+    is ``"image"``."""
+    if getattr(run, "text_only", False):
+        return TEXT_ONLY
+    mode = getattr(run, "image_mode", "") or IMAGE
+    return mode if mode in IMAGE_MODES else IMAGE
+
+
+def sends_image(mode: str) -> bool:
+    """Whether a run in ``mode`` sends a picture with each question (all but text-only)."""
+    return mode != TEXT_ONLY
+
+
+def is_ablation(mode: str) -> bool:
+    """Whether ``mode`` withholds the item's own picture."""
+    return mode in ABLATIONS
+
+
+def run_image_seed(run: RunRecord) -> int | None:
+    """The seed a swapped or noise run was made with (``params["image"]["seed"]``), or
+    None (the other modes, or a run stored without one)."""
+    image = run.params.get("image") if isinstance(run.params, dict) else None
+    seed = image.get("seed") if isinstance(image, dict) else None
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def _options():
+    from medrcube_desktop.core.options import SEED_MAX, Option, options
+
+    modes = "; ".join(f"{mode}: {words}" for mode, words in MODE_HELP.items())
+    return options(
+        Option("image_mode", "--image", "Image", IMAGE,
+               f"what picture is sent with each question ({modes}); --text-only is "
+               "--image text-only", str, choices=IMAGE_MODES, metavar="MODE"),
+        Option("image_seed", "--image-seed", "Image seed", 0,
+               "swapped, noise: the seed that picks the other item's picture or makes the "
+               "noise (stored with the run; same seed, same pictures)", int, 0, SEED_MAX,
+               kind="seed", metavar="S"),
+        Option("image_run", "--image-run", "Image run", None,
+               "an ablation run: the image run it is linked to (default: the run the same "
+               "model and engine get with --image image, when it is stored)", str,
+               kind="new_name", metavar="NAME"),
+    )  # fmt: skip
+
+
+IMAGE_OPTIONS = _options()
+"""The image-mode rows of ``evaluate`` and the Evaluate pane, declared once (flags, the
+pane's fields, ``docs/evaluate-options.md``)."""
+
+
+def image_options_markdown() -> str:
+    """The Markdown table of the image-mode rows (``docs/evaluate-options.md``)."""
+    from medrcube_desktop.core.options import markdown_table
+
+    return markdown_table(IMAGE_OPTIONS.values())
