@@ -90,6 +90,7 @@ def add_parsers(sub) -> None:
 def cmd_adjudicate_queue(args: argparse.Namespace) -> int:
     """``adjudicate-queue``: print the queue."""
     from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.core.rubric import CANNOT_JUDGE
     from medrcube_desktop.review.adjudication import build_queue, check_queue_inputs
 
     benchmark = load_benchmark(args.dataset)
@@ -106,12 +107,19 @@ def cmd_adjudicate_queue(args: argparse.Namespace) -> int:
         f"raters: {', '.join(queue.reviewers)}" + (f", LLM {queue.model}" if queue.model else "")
     ]
     for entry in queue.entries:
-        scores = "; ".join(
-            f"{j.rater}: " + "".join(str(j.scores[r]) for r in sorted(j.scores))
+        scores = "; ".join(  # ? = cannot judge (issue 24)
+            f"{j.rater}: "
+            + "".join(
+                "?" if j.scores[r] == CANNOT_JUDGE else str(j.scores[r]) for r in sorted(j.scores)
+            )
             for j in entry.judgments
         )
         state = ("open: " + ", ".join(entry.open_targets)) if entry.open_targets else "adjudicated"
-        lines.append(f"{entry.item_id}\trules {', '.join(entry.rules) or '—'}\t{state}\t{scores}")
+        abstained = "; ".join(f"{who} {', '.join(rules)}" for who, rules in entry.abstained.items())
+        lines.append(
+            f"{entry.item_id}\trules {', '.join(entry.rules) or '—'}\t{state}\t{scores}"
+            + (f"\tcannot judge: {abstained}" if abstained else "")
+        )
     emit(args.json, queue.to_dict(), lines)
     return Outcome.DONE
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
@@ -133,6 +134,26 @@ review window)."""
 
 PRINCIPLES: dict[str, tuple[str, ...]] = load_rubric().principle_rules
 """Principle id → its sub-principles: {"1": ("1.1", …, "1.4"), "2": ("2.1", …, "2.3")}."""
+
+
+CANNOT_JUDGE = "cannot judge"
+"""An expert's value of a rule on which they abstain (issue 24): neither pass (1) nor
+fail (0). A string, so that arithmetic on it fails loudly; it is never stored as 0 or 1
+(``reviews.abstained`` lists such rules, schema v11) and LLM judgments never use it.
+Compare with ``is``/``==`` (:func:`abstained_rules`), never with truthiness: it is a
+non-empty string."""
+
+
+def abstained_rules(scores: Mapping[str, object]) -> list[str]:
+    """The rule ids of ``scores`` (rule id → 0, 1, :data:`CANNOT_JUDGE` or None) whose
+    value is :data:`CANNOT_JUDGE`, in rubric order."""
+    return [rule for rule in RULE_IDS if scores.get(rule) == CANNOT_JUDGE]
+
+
+def all_pass(scores: Mapping[str, object], rules: Iterable[str] = RULE_IDS) -> bool:
+    """True when every rule of ``rules`` is scored 1 (pass): an abstention
+    (:data:`CANNOT_JUDGE`) or a missing or unscored rule makes it False."""
+    return all(scores.get(rule) == 1 for rule in rules)
 
 
 def score_column(rule_id: str) -> str:

@@ -8,6 +8,11 @@ committed their own review of that item: the blinding rule of the review window
 (:func:`~medrcube_desktop.review.blinding.may_reveal`), so adjudicating reveals nothing
 the review window still hides. A third adjudicator therefore first reviews the item
 blind, like everyone else. In a study that is not blind every queued item is shown.
+
+"Cannot judge" (issue 24): an item where an expert abstained on a rule is queued with
+that rule to decide (whatever ``against`` and ``on`` say, and with one expert only): an
+abstention is never settled by the other raters' values. :attr:`QueueEntry.abstained`
+names who abstained on which rule.
 Adjudications never change ``reviews`` or ``judgments``; they go to their own table
 (:meth:`~medrcube_desktop.store.StudyStore.save_adjudications`), revised by new
 revisions (the latest wins).
@@ -18,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, RULE_IDS, abstained_rules, all_pass
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review import blinding
 from medrcube_desktop.review.agreement_options import QUEUE
@@ -45,16 +50,24 @@ class RaterJudgment:
 
     rater: str
     kind: str
-    scores: dict[str, int]
+    scores: dict[str, int | str]
     comment: str
     uid: str
     revision: int
     blind: bool = True
 
     @property
-    def verdict(self) -> int:
-        """1 when all seven rules pass."""
-        return int(all(self.scores[r] for r in RULE_IDS))
+    def verdict(self) -> int | str:
+        """1 when all seven rules pass; 0 when one fails; :data:`CANNOT_JUDGE` when none
+        fails and the expert cannot judge one (no all-pass verdict)."""
+        if any(self.scores[r] == 0 for r in RULE_IDS):
+            return 0
+        return 1 if all_pass(self.scores) else CANNOT_JUDGE
+
+    @property
+    def abstained(self) -> list[str]:
+        """The rules this rater cannot judge, in rubric order (never for the LLM)."""
+        return abstained_rules(self.scores)
 
 
 @dataclass(frozen=True)
@@ -71,6 +84,11 @@ class QueueEntry:
     rules: tuple[str, ...]
     verdict_differs: bool
     adjudicated: Mapping[str, Adjudication] = field(default_factory=dict)
+
+    @property
+    def abstained(self) -> dict[str, list[str]]:
+        """Rater → the rules they cannot judge, for the raters who abstained."""
+        return {j.rater: j.abstained for j in self.judgments if j.abstained}
 
     @property
     def open_targets(self) -> list[str]:
@@ -97,6 +115,7 @@ class QueueEntry:
                 }  # fmt: skip
                 for j in self.judgments
             ],
+            **({"abstained": self.abstained} if self.abstained else {}),
             "adjudicated": {
                 t: {
                     "value": a.value,
@@ -141,8 +160,9 @@ class AdjudicationQueue:
 def _differing(judgments: list[RaterJudgment], against: str) -> tuple[list[str], bool]:
     experts = [j for j in judgments if j.kind == "review"]
     llm = next((j for j in judgments if j.kind == "llm"), None)
-    rules: set[str] = set()
-    verdict = False
+    # an abstention always needs a decision (issue 24), whoever it is compared with
+    rules: set[str] = {r for j in experts for r in j.abstained}
+    verdict = any(j.verdict == CANNOT_JUDGE for j in experts)
     if against in ("experts", "any") and len(experts) >= 2:
         rules |= {r for r in RULE_IDS if len({j.scores[r] for j in experts}) > 1}
         verdict |= len({j.verdict for j in experts}) > 1
@@ -331,5 +351,5 @@ def adjudicate(
     return store.save_adjudications(records)
 
 
-def _value(judgment: RaterJudgment, target: str) -> int:
+def _value(judgment: RaterJudgment, target: str) -> int | str:
     return judgment.verdict if target == VERDICT else judgment.scores[target]

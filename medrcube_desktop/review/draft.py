@@ -9,7 +9,7 @@ from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.store import Review, utc_now
 from medrcube_desktop.store.drafts import StoredDraft
 
-Snapshot = tuple[tuple[int | None, ...], str, tuple[str, ...]]
+Snapshot = tuple[tuple[int | str | None, ...], str, tuple[str, ...]]
 """What undo restores: scores in rubric order, comment, tags."""
 
 
@@ -30,7 +30,9 @@ class ReviewIncomplete(MedRCubeError):
 class Draft:
     """Scores, comment and tags being edited for one item (saved as a draft, not committed).
 
-    ``scores`` maps each rule id to 1 (pass), 0 (fail) or ``None`` (not scored yet). A
+    ``scores`` maps each rule id to 1 (pass), 0 (fail),
+    :data:`~medrcube_desktop.core.rubric.CANNOT_JUDGE` (the reviewer abstains: a value
+    of its own, committed as such) or ``None`` (not scored yet). A
     fresh item starts unscored so that nothing is passed without a look; a committed item
     starts from its saved scores; an intra-rater repeat (``repeat``) starts unscored again.
     ``dirty`` is True while the draft differs from where it started. ``active_seconds``
@@ -38,7 +40,7 @@ class Draft:
     """
 
     item_id: str
-    scores: dict[str, int | None]
+    scores: dict[str, int | str | None]
     comment: str = ""
     tags: list[str] = field(default_factory=list)
     started_at: str = field(default_factory=utc_now)

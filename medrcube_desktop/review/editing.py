@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from medrcube_desktop.core.rubric import CANNOT_JUDGE
 from medrcube_desktop.review.draft import Draft, Snapshot
 from medrcube_desktop.review.flow import Aspect
 from medrcube_desktop.store import StudyStore, utc_now
@@ -37,13 +38,27 @@ class DraftEditingMixin:
         def _notify(self, aspect: Aspect, item_id: str | None = None) -> None: ...
 
     def toggle(self, rule_id: str) -> int:
-        """Score one rule: unscored → fail (0), fail → pass (1), pass → fail.
+        """Score one rule: unscored → fail (0), fail → pass (1), pass → fail; "cannot
+        judge" → fail.
 
         Returns the new value. Raises ``RuntimeError`` when no item is current and
         ``StoreError`` when the draft cannot be saved (the edit stays on screen).
         """
         draft = self._current_draft()
         value = 1 if draft.scores[rule_id] == 0 else 0
+        self._edit("score", lambda d: d.scores.__setitem__(rule_id, value))
+        return value
+
+    def abstain(self, rule_id: str) -> int | str | None:
+        """Say "cannot judge" on one rule (issue 24): any state → :data:`CANNOT_JUDGE`,
+        and again → unscored (``None``), so a slip is undone with the same key.
+
+        Returns the new value. An abstained rule is neither pass nor fail: the commit
+        stores it as its own value and the item has no all-pass verdict. Raises as
+        :meth:`toggle`.
+        """
+        draft = self._current_draft()
+        value = None if draft.scores[rule_id] == CANNOT_JUDGE else CANNOT_JUDGE
         self._edit("score", lambda d: d.scores.__setitem__(rule_id, value))
         return value
 

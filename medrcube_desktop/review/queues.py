@@ -19,6 +19,8 @@ STATUS_UNREVIEWED = "unreviewed"
 STATUS_FLAGGED = "flagged"
 STATUS_FAILED = "failed"
 """Any rule failed in the reviewer's latest review; ``"failed:1.3"`` for one rule."""
+STATUS_CANNOT_JUDGE = "cannot-judge"
+"""The reviewer's latest review says "cannot judge" on some rule (issue 24)."""
 STATUS_DISAGREES = "disagrees"
 """The reviewer's latest review differs from the revealed LLM judgment on some rule."""
 STATUS_NOTE_MISSING = "note-missing"
@@ -38,6 +40,7 @@ STATUS_CHOICES: tuple[tuple[str, str], ...] = (
     (STATUS_FLAGGED, "Flagged"),
     (STATUS_FAILED, "A rule failed"),
     *((f"{STATUS_FAILED}:{rule}", f"Rule {rule} failed") for rule in RULE_IDS),
+    (STATUS_CANNOT_JUDGE, "Cannot judge a rule"),
     (STATUS_DISAGREES, "Disagrees with the LLM"),
     (STATUS_NOTE_MISSING, "Disagrees, note missing"),
     (STATUS_ANSWERABLE, "Answerable without the image"),
@@ -73,7 +76,8 @@ class ItemFilter:
 class QueueFacts:
     """What the status filters need to know about the reviewer's work.
 
-    ``failed`` maps item id to the rules failed in the latest review; ``disagrees`` holds
+    ``failed`` maps item id to the rules failed in the latest review, ``abstained`` to
+    those the reviewer cannot judge there; ``disagrees`` holds
     the ids of committed items whose latest review differs from the LLM judgment, and
     ``note_missing`` those of them still lacking the note the study asks for;
     ``study_items`` the items of the chosen agreement study (``None``: no restriction);
@@ -90,6 +94,7 @@ class QueueFacts:
     study_items: set[str] | None = None
     assigned: set[str] | None = None
     answerable: set[str] = field(default_factory=set)
+    abstained: dict[str, list[str]] = field(default_factory=dict)
 
 
 def matches(item: Item, f: ItemFilter, facts: QueueFacts) -> bool:
@@ -158,6 +163,8 @@ def _status_matches(item_id: str, status: str, facts: QueueFacts) -> bool:
         return item_id in facts.answerable
     if status == STATUS_FAILED:
         return bool(facts.failed.get(item_id))
+    if status == STATUS_CANNOT_JUDGE:
+        return bool(facts.abstained.get(item_id))
     if status.startswith(f"{STATUS_FAILED}:"):
         return status.split(":", 1)[1] in facts.failed.get(item_id, [])
     raise ValueError(f"unknown queue status {status!r}")

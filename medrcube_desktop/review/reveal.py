@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, RULE_IDS
 from medrcube_desktop.review import blinding
 from medrcube_desktop.review.draft import Draft, ReviewIncomplete
 from medrcube_desktop.review.flow import Aspect
@@ -37,10 +37,10 @@ class Reveal:
     """
 
     item_id: str
-    mine: dict[str, int | None]
+    mine: dict[str, int | str | None]
     llm_model: str
     llm: dict[str, int] | None
-    others: dict[str, dict[str, int]]
+    others: dict[str, dict[str, int | str]]
     disagreements: list[str]
     evidence: dict[str, object] | None = None
 
@@ -107,7 +107,7 @@ class RevealMixin:
             return None
         judgment = self.judgments.get(item_id)
         draft, saved = self.drafts.get(item_id), self.saved.get(item_id)
-        mine: dict[str, int | None] = (
+        mine: dict[str, int | str | None] = (
             dict(draft.scores) if draft else dict(saved.scores) if saved else {}
         )
         others = {
@@ -125,16 +125,23 @@ class RevealMixin:
             self.necessity_evidence().get(item_id),
         )
 
-    def disagreements(self, item_id: str, scores: dict[str, int | None] | None = None) -> list[str]:
+    def disagreements(
+        self, item_id: str, scores: dict[str, int | str | None] | None = None
+    ) -> list[str]:
         """Rules where ``scores`` (default: the latest committed ones) differ from the LLM
-        judgment; empty when either is missing. Does not check blinding."""
+        judgment; empty when either is missing. A rule the reviewer cannot judge is no
+        disagreement (the LLM never abstains). Does not check blinding."""
         judgment = self.judgments.get(item_id)
         if scores is None:
             saved = self.saved.get(item_id)
             scores = dict(saved.scores) if saved else None
         if judgment is None or judgment.scores is None or scores is None:
             return []
-        return [r for r in RULE_IDS if scores[r] is not None and scores[r] != judgment.scores[r]]
+        return [
+            r
+            for r in RULE_IDS
+            if scores[r] not in (None, CANNOT_JUDGE) and scores[r] != judgment.scores[r]
+        ]
 
     def pending_note(self, item_id: str) -> tuple[Review, list[str]] | None:
         """``(review, rules)`` when the study wants a note on why the reviewer's latest

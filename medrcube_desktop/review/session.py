@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, RULE_IDS, abstained_rules
 from medrcube_desktop.review.draft import Draft, ReviewIncomplete, draft_from_stored
 from medrcube_desktop.review.editing import DraftEditingMixin
 from medrcube_desktop.review.file_problems import FileProblemsMixin
@@ -214,9 +214,14 @@ class ReviewSessionState(
             if self.disagreements(item_id) and self.is_revealed(item_id)
         }
         note_missing = {item_id for item_id in disagrees if self.pending_note(item_id)}
+        abstained = {
+            item_id: rules
+            for item_id, review in self.saved.items()
+            if (rules := abstained_rules(review.scores))
+        }
         return QueueFacts(
             set(self.saved), set(self.flagged), failed, disagrees, note_missing,
-            assigned=self.assigned,
+            assigned=self.assigned, abstained=abstained,
         )  # fmt: skip
 
     def answerable_to_show(self) -> set[str]:
@@ -461,7 +466,10 @@ class ReviewSessionState(
             Review(
                 reviewer=self.reviewer,
                 item_id=draft.item_id,
-                scores={rule: int(value) for rule, value in draft.scores.items()},  # type: ignore[arg-type]
+                scores={  # an abstention stays one (never 0 or 1)
+                    rule: value if value == CANNOT_JUDGE else int(value)  # type: ignore[arg-type]
+                    for rule, value in draft.scores.items()
+                },
                 comment=draft.comment.strip(),
                 started_at=draft.started_at,
                 committed_at=utc_now(),

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, RULE_IDS
 from medrcube_desktop.errors import StoreError
 
 
@@ -25,7 +25,8 @@ class StoredDraft:
     ----------
     reviewer, item_id : str
     scores : dict[str, int | None]
-        Rule id to 1 (pass), 0 (fail) or ``None`` (not scored yet); all seven rules.
+        Rule id to 1 (pass), 0 (fail), ``CANNOT_JUDGE`` (the expert abstains; the JSON
+        string ``"cannot judge"``) or ``None`` (not scored yet); all seven rules.
     comment : str
     tags : tuple of str
     repeat : bool
@@ -38,7 +39,7 @@ class StoredDraft:
 
     reviewer: str
     item_id: str
-    scores: dict[str, int | None]
+    scores: dict[str, int | str | None]
     comment: str
     tags: tuple[str, ...]
     repeat: bool
@@ -56,9 +57,11 @@ def draft_row(draft: StoredDraft) -> dict[str, Any]:
         A score is not 0, 1 or None, or active seconds are negative or not finite.
     """
     if set(draft.scores) != set(RULE_IDS) or any(
-        v not in (0, 1, None) for v in draft.scores.values()
+        v not in (0, 1, None, CANNOT_JUDGE) for v in draft.scores.values()
     ):
-        raise StoreError(f"item {draft.item_id}: draft scores must be 0, 1 or unscored")
+        raise StoreError(
+            f"item {draft.item_id}: draft scores must be 0, 1, {CANNOT_JUDGE!r} or unscored"
+        )
     if not (math.isfinite(draft.active_seconds) and draft.active_seconds >= 0):
         raise StoreError(f"item {draft.item_id}: active seconds must be >= 0")
     return {

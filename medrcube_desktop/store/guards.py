@@ -30,6 +30,8 @@ GUARD_TRIGGERS = (
     "reviews_first_judgment_kept",
     "reviews_revision_kept",
     "reviews_uid_kept",
+    "reviews_abstained_never_changed",
+    "reviews_abstained_checked",
     "proposals_never_updated",
     "proposals_never_deleted",
     "proposals_never_replaced",
@@ -39,7 +41,8 @@ GUARD_TRIGGERS = (
     "proposal_decisions_not_the_authors",
 )
 """Names of the triggers that keep reviews, adjudications, proposals and their
-decisions append-only (v5, v7, v8, v9). Every other
+decisions append-only (v5, v7, v8, v9), and refuse an abstention (v11) that is not
+one. Every other
 trigger the migrations create (``reviews_uid_default``) is checked as these are, and a
 trigger no migration created is refused (it could change rows the guards let through)."""
 

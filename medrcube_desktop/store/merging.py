@@ -455,7 +455,7 @@ def _rows(store: StudyStore, table: str, columns: list[str]) -> list[dict]:
 
 def _review_content(row: dict) -> tuple:
     """What makes two review rows the same review whatever their uid: reviewer, item,
-    scores, comment, tags, repeat and commit time."""
+    scores (abstained rules included, v11), comment, tags, repeat and commit time."""
     scores = tuple(row[k] for k in sorted(row) if k.startswith("score_"))
-    return (row["reviewer"], row["item_id"], scores, row["comment"], row["tags"], row["repeat"],
-            row["committed_at"])  # fmt: skip
+    return (row["reviewer"], row["item_id"], scores, row.get("abstained", "[]"), row["comment"],
+            row["tags"], row["repeat"], row["committed_at"])  # fmt: skip

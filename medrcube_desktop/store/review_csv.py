@@ -24,7 +24,7 @@ from medrcube_desktop.core.csvfile import (  # FORMULA_STARTS, neutralise_cell: 
     write_csv,
 )
 from medrcube_desktop.core.files import read_file_bytes
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, RULE_IDS
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store.review_queries import Review
 
@@ -44,8 +44,14 @@ CSV_COLUMNS: tuple[str, ...] = (
 )
 """Header of an exported CSV, in order (``tags`` are joined with ``;``; ``blind`` is 1 for
 a judgment made before anything was revealed; ``reviewer`` is informative, an import
-uses ``--reviewer``; ``image_shown`` is 1 when the image was on screen at the commit, 0
+uses ``--reviewer``; a rule cell is 0, 1 or ``cannot judge`` (the expert abstained,
+:data:`CANNOT_JUDGE_CELLS`); ``image_shown`` is 1 when the image was on screen at the commit, 0
 when it was not (text only), empty when not known)."""
+
+CANNOT_JUDGE_CELLS: tuple[str, ...] = (CANNOT_JUDGE, "na", "n/a")
+"""Rule cells read as "cannot judge" (issue 24), compared case-insensitively after
+stripping: ``cannot judge`` (what the app writes), ``NA`` and ``N/A`` (R, spreadsheets).
+An empty cell is not one: a rule must be scored or abstained on explicitly."""
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("item_id", *RULE_IDS)
 """Columns an imported CSV must have; ``comment``, ``tags``, ``started_at``,
@@ -68,8 +74,9 @@ class CsvReview:
     line : int
         Line of the file the row starts on (1 = header).
     item_id, comment : str
-    scores : dict[str, int]
-        Rule id to 0 or 1, all seven rules.
+    scores : dict[str, int | str]
+        Rule id to 0, 1 or ``CANNOT_JUDGE`` (a cell of :data:`CANNOT_JUDGE_CELLS`), all
+        seven rules.
     tags : tuple of str
     repeat : bool
     started_at, committed_at : str or None
@@ -81,7 +88,7 @@ class CsvReview:
 
     line: int
     item_id: str
-    scores: dict[str, int]
+    scores: dict[str, int | str]
     comment: str
     tags: tuple[str, ...]
     repeat: bool
@@ -220,13 +227,15 @@ def _parse_row(
         found.append(("item_id", "no item id"))
     if len(cells) != width:
         found.append(("(row)", f"{len(cells)} fields, the header has {width}"))
-    scores: dict[str, int] = {}
+    scores: dict[str, int | str] = {}
     for rule in RULE_IDS:
         value = cell(rule).strip()
         if value in ("0", "1"):
             scores[rule] = int(value)
+        elif value.casefold() in CANNOT_JUDGE_CELLS:
+            scores[rule] = CANNOT_JUDGE
         else:
-            found.append((rule, f"score must be 0 or 1, got {value!r}"))
+            found.append((rule, f"score must be 0, 1 or {CANNOT_JUDGE!r} (NA), got {value!r}"))
     times = {}
     for name in ("started_at", "committed_at"):
         try:

@@ -19,7 +19,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from medrcube_desktop import __version__
-from medrcube_desktop.core.rubric import RULE_IDS, load_rubric, score_column
+from medrcube_desktop.core.rubric import (
+    CANNOT_JUDGE,
+    RULE_IDS,
+    abstained_rules,
+    load_rubric,
+    score_column,
+)
 from medrcube_desktop.errors import StoreError
 
 
@@ -30,8 +36,10 @@ class Review:
     Attributes
     ----------
     reviewer, item_id : str
-    scores : dict[str, int]
-        Rule id ("1.1" … "2.3") to 0 (fail) or 1 (pass); always all seven rules.
+    scores : dict[str, int | str]
+        Rule id ("1.1" … "2.3") to 0 (fail), 1 (pass) or
+        :data:`~medrcube_desktop.core.rubric.CANNOT_JUDGE` (the expert abstained:
+        neither; stored in ``abstained``, schema v11); always all seven rules.
     comment : str
     started_at, committed_at : str
         ISO 8601 UTC timestamps.
@@ -63,7 +71,7 @@ class Review:
 
     reviewer: str
     item_id: str
-    scores: dict[str, int]
+    scores: dict[str, int | str]
     comment: str
     started_at: str
     committed_at: str
@@ -83,18 +91,25 @@ def review_row(review: Review) -> dict[str, str | int | float | None]:
     """The ``reviews`` columns of a review, without ``id`` and ``revision``
     (``image_shown`` only when known).
 
-    A new ``uid`` is made when the review has none.
+    A new ``uid`` is made when the review has none. An abstained rule
+    (:data:`~medrcube_desktop.core.rubric.CANNOT_JUDGE`) is listed in ``abstained`` (a
+    JSON array of rule ids) and its score column holds 0, which no reader takes as a
+    score (``review_db/migrations/0011_cannot_judge.sql``); ``abstained`` is given only
+    when a rule is abstained, so rows without one are written as before.
 
     Raises
     ------
     StoreError
-        A score is missing or not 0/1, or ``active_seconds`` is negative or not finite.
+        A score is missing or not 0/1/``CANNOT_JUDGE``, or ``active_seconds`` is negative
+        or not finite.
     """
     if set(review.scores) != set(RULE_IDS) or any(
-        v not in (0, 1) or isinstance(v, bool) for v in review.scores.values()
+        (v not in (0, 1) or isinstance(v, bool)) and v != CANNOT_JUDGE
+        for v in review.scores.values()
     ):
         raise StoreError(
-            f"item {review.item_id}: scores must give 0 or 1 for each of {list(RULE_IDS)}"
+            f"item {review.item_id}: scores must give 0, 1 or {CANNOT_JUDGE!r} for each of "
+            f"{list(RULE_IDS)}"
         )
     if not (math.isfinite(review.active_seconds) and review.active_seconds >= 0):
         raise StoreError(
@@ -118,16 +133,22 @@ def review_row(review: Review) -> dict[str, str | int | float | None]:
     }
     if review.image_shown is not None:  # unknown: the column's NULL
         row["image_shown"] = int(review.image_shown)
-    row.update({score_column(r): int(review.scores[r]) for r in RULE_IDS})
+    abstained = abstained_rules(review.scores)
+    if abstained:  # no abstention: the column's default '[]'
+        row["abstained"] = json.dumps(abstained)
+    row.update({score_column(r): 0 if r in abstained else int(review.scores[r]) for r in RULE_IDS})
     return row
 
 
 def review_from_row(row: dict) -> Review:
-    """A :class:`Review` from a ``reviews`` row (a mapping of column to value)."""
+    """A :class:`Review` from a ``reviews`` row (a mapping of column to value); a rule
+    listed in ``abstained`` (v11) reads :data:`~medrcube_desktop.core.rubric.CANNOT_JUDGE`
+    whatever its score column holds."""
+    abstained = set(json.loads(row.get("abstained") or "[]"))
     return Review(
         reviewer=row["reviewer"],
         item_id=row["item_id"],
-        scores={r: int(row[score_column(r)]) for r in RULE_IDS},
+        scores={r: CANNOT_JUDGE if r in abstained else int(row[score_column(r)]) for r in RULE_IDS},
         comment=row["comment"],
         started_at=row["started_at"],
         committed_at=row["committed_at"],

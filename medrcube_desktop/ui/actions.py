@@ -263,6 +263,15 @@ def review_actions(window) -> list[ActionSpec]:
         )
         for n, rule in enumerate(RULE_IDS, start=1)
     ]
+    specs += [
+        ActionSpec(
+            f"rule.{rule}.cannot_judge",
+            f"Cannot judge rule {rule} (again: unscored)",
+            (f"Alt+{n}",),
+            lambda r=rule: window.scoring.abstain_rule(r),
+        )
+        for n, rule in enumerate(RULE_IDS, start=1)
+    ]
     return specs + [
         ActionSpec(
             "review.pass_rest", "Pass every unscored rule", ("P",), window.scoring.pass_unscored

@@ -183,6 +183,7 @@ class Shortcuts:
             {rule: self.key_of(f"rule.{rule}") for rule in RULE_IDS},
             self.key_of("review.pass_rest"),
             self.key_of("review.commit"),
+            {rule: self.key_of(f"rule.{rule}.cannot_judge") for rule in RULE_IDS},
         )
 
     def show_shortcuts(self) -> None:

@@ -33,7 +33,7 @@ def test_import_reviews_with_bad_rows_exits_1_with_one_line_each(tmp_path, capsy
     assert main(args) == 1
     out, err = capsys.readouterr()
     problems = [
-        f"{csv_path} line 3 item i2 column 2.3: score must be 0 or 1, got '2'",
+        f"{csv_path} line 3 item i2 column 2.3: score must be 0, 1 or 'cannot judge' (NA), got '2'",
         f"{csv_path} line 4 item (no id) column item_id: no item id",
     ]
     assert err.splitlines() == [f"medrcube-desktop: created a new review database {db}", *problems]

@@ -183,10 +183,10 @@ def test_bad_rows_are_reported_by_file_line_item_and_column_and_good_rows_import
     summary = import_reviews(store, "dr-a", path)
     assert summary.imported == 2 and summary.skipped == 0
     assert summary.problems == [
-        f"{path} line 3 item bad-score column 1.1: score must be 0 or 1, got '2'",
+        f"{path} line 3 item bad-score column 1.1: score must be 0, 1 or 'cannot judge' (NA), got '2'",
         f"{path} line 4 item (no id) column item_id: no item id",
         f"{path} line 7 item bad-time column active_seconds: not a number >= 0: 'ten'",
-        f"{path} line 8 item bad-many column 1.4: score must be 0 or 1, got 'x'",
+        f"{path} line 8 item bad-many column 1.4: score must be 0, 1 or 'cannot judge' (NA), got 'x'",
         f"{path} line 8 item bad-many column active_seconds: not a number >= 0: '-4'",
     ]
     latest = store.latest_reviews("dr-a")

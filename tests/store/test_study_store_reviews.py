@@ -29,6 +29,7 @@ def test_new_file_is_migrated_in_wal_mode_and_records_its_version(tmp_path):
         (8, "0008_revisions_kept.sql"),
         (9, "0009_proposals.sql"),
         (10, "0010_image_ablation.sql"),
+        (11, "0011_cannot_judge.sql"),
     ]
     columns = [r[1] for r in store.conn.execute("PRAGMA table_info(reviews)")]
     assert [c for c in columns if c.startswith("score_")] == [

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, RULE_IDS
 from medrcube_desktop.review.agreement.stats import Scores
 from medrcube_desktop.store.adjudications import VERDICT, Adjudication
 
@@ -73,7 +73,11 @@ def gold_standard(
         for rule in RULE_IDS:
             if rule in settled:
                 values[rule] = settled[rule].value
-            elif len(judged) >= 2 and len({s[rule] for s in judged}) == 1:
+            elif (
+                len(judged) >= 2
+                and len({s[rule] for s in judged}) == 1
+                and judged[0][rule] != CANNOT_JUDGE  # an abstention is decided, not shared
+            ):
                 values[rule] = int(judged[0][rule])
         if settled:
             gold.adjudicated.add(item)
@@ -129,7 +133,7 @@ def gold_sources(
             own.append(item)
         else:
             others.append(item)
-    matching = sum(1 for i in own if all(int(scores[i][r]) == gold.scores[i][r] for r in RULE_IDS))
+    matching = sum(1 for i in own if all(scores[i][r] == gold.scores[i][r] for r in RULE_IDS))
     return GoldSources(consensus, own, others, matching)
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 from medrcube_desktop.core.names import html_text
 from medrcube_desktop.review.agreement.run import StudyRun
 from medrcube_desktop.review.agreement.table import (
+    abstention_lines,
+    abstention_rows,
     cell,
     ci_cell,
     fmt,
@@ -31,6 +33,20 @@ def _others_html(run: StudyRun) -> str:
             f"<table><caption><b>Table 2.</b> All {len(run.multi['raters'])} raters ({names}) on the "
             f"{run.multi['n_samples']} items every one of them judged.</caption><thead><tr><th>Rule</th>"
             f"<th>Fleiss' κ</th><th>Krippendorff's α</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+    if abstained := abstention_rows(run):  # only when someone said "cannot judge"
+        first, second = html_text(str(run.meta["first"])), html_text(str(run.meta["second"]))
+        rows = "".join(
+            f"<tr><td>{e['rule']}</td><td>{e['first_count']} ({fmt(e['first_rate'])})</td>"
+            f"<td>{e['second_count']} ({fmt(e['second_rate'])})</td><td>{e['left_out']}</td></tr>"
+            for e in abstained
+        )
+        parts.append(
+            f"<table><caption><b>Cannot judge.</b> Abstentions per rater and rule (count, rate "
+            f"over the compared items); a pair counts in a rule only if neither rater abstained. "
+            f"{html_text(abstention_lines(run)[-1])}</caption><thead><tr><th>Rule</th>"
+            f"<th>{first}</th><th>{second}</th><th>Pairs left out</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>"
         )
     if run.intra:
         rows = "".join(

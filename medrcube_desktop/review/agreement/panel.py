@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from medrcube_desktop.core.rubric import PRINCIPLES, RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, PRINCIPLES, RULE_IDS
 from medrcube_desktop.review.agreement.stats import (
     ALIKE,
     MAX_BOOTSTRAP,
@@ -62,7 +62,12 @@ def rater_matrix(
     """The matrix of ``scores`` (item → rule → 0/1) over ``universe``; ``verdicts``
     (item → 0/1) replaces the derived overall verdict where given (an adjudicated one).
 
-    Raises ``ValueError`` for a score that is not 0/1.
+    An item on which the rater cannot judge some rule (:data:`CANNOT_JUDGE`, issue 24)
+    counts as not judged by that rater here (the panel's figures leave the whole item
+    out for that rater, never take the abstention as pass or fail; the pairwise
+    exclusion per rule is the two-rater study's, :func:`~.stats.compare`).
+
+    Raises ``ValueError`` for a score that is not 0/1 or an abstention.
     """
     values = np.zeros((len(universe), len(JUDGMENTS)), dtype=int)
     judged = np.zeros(len(universe), dtype=bool)
@@ -71,6 +76,8 @@ def rater_matrix(
         if item not in scores:
             continue
         rules = [scores[item].get(rule) for rule in RULE_IDS]
+        if CANNOT_JUDGE in rules:
+            continue
         if any(v not in (0, 1) or isinstance(v, bool) for v in rules):
             raise ValueError(f"item {item}: every rule must be 0 or 1, got {rules!r}")
         values[row, : len(RULE_IDS)] = rules

@@ -18,7 +18,13 @@ from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.review.agreement.figures import bar_figure, confusion_figure, save_figure
 from medrcube_desktop.review.agreement.html import write_html
 from medrcube_desktop.review.agreement.run import StudyRun
-from medrcube_desktop.review.agreement.table import FIGURE_NAMES, meta_line, table_rows
+from medrcube_desktop.review.agreement.table import (
+    FIGURE_NAMES,
+    abstention_lines,
+    abstention_rows,
+    meta_line,
+    table_rows,
+)
 
 
 def _safe(value: object) -> object:
@@ -217,6 +223,16 @@ def _write_xlsx(run: StudyRun, path: Path) -> None:
                 )
     if run.evidence is not None:
         _evidence_sheet(book, run.evidence)
+    if abstained := abstention_rows(run):  # only when someone said "cannot judge"
+        sheet = book.create_sheet("Cannot judge")
+        first, second = _safe(run.meta["first"]), _safe(run.meta["second"])
+        sheet.append(["Rule", f"{first}: count", f"{first}: rate", f"{second}: count",
+                      f"{second}: rate", "Pairs left out"])  # fmt: skip
+        for entry in abstained:
+            sheet.append([entry["rule"], entry["first_count"], entry["first_rate"],
+                          entry["second_count"], entry["second_rate"], entry["left_out"]])  # fmt: skip
+        for line in abstention_lines(run)[-1:]:
+            sheet.append([_safe(line)])
     book.properties.title = "MedRCube agreement study"
     book.properties.description = spreadsheet_text(meta_line(run))
     book.save(path)

@@ -60,8 +60,9 @@ class StudyRun:
 
 def expert_scores(
     store: StudyStore, reviewer: str, image_shown_only: bool = False
-) -> dict[str, dict[str, int]]:
-    """First judgments of ``reviewer``: item id → rule → 0/1 (raises StoreError). With
+) -> dict[str, dict[str, int | str]]:
+    """First judgments of ``reviewer``: item id → rule → 0/1 or ``CANNOT_JUDGE`` (raises
+    StoreError). With
     ``image_shown_only``, those committed without the image shown are left out (those
     of unknown display, before schema v6, are kept)."""
     return {
@@ -146,12 +147,15 @@ def run_study(
         detail = " (only intra-rater repeats)" if reviewer in store.reviewers() else ""
         raise MedRCubeError(f"no first judgments by {reviewer!r}{detail} (reviewers: {known})")
     hashes: list[str] = []
+    second: dict[str, dict[str, int | str]]
     if model is not None:
         judgments = store.judgments(model)
         if not judgments:
             known = ", ".join(store.judgment_models()) or "none"
             raise MedRCubeError(f"no judgments by model {model!r} (models: {known})")
-        second = {item: dict(j.scores or {}) for item, j in judgments.items() if item not in gone}
+        second = {  # an LLM judgment never abstains
+            item: dict(j.scores or {}) for item, j in judgments.items() if item not in gone
+        }
         hashes = sorted({j.prompt_sha256 for j in judgments.values() if j.prompt_sha256})
         label = f"LLM {model}"
     else:

@@ -1,8 +1,16 @@
 """Agreement between two raters on the NBME rubric (paper E.6, Table 5), with the
 chance-corrected statistics and intervals a paper's reviewers will ask for.
 
-Raters are given as ``{item_id: {rule_id: 0|1}}`` (first judgments). Only items both
-raters judged are compared; the others are counted as excluded.
+Raters are given as ``{item_id: {rule_id: 0|1|"cannot judge"}}`` (first judgments). Only
+items both raters judged are compared; the others are counted as excluded.
+
+"Cannot judge" (an expert's abstention, issue 24) is excluded pairwise: a rule's figures
+count an item only if neither rater abstained on that rule; a principle's verdict and
+all-match only if neither abstained on any of its rules; the sample-level all-seven
+match only if neither abstained on any rule. Each such figure then resamples its own
+kept pairs (same draws count and seed). :attr:`AgreementResult.abstentions` gives each
+rater's abstention rate per rule over the compared items; it is ``None`` when nobody
+abstained, and then every figure and output is exactly what it was before.
 
 Figures per sub-principle and per principle verdict:
 
@@ -37,15 +45,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from medrcube_desktop.core.rubric import PRINCIPLES, RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, PRINCIPLES, RULE_IDS, all_pass
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.agreement_options import AGREEMENT, MAX_BOOTSTRAP
 
-Scores = Mapping[str, Mapping[str, int]]
-"""item id → rule id → 0 (fail) / 1 (pass)."""
+Scores = Mapping[str, Mapping[str, int | str]]
+"""item id → rule id → 0 (fail) / 1 (pass) / :data:`CANNOT_JUDGE` (an expert abstained)."""
 
 DEFAULT_BOOTSTRAP: int = AGREEMENT["bootstrap"].default  # type: ignore[assignment]
 """Bootstrap draws of the intervals unless told (``agreement --bootstrap``, the pane's
@@ -201,10 +210,16 @@ class AgreementResult:
     principles: dict[str, dict[str, object]]
     bootstrap: int = DEFAULT_BOOTSTRAP
     seed: int = DEFAULT_SEED
-    first: dict[str, dict[str, int]] = field(default_factory=dict)
-    second: dict[str, dict[str, int]] = field(default_factory=dict)
+    first: dict[str, dict[str, int | str]] = field(default_factory=dict)
+    second: dict[str, dict[str, int | str]] = field(default_factory=dict)
     sample_undefined: dict[str, str] = field(default_factory=dict)
     """``"agreement"``/``"ci95"`` of the sample level → why it is undefined."""
+    abstentions: dict[str, Any] | None = None
+    """``None`` when neither rater said "cannot judge" on a compared item (the paper's
+    case: every output is then as before). Else ``{"first": R, "second": R,
+    "pairs_left_out": {rule: n}, "principles_left_out": {pid: n},
+    "sample_level_left_out": n}``, R = ``{"n_items", "counts": {rule: n}, "rates": {rule:
+    share of the compared items}, "items_with_any"}``."""
 
     def to_dict(self) -> dict[str, object]:
         """The ``agreement --json`` object (issue 6)."""
@@ -234,6 +249,7 @@ class AgreementResult:
             "rules": {rule: figures.to_dict() for rule, figures in self.rules.items()},
             "principles": principles,
             "bootstrap": {"draws": self.bootstrap, "seed": self.seed},
+            **({"abstentions": self.abstentions} if self.abstentions is not None else {}),
         }
 
     def verdict(self, principle: str) -> PairFigures:
@@ -248,9 +264,13 @@ class AgreementResult:
         out = []
         for item in self.items:
             a, b = self.first[item], self.second[item]
+            rules = PRINCIPLES[judgment[1:]] if judgment.startswith("P") else (judgment,)
+            if any(CANNOT_JUDGE in (a[r], b[r]) for r in rules):
+                continue  # abstained: in no cell (left out of that table)
+            va: int | str
+            vb: int | str
             if judgment.startswith("P"):
-                rules = PRINCIPLES[judgment[1:]]
-                va, vb = int(all(a[r] for r in rules)), int(all(b[r] for r in rules))
+                va, vb = int(all_pass(a, rules)), int(all_pass(b, rules))
             else:
                 va, vb = a[judgment], b[judgment]
             if (va, vb) == (first, second):
@@ -301,38 +321,88 @@ def compare(
     universe = sorted(set(sample) if sample is not None else set(first) | set(second))
     items = [i for i in universe if i in first and i in second]
     excluded = [i for i in universe if i not in first or i not in second]
-    a = _matrix(first, items)
-    b = _matrix(second, items)
+    a, a_na = _matrix(first, items)
+    b, b_na = _matrix(second, items)
     n = len(items)
     draws = _draws(n, bootstrap, seed)
+    either = a_na | b_na  # (n, 7) bool: the pair does not count on that rule
     matches = a == b  # (n, 7) bool
-    all_seven = matches.all(axis=1)
-    result_rules = {rule: _figures(a[:, k], b[:, k], draws) for k, rule in enumerate(RULE_IDS)}
+    result_rules = {}
+    for k, rule in enumerate(RULE_IDS):
+        keep = ~either[:, k]
+        result_rules[rule] = _figures(a[keep, k], b[keep, k], _kept(keep, draws))
     principles: dict[str, dict[str, object]] = {}
     for pid, rules in PRINCIPLES.items():
         cols = [RULE_IDS.index(r) for r in rules]
-        all_match = matches[:, cols].all(axis=1)
-        verdict_a = a[:, cols].all(axis=1).astype(int)
-        verdict_b = b[:, cols].all(axis=1).astype(int)
+        keep = ~either[:, cols].any(axis=1)  # abstained on a rule of it: no verdict
+        kept = _kept(keep, draws)
+        all_match = matches[keep][:, cols].all(axis=1)
+        verdict_a = a[keep][:, cols].all(axis=1).astype(int)
+        verdict_b = b[keep][:, cols].all(axis=1).astype(int)
         principles[pid] = {
-            "all_match": float(all_match.mean()) if n else None,
-            "all_match_ci95": _percentile_ci(all_match.astype(float), draws),
-            "verdict": _figures(verdict_a, verdict_b, draws),
-            "undefined": _mean_undefined(all_match, draws, "all_match"),
+            "all_match": float(all_match.mean()) if all_match.size else None,
+            "all_match_ci95": _percentile_ci(all_match.astype(float), kept),
+            "verdict": _figures(verdict_a, verdict_b, kept),
+            "undefined": _mean_undefined(all_match, kept, "all_match"),
         }
+    keep = ~either.any(axis=1)  # the all-seven match: an item with any abstention is out
+    kept = _kept(keep, draws)
+    all_seven = matches[keep].all(axis=1)
     return AgreementResult(
         items=items,
         excluded=excluded,
-        sample_level=float(all_seven.mean()) if n else None,
-        sample_ci95=_percentile_ci(all_seven.astype(float), draws),
+        sample_level=float(all_seven.mean()) if all_seven.size else None,
+        sample_ci95=_percentile_ci(all_seven.astype(float), kept),
         rules=result_rules,
         principles=principles,
         bootstrap=bootstrap,
         seed=seed,
-        first={i: {r: int(first[i][r]) for r in RULE_IDS} for i in items},
-        second={i: {r: int(second[i][r]) for r in RULE_IDS} for i in items},
-        sample_undefined=_mean_undefined(all_seven, draws, "agreement"),
+        first={i: {r: _value(first[i][r]) for r in RULE_IDS} for i in items},
+        second={i: {r: _value(second[i][r]) for r in RULE_IDS} for i in items},
+        sample_undefined=_mean_undefined(all_seven, kept, "agreement"),
+        abstentions=_abstentions(items, a_na, b_na) if either.any() else None,
     )
+
+
+def _value(value: object) -> int | str:
+    """A stored score as compared: 0/1 as int, an abstention as :data:`CANNOT_JUDGE`."""
+    return CANNOT_JUDGE if value == CANNOT_JUDGE else int(value)  # type: ignore[call-overload]
+
+
+def _kept(keep: np.ndarray, draws: Draws | None) -> Draws | None:
+    """The draws for the pairs ``keep`` (an (n,) bool mask) leaves: ``draws`` itself when
+    it keeps every pair (so nothing changes without an abstention), else fresh draws of
+    the kept pairs with the same count and seed (None without intervals or pairs)."""
+    if draws is None or bool(keep.all()):
+        return draws
+    return _draws(int(keep.sum()), draws.count, draws.seed)
+
+
+def _abstentions(items: Sequence[str], a_na: np.ndarray, b_na: np.ndarray) -> dict[str, Any]:
+    """How often each rater said "cannot judge" on the compared items, and what that
+    left out (:attr:`AgreementResult.abstentions`)."""
+    n = len(items)
+
+    def rates(mask: np.ndarray) -> dict[str, object]:
+        counts = mask.sum(axis=0)
+        return {
+            "n_items": n,
+            "counts": {rule: int(counts[k]) for k, rule in enumerate(RULE_IDS)},
+            "rates": {rule: _round(counts[k] / n) for k, rule in enumerate(RULE_IDS)},
+            "items_with_any": int(mask.any(axis=1).sum()),
+        }
+
+    either = a_na | b_na
+    return {
+        "first": rates(a_na),
+        "second": rates(b_na),
+        "pairs_left_out": {rule: int(either[:, k].sum()) for k, rule in enumerate(RULE_IDS)},
+        "principles_left_out": {
+            pid: int(either[:, [RULE_IDS.index(r) for r in rules]].any(axis=1).sum())
+            for pid, rules in PRINCIPLES.items()
+        },
+        "sample_level_left_out": int(either.any(axis=1).sum()),
+    }
 
 
 def _mean_undefined(values: np.ndarray, draws: Draws | None, name: str) -> dict[str, str]:
@@ -354,16 +424,23 @@ def _agrees(why: str) -> str:
     )
 
 
-def _matrix(scores: Scores, items: Sequence[str]) -> np.ndarray:
-    """(n_items, 7) int array of 0/1 in rubric order."""
+def _matrix(scores: Scores, items: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(n_items, 7) int array of 0/1 in rubric order, and the (n_items, 7) bool mask of
+    abstentions (:data:`CANNOT_JUDGE`, whose cell in the first array is 0 and unused)."""
     out = np.zeros((len(items), len(RULE_IDS)), dtype=int)
+    abstained = np.zeros((len(items), len(RULE_IDS)), dtype=bool)
     for row, item in enumerate(items):
         for col, rule in enumerate(RULE_IDS):
             value = scores[item].get(rule)
+            if value == CANNOT_JUDGE:
+                abstained[row, col] = True
+                continue
             if value not in (0, 1) or isinstance(value, bool):
-                raise ValueError(f"item {item}: rule {rule} must be 0 or 1, got {value!r}")
+                raise ValueError(
+                    f"item {item}: rule {rule} must be 0, 1 or {CANNOT_JUDGE!r}, got {value!r}"
+                )
             out[row, col] = value
-    return out
+    return out, abstained
 
 
 @dataclass(frozen=True)
@@ -568,7 +645,9 @@ def multi_rater(raters: Mapping[str, Scores], sample: Sequence[str] | None = Non
     Returns ``{"raters": [...], "n_samples": n, "rules": {rule: {"fleiss_kappa",
     "krippendorff_alpha"}}}``; a figure is ``None`` where it is undefined, decided before
     the libraries are called, and the rule then has ``"undefined"``: the reason (no item
-    judged by every rater, one item, or every rater giving one value to every item).
+    judged by every rater, one item, or every rater giving one value to every item). An
+    item where some rater cannot judge a rule is left out of that rule, whose entry then
+    gives its own ``"n_samples"``.
     """
     import krippendorff
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
@@ -580,12 +659,15 @@ def multi_rater(raters: Mapping[str, Scores], sample: Sequence[str] | None = Non
     items = [i for i in universe if all(i in raters[name] for name in names)]
     rules: dict[str, dict[str, float | str | None]] = {}
     for rule in RULE_IDS:
-        data = np.array([[raters[name][i][rule] for name in names] for i in items], dtype=int)
+        # an item where a rater cannot judge the rule is left out of that rule (issue 24)
+        kept = [i for i in items if all(raters[n][i][rule] != CANNOT_JUDGE for n in names)]
+        data = np.array([[raters[n][i][rule] for n in names] for i in kept], dtype=int)
+        data = data.reshape(len(kept), len(names))
         why = (
             "no item judged by every rater"
-            if len(items) == 0
+            if len(kept) == 0
             else "one item judged by every rater: agreement beyond chance needs at least 2"
-            if len(items) == 1
+            if len(kept) == 1
             else f"every rater gave '{'pass' if data.flat[0] else 'fail'}' to every item"
             if np.all(data == data.flat[0])
             else None
@@ -600,5 +682,6 @@ def multi_rater(raters: Mapping[str, Scores], sample: Sequence[str] | None = Non
         rules[rule] = {
             "fleiss_kappa": _round(float(fleiss_kappa(counts, method="fleiss"))),
             "krippendorff_alpha": _round(float(alpha)),
+            **({"n_samples": len(kept)} if len(kept) != len(items) else {}),
         }
     return {"raters": names, "n_samples": len(items), "rules": rules}

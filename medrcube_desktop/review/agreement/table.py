@@ -150,13 +150,68 @@ def meta_line(run: StudyRun) -> str:
     )
 
 
+def abstention_rows(run: StudyRun) -> list[dict[str, Any]]:
+    """One row per rule of the "cannot judge" figures (issue 24): ``rule``, for each
+    rater (``first``/``second``, labelled in ``run.meta``) the count and rate of
+    abstentions over the compared items (``first_count``, ``first_rate``, ...), and
+    ``left_out``: the pairs that rule's figures leave out (either abstained). Empty when
+    nobody abstained."""
+    found = run.result.abstentions
+    if not found:
+        return []
+    first, second = found["first"], found["second"]
+    return [
+        {
+            "rule": rule,
+            "first_count": first["counts"][rule],
+            "first_rate": first["rates"][rule],
+            "second_count": second["counts"][rule],
+            "second_rate": second["rates"][rule],
+            "left_out": found["pairs_left_out"][rule],
+        }
+        for rule in first["counts"]
+    ]
+
+
+def abstention_lines(run: StudyRun) -> list[str]:
+    """The "cannot judge" figures in sentences (empty when nobody abstained): each
+    rater's abstention rate per rule over the compared items, and what the pairwise
+    exclusion left out of the rules, the principle verdicts and the sample level."""
+    found = run.result.abstentions
+    if not found:
+        return []
+    lines = []
+    for side in ("first", "second"):
+        rates = found[side]
+        parts = [
+            f"{rule} {count} ({rates['rates'][rule] * 100:.0f} %)"
+            for rule, count in rates["counts"].items()
+            if count
+        ]
+        n = rates["n_items"]
+        lines.append(
+            f"Cannot judge, {run.meta[side]} (of {n} compared item{'' if n == 1 else 's'}): "
+            + (", ".join(parts) if parts else "never")
+            + "."
+        )
+    pairs = ", ".join(f"{r} {k}" for r, k in found["pairs_left_out"].items() if k)
+    verdicts = ", ".join(f"P{p} {k}" for p, k in found["principles_left_out"].items() if k)
+    lines.append(
+        f"Left out where either rater cannot judge (pairwise): rules {pairs}; principle "
+        f"verdicts {verdicts or 'none'}; sample level (all seven) "
+        f"{found['sample_level_left_out']} item(s)."
+    )
+    return lines
+
+
 def extra_lines(run: StudyRun) -> list[str]:
     """The intra-rater and multi-rater figures in a sentence each (plain text; the
     ``agreement`` command prints them, the Agreement pane shows them escaped): all seven
     matching on the items shown twice, and the range of Fleiss' κ over the rules among
-    every rater; rule 1.4 against the ablation evidence when asked for. Empty when there
-    is none of them."""
-    lines = []
+    every rater; rule 1.4 against the ablation evidence when asked for; first, the
+    "cannot judge" figures (:func:`abstention_lines`) when someone abstained. Empty when
+    there is none of these."""
+    lines = abstention_lines(run)
     if run.intra:
         n = int(run.intra["n_repeated"])
         lines.append(

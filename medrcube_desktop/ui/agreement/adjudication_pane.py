@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.core.items import Item
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, RULE_IDS
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.review.adjudication import QueueEntry, adjudicate, build_queue
 from medrcube_desktop.store.adjudications import VERDICT
@@ -202,6 +202,8 @@ class AdjudicationPane(QDialog):
         for entry in self.entries:
             state = "open" if entry.open_targets else "✓ adjudicated"
             text = f"{entry.item_id}  ·  {', '.join(entry.rules) or 'verdict'}  ·  {state}"
+            if entry.abstained:  # an abstention needs a decision (issue 24)
+                text += "  ·  cannot judge"
             row = QListWidgetItem(text)
             row.setData(Qt.ItemDataRole.UserRole, entry.item_id)
             self.queue.addItem(row)
@@ -280,7 +282,9 @@ class AdjudicationPane(QDialog):
             differs = target in entry.rules or (target == VERDICT and entry.verdict_differs)
             for c, judgment in enumerate(entry.judgments):
                 value = judgment.verdict if target == VERDICT else judgment.scores[target]
-                cell = QTableWidgetItem("✓ pass" if value else "✗ fail")
+                cell = QTableWidgetItem(
+                    "? cannot judge" if value == CANNOT_JUDGE else "✓ pass" if value else "✗ fail"
+                )
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 if differs:
                     cell.setBackground(QBrush(DISAGREE))

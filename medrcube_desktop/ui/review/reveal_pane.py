@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, RULE_IDS
 from medrcube_desktop.review.necessity_evidence import evidence_text
 from medrcube_desktop.review.session import Reveal
 
@@ -30,8 +30,8 @@ DISAGREE_BRUSH = QBrush(QColor(180, 35, 24, 70))
 """Row background of a rule where the reviewer and the LLM differ."""
 
 
-def _cell(score: int | None) -> QTableWidgetItem:
-    text = {1: "PASS", 0: "FAIL", None: "—"}[score]
+def _cell(score: int | str | None) -> QTableWidgetItem:
+    text = {1: "PASS", 0: "FAIL", None: "—", CANNOT_JUDGE: "CANNOT JUDGE"}[score]
     cell = QTableWidgetItem(text)
     cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
     return cell
@@ -130,7 +130,12 @@ class RevealPane(QWidget):
             mine = reveal.mine.get(rule)
             for column, (_name, scores) in enumerate(columns, start=1):
                 cell = _cell(scores.get(rule))
-                if column > 1 and mine is not None and scores.get(rule) not in (None, mine):
+                other = scores.get(rule)
+                if (  # an abstention (yours or theirs) is no disagreement
+                    column > 1
+                    and mine not in (None, CANNOT_JUDGE)
+                    and other not in (None, mine, CANNOT_JUDGE)
+                ):
                     cell.setBackground(DISAGREE_BRUSH)  # differs from you
                     cell.setText(f"≠ {cell.text()}")
                 self.table.setItem(row, column, cell)

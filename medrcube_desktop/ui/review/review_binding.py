@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import RULE_IDS, abstained_rules
 from medrcube_desktop.review.flow import Aspect, Change
 from medrcube_desktop.ui.widgets.text import format_duration
 
@@ -190,6 +190,9 @@ class ReviewBinding:
             text = f"Saved: revision {saved.revision}, committed {local_time(saved.committed_at)}."
         else:
             text = "Not reviewed yet."
+        shown = draft.scores if draft is not None else (saved.scores if saved else {})
+        if abstained := abstained_rules(shown):
+            text += f"  Cannot judge {', '.join(abstained)}: no all-pass verdict."
         if item_id in session.flagged:
             text += "  ⚑ Flagged (F unflags)."
         self.rubric_pane.show_status(text)

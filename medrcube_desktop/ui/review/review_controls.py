@@ -52,6 +52,7 @@ class ReviewControls:
         self.image_view, self.right_scroll, self.status = image_view, right_scroll, status
         self.show_item, self.parent = show_item, parent
         rubric_pane.toggled.connect(self.toggle_rule)
+        rubric_pane.abstained.connect(self.abstain_rule)
         rubric_pane.comment_edited.connect(self.comment_edited)
         rubric_pane.commit_requested.connect(self.commit)
         rubric_pane.tag_toggled.connect(self._tag_toggled)
@@ -82,6 +83,18 @@ class ReviewControls:
         if not done:  # the save failed; the status bar says so already
             return ""
         return f"Rule {rule_id} {'passed' if done[0] else 'failed'}"
+
+    def abstain_rule(self, rule_id: str) -> str:
+        """Alt+1–7 (or a right-click on the rule): "cannot judge" one rule of the current
+        item (again: unscored); what it did, for the status bar."""
+        done: list[object] = []
+        if not self._guarded(lambda: done.append(self.session.abstain(rule_id))):
+            return "No item is shown: nothing to score"
+        if not done:
+            return ""
+        if done[0] is None:
+            return f"Rule {rule_id}: not scored"
+        return f"Rule {rule_id}: cannot judge (neither pass nor fail)"
 
     def pass_unscored(self) -> str:
         """Key P: pass every rule of the current item that is not scored yet; what it

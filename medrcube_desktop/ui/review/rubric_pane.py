@@ -1,5 +1,6 @@
-"""The rubric pane: the seven sub-principles (keys 1–7 score them), the revealed LLM
-verdict beside each, the comment box with its quick tags, and the commit button."""
+"""The rubric pane: the seven sub-principles (keys 1–7 score them, Alt+1–7 or a
+right-click say "cannot judge"), the revealed LLM verdict beside each, the comment box
+with its quick tags, and the commit button."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from medrcube_desktop.core.rubric import Rubric
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, Rubric
 
 ITEM_ID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -57,7 +58,10 @@ class CommentEdit(QPlainTextEdit):
 
 class RuleButton(QPushButton):
     """A push button whose text wraps (a rule's name at large text sizes), so the pane
-    never asks for more width than the window gives it."""
+    never asks for more width than the window gives it; a right-click emits
+    ``abstain_requested`` ("cannot judge", issue 24)."""
+
+    abstain_requested = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -82,6 +86,10 @@ class RuleButton(QPushButton):
     def text(self) -> str:
         return self._text
 
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        self.abstain_requested.emit()
+        event.accept()
+
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         return self.layout().sizeHint()
 
@@ -98,6 +106,7 @@ class RuleButton(QPushButton):
 SCORE_LOOK = {
     1: ("PASS", "#1a7f37"),
     0: ("FAIL", "#b42318"),
+    CANNOT_JUDGE: ("CANNOT JUDGE", "#6639ba"),
     None: ("not scored", "#6e7781"),
 }
 """Text and colour of each score state (colours readable with white text)."""
@@ -107,6 +116,7 @@ class RubricPane(QWidget):
     """The seven sub-principles (keys 1–7 score them), a comment box and the commit button."""
 
     toggled = Signal(str)  # rule id
+    abstained = Signal(str)  # rule id: "cannot judge" asked for (right-click)
     comment_edited = Signal(str)
     commit_requested = Signal()
     tag_toggled = Signal(str)
@@ -138,6 +148,7 @@ class RubricPane(QWidget):
             button.setToolTip(f"{rule.id} {rule.name}\n\n{rule.description}")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the review
             button.clicked.connect(self._toggler(rule.id))
+            button.abstain_requested.connect(self._abstainer(rule.id))
             self.buttons[rule.id] = button
             compare = QLabel()  # the revealed LLM verdict beside the reviewer's own
             compare.setObjectName(f"compare_{rule.id}")
@@ -200,24 +211,44 @@ class RubricPane(QWidget):
 
         return slot
 
+    def _abstainer(self, rule_id: str):
+        """A no-argument slot for one rule's right-click ("cannot judge")."""
+
+        def slot() -> None:
+            self.abstained.emit(rule_id)
+
+        return slot
+
     def _request_commit(self) -> None:
         self.commit_requested.emit()
 
-    def show_keys(self, rule_keys: dict[str, str], pass_key: str, commit_key: str) -> None:
-        """Name the keys as mapped (Help › Customise shortcuts) in the pane's labels."""
+    def show_keys(
+        self,
+        rule_keys: dict[str, str],
+        pass_key: str,
+        commit_key: str,
+        abstain_keys: dict[str, str] | None = None,
+    ) -> None:
+        """Name the keys as mapped (Help › Customise shortcuts) in the pane's labels;
+        ``abstain_keys``: the "cannot judge" key of each rule (default Alt+1…Alt+7)."""
         self.rule_keys = rule_keys
         keys = [rule_keys[rule.id] for rule in self.rubric.rules]
         span = f"{keys[0]}–{keys[-1]}" if keys == [str(n) for n in range(1, 8)] else " ".join(keys)
+        abstain = [(abstain_keys or {}).get(rule.id, "—") for rule in self.rubric.rules]
+        default = [f"Alt+{n}" for n in range(1, 8)]
+        abstain_span = "Alt+1–7" if abstain == default else " ".join(abstain)
         self.keys_hint.setText(
-            f"Keys {span}: fail a rule (again: pass) · {pass_key}: pass every unscored rule"
+            f"Keys {span}: fail a rule (again: pass) · {abstain_span} or right-click: cannot "
+            f"judge (again: unscored) · {pass_key}: pass every unscored rule"
         )
         self.commit_button.setText(f"Commit and next  ({commit_key})")
         self.comment_label.setText(
             f"&Comment ({commit_key} commits, Shift+{commit_key} new line, Esc leaves):"
         )
 
-    def show_scores(self, scores: dict[str, int | None]) -> None:
-        """Reflect draft scores: green PASS, red FAIL, grey "not scored"."""
+    def show_scores(self, scores: dict[str, int | str | None]) -> None:
+        """Reflect draft scores: green PASS, red FAIL, purple CANNOT JUDGE, grey "not
+        scored"."""
         for rule in self.rubric.rules:
             key = self.rule_keys.get(rule.id, "")
             text, colour = SCORE_LOOK[scores[rule.id]]
@@ -245,7 +276,7 @@ class RubricPane(QWidget):
             label.setToolTip(f"{name}: {verdict}")
             label.setVisible(True)
 
-    def show_tags(self, scores: dict[str, int | None], chosen: list[str]) -> None:
+    def show_tags(self, scores: dict[str, int | str | None], chosen: list[str]) -> None:
         """Quick tags of the failed rules (and any chosen tag) as check boxes."""
         wanted: list[str] = []
         for rule in self.rubric.rules:
