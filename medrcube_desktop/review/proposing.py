@@ -42,6 +42,7 @@ from medrcube_desktop.core.corrections import (
 from medrcube_desktop.core.fields import parse_id
 from medrcube_desktop.core.files import read_file_text
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.names import same_name
 from medrcube_desktop.errors import CorrectionError
 from medrcube_desktop.review import blinding
 from medrcube_desktop.review.study import StudySettings
@@ -238,7 +239,11 @@ def check_blinding(store: StudyStore, reviewer: str, item_id: str, what: str) ->
         ``"item ID: the study is blind: commit your own review of the item before you
         WHAT"``.
     """
-    committed = item_id in store.committed_items().get(reviewer, set())
+    committed = any(  # "DR-A" committed what dr-a did (names compare without case)
+        item_id in items
+        for name, items in store.committed_items().items()
+        if same_name(name, reviewer)
+    )
     if not blinding.may_reveal(is_blind(store), committed):
         raise CorrectionError(
             f"item {item_id}: the study is blind: {reviewer}, commit your own review of "
@@ -277,7 +282,7 @@ def decide(
         withdrawn), a withdrawn proposal, an unknown decision, an empty reason.
     """
     proposal = store.proposal(proposal_uid)
-    if proposal is not None and decision != WITHDRAWN and decider.strip() != proposal.author:
+    if proposal is not None and decision != WITHDRAWN and not same_name(decider, proposal.author):
         verb = "accept" if decision == ACCEPTED else "reject"
         check_blinding(store, decider.strip(), proposal.item_id, f"{verb} a proposal on it")
     return store.save_decision(Decision(proposal_uid, decision, reason, decider))
@@ -292,7 +297,7 @@ def shown_proposals(
     return [
         p
         for p in proposals
-        if p.author == viewer or blinding.may_reveal(blind, p.item_id in committed)
+        if same_name(p.author, viewer) or blinding.may_reveal(blind, p.item_id in committed)
     ]
 
 

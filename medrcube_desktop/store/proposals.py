@@ -27,7 +27,7 @@ from medrcube_desktop.core.corrections import (
     Proposal,
     change_problem,
 )
-from medrcube_desktop.core.names import has_text
+from medrcube_desktop.core.names import has_text, same_name
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
 
@@ -155,7 +155,8 @@ def insert_decision(db: Any, row: dict[str, Any]) -> dict[str, Any]:
     Raises
     ------
     StoreError
-        The proposal is unknown; the decider is its author and the decision is not
+        The proposal is unknown; the decider is its author (names compared without
+        case, :func:`~medrcube_desktop.core.names.same_name`) and the decision is not
         ``withdrawn``, or is not its author and it is; the proposal was withdrawn
         (nothing decides it after that: propose again).
     """
@@ -164,7 +165,7 @@ def insert_decision(db: Any, row: dict[str, Any]) -> dict[str, Any]:
     if found is None:
         raise StoreError(f"{where}: no such proposal")
     where = f"{where} (item {found.item_id}, {found.kind} by {found.author})"
-    mine = row["decider"] == found.author
+    mine = same_name(row["decider"], found.author)  # "DR-A" is dr-a (NFKC, casefold)
     if mine and row["decision"] != WITHDRAWN:
         raise StoreError(
             f"{where}: {row['decider']} proposed it and cannot {_VERBS[row['decision']]} it "
@@ -178,6 +179,8 @@ def insert_decision(db: Any, row: dict[str, Any]) -> dict[str, Any]:
             f"{where}: withdrawn by its author; nothing decides it now (propose again)"
         )
     row = {**row, "revision": (latest.revision if latest else 0) + 1}
+    if mine:  # a withdrawal, under the author's name as stored (the trigger's lower() is ASCII)
+        row["decider"] = found.author
     db["proposal_decisions"].insert(row)
     return row
 

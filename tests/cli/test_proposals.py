@@ -211,6 +211,23 @@ def test_a_blind_study_refuses_a_proposal_before_ones_commit(study, tmp_path, ca
     assert status == 2 and not fresh.exists()
 
 
+def test_the_author_cannot_accept_their_own_proposal_in_another_case(study, capsys):
+    root, db = study
+    before = tree(root)
+    status, out, err = run(capsys, root, before, "proposals", "propose", "--db", str(db),
+                           "--dataset", str(root), "--reviewer", "DR-A", "--item", "ct-1",
+                           "--kind", "retire", "--rule", "1.4", "--reason", "r", "--json")  # fmt: skip
+    assert status == 0, err  # dr-a's commit of ct-1 is DR-A's: the blind study allows it
+    uid = json.loads(out)["uid"]
+    for reviewer, flag in (("dr-a", "--accept"), ("Dr-A", "--reject")):
+        status, out, err = run(capsys, root, before, "proposals", "decide", "--db", str(db),
+                               "--reviewer", reviewer, "--proposal", uid, flag, "--reason",
+                               "mine")  # fmt: skip
+        assert status == 2 and out == ""
+        assert f"{reviewer} proposed it and cannot {flag[2:]} it" in err
+    assert StudyStore(db).decisions(uid) == [] and StudyStore(db).proposal_status(uid) == "open"
+
+
 def test_list_and_export_of_a_study_without_proposals(study, tmp_path, capsys):
     root, db = study
     before = tree(root)

@@ -111,6 +111,41 @@ def test_the_database_refuses_a_self_decision_made_with_plain_sql():
     assert store.decisions(p.uid) == []
 
 
+@pytest.mark.parametrize("decider", ["DR-A", "Dr-A", " dr-a", "ＤＲ-Ａ"])
+def test_the_author_cannot_accept_their_own_proposal_by_changing_case(decider):
+    store = StudyStore(None)
+    p = store.save_proposal(answer_key())  # by "dr-a"
+    for decision in ("accepted", "rejected"):
+        with pytest.raises(StoreError, match=f"{decider.strip()} proposed it and cannot"):
+            store.save_decision(Decision(p.uid, decision, "looks right", decider))
+    assert store.decisions(p.uid) == []
+    withdrawn = store.save_decision(Decision(p.uid, "withdrawn", "I misread it", decider))
+    assert (withdrawn.decider, store.decisions(p.uid)[0].decider) == ("dr-a", "dr-a")
+
+
+def test_a_non_ascii_author_cannot_accept_their_own_proposal_by_changing_case():
+    store = StudyStore(None)
+    p = store.save_proposal(answer_key(author="élodie"))
+    with pytest.raises(StoreError, match="ÉLODIE proposed it and cannot accept it"):
+        store.save_decision(Decision(p.uid, "accepted", "ok", "ÉLODIE"))
+    assert store.save_decision(Decision(p.uid, "withdrawn", "no", "ÉLODIE")).decider == "élodie"
+
+
+def test_the_database_refuses_a_self_decision_in_another_case_with_plain_sql():
+    store = StudyStore(None)
+    p = store.save_proposal(answer_key(author="dr-ana"))
+    insert = (
+        "INSERT INTO proposal_decisions (uid, proposal_uid, revision, decision, reason, "
+        "decider, created_at) VALUES (?, ?, 1, ?, 'r', ?, ?)"
+    )
+    for decision, decider in (("accepted", "DR-ANA"), ("rejected", "Dr-Ana "),
+                              ("withdrawn", "dr-b")):  # fmt: skip
+        with pytest.raises(sqlite3.IntegrityError, match="withdrawn only by its author"):
+            store.conn.execute(insert, ["u1", p.uid, decision, decider, T0])
+    store.conn.execute(insert, ["u1", p.uid, "withdrawn", "DR-ANA", T0])  # its author
+    assert [d.decider for d in store.decisions(p.uid)] == ["DR-ANA"]
+
+
 def test_the_latest_decision_wins():
     store = StudyStore(None)
     first, second = store.save_proposal(answer_key()), store.save_proposal(answer_key("i2"))
