@@ -187,11 +187,13 @@ def _change_text(p) -> str:
 def cmd_export(args: argparse.Namespace) -> int:
     """``proposals export --out FILE``: JSON or CSV by the suffix."""
     from medrcube_desktop.core.file_kinds import refuse_foreign
+    from medrcube_desktop.core.write_guard import refuse_benchmark_output
     from medrcube_desktop.review.proposal_export import write_export
 
     with open_database(args.db, create=False) as store:
         refuse_overwrite(args.out, args.db)
         refuse_foreign(args.out, "proposals export")
+        refuse_benchmark_output(args.out)  # never inside a benchmark (no --dataset here)
         n = write_export(store, args.out)
     emit(args.json, {"proposals": n, "out": str(args.out)}, f"{n} proposals written to {args.out}")
     return Outcome.DONE

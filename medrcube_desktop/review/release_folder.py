@@ -11,7 +11,11 @@ import re
 import shutil
 from pathlib import Path
 
-from medrcube_desktop.core.write_guard import refuse_output_folder
+from medrcube_desktop.core.write_guard import (
+    ProtectedFileError,
+    refuse_inside,
+    refuse_output_folder,
+)
 from medrcube_desktop.review.release_records import ReleaseError
 
 __all__ = [
@@ -65,15 +69,10 @@ def check_out_folder(source_root: Path, out: Path) -> None:
     ReleaseError
         Naming ``out`` and why.
     """
-    real_out, real_source = os.path.realpath(out), os.path.realpath(source_root)
-    if inside(real_out, real_source):
-        raise ReleaseError(
-            f"{out}: is inside the source benchmark {source_root}; write the release elsewhere"
-        )
-    if inside(real_source, real_out):
-        raise ReleaseError(
-            f"{out}: holds the source benchmark {source_root}; write the release elsewhere"
-        )
+    try:
+        refuse_inside(out, source_root, "the source benchmark", "write the release elsewhere")
+    except ProtectedFileError as exc:
+        raise ReleaseError(str(exc)) from exc
     if os.path.lexists(out):
         if not os.path.isdir(out) or os.path.islink(out):
             raise ReleaseError(

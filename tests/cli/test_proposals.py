@@ -228,6 +228,36 @@ def test_the_author_cannot_accept_their_own_proposal_in_another_case(study, caps
     assert StudyStore(db).decisions(uid) == [] and StudyStore(db).proposal_status(uid) == "open"
 
 
+def test_export_refuses_a_file_inside_the_benchmark_or_unwritable(study, tmp_path, capsys):
+    import os
+
+    root, db = study
+    before = tree(root)
+    status, _, err = run(capsys, root, before, "proposals", "propose", "--db", str(db),
+                         "--dataset", str(root), "--reviewer", "dr-a", "--item", "ct-1",
+                         "--kind", "retire", "--rule", "1.4", "--reason", "r")  # fmt: skip
+    assert status == 0, err
+    for out, said in ((root / "x.json", f"is inside the benchmark {root}"),
+                      (root / "ds1" / "x.json", "is inside the benchmark dataset")):  # fmt: skip
+        status, out_text, err = run(capsys, root, before, "proposals", "export", "--db",
+                                    str(db), "--out", str(out))  # fmt: skip
+        assert status == 2 and out_text == "" and f"{out}: " in err and said in err
+        assert err.count("\n") == 1 and not out.exists()
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        if os.access(locked, os.W_OK):  # root ignores the mode
+            pytest.skip("running as root: a read-only folder is writable")
+        status, _, err = run(capsys, root, before, "proposals", "export", "--db", str(db),
+                             "--out", str(locked / "p.json"))  # fmt: skip
+    finally:
+        locked.chmod(0o755)
+    assert status == 2 and err.count("\n") == 1 and str(locked) in err
+    assert "Traceback" not in err and "ermission denied" in err
+    assert list(locked.iterdir()) == []
+
+
 def test_list_and_export_of_a_study_without_proposals(study, tmp_path, capsys):
     root, db = study
     before = tree(root)
