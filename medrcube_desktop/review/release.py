@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,6 +49,8 @@ from medrcube_desktop.review.release_folder import (
     inside,
     mirror,
     move_into_place,
+    stage_folder,
+    sweep_stale_stages,
 )
 from medrcube_desktop.review.release_masks import is_volume, new_mask_name, write_mask
 from medrcube_desktop.review.release_plan import (
@@ -320,7 +321,8 @@ def write_release(
     total = sum(len(file.records) for file in files.values())
     made = [p for p in (out.parent, *out.parent.parents) if not os.path.lexists(p)]
     out.parent.mkdir(parents=True, exist_ok=True)
-    stage = out.parent / f".{out.name}.release-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    sweep_stale_stages(out)  # an earlier run killed before it could remove its stage
+    stage = stage_folder(out)
     stage.mkdir()
     try:
         linker = Linker(copy)

@@ -20,7 +20,7 @@ from medrcube_desktop.review.release_records import ReleaseError
 
 __all__ = [
     "Linker", "check_out_folder", "check_source", "check_version", "inside", "mirror",
-    "move_into_place",
+    "move_into_place", "stage_folder", "sweep_stale_stages",
 ]  # fmt: skip
 
 _VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
@@ -84,6 +84,47 @@ def check_out_folder(source_root: Path, out: Path) -> None:
         refuse_output_folder(out)
     except Exception as exc:
         raise ReleaseError(str(exc)) from exc
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process of id ``pid`` runs (``kill(pid, 0)``: no signal is sent)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    except OSError:
+        return True  # cannot tell: leave its folder
+    return True
+
+
+def stage_folder(out: Path) -> Path:
+    """A new hidden staging folder's path beside ``out``:
+    ``.<out name>.release-<pid>-<8 hex>`` (the pid says whose it is)."""
+    import uuid
+
+    return out.parent / f".{out.name}.release-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def sweep_stale_stages(out: Path) -> list[Path]:
+    """Remove the staging folders of earlier releases into ``out`` whose process is
+    gone (killed before it could remove its own: SIGKILL, a power cut); a stage of a
+    release still running (its pid alive) is left alone. Returns those removed."""
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.release-(\d+)-[0-9a-f]{{8}}")
+    removed = []
+    try:
+        entries = list(os.scandir(out.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match and entry.is_dir(follow_symlinks=False) and not _alive(int(match.group(1))):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(Path(entry.path))
+    return removed
 
 
 class Linker:

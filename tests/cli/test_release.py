@@ -127,6 +127,31 @@ def test_bad_input_exits_2_with_one_line_and_the_source_unchanged(source, tmp_pa
     assert json.loads(capsys.readouterr().out)["exit_status"] == 2
 
 
+def test_a_sigterm_during_release_leaves_no_staging_folder(source, tmp_path, capsys, monkeypatch):
+    import os
+    import signal
+
+    from medrcube_desktop.review import release as release_module
+
+    db = _study(tmp_path)
+    before = tree_hashes(source)
+    handler = signal.getsignal(signal.SIGTERM)
+    real_mirror = release_module.mirror
+
+    def mirror_then_terminated(*args):
+        real_mirror(*args)  # the stage holds the source's files now
+        assert [p.name for p in tmp_path.glob(".rel.release-*")] != []
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(release_module, "mirror", mirror_then_terminated)
+    status = main(["release", "--dataset", str(source), "--db", str(db), "--out",
+                   str(tmp_path / "rel"), "--version", "2"])  # fmt: skip
+    assert status == 1 and "interrupted" in capsys.readouterr().err
+    assert list(tmp_path.glob(".rel.release-*")) == [] and not (tmp_path / "rel").exists()
+    assert signal.getsignal(signal.SIGTERM) == handler  # put back after the command
+    assert tree_hashes(source) == before
+
+
 def test_copy_writes_copies(source, tmp_path, capsys):
     db = tmp_path / "empty.db"
     StudyStore(db).close()
