@@ -27,7 +27,7 @@ from medrcube_desktop.core.corrections import (
     Proposal,
     change_problem,
 )
-from medrcube_desktop.core.names import has_text, same_name
+from medrcube_desktop.core.names import BIDI_CONTROLS, has_text, hidden_character, same_name
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
 
@@ -51,6 +51,7 @@ def proposal_row(p: Proposal, when: str) -> dict[str, Any]:
         raise StoreError(f"{where}, rule: {p.rule!r} is not a rule ({', '.join(RULE_IDS)})")
     if not has_text(p.reason):
         raise StoreError(f"{where}, reason: a proposal needs a reason")
+    _refuse_bidi(p.reason, f"{where}, reason")
     if not has_text(p.author):
         raise StoreError(f"{where}, author: a proposal needs its author's name")
     problem = change_problem(p.kind, p.change, p.mask_labels)
@@ -77,6 +78,20 @@ def proposal_row(p: Proposal, when: str) -> dict[str, Any]:
         "created_at": p.created_at or when,
         "app_version": p.app_version or __version__,
     }
+
+
+def _refuse_bidi(text: str, what: str) -> None:
+    """Refuse a reason holding a bidi control (it reorders what the deciding reviewer
+    reads), as a new name is refused (:func:`~medrcube_desktop.core.names.hidden_character`).
+
+    Raises
+    ------
+    StoreError
+        ``"WHAT: character N is U+202E (right-to-left override), …"``.
+    """
+    problem = hidden_character(text, what, BIDI_CONTROLS.__contains__)
+    if problem is not None:
+        raise StoreError(problem)
 
 
 def insert_proposal(db: Any, row: dict[str, Any]) -> dict[str, Any]:
@@ -132,6 +147,7 @@ def decision_row(d: Decision, when: str) -> dict[str, Any]:
         raise StoreError(f"{where}, decision: {d.decision!r} is not one of {', '.join(DECISIONS)}")
     if not has_text(d.reason):
         raise StoreError(f"{where}, reason: a decision needs a reason")
+    _refuse_bidi(d.reason, f"{where}, reason")
     if not has_text(d.decider):
         raise StoreError(f"{where}, decider: a decision needs the decider's name")
     return {

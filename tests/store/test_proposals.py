@@ -28,8 +28,8 @@ RECORD = {"id": "i1", "question": "Which organ?", "option_A": "liver", "option_B
           "gt_answer": "liver", "image_path": "a.png", "task": "Organ Recognition"}  # fmt: skip
 
 
-def answer_key(item="i1", author="dr-a", answer="B", **kw):
-    return Proposal(item, ANSWER_KEY, "1.1", "the spleen is shown", author, {"answer": answer},
+def answer_key(item="i1", author="dr-a", answer="B", reason="the spleen is shown", **kw):
+    return Proposal(item, ANSWER_KEY, "1.1", reason, author, {"answer": answer},
                     RECORD, "ds/test.json", **kw)  # fmt: skip
 
 
@@ -78,6 +78,21 @@ def test_a_bad_proposal_is_refused_naming_item_and_field(proposal, said):
     with pytest.raises(StoreError, match=said):
         store.save_proposal(proposal)
     assert store.proposals() == []
+
+
+@pytest.mark.parametrize("control", ["\u202e", "\u202a", "\u2066", "\u2069", "\u200f"])
+def test_a_reason_with_a_bidi_control_is_refused(control):
+    store = StudyStore(None)
+    code = f"U\\+{ord(control):04X}"
+    with pytest.raises(StoreError, match=f"^item i1, reason: character 4 is {code} "):
+        store.save_proposal(answer_key(reason=f"the{control} spleen"))
+    assert store.proposals() == []
+    p = store.save_proposal(answer_key())
+    with pytest.raises(StoreError, match=f"^proposal {p.uid}, reason: character 1 is {code} "):
+        store.save_decision(Decision(p.uid, "accepted", f"{control}tpecca", "dr-b"))
+    assert store.decisions(p.uid) == []
+    joined = store.save_decision(Decision(p.uid, "accepted", "zero\u200dwidth joiner", "dr-b"))
+    assert joined.reason == "zero\u200dwidth joiner"  # not a bidi control: kept
 
 
 def test_a_reviewer_never_decides_their_own_proposal_but_may_withdraw_it():
