@@ -38,6 +38,7 @@ from medrcube_desktop.core.corrections import (
     Proposal,
     change_problem,
     changed_field,
+    decode_labels,
 )
 from medrcube_desktop.core.fields import parse_id
 from medrcube_desktop.core.files import read_file_text
@@ -92,6 +93,7 @@ def check_change(
     *,
     image_size: tuple[int, int] | None = None,
     slice_shape: tuple[int, int] | None = None,
+    current_labels: Any = None,
 ) -> None:
     """Refuse a change that does not fit ``item``.
 
@@ -109,6 +111,10 @@ def check_change(
     slice_shape : (rows, cols) of int, optional
         The shape of the slice a mask change edits (the 2-D image's, or the volume's
         slice ``slice_index`` along ``axis``), when known: the labels must have it.
+    current_labels : numpy.ndarray of (rows, cols), optional
+        The labels that slice holds now, when known
+        (:func:`~medrcube_desktop.imaging.stored_size.stored_mask_slice`): a mask change
+        must differ from them.
 
     Raises
     ------
@@ -117,12 +123,14 @@ def check_change(
         its current answer; an option letter it lacks, a text equal to the current one
         or to another option's (``gt_answer`` names the answer by its text); a question
         equal to the current one; a box outside the image or equal to the current one;
-        labels of another shape than the slice's.
+        labels of another shape than the slice's, or equal to its labels now.
     """
     where = f"{source_file_of(item)}, item {item.id}"
     problem = change_problem(kind, change, mask_labels)
     if problem is None:
         problem = _item_problem(item, kind, change, image_size, slice_shape)
+    if problem is None and kind == MASK and current_labels is not None:
+        problem = _same_labels(mask_labels, current_labels)
     if problem is not None:
         raise CorrectionError(f"{where}, {problem[0]}: {problem[1]}")
 
@@ -163,6 +171,16 @@ def _item_problem(
     return None
 
 
+def _same_labels(data: bytes | None, current: Any) -> tuple[str, str] | None:
+    """A mask change whose labels equal the slice's labels now changes nothing."""
+    import numpy as np
+
+    labels = decode_labels(data or b"")
+    if labels.shape == np.shape(current) and np.array_equal(labels, current):
+        return "change.mask_labels", "the slice already has these labels"
+    return None
+
+
 def _bbox_fits(
     item: Item, box: list[float], image_size: tuple[int, int] | None
 ) -> tuple[str, str] | None:
@@ -190,6 +208,7 @@ def build_proposal(
     *,
     image_size: tuple[int, int] | None = None,
     slice_shape: tuple[int, int] | None = None,
+    current_labels: Any = None,
 ) -> Proposal:
     """A new proposal for ``item`` (not stored): the change checked
     (:func:`check_change`; a new text stripped of white space at its ends),
@@ -203,7 +222,8 @@ def build_proposal(
         names the file, the item and the field). The rule, reason and author are
         checked when it is stored (StoreError).
     """
-    check_change(item, kind, change, mask_labels, image_size=image_size, slice_shape=slice_shape)
+    check_change(item, kind, change, mask_labels, image_size=image_size,
+                 slice_shape=slice_shape, current_labels=current_labels)  # fmt: skip
     return Proposal(
         item_id=item.id,
         kind=kind,

@@ -179,7 +179,13 @@ def test_propose_decide_list_export_round_trip(study, tmp_path, capsys):
         (["--item", "vol-1", "--kind", "mask", "--mask-npy", "WRONG", "--slice-index", "5", "--axis", "2"],
          "ds2/test.json, item vol-1, change.shape: [96, 128]: the slice is [128, 96] (rows, cols)"),
         (["--item", "vol-1", "--kind", "mask", "--mask-npy", "WRONG"],
+         "ds2/test.json, item vol-1, change.slice_index: "),
+        (["--item", "vol-1", "--kind", "mask", "--mask-npy", "WRONG"],
          "vol.nii.gz: a volume [128, 96, 24]: give slice_index and axis"),
+        (["--item", "vol-1", "--kind", "mask", "--mask-npy", "WRONG", "--slice-index", "24", "--axis", "2"],
+         "ds2/test.json, item vol-1, change.slice_index: "),
+        (["--item", "vol-1", "--kind", "mask", "--mask-npy", "EMPTY", "--slice-index", "5", "--axis", "2"],
+         "ds2/test.json, item vol-1, change.mask_labels: the slice already has these labels"),
         (["--item", "nope", "--kind", "retire"], "no item 'nope' among the items that load"),
     ],
 )  # fmt: skip
@@ -187,7 +193,9 @@ def test_bad_input_exits_2_naming_item_and_field(study, tmp_path, capsys, argv, 
     root, db = study
     before = tree(root)
     np.save(tmp_path / "wrong.npy", np.zeros((96, 128), np.uint16))
-    argv = [str(tmp_path / "wrong.npy") if a == "WRONG" else a for a in argv]
+    np.save(tmp_path / "empty.npy", np.zeros((128, 96), np.uint8))  # as a new mask starts
+    files = {"WRONG": str(tmp_path / "wrong.npy"), "EMPTY": str(tmp_path / "empty.npy")}
+    argv = [files.get(a, a) for a in argv]
     status, out, err = run(capsys, root, before, "proposals", "propose", "--db", str(db),
                            "--dataset", str(root), "--reviewer", "dr-a", "--rule", "1.1",
                            "--reason", "r", *argv)  # fmt: skip

@@ -99,6 +99,20 @@ def test_each_kind_is_checked_against_the_item_naming_file_item_and_field(
         check_change(bench["ct-1"], kind, change, labels, **sizes)
 
 
+def test_a_mask_equal_to_the_slice_now_is_refused_and_another_is_not(bench):
+    now = np.zeros((64, 64), np.uint16)
+    now[10:20, 5:9] = 2
+    change = {"slice_index": 3, "axis": 2, "shape": [64, 64]}
+    same = encode_labels(now.astype(np.uint8))  # the same labels in another dtype
+    with pytest.raises(CorrectionError, match=f"^{WHERE}, change.mask_labels: the slice "
+                       "already has these labels$"):  # fmt: skip
+        check_change(bench["ct-1"], MASK, change, same, current_labels=now)
+    edited = now.astype(np.uint8)
+    edited[30, 30] = 1
+    check_change(bench["ct-1"], MASK, change, encode_labels(edited), current_labels=now)
+    check_change(bench["ct-1"], MASK, change, same)  # the slice not known: not compared
+
+
 @pytest.mark.parametrize(
     ("labels", "said"),
     [
