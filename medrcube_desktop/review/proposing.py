@@ -343,11 +343,15 @@ def _target(proposal: Proposal) -> str:
     return changed_field(proposal)
 
 
-def conflicts(accepted: Sequence[AcceptedCorrection]) -> list[str]:
+def conflicts(
+    accepted: Sequence[AcceptedCorrection], files: dict[str, str] | None = None
+) -> list[str]:
     """One line per field of an item that accepted proposals set to different values:
-    ``"item ID, field gt_answer: accepted proposals set it differently: C (UID by
-    dr-a), D (UID by dr-b)"``; in the order the items first appear. Proposals that agree
-    are no conflict, nor a retirement beside changes (the item is left out)."""
+    ``"ds1/test.json, item ID, field gt_answer: accepted proposals set it differently:
+    C (UID by dr-a), D (UID by dr-b)"``; in the order the items first appear. Proposals that agree
+    are no conflict, nor a retirement beside changes (the item is left out). The file
+    is the proposal's ``source_file``, else ``files[item_id]`` (the release's own
+    reading of the source)."""
     seen: dict[tuple[str, str], dict[str, list[Proposal]]] = {}
     for correction in accepted:
         p = correction.proposal
@@ -357,11 +361,16 @@ def conflicts(accepted: Sequence[AcceptedCorrection]) -> list[str]:
     lines = []
     for (item_id, target), values in seen.items():
         if len(values) > 1:
+            source_file = next(iter(values.values()))[0].source_file or (files or {}).get(
+                item_id, ""
+            )
             said = ", ".join(
                 f"{value} ({', '.join(f'{p.uid} by {p.author}' for p in ps)})"
                 for value, ps in values.items()
             )
+            where = f"{source_file}, " if source_file else ""
             lines.append(
-                f"item {item_id}, field {target}: accepted proposals set it differently: {said}"
+                f"{where}item {item_id}, field {target}: accepted proposals set it "
+                f"differently: {said}"
             )
     return lines

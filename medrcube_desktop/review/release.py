@@ -140,15 +140,15 @@ def _plans(
     files: dict[str, RecordsFile], corrections: Sequence[AcceptedCorrection]
 ) -> list[ItemPlan]:
     """Every corrected item's plan, in file order; checks first (see :func:`write_release`)."""
-    found = conflicts(corrections)
-    if found:
-        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise ReleaseError(f"{found[0]}{more}; reject all but one of them before the release")
     ids: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for rel, file in files.items():
         for index, record in enumerate(file.records):
             if isinstance(record, dict) and isinstance(record.get("id"), str | int):
                 ids[str(record["id"]).strip()].append((rel, index))
+    found = conflicts(corrections, {item_id: where[0][0] for item_id, where in ids.items()})
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise ReleaseError(f"{found[0]}{more}; reject all but one of them before the release")
     places = locate(ids, corrections)
     per_item: dict[tuple[str, int], list[AcceptedCorrection]] = defaultdict(list)
     ordered = sorted(corrections, key=lambda c: (c.proposal.created_at, c.proposal.uid))

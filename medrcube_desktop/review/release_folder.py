@@ -23,6 +23,8 @@ __all__ = [
     "move_into_place", "stage_folder", "sweep_stale_stages",
 ]  # fmt: skip
 
+MAX_VERSION_LENGTH = 64
+"""Characters a release's version may have at most (it names files)."""
 _VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 _NO_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS})
 """Why ``os.link`` refuses on this file system (another device, no hard links): copy from then on."""
@@ -31,6 +33,11 @@ _NO_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK, 
 def check_version(version: str) -> None:
     """Refuse a version that cannot name files (``<stem>.r<version>.png``): letters,
     digits and ``. _ + -``, starting with a letter or digit, at most 64 characters."""
+    if isinstance(version, str) and len(version) > MAX_VERSION_LENGTH:
+        raise ReleaseError(
+            f"--version {version[:20]!r}…: too long ({len(version)} characters, at most "
+            f"{MAX_VERSION_LENGTH})"
+        )
     if not isinstance(version, str) or not _VERSION.fullmatch(version):
         raise ReleaseError(
             f"--version {version!r}: use letters, digits and . _ + - (such as 1.1 or "
@@ -74,7 +81,12 @@ def check_out_folder(source_root: Path, out: Path) -> None:
     except ProtectedFileError as exc:
         raise ReleaseError(str(exc)) from exc
     if os.path.lexists(out):
-        if not os.path.isdir(out) or os.path.islink(out):
+        if os.path.islink(out):
+            raise ReleaseError(
+                f"{out}: is a symbolic link (to {os.readlink(out)}); a release goes into a new "
+                "or empty folder, not through a link"
+            )
+        if not os.path.isdir(out):
             raise ReleaseError(
                 f"{out}: exists and is not a folder; a release goes into a new or empty folder"
             )

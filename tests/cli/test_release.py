@@ -104,10 +104,14 @@ def test_bad_input_exits_2_with_one_line_and_the_source_unchanged(source, tmp_pa
     full = tmp_path / "full"
     full.mkdir()
     (full / "x").write_text("x")
+    (tmp_path / "link").symlink_to(full)
     base = ["release", "--dataset", str(source), "--db", str(db), "--version", "2"]
     cases = [
-        ([*base, "--out", str(tmp_path / "out")], "item ct-1, field gt_answer"),
+        ([*base, "--out", str(tmp_path / "out")], "ds1/test.json, item ct-1, field gt_answer"),
         ([*base, "--out", str(full)], "is not empty"),
+        ([*base, "--out", str(tmp_path / "link")], f"link: is a symbolic link (to {full})"),
+        ([*base[:-1], "1" * 65, "--out", str(tmp_path / "o")],
+         "too long (65 characters, at most 64)"),
         ([*base, "--out", str(source / "ds1" / "r")], "inside the source benchmark"),
         ([*base, "--out", str(tmp_path)], "holds the source benchmark"),
         (["release", "--dataset", str(tmp_path / "nope"), "--db", str(db), "--version", "2",

@@ -219,10 +219,10 @@ def test_conflicts_name_the_item_and_field_set_differently():
     ]
     found = conflicts(accepted)
     assert len(found) == 2
-    assert found[0] == ("item i1, field gt_answer: accepted proposals set it differently: "
+    assert found[0] == ("ds1/test.json, item i1, field gt_answer: accepted proposals set it differently: "
                         "C (u1 by dr-a), D (u2 by dr-b)")  # fmt: skip
     assert found[1].startswith(
-        "item i3, field mask_path, slice_index 3 along axis 2 (slice 4 in the viewer): "
+        "ds1/test.json, item i3, field mask_path, slice_index 3 along axis 2 (slice 4 in the viewer): "
         "accepted proposals"
     )
     assert "(u7 by dr-a)" in found[1] and "(u9 by dr-a)" in found[1] and "u8" not in found[1]

@@ -299,7 +299,7 @@ def test_conflicting_corrections_are_refused_naming_item_and_field(source, tmp_p
         accepted("ct-1", "answer_key", {"answer": "C"}),
         accepted("ct-1", "answer_key", {"answer": "D"}),
     ]
-    with pytest.raises(ReleaseError, match=r"item ct-1, field gt_answer: .*C .*D "):
+    with pytest.raises(ReleaseError, match=r"^ds1/test.json, item ct-1, field gt_answer: .*C .*D "):
         write_release(source, corrections, tmp_path / "out", "1")
     assert not (tmp_path / "out").exists() and tree_hashes(source) == before
     assert list(tmp_path.iterdir()) == [source]  # no stage left behind
