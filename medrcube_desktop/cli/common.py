@@ -305,3 +305,27 @@ def exit_status(exc: BaseException) -> int:
             return Outcome.FAILED
         cause = cause.__cause__ or cause.__context__
     return Outcome.BAD_INPUT if isinstance(exc, MedRCubeError | OSError) else Outcome.FAILED
+
+
+@contextlib.contextmanager
+def terminate_interrupts() -> Iterator[None]:
+    """While inside, a SIGTERM (``kill PID``, a scheduler's stop) raises
+    ``KeyboardInterrupt`` as Ctrl+C does, so a writer's cleanup runs (``release``
+    removes its staging folder) and the command ends "interrupted", status 1. The
+    handler before is put back on leaving. Outside the main thread (no signal handler
+    may be set there) nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -132,6 +132,7 @@ def _release_diff(args: argparse.Namespace) -> int:
     (:func:`~medrcube_desktop.evaluation.compare.release_diff.release_diff`), printed
     and, with ``--out``, written."""
     from medrcube_desktop import __version__
+    from medrcube_desktop.core.write_guard import refuse_inside
     from medrcube_desktop.evaluation.compare.release_diff import release_diff
     from medrcube_desktop.evaluation.compare.release_diff_report import (
         diff_lines,
@@ -143,6 +144,8 @@ def _release_diff(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         refuse_release_diff_inputs(args.out, [args.db])
+        refuse_inside(args.out, args.dataset, "the source benchmark")  # both stay as they are
+        refuse_inside(args.out, args.release_diff, "the release")
     _, items = load_items(args.dataset, verb="compared", images=False)  # scored_benchmark
     release = read_release(args.release_diff)
     with open_database(args.db, create=False) as store:

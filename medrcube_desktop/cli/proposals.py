@@ -187,11 +187,13 @@ def _change_text(p) -> str:
 def cmd_export(args: argparse.Namespace) -> int:
     """``proposals export --out FILE``: JSON or CSV by the suffix."""
     from medrcube_desktop.core.file_kinds import refuse_foreign
+    from medrcube_desktop.core.write_guard import refuse_benchmark_output
     from medrcube_desktop.review.proposal_export import write_export
 
     with open_database(args.db, create=False) as store:
         refuse_overwrite(args.out, args.db)
         refuse_foreign(args.out, "proposals export")
+        refuse_benchmark_output(args.out)  # never inside a benchmark (no --dataset here)
         n = write_export(store, args.out)
     emit(args.json, {"proposals": n, "out": str(args.out)}, f"{n} proposals written to {args.out}")
     return Outcome.DONE
@@ -245,7 +247,15 @@ def _check_change_flags(args: argparse.Namespace) -> None:
 
 def _change(args: argparse.Namespace, item) -> tuple[dict, bytes | None, dict]:
     """The change, the mask's labels and the image sizes to check against."""
-    from medrcube_desktop.imaging.stored_size import stored_image_size, stored_slice_shape
+    import numpy as np
+
+    from medrcube_desktop.errors import ImageLoadError
+    from medrcube_desktop.imaging.stored_size import (
+        stored_image_size,
+        stored_mask_slice,
+        stored_slice_shape,
+    )
+    from medrcube_desktop.review.proposing import source_file_of
 
     image = Path(item.image_path)
     here = image.is_file()  # a restricted item ships without its image: not checked
@@ -264,10 +274,22 @@ def _change(args: argparse.Namespace, item) -> tuple[dict, bytes | None, dict]:
         # the labels replace a slice of the mask's own file when there is one (what the
         # release writes into), else of a new mask on the image's grid
         edited = Path(item.mask_path) if item.mask_path is not None else image
-        slice_shape = (
-            stored_slice_shape(edited, args.slice_index, args.axis) if edited.is_file() else None
-        )
-        return change, labels, {"slice_shape": slice_shape}
+        try:
+            slice_shape = (
+                stored_slice_shape(edited, args.slice_index, args.axis)
+                if edited.is_file()
+                else None
+            )
+        except ImageLoadError as exc:  # the slice is not in the file: say which item
+            raise CorrectionError(
+                f"{source_file_of(item)}, item {item.id}, change.slice_index: {exc}"
+            ) from exc
+        current = None  # what the slice holds now: a change must differ from it
+        if item.mask_path is None and slice_shape is not None:
+            current = np.zeros(slice_shape, np.uint8)  # a new mask starts empty
+        elif item.mask_path is not None and edited.is_file():
+            current = stored_mask_slice(edited, args.slice_index, args.axis)
+        return change, labels, {"slice_shape": slice_shape, "current_labels": current}
     return {}, None, {}
 
 

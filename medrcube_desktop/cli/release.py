@@ -43,7 +43,7 @@ def add_parsers(sub) -> None:
 
 def cmd_release(args: argparse.Namespace) -> int:
     """``release --dataset SRC --db DB --out DIR --version V``: 0 written, 2 bad input."""
-    from medrcube_desktop.cli.common import open_database
+    from medrcube_desktop.cli.common import open_database, terminate_interrupts
     from medrcube_desktop.review.release import (
         check_out_folder,
         check_source,
@@ -55,9 +55,10 @@ def cmd_release(args: argparse.Namespace) -> int:
     check_out_folder(check_source(args.dataset), args.out)
     with open_database(args.db, create=False) as store:
         corrections = store.accepted_corrections()
-    summary = write_release(
-        args.dataset, corrections, args.out, args.release_version, copy=args.copy
-    )
+    with terminate_interrupts():  # SIGTERM as Ctrl+C: the staging folder is removed
+        summary = write_release(
+            args.dataset, corrections, args.out, args.release_version, copy=args.copy
+        )
     if summary.copied and not args.copy and not args.json:
         say(f"{plural(summary.copied, 'file')} copied: hard links are not possible there")
     emit(

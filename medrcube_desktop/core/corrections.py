@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from medrcube_desktop.core.fields import parse_bbox
 from medrcube_desktop.core.items import OPTION_LETTERS
-from medrcube_desktop.core.names import has_text
+from medrcube_desktop.core.names import has_text, hidden_character, is_format
 
 if TYPE_CHECKING:
     import numpy as np
@@ -275,8 +275,13 @@ def change_problem(
         key = "answer" if kind == ANSWER_KEY else "letter"
         if change[key] not in OPTION_LETTERS:
             return f"change.{key}", f"{change[key]!r} is not an option letter (A to F)"
-    if kind in (OPTION_TEXT, QUESTION_TEXT) and not has_text(change["text"]):
-        return "change.text", "the new text must have a visible character"
+    if kind in (OPTION_TEXT, QUESTION_TEXT):
+        if not has_text(change["text"]):
+            return "change.text", "the new text must have a visible character"
+        # a zero-width or bidi character: a text that looks like another (or the same)
+        hidden = hidden_character(change["text"], "change.text", is_format)
+        if hidden is not None:
+            return "change.text", hidden.removeprefix("change.text: ")
     if kind == BBOX:
         return _bbox_problem(change["bbox"])
     if kind == MASK:

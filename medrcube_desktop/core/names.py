@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import unicodedata
+from collections.abc import Callable
 
 HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 """Unicode general categories of characters that are not shown as themselves: controls
@@ -52,6 +53,68 @@ def has_text(value: object) -> bool:
     return isinstance(value, str) and any(
         not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in value
     )
+
+
+def name_key(name: str) -> str:
+    """``name`` as two names that are one person's compare: stripped, NFKC-folded
+    (full-width ``ＤＲ`` is ``DR``) and case-folded (``DR-A`` is ``dr-a``, ``ß`` is
+    ``ss``). What decides whether a reviewer is a proposal's author."""
+    return unicodedata.normalize("NFKC", name).casefold().strip()
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` name the same person (:func:`name_key` of both equal)."""
+    return name_key(a) == name_key(b)
+
+
+BIDI_CONTROLS = frozenset("\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e"
+                          "\u2066\u2067\u2068\u2069")  # fmt: skip
+"""The bidirectional controls: the marks (LRM, RLM, ALM), embeddings and overrides
+(U+202A..U+202E) and isolates (U+2066..U+2069). In a text they reorder what a reader sees
+("accept" can show as "tpecca"), so a text people decide on must not hold them."""
+
+
+def is_format(char: str) -> bool:
+    """Whether one character is a format character (Unicode category Cf: zero-width
+    space U+200B, the joiners, the soft hyphen, every bidi control): it shows nothing,
+    so two texts that differ only by one look the same."""
+    return unicodedata.category(char) == "Cf"
+
+
+def hidden_character(
+    text: str, what: str, is_hidden: Callable[[str], bool] | None = None
+) -> str | None:
+    """The message that refuses ``text`` for its first hidden character, or ``None``
+    when it has none: ``"WHAT: character N is U+202E (right-to-left override), which is
+    not shown as itself; give the text without it"``. The check :func:`check_name`
+    makes of a name, for other texts: a proposed option or question (``is_hidden``
+    :func:`is_format`), a reason (``BIDI_CONTROLS.__contains__``).
+
+    Parameters
+    ----------
+    text : str
+    what : str
+        What the text is, to start the message (``"change.text"``).
+    is_hidden : callable, optional
+        Which characters are refused; by default :func:`hidden`'s.
+    """
+    found = _first_hidden(text, is_hidden or hidden)
+    if found is None:
+        return None
+    at, char, label = found
+    return (
+        f"{what}: character {at} is U+{ord(char):04X} ({label}), which is not shown as "
+        "itself; give the text without it"
+    )
+
+
+def _first_hidden(text: str, is_hidden: Callable[[str], bool]) -> tuple[int, str, str] | None:
+    """(position from 1, character, its lower-case Unicode name) of the first character
+    of ``text`` that ``is_hidden``, or ``None``."""
+    for at, char in enumerate(text, 1):
+        if is_hidden(char):
+            return at, char, (unicodedata.name(char, "") or "a control character").lower()
+    return None
 
 
 def hidden(char: str) -> bool:
@@ -196,14 +259,13 @@ def check_name(text: str, what: str = "name") -> str:
             f"{what} '{visible(name[:40])}…': {len(name):,} characters, at most "
             f"{MAX_NAME_LENGTH} are allowed"
         )
-    for at, char in enumerate(name, 1):
-        if hidden(char):
-            label = unicodedata.name(char, "") or "a control character"
-            raise ValueError(
-                f"{what} '{visible(name)}': character {at} is U+{ord(char):04X} "
-                f"({label.lower()}), which is not shown as itself (terminals would run "
-                "it, spreadsheets refuse it); give the name without it"
-            )
+    if (found := _first_hidden(name, hidden)) is not None:
+        at, char, label = found
+        raise ValueError(
+            f"{what} '{visible(name)}': character {at} is U+{ord(char):04X} "
+            f"({label}), which is not shown as itself (terminals would run "
+            "it, spreadsheets refuse it); give the name without it"
+        )
     if not any(_shows(char) for char in name):
         shown = ", ".join(f"U+{ord(c):04X}" for c in name[:8])
         raise ValueError(f"{what} ({shown}): shows no visible character; give a name that does")

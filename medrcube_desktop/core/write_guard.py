@@ -47,7 +47,8 @@ from medrcube_desktop.errors import StoreError
 
 __all__ = [
     "MANIFEST_FILE_NAME", "ProtectedFileError", "dataset_folder", "medical_image",
-    "protect_benchmark", "protected_roots", "refuse_output_folder", "refuse_protected",
+    "benchmark_root_of", "protect_benchmark", "protected_roots", "refuse_benchmark_output",
+    "refuse_inside", "refuse_output_folder", "refuse_protected",
 ]  # fmt: skip
 
 
@@ -270,6 +271,86 @@ def refuse_output_folder(out: str | Path) -> None:
     if dataset is not None:
         raise ProtectedFileError(
             f"{out}: is inside the benchmark dataset {dataset} (it holds a {ITEMS_FILE_NAME}); "
+            "write the output elsewhere"
+        )
+
+
+def _is_inside(path: str, folder: str) -> bool:
+    """Whether the real path ``path`` is ``folder`` or under it."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def benchmark_root_of(path: str | Path) -> Path | None:
+    """The nearest folder that ``path`` (made real) is or is in and that is a benchmark's
+    root: it holds a ``MANIFEST.json``, or a sub-folder holding a ``test.json``; or
+    None. (:func:`dataset_folder` finds the dataset folders themselves.)"""
+    folder = Path(os.path.realpath(path))
+    for candidate in (folder, *folder.parents):
+        if os.path.isfile(candidate / MANIFEST_FILE_NAME):
+            return candidate
+        try:
+            with os.scandir(candidate) as entries:
+                if any(
+                    e.is_dir() and os.path.isfile(os.path.join(e.path, ITEMS_FILE_NAME))
+                    for e in entries
+                ):
+                    return candidate
+        except OSError:  # not there yet, or not readable: not a benchmark we can see
+            continue
+    return None
+
+
+def refuse_inside(
+    out: str | Path,
+    folder: str | Path | None,
+    what: str,
+    advice: str = "write the output elsewhere",
+) -> None:
+    """Refuse an output ``out`` (a file or folder, not written yet) that is ``folder``,
+    lies inside it or holds it (real paths, symbolic links followed): the one check of
+    every command that must leave an input folder as it is (``release``, ``compare
+    --release-diff``, ``proposals export``).
+
+    Parameters
+    ----------
+    out : path
+        The output as given (named in the message).
+    folder : path or None
+        The folder not to write in (None: nothing to check).
+    what : str
+        What ``folder`` is, for the message (``"the source benchmark"``).
+    advice : str
+        The message's end.
+
+    Raises
+    ------
+    ProtectedFileError
+        ``"OUT: is inside WHAT FOLDER; ADVICE"`` or ``"OUT: holds WHAT FOLDER; ADVICE"``.
+    """
+    if folder is None:
+        return
+    real_out, real_folder = os.path.realpath(out), os.path.realpath(folder)
+    if _is_inside(real_out, real_folder):
+        raise ProtectedFileError(f"{out}: is inside {what} {folder}; {advice}")
+    if _is_inside(real_folder, real_out):
+        raise ProtectedFileError(f"{out}: holds {what} {folder}; {advice}")
+
+
+def refuse_benchmark_output(out: str | Path) -> None:
+    """Refuse an output inside any benchmark: a dataset folder (:func:`refuse_output_folder`)
+    or a benchmark's root (:func:`benchmark_root_of`), for a command that is given no
+    ``--dataset`` (``proposals export``).
+
+    Raises
+    ------
+    ProtectedFileError
+        Naming ``out`` and the benchmark.
+    """
+    refuse_output_folder(out)
+    root = benchmark_root_of(out)
+    if root is not None:
+        raise ProtectedFileError(
+            f"{out}: is inside the benchmark {root} (its datasets hold {ITEMS_FILE_NAME}); "
             "write the output elsewhere"
         )
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -139,13 +140,32 @@ def _bad(path: Path, what: str) -> DatasetError:
 
 
 def _read_json(path: Path) -> tuple[Any, bytes]:
+    """The document and its bytes; NaN and Infinity (which Python's ``json`` accepts,
+    JSON does not) are refused as not JSON, so no count or field is ever NaN."""
     if not path.is_file():
         raise _bad(path, "missing: not a release folder (`release` writes one)")
     data = path.read_bytes()
+
+    def no_constant(name: str) -> Any:
+        raise _bad(path, f"not valid JSON ({name} is not a JSON number)")
+
     try:
-        return json.loads(data), data
+        return json.loads(data, parse_constant=no_constant), data
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _bad(path, f"not valid JSON ({exc})") from None
+
+
+def _check_version(path: Path, version: str) -> None:
+    """A version ``release --version`` would take (it names runs ``<run>@<version>``
+    and files); else ``release.json`` is blamed."""
+    from medrcube_desktop.review.release_folder import check_version
+    from medrcube_desktop.review.release_records import ReleaseError
+
+    try:
+        check_version(version)
+    except ReleaseError as exc:
+        said = str(exc).removeprefix("--version ")
+        raise _bad(path, f"field 'version': {said}") from None
 
 
 def _header(path: Path, doc: Any, fmt: str) -> str:
@@ -237,12 +257,15 @@ def read_release(root: str | Path, items: bool = True, check_files: bool = True)
     folder = folder.resolve()
     meta, meta_bytes = _read_json(folder / RELEASE_FILE)
     version = _header(folder / RELEASE_FILE, meta, RELEASE_FORMAT)
+    _check_version(folder / RELEASE_FILE, version)
     changes_path = folder / CHANGES_FILE
     doc, doc_bytes = _read_json(changes_path)
-    if _header(changes_path, doc, CHANGES_FORMAT) != version:
+    if _header(changes_path, doc, CHANGES_FORMAT) != version:  # which is wrong is not known
         raise _bad(
             changes_path,
-            f"field 'version': {doc['version']!r}, but {RELEASE_FILE} says {version!r}",
+            f"field 'version': {doc['version']!r}, but {RELEASE_FILE} says {version!r} "
+            f"({folder / RELEASE_FILE}: field 'version'): the two files are of different "
+            "releases",
         )
     entries = doc.get("items")
     if not isinstance(entries, list):
@@ -260,15 +283,34 @@ def read_release(root: str | Path, items: bool = True, check_files: bool = True)
 
         # images=False: what compare.inputs.scored_benchmark reads (not imported: it
         # reads this module back)
-        loaded = load_benchmark(folder, images=False, check_files=check_files).items
-        _check_against(changes_path, changes, loaded)
+        benchmark = load_benchmark(folder, images=False, check_files=check_files)
+        loaded = benchmark.items
+        _check_against(changes_path, changes, loaded, benchmark.problems)
         release = Release(folder, version, release.source, meta, changes, digest, loaded)
     return release
 
 
-def _check_against(path: Path, changes: dict[str, ItemChange], items: list[Item]) -> None:
-    """``changes`` agrees with the release's items (see :func:`read_release`)."""
+def _check_against(
+    path: Path, changes: dict[str, ItemChange], items: list[Item], problems: Sequence[Any] = ()
+) -> None:
+    """``changes`` agrees with the release's items (see :func:`read_release`); an item
+    missing because its ``test.json`` does not load is blamed on that file
+    (``problems``: the loader's :class:`~medrcube_desktop.core.problems.Problem` list)."""
     by_id = {item.id: item for item in items}
+    for change in changes.values():
+        if change.retired or change.item_id in by_id:
+            continue
+        for problem in problems:
+            if problem.item == change.item_id or (
+                problem.item is None and problem.file == change.file
+            ):
+                field = f", field {problem.field!r}" if problem.field else ""
+                item = f", item {problem.item!r}" if problem.item else ""
+                raise _bad(
+                    path.parent / problem.file,
+                    f"{problem.message.rstrip('.')}{item}{field} (changes.json lists item "
+                    f"{change.item_id!r} in it)",
+                )
     for change in changes.values():
         item = by_id.get(change.item_id)
         if change.retired and item is not None:

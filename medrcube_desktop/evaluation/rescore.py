@@ -191,6 +191,14 @@ def _plan(store, release: Release, runs: Sequence[str] | None, replace: bool):
                 f"no run named {', '.join(map(repr, missing))} (runs: {', '.join(names) or 'none'})"
             )
         chosen = [store.eval_run(r) for r in dict.fromkeys(runs)]
+        for record in chosen:  # its answers carry one release's corrections already
+            if is_rescored(record):
+                raise MedRCubeError(
+                    f"run {record.name!r} is already rescored on release "
+                    f"{record.params.get('release_version', '?')!r}: rescoring it again "
+                    "would apply the corrections twice; rescore its source run "
+                    f"{record.params['rescored_from']!r} instead"
+                )
     plan = []
     for record in chosen:
         target = store.eval_run(rescored_name(record.name, release.version))
@@ -257,7 +265,8 @@ def rescore_runs(
     Raises
     ------
     MedRCubeError
-        A named run is not stored; a target name is held by a run not rescored from its
+        A named run is not stored, or is itself a rescored run (``<run>@<version>``:
+        its corrections would apply twice); a target name is held by a run not rescored from its
         source; or a target was rescored on another release of this version and
         ``replace`` is False. Nothing is written then.
     StoreError

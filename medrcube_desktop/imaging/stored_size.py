@@ -115,3 +115,43 @@ def stored_slice_shape(
         )
     rest = [n for i, n in enumerate(shape) if i != axis]
     return (rest[0], rest[1])
+
+
+def stored_mask_slice(path: Path, slice_index: int | None, axis: int | None) -> Any:
+    """The labels a mask file holds now on the slice a mask change edits, as the
+    release reads and writes them (``core.corrections.MASK``'s convention): a NIfTI's
+    ``dataobj`` or an NRRD/MetaImage's ``GetArrayFromImage``, ``numpy.take(array,
+    slice_index, axis)`` for a volume, the whole array for a 2-D one; a picture's values
+    (``imaging.masks.picture_mask_values``). ``None`` when it cannot be read or the
+    slice is not in it (the change's own checks say why).
+
+    Returns
+    -------
+    numpy.ndarray of (rows, cols) or None
+    """
+    import numpy as np
+
+    name = path.name.lower()
+    try:
+        if name.endswith((".nii", ".nii.gz")):
+            import nibabel as nib
+
+            data = np.asanyarray(nib.load(str(path)).dataobj)
+        elif name.endswith((".nrrd", ".nhdr", ".mha", ".mhd")):
+            import SimpleITK as sitk
+
+            data = sitk.GetArrayFromImage(sitk.ReadImage(str(path)))
+        else:
+            from PIL import Image
+
+            from medrcube_desktop.imaging.masks import picture_mask_values
+
+            with Image.open(path) as img:
+                return np.asarray(picture_mask_values(img, path))
+        if data.ndim == 2 and slice_index is None:
+            return data
+        if data.ndim == 3 and slice_index is not None and axis is not None:
+            return np.take(data, slice_index, axis)
+    except Exception:  # noqa: BLE001 (unreadable: no current slice to compare with)
+        return None
+    return None

@@ -38,10 +38,12 @@ from medrcube_desktop.core.corrections import (
     Proposal,
     change_problem,
     changed_field,
+    decode_labels,
 )
 from medrcube_desktop.core.fields import parse_id
 from medrcube_desktop.core.files import read_file_text
 from medrcube_desktop.core.items import Item
+from medrcube_desktop.core.names import same_name
 from medrcube_desktop.errors import CorrectionError
 from medrcube_desktop.review import blinding
 from medrcube_desktop.review.study import StudySettings
@@ -91,6 +93,7 @@ def check_change(
     *,
     image_size: tuple[int, int] | None = None,
     slice_shape: tuple[int, int] | None = None,
+    current_labels: Any = None,
 ) -> None:
     """Refuse a change that does not fit ``item``.
 
@@ -108,6 +111,10 @@ def check_change(
     slice_shape : (rows, cols) of int, optional
         The shape of the slice a mask change edits (the 2-D image's, or the volume's
         slice ``slice_index`` along ``axis``), when known: the labels must have it.
+    current_labels : numpy.ndarray of (rows, cols), optional
+        The labels that slice holds now, when known
+        (:func:`~medrcube_desktop.imaging.stored_size.stored_mask_slice`): a mask change
+        must differ from them.
 
     Raises
     ------
@@ -116,12 +123,14 @@ def check_change(
         its current answer; an option letter it lacks, a text equal to the current one
         or to another option's (``gt_answer`` names the answer by its text); a question
         equal to the current one; a box outside the image or equal to the current one;
-        labels of another shape than the slice's.
+        labels of another shape than the slice's, or equal to its labels now.
     """
     where = f"{source_file_of(item)}, item {item.id}"
     problem = change_problem(kind, change, mask_labels)
     if problem is None:
         problem = _item_problem(item, kind, change, image_size, slice_shape)
+    if problem is None and kind == MASK and current_labels is not None:
+        problem = _same_labels(mask_labels, current_labels)
     if problem is not None:
         raise CorrectionError(f"{where}, {problem[0]}: {problem[1]}")
 
@@ -162,6 +171,16 @@ def _item_problem(
     return None
 
 
+def _same_labels(data: bytes | None, current: Any) -> tuple[str, str] | None:
+    """A mask change whose labels equal the slice's labels now changes nothing."""
+    import numpy as np
+
+    labels = decode_labels(data or b"")
+    if labels.shape == np.shape(current) and np.array_equal(labels, current):
+        return "change.mask_labels", "the slice already has these labels"
+    return None
+
+
 def _bbox_fits(
     item: Item, box: list[float], image_size: tuple[int, int] | None
 ) -> tuple[str, str] | None:
@@ -189,6 +208,7 @@ def build_proposal(
     *,
     image_size: tuple[int, int] | None = None,
     slice_shape: tuple[int, int] | None = None,
+    current_labels: Any = None,
 ) -> Proposal:
     """A new proposal for ``item`` (not stored): the change checked
     (:func:`check_change`; a new text stripped of white space at its ends),
@@ -202,7 +222,8 @@ def build_proposal(
         names the file, the item and the field). The rule, reason and author are
         checked when it is stored (StoreError).
     """
-    check_change(item, kind, change, mask_labels, image_size=image_size, slice_shape=slice_shape)
+    check_change(item, kind, change, mask_labels, image_size=image_size,
+                 slice_shape=slice_shape, current_labels=current_labels)  # fmt: skip
     return Proposal(
         item_id=item.id,
         kind=kind,
@@ -238,7 +259,11 @@ def check_blinding(store: StudyStore, reviewer: str, item_id: str, what: str) ->
         ``"item ID: the study is blind: commit your own review of the item before you
         WHAT"``.
     """
-    committed = item_id in store.committed_items().get(reviewer, set())
+    committed = any(  # "DR-A" committed what dr-a did (names compare without case)
+        item_id in items
+        for name, items in store.committed_items().items()
+        if same_name(name, reviewer)
+    )
     if not blinding.may_reveal(is_blind(store), committed):
         raise CorrectionError(
             f"item {item_id}: the study is blind: {reviewer}, commit your own review of "
@@ -277,7 +302,7 @@ def decide(
         withdrawn), a withdrawn proposal, an unknown decision, an empty reason.
     """
     proposal = store.proposal(proposal_uid)
-    if proposal is not None and decision != WITHDRAWN and decider.strip() != proposal.author:
+    if proposal is not None and decision != WITHDRAWN and not same_name(decider, proposal.author):
         verb = "accept" if decision == ACCEPTED else "reject"
         check_blinding(store, decider.strip(), proposal.item_id, f"{verb} a proposal on it")
     return store.save_decision(Decision(proposal_uid, decision, reason, decider))
@@ -292,7 +317,7 @@ def shown_proposals(
     return [
         p
         for p in proposals
-        if p.author == viewer or blinding.may_reveal(blind, p.item_id in committed)
+        if same_name(p.author, viewer) or blinding.may_reveal(blind, p.item_id in committed)
     ]
 
 
@@ -318,11 +343,15 @@ def _target(proposal: Proposal) -> str:
     return changed_field(proposal)
 
 
-def conflicts(accepted: Sequence[AcceptedCorrection]) -> list[str]:
+def conflicts(
+    accepted: Sequence[AcceptedCorrection], files: dict[str, str] | None = None
+) -> list[str]:
     """One line per field of an item that accepted proposals set to different values:
-    ``"item ID, field gt_answer: accepted proposals set it differently: C (UID by
-    dr-a), D (UID by dr-b)"``; in the order the items first appear. Proposals that agree
-    are no conflict, nor a retirement beside changes (the item is left out)."""
+    ``"ds1/test.json, item ID, field gt_answer: accepted proposals set it differently:
+    C (UID by dr-a), D (UID by dr-b)"``; in the order the items first appear. Proposals that agree
+    are no conflict, nor a retirement beside changes (the item is left out). The file
+    is the proposal's ``source_file``, else ``files[item_id]`` (the release's own
+    reading of the source)."""
     seen: dict[tuple[str, str], dict[str, list[Proposal]]] = {}
     for correction in accepted:
         p = correction.proposal
@@ -332,11 +361,16 @@ def conflicts(accepted: Sequence[AcceptedCorrection]) -> list[str]:
     lines = []
     for (item_id, target), values in seen.items():
         if len(values) > 1:
+            source_file = next(iter(values.values()))[0].source_file or (files or {}).get(
+                item_id, ""
+            )
             said = ", ".join(
                 f"{value} ({', '.join(f'{p.uid} by {p.author}' for p in ps)})"
                 for value, ps in values.items()
             )
+            where = f"{source_file}, " if source_file else ""
             lines.append(
-                f"item {item_id}, field {target}: accepted proposals set it differently: {said}"
+                f"{where}item {item_id}, field {target}: accepted proposals set it "
+                f"differently: {said}"
             )
     return lines

@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,6 +49,8 @@ from medrcube_desktop.review.release_folder import (
     inside,
     mirror,
     move_into_place,
+    stage_folder,
+    sweep_stale_stages,
 )
 from medrcube_desktop.review.release_masks import is_volume, new_mask_name, write_mask
 from medrcube_desktop.review.release_plan import (
@@ -139,15 +140,15 @@ def _plans(
     files: dict[str, RecordsFile], corrections: Sequence[AcceptedCorrection]
 ) -> list[ItemPlan]:
     """Every corrected item's plan, in file order; checks first (see :func:`write_release`)."""
-    found = conflicts(corrections)
-    if found:
-        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise ReleaseError(f"{found[0]}{more}; reject all but one of them before the release")
     ids: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for rel, file in files.items():
         for index, record in enumerate(file.records):
             if isinstance(record, dict) and isinstance(record.get("id"), str | int):
                 ids[str(record["id"]).strip()].append((rel, index))
+    found = conflicts(corrections, {item_id: where[0][0] for item_id, where in ids.items()})
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise ReleaseError(f"{found[0]}{more}; reject all but one of them before the release")
     places = locate(ids, corrections)
     per_item: dict[tuple[str, int], list[AcceptedCorrection]] = defaultdict(list)
     ordered = sorted(corrections, key=lambda c: (c.proposal.created_at, c.proposal.uid))
@@ -320,7 +321,8 @@ def write_release(
     total = sum(len(file.records) for file in files.values())
     made = [p for p in (out.parent, *out.parent.parents) if not os.path.lexists(p)]
     out.parent.mkdir(parents=True, exist_ok=True)
-    stage = out.parent / f".{out.name}.release-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    sweep_stale_stages(out)  # an earlier run killed before it could remove its stage
+    stage = stage_folder(out)
     stage.mkdir()
     try:
         linker = Linker(copy)

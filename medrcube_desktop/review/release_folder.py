@@ -11,14 +11,20 @@ import re
 import shutil
 from pathlib import Path
 
-from medrcube_desktop.core.write_guard import refuse_output_folder
+from medrcube_desktop.core.write_guard import (
+    ProtectedFileError,
+    refuse_inside,
+    refuse_output_folder,
+)
 from medrcube_desktop.review.release_records import ReleaseError
 
 __all__ = [
     "Linker", "check_out_folder", "check_source", "check_version", "inside", "mirror",
-    "move_into_place",
+    "move_into_place", "stage_folder", "sweep_stale_stages",
 ]  # fmt: skip
 
+MAX_VERSION_LENGTH = 64
+"""Characters a release's version may have at most (it names files)."""
 _VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 _NO_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS})
 """Why ``os.link`` refuses on this file system (another device, no hard links): copy from then on."""
@@ -27,6 +33,11 @@ _NO_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK, 
 def check_version(version: str) -> None:
     """Refuse a version that cannot name files (``<stem>.r<version>.png``): letters,
     digits and ``. _ + -``, starting with a letter or digit, at most 64 characters."""
+    if isinstance(version, str) and len(version) > MAX_VERSION_LENGTH:
+        raise ReleaseError(
+            f"--version {version[:20]!r}…: too long ({len(version)} characters, at most "
+            f"{MAX_VERSION_LENGTH})"
+        )
     if not isinstance(version, str) or not _VERSION.fullmatch(version):
         raise ReleaseError(
             f"--version {version!r}: use letters, digits and . _ + - (such as 1.1 or "
@@ -65,17 +76,17 @@ def check_out_folder(source_root: Path, out: Path) -> None:
     ReleaseError
         Naming ``out`` and why.
     """
-    real_out, real_source = os.path.realpath(out), os.path.realpath(source_root)
-    if inside(real_out, real_source):
-        raise ReleaseError(
-            f"{out}: is inside the source benchmark {source_root}; write the release elsewhere"
-        )
-    if inside(real_source, real_out):
-        raise ReleaseError(
-            f"{out}: holds the source benchmark {source_root}; write the release elsewhere"
-        )
+    try:
+        refuse_inside(out, source_root, "the source benchmark", "write the release elsewhere")
+    except ProtectedFileError as exc:
+        raise ReleaseError(str(exc)) from exc
     if os.path.lexists(out):
-        if not os.path.isdir(out) or os.path.islink(out):
+        if os.path.islink(out):
+            raise ReleaseError(
+                f"{out}: is a symbolic link (to {os.readlink(out)}); a release goes into a new "
+                "or empty folder, not through a link"
+            )
+        if not os.path.isdir(out):
             raise ReleaseError(
                 f"{out}: exists and is not a folder; a release goes into a new or empty folder"
             )
@@ -85,6 +96,47 @@ def check_out_folder(source_root: Path, out: Path) -> None:
         refuse_output_folder(out)
     except Exception as exc:
         raise ReleaseError(str(exc)) from exc
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process of id ``pid`` runs (``kill(pid, 0)``: no signal is sent)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    except OSError:
+        return True  # cannot tell: leave its folder
+    return True
+
+
+def stage_folder(out: Path) -> Path:
+    """A new hidden staging folder's path beside ``out``:
+    ``.<out name>.release-<pid>-<8 hex>`` (the pid says whose it is)."""
+    import uuid
+
+    return out.parent / f".{out.name}.release-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def sweep_stale_stages(out: Path) -> list[Path]:
+    """Remove the staging folders of earlier releases into ``out`` whose process is
+    gone (killed before it could remove its own: SIGKILL, a power cut); a stage of a
+    release still running (its pid alive) is left alone. Returns those removed."""
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.release-(\d+)-[0-9a-f]{{8}}")
+    removed = []
+    try:
+        entries = list(os.scandir(out.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match and entry.is_dir(follow_symlinks=False) and not _alive(int(match.group(1))):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(Path(entry.path))
+    return removed
 
 
 class Linker:

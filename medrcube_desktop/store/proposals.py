@@ -27,7 +27,7 @@ from medrcube_desktop.core.corrections import (
     Proposal,
     change_problem,
 )
-from medrcube_desktop.core.names import has_text
+from medrcube_desktop.core.names import BIDI_CONTROLS, has_text, hidden_character, same_name
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import StoreError
 
@@ -51,6 +51,7 @@ def proposal_row(p: Proposal, when: str) -> dict[str, Any]:
         raise StoreError(f"{where}, rule: {p.rule!r} is not a rule ({', '.join(RULE_IDS)})")
     if not has_text(p.reason):
         raise StoreError(f"{where}, reason: a proposal needs a reason")
+    _refuse_bidi(p.reason, f"{where}, reason")
     if not has_text(p.author):
         raise StoreError(f"{where}, author: a proposal needs its author's name")
     problem = change_problem(p.kind, p.change, p.mask_labels)
@@ -77,6 +78,20 @@ def proposal_row(p: Proposal, when: str) -> dict[str, Any]:
         "created_at": p.created_at or when,
         "app_version": p.app_version or __version__,
     }
+
+
+def _refuse_bidi(text: str, what: str) -> None:
+    """Refuse a reason holding a bidi control (it reorders what the deciding reviewer
+    reads), as a new name is refused (:func:`~medrcube_desktop.core.names.hidden_character`).
+
+    Raises
+    ------
+    StoreError
+        ``"WHAT: character N is U+202E (right-to-left override), …"``.
+    """
+    problem = hidden_character(text, what, BIDI_CONTROLS.__contains__)
+    if problem is not None:
+        raise StoreError(problem)
 
 
 def insert_proposal(db: Any, row: dict[str, Any]) -> dict[str, Any]:
@@ -132,6 +147,7 @@ def decision_row(d: Decision, when: str) -> dict[str, Any]:
         raise StoreError(f"{where}, decision: {d.decision!r} is not one of {', '.join(DECISIONS)}")
     if not has_text(d.reason):
         raise StoreError(f"{where}, reason: a decision needs a reason")
+    _refuse_bidi(d.reason, f"{where}, reason")
     if not has_text(d.decider):
         raise StoreError(f"{where}, decider: a decision needs the decider's name")
     return {
@@ -155,7 +171,8 @@ def insert_decision(db: Any, row: dict[str, Any]) -> dict[str, Any]:
     Raises
     ------
     StoreError
-        The proposal is unknown; the decider is its author and the decision is not
+        The proposal is unknown; the decider is its author (names compared without
+        case, :func:`~medrcube_desktop.core.names.same_name`) and the decision is not
         ``withdrawn``, or is not its author and it is; the proposal was withdrawn
         (nothing decides it after that: propose again).
     """
@@ -164,7 +181,7 @@ def insert_decision(db: Any, row: dict[str, Any]) -> dict[str, Any]:
     if found is None:
         raise StoreError(f"{where}: no such proposal")
     where = f"{where} (item {found.item_id}, {found.kind} by {found.author})"
-    mine = row["decider"] == found.author
+    mine = same_name(row["decider"], found.author)  # "DR-A" is dr-a (NFKC, casefold)
     if mine and row["decision"] != WITHDRAWN:
         raise StoreError(
             f"{where}: {row['decider']} proposed it and cannot {_VERBS[row['decision']]} it "
@@ -178,6 +195,8 @@ def insert_decision(db: Any, row: dict[str, Any]) -> dict[str, Any]:
             f"{where}: withdrawn by its author; nothing decides it now (propose again)"
         )
     row = {**row, "revision": (latest.revision if latest else 0) + 1}
+    if mine:  # a withdrawal, under the author's name as stored (the trigger's lower() is ASCII)
+        row["decider"] = found.author
     db["proposal_decisions"].insert(row)
     return row
 

@@ -81,9 +81,14 @@ BEGIN
 END;
 
 -- A reviewer never accepts or rejects their own proposal; only its author withdraws it.
+-- Names compare without case, as the app compares them (core.names.same_name: NFKC and
+-- casefold), so 'DR-A' does not accept dr-a's proposal. SQLite's lower() folds ASCII
+-- letters only: 'ÉLODIE' and 'élodie' differ here, and the store refuses that pair
+-- before the insert (store.proposals.insert_decision).
 CREATE TRIGGER proposal_decisions_not_the_authors BEFORE INSERT ON proposal_decisions
 WHEN (NEW.decision = 'withdrawn')
-     <> (NEW.decider = (SELECT author FROM proposals WHERE uid = NEW.proposal_uid))
+     <> (lower(trim(NEW.decider))
+         = (SELECT lower(trim(author)) FROM proposals WHERE uid = NEW.proposal_uid))
 BEGIN
     SELECT RAISE(ABORT, 'a proposal is accepted or rejected by another reviewer, withdrawn only by its author');
 END;

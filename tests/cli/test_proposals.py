@@ -179,7 +179,13 @@ def test_propose_decide_list_export_round_trip(study, tmp_path, capsys):
         (["--item", "vol-1", "--kind", "mask", "--mask-npy", "WRONG", "--slice-index", "5", "--axis", "2"],
          "ds2/test.json, item vol-1, change.shape: [96, 128]: the slice is [128, 96] (rows, cols)"),
         (["--item", "vol-1", "--kind", "mask", "--mask-npy", "WRONG"],
+         "ds2/test.json, item vol-1, change.slice_index: "),
+        (["--item", "vol-1", "--kind", "mask", "--mask-npy", "WRONG"],
          "vol.nii.gz: a volume [128, 96, 24]: give slice_index and axis"),
+        (["--item", "vol-1", "--kind", "mask", "--mask-npy", "WRONG", "--slice-index", "24", "--axis", "2"],
+         "ds2/test.json, item vol-1, change.slice_index: "),
+        (["--item", "vol-1", "--kind", "mask", "--mask-npy", "EMPTY", "--slice-index", "5", "--axis", "2"],
+         "ds2/test.json, item vol-1, change.mask_labels: the slice already has these labels"),
         (["--item", "nope", "--kind", "retire"], "no item 'nope' among the items that load"),
     ],
 )  # fmt: skip
@@ -187,7 +193,9 @@ def test_bad_input_exits_2_naming_item_and_field(study, tmp_path, capsys, argv, 
     root, db = study
     before = tree(root)
     np.save(tmp_path / "wrong.npy", np.zeros((96, 128), np.uint16))
-    argv = [str(tmp_path / "wrong.npy") if a == "WRONG" else a for a in argv]
+    np.save(tmp_path / "empty.npy", np.zeros((128, 96), np.uint8))  # as a new mask starts
+    files = {"WRONG": str(tmp_path / "wrong.npy"), "EMPTY": str(tmp_path / "empty.npy")}
+    argv = [files.get(a, a) for a in argv]
     status, out, err = run(capsys, root, before, "proposals", "propose", "--db", str(db),
                            "--dataset", str(root), "--reviewer", "dr-a", "--rule", "1.1",
                            "--reason", "r", *argv)  # fmt: skip
@@ -209,6 +217,53 @@ def test_a_blind_study_refuses_a_proposal_before_ones_commit(study, tmp_path, ca
                        "--dataset", str(root), "--reviewer", "dr-a", "--item", "ct-1",
                        "--kind", "retire", "--rule", "1.4", "--reason", "r")  # fmt: skip
     assert status == 2 and not fresh.exists()
+
+
+def test_the_author_cannot_accept_their_own_proposal_in_another_case(study, capsys):
+    root, db = study
+    before = tree(root)
+    status, out, err = run(capsys, root, before, "proposals", "propose", "--db", str(db),
+                           "--dataset", str(root), "--reviewer", "DR-A", "--item", "ct-1",
+                           "--kind", "retire", "--rule", "1.4", "--reason", "r", "--json")  # fmt: skip
+    assert status == 0, err  # dr-a's commit of ct-1 is DR-A's: the blind study allows it
+    uid = json.loads(out)["uid"]
+    for reviewer, flag in (("dr-a", "--accept"), ("Dr-A", "--reject")):
+        status, out, err = run(capsys, root, before, "proposals", "decide", "--db", str(db),
+                               "--reviewer", reviewer, "--proposal", uid, flag, "--reason",
+                               "mine")  # fmt: skip
+        assert status == 2 and out == ""
+        assert f"{reviewer} proposed it and cannot {flag[2:]} it" in err
+    assert StudyStore(db).decisions(uid) == [] and StudyStore(db).proposal_status(uid) == "open"
+
+
+def test_export_refuses_a_file_inside_the_benchmark_or_unwritable(study, tmp_path, capsys):
+    import os
+
+    root, db = study
+    before = tree(root)
+    status, _, err = run(capsys, root, before, "proposals", "propose", "--db", str(db),
+                         "--dataset", str(root), "--reviewer", "dr-a", "--item", "ct-1",
+                         "--kind", "retire", "--rule", "1.4", "--reason", "r")  # fmt: skip
+    assert status == 0, err
+    for out, said in ((root / "x.json", f"is inside the benchmark {root}"),
+                      (root / "ds1" / "x.json", "is inside the benchmark dataset")):  # fmt: skip
+        status, out_text, err = run(capsys, root, before, "proposals", "export", "--db",
+                                    str(db), "--out", str(out))  # fmt: skip
+        assert status == 2 and out_text == "" and f"{out}: " in err and said in err
+        assert err.count("\n") == 1 and not out.exists()
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        if os.access(locked, os.W_OK):  # root ignores the mode
+            pytest.skip("running as root: a read-only folder is writable")
+        status, _, err = run(capsys, root, before, "proposals", "export", "--db", str(db),
+                             "--out", str(locked / "p.json"))  # fmt: skip
+    finally:
+        locked.chmod(0o755)
+    assert status == 2 and err.count("\n") == 1 and str(locked) in err
+    assert "Traceback" not in err and "ermission denied" in err
+    assert list(locked.iterdir()) == []
 
 
 def test_list_and_export_of_a_study_without_proposals(study, tmp_path, capsys):

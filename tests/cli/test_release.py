@@ -104,10 +104,14 @@ def test_bad_input_exits_2_with_one_line_and_the_source_unchanged(source, tmp_pa
     full = tmp_path / "full"
     full.mkdir()
     (full / "x").write_text("x")
+    (tmp_path / "link").symlink_to(full)
     base = ["release", "--dataset", str(source), "--db", str(db), "--version", "2"]
     cases = [
-        ([*base, "--out", str(tmp_path / "out")], "item ct-1, field gt_answer"),
+        ([*base, "--out", str(tmp_path / "out")], "ds1/test.json, item ct-1, field gt_answer"),
         ([*base, "--out", str(full)], "is not empty"),
+        ([*base, "--out", str(tmp_path / "link")], f"link: is a symbolic link (to {full})"),
+        ([*base[:-1], "1" * 65, "--out", str(tmp_path / "o")],
+         "too long (65 characters, at most 64)"),
         ([*base, "--out", str(source / "ds1" / "r")], "inside the source benchmark"),
         ([*base, "--out", str(tmp_path)], "holds the source benchmark"),
         (["release", "--dataset", str(tmp_path / "nope"), "--db", str(db), "--version", "2",
@@ -125,6 +129,31 @@ def test_bad_input_exits_2_with_one_line_and_the_source_unchanged(source, tmp_pa
     assert not (tmp_path / "no.db").exists()  # a command that reads never creates it
     assert main([*cases[0][0], "--json"]) == 2
     assert json.loads(capsys.readouterr().out)["exit_status"] == 2
+
+
+def test_a_sigterm_during_release_leaves_no_staging_folder(source, tmp_path, capsys, monkeypatch):
+    import os
+    import signal
+
+    from medrcube_desktop.review import release as release_module
+
+    db = _study(tmp_path)
+    before = tree_hashes(source)
+    handler = signal.getsignal(signal.SIGTERM)
+    real_mirror = release_module.mirror
+
+    def mirror_then_terminated(*args):
+        real_mirror(*args)  # the stage holds the source's files now
+        assert [p.name for p in tmp_path.glob(".rel.release-*")] != []
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(release_module, "mirror", mirror_then_terminated)
+    status = main(["release", "--dataset", str(source), "--db", str(db), "--out",
+                   str(tmp_path / "rel"), "--version", "2"])  # fmt: skip
+    assert status == 1 and "interrupted" in capsys.readouterr().err
+    assert list(tmp_path.glob(".rel.release-*")) == [] and not (tmp_path / "rel").exists()
+    assert signal.getsignal(signal.SIGTERM) == handler  # put back after the command
+    assert tree_hashes(source) == before
 
 
 def test_copy_writes_copies(source, tmp_path, capsys):

@@ -78,6 +78,34 @@ def test_bad_input_is_one_line_and_exit_2(study, capsys, args, message):
     assert message in err and err.count("\n") == 1
 
 
+def test_rescoring_a_rescored_run_is_refused_with_exit_2(study, capsys):
+    source, release, db = study
+    argv = ["rescore", "--release", str(release), "--db", str(db), "--runs"]
+    assert main([*argv, "alpha"]) == 0
+    capsys.readouterr()
+    assert main([*argv, "alpha@v2"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "run 'alpha@v2' is already rescored on release 'v2'" in err
+    assert rf.table_rows(db, "alpha@v2@v2") == []  # no run of that name, no answers
+
+
+def test_release_diff_refuses_an_out_inside_the_source_or_the_release(study, tmp_path, capsys):
+    source, release, db = study
+    assert main(["rescore", "--release", str(release), "--db", str(db)]) == 0
+    tree = rf.tree_digest(source), rf.tree_digest(release)
+    argv = ["compare", "--db", str(db), "--dataset", str(source), "--release-diff", str(release)]
+    for out, said in ((source / "sub", f"is inside the source benchmark {source}"),
+                      (release / "sub", f"is inside the release {release}"),
+                      (tmp_path, f"holds the source benchmark {source}")):  # fmt: skip
+        capsys.readouterr()
+        assert main([*argv, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{out}: {said}" in err and err.count("\n") == 1
+    assert not (source / "sub").exists() and not (release / "sub").exists()
+    assert (rf.tree_digest(source), rf.tree_digest(release)) == tree
+
+
 def test_rescore_refuses_a_missing_database_and_creates_none(study, tmp_path, capsys):
     source, release, db = study
     assert main(["rescore", "--release", str(release), "--db", str(tmp_path / "no.db")]) == 2

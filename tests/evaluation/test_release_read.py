@@ -50,6 +50,10 @@ def _edit(release, name, edit):
          "release.json: field 'format_version': this app reads 1, found 2"),
         ("changes.json", lambda d: d.update(version="v3"),
          "changes.json: field 'version': 'v3', but release.json says 'v2'"),
+        ("release.json", lambda d: d.update(version="../v2"),
+         "release.json: field 'version': '../v2': use letters, digits and . _ + -"),
+        ("release.json", lambda d: d.update(version="v" * 65),
+         "release.json: field 'version': 'vvvvvvvvvvvvvvvvvvvv'…: too long (65 characters, at most 64)"),
         ("changes.json", lambda d: d["items"][0].update(status="edited"),
          "changes.json: item 'k1', field 'status': expected one of changed, retired"),
         ("changes.json", lambda d: d["items"][1].update(answer_after=3),
@@ -82,3 +86,28 @@ def test_a_folder_without_release_json_is_not_a_release(tmp_path):
     (source / "release.json").write_text("{not json")
     with pytest.raises(DatasetError, match="release.json: not valid JSON"):
         read_release(source)
+
+
+def test_nan_in_changes_json_is_refused_as_not_json(release):
+    text = (release / "changes.json").read_text()
+    doc = json.loads(text)
+    doc["counts"]["changed"] = float("nan")
+    (release / "changes.json").write_text(json.dumps(doc))  # Python writes NaN
+    assert "NaN" in (release / "changes.json").read_text()
+    with pytest.raises(DatasetError) as raised:
+        read_release(release)
+    said = str(raised.value)
+    assert (
+        said == f"{release.resolve() / 'changes.json'}: not valid JSON (NaN is not a JSON number)"
+    )
+
+
+def test_a_broken_test_json_of_the_release_is_named(release):
+    doc = json.loads((release / "changes.json").read_text())
+    broken = next(c["file"] for c in doc["items"] if c["status"] == "changed")
+    (release / broken).write_text("[{broken")
+    with pytest.raises(DatasetError) as raised:
+        read_release(release)
+    said = str(raised.value)
+    assert said.startswith(f"{release.resolve() / broken}: ")
+    assert "(changes.json lists item " in said and "changes.json:" not in said.split(" (")[0]

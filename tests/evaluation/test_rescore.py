@@ -173,6 +173,21 @@ def test_unknown_runs_and_a_name_held_by_another_run_are_refused(study):
     store.close()
 
 
+def test_a_rescored_run_named_again_is_refused_not_rescored_twice(study):
+    source, release_dir, db = study
+    store = StudyStore(db)
+    release = read_release(release_dir)
+    rescore_runs(store, release, ["alpha"])
+    names = store.eval_run_names()
+    with pytest.raises(MedRCubeError, match=r"run 'alpha@v2' is already rescored on release "
+                       r"'v2'.*twice; rescore its source run 'alpha' instead"):  # fmt: skip
+        rescore_runs(store, release, ["alpha@v2"])
+    with pytest.raises(MedRCubeError, match="'alpha@v2' is already rescored"):
+        rescore_runs(store, release, ["beta", "alpha@v2"])  # refused before beta is written
+    assert store.eval_run_names() == names and "alpha@v2@v2" not in names
+    store.close()
+
+
 def test_by_default_runs_answered_on_the_release_itself_are_skipped(study):
     from medrcube_desktop.store.evaluation import RunRecord
 

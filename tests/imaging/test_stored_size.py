@@ -61,3 +61,25 @@ def test_an_itk_volume_gives_simpleitks_array_order_and_its_slices_along_axis_0(
     sitk.WriteImage(flat, str(tmp_path / "f.nrrd"))
     assert stored_shape(tmp_path / "f.nrrd") == (1, 22, 18)  # one slice, as shown
     assert stored_slice_shape(tmp_path / "f.nrrd", 0, 0) == (22, 18)
+
+
+def test_stored_mask_slice_reads_the_labels_the_release_writes(tmp_path):
+    import nibabel as nib
+    import numpy as np
+    from PIL import Image
+
+    from medrcube_desktop.imaging.stored_size import stored_mask_slice
+
+    volume = np.zeros((6, 5, 4), np.uint8)
+    volume[1:3, 2, 1] = 7
+    nib.save(nib.Nifti1Image(volume, np.eye(4)), str(tmp_path / "m.nii.gz"))
+    got = stored_mask_slice(tmp_path / "m.nii.gz", 1, 2)
+    assert got.shape == (6, 5) and np.array_equal(got, volume[:, :, 1])
+    assert int(got.sum()) == 14  # two voxels of label 7
+    assert stored_mask_slice(tmp_path / "m.nii.gz", None, None) is None  # a volume: no slice
+    picture = np.zeros((3, 4), np.uint8)
+    picture[0, 1] = 2
+    Image.fromarray(picture).save(tmp_path / "m.png")
+    assert stored_mask_slice(tmp_path / "m.png", None, None).tolist() == picture.tolist()
+    (tmp_path / "bad.png").write_bytes(b"not a png")
+    assert stored_mask_slice(tmp_path / "bad.png", None, None) is None

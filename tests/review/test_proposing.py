@@ -76,6 +76,10 @@ def test_a_proposal_holds_the_record_as_the_file_has_it(bench):
         (OPTION_TEXT, {"letter": "A", "text": "\u200b\u00a0"}, {}, "change.text: the new text must have a visible character"),
         (QUESTION_TEXT, {"text": "What is the imaging modality of this image?"}, {}, "change.text: the question already reads so"),
         (QUESTION_TEXT, {"text": 3}, {}, "change.text: the new text must have a visible character"),
+        (OPTION_TEXT, {"letter": "A", "text": "M\u200bRI"}, {}, r"change.text: character 2 is U\+200B \(zero width space\), which is not shown as itself"),
+        (OPTION_TEXT, {"letter": "C", "text": "C\u00adT"}, {}, r"change.text: character 2 is U\+00AD \(soft hyphen\)"),
+        (QUESTION_TEXT, {"text": "Which \u202eytiladom?"}, {}, r"change.text: character 7 is U\+202E \(right-to-left override\)"),
+        (QUESTION_TEXT, {"text": "Which \u2067modality\u2069?"}, {}, r"change.text: character 7 is U\+2067 \(right-to-left isolate\)"),
         (BBOX, {"bbox": [10, 20, 50, 60]}, {}, r"change.bbox: \[10, 20, 50, 60\] is already the item's box"),
         (BBOX, {"bbox": [60, 20, 50, 70]}, {}, r"change.bbox: \[60, 20, 50, 70\] is not a box with x0 < x1"),
         (BBOX, {"bbox": [0, 0, float("nan"), 5]}, {}, "change.bbox: .*finite numbers"),
@@ -93,6 +97,20 @@ def test_each_kind_is_checked_against_the_item_naming_file_item_and_field(
     labels = encode_labels(np.zeros((64, 64), np.uint8)) if kind == MASK else None
     with pytest.raises(CorrectionError, match=f"^{WHERE}, {said}"):
         check_change(bench["ct-1"], kind, change, labels, **sizes)
+
+
+def test_a_mask_equal_to_the_slice_now_is_refused_and_another_is_not(bench):
+    now = np.zeros((64, 64), np.uint16)
+    now[10:20, 5:9] = 2
+    change = {"slice_index": 3, "axis": 2, "shape": [64, 64]}
+    same = encode_labels(now.astype(np.uint8))  # the same labels in another dtype
+    with pytest.raises(CorrectionError, match=f"^{WHERE}, change.mask_labels: the slice "
+                       "already has these labels$"):  # fmt: skip
+        check_change(bench["ct-1"], MASK, change, same, current_labels=now)
+    edited = now.astype(np.uint8)
+    edited[30, 30] = 1
+    check_change(bench["ct-1"], MASK, change, encode_labels(edited), current_labels=now)
+    check_change(bench["ct-1"], MASK, change, same)  # the slice not known: not compared
 
 
 @pytest.mark.parametrize(
@@ -201,10 +219,10 @@ def test_conflicts_name_the_item_and_field_set_differently():
     ]
     found = conflicts(accepted)
     assert len(found) == 2
-    assert found[0] == ("item i1, field gt_answer: accepted proposals set it differently: "
+    assert found[0] == ("ds1/test.json, item i1, field gt_answer: accepted proposals set it differently: "
                         "C (u1 by dr-a), D (u2 by dr-b)")  # fmt: skip
     assert found[1].startswith(
-        "item i3, field mask_path, slice_index 3 along axis 2 (slice 4 in the viewer): "
+        "ds1/test.json, item i3, field mask_path, slice_index 3 along axis 2 (slice 4 in the viewer): "
         "accepted proposals"
     )
     assert "(u7 by dr-a)" in found[1] and "(u9 by dr-a)" in found[1] and "u8" not in found[1]

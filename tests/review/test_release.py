@@ -299,7 +299,7 @@ def test_conflicting_corrections_are_refused_naming_item_and_field(source, tmp_p
         accepted("ct-1", "answer_key", {"answer": "C"}),
         accepted("ct-1", "answer_key", {"answer": "D"}),
     ]
-    with pytest.raises(ReleaseError, match=r"item ct-1, field gt_answer: .*C .*D "):
+    with pytest.raises(ReleaseError, match=r"^ds1/test.json, item ct-1, field gt_answer: .*C .*D "):
         write_release(source, corrections, tmp_path / "out", "1")
     assert not (tmp_path / "out").exists() and tree_hashes(source) == before
     assert list(tmp_path.iterdir()) == [source]  # no stage left behind
@@ -335,6 +335,32 @@ def test_a_failed_release_removes_the_parents_it_made(source, tmp_path):
     with pytest.raises(ReleaseError, match="matches more than one option"):
         write_release(source, [wrong], tmp_path / "new" / "deeper" / "out", "1")
     assert list(tmp_path.iterdir()) == [source]
+
+
+def _dead_pid() -> int:
+    """The id of a process that has ended (a child run and waited for)."""
+    import subprocess
+    import sys
+
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    return int(child.stdout)
+
+
+def test_stale_staging_folders_of_a_dead_release_are_swept(source, tmp_path):
+    out = tmp_path / "out"
+    dead = tmp_path / f".out.release-{_dead_pid()}-0123abcd"
+    live = tmp_path / f".out.release-{os.getpid()}-89abcdef"  # a release still running
+    other = tmp_path / f".other.release-{_dead_pid()}-0123abcd"  # another out's
+    for folder in (dead, live, other):
+        folder.mkdir()
+        (folder / "release.json").write_text("{}")
+    write_release(source, [], out, "1")
+    assert not dead.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [source.name, "out", live.name, other.name]
+    )
+    assert (live / "release.json").read_text() == "{}"
 
 
 def test_mask_labels_of_another_shape_are_refused(source, tmp_path):

@@ -140,3 +140,52 @@ def test_the_window_and_proposals_propose_judge_a_volume_box_alike(tmp_path, cap
         assert status == 2 and said.split("change.bbox: ")[1] in err
     else:
         assert said is None and status == 0, err
+
+
+def test_the_window_refuses_a_mask_equal_to_the_slice_as_the_command_does(tmp_path, capsys):
+    """An empty mask on an item without one changes nothing: the window's store_proposal
+    and ``proposals propose`` both refuse it naming change.mask_labels; one label more
+    is stored."""
+    import nibabel as nib
+
+    from medrcube_desktop.cli import main
+    from medrcube_desktop.core.corrections import encode_labels
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.errors import CorrectionError
+    from medrcube_desktop.imaging.edit_slice import load_edit_slice
+    from medrcube_desktop.review.corrections import Proposal
+    from medrcube_desktop.review.study import StudySettings
+    from medrcube_desktop.ui.corrections.controls import store_proposal
+    from tests.conftest import item, write_benchmark
+
+    root = write_benchmark(
+        tmp_path / "bench", {"ds": [item("v", image="v.nii.gz", modality="MRI")]}
+    )
+    volume = np.arange(18 * 22 * 7, dtype=np.int16).reshape(18, 22, 7)
+    nib.save(nib.Nifti1Image(volume, np.eye(4)), root / "ds" / "v.nii.gz")
+    loaded = load_benchmark(root).items[0]
+    edit = load_edit_slice(loaded)
+    store = StudyStore(tmp_path / "study.db")
+    StudySettings(blind=False).save(store)
+    empty = np.zeros(edit.stored_shape, np.uint8)
+    change = {"slice_index": edit.slice_index, "axis": edit.volume_axis,
+              "shape": list(edit.stored_shape)}  # fmt: skip
+    draft = Proposal("v", "mask", "1.4", "r", "dr-a", change, mask_labels=encode_labels(empty))
+    with pytest.raises(CorrectionError, match="change.mask_labels: the slice already has these"):
+        store_proposal(store, loaded, draft, edit)
+    one = empty.copy()
+    one[3, 4] = 1
+    stored = store_proposal(
+        store, loaded, dataclasses.replace(draft, mask_labels=encode_labels(one)), edit
+    )
+    assert store.proposals() == [stored]
+    store.close()
+    np.save(tmp_path / "empty.npy", empty)
+    status = main(["proposals", "propose", "--db", str(tmp_path / "study.db"), "--dataset",
+                   str(root), "--reviewer", "dr-b", "--item", "v", "--kind", "mask", "--rule",
+                   "1.4", "--reason", "r", "--mask-npy", str(tmp_path / "empty.npy"),
+                   "--slice-index", str(edit.slice_index), "--axis", str(edit.volume_axis)])  # fmt: skip
+    assert status == 2
+    assert (
+        "ds/test.json, item v, change.mask_labels: the slice already has" in capsys.readouterr().err
+    )

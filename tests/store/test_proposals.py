@@ -28,8 +28,8 @@ RECORD = {"id": "i1", "question": "Which organ?", "option_A": "liver", "option_B
           "gt_answer": "liver", "image_path": "a.png", "task": "Organ Recognition"}  # fmt: skip
 
 
-def answer_key(item="i1", author="dr-a", answer="B", **kw):
-    return Proposal(item, ANSWER_KEY, "1.1", "the spleen is shown", author, {"answer": answer},
+def answer_key(item="i1", author="dr-a", answer="B", reason="the spleen is shown", **kw):
+    return Proposal(item, ANSWER_KEY, "1.1", reason, author, {"answer": answer},
                     RECORD, "ds/test.json", **kw)  # fmt: skip
 
 
@@ -80,6 +80,21 @@ def test_a_bad_proposal_is_refused_naming_item_and_field(proposal, said):
     assert store.proposals() == []
 
 
+@pytest.mark.parametrize("control", ["\u202e", "\u202a", "\u2066", "\u2069", "\u200f"])
+def test_a_reason_with_a_bidi_control_is_refused(control):
+    store = StudyStore(None)
+    code = f"U\\+{ord(control):04X}"
+    with pytest.raises(StoreError, match=f"^item i1, reason: character 4 is {code} "):
+        store.save_proposal(answer_key(reason=f"the{control} spleen"))
+    assert store.proposals() == []
+    p = store.save_proposal(answer_key())
+    with pytest.raises(StoreError, match=f"^proposal {p.uid}, reason: character 1 is {code} "):
+        store.save_decision(Decision(p.uid, "accepted", f"{control}tpecca", "dr-b"))
+    assert store.decisions(p.uid) == []
+    joined = store.save_decision(Decision(p.uid, "accepted", "zero\u200dwidth joiner", "dr-b"))
+    assert joined.reason == "zero\u200dwidth joiner"  # not a bidi control: kept
+
+
 def test_a_reviewer_never_decides_their_own_proposal_but_may_withdraw_it():
     store = StudyStore(None)
     p = store.save_proposal(answer_key())
@@ -109,6 +124,41 @@ def test_the_database_refuses_a_self_decision_made_with_plain_sql():
     with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
         store.conn.execute(insert, ["u1", "no-such-proposal", "accepted", "dr-b", T0])
     assert store.decisions(p.uid) == []
+
+
+@pytest.mark.parametrize("decider", ["DR-A", "Dr-A", " dr-a", "ＤＲ-Ａ"])
+def test_the_author_cannot_accept_their_own_proposal_by_changing_case(decider):
+    store = StudyStore(None)
+    p = store.save_proposal(answer_key())  # by "dr-a"
+    for decision in ("accepted", "rejected"):
+        with pytest.raises(StoreError, match=f"{decider.strip()} proposed it and cannot"):
+            store.save_decision(Decision(p.uid, decision, "looks right", decider))
+    assert store.decisions(p.uid) == []
+    withdrawn = store.save_decision(Decision(p.uid, "withdrawn", "I misread it", decider))
+    assert (withdrawn.decider, store.decisions(p.uid)[0].decider) == ("dr-a", "dr-a")
+
+
+def test_a_non_ascii_author_cannot_accept_their_own_proposal_by_changing_case():
+    store = StudyStore(None)
+    p = store.save_proposal(answer_key(author="élodie"))
+    with pytest.raises(StoreError, match="ÉLODIE proposed it and cannot accept it"):
+        store.save_decision(Decision(p.uid, "accepted", "ok", "ÉLODIE"))
+    assert store.save_decision(Decision(p.uid, "withdrawn", "no", "ÉLODIE")).decider == "élodie"
+
+
+def test_the_database_refuses_a_self_decision_in_another_case_with_plain_sql():
+    store = StudyStore(None)
+    p = store.save_proposal(answer_key(author="dr-ana"))
+    insert = (
+        "INSERT INTO proposal_decisions (uid, proposal_uid, revision, decision, reason, "
+        "decider, created_at) VALUES (?, ?, 1, ?, 'r', ?, ?)"
+    )
+    for decision, decider in (("accepted", "DR-ANA"), ("rejected", "Dr-Ana "),
+                              ("withdrawn", "dr-b")):  # fmt: skip
+        with pytest.raises(sqlite3.IntegrityError, match="withdrawn only by its author"):
+            store.conn.execute(insert, ["u1", p.uid, decision, decider, T0])
+    store.conn.execute(insert, ["u1", p.uid, "withdrawn", "DR-ANA", T0])  # its author
+    assert [d.decider for d in store.decisions(p.uid)] == ["DR-ANA"]
 
 
 def test_the_latest_decision_wins():

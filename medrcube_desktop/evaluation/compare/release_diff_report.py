@@ -13,6 +13,7 @@ from pathlib import Path
 from medrcube_desktop.core.csvfile import write_csv
 from medrcube_desktop.core.files import refuse_overwrite, write_folder_all_or_nothing
 from medrcube_desktop.core.names import html_text
+from medrcube_desktop.core.words import plural
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.evaluation.compare.release_diff import ReleaseDiff
 
@@ -116,13 +117,27 @@ def diff_lines(data: Mapping[str, object]) -> list[str]:
                      f"{m['retired']:>4} {m['pending']:>4}")  # fmt: skip
     for row in data["most_moved"]:  # type: ignore[attr-defined]
         lines.append(f"{row['run']}: moved most by {row['kind']} (rule {row['rule'] or '—'}): "
-                     f"{row['moved']} answers, net {row['net']:+d} right")  # fmt: skip
+                     f"{moved_text(row['moved'], row['net'])}")  # fmt: skip
     return lines
 
 
 def interval_points(low: object, high: object) -> str:
     """``[low, high]`` in signed percentage points, or ""."""
     return "" if low is None or high is None else f"[{points(low)}, {points(high)}]"
+
+
+def moved_text(moved: int, net: int) -> str:
+    """``"1 answer changed its verdict, 1 more now right than wrong"``: ``moved``
+    answers whose verdict the correction changed, ``net`` of them (right minus wrong)."""
+    net_text = (
+        "as many now right as now wrong"
+        if net == 0
+        else f"{abs(net)} more now {'right' if net > 0 else 'wrong'} than "
+        f"{'wrong' if net > 0 else 'right'}"
+    )
+    return (
+        f"{plural(moved, 'answer')} changed {'its' if moved == 1 else 'their'} verdict, {net_text}"
+    )
 
 
 def refuse_release_diff_inputs(

@@ -56,8 +56,23 @@ def store_proposal(store, item: Item, draft: Proposal, edit: EditSlice | None) -
         draft.mask_labels,
         image_size=size,
         slice_shape=None if edit is None else edit.stored_shape,
+        current_labels=_current_labels(edit),
     )
     return propose(store, proposal)
+
+
+def _current_labels(edit: EditSlice | None):
+    """The labels the edited slice holds now, in stored rows and columns (a proposal
+    must differ from them): the item's mask undisplayed, zeros without a mask."""
+    if edit is None:
+        return None
+    import numpy as np
+
+    from medrcube_desktop.imaging.edit_slice import stored_labels
+
+    if edit.labels is None:
+        return np.zeros(edit.stored_shape, np.uint8)
+    return stored_labels(edit.labels, edit.transform)
 
 
 def failed_rules(session: ReviewSessionState, item_id: str) -> list[str]:

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from medrcube_desktop.core.names import same_name
 from medrcube_desktop.review.corrections import (
     ACCEPTED,
     KINDS,
@@ -262,7 +263,7 @@ class ProposalsPane(QDialog):
             f"<p><b>Reason:</b> {esc(proposal.reason)}</p>",
             "<p><b>Decisions</b> (the latest counts):</p>",
         ]
-        if proposal.author == self.session.reviewer:
+        if same_name(proposal.author, self.session.reviewer):  # "DR-A" is dr-a
             lines.insert(
                 3,
                 "<p><i>Your own proposal: another expert accepts or rejects it; you may "
@@ -280,7 +281,7 @@ class ProposalsPane(QDialog):
 
     def _enable(self, proposal: Proposal | None) -> None:
         status = next((s for p, s in self.rows if p is proposal), "")
-        own = proposal is not None and proposal.author == self.session.reviewer
+        own = proposal is not None and same_name(proposal.author, self.session.reviewer)
         free = not self.writer.busy()
         decidable = proposal is not None and not own and status != WITHDRAWN and free
         self.accept_button.setEnabled(decidable)

@@ -132,3 +132,17 @@ def test_named_runs_need_a_rescored_run(rescored, tmp_path):
                              prompt_sha256="p", app_version="t", created_at="2027"))  # fmt: skip
     with pytest.raises(MedRCubeError, match="'delta' has no rescored run on release 'v2'"):
         release_diff(store, items, release, ["delta"])
+
+
+@pytest.mark.parametrize(
+    ("moved", "net", "said"),
+    [
+        (1, 1, "1 answer changed its verdict, 1 more now right than wrong"),
+        (3, -1, "3 answers changed their verdict, 1 more now wrong than right"),
+        (2, 0, "2 answers changed their verdict, as many now right as now wrong"),
+    ],
+)
+def test_the_most_moved_line_counts_in_words(moved, net, said):
+    from medrcube_desktop.evaluation.compare.release_diff_report import moved_text
+
+    assert moved_text(moved, net) == said

@@ -93,6 +93,16 @@ def test_ones_own_proposal_cannot_be_accepted_only_withdrawn(qtbot, ct_benchmark
     assert pane.rows == []  # no longer open
 
 
+def test_ones_own_proposal_in_another_case_cannot_be_accepted(qtbot, ct_benchmark, tmp_path):
+    benchmark, store, propose = _study(ct_benchmark, tmp_path)
+    own = propose("ct-1", "DR-A", "retire", {}, "Blurred image.")
+    pane = _pane(qtbot, ReviewSessionState(benchmark.items, store, "dr-a"))
+    assert pane.selected().uid == own.uid
+    assert not pane.accept_button.isEnabled() and not pane.reject_button.isEnabled()
+    assert "Your own proposal" in pane.accept_button.toolTip()
+    assert "Your own proposal" in pane.detail.text() and pane.withdraw_button.isEnabled()
+
+
 def test_another_experts_accept_needs_a_reason_and_shows_in_the_history(
     qtbot, ct_benchmark, tmp_path
 ):
