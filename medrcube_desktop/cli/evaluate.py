@@ -48,17 +48,45 @@ TYPES = {name: argtypes.sampling(name) for name in SAMPLING}
 """The parsers of the decoding rows (each range declared once: ``SAMPLING_RANGES``)."""
 
 
+GIVEN = "given_flags"
+"""The namespace attribute listing the destinations of the engine flags given on the
+command line (``evaluate --only-changed`` takes the others from the rescored run)."""
+
+_NOTED: dict[type, type] = {}
+
+
+def _noted(action: argparse.Action) -> argparse.Action:
+    """``action``, that also adds its destination to the namespace's :data:`GIVEN` set
+    when its flag is given."""
+    base = type(action)
+    if base not in _NOTED:
+
+        def __call__(self, parser, namespace, values, option_string=None):  # noqa: N807
+            setattr(namespace, GIVEN, {*getattr(namespace, GIVEN, ()), self.dest})
+            base.__call__(self, parser, namespace, values, option_string)
+
+        _NOTED[base] = type(f"Noted{base.__name__}", (base,), {"__call__": __call__})
+    action.__class__ = _NOTED[base]
+    return action
+
+
 def add_engine_flags(parser) -> None:
     """Add every engine option's flag (:data:`~.evaluation.engine_options.ENGINE`, in its
-    order) to ``parser``; ``--base-url`` may be given again (each endpoint)."""
+    order) to ``parser``; ``--base-url`` may be given again (each endpoint). The
+    required ones (``--engine``, ``--model``) are checked by :func:`cmd_evaluate`
+    (``--only-changed`` takes the rescored run's); each given flag is noted in the
+    namespace's :data:`GIVEN`."""
+    parser.set_defaults(**{GIVEN: frozenset()})
     for row in ENGINE.values():
         if row.name != "base_urls":
-            add_flag(parser, row, types=TYPES)
+            action = _noted(add_flag(parser, row, types=TYPES))
+            if row.required:
+                action.required, action.default = False, None
             continue
-        parser.add_argument(
+        _noted(parser.add_argument(
             row.flag, action="append", default=[], type=value_type(row), metavar=row.metavar,
             help=row.help,
-        )  # fmt: skip
+        ))  # fmt: skip
 
 
 def add_parsers(sub) -> None:
@@ -191,6 +219,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         run_summary,
     )
 
+    rescored = rescored_run(args) if args.only_changed else None  # its settings taken
+    missing = [row.flag for row in ENGINE.values() if row.required and not getattr(args, row.dest)]
+    if missing:
+        raise MedRCubeError(
+            f"evaluate: the following arguments are required: {', '.join(missing)} "
+            "(--only-changed takes the rescored run's)"
+        )
     mode = image_mode_of(args)
     text_only = mode == TEXT_ONLY
     benchmark, items = load_items(
@@ -198,9 +233,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         restricted=text_only, skipped_hint=" (--text-only includes them)",
     )  # fmt: skip
     scored = items  # what the summary counts: with --only-changed, the whole release
-    rescored = None
-    if args.only_changed:
-        rescored, items = only_changed(args, items)
+    if rescored is not None:
+        items = only_changed(args, rescored, items)
     engine = build_engine(engine_options(args), image_mode=mode)
     images = ImageOptions(
         text_only, max_pixels=args.max_pixels or DEFAULT_MAX_PIXELS,
@@ -229,11 +263,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     def job(progress, cancel):
         with open_database(args.db, create=True) as store:
             run = with_image_run(store, record, args.image_run, args.model, args.engine)
+            scored_ids = {item.id for item in scored}
+            before = len(scored_ids & set(store.responses(name)))  # held before this run
             try:
                 state = run_evaluation(items, store, run, engine, images, progress, cancel)
             finally:
                 engine.close()
-            return state, run_summary(store, name, scored)
+            return state, {**run_summary(store, name, scored), "answered_before": before}
 
     state, summary = run_in_terminal(
         job, quiet=args.json, on_cancel=f"cancelling: run evaluate --run {name} again to resume"
@@ -259,7 +295,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             "image_mode": mode,
             "timing": timing,
         },
-        f"run {name}: {summary['n']} answered ({state.skipped} before this run), accuracy "
+        f"run {name}: {summary['n']} answered ({summary['answered_before']} before this run), "
+        "accuracy "
         f"{'—' if acc is None else f'{acc:.4f}'}, unparsed {summary['unparsed']}, "
         f"random baseline {'—' if base is None else f'{base:.4f}'}"
         + (f" (cancelled: run evaluate --run {name} again to resume)" if state.cancelled else ""),
@@ -296,15 +333,16 @@ def with_image_run(store, record, given: str | None, model: str, engine: str):
     return dataclasses.replace(record, image_run=link)
 
 
-def only_changed(args: argparse.Namespace, items: list) -> tuple[Any, list]:
-    """``evaluate --only-changed``: the rescored run ``--run`` names (read-only) and the
-    items of ``items`` (its release's) that need a new answer, the first ``--limit``.
+def rescored_run(args: argparse.Namespace) -> Any:
+    """``evaluate --only-changed``: the rescored run ``--run`` names (read-only), its
+    engine settings taken into ``args`` (:func:`take_run_settings`).
 
     Raises
     ------
     MedRCubeError
-        No ``--run``, no database, a run not made by ``rescore``, or ``--dataset`` not
-        the release it was rescored on (or that release changed since).
+        No ``--run``, no database, a run not made by ``rescore``, ``--dataset`` not the
+        release it was rescored on (or that release changed since), or a flag given with
+        another value than the run's.
     """
     from medrcube_desktop.evaluation.release_read import read_release
     from medrcube_desktop.evaluation.rescore import is_rescored
@@ -332,9 +370,88 @@ def only_changed(args: argparse.Namespace, items: list) -> tuple[Any, list]:
             f"--dataset {args.dataset} is another release, or it changed since (rescore "
             "--replace makes it again)"
         )
-    wanted = set(release.needs_new_answer)
+    take_run_settings(args, record)
+    return record
+
+
+def run_settings(record: Any) -> dict[str, Any]:
+    """The answer-relevant engine settings a stored run was made with, by
+    :data:`~.evaluation.engine_options.ENGINE` row name (the operational ones left out:
+    they may differ): engine, model, revision, the image budget, and each row the
+    engine records under its own name (an unset one the ``vllm`` engine leaves out:
+    its default). Plus ``text_only``."""
+    from medrcube_desktop.evaluation.image_modes import TEXT_ONLY, run_image_mode, run_image_seed
+    from medrcube_desktop.evaluation.images import DEFAULT_MAX_PIXELS
+
+    params = record.params
+    settings: dict[str, Any] = {"engine": record.engine, "model": record.model,
+                                "text_only": bool(record.text_only)}  # fmt: skip
+    mode = run_image_mode(record)  # an ablation run is answered again in its own mode
+    if mode != TEXT_ONLY:
+        settings["image"] = mode
+    if run_image_seed(record) is not None:
+        settings["image_seed"] = run_image_seed(record)
+    if record.model_revision:
+        settings["revision"] = record.model_revision
+    image = params.get("image") if isinstance(params.get("image"), dict) else {}
+    if image.get("max_pixels") not in (None, DEFAULT_MAX_PIXELS):
+        settings["max_pixels"] = image["max_pixels"]
+    for name, row in ENGINE.items():
+        if row.operational or row.recorded_as or name in settings or row.required:
+            continue
+        if record.engine not in row.engines:
+            continue
+        if name in params:
+            settings[name] = params[name]
+        elif record.engine in row.omitted_unset:
+            settings[name] = row.default
+    return settings
+
+
+def take_run_settings(args: argparse.Namespace, record: Any) -> None:
+    """Set each engine flag of ``args`` not given to ``record``'s setting
+    (:func:`run_settings`); the operational ones (concurrency, base URLs, timeouts…)
+    stay as given.
+
+    Raises
+    ------
+    MedRCubeError
+        A flag given with another value than the run's, naming both:
+        ``max_tokens: the run has 512, you gave 256``; a run no engine makes (imported).
+    """
+    from medrcube_desktop.evaluation.engine_options import ENGINES
+
+    if record.engine not in ENGINES:
+        raise MedRCubeError(
+            f"--only-changed: run {record.name!r} has engine {record.engine!r} (imported "
+            "answers): no engine here can resume it; evaluate the changed items under "
+            "another --run name"
+        )
+    given = getattr(args, GIVEN, frozenset())
+    wrong = []
+    for name, value in run_settings(record).items():
+        dest = name if name in ("text_only", "image", "image_seed") else ENGINE[name].dest
+        if dest in given or (name == "text_only" and args.text_only):
+            if getattr(args, dest) != value:
+                wrong.append(f"{name}: the run has {value!r}, you gave {getattr(args, dest)!r}")
+        else:
+            setattr(args, dest, value)
+    if wrong:
+        raise MedRCubeError(
+            f"--only-changed: run {record.name!r} answers with its own settings; "
+            + "; ".join(wrong)
+            + " (leave the flag out to take the run's)"
+        )
+
+
+def only_changed(args: argparse.Namespace, record: Any, items: list) -> list:
+    """The items of ``items`` (the release of the rescored run ``record``) that need a
+    new answer, the first ``--limit``."""
+    from medrcube_desktop.evaluation.release_read import read_release
+
+    wanted = set(read_release(args.dataset, items=False).needs_new_answer)
     chosen = [item for item in items if item.id in wanted]
-    return record, chosen[: args.limit] if args.limit else chosen
+    return chosen[: args.limit] if args.limit else chosen
 
 
 def timing_line(timing: Timing, answered: int) -> str:

@@ -163,11 +163,11 @@ def _add_decide(commands) -> None:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """``proposals list``: one line per proposal (``--json``: every field)."""
-    from medrcube_desktop.review.proposal_export import listed
+    from medrcube_desktop.review.proposal_export import change_line, listed
 
     with open_database(args.db, create=False) as store:
         rows = listed(store, args.status, args.item)
-        changes = {p.uid: _change_text(p) for p in store.proposals(args.item)}
+        changes = {p.uid: change_line(p) for p in store.proposals(args.item)}
     lines = [
         f"{r['uid']}\t{r['item_id']}\t{r['kind']}\t{r['rule']}\t{r['status']}\t{r['author']}"
         f"\t{changes[r['uid']]}"

@@ -253,6 +253,23 @@ def resume_conflicts(stored: RunRecord, run: RunRecord) -> list[str]:
     return differ
 
 
+def conflict_values(stored: RunRecord, run: RunRecord, differ: Sequence[str]) -> list[str]:
+    """Each of ``differ`` (:func:`resume_conflicts`' names) with both values, as
+    ``max_tokens: the run has 512, you gave 256`` (``unset`` for a parameter one side
+    lacks; the prompt by its SHA-256's first 12 hex digits)."""
+    attributes = {"engine": "engine", "model": "model", "prompt": "prompt_sha256",
+                  "text_only": "text_only", "benchmark": "benchmark"}  # fmt: skip
+
+    def shown(record: RunRecord, key: str) -> str:
+        if key in attributes:
+            value = getattr(record, attributes[key])
+            return value[:12] if key == "prompt" and value else repr(value)
+        return repr(record.params[key]) if key in record.params else "unset"
+
+    return [f"{key}: the run has {shown(stored, key)}, you gave {shown(run, key)}"
+            for key in differ]  # fmt: skip
+
+
 def _answer_relevant(params: dict) -> dict:
     return {key: value for key, value in params.items() if key not in OPERATIONAL_PARAMS}
 
@@ -285,7 +302,9 @@ def open_run(store: StudyStore, run: RunRecord) -> RunRecord:
     if differ:
         raise StoreError(
             f"run {run.name!r} exists with other settings ({', '.join(differ)} differ); "
-            "resume it with the same ones or pick another name"
+            "resume it with the same ones or pick another name ("
+            + "; ".join(conflict_values(stored, run, differ))
+            + ")"
         )
     return stored
 

@@ -109,12 +109,15 @@ def from_to(proposal: Proposal) -> tuple[str, str]:
     :func:`mask_slice_text`'s words, and how many pixels it labels)."""
     record, change = proposal.record_before, proposal.change
     kind = proposal.kind
-    if kind == ANSWER_KEY:
+    if kind == ANSWER_KEY:  # one notation on both sides: the letter and its option's text
         letter = change.get("answer", "")
-        return (
-            f"gt_answer {record.get('gt_answer', '?')!s}",
-            f"{letter}. {record.get(f'option_{letter}', '')!s}",
-        )
+        now = str(record.get("gt_answer", "?"))
+        held = next(
+            (key[len("option_") :] for key in sorted(record)
+             if key.startswith("option_") and str(record[key]) == now),
+            "?",
+        )  # fmt: skip
+        return f"{held}. {now}", f"{letter}. {record.get(f'option_{letter}', '')!s}"
     if kind == OPTION_TEXT:
         letter = change.get("letter", "")
         return f"option_{letter}: {record.get(f'option_{letter}', '')!s}", str(change.get("text"))
@@ -137,6 +140,13 @@ def from_to(proposal: Proposal) -> tuple[str, str]:
     if kind == RETIRE:
         return "in the release", "retired (left out of the release)"
     return "", str(change)
+
+
+def change_line(proposal: Proposal) -> str:
+    """:func:`from_to` in one line, the words of the queue's detail and ``proposals
+    list``: ``Now: A. X-ray → Proposed: B. CT``."""
+    before, after = from_to(proposal)
+    return f"Now: {before} → Proposed: {after}"
 
 
 def listed(

@@ -133,7 +133,7 @@ def test_propose_decide_list_export_round_trip(study, tmp_path, capsys):
         "1.4",
         "open",
         "dr-b",
-        "bbox [5, 6, 100.5, 127]",
+        "Now: bbox [10, 10, 40, 40] → Proposed: bbox [5, 6, 100.5, 127]",  # the queue's words
     ]
 
     code, out, _ = run(capsys, root, before, "proposals", "export", "--db", str(db),

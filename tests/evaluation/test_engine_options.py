@@ -54,7 +54,8 @@ def parser_differences(parser) -> list[str]:
     for flag in actions.keys() & by_flag.keys():
         action, row = actions[flag], by_flag[flag]
         want: dict[str, object] = {
-            "dest": row.dest, "required": row.required,
+            # --engine, --model: required by cmd_evaluate (--only-changed takes the run's)
+            "dest": row.dest, "required": False,
             "default": [] if row.name == "base_urls" else row.default,
             "help": row.help if row.in_help else None,
         }  # fmt: skip

@@ -48,7 +48,8 @@ def test_open_run_creates_resumes_or_refuses():
     with pytest.raises(
         StoreError,
         match=r"^run 'r1' exists with other settings \(prompt, temperature differ\); resume it "
-        "with the same ones or pick another name$",
+        r"with the same ones or pick another name \(prompt: the run has p, you gave q; "
+        r"temperature: the run has 0\.0, you gave 1\.0\)$",  # both values, not just the names
     ):
         open_run(
             store,

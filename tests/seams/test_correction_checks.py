@@ -81,7 +81,16 @@ def test_the_queue_the_list_and_changes_json_say_the_same_of_each_proposal(tmp_p
         p = correction.proposal
         before, after = from_to(p)
         entry = entries[p.uid]
-        if entry["field"] is not None:
+        if p.kind == "answer_key":  # letters and texts, one notation on both sides
+            record = by_id[p.item_id]
+            held = next(
+                k[-1] for k in record if k.startswith("option_") and record[k] == entry["from"]
+            )
+            assert (before, after) == (
+                f"{held}. {entry['from']}",
+                f"{p.change['answer']}. {entry['to']}",
+            )
+        elif entry["field"] is not None:
             assert before.startswith(entry["field"]) or p.kind == "question_text"
         if p.kind == "mask":  # the slice as the list names it, the old mask's path
             assert "slice_index 3 along axis 2" in after and "slice_index 3 along axis 2" in (

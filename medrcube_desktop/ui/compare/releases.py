@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -42,8 +43,13 @@ from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.widgets.file_dialogs import get_existing_directory
 from medrcube_desktop.ui.widgets.job_runner import JobRunnerView
 from medrcube_desktop.ui.widgets.option_fields import option_box
+from medrcube_desktop.ui.widgets.readable import bold_metrics, fit_header, header_padding
 from medrcube_desktop.ui.widgets.text import esc
 from medrcube_desktop.ui.widgets.themes import error_colour
+
+HEADER_LINE = 7
+"""A header line is at most this many ``M`` wide: a longer title ("need a new answer",
+"after − before (points)") breaks into lines over a column as wide as its cells."""
 
 
 def _table(name: str, header) -> QTableWidget:
@@ -53,11 +59,30 @@ def _table(name: str, header) -> QTableWidget:
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.verticalHeader().setVisible(False)
-    table.horizontalHeader().setStretchLastSection(True)
+    table.horizontalHeader().setStretchLastSection(False)
+    table.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideNone)
+    table.setWordWrap(False)
+    fit_columns(table, header)
     return table
 
 
-def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
+def fit_columns(table: QTableWidget, titles) -> None:
+    """Each column of ``table`` as wide as its cells need, its header ``titles`` broken
+    into lines (:func:`~.widgets.readable.fit_header`) where a title is wider than its
+    cells: as the Compare grid's run columns (before: one line each, the models table
+    wider than the pane, "right→wrong", "retired", "need a new answer" off its edge)."""
+    header = table.horizontalHeader()
+    metrics, padding = bold_metrics(header), header_padding(header)
+    wide = metrics.horizontalAdvance("M" * HEADER_LINE)
+    for column, title in enumerate(titles):
+        cells = table.sizeHintForColumn(column) if table.rowCount() else 0
+        narrow = max(cells, padding + metrics.horizontalAdvance("99"))
+        width, text = fit_header(title, metrics, padding, narrow, max(narrow, wide))
+        table.horizontalHeaderItem(column).setText(text)
+        table.setColumnWidth(column, width)
+
+
+def _fill(table: QTableWidget, rows: list[list[str]], titles) -> None:
     table.setRowCount(len(rows))
     for r, row in enumerate(rows):
         for c, text in enumerate(row):
@@ -65,7 +90,15 @@ def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
             if c:
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             table.setItem(r, c, cell)
-    table.resizeColumnsToContents()
+    table.resizeRowsToContents()
+    fit_columns(table, titles)
+
+
+def table_height(table: QTableWidget) -> int:
+    """Pixels ``table`` needs to show its header, every row and a horizontal scroll bar."""
+    rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+    bar = table.horizontalScrollBar().sizeHint().height()
+    return table.horizontalHeader().sizeHint().height() + rows + 2 * table.frameWidth() + bar
 
 
 class CompareReleasesView(QWidget):
@@ -131,9 +164,19 @@ class CompareReleasesView(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.runner)
         layout.addWidget(self.status)
-        layout.addWidget(self.models, 2)
-        layout.addWidget(QLabel("Corrections by kind and rule (each run's answers):"))
-        layout.addWidget(self.changes, 1)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(QLabel("Corrections by kind and rule (each run's answers):"))
+        lower_layout.addWidget(self.changes, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("releaseSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.models)
+        self.splitter.addWidget(lower)
+        self.splitter.setStretchFactor(0, 0)  # its rows' height (_share_height)
+        self.splitter.setStretchFactor(1, 1)  # the corrections: a row per (kind, rule, run)
+        layout.addWidget(self.splitter, 1)
         hint = QLabel("Accuracy in %, Wilson 95 %; the difference over the items both runs "
                       "answered, bootstrap 95 % by image; run `rescore` first.")  # fmt: skip
         hint.setProperty("muted", True)
@@ -191,8 +234,8 @@ class CompareReleasesView(QWidget):
         self.diff = diff
         self.export_button.setEnabled(True)
         data = diff.to_dict()
-        _fill(self.models, model_rows(data))
-        _fill(self.changes, change_rows(data))
+        _fill(self.models, model_rows(data), MODEL_HEADER)
+        _fill(self.changes, change_rows(data), CHANGE_HEADER)
         release = data["release"]
         lines = [f"Release <b>{esc(release['version'])}</b> ({esc(release['dir'])}) against "
                  f"{esc(data['dataset'])}"]  # fmt: skip
@@ -203,6 +246,16 @@ class CompareReleasesView(QWidget):
             for m in data["most_moved"]
         ]
         self._message("<br>".join(lines))
+        self._share_height()
+
+    def _share_height(self) -> None:
+        """The models table as high as its rows need (at most half the splitter), the
+        corrections table the rest (before: 3 of its 15 rows shown)."""
+        total = sum(self.splitter.sizes())
+        if total <= 0:
+            return
+        top = min(table_height(self.models), total // 2)
+        self.splitter.setSizes([top, total - top])
 
     def _message(self, html: str, error: bool = False) -> None:
         """Show ``html`` (already escaped), red for an error (as the pane's status)."""

@@ -30,25 +30,33 @@ from PySide6.QtWidgets import (
 )
 
 from medrcube_desktop.imaging.brush import paint_stroke
-from medrcube_desktop.imaging.compositing import MASK_RGB
 from medrcube_desktop.imaging.edit_slice import EditSlice, stored_labels
 from medrcube_desktop.ui.widgets.image_view import ImageView, rgba_to_qimage
 
 EDIT_ALPHA = 110
 """Opacity (0–255) of the edited labels' fill."""
+PROPOSED_RGB = (30, 144, 255)
+"""The proposed labels: filled blue, never the red of a mask as the review window shows
+it (a new stroke looked like the mask it corrects)."""
 OLD_RGB = (255, 214, 0)
 """The item's mask now: its outline in yellow."""
+LEGEND = (
+    f'<span style="color: rgb{PROPOSED_RGB}">■</span> proposed labels (filled blue) · '
+    f'<span style="color: rgb{OLD_RGB}">□</span> the item\'s mask now (yellow outline)'
+)
+"""The legend line under the editor's tools (rich text)."""
 UNDO_DEPTH = 100
 """Strokes Ctrl+Z can take back."""
 
 
 def overlay_rgba(labels: np.ndarray, original: np.ndarray | None) -> np.ndarray:
-    """``(H, W, 4)`` uint8: the edited labels filled red (alpha :data:`EDIT_ALPHA`) and
+    """``(H, W, 4)`` uint8: the edited labels filled in :data:`PROPOSED_RGB` (alpha
+    :data:`EDIT_ALPHA`) and
     the original labels' border (a pixel with a 4-neighbour of another label) in
     opaque yellow, transparent elsewhere."""
     out = np.zeros((*labels.shape, 4), dtype=np.uint8)
     painted = labels != 0
-    out[painted] = (*MASK_RGB, EDIT_ALPHA)
+    out[painted] = (*PROPOSED_RGB, EDIT_ALPHA)
     if original is not None and original.any():
         padded = np.pad(original, 1, constant_values=0)
         centre = padded[1:-1, 1:-1]
@@ -244,14 +252,18 @@ class MaskEditor(QWidget):
         tools.addStretch(1)
         hint = QLabel(
             "Left button paints (or erases in Erase mode), right button erases; Ctrl+Z "
-            "takes a stroke back; the wheel zooms. Yellow outline: the item's mask now."
+            "takes a stroke back; the wheel zooms."
         )
+        self.legend = QLabel(LEGEND)
+        self.legend.setObjectName("maskLegend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
         hint.setWordWrap(True)
         hint.setProperty("muted", True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
         layout.addLayout(tools)
+        layout.addWidget(self.legend)
         layout.addWidget(self.counts)
         layout.addWidget(hint)
         self.view.stroked.connect(self._stroked)

@@ -41,7 +41,7 @@ from medrcube_desktop.review.corrections import (
     WITHDRAWN,
     Proposal,
 )
-from medrcube_desktop.review.proposal_export import from_to
+from medrcube_desktop.review.proposal_export import change_line
 from medrcube_desktop.review.proposing import decide, shown_proposals
 from medrcube_desktop.ui.corrections.saving import StoreWriter
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
@@ -110,6 +110,7 @@ class ProposalsPane(QDialog):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(header.fontMetrics().horizontalAdvance("Status") + 24)
         self.table.itemSelectionChanged.connect(self._show_selected)
         self.table.cellDoubleClicked.connect(lambda *_: self._open_current())
         self.detail = QLabel()
@@ -129,6 +130,10 @@ class ProposalsPane(QDialog):
         self.reject_button.clicked.connect(lambda: self.decide(REJECTED))
         self.withdraw_button.clicked.connect(lambda: self.decide(WITHDRAWN))
         self.open_button.clicked.connect(self._open_current)
+        for button in (self.accept_button, self.reject_button, self.withdraw_button,
+                       self.open_button):  # fmt: skip
+            button.setAutoDefault(False)  # Enter in the dialog never accepts nor rejects
+            button.setDefault(False)
         self.message = QLabel()
         self.message.setObjectName("proposalPaneMessage")
         self.message.setTextFormat(Qt.TextFormat.RichText)
@@ -136,6 +141,7 @@ class ProposalsPane(QDialog):
         self._build_layout()
         fit_to_screen(self, 1100, 680)
         self.refresh()
+        self.reason.setFocus()  # the first focus: Enter types on, never decides
 
     @property
     def session(self) -> ReviewSessionState:
@@ -253,13 +259,12 @@ class ProposalsPane(QDialog):
         if proposal is None:
             self.detail.setText("No proposal listed." if not self.rows else "")
             return
-        before, after = from_to(proposal)  # the words of proposals list and changes.json
         history = self.session.store.decisions(proposal.uid)
         lines = [
             f"<b>{esc(proposal.item_id)}</b> · {esc(proposal.kind.replace('_', ' '))} · "
             f"rule {esc(proposal.rule)} · by {esc(proposal.author)} · "
             f"{esc(local_time(proposal.created_at))}",
-            f"<p><b>Now:</b> {esc(before)}<br><b>Proposed:</b> {esc(after)}</p>",
+            f"<p>{esc(change_line(proposal))}</p>",  # the words of proposals list
             f"<p><b>Reason:</b> {esc(proposal.reason)}</p>",
             "<p><b>Decisions</b> (the latest counts):</p>",
         ]

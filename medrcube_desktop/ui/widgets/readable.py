@@ -9,8 +9,8 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QScrollArea, QStyle, QWidget
 
-BREAK_AFTER = " -_/"
-"""A header breaks into lines after these characters (a run name's parts), never
+BREAK_AFTER = " -_/→"
+"""A header breaks into lines after these characters (a run name's parts, "wrong→" "right"), never
 inside a part that fits a line (``Qwen2.5-`` / ``VL-7B-`` / ``Instruct``)."""
 
 

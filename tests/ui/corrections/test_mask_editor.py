@@ -82,3 +82,33 @@ def test_right_button_erases_the_items_labels_and_the_result_is_in_stored_order(
     assert int(np.count_nonzero(stored)) - int(np.count_nonzero(back)) == erased
     assert not (back & ~stored).any()  # only erased, inside the stored labels
     assert "slice 4 of 8" in editor.counts.text()
+
+
+def test_a_stroke_shows_blue_over_the_items_mask_outlined_yellow_with_a_legend(qtbot):
+    """The overlay the view draws, pixel by pixel: the item's mask (rows 20–29, columns
+    30–49) outlined in opaque yellow, its inside and a new dab beside it filled in the
+    proposed blue at alpha 110 — never the red the review window gives a mask (a new
+    stroke was the same red as the mask it corrects); the legend names both."""
+
+    labels = np.zeros((100, 160), dtype=np.int32)
+    labels[20:30, 30:50] = 1
+    editor = _editor(qtbot, edit_slice(spacing=(0.5, 1.0), box=None, labels=labels))
+    view = editor.view
+    view.centerOn(view._pixmap_item.mapToScene(100.0, 60.0))
+    point = viewport_point(view, 100.5, 60.5)
+    mouse(view, QEvent.Type.MouseButtonPress, point)
+    mouse(view, QEvent.Type.MouseButtonRelease, point)
+    image = view._overlay.pixmap().toImage()
+
+    def rgba(x, y):
+        c = image.pixelColor(x, y)
+        return c.red(), c.green(), c.blue(), c.alpha()
+
+    assert rgba(30, 20) == (255, 214, 0, 255)  # the old mask's border
+    assert rgba(49, 25) == (255, 214, 0, 255)
+    assert rgba(40, 25) == (30, 144, 255, 110)  # inside: kept in the proposal
+    assert rgba(100, 60) == (30, 144, 255, 110)  # the new dab
+    assert rgba(5, 5) == (0, 0, 0, 0)
+    legend = editor.legend.text()
+    assert "proposed labels (filled blue)" in legend and "rgb(30, 144, 255)" in legend
+    assert "the item's mask now (yellow outline)" in legend and "rgb(255, 214, 0)" in legend

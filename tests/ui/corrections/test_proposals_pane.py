@@ -53,7 +53,8 @@ def test_the_queue_lists_and_filters(qtbot, ct_benchmark, tmp_path):
     assert _column(pane, 0) == ["ct-1"] and _column(pane, 6) == ["rejected"]
     assert "It is a radiograph." in _column(pane, 4)[0]
     assert "1. <b>rejected</b> by dr-c" in pane.detail.text()
-    assert "gt_answer CT" in pane.detail.text() and "C. X-ray" in pane.detail.text()
+    # one notation on both sides, the words of proposals list (was "gt_answer CT / C. X-ray")
+    assert "Now: B. CT → Proposed: C. X-ray" in pane.detail.text()
     pane.status_filter.setCurrentIndex(pane.status_filter.findData(""))
     pane.kind_filter.setCurrentIndex(pane.kind_filter.findData("retire"))
     assert _column(pane, 0) == ["ct-2"]
@@ -136,3 +137,28 @@ def test_a_blind_study_hides_proposals_on_items_not_committed(qtbot, ct_benchmar
     pane = _pane(qtbot, session)
     assert _column(pane, 0) == ["ct-2"]
     assert "1 hidden until you commit their items (blind study)" in pane.count.text()
+
+
+def test_enter_never_decides_the_reason_has_the_focus_and_the_date_shows(
+    qtbot, ct_benchmark, tmp_path
+):
+    """A reviewer typing a reason and pressing Enter stores nothing: no button is the
+    dialog's default (Accept was, and Enter accepted); the reason field has the first
+    focus. The Date column is as wide as its header with nothing listed."""
+    from PySide6.QtCore import Qt
+
+    benchmark, store, propose = _study(ct_benchmark, tmp_path)
+    empty = _pane(qtbot, ReviewSessionState(benchmark.items, store, "dr-a"))
+    header = empty.table.horizontalHeader()
+    title = header.fontMetrics().horizontalAdvance("Date")
+    assert header.sectionSize(5) >= title + 12 and empty.table.rowCount() == 0
+    propose("ct-1", "dr-b", "answer_key", {"answer": "C"}, "It is a radiograph.", "1.3")
+    pane = _pane(qtbot, ReviewSessionState(benchmark.items, store, "dr-a"))
+    pane.activateWindow()
+    qtbot.waitUntil(lambda: pane.focusWidget() is pane.reason)
+    buttons = (pane.accept_button, pane.reject_button, pane.withdraw_button, pane.open_button)
+    assert not any(b.isDefault() or b.autoDefault() for b in buttons)
+    assert pane.accept_button.isEnabled()
+    qtbot.keyClicks(pane.reason, "Agreed.")
+    qtbot.keyClick(pane.reason, Qt.Key.Key_Return)
+    assert store.decisions(store.proposals()[0].uid) == []

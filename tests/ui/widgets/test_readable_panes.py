@@ -238,3 +238,57 @@ def test_the_paired_outcomes_table_reads_whole(qtbot, bench, tmp_path, screen):
     # before: six stretched columns in 430 px, "Prerequisite item" cut to "rerequisite iten"
     assert unreadable(table) == []
     window.close()
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_the_old_vs_new_release_tables_read_whole(qtbot, tmp_path, screen):
+    """The "Old vs new release" tab on the hand-written release (tests/release_fixture.py,
+    4 runs, 16 correction rows): every models column inside the pane, headers in lines
+    that fit their columns; the corrections table gets the room its rows need (before:
+    "right→wrong", "retired", "need a new answer" off the right edge at 1366 × 768, 3 of
+    the corrections' rows shown)."""
+    from medrcube_desktop.cli import main
+    from medrcube_desktop.ui.widgets.readable import bold_metrics, header_padding
+    from tests import release_fixture as rf
+
+    source = rf.write_source(tmp_path / "source", images=True)
+    release = rf.write_release(tmp_path / "release", source, images=True)
+    db = rf.write_runs(tmp_path / "study.db", source)
+    assert main(["rescore", "--release", str(release), "--db", str(db)]) == 0
+    window, _ = open_window(qtbot, source, db)
+    pane = window.open_compare_pane()
+    show_at(qtbot, pane, screen)
+    pane.check_all(True)
+    pane.tabs.setCurrentWidget(pane.releases)
+    tab = pane.releases
+    tab.folder.setText(str(release))
+    tab.fields["diff_boot"].setValue(200)
+    with qtbot.waitSignal(tab.computed, timeout=60000):
+        tab.compare_button.click()
+    assert tab.diff is not None, tab.status.text()
+    QApplication.processEvents()
+    pane.grab().save(str(tmp_path / f"releases-{screen}.png"))
+    for table in (tab.models, tab.changes):
+        header = table.horizontalHeader()
+        metrics, padding = bold_metrics(header), header_padding(header)
+        assert unreadable(table, lined=range(table.columnCount())) == []
+        for column in range(table.columnCount()):
+            lines = table.horizontalHeaderItem(column).text().split("\n")
+            assert len(lines) <= 3 and all(
+                metrics.horizontalAdvance(x.rstrip()) + padding <= table.columnWidth(column)
+                for x in lines
+            ), (lines, table.columnWidth(column))
+            assert header.height() >= len(lines) * metrics.height()
+    # every column of both tables inside the pane at 1366 × 768: no sideways scroll
+    for table in (tab.models, tab.changes) if screen == "1366x768" else ():
+        widths = sum(table.columnWidth(c) for c in range(table.columnCount()))
+        assert widths <= table.viewport().width(), (widths, table.viewport().width())
+    rows = tab.models.rowCount()
+    assert rows == 4 and tab.changes.rowCount() == 16
+    shown = [r for r in range(tab.changes.rowCount())
+             if tab.changes.visualRect(tab.changes.model().index(r, 0)).bottom()
+             <= tab.changes.viewport().height()]  # fmt: skip
+    every_model = all(tab.models.visualRect(tab.models.model().index(r, 0)).bottom()
+                      <= tab.models.viewport().height() for r in range(rows))  # fmt: skip
+    assert every_model and len(shown) >= (8 if screen == "1366x768" else 5), len(shown)
+    window.close()
