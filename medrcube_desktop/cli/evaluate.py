@@ -427,7 +427,7 @@ def take_run_settings(args: argparse.Namespace, record: Any) -> None:
             "answers): no engine here can resume it; evaluate the changed items under "
             "another --run name"
         )
-    given = getattr(args, GIVEN, frozenset())
+    given: frozenset[str] = getattr(args, GIVEN, frozenset())
     wrong = []
     for name, value in run_settings(record).items():
         dest = name if name in ("text_only", "image", "image_seed") else ENGINE[name].dest

@@ -305,10 +305,10 @@ def _check_against(
                 problem.item is None and problem.file == change.file
             ):
                 field = f", field {problem.field!r}" if problem.field else ""
-                item = f", item {problem.item!r}" if problem.item else ""
+                named = f", item {problem.item!r}" if problem.item else ""
                 raise _bad(
                     path.parent / problem.file,
-                    f"{problem.message.rstrip('.')}{item}{field} (changes.json lists item "
+                    f"{problem.message.rstrip('.')}{named}{field} (changes.json lists item "
                     f"{change.item_id!r} in it)",
                 )
     for change in changes.values():

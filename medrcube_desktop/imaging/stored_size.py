@@ -136,7 +136,7 @@ def stored_mask_slice(path: Path, slice_index: int | None, axis: int | None) -> 
         if name.endswith((".nii", ".nii.gz")):
             import nibabel as nib
 
-            data = np.asanyarray(nib.load(str(path)).dataobj)
+            data = np.asanyarray(nib.load(str(path)).dataobj)  # type: ignore[attr-defined]
         elif name.endswith((".nrrd", ".nhdr", ".mha", ".mhd")):
             import SimpleITK as sitk
 

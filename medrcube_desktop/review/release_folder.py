@@ -126,7 +126,7 @@ def sweep_stale_stages(out: Path) -> list[Path]:
     gone (killed before it could remove its own: SIGKILL, a power cut); a stage of a
     release still running (its pid alive) is left alone. Returns those removed."""
     pattern = re.compile(rf"\.{re.escape(out.name)}\.release-(\d+)-[0-9a-f]{{8}}")
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(out.parent))
     except OSError:

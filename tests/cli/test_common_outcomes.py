@@ -123,7 +123,7 @@ class _DiesAfterOneAnswer:
 def test_an_engine_dying_mid_run_exits_1_and_keeps_what_it_stored(bench, tmp_path, monkeypatch):
     import medrcube_desktop.evaluation.engines.factory as factory
 
-    monkeypatch.setattr(factory, "build_engine", lambda options: _DiesAfterOneAnswer())
+    monkeypatch.setattr(factory, "build_engine", lambda options, **_: _DiesAfterOneAnswer())
     db = tmp_path / "s.db"
     args = ["evaluate", "--dataset", str(bench), "--db", str(db), "--engine", "vllm"]
     assert main([*args, "--model", "m", "--run", "r", "--text-only", "--json"]) == 1
@@ -231,7 +231,7 @@ def test_a_new_database_refused_before_anything_is_stored_leaves_no_file(
         def run(self, requests, on_response, cancel):
             raise EngineError("vLLM would not start: no such model")
 
-    monkeypatch.setattr(factory, "build_engine", lambda options: NeverStarts())
+    monkeypatch.setattr(factory, "build_engine", lambda options, **_: NeverStarts())
     assert main([*args, "--model", "m", "--run", "r", "--text-only"]) == 2
     assert not db.exists() and not (tmp_path / "fresh.db-wal").exists()
 

@@ -175,7 +175,7 @@ LIBRARY = [
     (credibility_stats.bootstrap_intervals, SETTINGS, {}),
     (stats.compare, AGREEMENT, {}),
     (stats.AgreementResult, AGREEMENT, {}),
-    (run.run_study, AGREEMENT, {}),
+    (run.run_study, AGREEMENT, {"evidence": "evidence figures"}),  # not the folder
     (panel_run.run_panel, AGREEMENT, {}),
     (panel_run.run_gold, AGREEMENT, {}),
     (studies.create_or_extend_study, STUDY, {}),

@@ -222,7 +222,7 @@ def test_a_text_only_run_from_the_pane_is_sent_the_restricted_items_as_evaluate_
         pane.engine.setCurrentText("openai")
         pane.model.setText("text-model")
         pane.base_urls.setText(server.base_url)
-        pane.text_only.setChecked(True)
+        pane.image_mode.setCurrentIndex(pane.image_mode.findData("text-only"))
         pane.run_name.setEditText("fresh-text")
         with qtbot.waitSignal(pane.run_finished, timeout=60000):
             pane.start_button.click()

@@ -63,14 +63,16 @@ def test_a_draft_row_holds_each_column_as_written():
     [{"1.1": 2}, {"1.1": -1}, {"1.1": "1"}, {"1.1": 0.5}],
 )
 def test_a_score_other_than_0_1_or_unscored_is_refused(scores):
-    with pytest.raises(StoreError, match="item i1: draft scores must be 0, 1 or unscored"):
+    with pytest.raises(
+        StoreError, match="item i1: draft scores must be 0, 1, 'cannot judge' or unscored"
+    ):
         draft_row(_draft(**scores))
 
 
 def test_a_draft_without_all_seven_rules_is_refused():
     short = _draft()
     short.scores.pop("2.3")
-    with pytest.raises(StoreError, match="draft scores must be 0, 1 or unscored"):
+    with pytest.raises(StoreError, match="draft scores must be 0, 1, 'cannot judge' or unscored"):
         draft_row(short)
 
 

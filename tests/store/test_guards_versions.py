@@ -68,7 +68,7 @@ def test_a_missing_guard_is_refused_naming_the_file_and_the_command(tmp_path):
     conn.execute("DROP TRIGGER reviews_never_deleted")
     message = (
         "{where}: its append-only guards were removed or changed outside the app (trigger "
-        "reviews_never_deleted), so its reviews or adjudications may have been edited; not "
+        "reviews_never_deleted), so its reviews, adjudications or proposals may have been edited; not "
         "opened. Check the file against its backups, then put the guards back with: "
         "medrcube-desktop restore-guards --db {where}"
     )

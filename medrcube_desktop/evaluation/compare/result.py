@@ -520,5 +520,5 @@ def compare_runs(
         matrix, leaderboard(matrix), voxels, rho, clustering, islands, credibility, correlation,
         drops, warnings, preset, min_items, clusters, by_preset, rows, sort, n_boot, seed,
         residual_rho, residual_clustering, stability, n_stability, models.runs, voxel_undefined,
-        necessity(matrix, answerable, n_boot, seed), answerable,
+        necessity=necessity(matrix, answerable, n_boot, seed), answerable=answerable,
     )  # fmt: skip

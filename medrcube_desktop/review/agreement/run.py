@@ -204,7 +204,7 @@ def run_study(
     run = StudyRun(result, meta, _multi(store, model, sample), _intra(store, reviewer, sample))
     if evidence is not None:
         raters = {reviewer: first, **({reviewer2: second} if reviewer2 is not None else {})}
-        run.evidence = rule_evidence(raters, evidence, result.items, bootstrap, seed, threshold)
+        run.evidence = rule_evidence(raters, evidence, result.items, bootstrap, seed, threshold)  # type: ignore[arg-type]
     return run
 
 
