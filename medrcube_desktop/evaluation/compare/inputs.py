@@ -87,6 +87,7 @@ def compare_study(
         matrix, settings.min_items, settings.clusters, settings.preset,
         n_boot=settings.n_boot, seed=settings.seed, sort=settings.sort,
         leakage=settings.leakage, n_stability=settings.n_stability,
+        answerable=settings.answerable,
     )  # fmt: skip
     if release is None:
         return result

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from medrcube_desktop.core.rubric import CANNOT_JUDGE
 from medrcube_desktop.review.agreement.stats import binary_figures
 
 RULE = "1.4"
@@ -50,18 +51,22 @@ def rule_evidence(
     Returns
     -------
     dict
-        ``{"rule", "expected", "threshold", "raters": {label: {"n", "answerable",
-        "expert_fail", **PairFigures.to_dict()}}}``; the confusion table's rows are the
+        ``{"rule", "expected", "threshold", "raters": {label: {"n", "cannot_judge",
+        "answerable", "expert_fail", **PairFigures.to_dict()}}}`` (``cannot_judge``: the
+        items left out because the rater abstained on 1.4); the confusion table's rows are the
         expert (0 fail, 1 pass), its columns the evidence (0 answerable, 1 not).
     """
     out: dict[str, dict[str, object]] = {}
     for label, scores in raters.items():
-        chosen = [i for i in items if i in evidence and i in scores]
+        judged = [i for i in items if i in evidence and i in scores]
+        # "cannot judge" is neither pass nor fail: left out pairwise, and counted
+        chosen = [i for i in judged if scores[i][RULE] != CANNOT_JUDGE]
         expert = np.array([int(scores[i][RULE]) for i in chosen], dtype=int)
         implied = np.array([0 if evidence[i]["answerable"] else 1 for i in chosen], dtype=int)
         figures = binary_figures(expert, implied, bootstrap, seed)
         out[label] = {
             "n": len(chosen),
+            "cannot_judge": len(judged) - len(chosen),
             "answerable": int((implied == 0).sum()),
             "expert_fail": int((expert == 0).sum()),
             **figures.to_dict(),
@@ -87,5 +92,10 @@ def evidence_lines(found: Mapping[str, object] | None) -> list[str]:
             f"agreement {'undefined' if agreement is None else f'{agreement:.2f}'}, "
             f"Cohen's κ {'undefined' if kappa is None else f'{kappa:.2f}'}"
             + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+            + (
+                f"; {f['cannot_judge']} left out (cannot judge 1.4)"
+                if f.get("cannot_judge")
+                else ""
+            )
         )
     return lines

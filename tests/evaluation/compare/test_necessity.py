@@ -167,3 +167,31 @@ def test_without_ablation_runs_every_output_is_as_before(tmp_path):
         assert full["leaderboard"]["runs"][run] == doc["leaderboard"]["runs"][run]
     models = {m["run"]: m for m in full["credibility"]["models"]}
     assert [models[m["run"]] for m in doc["credibility"]["models"]] == doc["credibility"]["models"]
+
+
+def test_every_setting_of_the_command_and_the_pane_reaches_compare_runs(monkeypatch):
+    """``compare --answerable-share`` (and the pane's field) was dropped on its way to
+    ``compare_runs``, which computed at 0.5 under a report saying 0.9 (issue 24 trial):
+    each setting of :class:`CompareSettings`, given a value other than its default,
+    arrives as that value."""
+    import dataclasses
+
+    from medrcube_desktop.evaluation.compare import inputs, matrix, result
+    from medrcube_desktop.evaluation.compare_options import CompareSettings
+
+    seen = {}
+
+    def spy(matrix_, min_items, clusters, preset, **kwargs):
+        seen.update(min_items=min_items, clusters=clusters, preset=preset, **kwargs)
+        raise LookupError("stop here")
+
+    monkeypatch.setattr(result, "compare_runs", spy)
+    monkeypatch.setattr(matrix, "run_matrix", lambda store, runs, items: None)
+    given = CompareSettings(sort="accuracy", min_items=7, clusters=4, preset="official",
+                            n_boot=11, seed=5, n_stability=3, leakage=True, answerable=0.9)  # fmt: skip
+    for field in dataclasses.fields(CompareSettings):  # every one differs from its default
+        assert getattr(given, field.name) != getattr(CompareSettings(), field.name), field.name
+    with pytest.raises(LookupError):
+        inputs.compare_study(None, [], ["r"], given)
+    expected = {f.name: getattr(given, f.name) for f in dataclasses.fields(CompareSettings)}
+    assert seen == expected

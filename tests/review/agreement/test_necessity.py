@@ -98,3 +98,17 @@ def test_run_study_and_the_command_report_it(items, study, tmp_path, capsys):  #
     assert rows[0][:4] == ("dr-a", 6, 2, 3) and rows[0][8:] == (2, 1, 0, 3)
     assert main(args[:-6] + ["--bootstrap", "0", "--json"]) == 0  # not asked: not there
     assert "rule_1_4_evidence" not in json.loads(capsys.readouterr().out)
+
+
+def test_an_expert_who_cannot_judge_1_4_is_left_out_pairwise_and_counted():
+    """A "cannot judge" on 1.4 was read as int() and the command died (issue 24 trial)."""
+    from medrcube_desktop.core.rubric import CANNOT_JUDGE
+
+    values = [*EXPERT_14[:10], CANNOT_JUDGE, CANNOT_JUDGE]
+    raters = {"dr-a": {i: _scores(v) for i, v in zip(IDS, values, strict=True)}}
+    evidence = {i: {"answerable": bool(v)} for i, v in zip(IDS, ANSWERABLE, strict=True)}
+    f = rule_evidence(raters, evidence, IDS, bootstrap=0, seed=3, threshold=0.5)["raters"]["dr-a"]
+    a, b = np.array(EXPERT_14[:10]), 1 - np.array(ANSWERABLE[:10])
+    assert f["n"] == 10 and f["cannot_judge"] == 2
+    assert f["cohen_kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-6)
+    assert "2 left out (cannot judge 1.4)" in evidence_lines({"raters": {"dr-a": f}})[0]
