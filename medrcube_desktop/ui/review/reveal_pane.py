@@ -155,13 +155,19 @@ class RevealPane(QWidget):
             )
         elif reveal.llm is None:
             summary = "Revealed: other reviewers' scores (no LLM judgment of this item)."
-        elif reveal.disagreements:
-            summary = (
-                f"Revealed: you and {escape(reveal.llm_model)} differ on "
-                f"<b>{', '.join(reveal.disagreements)}</b> (marked ≠)."
-            )
         else:
-            summary = f"Revealed: you and {escape(reveal.llm_model)} agree on every rule."
+            # a rule the reviewer could not judge is neither agreement nor disagreement
+            unjudged = [r for r in RULE_IDS if reveal.mine.get(r) == CANNOT_JUDGE]
+            judged = "every rule" if not unjudged else "every rule you judged"
+            if reveal.disagreements:
+                summary = (
+                    f"Revealed: you and {escape(reveal.llm_model)} differ on "
+                    f"<b>{', '.join(reveal.disagreements)}</b> (marked ≠)."
+                )
+            else:
+                summary = f"Revealed: you and {escape(reveal.llm_model)} agree on {judged}."
+            if unjudged:
+                summary += f" You could not judge <b>{', '.join(unjudged)}</b>."
         self.title.setText(summary + evidence)
         self.title.setVisible(True)
         if note_rules:

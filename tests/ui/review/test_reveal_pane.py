@@ -28,3 +28,17 @@ def test_the_evidence_follows_the_judgments_and_is_absent_while_hidden(qtbot):
     assert "No LLM judgment" in pane.title.text() and "3 of 4" in pane.title.text()
     pane.show_reveal(Reveal("q0", mine, "gpt", dict(mine), {}, []))
     assert "without the image" not in pane.title.text()
+
+
+def test_a_rule_the_reviewer_could_not_judge_is_not_called_agreement(qtbot):
+    """After Alt+5 the reveal said "you and the LLM agree on every rule" (issue 24 trial)."""
+    from medrcube_desktop.core.rubric import CANNOT_JUDGE
+
+    pane = RevealPane()
+    qtbot.addWidget(pane)
+    mine = {**dict.fromkeys(RULE_IDS, 1), "2.1": CANNOT_JUDGE}
+    llm = {**dict.fromkeys(RULE_IDS, 1), "2.1": 0}
+    pane.show_reveal(Reveal("q0", mine, "gpt", llm, {}, []))
+    text = pane.title.text()
+    assert "agree on every rule you judged" in text and "could not judge <b>2.1</b>" in text
+    assert "agree on every rule." not in text
