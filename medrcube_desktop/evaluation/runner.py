@@ -318,7 +318,9 @@ def linked_image_run(store: StudyStore, run: RunRecord, given: str | None, defau
     Raises
     ------
     StoreError
-        ``given`` names a stored run that is not an image run, or the run itself.
+        ``given`` names no stored run, a run that is not an image run, a run of another
+        model, or the run itself (a link to nothing or across models would pair the
+        ablation with the wrong answers in ``compare``).
     """
     if run_image_mode(run) == IMAGE:
         return ""
@@ -326,6 +328,16 @@ def linked_image_run(store: StudyStore, run: RunRecord, given: str | None, defau
         stored = store.eval_run(given)
         if given == run.name:
             raise StoreError(f"--image-run {given}: itself, not an image run")
+        if stored is None:
+            raise StoreError(
+                f"--image-run {given}: no run of that name is stored (evaluate the image "
+                "run first, or leave --image-run out)"
+            )
+        if stored.model != run.model:
+            raise StoreError(
+                f"--image-run {given}: a run of model {stored.model!r}, not of this run's "
+                f"{run.model!r}"
+            )
         if stored is not None and run_image_mode(stored) != IMAGE:
             raise StoreError(
                 f"--image-run {given}: a {run_image_mode(stored)} run, not an image run"

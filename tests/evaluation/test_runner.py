@@ -117,7 +117,13 @@ def test_an_ablation_run_is_linked_to_the_image_run_of_its_model_and_engine():
     assert linked_image_run(store, blank, None, "m-openai") == ""  # not stored: not known
     store.save_run(dataclasses.replace(RUN, name="m-openai"))
     assert linked_image_run(store, blank, None, "m-openai") == "m-openai"
-    assert linked_image_run(store, blank, "elsewhere", "m-openai") == "elsewhere"
+    assert linked_image_run(store, blank, "m-openai", "other") == "m-openai"
+    # a link to nothing, or to another model's run, would pair the wrong answers in compare
+    with pytest.raises(StoreError, match="--image-run elsewhere: no run of that name"):
+        linked_image_run(store, blank, "elsewhere", "m-openai")
+    store.save_run(dataclasses.replace(RUN, name="x-openai", model="x"))
+    with pytest.raises(StoreError, match="a run of model 'x', not of this run's"):
+        linked_image_run(store, blank, "x-openai", "m-openai")
     assert linked_image_run(store, RUN, "m-openai", "m-openai") == ""  # an image run: none
     store.save_run(dataclasses.replace(RUN, name="m-openai-noise", image_mode="noise"))
     with pytest.raises(StoreError, match="--image-run m-openai-noise: a noise run, not an image"):
