@@ -42,15 +42,9 @@ wait is bounded and none is skipped.
 - the structured-output fallback: with ``structured="auto"``, a 400 that is about
   ``response_format`` switches the client to plain requests for the rest of the run.
 
-Deadlines
----------
-``timeout_s`` bounds each HTTP request: connecting within ``min(timeout_s, 10)``
-seconds, and every read and write within ``timeout_s`` (an httpx ``Timeout`` given to the
-SDK), and the whole request, its reply read to the end, within
-:func:`request_deadline_s` (connect + ``timeout_s``) of wall-clock time: a server that
-trickles a byte a second defeats the read timeout, not this one. One call (a request
-with the SDK's retries and their waits) is also cut at :func:`call_deadline_s`. A
-request that runs out of time is "timed out", one that cannot connect "unreachable".
+Deadlines are :mod:`medrcube_desktop.llm.deadlines`'s; what each failure says is
+:mod:`medrcube_desktop.llm.failures`'s; which server takes a call is
+:mod:`medrcube_desktop.llm.routing`'s.
 
 Fatal errors
 ------------
@@ -65,27 +59,50 @@ never appears.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from medrcube_desktop.llm.config import MAX_CONCURRENCY  # noqa: F401 (its former home)
+from medrcube_desktop.llm.deadlines import (  # noqa: F401 (re-exported: their former home)
+    CONNECT_TIMEOUT_S,
+    SDK_MAX_RETRY_AFTER_S,
+    call_deadline_s,
+    deadline_http_client,
+    request_deadline_s,
+    request_timeout,
+)
+from medrcube_desktop.llm.failures import (  # noqa: F401 (re-exported: their former home)
+    MESSAGE_CHARS,
+    SERVER_STATUSES,
+    STOP_ERROR_CHARS,
+    AnswerFailed,
+    ChatFatal,
+    EmptyReply,
+    NotACompletion,
+    Unusable,
+    about_format,
+    fatal_message,
+    not_a_completion,
+    redirect_loop,
+    retry_after_s,
+    status_message,
+    unreadable,
+)
 from medrcube_desktop.llm.keys import KeyRedactor, safe_base_url
+from medrcube_desktop.llm.routing import (  # noqa: F401 (re-exported: their former home)
+    LOAD_BOUND,
+    Endpoint,
+    affinity_rank,
+    route_by_affinity,
+)
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-
-CONNECT_TIMEOUT_S = 10.0
-"""Longest wait for a TCP/TLS connection, seconds (less when ``timeout_s`` is less)."""
-
-SDK_MAX_RETRY_AFTER_S = 120.0
-"""The longest Retry-After the SDK waits for, seconds (``MAX_RETRY_AFTER_DELAY``)."""
 
 SET_ASIDE_MAX_S = 30.0
 """Longest time a failing server is set aside, seconds."""
@@ -94,235 +111,6 @@ NEVER_ANSWERED_FAULTS = 3
 """Failed items (each after the SDK's tries) per server after which a run in which no
 server has ever answered stops: so a run against dead servers ends in seconds with one message,
 not after trying every item."""
-
-MESSAGE_CHARS = 500
-"""Error texts are cut to this many characters."""
-
-STOP_ERROR_CHARS = 200
-"""Each server's last error is cut to this many characters in the message that stops a
-run (which names every server)."""
-
-
-class ChatFatal(Exception):
-    """No request can succeed (key or model refused, no server answers, the server this
-    run started died). The message is safe to show: the key is scrubbed."""
-
-
-class Unusable(Exception):
-    """Raised by an ``accept`` callback: the reply came but cannot be used (ask again)."""
-
-
-class EmptyReply(Unusable):
-    """Raised by an ``accept`` callback: the reply holds no answer at all (no choices, null
-    content): the server's fault, not the model's, so another server is asked."""
-
-
-SERVER_STATUSES = frozenset({408, 409, 429})
-"""HTTP statuses (besides 5xx) that the SDK retries because the server, not the request,
-is at fault: after its tries another server is asked."""
-
-
-def redirect_loop(exc: BaseException) -> str | None:
-    """What a connection error caused by too many redirects says (the HTTP client's
-    ``TooManyRedirects``, which the SDK reports as a connection error), else None. Told
-    by the class's name: the SDK's HTTP client is ``httpx`` or, in openai 3.x, ``httpx2``."""
-    cause = exc.__cause__ or exc.__context__
-    if cause is not None and type(cause).__name__ == "TooManyRedirects":
-        return str(cause)
-    return None
-
-
-class NotACompletion(ValueError):
-    """The server answered 200 with something that is no chat completion (an HTML login
-    or error page, a proxy's text); the message says what it was."""
-
-
-def not_a_completion(reply: object, where: str) -> NotACompletion:
-    """What a reply without ``choices`` is, in words, for :class:`NotACompletion`."""
-    shown = " ".join(str(reply).split())[:80]
-    if isinstance(reply, str) and reply.lstrip()[:1] == "<" and "html" in reply[:1000].lower():
-        return NotACompletion(
-            f"unreadable answer: {where} answered with an HTML page, not a chat completion "
-            f"(a login or error page of a proxy? check the base URL): {shown!r}"
-        )
-    return NotACompletion(
-        f"{where} answered with something that is not a chat completion: {shown!r}"
-    )
-
-
-def retry_after_s(headers: Any) -> tuple[float, str] | None:
-    """The delay a response asks for (``retry-after-ms``, else ``Retry-After`` in seconds
-    or as an HTTP date), seconds, with the header as sent; None without one, or when it
-    cannot be read, as the SDK reads it (``_parse_retry_after_header`` and
-    ``_calculate_retry_timeout`` of openai 3.57): ``inf`` and ``nan`` written out get the
-    SDK's backoff (None here), a number too large for a float (``1e999``) is a wait too
-    long to honour (infinite here)."""
-    import email.utils
-
-    if headers is None:
-        return None
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            delay = float(value)
-        except ValueError:
-            continue
-        if not math.isfinite(delay):  # as the SDK: a number too big to hold is a refusal,
-            literal = value.strip().lower().lstrip("+") in ("inf", "infinity")
-            if literal or delay != delay:  # but "inf" and "nan" get its backoff
-                return None
-        return delay / divisor, f"{name}: {value}"
-    value = headers.get("retry-after")
-    try:
-        when = email.utils.parsedate_to_datetime(value) if value else None
-    except (TypeError, ValueError, OverflowError):
-        return None
-    if when is None or when.tzinfo is None:
-        return None
-    return when.timestamp() - time.time(), f"retry-after: {value}"
-
-
-def status_message(exc: Any, where: str) -> str:
-    """What an HTTP error the SDK gave up on says, with its Retry-After when the server
-    asked for a wait too long to honour (not yet scrubbed)."""
-    what = "rate limited (429)" if exc.status_code == 429 else f"HTTP {exc.status_code}"
-    asked = retry_after_s(getattr(getattr(exc, "response", None), "headers", None))
-    note = ""
-    if asked is not None and asked[0] > SDK_MAX_RETRY_AFTER_S:
-        seconds, header = asked
-        note = (
-            f"; the server asks to wait {_duration(seconds)} ({header}), more than the "
-            f"{SDK_MAX_RETRY_AFTER_S:g} s a request waits, so it was not retried"
-        )
-    return f"{what} from {where}{note}: {exc}"
-
-
-def _unreadable(exc: Exception, where: str) -> str:
-    """The message of a reply that could not be read as a chat completion."""
-    if isinstance(exc, NotACompletion):
-        return str(exc)
-    if isinstance(exc, json.JSONDecodeError) and exc.doc.lstrip()[:1] == "<":
-        return str(not_a_completion(exc.doc, where))  # HTML sent as JSON (a proxy)
-    return f"unreadable answer from {where}: {type(exc).__name__}: {exc}"
-
-
-def _duration(seconds: float) -> str:
-    if seconds != seconds or seconds == float("inf"):
-        return "forever"
-    for unit, size in (("days", 86_400), ("hours", 3600), ("minutes", 60)):
-        if seconds >= 2 * size:
-            return f"{seconds / size:,.0f} {unit}"
-    return f"{seconds:,.0f} s"
-
-
-class AnswerFailed(Exception):
-    """An item's attempts are used up; the message (key scrubbed) says the last reason."""
-
-
-def request_timeout(timeout_s: float) -> Any:
-    """The SDK's per-request timeout: connect within ``min(timeout_s, 10)`` s, every read,
-    write and wait for a pooled connection within ``timeout_s`` s."""
-    import openai
-
-    return openai.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S))
-
-
-def request_deadline_s(timeout_s: float) -> float:
-    """Wall-clock bound on one HTTP request, seconds: connecting (at most
-    ``min(timeout_s, 10)``) plus ``timeout_s`` for sending and the whole reply. httpx's
-    timeouts bound each read, not the reply: a server that trickles a byte a second
-    would hold a request for ever without this bound."""
-    return timeout_s + min(timeout_s, CONNECT_TIMEOUT_S)
-
-
-def deadline_http_client(timeout_s: float, **kwargs: Any) -> Any:
-    """The SDK's default async HTTP client (``openai.DefaultAsyncHttpxClient``, proxies
-    from the environment included) whose every request, its whole reply read, ends
-    within :func:`request_deadline_s`; past it the request fails with the HTTP client's
-    ``ReadTimeout``, which the SDK treats as any timeout (retried, then
-    ``APITimeoutError``)."""
-    import importlib
-
-    import openai
-
-    base = openai.DefaultAsyncHttpxClient
-    httpx = importlib.import_module(
-        next(c for c in base.__mro__ if c.__module__.startswith("httpx")).__module__.split(".")[0]
-    )  # httpx2 in openai 3.x, httpx before
-    seconds = request_deadline_s(timeout_s)
-
-    class DeadlineClient(base):  # type: ignore[misc, valid-type]
-        async def send(self, request: Any, **kw: Any) -> Any:
-            try:
-                return await asyncio.wait_for(super().send(request, **kw), seconds)
-            except TimeoutError:
-                raise httpx.ReadTimeout(
-                    f"no complete reply within {seconds:g} s", request=request
-                ) from None
-
-    return DeadlineClient(timeout=request_timeout(timeout_s), **kwargs)
-
-
-def call_deadline_s(timeout_s: float, max_attempts: int) -> float:
-    """Wall-clock bound on one call, seconds: ``max_attempts`` requests of at most
-    connect + ``timeout_s`` each, and the SDK's longest wait (120 s) between them."""
-    per_request = request_deadline_s(timeout_s)
-    return max_attempts * per_request + (max_attempts - 1) * SDK_MAX_RETRY_AFTER_S
-
-
-def fatal_message(exc: Exception, model: str, where: str) -> str | None:
-    """The message that stops a run for an SDK error no retry can fix, else None
-    (not yet scrubbed)."""
-    import openai
-
-    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-        return f"the endpoint {where} refused the API key ({exc.status_code}): {exc}"
-    if isinstance(exc, openai.NotFoundError):
-        return f"model {model} or endpoint {where} not found (404): {exc}"
-    return None
-
-
-def about_format(exc: Exception) -> bool:
-    """Whether a 400 complains about ``response_format`` / JSON schema support."""
-    text = str(exc).lower()
-    return any(word in text for word in ("response_format", "json_schema", "structured"))
-
-
-@dataclass
-class Endpoint:
-    """One server: its SDK client, how it has fared, and until when it is set aside
-    (``time.monotonic()`` seconds)."""
-
-    url: str | None
-    client: Any
-    single_try: Any = None  # the client without the SDK's retries (another server is up)
-    answers: int = 0
-    failures: int = 0  # faults of any kind (after the SDK's tries)
-    failures_in_a_row: int = 0
-    strikes: int = 0  # faults in a row of any kind: sets the set-aside time
-    down_until: float = 0.0
-    set_asides: int = 0
-    faults: dict[str, int] = field(default_factory=dict)  # kind of fault → how many
-    last_error: str = ""
-    refused: str = ""  # why it refused the API key: set aside for the rest of the run
-    in_flight: int = 0  # requests sent and not answered yet (bounds a routed server's load)
-
-
-LOAD_BOUND = 1.25
-"""A routed server takes a call while it holds fewer than this many times the servers'
-average of requests in flight (Mirrokni et al.'s c = 1 + epsilon; 1.25 their example)."""
-
-
-def affinity_rank(affinity: bytes, position: int) -> bytes:
-    """The rank of the server at ``position`` among the base URLs for ``affinity``
-    (compared as bytes: the highest serves it): BLAKE2b of both, the same in every
-    process and run given the same ``--base-url`` list (a server added at its end takes
-    only its share of the images; its port or name does not move them)."""
-    import hashlib
-
-    return hashlib.blake2b(position.to_bytes(4, "big"), key=affinity[:64], digest_size=16).digest()
 
 
 class ChatClient:
@@ -507,7 +295,7 @@ class ChatClient:
                         continue
                 break  # retried by the SDK where retrying helps
             except (openai.OpenAIError, ValueError, TypeError, AttributeError) as exc:
-                error = self._say(_unreadable(exc, where))
+                error = self._say(unreadable(exc, where))
                 if self._server_fault(endpoint, "unreadable reply", error, moves, charged):
                     moves += 1
                     continue
@@ -662,10 +450,7 @@ class ChatClient:
         up = [e for e in live if e.down_until <= now]
         pool = up or [min(live, key=lambda e: e.down_until)]
         if affinity is not None and len(pool) > 1:
-            where = {id(e): n for n, e in enumerate(self.endpoints)}
-            ranked = sorted(pool, key=lambda e: affinity_rank(affinity, where[id(e)]), reverse=True)
-            bound = max(1, math.ceil(LOAD_BOUND * sum(e.in_flight for e in pool) / len(pool)))
-            endpoint = next((e for e in ranked if e.in_flight < bound), ranked[0])
+            endpoint = route_by_affinity(pool, self.endpoints, affinity)
         else:
             self._turn += 1
             endpoint = pool[self._turn % len(pool)]
