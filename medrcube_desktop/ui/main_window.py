@@ -568,6 +568,9 @@ class MainWindow(QMainWindow):
         the image" queue, when chosen, lists its items (the reveal follows by itself)."""
         if self.session.filter.status == STATUS_ANSWERABLE:
             self._apply_filter(self.session.filter)
+        current = self.session.current
+        if current is not None and self.session.reveal(current.id) is not None:
+            self.scoring.bring_reveal_into_view()  # its line grew: still in view
 
     def set_session(self, session: ReviewSessionState) -> None:
         """Bind the window to another session (another reviewer on the same study)."""
