@@ -4,7 +4,9 @@ window opened as the app opens it, on a study with an LLM judgment and ablation 
 four modes (the longest evidence line), the first item committed in a blind study so
 that the reveal (the LLM's judgment, the evidence of rule 1.4) is shown.
 
-Usage: python -m tests.ui.reveal_session BENCHMARK_DIR DB_FILE SCREENSHOT_PNG
+Usage: python -m tests.ui.reveal_session BENCHMARK_DIR DB_FILE SCREENSHOT_PNG [TEXT_SCALE]
+
+TEXT_SCALE: View › Larger text's scale (1.5), 1 when left out.
 
 Prints one line of JSON once the evidence arrived: for each of the reveal's widgets,
 its rectangle in the right column's viewport and the viewport's; the title label's
@@ -52,6 +54,10 @@ def rect(r: QRect) -> list[int]:
 def main() -> None:
     root, db, shot = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     app = QApplication(sys.argv[:1])
+    if len(sys.argv) > 4:
+        from medrcube_desktop.ui.widgets.themes import apply_theme
+
+        apply_theme(app, "light", float(sys.argv[4]))
     benchmark = load_for_review(root)
     store = open_store(db)
     prepare(store, benchmark.items)

@@ -252,16 +252,17 @@ def test_moved_to_a_smaller_screen_the_minimum_follows(ct_benchmark, tmp_path):
     assert shown["moved_minimum"] == [1024, 720 - 48]  # 700 would not fit there
 
 
-def test_after_a_commit_the_reveal_is_in_view_on_1366_x_768(long_item_benchmark, tmp_path):
+@pytest.mark.parametrize("scale", ["1", "1.5"])  # View › Larger text too
+def test_after_a_commit_the_reveal_is_in_view_on_1366_x_768(long_item_benchmark, tmp_path, scale):
     """Blind study, first item committed at 1366 × 768 (a real offscreen screen): the
     reveal (the summary, rule 1.4's evidence of four ablation modes, the seven rules'
     table) lies within the right column's viewport, and the summary label is as high as
     its wrapped text needs (before: the column was scrolled to the reveal's one-line
     size of before the commit, its table below the fold)."""
     env = _screen_env(tmp_path, 1366, 768)
-    shot = tmp_path / "reveal-1366x768.png"
+    shot = tmp_path / f"reveal-1366x768-{scale}.png"
     args = [sys.executable, "-m", "tests.ui.reveal_session", str(long_item_benchmark),
-            str(tmp_path / "s.db"), str(shot)]  # fmt: skip
+            str(tmp_path / "s.db"), str(shot), scale]  # fmt: skip
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     shown = json.loads(done.stdout.strip().splitlines()[-1])
