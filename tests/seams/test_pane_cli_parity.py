@@ -402,4 +402,10 @@ def test_an_ablation_chosen_on_an_image_run_is_the_run_evaluate_makes(qtbot, stu
     assert pane.run_name.currentText() == "my-run"
     pane.image_mode.setCurrentIndex(pane.image_mode.findData("image"))
     assert pane.run_name.currentText() == "my-run" and not pane.image_run.isEnabled()
+    # typed, but the name of a stored run of another mode: never resumed under this one
+    pane.run_name.lineEdit().selectAll()
+    qtbot.keyClicks(pane.run_name.lineEdit(), "m-openai")
+    qtbot.waitUntil(lambda: pane.image_mode.currentData() == "image", timeout=5000)
+    pane.image_mode.setCurrentIndex(pane.image_mode.findData("blank"))
+    assert pane.run_name.currentText() == default_run_name("m", "openai", "blank")
     window.close()

@@ -357,24 +357,30 @@ class EvaluatePane(QDialog):
         """A run picked from the list: a name the pane may follow with the mode."""
         self._auto_name = self.run_name.currentText()
 
-    def _name_is_default(self) -> bool:
-        """Whether the Run box holds no name the user typed: empty, the default name
-        the pane gave it, or a run picked from the list."""
+    def _name_follows(self, mode: str) -> bool:
+        """Whether the Run box follows a change to image mode ``mode``: it holds no name
+        the user typed (empty, the default name the pane gave it, a run picked from the
+        list), or it names a stored run of another mode (which Start would resume
+        under ``mode``)."""
         text = self.run_name.currentText().strip()
-        return not text or text == self._auto_name
+        if not text or text == self._auto_name:
+            return True
+        stored = self.store.eval_run(text)
+        return stored is not None and run_image_mode(stored) != mode
 
     def current_image_run(self) -> str:
         """The image run an ablation of what the pane shows is linked to: the Run box's
         run when it is a stored image run, the image run a stored ablation run is linked
-        to, else the CLI's default (:func:`default_run_name` in image mode: what
-        ``evaluate`` links to when ``--image-run`` is left out); "" with no model."""
+        to (either of the Model box's model), else the CLI's default
+        (:func:`default_run_name` in image mode: what ``evaluate`` links to when
+        ``--image-run`` is left out); "" with no model."""
+        model = self.model.text().strip()
         stored = self.store.eval_run(self.run_name.currentText().strip())
-        if stored is not None:
+        if stored is not None and stored.model == model:
             if run_image_mode(stored) == IMAGE:
                 return stored.name
             if stored.image_run:
                 return stored.image_run
-        model = self.model.text().strip()
         return default_run_name(model, self.engine.currentText(), IMAGE) if model else ""
 
     def _image_mode_changed(self, _index: int) -> None:
@@ -390,7 +396,7 @@ class EvaluatePane(QDialog):
             if self.image_run.currentText().strip() in ("", self._auto_image_run):
                 self._auto_image_run = image_run
                 self.image_run.setEditText(image_run)
-        if self._name_is_default():
+        if self._name_follows(mode):
             model = self.model.text().strip()
             name = default_run_name(model, self.engine.currentText(), mode) if model else ""
             self._auto_name = name
