@@ -62,7 +62,12 @@ from medrcube_desktop.ui.evaluate.run_results import read_run, unparsed_rows
 from medrcube_desktop.ui.widgets.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.widgets.job_runner import JobRunnerView
 from medrcube_desktop.ui.widgets.linked_items import LinkedItemsView
-from medrcube_desktop.ui.widgets.option_fields import option_box, option_choice
+from medrcube_desktop.ui.widgets.option_fields import (
+    INT_MAX,
+    WideIntBox,
+    option_box,
+    option_choice,
+)
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc, esc_lines
 
@@ -79,12 +84,13 @@ def sampling_field(name: str) -> QSpinBox | QDoubleSpinBox:
     the smallest step above it), its value the row's default
     (:data:`~medrcube_desktop.evaluation.engine_options.ENGINE`).
 
-    A seed (up to 2**32 - 1) is above a QSpinBox's int range: it is a QDoubleSpinBox
-    without decimals."""
+    A seed (up to 2**32 - 1) is above a QSpinBox's int range: it is a
+    :class:`~medrcube_desktop.ui.widgets.option_fields.WideIntBox`, as every option
+    field of that range."""
     low, high, low_included, words = SAMPLING_RANGES[name]
     field: QSpinBox | QDoubleSpinBox
-    if name in WHOLE_SAMPLING and high < 2**31:
-        field = QSpinBox()
+    if name in WHOLE_SAMPLING:
+        field = QSpinBox() if high <= INT_MAX else WideIntBox()
         field.setRange(int(low), int(high))
     else:
         field = QDoubleSpinBox()

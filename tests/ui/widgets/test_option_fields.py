@@ -115,8 +115,8 @@ def cli_value(*args: str):
 
 
 def test_every_seed_field_takes_what_the_command_takes(qtbot, ct_benchmark, tmp_path):
-    """Each seed field of the panes (the image seed, the release diff's bootstrap seed,
-    the agreement seed; compare's own seed has no field) set to 2**32 − 1 reaches the job as that number,
+    """Each seed field of the panes (the image and decoding seeds, the release diff's
+    bootstrap seed, the agreement seed; compare's own seed has no field) set to 2**32 − 1 reaches the job as that number,
     the value the command's flag gives; a QSpinBox stopped at 2**31 − 1."""
     from medrcube_desktop.evaluation.image_modes import IMAGE_OPTIONS
 
@@ -128,6 +128,7 @@ def test_every_seed_field_takes_what_the_command_takes(qtbot, ct_benchmark, tmp_
                                 lambda: compare.releases.options()["seed"]),
         "agreement --seed": (agreement.seed, lambda: agreement.seed.value()),
         "evaluate --image-seed": (evaluate.image_seed, lambda: evaluate.image_seed.value()),
+        "evaluate --seed": (evaluate.seed, lambda: evaluate.engine_values()["seed"]),
     }  # fmt: skip
     for name, (field, sent) in fields.items():
         field.setValue(SEED)
@@ -137,6 +138,9 @@ def test_every_seed_field_takes_what_the_command_takes(qtbot, ct_benchmark, tmp_
     args = cli_value("evaluate", "--dataset", "d", "--db", "x.db", "--model", "m",
                      "--image", "noise", "--image-seed", str(SEED))  # fmt: skip
     assert args.image_seed == SEED == IMAGE_OPTIONS["image_seed"].maximum
+    args = cli_value("evaluate", "--dataset", "d", "--db", "x.db", "--model", "m",
+                     "--seed", str(SEED))  # fmt: skip
+    assert args.seed == SEED
     # typed, as a user types it: every digit kept
     evaluate.image_seed.lineEdit().selectAll()
     qtbot.keyClicks(evaluate.image_seed.lineEdit(), "4294967294")
