@@ -379,7 +379,8 @@ class EvaluatePane(QDialog):
         run when it is a stored image run, the image run a stored ablation run is linked
         to (either of the Model box's model), else the CLI's default
         (:func:`default_run_name` in image mode: what ``evaluate`` links to when
-        ``--image-run`` is left out); "" with no model."""
+        ``--image-run`` is left out) when it is stored; "" when none is (the run is
+        then stored unlinked, as ``evaluate`` stores it)."""
         model = self.model.text().strip()
         stored = self.store.eval_run(self.run_name.currentText().strip())
         if stored is not None and stored.model == model:
@@ -387,7 +388,11 @@ class EvaluatePane(QDialog):
                 return stored.name
             if stored.image_run:
                 return stored.image_run
-        return default_run_name(model, self.engine.currentText(), IMAGE) if model else ""
+        if not model:
+            return ""
+        default = default_run_name(model, self.engine.currentText(), IMAGE)
+        found = self.store.eval_run(default)
+        return default if found is not None and run_image_mode(found) == IMAGE else ""
 
     def _image_mode_changed(self, _index: int) -> None:
         """The user chose another image mode: a Run box not typed in follows it (the

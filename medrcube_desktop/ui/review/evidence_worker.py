@@ -21,6 +21,11 @@ from medrcube_desktop.ui.widgets.job_runner import StoreJob
 
 log = logging.getLogger(__name__)
 
+_RUNNING: set[StoreJob] = set()
+"""Computations started, held here (not by their worker) so that a window destroyed
+without closing never destroys a running thread; the finished ones are let go at the
+next start, on the GUI thread."""
+
 Compute = Callable[[StudyStore, Sequence[Item]], Evidence]
 """``compute(store, items) -> evidence``: by default
 :func:`~medrcube_desktop.evaluation.compare.necessity.store_evidence`."""
@@ -56,12 +61,8 @@ class EvidenceWorker(QObject):
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.db_path, self.items, self.deliver, self.compute = (
-            db_path,
-            list(items),
-            deliver,
-            compute,
-        )
+        self.db_path, self.items = db_path, list(items)
+        self.deliver, self.compute = deliver, compute
         self.job: StoreJob | None = None
         self._running: int | None = None  # the generation being computed
         self._next: int | None = None  # asked for while one ran
@@ -76,13 +77,12 @@ class EvidenceWorker(QObject):
             return
         items, compute = self.items, self.compute or store_evidence
         self._running = generation
-        if self.job is not None:
-            self.job.deleteLater()  # finished: its result was delivered
-        self.job = StoreJob(
-            self.db_path, lambda store, _cancel, _progress: compute(store, items), self
-        )
-        self.job.finished_job.connect(self._finished)  # queued: this object's GUI thread
-        self.job.start()
+        job = StoreJob(self.db_path, lambda store, _cancel, _progress: compute(store, items), None)
+        job.finished_job.connect(self._finished)  # queued: this object's GUI thread
+        _RUNNING.difference_update([j for j in _RUNNING if j.isFinished()])  # here, GUI thread
+        _RUNNING.add(job)
+        self.job = job
+        job.start()
 
     def is_running(self) -> bool:
         """Whether a computation runs now."""
@@ -99,6 +99,7 @@ class EvidenceWorker(QObject):
         if self._stopped:
             return
         generation, self._running = self._running, None
+        self.job = None  # its work is done (its thread may still be ending: _RUNNING)
         if error:
             log.warning("image-necessity evidence not read: %s", error)
         if generation is not None:

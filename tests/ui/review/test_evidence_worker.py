@@ -84,3 +84,34 @@ def test_the_evidence_arrives_from_a_worker_while_the_window_keeps_working(
     assert window.session.current.id == item_id  # the queue's first item is shown
     assert window.list_pane.count_label.text() == "1 item shown"
     window.close()
+
+
+def test_a_start_while_one_computes_runs_next_and_a_stopped_worker_delivers_nothing(
+    qtbot, tmp_path
+):
+    from medrcube_desktop.store import StudyStore
+    from medrcube_desktop.ui.review.evidence_worker import EvidenceWorker
+
+    StudyStore(tmp_path / "s.db").close()
+    go, calls, delivered = threading.Event(), [], []
+
+    def compute(store, items):
+        calls.append(len(calls) + 1)
+        go.wait(20)
+        return {"call": {"n": len(calls)}}
+
+    worker = EvidenceWorker(tmp_path / "s.db", [], lambda *a: delivered.append(a), compute)
+    worker.start(1)
+    qtbot.waitUntil(lambda: calls == [1], timeout=5000)
+    worker.start(2)  # the runs changed while it computed: run next, not at once
+    assert calls == [1] and worker.is_running()
+    go.set()
+    qtbot.waitUntil(lambda: len(delivered) == 2, timeout=10000)
+    assert delivered == [(1, {"call": {"n": 1}}, ""), (2, {"call": {"n": 2}}, "")]
+    go.clear()
+    worker.start(3)
+    qtbot.waitUntil(lambda: calls == [1, 2, 3], timeout=5000)
+    go.set()
+    worker.stop()  # the window closes: waited for, its result dropped
+    qtbot.wait(50)
+    assert len(delivered) == 2
