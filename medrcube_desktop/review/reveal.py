@@ -33,7 +33,9 @@ class Reveal:
     reviewer; ``disagreements`` the rules where ``mine`` and ``llm`` differ;
     ``evidence`` how many models answered the item right without its image (rule 1.4,
     :mod:`~medrcube_desktop.review.necessity_evidence`; None when no ablation run
-    answered it).
+    answered it, or while it is computed); ``evidence_pending`` True while it is being
+    computed off the GUI thread (the reveal says so), ``evidence_error`` why it could
+    not be read ("" when it could).
     """
 
     item_id: str
@@ -43,6 +45,14 @@ class Reveal:
     others: dict[str, dict[str, int | str]]
     disagreements: list[str]
     evidence: dict[str, object] | None = None
+    evidence_pending: bool = False
+    evidence_error: str = ""
+
+
+EvidenceStart = Callable[[int], None]
+"""``start(generation)``: begins computing the evidence elsewhere (the window: on a
+worker thread) and hands it back later with
+:meth:`RevealMixin.evidence_arrived` ``(generation, evidence)``."""
 
 
 class RevealMixin:
@@ -60,6 +70,10 @@ class RevealMixin:
     items: list[Item]
     _evidence: Evidence | None = None
     _evidence_source: Callable[[], Evidence] | None = None
+    _evidence_start: EvidenceStart | None = None
+    _evidence_generation: int = 0
+    _evidence_pending: bool = False
+    _evidence_error: str = ""
 
     if TYPE_CHECKING:
 
@@ -73,25 +87,58 @@ class RevealMixin:
             self.study.blind, item_id in self.saved, draft is not None and draft.repeat
         )
 
-    def set_evidence_source(self, source: Callable[[], Evidence] | None) -> None:
+    def set_evidence_source(
+        self, source: Callable[[], Evidence] | None, start: EvidenceStart | None = None
+    ) -> None:
         """Where :meth:`necessity_evidence` reads the evidence from (the window passes
         :func:`~medrcube_desktop.evaluation.compare.necessity.store_evidence` of its
-        study; None: no evidence); read again at the next call."""
-        self._evidence_source = source
+        study; None: no evidence); read again at the next call. With ``start``, the
+        evidence is computed elsewhere (:data:`EvidenceStart`: the window's worker) and
+        :meth:`necessity_evidence` never waits for it."""
+        self._evidence_source, self._evidence_start = source, start
+        self._forget_evidence()
+
+    def _forget_evidence(self) -> None:
         self._evidence = None
+        self._evidence_generation += 1  # a computation still running is for older runs
+        self._evidence_pending, self._evidence_error = False, ""
 
     def necessity_evidence(self) -> Evidence:
         """Every item's image-necessity evidence (item id → row), read once from the
-        source (:meth:`set_evidence_source`; empty without one). Not blinded:
+        source (:meth:`set_evidence_source`; empty without one) and kept until
+        :meth:`reload_evidence`. With a ``start``: empty until it arrived
+        (:attr:`evidence_pending`; the first call starts it). Not blinded:
         :meth:`reveal` and the queue apply the gate."""
         if self._evidence is None:
+            if self._evidence_start is not None:
+                if not self._evidence_pending:
+                    self._evidence_pending = True
+                    self._evidence_start(self._evidence_generation)
+                return {}
             source = self._evidence_source
             self._evidence = source() if source is not None else {}
         return self._evidence
 
+    @property
+    def evidence_pending(self) -> bool:
+        """Whether the evidence is being computed (started, not arrived)."""
+        return self._evidence is None and self._evidence_pending
+
+    def evidence_arrived(self, generation: int, evidence: Evidence, error: str = "") -> None:
+        """The evidence computed for ``generation`` (what :data:`EvidenceStart` was
+        given); ``error`` why it could not be read (the evidence is then empty). Dropped
+        when the runs changed since (:meth:`reload_evidence`). The reveal follows
+        (:attr:`~medrcube_desktop.review.flow.Aspect.JUDGMENTS`)."""
+        if generation != self._evidence_generation:
+            return
+        self._evidence, self._evidence_pending, self._evidence_error = dict(evidence), False, error
+        self._notify(Aspect.JUDGMENTS)
+
     def reload_evidence(self) -> None:
-        """Read the runs again at the next :meth:`necessity_evidence`."""
-        self._evidence = None
+        """The runs changed: read them again at the next :meth:`necessity_evidence`
+        (a computation still running is dropped when it arrives); the reveal follows."""
+        self._forget_evidence()
+        self._notify(Aspect.JUDGMENTS)
 
     def agreement_items(self) -> set[str] | None:
         """The items an agreement study may count for this reviewer (None: every item)."""
@@ -123,6 +170,8 @@ class RevealMixin:
             others,
             self.disagreements(item_id, mine) if mine else [],
             self.necessity_evidence().get(item_id),
+            self.evidence_pending,
+            self._evidence_error,
         )
 
     def disagreements(

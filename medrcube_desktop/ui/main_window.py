@@ -24,6 +24,7 @@ from medrcube_desktop.core.dataset import Benchmark
 from medrcube_desktop.core.rubric import load_review_tags, load_rubric
 from medrcube_desktop.errors import StoreError
 from medrcube_desktop.imaging.edit_slice import load_edit_slice
+from medrcube_desktop.review.queues import STATUS_ANSWERABLE
 from medrcube_desktop.review.session import ItemFilter, ReviewSessionState
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.actions import (
@@ -124,6 +125,7 @@ class MainWindow(QMainWindow):
             progress_label=self.progress_label,
             progress_bar=self.progress_bar,
             refresh_actions=self._refresh_actions,
+            evidence_arrived=self._evidence_arrived,
         )
         self.binding.bind(session)
         self._build_parts(neurological)
@@ -550,10 +552,25 @@ class MainWindow(QMainWindow):
     def _apply_filter(self, item_filter: ItemFilter) -> None:
         current = self.session.current.id if self.session.current else None
         visible = self.session.set_filter(item_filter)  # the list follows
-        if not visible:
+        if (
+            not visible
+            and self.session.evidence_pending
+            and item_filter.status == STATUS_ANSWERABLE
+        ):
+            self._show_no_item("Computing the image-necessity evidence…")  # then listed
+        elif not visible:
             self._show_no_item("No item matches the filters.")
         elif current not in {i.id for i in visible}:
             self.show_item(visible[0].id)
+
+    def _evidence_arrived(self) -> None:
+        """The image-necessity evidence arrived from its worker: the "answerable without
+        the image" queue, when chosen, lists its items (the reveal follows by itself)."""
+        if self.session.filter.status == STATUS_ANSWERABLE:
+            self._apply_filter(self.session.filter)
+        current = self.session.current
+        if current is not None and self.session.reveal(current.id) is not None:
+            self.scoring.bring_reveal_into_view()  # its line grew: still in view
 
     def set_session(self, session: ReviewSessionState) -> None:
         """Bind the window to another session (another reviewer on the same study)."""
@@ -594,6 +611,7 @@ class MainWindow(QMainWindow):
         nothing to ask)."""
         self._position_timer.stop()
         self.image.stop()  # queued prefetches are skipped, not rendered at exit
+        self.binding.stop()  # an evidence computation still running: waited for
         if self.file_checks is not None:
             self.file_checks.stop()
         self._remember_position()

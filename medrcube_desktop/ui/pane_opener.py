@@ -133,6 +133,7 @@ def review_panes(
 
         pane = EvaluatePane(parent, session(), benchmark_root)
         pane.open_item.connect(show_item)
+        pane.run_finished.connect(lambda: session().reload_evidence())  # runs changed
         return pane
 
     def compare() -> QWidget:

@@ -124,3 +124,33 @@ def test_the_runs_are_read_once_and_only_when_the_evidence_is_needed(items, stor
     _commit(session, "q1")
     assert session.reveal("q1").evidence["answerable"] is False
     assert calls == [1]
+
+
+def test_evidence_computed_elsewhere_is_shown_when_it_arrives_and_kept_until_runs_change(
+    items, store
+):
+    """With a start (the window's worker), the session never computes the evidence
+    itself: the reveal says it is pending, the result arrives by generation, one from
+    before the runs changed is dropped, and it is kept until :meth:`reload_evidence`."""
+    started: list[int] = []
+    session = ReviewSessionState(items, store, "dr-a")
+    session.set_evidence_source(None, started.append)
+    _commit(session, "q0")
+    shown = session.reveal("q0")
+    assert (shown.evidence, shown.evidence_pending, started) == (None, True, [started[0]])
+    session.reveal("q0")
+    assert len(started) == 1  # asked once while pending
+    evidence = store_evidence(store, items)
+    session.reload_evidence()  # the runs changed while it computed
+    session.reveal("q0")
+    assert len(started) == 2 and started[1] != started[0]
+    session.evidence_arrived(started[0], {"q0": {}})  # for the older runs: dropped
+    assert session.evidence_pending
+    session.evidence_arrived(started[1], evidence)
+    shown = session.reveal("q0")
+    assert (shown.evidence, shown.evidence_pending) == (evidence["q0"], False)
+    assert [i.id for i in session.set_filter(ItemFilter(status=STATUS_ANSWERABLE))] == ["q0"]
+    assert len(started) == 2  # kept
+    session.reload_evidence()
+    session.evidence_arrived(started[1] + 1, {}, "database is locked")
+    assert session.reveal("q0").evidence_error == "database is locked"

@@ -355,3 +355,57 @@ def test_the_commands_report_reproduce_command_gives_the_reports_figures(study, 
     sheet = [row[0] for row in book["credibility"].iter_rows(min_row=2, values_only=True)]
     assert sheet[: len(report["order"])] == report["order"]  # the leaderboard's order
     assert run_cli(command[1:-2]) == report  # the same figures, printed
+
+
+def test_an_ablation_chosen_on_an_image_run_is_the_run_evaluate_makes(qtbot, study, capsys):
+    """Image switched to an ablation on the pane's image run: the Run box follows to the
+    name ``evaluate --image MODE`` gives (never the image run's own, which Start would
+    resume under the ablation), the Image run box is that image run, and the run Start
+    stores is the one the command resumes with the same flags (the seed at 2**32 − 1)."""
+    from medrcube_desktop.evaluation.engine_options import default_run_name
+    from tests.llm.fake_openai import FakeOpenAI, text
+
+    root, db = study
+    window = open_study(qtbot, root, db)
+    pane = window.open_evaluate_pane()
+    replies = {f"Question {t}": [text("B" if t % 2 else "A")] * 100 for t in range(4)}
+    seed = 2**32 - 1
+    with FakeOpenAI(replies) as server:
+        pane.engine.setCurrentText("openai")
+        pane.model.setText("m")
+        pane.base_urls.setText(server.base_url)
+        pane.run_name.setEditText("")
+        with qtbot.waitSignal(pane.run_finished, timeout=60000):
+            pane.start_button.click()
+        assert pane.run_name.currentText() == "m-openai" == default_run_name("m", "openai")
+        pane.image_mode.setCurrentIndex(pane.image_mode.findData("noise"))
+        assert pane.run_name.currentText() == default_run_name("m", "openai", "noise")
+        assert pane.image_run.currentText() == "m-openai" and pane.image_run.isEnabled()
+        qtbot.waitUntil(lambda: "No such run yet" in pane.summary.text(), timeout=5000)
+        pane.image_seed.setValue(seed)
+        with qtbot.waitSignal(pane.run_finished, timeout=60000):
+            pane.start_button.click()
+        names = StudyStore(db).eval_run_names()
+        summary = cli_json(capsys, "evaluate", "--dataset", root, "--db", db, "--engine",
+                           "openai", "--model", "m", "--base-url", server.base_url,
+                           "--image", "noise", "--image-seed", seed)  # fmt: skip
+    assert StudyStore(db).eval_run_names() == names  # the command resumed the pane's run
+    assert summary["answered_before"] == summary["n"] > 0 and summary["image_mode"] == "noise"
+    stored = StudyStore(db).eval_run("m-openai-noise")
+    assert (stored.image_mode, stored.image_run, stored.params["image"]["seed"]) == (
+        "noise", "m-openai", seed,
+    )  # fmt: skip
+    # a name the user typed stays whatever the mode
+    pane.run_name.lineEdit().selectAll()
+    qtbot.keyClicks(pane.run_name.lineEdit(), "my-run")
+    pane.image_mode.setCurrentIndex(pane.image_mode.findData("blank"))
+    assert pane.run_name.currentText() == "my-run"
+    pane.image_mode.setCurrentIndex(pane.image_mode.findData("image"))
+    assert pane.run_name.currentText() == "my-run" and not pane.image_run.isEnabled()
+    # typed, but the name of a stored run of another mode: never resumed under this one
+    pane.run_name.lineEdit().selectAll()
+    qtbot.keyClicks(pane.run_name.lineEdit(), "m-openai")
+    qtbot.waitUntil(lambda: pane.image_mode.currentData() == "image", timeout=5000)
+    pane.image_mode.setCurrentIndex(pane.image_mode.findData("blank"))
+    assert pane.run_name.currentText() == default_run_name("m", "openai", "blank")
+    window.close()

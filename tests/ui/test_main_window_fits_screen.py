@@ -250,3 +250,28 @@ def test_moved_to_a_smaller_screen_the_minimum_follows(ct_benchmark, tmp_path):
     shown = _open_on_screen(tmp_path, ct_benchmark, 1920, 1080, second=(1280, 720))
     assert shown["minimum"] == [1024, 700]
     assert shown["moved_minimum"] == [1024, 720 - 48]  # 700 would not fit there
+
+
+@pytest.mark.parametrize("scale", ["1", "1.5"])  # View › Larger text too
+def test_after_a_commit_the_reveal_is_in_view_on_1366_x_768(long_item_benchmark, tmp_path, scale):
+    """Blind study, first item committed at 1366 × 768 (a real offscreen screen): the
+    reveal (the summary, rule 1.4's evidence of four ablation modes, the seven rules'
+    table) lies within the right column's viewport, and the summary label is as high as
+    its wrapped text needs (before: the column was scrolled to the reveal's one-line
+    size of before the commit, its table below the fold)."""
+    env = _screen_env(tmp_path, 1366, 768)
+    shot = tmp_path / f"reveal-1366x768-{scale}.png"
+    args = [sys.executable, "-m", "tests.ui.reveal_session", str(long_item_benchmark),
+            str(tmp_path / "s.db"), str(shot), scale]  # fmt: skip
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    shown = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not shown["pending"]
+    assert "Without the image: right by 4 of 4 models (text-only 1/1, blank 1/1, swapped 1/1, " \
+           "noise 1/1)" in shown["title_text"]  # fmt: skip
+    viewport = QRect(*shown["viewport"])
+    for name, widget in shown["widgets"].items():
+        assert widget["visible"], name
+        assert viewport.contains(QRect(*widget["rect"])), (name, widget["rect"], viewport)
+    assert shown["title_height"] >= shown["title_needs"] > 0  # wrapped, never clipped
+    assert shot.exists()

@@ -62,7 +62,12 @@ from medrcube_desktop.ui.evaluate.run_results import read_run, unparsed_rows
 from medrcube_desktop.ui.widgets.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.widgets.job_runner import JobRunnerView
 from medrcube_desktop.ui.widgets.linked_items import LinkedItemsView
-from medrcube_desktop.ui.widgets.option_fields import option_box, option_choice
+from medrcube_desktop.ui.widgets.option_fields import (
+    INT_MAX,
+    WideIntBox,
+    option_box,
+    option_choice,
+)
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc, esc_lines
 
@@ -79,12 +84,13 @@ def sampling_field(name: str) -> QSpinBox | QDoubleSpinBox:
     the smallest step above it), its value the row's default
     (:data:`~medrcube_desktop.evaluation.engine_options.ENGINE`).
 
-    A seed (up to 2**32 - 1) is above a QSpinBox's int range: it is a QDoubleSpinBox
-    without decimals."""
+    A seed (up to 2**32 - 1) is above a QSpinBox's int range: it is a
+    :class:`~medrcube_desktop.ui.widgets.option_fields.WideIntBox`, as every option
+    field of that range."""
     low, high, low_included, words = SAMPLING_RANGES[name]
     field: QSpinBox | QDoubleSpinBox
-    if name in WHOLE_SAMPLING and high < 2**31:
-        field = QSpinBox()
+    if name in WHOLE_SAMPLING:
+        field = QSpinBox() if high <= INT_MAX else WideIntBox()
         field.setRange(int(low), int(high))
     else:
         field = QDoubleSpinBox()
@@ -134,11 +140,32 @@ class EvaluatePane(QDialog):
         self.items = scored_items(session.items, session.restricted)
         self._with_image = list(session.items)  # what an image run is sent
         self._last_state: EvalProgress | None = None
+        self._auto_name = ""  # the Run box's text as the pane set it (a default or a pick)
+        self._filling = False  # the settings of a stored run are being shown
+        from medrcube_desktop.demo.examples import VERSION_KEY
+
+        # the examples study (demo --with-examples): its runs' endpoint was a scripted
+        # one that ran only while they were built, never one to start a run on
+        self._examples = session.store.get_state(VERSION_KEY) is not None
         self._build()
         self._fill_runs()
         if not self.base_urls.text().strip():  # no run to resume: the endpoints used last
             self.base_urls.setText(remembered(ENDPOINTS_SETTING))
         self._endpoints_edited()
+        if self._examples:
+            self.status.setText(esc(self.examples_note()))
+
+    def examples_note(self) -> str:
+        """What the pane says on the examples study: where its runs' answers came from
+        (the endpoint as recorded), and that a new run needs an endpoint of the user's."""
+        stored = self.store.eval_run(self.run_name.currentText().strip())
+        urls = (stored.params.get("base_urls") or []) if stored is not None else []
+        recorded = f" ({' '.join(urls)}, as recorded)" if urls else ""
+        return (
+            "The examples' runs were answered by a scripted endpoint that ran only while "
+            f"they were built{recorded}: it is not running. To evaluate a model, give its "
+            "endpoint above."
+        )
 
     # -- construction -----------------------------------------------------------
     def _build(self) -> None:
@@ -158,6 +185,18 @@ class EvaluatePane(QDialog):
         self.run_name.setObjectName("runName")
         self.run_name.lineEdit().setPlaceholderText("default: MODEL-ENGINE (as the CLI names it)")
         self.run_name.currentTextChanged.connect(self._run_name_changed)
+        self.run_name.activated.connect(self._run_picked)
+        # an ablation run's image run (evaluate --image-run), by default the current one
+        self.image_run = QComboBox()
+        self.image_run.setEditable(True)
+        self.image_run.setObjectName("option_image_run")
+        self.image_run.setToolTip(
+            IMAGE_OPTIONS["image_run"].help_text()
+            + f" (the command's {IMAGE_OPTIONS['image_run'].flag})"
+        )
+        self.image_run.lineEdit().setPlaceholderText("default: MODEL-ENGINE when stored")
+        self.image_run.setMinimumWidth(260)
+        self._auto_image_run = ""
         self._run_timer = QTimer(self)
         self._run_timer.setSingleShot(True)
         self._run_timer.setInterval(RUN_BOX_PAUSE_MS)
@@ -175,6 +214,7 @@ class EvaluatePane(QDialog):
         # the image mode (issue 24): image, text-only, blank, swapped, noise, and its seed
         self.image_mode = option_choice(IMAGE_OPTIONS["image_mode"], MODE_HELP)
         self.image_seed = option_box(IMAGE_OPTIONS["image_seed"])
+        self.image_mode.currentIndexChanged.connect(self._image_mode_changed)
         # vLLM's memory settings (issue 11): 0 / blank leaves vLLM's own default
         self.max_model_len = QSpinBox()
         self.max_model_len.setRange(0, 10_000_000)
@@ -224,7 +264,11 @@ class EvaluatePane(QDialog):
         for name in ("engine", "model", "base_urls"):
             form.addRow("&" + ENGINE[name].label, self.engine_fields[name])
         form.addRow("API key", self.key_row)
-        form.addRow("&Run", self.run_name)
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.run_name, 1)
+        run_row.addWidget(QLabel(IMAGE_OPTIONS["image_run"].label))
+        run_row.addWidget(self.image_run)
+        form.addRow("&Run", run_row)
         numbers = QHBoxLayout()
         numbers.addWidget(QLabel(ENGINE["concurrency"].label))
         numbers.addWidget(self.concurrency)
@@ -294,11 +338,19 @@ class EvaluatePane(QDialog):
         current = self.run_name.currentText()
         self.run_name.blockSignals(True)
         self.run_name.clear()
-        self.run_name.addItems(self.store.eval_run_names())
-        self.run_name.setEditText(
-            current or (self.run_name.itemText(0) if self.run_name.count() else "")
-        )
+        names = self.store.eval_run_names()
+        self.run_name.addItems(names)
+        if not current:  # the first stored run, as picked
+            current = self._auto_name = self.run_name.itemText(0) if names else ""
+        self.run_name.setEditText(current)
         self.run_name.blockSignals(False)
+        typed = self.image_run.currentText()
+        self.image_run.clear()
+        self.image_run.addItems(
+            [n for n in names if (r := self.store.eval_run(n)) and run_image_mode(r) == IMAGE]
+        )
+        self.image_run.setEditText(typed)
+        self._image_mode_shown()
         self._show_results()
 
     def _endpoints_edited(self) -> None:
@@ -306,6 +358,71 @@ class EvaluatePane(QDialog):
         urls = self.base_urls.text().split()
         remember(ENDPOINTS_SETTING, without_secrets(" ".join(urls)))  # no password on disk
         self.key_row.set_endpoint(urls[0] if urls else None)
+
+    def _run_picked(self, _index: int) -> None:
+        """A run picked from the list: a name the pane may follow with the mode."""
+        self._auto_name = self.run_name.currentText()
+
+    def _name_follows(self, mode: str) -> bool:
+        """Whether the Run box follows a change to image mode ``mode``: it holds no name
+        the user typed (empty, the default name the pane gave it, a run picked from the
+        list), or it names a stored run of another mode (which Start would resume
+        under ``mode``)."""
+        text = self.run_name.currentText().strip()
+        if not text or text == self._auto_name:
+            return True
+        stored = self.store.eval_run(text)
+        return stored is not None and run_image_mode(stored) != mode
+
+    def current_image_run(self) -> str:
+        """The image run an ablation of what the pane shows is linked to: the Run box's
+        run when it is a stored image run, the image run a stored ablation run is linked
+        to (either of the Model box's model), else the CLI's default
+        (:func:`default_run_name` in image mode: what ``evaluate`` links to when
+        ``--image-run`` is left out) when it is stored; "" when none is (the run is
+        then stored unlinked, as ``evaluate`` stores it)."""
+        model = self.model.text().strip()
+        stored = self.store.eval_run(self.run_name.currentText().strip())
+        if stored is not None and stored.model == model:
+            if run_image_mode(stored) == IMAGE:
+                return stored.name
+            if stored.image_run:
+                return stored.image_run
+        if not model:
+            return ""
+        default = default_run_name(model, self.engine.currentText(), IMAGE)
+        found = self.store.eval_run(default)
+        return default if found is not None and run_image_mode(found) == IMAGE else ""
+
+    def _image_mode_changed(self, _index: int) -> None:
+        """The user chose another image mode: a Run box not typed in follows it (the
+        default name of that mode, as ``evaluate`` names the run) and, for an ablation,
+        the Image run box not typed in is the current image run."""
+        self._image_mode_shown()
+        if self._filling:  # a stored run's own mode, shown
+            return
+        mode = str(self.image_mode.currentData())
+        if mode != IMAGE:
+            image_run = self.current_image_run()
+            if self.image_run.currentText().strip() in ("", self._auto_image_run):
+                self._auto_image_run = image_run
+                self.image_run.setEditText(image_run)
+        if self._name_follows(mode):
+            model = self.model.text().strip()
+            name = default_run_name(model, self.engine.currentText(), mode) if model else ""
+            self._auto_name = name
+            self.run_name.setEditText(name)  # not modified: the results follow at once
+
+    def _image_mode_shown(self) -> None:
+        """The Image run box is for ablation runs only (``--image-run`` with ``--image
+        image`` is refused by the command)."""
+        self.image_run.setEnabled(self.image_mode.currentData() != IMAGE)
+
+    def image_run_given(self) -> str | None:
+        """The Image run box as Start passes it (``--image-run``): None when blank or
+        for an image run."""
+        text = self.image_run.currentText().strip()
+        return text if text and self.image_mode.currentData() != IMAGE else None
 
     def _run_name_changed(self, _text: str) -> None:
         """Typed: refresh once the keys pause; picked from the list or set: at once."""
@@ -327,6 +444,7 @@ class EvaluatePane(QDialog):
             return
         if not run:  # as the CLI does: model and engine
             run = default_run_name(model, self.engine.currentText(), self.image_mode.currentData())
+            self._auto_name = run
             self.run_name.setEditText(run)
         if self.store.path is None:
             self.status.setText("This study has no database file to share with the run.")
@@ -352,12 +470,13 @@ class EvaluatePane(QDialog):
             self._with_image, self._restricted, images.text_only
         )
         image_run = default_run_name(model, options.engine, IMAGE)  # linked when stored
+        given = self.image_run_given()  # --image-run
 
         def job(store, cancel, report):
             # on the worker: a key lookup or vLLM check
             engine = build_engine(options, image_mode=mode)
             record = run_record(run, engine, options.model, images, benchmark)
-            link = linked_image_run(store, record, None, image_run)
+            link = linked_image_run(store, record, given, image_run)
             record = dataclasses.replace(record, image_run=link)
             return run_evaluation(items, store, record, engine, images, report, cancel)
 
@@ -474,7 +593,11 @@ class EvaluatePane(QDialog):
         self.enforce_eager.setChecked(bool(params.get("enforce_eager")))
         image = params.get("image") or {}
         mode = TEXT_ONLY if image.get("text_only") else image.get("mode") or IMAGE
-        self.image_mode.setCurrentIndex(max(0, self.image_mode.findData(mode)))
+        self._filling = True  # the run's own mode: the Run box stays on the run
+        try:
+            self.image_mode.setCurrentIndex(max(0, self.image_mode.findData(mode)))
+        finally:
+            self._filling = False
         self.image_seed.setValue(int(image.get("seed") or 0))
 
     def _sampling(self, name: str) -> float:
@@ -515,7 +638,7 @@ class EvaluatePane(QDialog):
             self.model.setText(record.model)
             self.engine.setCurrentText(record.engine if record.engine in ENGINES else "openai")
             urls = record.params.get("base_urls") or record.params.get("attached_to") or []
-            if urls and not self.base_urls.text().strip():
+            if urls and not self.base_urls.text().strip() and not self._examples:
                 self.base_urls.setText(" ".join(urls))
         if not self.runner.is_running():
             self._fill_settings(record.params)  # an existing run resumes as it was run

@@ -170,12 +170,19 @@ class ItemListPane(QWidget):
     def _emit_filter(self) -> None:
         self.filter_changed.emit(self.current_filter())
 
-    def set_items(self, items: Sequence[Item], current_id: str | None, left_out: int = 0) -> None:
+    def set_items(
+        self,
+        items: Sequence[Item],
+        current_id: str | None,
+        left_out: int = 0,
+        computing: bool = False,
+    ) -> None:
         """List ``items`` without emitting ``item_chosen``; keep ``current_id`` selected.
 
         Marks (``"✓"`` committed, ``"✎"`` a draft, ``"⚑"`` added when flagged) come
         from ``mark_of`` as rows are painted. ``left_out``: items of the benchmark left
-        out for a file problem (said on the count line).
+        out for a file problem (said on the count line). ``computing``: the queue waits
+        for the image-necessity evidence (said on the count line).
         """
         self._quiet = True
         try:
@@ -188,6 +195,8 @@ class ItemListPane(QWidget):
         text = f"{len(items):,} item{'' if len(items) == 1 else 's'} shown"
         if left_out:
             text += f" · {left_out:,} left out for file problems"
+        if computing:
+            text = "Computing the image-necessity evidence…"
         self.count_label.setText(text)
         self.count_label.setToolTip("✓ committed · ✎ draft saved, not committed · ⚑ flagged")
 

@@ -37,6 +37,17 @@ def _cell(score: int | str | None) -> QTableWidgetItem:
     return cell
 
 
+def evidence_line(reveal: Reveal) -> str:
+    """The reveal's line of rule 1.4's evidence (issue 24), a ``<br>`` first: the
+    sentence of :func:`~medrcube_desktop.review.necessity_evidence.evidence_text`,
+    "computing…" while the worker computes it, why it could not be read, or ""."""
+    if reveal.evidence_pending:
+        return "<br>Image-necessity evidence (rule 1.4): computing…"
+    if reveal.evidence_error:
+        return f"<br>Image-necessity evidence not read: {escape(reveal.evidence_error)}"
+    return f"<br>{escape(evidence_text(reveal.evidence))}" if reveal.evidence else ""
+
+
 class RevealPane(QWidget):
     """Side-by-side judgments per rule, disagreements marked, and the disagreement note.
 
@@ -110,9 +121,7 @@ class RevealPane(QWidget):
         if reveal.llm is not None:
             columns.append((reveal.llm_model, reveal.llm))
         columns += [(name, dict(scores)) for name, scores in sorted(reveal.others.items())]
-        evidence = (
-            f"<br>{escape(evidence_text(reveal.evidence))}" if reveal.evidence else ""
-        )  # rule 1.4's evidence: models right without the image (issue 24)
+        evidence = evidence_line(reveal)  # rule 1.4's: models right without the image
         if len(columns) <= 1:
             self.title.setText("No LLM judgment or other review of this item yet." + evidence)
             self.title.setVisible(True)

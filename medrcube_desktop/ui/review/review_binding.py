@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING
 
 from medrcube_desktop.core.rubric import RULE_IDS, abstained_rules
 from medrcube_desktop.review.flow import Aspect, Change
+from medrcube_desktop.review.queues import STATUS_ANSWERABLE
 from medrcube_desktop.ui.widgets.text import format_duration
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QLabel, QProgressBar
 
     from medrcube_desktop.review.session import ReviewSessionState
+    from medrcube_desktop.ui.review.evidence_worker import EvidenceWorker
     from medrcube_desktop.ui.review.panes import ItemListPane, ItemPane
     from medrcube_desktop.ui.review.reveal_pane import RevealPane
     from medrcube_desktop.ui.review.rubric_pane import RubricPane
@@ -53,7 +55,9 @@ class ReviewBinding:
     :meth:`bind` subscribes to a session (and leaves the previous one); the widgets
     (``list_pane``, ``item_pane``, ``rubric_pane``, ``reveal_pane``, the progress label
     and bar) are the window's, given at construction, and ``refresh_actions()`` updates
-    which of its actions are enabled.
+    which of its actions are enabled; ``evidence_arrived()`` is called once the
+    image-necessity evidence, computed on a worker
+    (:class:`~medrcube_desktop.ui.review.evidence_worker.EvidenceWorker`), arrived.
     """
 
     def __init__(
@@ -65,7 +69,10 @@ class ReviewBinding:
         progress_label: QLabel,
         progress_bar: QProgressBar,
         refresh_actions: Callable[[], None],
+        evidence_arrived: Callable[[], None] | None = None,
     ) -> None:
+        self.evidence_arrived = evidence_arrived
+        self.evidence_worker: EvidenceWorker | None = None
         self.list_pane, self.item_pane = list_pane, item_pane
         self.rubric_pane, self.reveal_pane = rubric_pane, reveal_pane
         self.progress_label, self.progress_bar = progress_label, progress_bar
@@ -78,7 +85,26 @@ class ReviewBinding:
             self.session.unsubscribe(self.on_change)
         self.session = session
         session.subscribe(self.on_change)
-        session.set_evidence_source(evidence_source(session))  # rule 1.4's evidence
+        self.stop()
+        start = None
+        if session.store.path is not None:  # a file a worker can open: off the GUI thread
+            from medrcube_desktop.ui.review.evidence_worker import EvidenceWorker
+
+            self.evidence_worker = EvidenceWorker(
+                session.store.path, [*session.items, *session.restricted],
+                session.evidence_arrived,
+            )  # fmt: skip
+            if self.evidence_arrived is not None:
+                self.evidence_worker.arrived.connect(self.evidence_arrived)
+            start = self.evidence_worker.start
+        session.set_evidence_source(evidence_source(session), start)  # rule 1.4's evidence
+
+    def stop(self) -> None:
+        """Wait for an evidence computation still running (the window closes); its
+        result is dropped."""
+        if self.evidence_worker is not None:
+            self.evidence_worker.stop()
+            self.evidence_worker = None
 
     def on_change(self, change: Change) -> None:
         """Re-render what ``change`` names (called by the session after each change)."""
@@ -122,10 +148,12 @@ class ReviewBinding:
 
     def render_list(self) -> None:
         """The visible items, the current one selected."""
+        session = self.session
         self.list_pane.set_items(
-            self.session.visible,
+            session.visible,
             self._current_id(),
-            left_out=self.session.left_out_for_files(),
+            left_out=session.left_out_for_files(),
+            computing=session.filter.status == STATUS_ANSWERABLE and session.evidence_pending,
         )
 
     def render_progress(self) -> None:

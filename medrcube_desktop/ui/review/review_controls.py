@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QMessageBox, QScrollArea, QStatusBar, QWidget
 
 from medrcube_desktop.errors import StoreError
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from medrcube_desktop.ui.widgets.image_view import ImageView
 
 __all__ = ["ReviewControls"]
+
+REVEAL_MARGIN = 8
+"""Pixels kept above and below the reveal when the column is scrolled to it."""
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +209,7 @@ class ReviewControls:
             self._go_next(review.revision)
             return
         # Blind study: what was hidden is shown before going on; Enter continues.
-        self.right_scroll.ensureWidgetVisible(self.reveal_pane)
+        self.bring_reveal_into_view()
         if kind is CommitKind.NOTE_PENDING:
             self.rubric_pane.show_status(
                 f"Saved ({what}). You differ from {self.session.llm_model} on "
@@ -217,6 +221,21 @@ class ReviewControls:
         else:
             self.rubric_pane.show_status(f"Saved ({what}). Revealed below; Enter: next item.")
             self.image_view.setFocus()
+
+    def bring_reveal_into_view(self) -> None:
+        """Scroll the right column so that the reveal is in view: whole where it fits,
+        else its top (the summary and rule 1.4's evidence). Done once the column's
+        layout has settled: at once, the reveal still has the size of the one line
+        it had before the commit (at 1366 × 768 its table was left below the fold)."""
+        QTimer.singleShot(0, self._scroll_to_reveal)
+
+    def _scroll_to_reveal(self) -> None:
+        column = self.right_scroll.widget()
+        if column is None or not self.reveal_pane.isVisible():
+            return
+        self.reveal_pane.layout().activate()  # its new height, now (a label grew)
+        column.layout().activate()  # and the column's, with it
+        self.right_scroll.ensureWidgetVisible(self.reveal_pane, 0, REVEAL_MARGIN)
 
     def _save_note(self, text: str) -> None:
         """Enter in the note box: store the disagreement note and go on."""

@@ -15,6 +15,8 @@ def test_the_window_s_session_reads_the_evidence_of_its_study(qtbot, ct_benchmar
     assert session.necessity_evidence() == {}
     window.binding.bind(session)  # what the window does with every session
     expected = store_evidence(store, [*session.items, *session.restricted])
+    assert session.necessity_evidence() == {} and session.evidence_pending  # on a worker
+    qtbot.waitUntil(lambda: not session.evidence_pending, timeout=10000)
     assert session.necessity_evidence() == expected and expected
     item_id = session.current.id
     assert session.reveal(item_id) is None  # blind, not committed

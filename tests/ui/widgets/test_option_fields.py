@@ -59,8 +59,8 @@ def test_the_panes_fields_are_their_tables_rows(qtbot, ct_benchmark, tmp_path):
     assert field_differences(agreement, AGREEMENT, PANE_OPTIONS,
                              lambda n: getattr(agreement, n)) == []  # fmt: skip
     assert {AGREEMENT[n].label for n in PANE_OPTIONS} <= labels(agreement)
-    # the seed's range is the command's, cut to what a spin box holds
-    assert agreement.seed.maximum() == INT_MAX < AGREEMENT["seed"].maximum
+    # the seed's range is the command's in full, past what a QSpinBox holds
+    assert agreement.seed.maximum() == AGREEMENT["seed"].maximum == 2**32 - 1 > INT_MAX
     assert agreement.bootstrap.value() == 2000  # the value the command has always had
     dialog = window.open_judge_dialog()
     assert field_differences(dialog, JUDGE, DIALOG_OPTIONS, lambda n: getattr(dialog, n)) == []
@@ -100,4 +100,50 @@ def test_a_field_that_differs_from_its_row_is_caught(qtbot, ct_benchmark, tmp_pa
         "retries: a field the table lacks",
     ]
     for widget in (agreement, dialog):
+        widget.close()
+
+
+SEED = 4294967295
+"""2**32 − 1: the largest seed the commands take, past a QSpinBox's C int."""
+
+
+def cli_value(*args: str):
+    """What the command's parser makes of ``args`` (the value its job gets)."""
+    from medrcube_desktop.cli.app import build_parser
+
+    return build_parser().parse_args(list(args))
+
+
+def test_every_seed_field_takes_what_the_command_takes(qtbot, ct_benchmark, tmp_path):
+    """Each seed field of the panes (the image and decoding seeds, the release diff's
+    bootstrap seed, the agreement seed; compare's own seed has no field) set to 2**32 − 1 reaches the job as that number,
+    the value the command's flag gives; a QSpinBox stopped at 2**31 − 1."""
+    from medrcube_desktop.evaluation.image_modes import IMAGE_OPTIONS
+
+    window, _ = open_window(qtbot, ct_benchmark, tmp_path / "s.db")
+    compare, agreement = window.open_compare_pane(), window.open_agreement_pane()
+    evaluate = window.open_evaluate_pane()
+    fields = {
+        "release diff --seed": (compare.releases.fields["seed"],
+                                lambda: compare.releases.options()["seed"]),
+        "agreement --seed": (agreement.seed, lambda: agreement.seed.value()),
+        "evaluate --image-seed": (evaluate.image_seed, lambda: evaluate.image_seed.value()),
+        "evaluate --seed": (evaluate.seed, lambda: evaluate.engine_values()["seed"]),
+    }  # fmt: skip
+    for name, (field, sent) in fields.items():
+        field.setValue(SEED)
+        assert (field.maximum(), sent()) == (SEED, SEED), name
+        assert type(sent()) is int, name
+    assert cli_value("compare", "--db", "x.db", "--dataset", "d", "--seed", str(SEED)).seed == SEED
+    args = cli_value("evaluate", "--dataset", "d", "--db", "x.db", "--model", "m",
+                     "--image", "noise", "--image-seed", str(SEED))  # fmt: skip
+    assert args.image_seed == SEED == IMAGE_OPTIONS["image_seed"].maximum
+    args = cli_value("evaluate", "--dataset", "d", "--db", "x.db", "--model", "m",
+                     "--seed", str(SEED))  # fmt: skip
+    assert args.seed == SEED
+    # typed, as a user types it: every digit kept
+    evaluate.image_seed.lineEdit().selectAll()
+    qtbot.keyClicks(evaluate.image_seed.lineEdit(), "4294967294")
+    assert evaluate.image_seed.value() == SEED - 1
+    for widget in (compare, agreement, evaluate):
         widget.close()
