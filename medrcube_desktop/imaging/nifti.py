@@ -38,6 +38,7 @@ class _Volume:
     affine: np.ndarray = field(default_factory=lambda: np.eye(4))  # (4, 4) voxel to RAS mm
     calibrated: bool = False  # window from the header's cal_min/cal_max
     volumes: int = 1  # volumes in the file (a 4-D file's fourth axis); data holds the first
+    all_finite: bool = False  # read as integers: no NaN or infinity among the voxels
 
     @functools.cached_property
     def window(self) -> tuple[float, float] | None:
@@ -48,7 +49,7 @@ class _Volume:
         if self.calibrated:
             return self.calibrated_window
         try:  # it keeps the finite voxels itself: not copied twice
-            return foreground_window(self.data)
+            return foreground_window(self.data, all_finite=self.all_finite)
         except ValueError:  # no finite voxel
             return None
 
@@ -106,6 +107,7 @@ def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
     if data.dtype.kind == "c":
         notes.append("complex voxels: showing their magnitude")
         data = np.abs(data)
+    all_finite = data.dtype.kind in "iub"  # before the float32 copy: integers only
     if not (keep_small_integers and data.dtype.kind in "iu" and data.dtype.itemsize <= 2):
         data = _as_float32(data)
     header = img.header
@@ -116,7 +118,9 @@ def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
     codes = tuple(nib.aff2axcodes(img.affine))
     volumes = int(shape[3]) if len(shape) == 4 else 1
     affine = np.asarray(img.affine)
-    return _Volume(data, codes, window, tuple(notes), zooms, affine, calibrated, volumes)
+    return _Volume(
+        data, codes, window, tuple(notes), zooms, affine, calibrated, volumes, all_finite
+    )
 
 
 def _check_file_holds(path: Path, img: Any, shape: tuple[int, ...], stored: np.dtype) -> None:

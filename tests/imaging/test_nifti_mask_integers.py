@@ -33,3 +33,22 @@ def test_an_integer_mask_renders_as_the_same_mask_in_float(tmp_path, dtype):
     assert as_int.legend == as_float.legend
     assert len(as_int.legend) == (0 if dtype == np.uint8 else 2)  # one label: red
     assert as_int.window == as_float.window
+
+
+def test_an_integer_volume_gets_the_window_of_its_float_copy(tmp_path):
+    """``all_finite``: a volume read as integers is windowed without the finite copy,
+    to the window the float32 volume gets with it."""
+    from medrcube_desktop.imaging.auto_window import foreground_window
+
+    rng = np.random.default_rng(6)
+    stored = rng.integers(0, 200, (30, 26, 11)).astype(np.uint8)
+    stored[:4] = 0  # a background at the minimum
+    nib.save(nib.Nifti1Image(stored, np.eye(4)), tmp_path / "ints.nii.gz")
+    nifti._nifti_volume.cache_clear()
+    volume = nifti._nifti_volume(str(tmp_path / "ints.nii.gz"))
+    assert volume.all_finite and volume.data.dtype == np.float32
+    expected = foreground_window(stored.astype(np.float32)[np.isfinite(stored)])
+    assert volume.window == expected
+    with_nan = stored.astype(np.float32)
+    with_nan[0, 0, 0] = np.nan
+    assert foreground_window(with_nan) == expected  # the NaN left out, as before
