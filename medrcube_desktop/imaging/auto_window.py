@@ -160,7 +160,7 @@ def _order_statistics_by_counts(flat: np.ndarray, ranks: list[int]) -> dict[int,
 
 
 def foreground_window(
-    values: np.ndarray, low: float = 0.5, high: float = 99.5
+    values: np.ndarray, low: float = 0.5, high: float = 99.5, all_finite: bool = False
 ) -> tuple[float, float]:
     """Robust window over the foreground: the finite values above the image minimum.
 
@@ -169,8 +169,12 @@ def foreground_window(
     percentiles of the foreground describe the anatomy instead. When the foreground is
     flat, the window spans the background level to the foreground maximum; when there is
     no foreground (one value), :func:`flat_window`. Width is at least 1e-6. Raises ``ValueError`` when no value is finite.
+    ``all_finite``: the caller knows every value is finite (a volume stored as integers),
+    so they are used as they are, not copied without the non-finite ones (the same
+    values in the same order: the same window).
     """
-    finite = values if values.dtype.kind in "iu" else values[np.isfinite(values)]
+    kept = all_finite or values.dtype.kind in "iu"
+    finite = values if kept else values[np.isfinite(values)]
     if finite.size == 0:
         raise ValueError("no finite value to window")
     floor = float(finite.min())

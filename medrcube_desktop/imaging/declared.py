@@ -20,6 +20,7 @@ from __future__ import annotations
 import struct
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from medrcube_desktop.errors import ImageLoadError
@@ -337,6 +338,57 @@ def png_inflated(path: Path) -> tuple[bytes, int, int] | None:
     the chunks before it. None when the data is damaged (the decoder then says so) or
     the file is not such a PNG. Call :func:`check_png_declared` first: the rows are
     inflated in memory."""
+    rows = png_image_rows(path)
+    return None if rows is None else rows.as_png()
+
+
+@dataclass(frozen=True)
+class PngRows:
+    """A non-interlaced PNG's image data inflated (:func:`png_image_rows`).
+
+    Attributes
+    ----------
+    raw : bytes
+        Every declared row (PNG 1.2 §6.1: its filter byte, then its filtered samples),
+        ``height * (1 + bytes of samples)`` bytes; zero bytes (filter None, samples 0:
+        black) for the rows past those the file holds.
+    held, height, width : int
+        Rows the data holds (``held < height``: it ends early), rows and columns declared.
+    depth, colour : int
+        IHDR bit depth and colour type.
+    kept, after : list of bytes
+        The chunks before the image data (IHDR, PLTE, tRNS, ...) and, when the data is
+        complete, after it (eXIf, tEXt, ...), each whole: length, type, data, CRC as in
+        the file.
+    """
+
+    raw: bytes
+    held: int
+    height: int
+    width: int
+    depth: int
+    colour: int
+    kept: list[bytes]
+    after: list[bytes]
+
+    @property
+    def complete(self) -> bool:
+        """Whether the file holds every declared row."""
+        return self.held >= self.height
+
+    def as_png(self) -> tuple[bytes, int, int]:
+        """``(png, rows held, rows declared)`` of :func:`png_inflated`."""
+        complete = self.complete
+        idat = _stored_zlib(self.raw) if complete else [zlib.compress(self.raw, 1)]
+        after = self.after if complete else []
+        parts = [PNG_SIGNATURE, *self.kept, *_chunk(b"IDAT", idat), *after, *_chunk(b"IEND", [])]
+        return b"".join(parts), self.held, self.height
+
+
+def png_image_rows(path: Path) -> PngRows | None:
+    """The image data of a non-interlaced PNG, inflated once (see :class:`PngRows`);
+    None when the data is damaged (the decoder then says so) or the file is not such a
+    PNG. Call :func:`check_png_declared` first: the rows are inflated in memory."""
     from medrcube_desktop.core.files import open_regular
 
     with open_regular(path) as handle:
@@ -344,7 +396,7 @@ def png_inflated(path: Path) -> tuple[bytes, int, int] | None:
     geometry = _png_geometry(data[:33])
     if geometry is None or data[28] != 0:  # interlaced: rows are not in order
         return None
-    _, height, row = geometry
+    width, height, row = geometry
     expected = row * height
     kept: list[bytes] = []  # the chunks before the image data (IHDR, PLTE, tRNS, …)
     inflater = zlib.decompressobj()
@@ -377,9 +429,8 @@ def png_inflated(path: Path) -> tuple[bytes, int, int] | None:
     raw = rows[0] if len(rows) == 1 else b"".join(rows)
     if got < expected:
         raw += bytes(expected - got)
-    idat = _stored_zlib(raw) if got >= expected else [zlib.compress(raw, 1)]
-    parts = [PNG_SIGNATURE, *kept, *_chunk(b"IDAT", idat), *after, *_chunk(b"IEND", [])]
-    return b"".join(parts), min(got, expected) // row, height
+    depth, colour = data[24], data[25]
+    return PngRows(raw, min(got, expected) // row, height, width, depth, colour, kept, after)
 
 
 def _stored_zlib(raw: bytes) -> list:

@@ -44,6 +44,44 @@ def decode_ahead(item: Item | None) -> threading.Thread | None:
     return thread
 
 
+READER_MODULES = {
+    "nifti": ("nibabel", "medrcube_desktop.imaging.nifti"),
+    "dicom": ("pydicom", "medrcube_desktop.imaging.dicom"),
+    "series": ("pydicom", "medrcube_desktop.imaging.series"),
+    "itk": ("medrcube_desktop.imaging.itk",),
+    "picture": ("PIL.Image", "PIL.PngImagePlugin"),
+}
+"""What :func:`import_reader_ahead` imports for each :func:`.loading.image_kind`."""
+
+
+def import_reader_ahead(item: Item | None) -> threading.Thread | None:
+    """Import the reader of ``item``'s image kind (nibabel, pydicom, Pillow) on a daemon
+    thread, as soon as the benchmark is loaded and before its database is opened (issue
+    25, first paint: nibabel's import, with the pydicom it imports, was half of the
+    demo's first decode, and it started only after the database was open). The decode
+    itself waits for :func:`decode_ahead`, which knows the reviewer's item. Returns the
+    thread (None for no item or no image)."""
+    if item is None or item.image_path is None:
+        return None
+    thread = threading.Thread(
+        target=_import_reader, args=(item,), name="import-reader", daemon=True
+    )
+    thread.start()
+    return thread
+
+
+def _import_reader(item: Item) -> None:
+    import importlib
+
+    from medrcube_desktop.imaging.loading import image_kind
+
+    try:
+        for name in READER_MODULES.get(image_kind(item.image_path), ()):
+            importlib.import_module(name)
+    except Exception as exc:  # the decode (or the window's render) says what is wrong
+        log.debug("reader import ahead of item %s: %s", item.id, exc)
+
+
 def _decode(item: Item) -> None:
     from medrcube_desktop.core.file_checks import require_item_files
     from medrcube_desktop.imaging.render import _reads_display_side, load_slice_cached

@@ -420,7 +420,14 @@ def _overlay_planes(ds, shape: tuple[int, ...], frame: int, notes: list[str]) ->
         if plane.shape != tuple(shape[:2]):
             notes.append(f"overlay {group:04X} is on another grid: not drawn")
             continue
-        planes = plane.astype(bool) if planes is None else planes | plane.astype(bool)
+        # pydicom unpacks the bits to uint8 0 and 1 (np.unpackbits): read as bool in
+        # place, not copied into a second (H, W) array (one temporary fewer per render:
+        # with the RGBA it pushed a render's frees past glibc's heap trim, issue 25)
+        if plane.dtype == np.uint8 and plane.size and plane.max() <= 1:
+            marked = plane.view(bool)
+        else:
+            marked = plane.astype(bool)
+        planes = marked if planes is None else planes | marked
     return planes
 
 

@@ -11,13 +11,20 @@ Arrays follow numpy order: ``(rows, columns)``, row 0 at the top of the screen.
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from medrcube_desktop.core.files import open_regular, same_file
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.declared import check_png_declared, png_inflated, png_rows_present
+from medrcube_desktop.imaging.declared import (
+    PngRows,
+    check_png_declared,
+    png_image_rows,
+    png_rows_present,
+)
 from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
 from medrcube_desktop.imaging.masks import mask_labels, picture_mask_values
 from medrcube_desktop.imaging.slice_data import (
@@ -148,11 +155,15 @@ def _load_picture(path: Path) -> SliceData:
     check_png_declared(path)  # a PNG's IHDR against the limit and its file, before Pillow
     # inflated once (its rows counted, then decoded from memory without inflating
     # again); a PNG whose data ends early: its rows held, black below
-    padded = png_inflated(path)
-    if padded is not None and padded[1] == 0:
+    rows = png_image_rows(path)
+    if rows is not None and rows.held == 0:
         raise ImageLoadError(
-            f"{path}: the file ends before the first of its {padded[2]} rows: cut short"
+            f"{path}: the file ends before the first of its {rows.height} rows: cut short"
         )
+    plain = _plain_grey_png(path, rows) if rows is not None else None
+    if plain is not None:
+        return plain
+    padded = rows.as_png() if rows is not None else None
     source = io.BytesIO(padded[0]) if padded is not None else open_regular(path)
     with source as handle, Image.open(handle) as img:
         check_pixel_count(path, img.width * img.height)  # before decoding anything
@@ -183,6 +194,78 @@ def _load_picture(path: Path) -> SliceData:
     transform = EXIF_TRANSFORMS.get(orientation, DisplayTransform())
     data.display(transform, f"turned upright by its EXIF orientation ({orientation})")
     return data
+
+
+PLAIN_PNG_CHUNKS = frozenset({b"IHDR", b"pHYs", b"gAMA", b"cHRM", b"sRGB", b"tIME", b"sBIT"})
+"""Chunks (besides the image data) of a grey PNG whose pixels :func:`_plain_grey_png`
+unfilters itself: none of them changes the pixels, mode or orientation Pillow gives
+(no eXIf, no text chunk that could hold EXIF or XMP orientation, no tRNS)."""
+
+
+def _plain_grey_png(path: Path, rows: PngRows) -> SliceData | None:
+    """A complete 8- or 16-bit greyscale PNG's :class:`SliceData` from its inflated rows,
+    unfiltered by Pillow's own PNG decoder straight into the array (no second image,
+    no copy out of Pillow: issue 25's 16-bit PNG render); None for any other PNG (or
+    any doubt: a chunk outside :data:`PLAIN_PNG_CHUNKS`, a CRC that does not match, a
+    decoder error), which :func:`_load_picture` opens through Pillow as before.
+
+    The pixels equal ``np.asarray(Image.open(path))``: the same decoder (``zip``, raw
+    mode ``I;16B`` or ``L``, as PngImagePlugin sets it) on the same rows.
+    """
+    from PIL import Image
+
+    if not rows.complete or rows.colour != 0 or rows.depth not in (8, 16):
+        return None
+    for chunk in (*rows.kept, *rows.after):  # Pillow checks these CRCs: any doubt, its way
+        if chunk[4:8] not in PLAIN_PNG_CHUNKS or zlib.crc32(chunk[4:-4]) != int.from_bytes(
+            chunk[-4:], "big"
+        ):
+            return None
+    width, height = rows.width, rows.height
+    limit = Image.MAX_IMAGE_PIXELS
+    if limit and width * height > limit:  # Pillow's own warning or refusal: its way
+        return None
+    check_pixel_count(path, width * height)
+    mode, raw_mode, dtype = (
+        ("I;16", "I;16B", np.uint16) if rows.depth == 16 else ("L", "L", np.uint8)
+    )
+    pixels = np.empty((height, width), dtype=dtype)
+    image = Image.frombuffer(mode, (width, height), pixels, "raw", mode, 0, 1)
+    if not image.readonly:  # Pillow copied instead of mapping ``pixels``: not this way
+        return None
+    decoder = Image._getdecoder(mode, "zip", (raw_mode,))
+    try:
+        decoder.setimage(image.im, (0, 0, width, height))
+        done = _feed_stored(decoder, rows.raw)
+    finally:
+        decoder.cleanup()
+    if not done:
+        return None
+    pixels.flags.writeable = False  # as np.asarray(image) gives it
+    # no orientation chunk: the identity transform, which changes nothing
+    return SliceData(pixels, False, "MONOCHROME2", source_bits=rows.depth, value_unit="grey level")
+
+
+def _feed_stored(decoder, raw: bytes) -> bool:
+    """Give ``raw`` to a Pillow ``zip`` decoder as a zlib stream of stored deflate blocks
+    (RFC 1950, RFC 1951 §3.2.4; inflating them is a copy); whether it decoded every row
+    without an error. The stream's Adler-32 is not needed: the decoder stops at its last
+    row, before it."""
+    view = memoryview(raw)
+    parts: list = [b"\x78\x01"]
+    for start in range(0, len(raw), 65535):
+        block = view[start : start + 65535]
+        final = start + 65535 >= len(raw)
+        parts += [struct.pack("<BHH", final, len(block), len(block) ^ 0xFFFF), block]
+    for part in parts:
+        while len(part):
+            consumed, error = decoder.decode(part)
+            if consumed < 0:
+                return error >= 0
+            if consumed == 0:
+                return False
+            part = part[consumed:]
+    return False
 
 
 def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:

@@ -18,8 +18,10 @@ import numpy as np
 LUT_MAX_ENTRIES = 1 << 16
 """Largest value range mapped through a lookup table (a 16-bit picture's)."""
 
-GATHER_CHUNK = 1 << 16
-"""Pixels gathered per ``np.take`` call (its intp copy of their indices: 512 KiB)."""
+GATHER_CHUNK = 1 << 13
+"""Pixels gathered per ``np.take`` call (its intp copy of their indices: 64 KiB, under
+glibc's 128 KiB mmap threshold: served from the heap and reused, see
+:func:`rgba_by_table`)."""
 
 EXACT_WHOLE = 1 << 53
 """Largest magnitude up to which every whole number is a float64 (and an int64): only
@@ -191,7 +193,10 @@ def rgba_by_table(
     # In slices of GATHER_CHUNK: np.take first copies the indices as 8-byte intp, 2 MB
     # for a 512x512 slice, and an allocation that large, made and freed on every
     # render, can be given fresh pages by malloc each time (page faults costing more
-    # than the gather); a chunk's copy is four times smaller, at no measurable cost.
+    # than the gather). Chunks of 512 KiB still did: freed at the top of the heap with
+    # the rest of a render they passed glibc's trim threshold, and the next render took
+    # ~490 page faults (1-2 ms, more than the whole decode of a 484x484 MR, issue 25);
+    # 64 KiB copies are reused in place, at ~30 more calls of ~1 us for 512x512.
     for start in range(0, index.size, GATHER_CHUNK):
         stop = start + GATHER_CHUNK
         np.take(table, index[start:stop], out=words[start:stop], mode="wrap")

@@ -32,12 +32,26 @@ from medrcube_desktop.imaging.slice_data import (
 class _Volume:
     data: np.ndarray  # (I, J, K) float32 (float64 beyond its range), voxel order
     codes: tuple[str, str, str]  # nibabel.aff2axcodes: direction each voxel axis runs
-    window: tuple[float, float] | None  # one window for every slice of the volume
+    calibrated_window: tuple[float, float] | None  # from cal_min/cal_max, when set
     notes: tuple[str, ...]
     zooms: tuple[float, ...] = (1.0, 1.0, 1.0)  # voxel size along each voxel axis, mm
     affine: np.ndarray = field(default_factory=lambda: np.eye(4))  # (4, 4) voxel to RAS mm
     calibrated: bool = False  # window from the header's cal_min/cal_max
     volumes: int = 1  # volumes in the file (a 4-D file's fourth axis); data holds the first
+    all_finite: bool = False  # read as integers: no NaN or infinity among the voxels
+
+    @functools.cached_property
+    def window(self) -> tuple[float, float] | None:
+        """One window for every slice of the volume: the header's cal_min/cal_max, else
+        the foreground's robust range over the whole volume; computed when first asked
+        (never for a mask, nor for CT without cal_min/cal_max: issue 25, first paint,
+        two copies of the volume and a partition of it saved)."""
+        if self.calibrated:
+            return self.calibrated_window
+        try:  # it keeps the finite voxels itself: not copied twice
+            return foreground_window(self.data, all_finite=self.all_finite)
+        except ValueError:  # no finite voxel
+            return None
 
 
 @functools.lru_cache(maxsize=4)
@@ -48,6 +62,19 @@ def _nifti_volume(path: str) -> _Volume:
     fields), else the 0.5th-99.5th percentiles of the finite voxels of the whole volume,
     so that scrolling does not change the contrast.
     """
+    return _read_volume(path, keep_small_integers=False)
+
+
+@functools.lru_cache(maxsize=4)
+def _nifti_mask_volume(path: str) -> _Volume:
+    """A mask's volume (cached per file), as :func:`_nifti_volume` but with integer
+    voxels of at most 16 bits kept as read: float32 holds each of them exactly, so its
+    labels (:func:`.masks.mask_labels`) are the same, found without the float path's
+    copies of the volume (issue 25, first paint: most of the demo's first decode)."""
+    return _read_volume(path, keep_small_integers=True)
+
+
+def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
     import nibabel as nib
 
     require_file(Path(path), "NIfTI file")
@@ -80,21 +107,20 @@ def _nifti_volume(path: str) -> _Volume:
     if data.dtype.kind == "c":
         notes.append("complex voxels: showing their magnitude")
         data = np.abs(data)
-    data = _as_float32(data)
+    all_finite = data.dtype.kind in "iub"  # before the float32 copy: integers only
+    if not (keep_small_integers and data.dtype.kind in "iu" and data.dtype.itemsize <= 2):
+        data = _as_float32(data)
     header = img.header
     cal_min, cal_max = (float(header.get(k, 0) or 0) for k in ("cal_min", "cal_max"))
     calibrated = bool(np.isfinite(cal_min) and np.isfinite(cal_max) and cal_max > cal_min)
-    window: tuple[float, float] | None
-    if calibrated:
-        window = ((cal_min + cal_max) / 2.0, cal_max - cal_min)
-    else:
-        finite = data[np.isfinite(data)]
-        window = foreground_window(finite) if finite.size else None
+    window = ((cal_min + cal_max) / 2.0, cal_max - cal_min) if calibrated else None
     zooms = tuple(float(z) for z in img.header.get_zooms()[:3])  # voxel size, mm
     codes = tuple(nib.aff2axcodes(img.affine))
     volumes = int(shape[3]) if len(shape) == 4 else 1
     affine = np.asarray(img.affine)
-    return _Volume(data, codes, window, tuple(notes), zooms, affine, calibrated, volumes)
+    return _Volume(
+        data, codes, window, tuple(notes), zooms, affine, calibrated, volumes, all_finite
+    )
 
 
 def _check_file_holds(path: Path, img: Any, shape: tuple[int, ...], stored: np.dtype) -> None:
@@ -146,7 +172,7 @@ def load_nifti_slice(
     """
     try:
         volume = _nifti_volume(str(path))
-        mask = _nifti_volume(str(mask_path)) if mask_path is not None else None
+        mask = _nifti_mask_volume(str(mask_path)) if mask_path is not None else None
     except ImageLoadError:
         raise
     except Exception as exc:

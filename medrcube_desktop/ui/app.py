@@ -197,6 +197,7 @@ def _open_study(dataset, db_path, said: StartNotes):
     while True:
         try:
             benchmark = load_for_review(dataset)
+            _import_reader_ahead(benchmark)
             store = open_store(Path(db_path or settings.default_db_path(benchmark.root)))
         except MedRCubeError as exc:
             if not (said.reopened and said.fallbacks):
@@ -234,6 +235,14 @@ def _run_study(app, benchmark, store, reviewer, prefs, screenshot, quit_after_ms
         app, benchmark, store, name, prefs, screenshot, quit_after_ms,
         said.status_text(benchmark),
     )  # fmt: skip
+
+
+def _import_reader_ahead(benchmark) -> None:
+    """Import the first item's image reader while the database opens (issue 25, first
+    paint); its decode starts once the reviewer's item is known (:func:`_decode_first_item`)."""
+    from medrcube_desktop.imaging.decode_ahead import import_reader_ahead
+
+    import_reader_ahead(benchmark.items[0] if benchmark.items else None)
 
 
 def _decode_first_item(benchmark, store, reviewer: str) -> None:

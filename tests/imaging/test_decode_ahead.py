@@ -87,3 +87,33 @@ def test_one_slice_is_decoded_once_for_threads_asking_together(bench, monkeypatc
     assert calls == [path]
     assert got[0] is got[1] is got[2]
     assert render._IN_FLIGHT == {}  # nothing left behind
+
+
+def test_the_first_items_reader_is_imported_ahead(bench, monkeypatch):
+    import importlib
+
+    from medrcube_desktop.imaging import decode_ahead as ahead
+
+    imported = []
+    monkeypatch.setattr(importlib, "import_module", lambda name: imported.append(name))
+    ahead.import_reader_ahead(bench[1]).join()  # q1: images/ct.dcm
+    assert imported == ["pydicom", "medrcube_desktop.imaging.dicom"]
+    imported.clear()
+    ahead.import_reader_ahead(bench[0]).join()  # a PNG
+    assert imported == ["PIL.Image", "PIL.PngImagePlugin"]
+    assert ahead.import_reader_ahead(None) is None
+
+
+def test_a_reader_import_that_fails_is_left_to_the_decode(bench, monkeypatch):
+    import importlib
+
+    from medrcube_desktop.imaging import decode_ahead as ahead
+
+    def refuse(name):
+        raise ImportError(f"no {name}")
+
+    escaped = []
+    monkeypatch.setattr(importlib, "import_module", refuse)
+    monkeypatch.setattr(threading, "excepthook", escaped.append)
+    ahead.import_reader_ahead(bench[1]).join()
+    assert escaped == []  # caught and logged: the window's render reports any failure

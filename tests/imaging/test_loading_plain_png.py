@@ -1,0 +1,156 @@
+"""A complete 8- or 16-bit greyscale PNG is unfiltered by Pillow's own decoder straight
+into its array (issue 25: the 16-bit PNG's render), from the rows inflated once: the
+pixels are Pillow's, byte for byte, for every filter a row can use, and any PNG outside
+that plain case (colour, EXIF, text, a bad CRC, data cut short) goes Pillow's whole way.
+"""
+
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from medrcube_desktop.imaging import loading
+from medrcube_desktop.imaging.declared import png_image_rows
+from medrcube_desktop.imaging.loading import _plain_grey_png, load_slice
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def _png(values: np.ndarray, filters: list[int], extra: bytes = b"") -> bytes:
+    """A grey PNG of ``values`` (uint8 or >u2-able uint16) whose row ``i`` uses filter
+    ``filters[i % len(filters)]`` (PNG 1.2 §6: None, Sub, Up, Average, Paeth), filtered
+    here by the specification's formulas, with ``extra`` chunks after IHDR."""
+    height, width = values.shape
+    depth = 16 if values.dtype == np.uint16 else 8
+    bpp = depth // 8
+    rows = values.astype(">u2").view(np.uint8) if depth == 16 else values
+    rows = rows.reshape(height, width * bpp).astype(np.int64)
+    out = bytearray()
+    previous = np.zeros(width * bpp, dtype=np.int64)
+    for i, row in enumerate(rows):
+        kind = filters[i % len(filters)]
+        left = np.concatenate([np.zeros(bpp, dtype=np.int64), row[:-bpp]])
+        up_left = np.concatenate([np.zeros(bpp, dtype=np.int64), previous[:-bpp]])
+        if kind == 0:
+            filtered = row
+        elif kind == 1:
+            filtered = row - left
+        elif kind == 2:
+            filtered = row - previous
+        elif kind == 3:
+            filtered = row - (left + previous) // 2
+        else:
+            p = left + previous - up_left
+            pa, pb, pc = np.abs(p - left), np.abs(p - previous), np.abs(p - up_left)
+            predictor = np.where(
+                (pa <= pb) & (pa <= pc), left, np.where(pb <= pc, previous, up_left)
+            )
+            filtered = row - predictor
+        out += bytes([kind]) + (filtered % 256).astype(np.uint8).tobytes()
+        previous = row
+    ihdr = struct.pack(">IIBBBBB", width, height, depth, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _chunk(b"IHDR", ihdr)
+        + extra
+        + _chunk(b"IDAT", zlib.compress(bytes(out), 6))
+        + _chunk(b"IEND", b"")
+    )
+
+
+def _spy(monkeypatch) -> list:
+    """Record the SliceData the plain path returns (None: it declined)."""
+    calls = []
+    plain = loading._plain_grey_png
+
+    def spy(path, rows):
+        found = plain(path, rows)
+        calls.append(found)
+        return found
+
+    monkeypatch.setattr(loading, "_plain_grey_png", spy)
+    return calls
+
+
+@pytest.mark.parametrize("depth", [8, 16])
+@pytest.mark.parametrize("filters", [[0], [1], [2], [3], [4], [0, 1, 2, 3, 4]])
+def test_every_row_filter_gives_pillows_pixels(tmp_path, monkeypatch, depth, filters):
+    rng = np.random.default_rng(depth + len(filters) + filters[0])
+    top = 65535 if depth == 16 else 255
+    values = rng.integers(0, top + 1, (37, 53), dtype=np.uint16 if depth == 16 else np.uint8)
+    path = tmp_path / "grey.png"
+    path.write_bytes(_png(values, filters))
+    calls = _spy(monkeypatch)
+    data = load_slice(path)
+    assert calls and calls[0] is not None  # the plain path decoded it
+    expected = np.asarray(Image.open(path))
+    assert np.array_equal(expected, values)  # the file written holds ``values``
+    assert data.pixels.dtype == expected.dtype
+    assert np.array_equal(data.pixels, values)
+    assert not data.pixels.flags.writeable  # shared through the slice cache, as Pillow's
+    assert data.source_bits == depth and data.value_unit == "grey level"
+
+
+def test_pillows_own_16_bit_png_with_a_resolution_decodes_alike(tmp_path, monkeypatch):
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 4096, (512, 512), dtype=np.uint16)
+    path = tmp_path / "dpi.png"
+    Image.fromarray(values).save(path, dpi=(96, 96))  # a pHYs chunk; Pillow's own filters
+    calls = _spy(monkeypatch)
+    data = load_slice(path)
+    assert calls[0] is not None
+    assert np.array_equal(data.pixels, values)
+
+
+def test_other_pngs_go_pillows_way(tmp_path, monkeypatch):
+    rng = np.random.default_rng(11)
+    grey = rng.integers(0, 256, (20, 30), dtype=np.uint8)
+    cases = {}
+    cases["rgb"] = tmp_path / "rgb.png"
+    Image.fromarray(rng.integers(0, 256, (20, 30, 3), dtype=np.uint8)).save(cases["rgb"])
+    cases["text"] = tmp_path / "text.png"  # a text chunk could carry XMP orientation
+    cases["text"].write_bytes(_png(grey, [4], _chunk(b"tEXt", b"Comment\x00hello")))
+    cases["exif"] = tmp_path / "exif.png"
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.fromarray(grey).save(cases["exif"], exif=exif)
+    bad = bytearray(_png(grey, [0], _chunk(b"gAMA", struct.pack(">I", 45455))))
+    bad[33 + 8 + 4] ^= 0xFF  # the gAMA value changed: its CRC no longer matches
+    cases["bad_crc"] = tmp_path / "bad_crc.png"
+    cases["bad_crc"].write_bytes(bytes(bad))
+    for name, path in cases.items():
+        rows = png_image_rows(path)
+        assert rows is not None, name
+        assert _plain_grey_png(path, rows) is None, name
+        calls = _spy(monkeypatch)
+        try:
+            expected = np.asarray(Image.open(path))
+        except Exception:  # Pillow refuses it: so does the load, as before
+            with pytest.raises(Exception):  # noqa: B017
+                load_slice(path)
+            continue
+        data = load_slice(path)
+        assert calls == [None], name
+        if name == "exif":  # turned upright: Pillow's pixels, rotated
+            assert data.pixels.shape == expected.shape[::-1]
+        else:
+            assert np.array_equal(data.pixels, expected), name
+
+
+def test_a_png_cut_short_is_padded_as_before(tmp_path, monkeypatch):
+    values = np.random.default_rng(5).integers(0, 65536, (40, 16), dtype=np.uint16)
+    whole = _png(values, [2])
+    path = tmp_path / "short.png"
+    path.write_bytes(whole[: len(whole) // 2])  # inside the compressed data, no IEND
+    calls = _spy(monkeypatch)
+    rows = png_image_rows(path)
+    assert rows is not None and 0 < rows.held < 40
+    data = load_slice(path)
+    assert calls == [None]
+    assert np.array_equal(data.pixels[: rows.held], values[: rows.held])
+    assert not data.pixels[rows.held + 1 :].any()  # black below (a partial row aside)
+    assert any("cut short" in note for note in data.notes)
