@@ -111,7 +111,7 @@ def file_image_mode(path: Path, records: list, text_only: bool) -> dict[str, obj
 
     found: dict[str, object] = {}
     for key in ("image_mode", "image_run", "image_seed"):
-        values = {json.dumps(r.get(key)) for r in records if isinstance(r, dict)}
+        values = _json_values(records, key)
         if len(values) > 1:
             raise MedRCubeError(
                 f"{path}: records of several {key} values ({', '.join(sorted(values))})"
@@ -125,6 +125,28 @@ def file_image_mode(path: Path, records: list, text_only: bool) -> dict[str, obj
     seed = found["image_seed"]
     return {"image_mode": mode, "image_run": str(found["image_run"] or ""),
             "image_seed": seed if isinstance(seed, int) and not isinstance(seed, bool) else None}  # fmt: skip
+
+
+_PLAIN_JSON = (str, int, bool, type(None))
+"""Types whose equal values ``json.dumps`` writes alike (not float: ``0.0 == -0.0``)."""
+
+
+def _json_values(records: list, key: str) -> set[str]:
+    """``{json.dumps(r.get(key)) for r in records if isinstance(r, dict)}``, each
+    distinct text, number, boolean or null written once (not once per record: a file
+    of 7,626 records without the key is one ``null``); other values (floats, lists,
+    objects) written one by one, as before."""
+    plain: set[tuple[type, object]] = set()
+    other: set[str] = set()
+    for record in records:
+        if isinstance(record, dict):
+            value = record.get(key)
+            kind = type(value)
+            if kind in _PLAIN_JSON:
+                plain.add((kind, value))
+            else:
+                other.add(json.dumps(value))
+    return {json.dumps(value) for _, value in plain} | other
 
 
 def export_run(
@@ -458,20 +480,19 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
     problems = _Problems(path)
     answers: dict[str, list[tuple[int, str | None]]] = {}
     images: dict[str, dict] = {}  # how each picture was sent (an ablation run's export)
-    for number, record in enumerate(records, 1):
-        where = f"{path} record #{number}"
+    for number, record in enumerate(records, 1):  # a record's place named only in a problem
         if not isinstance(record, dict):
-            problems.add("not an object", f"{where}: not an object")
+            problems.add("not an object", f"{path} record #{number}: not an object")
             continue
         raw_id = record.get("id")
         if raw_id is None or not str(raw_id).strip():
-            problems.add("without an id", f"{where} has no id")
+            problems.add("without an id", f"{path} record #{number} has no id")
             continue
         item_id = str(raw_id)
         if item_id not in by_id:
             problems.add(
                 "with an id not in this benchmark",
-                f"{where}: id {item_id!r} not in this benchmark",
+                f"{path} record #{number}: id {item_id!r} not in this benchmark",
             )
             continue
         response = record_response(record)
@@ -480,7 +501,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
         if response is None:
             problems.add(
                 "without an answer",
-                f"{where} (id {item_id!r}): no model_response (nor response)",
+                f"{path} record #{number} (id {item_id!r}): no model_response (nor response)",
             )
         answers.setdefault(item_id, []).append((number, response))
     redactor = environment_redactor()
