@@ -6,6 +6,7 @@ others go on. One file is stored by :func:`~.results_json.import_run`.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -162,6 +163,114 @@ def _has_image_run(store: StudyStore, model: str) -> bool:
     return False
 
 
+READ_AHEAD_FILES = 3
+"""Files at least for :func:`import_results` to read them ahead on other cores (the
+workers' start, about a second, is then paid back: a file of 7,626 records takes about
+0.2 s to read, match, re-parse and fingerprint, most of an import's time)."""
+
+_items: Sequence[Item] = ()  # the benchmark's items in a reading worker
+
+
+def _init_reader(items: Sequence[Item]) -> None:
+    global _items
+    _items = items
+
+
+def _read_ahead(path: Path, run: str, text_only: bool, keys: dict[str, str], cwd: str):
+    """:func:`~.results_json.read_answers` in a worker, as the importing process would
+    read: from its folder ``cwd`` (a path as given may be relative), scrubbing the keys
+    of its environment (``keys``), not the worker's."""
+    from medrcube_desktop.evaluation.results_json import environment_redactor, read_answers
+
+    if os.getcwd() != cwd:
+        os.chdir(cwd)
+    return read_answers(path, _items, run, text_only, environment_redactor(keys))
+
+
+class _Reader:
+    """Reads files ahead in a pool of processes (at most 2 workers, a window of 2 files
+    a worker), in the order :func:`import_results` stores them; None from
+    :meth:`answers` where it does not read one (the file is then read in the thread
+    that stores it)."""
+
+    @classmethod
+    def start(cls, files: Sequence[ResultsFile], items: Sequence[Item]) -> _Reader | None:
+        """A reader of ``files``, or None where reading ahead does not pay (fewer than
+        :data:`READ_AHEAD_FILES` files, one core)."""
+        from medrcube_desktop.evaluation.prepare import default_workers
+
+        if len(files) < READ_AHEAD_FILES or default_workers() < 2:
+            return None
+        return cls(files, items)
+
+    def __init__(self, files: Sequence[ResultsFile], items: Sequence[Item]) -> None:
+        from concurrent import futures
+
+        from medrcube_desktop.core.names import check_name
+        from medrcube_desktop.evaluation.results_json import environment_keys
+
+        self._files, self._keys, self._futures = files, environment_keys(), {}
+        self._cwd = os.getcwd()
+        self._names: dict[int, str] = {}
+        for n, file in enumerate(files):
+            try:  # a name import_run refuses is refused before any reading
+                self._names[n] = check_name(file.run, "run name") if file.run.strip() else ""
+            except ValueError:
+                self._names[n] = ""
+        workers = 2
+        self._window = 2 * workers
+        self._next = 0
+        self._pool = futures.ProcessPoolExecutor(
+            workers,
+            # spawn: fork is unsafe in a process with threads (this runs on a job's), and
+            # the workers are this process's children (their CPU time is counted in its)
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_reader,
+            initargs=(list(items),),
+        )
+
+    def answers(self, n: int):
+        """The future of file ``n``'s answers, the next files submitted; or None."""
+        while self._next < min(len(self._files), n + self._window):
+            k, self._next = self._next, self._next + 1
+            if self._names[k]:
+                file = self._files[k]
+                self._futures[k] = self._pool.submit(
+                    _read_ahead,
+                    file.path,
+                    self._names[k],
+                    file.text_only,
+                    self._keys,
+                    self._cwd,
+                )
+        return _Fallback(self._futures.pop(n, None))
+
+    def close(self) -> None:
+        """Ends the workers: the files not begun are not read, and no worker is left
+        once :func:`import_results` returns."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Fallback:
+    """A read-ahead future whose ``result()`` is None where the worker failed for a
+    reason of its own (a broken pool, a worker killed, something not picklable):
+    :func:`~.results_json.import_run` then reads the file itself, and raises what the
+    file's reading raises (a MedRCubeError from the worker is raised as it came)."""
+
+    def __init__(self, future) -> None:
+        self._future = future
+
+    def result(self):
+        if self._future is None:
+            return None
+        try:
+            return self._future.result()
+        except MedRCubeError:
+            raise
+        except Exception:  # noqa: BLE001 - the pool's failure, not the file's
+            return None
+
+
 def import_results(
     store: StudyStore,
     files: Sequence[ResultsFile],
@@ -210,6 +319,7 @@ def import_results(
     seen: dict[str, Path] = {}
     stored_total = failed = 0
     image_models = _image_models(store, files) if any(f.text_only for f in files) else {}
+    reader = _Reader.start(files, items)
     for done, file in enumerate(files):
         if cancel is not None and cancel.is_set():
             break
@@ -236,7 +346,8 @@ def import_results(
         else:
             try:
                 done_ = import_run(store, file.run, model, items, file.path,
-                                   text_only=file.text_only, replace=replace)  # fmt: skip
+                                   text_only=file.text_only, replace=replace,
+                                   answers=reader and reader.answers(done))  # fmt: skip
                 row.update(stored=done_.stored, already=done_.already, problems=done_.problems,
                            warnings=list(done_.warnings))  # fmt: skip
                 seen[file.run] = file.path
@@ -245,6 +356,8 @@ def import_results(
         stored_total += int(row["stored"])  # type: ignore[call-overload]
         failed += row["error"] is not None
         results.append(row)
+    if reader is not None:  # the files not begun (cancelled) are not read
+        reader.close()
     for row in results:  # after every file: an image run may come after its baseline
         if (
             row["error"] is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -28,20 +28,33 @@ LETTERS = ("A", "B", "C", "D")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def environment_redactor() -> KeyRedactor:
+def environment_redactor(environ: Mapping[str, str] | None = None) -> KeyRedactor:
     """A scrubber of every API key this process's environment holds (``OPENAI_API_KEY``
     and each ``MEDRCUBE_API_KEY_<HOST>``): what ``export-run`` and ``import-run`` apply to
     every answer they write, so a key that an endpoint echoed into a database stored
     before answers were scrubbed, or into another tool's file, is not passed on. The OS
     keyring is not asked (an export should never prompt to unlock it). Each key in every
-    form evaluate scrubs (:func:`~medrcube_desktop.llm.keys.key_forms`: base64 too)."""
+    form evaluate scrubs (:func:`~medrcube_desktop.llm.keys.key_forms`: base64 too).
+    ``environ``: another process's environment (:func:`environment_keys` of it), in
+    place of this one's."""
     keys = sorted(
-        (value.strip() for name, value in os.environ.items()
+        (value.strip() for name, value in environment_keys(environ).items()
          if name == "OPENAI_API_KEY" or name.startswith("MEDRCUBE_API_KEY_")),
         key=len, reverse=True,
     )  # fmt: skip
     keys = [k for k in keys if k]
     return KeyRedactor(keys[0] if keys else "", [f for k in keys[1:] for f in key_forms(k)])
+
+
+def environment_keys(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables of ``environ`` (default: this process's) that
+    :func:`environment_redactor` scrubs: ``OPENAI_API_KEY`` and each
+    ``MEDRCUBE_API_KEY_<HOST>``, name → value."""
+    return {
+        name: value
+        for name, value in (os.environ if environ is None else environ).items()
+        if name == "OPENAI_API_KEY" or name.startswith("MEDRCUBE_API_KEY_")
+    }
 
 
 def item_record(item: Item, root: str | Path | None = None) -> dict[str, object]:
@@ -378,6 +391,7 @@ def import_run(
     *,
     text_only: bool = False,
     replace: bool = False,
+    answers=None,
 ) -> Imported:
     """Store the responses of a ``results.json`` as run ``run`` (engine ``import``),
     parsed with our rules against the benchmark's items.
@@ -405,6 +419,12 @@ def import_run(
     replace : bool
         A stored run of that name is deleted with its responses first (after the file
         was read and found to hold answers, so a bad or empty file deletes nothing).
+    answers : future or None
+        What :func:`read_answers` gives for this file, its run name and mode, read
+        ahead (on another core: :func:`~.results_import.import_results`); its
+        ``result()`` is asked after the names were checked, and raises what
+        ``read_answers`` raised; None (or a ``result()`` of None): the file is read
+        here.
 
     Raises
     ------
@@ -429,12 +449,8 @@ def import_run(
         run, model = check_name(run, "run name"), check_name(model, "model name")
     except ValueError as exc:
         raise MedRCubeError(f"{path}: {exc} (--run NAME, --model NAME)") from None
-    data, records = read_records(path)
-    rows, problems = _file_answers(records, items, path, run)
-    if not rows:
-        raise MedRCubeError(_no_answer(path, records, items, problems))
-    mode = file_image_mode(path, records, text_only)
-    params = source_params(path, data, records)
+    found = answers.result() if answers is not None else None  # None: not read ahead
+    rows, problems, mode, params = found or read_answers(path, items, run, text_only)
     if mode["image_mode"] in ("blank", "swapped", "noise"):
         params["image"] = {"mode": mode["image_mode"], "seed": mode["image_seed"]}
     record = RunRecord(
@@ -453,6 +469,40 @@ def import_run(
     return Imported(added, problems, len(rows) - added, tuple(twins))
 
 
+class FileAnswers(NamedTuple):
+    """What :func:`read_answers` reads out of one file, nothing stored: the response
+    ``rows`` (``ResponseRecord``), the bad records (``problems``), the records' image
+    ``mode`` (:func:`file_image_mode`) and the run's source ``params``
+    (:func:`source_params`)."""
+
+    rows: list
+    problems: list[str]
+    mode: dict[str, object]
+    params: dict[str, object]
+
+
+def read_answers(
+    path: Path, items: Sequence[Item], run: str, text_only: bool = False, redactor=None
+) -> FileAnswers:
+    """Everything :func:`import_run` takes from the file at ``path`` for run ``run`` (a
+    checked name) before it opens a transaction: its records read, matched to
+    ``items``, re-parsed and scrubbed (``redactor``, default
+    :func:`environment_redactor`), their image mode and the file's fingerprint.
+
+    Raises
+    ------
+    MedRCubeError
+        As :func:`import_run`: the file cannot be read, holds no usable answer to an
+        item of the benchmark, or its records' image modes disagree.
+    """
+    data, records = read_records(path)
+    rows, problems = _file_answers(records, items, path, run, redactor)
+    if not rows:
+        raise MedRCubeError(_no_answer(path, records, items, problems))
+    mode = file_image_mode(path, records, text_only)
+    return FileAnswers(rows, problems, mode, source_params(path, data, records))
+
+
 def _no_answer(path: Path, records: list, items: Sequence[Item], problems: list[str]) -> str:
     """Why a file with no usable answer is refused."""
     if not records:
@@ -469,7 +519,7 @@ def _no_answer(path: Path, records: list, items: Sequence[Item], problems: list[
     )
 
 
-def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
+def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, redactor=None):
     """The responses a file's records give (parsed, scrubbed) and its bad records, as
     :func:`import_run` says; nothing is stored."""
     from medrcube_desktop.evaluation.parse import official_answer
@@ -504,7 +554,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str):
                 f"{path} record #{number} (id {item_id!r}): no model_response (nor response)",
             )
         answers.setdefault(item_id, []).append((number, response))
-    redactor = environment_redactor()
+    redactor = redactor or environment_redactor()
     stored_at = utc_now()  # one time for the file: its rows are stored in one transaction
     rows = []
     for item_id, given in answers.items():
