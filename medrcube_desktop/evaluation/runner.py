@@ -325,26 +325,33 @@ def linked_image_run(store: StudyStore, run: RunRecord, given: str | None, defau
     if run_image_mode(run) == IMAGE:
         return ""
     if given:
-        stored = store.eval_run(given)
-        if given == run.name:
-            raise StoreError(f"--image-run {given}: itself, not an image run")
-        if stored is None:
+        refusal = image_run_refusal(run, given, store.eval_run(given))
+        if refusal:
+            hint = " (evaluate the image run first, or leave --image-run out)"
             raise StoreError(
-                f"--image-run {given}: no run of that name is stored (evaluate the image "
-                "run first, or leave --image-run out)"
-            )
-        if stored.model != run.model:
-            raise StoreError(
-                f"--image-run {given}: a run of model {stored.model!r}, not of this run's "
-                f"{run.model!r}"
-            )
-        if stored is not None and run_image_mode(stored) != IMAGE:
-            raise StoreError(
-                f"--image-run {given}: a {run_image_mode(stored)} run, not an image run"
+                f"--image-run {given}: {refusal}" + (hint if "no run" in refusal else "")
             )
         return given
     stored = store.eval_run(default)
     return default if stored is not None and run_image_mode(stored) == IMAGE else ""
+
+
+def image_run_refusal(run: RunRecord, given: str, stored: RunRecord | None) -> str:
+    """Why ``given`` (``stored``: the run of that name, None when none is) cannot be the
+    image run the ablation run ``run`` is linked to, in words (``no run of that name is
+    stored``), or "" when it can. The one check of ``evaluate --image-run``
+    (:func:`linked_image_run`) and ``import-run``'s ``image_run`` field: a link to
+    nothing, across models, to an ablation run or to itself would pair the ablation with
+    the wrong answers in ``compare``."""
+    if given == run.name:
+        return "itself, not an image run"
+    if stored is None:
+        return "no run of that name is stored"
+    if stored.model != run.model:
+        return f"a run of model {stored.model!r}, not of this run's {run.model!r}"
+    if run_image_mode(stored) != IMAGE:
+        return f"a {run_image_mode(stored)} run, not an image run"
+    return ""
 
 
 def answer_redactor(engine: Engine) -> KeyRedactor:
