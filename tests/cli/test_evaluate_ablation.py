@@ -141,3 +141,31 @@ def test_import_run_refuses_ablation_fields_evaluate_would_refuse_and_goes_on(tm
     assert (blank.model, blank.image_run, blank.image_mode) == ("m", "m", "blank")
     store.close()
     assert image.exists() and good.exists()
+
+
+def test_a_resume_with_another_image_run_mode_or_seed_is_refused_in_words(tmp_path, capsys):
+    bench, db = xrays(tmp_path), str(tmp_path / "s.db")
+    with FakeOpenAI() as server:
+        base = ["evaluate", "--dataset", str(bench), "--db", db, "--engine", "openai",
+                "--model", "m", "--base-url", server.base_url, "--image-workers", "0"]  # fmt: skip
+        assert main(base) == 0 and main([*base, "--run", "m2"]) == 0
+        noise = [*base, "--run", "n", "--image", "noise", "--image-seed", "7"]
+        assert main([*noise, "--limit", "2"]) == 0
+        capsys.readouterr()
+        head = "run 'n' exists with other settings (image differ); resume it with the same "
+        for extra, asked in (
+            (["--image-run", "m2"], "a noise run (seed 7, image run m2)"),
+            (["--image-seed", "8"], "a noise run (seed 8, image run m-openai)"),
+            (["--image", "blank"], "a blank run (image run m-openai)"),
+        ):
+            assert main([*noise, *extra]) == 2
+            err = capsys.readouterr().err
+            assert head in err and "{" not in err
+            assert (
+                "(image: the run is a noise run (seed 7, image run m-openai), you asked for "
+                f"{asked})" in err
+            )
+        assert main(noise) == 0  # the same settings (its stored link kept): resumed
+    store = StudyStore(tmp_path / "s.db")
+    assert len(store.responses("n")) == 4 and store.eval_run("n").image_run == "m-openai"
+    store.close()
