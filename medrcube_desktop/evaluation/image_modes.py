@@ -69,6 +69,31 @@ def run_image_mode(run: RunRecord) -> str:
     return mode if mode in IMAGE_MODES else IMAGE
 
 
+MODE_MARKS = {
+    IMAGE: "",
+    TEXT_ONLY: " (text only)",
+    BLANK: " (blank ablation)",
+    SWAPPED: " (swapped ablation)",
+    NOISE: " (noise ablation)",
+}
+"""What ends a run's name wherever runs are listed (:func:`mode_mark`)."""
+
+
+def mode_mark(mode: str) -> str:
+    """The mark after an ablation run's name on every surface (compare's text, its
+    pane, ``report.html``): ``" (text only)"``, ``" (blank ablation)"``,
+    ``" (swapped ablation)"``, ``" (noise ablation)"``; "" for an image run (or an
+    unknown mode). The mode comes from :func:`run_image_mode`."""
+    return MODE_MARKS.get(mode, "")
+
+
+def mode_words(mode: str) -> str:
+    """The mode for a tooltip: ``"Text only: no picture at all (…)"``, ``"Blank: a uniform
+    mid-grey (128) picture …"`` (:data:`MODE_HELP`)."""
+    words = MODE_HELP.get(mode, MODE_HELP[IMAGE])
+    return f"{mode[:1].upper()}{mode[1:].replace('-', ' ')}: {words}"
+
+
 def sends_image(mode: str) -> bool:
     """Whether a run in ``mode`` sends a picture with each question (all but text-only)."""
     return mode != TEXT_ONLY
