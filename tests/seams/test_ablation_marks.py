@@ -25,12 +25,17 @@ def test_every_surface_marks_the_blank_and_noise_runs(qtbot, tmp_path, capsys):
     assert families["ls-noise"]["image_mode"] == "noise"
     assert families[pb.TEXT_RUN]["image_mode"] == "text-only"
     assert families["iv8"]["image_mode"] == "image"
+    doc = cli_json(capsys, "compare", "--db", db, "--dataset", root)
+    modes = {m["run"]: m["image_mode"] for m in doc["credibility"]["models"]}
+    assert modes["iv8-blank"] == "blank" and modes["iv8"] == "image"
     out = tmp_path / "out"
     assert main(["compare", "--db", str(db), "--dataset", str(root), "--out", str(out)]) == 0
     text = capsys.readouterr().out
     line = next(row for row in text.splitlines() if row.startswith("iv8-blank "))
     assert " blank " in line  # the image_mode column of the table
     assert "image_mode" in text
+    assert "iv8-blank (blank ablation) " in text  # the credibility table's row
+    assert "ls-noise (noise ablation) " in text
     with open(out / "leaderboard.csv", newline="", encoding="utf-8-sig") as f:
         rows = list(csv.DictReader(f))
     by_run = {row["run"]: row for row in rows}
@@ -57,5 +62,9 @@ def test_every_surface_marks_the_blank_and_noise_runs(qtbot, tmp_path, capsys):
     listed = [pane.runs.item(r).text() for r in range(pane.runs.count())]
     assert any(t.startswith("iv8-blank\n") and " · BLANK · " in t for t in listed)
     assert any(t.startswith("iv8\n") and "·" in t and "BLANK" not in t for t in listed)
+    cred = pane.credibility.credibility  # the credibility tab's table, in italics too
+    names = [cred.item(r, 0).text() for r in range(cred.rowCount())]
+    assert "iv8-blank (blank ablation)" in names
+    assert cred.item(names.index("iv8-blank (blank ablation)"), 0).font().italic()
     window.close()
     json.dumps(families)  # the document is JSON as printed
