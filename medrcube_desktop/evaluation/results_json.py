@@ -131,8 +131,8 @@ def file_image_mode(path: Path, records: list, text_only: bool, run: str = "") -
     if link is not None and not isinstance(link, str):
         raise MedRCubeError(f"{where}: image_run {json.dumps(link)} is not a run name "
                             "(the name of the image run, in quotes)")  # fmt: skip
-    whole = isinstance(seed, int) and not isinstance(seed, bool)
-    if seed is not None and not (whole and 0 <= seed <= SEED_MAX):
+    seed_ok = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= SEED_MAX
+    if seed is not None and not seed_ok:
         raise MedRCubeError(f"{where}: image_seed {json.dumps(seed)} is not a seed (a whole "
                             f"number from 0 to {SEED_MAX}, as --image-seed takes)")  # fmt: skip
     if link and mode == IMAGE:

@@ -190,6 +190,7 @@ def _pair_statistics(
     drawn item or kappa is undefined. ``exact`` uses :func:`math.isclose`'s tolerance for
     p_e = 1 (point estimates, as :func:`.stats.cohen_kappa`), else numpy's default (the
     draws, as :mod:`.stats`)."""
+    assert a.valid is not None and b.valid is not None  # set by __post_init__
     both = (a.valid & b.valid).astype(float)  # (n_items, 11): per judgment, pairwise
     va, vb = a.values.astype(float), b.values.astype(float)
     agree = (a.values == b.values).astype(float)
@@ -272,7 +273,8 @@ def group_columns(
     n = len(next(iter(raters.values())).judged) if raters else 0
     pairs = sorted({pair for _, _, group in groups for pair in group})
     point = {p: _pair_statistics(raters[p[0]], raters[p[1]], np.ones((1, n)), True) for p in pairs}
-    counts = {p: (raters[p[0]].valid & raters[p[1]].valid).sum(axis=0) for p in pairs}
+    valid = {name: m.valid for name, m in raters.items() if m.valid is not None}
+    counts = {p: (valid[p[0]] & valid[p[1]]).sum(axis=0) for p in pairs}
     draws: dict[Pair, list[dict[str, np.ndarray]]] = {p: [] for p in pairs}
     if bootstrap > 0 and n > 0:
         for chunk in Draws(n, bootstrap, seed).chunks():
