@@ -154,6 +154,13 @@ def _image_models(store: StudyStore, files: Sequence[ResultsFile]) -> dict[str, 
     return found
 
 
+def _stored_model(store: StudyStore, run: str, given: str) -> str:
+    """The model run ``run`` was stored with (an ablation file without ``--model`` takes
+    its linked image run's), ``given`` when it is not stored."""
+    stored = store.eval_run(run)
+    return stored.model if stored is not None else given
+
+
 def _has_image_run(store: StudyStore, model: str) -> bool:
     for name in store.eval_run_names():
         run = store.eval_run(name)
@@ -241,7 +248,7 @@ def import_results(
                                    text_only=file.text_only, replace=replace,
                                    model_from_link=file.model is None)  # fmt: skip
                 row.update(stored=done_.stored, already=done_.already, problems=done_.problems,
-                           warnings=list(done_.warnings))  # fmt: skip
+                           warnings=list(done_.warnings), model=_stored_model(store, file.run, model))  # fmt: skip
                 seen[file.run] = file.path
             except MedRCubeError as exc:
                 row["error"] = str(exc)
@@ -261,7 +268,7 @@ def import_results(
             row["error"] = str(exc)
             continue
         row.update(stored=done_.stored, already=done_.already, problems=done_.problems,
-                   warnings=list(done_.warnings), error=None)  # fmt: skip
+                   warnings=list(done_.warnings), error=None, model=_stored_model(store, file.run, model))  # fmt: skip
         seen[file.run] = file.path
         stored_total += done_.stored
         failed -= 1

@@ -128,6 +128,7 @@ def test_import_run_refuses_ablation_fields_evaluate_would_refuse_and_goes_on(tm
         "imported"
     )
     assert {r for r, row in rows.items() if row["error"] is None} == {"m", "k", "m-blank"}
+    assert rows["m-blank"]["model"] == "m"  # its linked image run's, as stored
     other = tmp_path / "other.json"  # its model given: a link to model k's run is refused
     other.write_text(json.dumps([{**r, "image_mode": "blank", "image_run": "k"} for r in records]))
     assert main([*base, "--run", "z-blank", "--model", "z", str(other)]) == 2
