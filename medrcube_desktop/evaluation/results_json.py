@@ -96,17 +96,21 @@ def ablation_fields(run) -> dict[str, object]:
     return fields
 
 
-def file_image_mode(path: Path, records: list, text_only: bool) -> dict[str, object]:
+def file_image_mode(path: Path, records: list, text_only: bool, run: str = "") -> dict[str, object]:
     """The image mode, link and seed the records of a file share (:func:`ablation_fields`;
     none given: image, or text-only with ``text_only``), as ``{"image_mode",
-    "image_run", "image_seed"}``.
+    "image_run", "image_seed"}``; ``run`` is the run's name, for the messages.
 
     Raises
     ------
     MedRCubeError
-        Records of several modes, links or seeds; an unknown mode; or ``text_only`` for a
-        file of another ablation mode.
+        Records of several modes, links or seeds; an unknown mode; ``text_only`` for a
+        file of another ablation mode; an ``image_run`` that is not a name (a number) or
+        an ``image_seed`` that is not a whole number from 0 to
+        :data:`~medrcube_desktop.core.options.SEED_MAX` (what ``evaluate --image-seed``
+        takes), the message naming the file, the run and the field.
     """
+    from medrcube_desktop.core.options import SEED_MAX
     from medrcube_desktop.evaluation.image_modes import IMAGE, IMAGE_MODES, TEXT_ONLY
 
     found: dict[str, object] = {}
@@ -122,9 +126,19 @@ def file_image_mode(path: Path, records: list, text_only: bool) -> dict[str, obj
         raise MedRCubeError(f"{path}: image_mode {mode!r} is not one of {', '.join(IMAGE_MODES)}")
     if text_only and mode != TEXT_ONLY:
         raise MedRCubeError(f"{path}: a {mode} run (its image_mode), not text-only")
-    seed = found["image_seed"]
-    return {"image_mode": mode, "image_run": str(found["image_run"] or ""),
-            "image_seed": seed if isinstance(seed, int) and not isinstance(seed, bool) else None}  # fmt: skip
+    where = f"{path}: run {run!r}" if run else str(path)
+    link, seed = found["image_run"], found["image_seed"]
+    if link is not None and not isinstance(link, str):
+        raise MedRCubeError(f"{where}: image_run {json.dumps(link)} is not a run name "
+                            "(the name of the image run, in quotes)")  # fmt: skip
+    seed_ok = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= SEED_MAX
+    if seed is not None and not seed_ok:
+        raise MedRCubeError(f"{where}: image_seed {json.dumps(seed)} is not a seed (a whole "
+                            f"number from 0 to {SEED_MAX}, as --image-seed takes)")  # fmt: skip
+    if link and mode == IMAGE:
+        raise MedRCubeError(f"{where}: image_run {link!r} in an image run (image_run links "
+                            "an ablation run to its image run)")  # fmt: skip
+    return {"image_mode": mode, "image_run": link or "", "image_seed": seed}
 
 
 def export_run(
@@ -356,6 +370,7 @@ def import_run(
     *,
     text_only: bool = False,
     replace: bool = False,
+    model_from_link: bool = False,
 ) -> Imported:
     """Store the responses of a ``results.json`` as run ``run`` (engine ``import``),
     parsed with our rules against the benchmark's items.
@@ -383,6 +398,9 @@ def import_run(
     replace : bool
         A stored run of that name is deleted with its responses first (after the file
         was read and found to hold answers, so a bad or empty file deletes nothing).
+    model_from_link : bool
+        ``model`` was not given: an ablation file linked (its ``image_run``) to a stored
+        image run takes that run's model (an exported folder imports as it was).
 
     Raises
     ------
@@ -411,7 +429,7 @@ def import_run(
     rows, problems = _file_answers(records, items, path, run)
     if not rows:
         raise MedRCubeError(_no_answer(path, records, items, problems))
-    mode = file_image_mode(path, records, text_only)
+    mode = file_image_mode(path, records, text_only, run)
     params = source_params(path, data, records)
     if mode["image_mode"] in ("blank", "swapped", "noise"):
         params["image"] = {"mode": mode["image_mode"], "seed": mode["image_seed"]}
@@ -422,6 +440,7 @@ def import_run(
         image_run=str(mode["image_run"]),
     )  # fmt: skip
     with store.transaction(f"import {path} as run {run}") as db:  # check and write: one
+        record = _check_image_run(db, record, path, model_from_link)  # checked where stored
         stored = _make_room(db, record, path, replace)  # transaction (two imports race)
         if stored is None:
             evaluation.insert_run(db, record)
@@ -429,6 +448,38 @@ def import_run(
         # said once, when the repeating run is made (a re-import resumes it silently)
         twins = _twin_warnings(db, record, path) if stored is None else []
     return Imported(added, problems, len(rows) - added, tuple(twins))
+
+
+class ImageRunNotStored(MedRCubeError):
+    """An imported ablation run names an image run the database does not hold (yet: in
+    one ``import-run`` call, the file of that image run may come later)."""
+
+
+def _check_image_run(db, record, path: Path, model_from_link: bool):
+    """``record``, its model the linked run's with ``model_from_link``; refused when its
+    ``image_run`` cannot be linked: the check of ``evaluate --image-run``
+    (:func:`~medrcube_desktop.evaluation.runner.image_run_refusal`), the message naming
+    the file, the run and the field; :class:`ImageRunNotStored` when no run of that name
+    is stored."""
+    import dataclasses
+
+    from medrcube_desktop.evaluation.image_modes import IMAGE, run_image_mode
+    from medrcube_desktop.evaluation.runner import image_run_refusal
+    from medrcube_desktop.store import evaluation
+
+    if not record.image_run:
+        return record
+    linked = evaluation.eval_run(db, record.image_run)
+    if model_from_link and linked is not None and run_image_mode(linked) == IMAGE:
+        record = dataclasses.replace(record, model=linked.model)
+    refusal = image_run_refusal(record, record.image_run, linked)
+    if refusal:
+        error = ImageRunNotStored if refusal.startswith("no run") else MedRCubeError
+        raise error(
+            f"{path}: run {record.name!r}: image_run {record.image_run!r}: {refusal} (import "
+            "the image run first, or remove image_run from the file); nothing imported"
+        )
+    return record
 
 
 def _no_answer(path: Path, records: list, items: Sequence[Item], problems: list[str]) -> str:

@@ -56,7 +56,7 @@ def with_interval(value: float | None, low: float | None, high: float | None, di
 def credibility_row(f: ModelCredibility) -> list[str]:
     """One run's cells under :data:`CREDIBILITY_COLUMNS`."""
     return [
-        f.run + (TEXT_ONLY_MARK if f.text_only else ""),
+        f.run + f.mark(),  # " (text only)", " (blank ablation)"…
         str(f.a), str(f.b), str(f.c), str(f.d),
         with_interval(f.acc_h, f.acc_h_low, f.acc_h_high),
         with_interval(f.rationality, f.rationality_low, f.rationality_high),
