@@ -32,9 +32,6 @@ DROP_COLUMNS: tuple[str, ...] = ("Image run", "Text run", "n", "With image", "Wi
 VOXEL_COLUMNS: tuple[str, ...] = ("Voxel", "n", "With image", "Without image", "Drop")
 """Header of :func:`drop_voxel_rows`."""
 
-TEXT_ONLY_MARK = " (text only)"
-"""Ends the name of a text-only run in :func:`credibility_rows`."""
-
 MISSING = "—"
 
 
