@@ -260,7 +260,7 @@ def _demo_examples(
     lines += [
         f"examples study written to {db}: runs {runs}; reviews by "
         f"{' and '.join(summary.reviewers)} ({summary.disagreements} items they disagree "
-        f"on, {summary.adjudicated} adjudicated); {summary.judged} judgments by "
+        f"on, {summary.adjudicated_count} adjudicated); {summary.judged} judgments by "
         f"{summary.judge_model}",
         "try:",
         *(f"  {line}" for line in try_commands(root, db, PROG)),

@@ -182,7 +182,7 @@ def _credibility_lines(figures) -> str:
         return f"{value:.3f} [{low:.3f}, {high:.3f}]"
 
     rows = {
-        f.run + (" (text only)" if f.text_only else ""): {
+        f.run + f.mark(): {
             "A": f.a, "B": f.b, "C": f.c, "D": f.d,
             "Acc_H": fig(f.acc_h, f.acc_h_low, f.acc_h_high),
             "Rationality": fig(f.rationality, f.rationality_low, f.rationality_high),

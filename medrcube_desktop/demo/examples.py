@@ -62,7 +62,9 @@ class ExamplesSummary:
 
     ``runs``: run name → ``{"model", "text_only", "answered", "correct"}``;
     ``disagreements``: items the two experts differ on (any rule);
-    ``adjudicated``: the item adjudicated (``None`` when none differed).
+    ``adjudicated``: the item adjudicated (``None`` when none differed); in
+    :meth:`to_dict` ``adjudicated`` is how many items were (0 or 1, a count beside
+    ``disagreements``) and ``adjudicated_items`` their ids.
     """
 
     db: str
@@ -77,6 +79,11 @@ class ExamplesSummary:
     failed: list[dict[str, str]] = field(default_factory=list)
     cancelled: bool = False
 
+    @property
+    def adjudicated_count(self) -> int:
+        """How many items were adjudicated (0 or 1)."""
+        return 1 if self.adjudicated else 0
+
     def to_dict(self) -> dict[str, object]:
         return {
             "db": self.db,
@@ -87,7 +94,8 @@ class ExamplesSummary:
             "judge_model": self.judge_model,
             "judged": self.judged,
             "disagreements": self.disagreements,
-            "adjudicated": self.adjudicated,
+            "adjudicated": self.adjudicated_count,
+            "adjudicated_items": [self.adjudicated] if self.adjudicated else [],
             "failed": self.failed,
             "cancelled": self.cancelled,
         }

@@ -69,6 +69,31 @@ def run_image_mode(run: RunRecord) -> str:
     return mode if mode in IMAGE_MODES else IMAGE
 
 
+MODE_MARKS = {
+    IMAGE: "",
+    TEXT_ONLY: " (text only)",
+    BLANK: " (blank ablation)",
+    SWAPPED: " (swapped ablation)",
+    NOISE: " (noise ablation)",
+}
+"""What ends a run's name wherever runs are listed (:func:`mode_mark`)."""
+
+
+def mode_mark(mode: str) -> str:
+    """The mark after an ablation run's name on every surface (compare's text, its
+    pane, ``report.html``): ``" (text only)"``, ``" (blank ablation)"``,
+    ``" (swapped ablation)"``, ``" (noise ablation)"``; "" for an image run (or an
+    unknown mode). The mode comes from :func:`run_image_mode`."""
+    return MODE_MARKS.get(mode, "")
+
+
+def mode_words(mode: str) -> str:
+    """The mode for a tooltip: ``"Text only: no picture at all (…)"``, ``"Blank: a uniform
+    mid-grey (128) picture …"`` (:data:`MODE_HELP`)."""
+    words = MODE_HELP.get(mode, MODE_HELP[IMAGE])
+    return f"{mode[:1].upper()}{mode[1:].replace('-', ' ')}: {words}"
+
+
 def sends_image(mode: str) -> bool:
     """Whether a run in ``mode`` sends a picture with each question (all but text-only)."""
     return mode != TEXT_ONLY
@@ -85,6 +110,44 @@ def run_image_seed(run: RunRecord) -> int | None:
     image = run.params.get("image") if isinstance(run.params, dict) else None
     seed = image.get("seed") if isinstance(image, dict) else None
     return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def run_image_setting(run: RunRecord) -> dict[str, object]:
+    """What decides the picture a stored run's model sees, as a resume compares it:
+    ``{"mode"}`` (:func:`run_image_mode`), ``"seed"`` for a swapped or noise run
+    (:func:`run_image_seed`), ``"image_run"`` (the linked image run, "" for none) for
+    an ablation run, and the run's ``"min_side"`` and ``"max_pixels"`` (pixels) where it
+    recorded them (``params["image"]``)."""
+    mode = run_image_mode(run)
+    found: dict[str, object] = {"mode": mode}
+    if mode in SEEDED:
+        found["seed"] = run_image_seed(run)
+    if mode != IMAGE:
+        found["image_run"] = getattr(run, "image_run", "") or ""
+    image = run.params.get("image") if isinstance(run.params, dict) else None
+    for key in ("min_side", "max_pixels"):
+        if isinstance(image, dict) and key in image:
+            found[key] = image[key]
+    return found
+
+
+def image_setting_words(setting: dict[str, object], shown: tuple[str, ...] = ()) -> str:
+    """A :func:`run_image_setting` for people: ``a noise run (seed 7, image run m)``,
+    ``a blank run (no image run)``, ``an image run``; the keys of ``shown``
+    (``min_side``, ``max_pixels``) are said too (where two settings differ in them)."""
+    mode = str(setting.get("mode", IMAGE))
+    details = []
+    if "seed" in setting:
+        seed = setting["seed"]
+        details.append("no seed recorded" if seed is None else f"seed {seed}")
+    if "image_run" in setting:
+        link = setting["image_run"]
+        details.append(f"image run {link}" if link else "no image run")
+    for key in shown:
+        value = setting.get(key)
+        details.append(f"{key.replace('_', ' ')} {'unset' if value is None else value}")
+    article = "an" if mode == IMAGE else "a"
+    return f"{article} {mode} run" + (f" ({', '.join(details)})" if details else "")
 
 
 def _options():

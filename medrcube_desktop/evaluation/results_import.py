@@ -155,6 +155,13 @@ def _image_models(store: StudyStore, files: Sequence[ResultsFile]) -> dict[str, 
     return found
 
 
+def _stored_model(store: StudyStore, run: str, given: str) -> str:
+    """The model run ``run`` was stored with (an ablation file without ``--model`` takes
+    its linked image run's), ``given`` when it is not stored."""
+    stored = store.eval_run(run)
+    return stored.model if stored is not None else given
+
+
 def _has_image_run(store: StudyStore, model: str) -> bool:
     for name in store.eval_run_names():
         run = store.eval_run(name)
@@ -310,12 +317,14 @@ def import_results(
         ``problems`` (bad records), ``notes`` and ``warnings`` (lines for people) and
         ``error`` (why the file was refused, or None). A run name given by an earlier
         file of the same call is refused for the later one (two files would otherwise
-        mix in one run).
+        mix in one run). An ablation file whose ``image_run`` names no stored run is
+        tried again once after every other file (that run's file may come later).
     """
     from medrcube_desktop.core.progress import Progress, report
-    from medrcube_desktop.evaluation.results_json import import_run
+    from medrcube_desktop.evaluation.results_json import ImageRunNotStored, import_run
 
     results: list[dict[str, object]] = []
+    later: list = []  # ablation files whose image run was not stored when they were met
     seen: dict[str, Path] = {}
     stored_total = failed = 0
     image_models = _image_models(store, files) if any(f.text_only for f in files) else {}
@@ -347,17 +356,35 @@ def import_results(
             try:
                 done_ = import_run(store, file.run, model, items, file.path,
                                    text_only=file.text_only, replace=replace,
+                                   model_from_link=file.model is None,
                                    answers=reader and reader.answers(done))  # fmt: skip
                 row.update(stored=done_.stored, already=done_.already, problems=done_.problems,
-                           warnings=list(done_.warnings))  # fmt: skip
+                           warnings=list(done_.warnings), model=_stored_model(store, file.run, model))  # fmt: skip
                 seen[file.run] = file.path
             except MedRCubeError as exc:
                 row["error"] = str(exc)
+                if isinstance(exc, ImageRunNotStored):  # its image run's file may come later
+                    later.append((row, file, model))
         stored_total += int(row["stored"])  # type: ignore[call-overload]
         failed += row["error"] is not None
         results.append(row)
     if reader is not None:  # the files not begun (cancelled) are not read
         reader.close()
+    for row, file, model in later:  # once, after every file: the image run may now be stored
+        if file.run in seen:
+            continue
+        try:
+            done_ = import_run(store, file.run, model, items, file.path,
+                               text_only=file.text_only, replace=replace,
+                               model_from_link=file.model is None)  # fmt: skip
+        except MedRCubeError as exc:
+            row["error"] = str(exc)
+            continue
+        row.update(stored=done_.stored, already=done_.already, problems=done_.problems,
+                   warnings=list(done_.warnings), error=None, model=_stored_model(store, file.run, model))  # fmt: skip
+        seen[file.run] = file.path
+        stored_total += done_.stored
+        failed -= 1
     for row in results:  # after every file: an image run may come after its baseline
         if (
             row["error"] is None

@@ -109,17 +109,21 @@ def ablation_fields(run) -> dict[str, object]:
     return fields
 
 
-def file_image_mode(path: Path, records: list, text_only: bool) -> dict[str, object]:
+def file_image_mode(path: Path, records: list, text_only: bool, run: str = "") -> dict[str, object]:
     """The image mode, link and seed the records of a file share (:func:`ablation_fields`;
     none given: image, or text-only with ``text_only``), as ``{"image_mode",
-    "image_run", "image_seed"}``.
+    "image_run", "image_seed"}``; ``run`` is the run's name, for the messages.
 
     Raises
     ------
     MedRCubeError
-        Records of several modes, links or seeds; an unknown mode; or ``text_only`` for a
-        file of another ablation mode.
+        Records of several modes, links or seeds; an unknown mode; ``text_only`` for a
+        file of another ablation mode; an ``image_run`` that is not a name (a number) or
+        an ``image_seed`` that is not a whole number from 0 to
+        :data:`~medrcube_desktop.core.options.SEED_MAX` (what ``evaluate --image-seed``
+        takes), the message naming the file, the run and the field.
     """
+    from medrcube_desktop.core.options import SEED_MAX
     from medrcube_desktop.evaluation.image_modes import IMAGE, IMAGE_MODES, TEXT_ONLY
 
     found: dict[str, object] = {}
@@ -135,9 +139,19 @@ def file_image_mode(path: Path, records: list, text_only: bool) -> dict[str, obj
         raise MedRCubeError(f"{path}: image_mode {mode!r} is not one of {', '.join(IMAGE_MODES)}")
     if text_only and mode != TEXT_ONLY:
         raise MedRCubeError(f"{path}: a {mode} run (its image_mode), not text-only")
-    seed = found["image_seed"]
-    return {"image_mode": mode, "image_run": str(found["image_run"] or ""),
-            "image_seed": seed if isinstance(seed, int) and not isinstance(seed, bool) else None}  # fmt: skip
+    where = f"{path}: run {run!r}" if run else str(path)
+    link, seed = found["image_run"], found["image_seed"]
+    if link is not None and not isinstance(link, str):
+        raise MedRCubeError(f"{where}: image_run {json.dumps(link)} is not a run name "
+                            "(the name of the image run, in quotes)")  # fmt: skip
+    seed_ok = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= SEED_MAX
+    if seed is not None and not seed_ok:
+        raise MedRCubeError(f"{where}: image_seed {json.dumps(seed)} is not a seed (a whole "
+                            f"number from 0 to {SEED_MAX}, as --image-seed takes)")  # fmt: skip
+    if link and mode == IMAGE:
+        raise MedRCubeError(f"{where}: image_run {link!r} in an image run (image_run links "
+                            "an ablation run to its image run)")  # fmt: skip
+    return {"image_mode": mode, "image_run": link or "", "image_seed": seed}
 
 
 _PLAIN_JSON = (str, int, bool, type(None))
@@ -391,6 +405,7 @@ def import_run(
     *,
     text_only: bool = False,
     replace: bool = False,
+    model_from_link: bool = False,
     answers=None,
 ) -> Imported:
     """Store the responses of a ``results.json`` as run ``run`` (engine ``import``),
@@ -419,6 +434,9 @@ def import_run(
     replace : bool
         A stored run of that name is deleted with its responses first (after the file
         was read and found to hold answers, so a bad or empty file deletes nothing).
+    model_from_link : bool
+        ``model`` was not given: an ablation file linked (its ``image_run``) to a stored
+        image run takes that run's model (an exported folder imports as it was).
     answers : future or None
         What :func:`read_answers` gives for this file, its run name and mode, read
         ahead (on another core: :func:`~.results_import.import_results`); its
@@ -460,6 +478,7 @@ def import_run(
         image_run=str(mode["image_run"]),
     )  # fmt: skip
     with store.transaction(f"import {path} as run {run}") as db:  # check and write: one
+        record = _check_image_run(db, record, path, model_from_link)  # checked where stored
         stored = _make_room(db, record, path, replace)  # transaction (two imports race)
         if stored is None:
             evaluation.insert_run(db, record)
@@ -499,8 +518,40 @@ def read_answers(
     rows, problems = _file_answers(records, items, path, run, redactor)
     if not rows:
         raise MedRCubeError(_no_answer(path, records, items, problems))
-    mode = file_image_mode(path, records, text_only)
+    mode = file_image_mode(path, records, text_only, run)
     return FileAnswers(rows, problems, mode, source_params(path, data, records))
+
+
+class ImageRunNotStored(MedRCubeError):
+    """An imported ablation run names an image run the database does not hold (yet: in
+    one ``import-run`` call, the file of that image run may come later)."""
+
+
+def _check_image_run(db, record, path: Path, model_from_link: bool):
+    """``record``, its model the linked run's with ``model_from_link``; refused when its
+    ``image_run`` cannot be linked: the check of ``evaluate --image-run``
+    (:func:`~medrcube_desktop.evaluation.runner.image_run_refusal`), the message naming
+    the file, the run and the field; :class:`ImageRunNotStored` when no run of that name
+    is stored."""
+    import dataclasses
+
+    from medrcube_desktop.evaluation.image_modes import IMAGE, run_image_mode
+    from medrcube_desktop.evaluation.runner import image_run_refusal
+    from medrcube_desktop.store import evaluation
+
+    if not record.image_run:
+        return record
+    linked = evaluation.eval_run(db, record.image_run)
+    if model_from_link and linked is not None and run_image_mode(linked) == IMAGE:
+        record = dataclasses.replace(record, model=linked.model)
+    refusal = image_run_refusal(record, record.image_run, linked)
+    if refusal:
+        error = ImageRunNotStored if refusal.startswith("no run") else MedRCubeError
+        raise error(
+            f"{path}: run {record.name!r}: image_run {record.image_run!r}: {refusal} (import "
+            "the image run first, or remove image_run from the file); nothing imported"
+        )
+    return record
 
 
 def _no_answer(path: Path, records: list, items: Sequence[Item], problems: list[str]) -> str:

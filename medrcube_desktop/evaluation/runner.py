@@ -27,7 +27,9 @@ from medrcube_desktop.evaluation.image_modes import (
     SWAPPED,
     TEXT_ONLY,
     check_image_mode,
+    image_setting_words,
     run_image_mode,
+    run_image_setting,
 )
 from medrcube_desktop.evaluation.images import (
     DEFAULT_MAX_PIXELS,
@@ -218,9 +220,10 @@ copy) is not recorded by runs imported before it was, and the bytes decide."""
 
 def resume_conflicts(stored: RunRecord, run: RunRecord) -> list[str]:
     """What differs between a stored run and the one asked for under its name: the
-    engine, model, prompt, text-only mode, benchmark, then every answer-relevant engine
-    parameter (all but :data:`OPERATIONAL_PARAMS`) by name, sorted. Empty when ``run``
-    may resume ``stored``.
+    engine, model, prompt, the picture (``image``: its mode, seed, linked image run and
+    size, :func:`~.image_modes.run_image_setting`), benchmark, then every
+    answer-relevant engine parameter (all but :data:`OPERATIONAL_PARAMS`) by name,
+    sorted. Empty when ``run`` may resume ``stored``.
 
     A blank benchmark on either side matches any (runs stored before it was recorded).
     """
@@ -230,15 +233,8 @@ def resume_conflicts(stored: RunRecord, run: RunRecord) -> list[str]:
             ("engine", stored.engine, run.engine),
             ("model", stored.model, run.model),
             ("prompt", stored.prompt_sha256, run.prompt_sha256),
-            ("text_only", stored.text_only, run.text_only),
-            # text-only against another mode is said once, as text_only above
-            (
-                "image_mode",
-                run_image_mode(stored),
-                run_image_mode(run)
-                if stored.text_only == run.text_only
-                else run_image_mode(stored),
-            ),
+            # text-only, the ablation mode, its seed and link: one setting, said once
+            ("image", run_image_setting(stored), run_image_setting(run)),
             # another benchmark: its items would count as answered by id
             ("benchmark", stored.benchmark or run.benchmark, run.benchmark or stored.benchmark),
         )
@@ -256,9 +252,11 @@ def resume_conflicts(stored: RunRecord, run: RunRecord) -> list[str]:
 def conflict_values(stored: RunRecord, run: RunRecord, differ: Sequence[str]) -> list[str]:
     """Each of ``differ`` (:func:`resume_conflicts`' names) with both values, as
     ``max_tokens: the run has 512, you gave 256`` (``unset`` for a parameter one side
-    lacks; the prompt by its SHA-256's first 12 hex digits)."""
+    lacks; the prompt by its SHA-256's first 12 hex digits; the picture in words,
+    ``image: the run is a blank run (image run m), you asked for a noise run (seed 7,
+    image run m)``, :func:`~.image_modes.image_setting_words`)."""
     attributes = {"engine": "engine", "model": "model", "prompt": "prompt_sha256",
-                  "text_only": "text_only", "benchmark": "benchmark"}  # fmt: skip
+                  "benchmark": "benchmark"}  # fmt: skip
 
     def shown(record: RunRecord, key: str) -> str:
         if key in attributes:
@@ -266,12 +264,22 @@ def conflict_values(stored: RunRecord, run: RunRecord, differ: Sequence[str]) ->
             return value[:12] if key == "prompt" and value else repr(value)
         return repr(record.params[key]) if key in record.params else "unset"
 
-    return [f"{key}: the run has {shown(stored, key)}, you gave {shown(run, key)}"
+    def image() -> str:
+        old, new = run_image_setting(stored), run_image_setting(run)
+        sizes = tuple(k for k in ("min_side", "max_pixels") if old.get(k) != new.get(k))
+        return (f"image: the run is {image_setting_words(old, sizes)}, you asked for "
+                f"{image_setting_words(new, sizes)}")  # fmt: skip
+
+    return [image() if key == "image" else
+            f"{key}: the run has {shown(stored, key)}, you gave {shown(run, key)}"
             for key in differ]  # fmt: skip
 
 
 def _answer_relevant(params: dict) -> dict:
-    return {key: value for key, value in params.items() if key not in OPERATIONAL_PARAMS}
+    """``params`` without the operational ones and the picture's (``image``: compared
+    as one setting by :func:`resume_conflicts`)."""
+    return {key: value for key, value in params.items()
+            if key not in OPERATIONAL_PARAMS and key != "image"}  # fmt: skip
 
 
 def open_run(store: StudyStore, run: RunRecord) -> RunRecord:
@@ -311,9 +319,11 @@ def open_run(store: StudyStore, run: RunRecord) -> RunRecord:
 
 def linked_image_run(store: StudyStore, run: RunRecord, given: str | None, default: str) -> str:
     """The image run an ablation ``run`` is linked to: ``given`` (``--image-run``), else
-    ``default`` (the name the same model and engine get in image mode) when such a run
-    is stored, else "" (not known: compare pairs text-only runs by name as before).
-    "" for an image run.
+    the stored link of the run it resumes (a run of ``run``'s name), else ``default``
+    (the name the same model and engine get in image mode) when such a run is stored,
+    else "" (not known: compare pairs text-only runs by name as before). "" for an
+    image run. Another ``given`` than a resumed run's link is refused when the run is
+    opened (:func:`resume_conflicts`, its ``image``).
 
     Raises
     ------
@@ -324,27 +334,37 @@ def linked_image_run(store: StudyStore, run: RunRecord, given: str | None, defau
     """
     if run_image_mode(run) == IMAGE:
         return ""
+    resumed = store.eval_run(run.name)
+    if not given and resumed is not None:  # a resume keeps its link unless another is given
+        return resumed.image_run or ""
     if given:
-        stored = store.eval_run(given)
-        if given == run.name:
-            raise StoreError(f"--image-run {given}: itself, not an image run")
-        if stored is None:
+        refusal = image_run_refusal(run, given, store.eval_run(given))
+        if refusal:
+            hint = " (evaluate the image run first, or leave --image-run out)"
             raise StoreError(
-                f"--image-run {given}: no run of that name is stored (evaluate the image "
-                "run first, or leave --image-run out)"
-            )
-        if stored.model != run.model:
-            raise StoreError(
-                f"--image-run {given}: a run of model {stored.model!r}, not of this run's "
-                f"{run.model!r}"
-            )
-        if stored is not None and run_image_mode(stored) != IMAGE:
-            raise StoreError(
-                f"--image-run {given}: a {run_image_mode(stored)} run, not an image run"
+                f"--image-run {given}: {refusal}" + (hint if "no run" in refusal else "")
             )
         return given
     stored = store.eval_run(default)
     return default if stored is not None and run_image_mode(stored) == IMAGE else ""
+
+
+def image_run_refusal(run: RunRecord, given: str, stored: RunRecord | None) -> str:
+    """Why ``given`` (``stored``: the run of that name, None when none is) cannot be the
+    image run the ablation run ``run`` is linked to, in words (``no run of that name is
+    stored``), or "" when it can. The one check of ``evaluate --image-run``
+    (:func:`linked_image_run`) and ``import-run``'s ``image_run`` field: a link to
+    nothing, across models, to an ablation run or to itself would pair the ablation with
+    the wrong answers in ``compare``."""
+    if given == run.name:
+        return "itself, not an image run"
+    if stored is None:
+        return "no run of that name is stored"
+    if stored.model != run.model:
+        return f"a run of model {stored.model!r}, not of this run's {run.model!r}"
+    if run_image_mode(stored) != IMAGE:
+        return f"a {run_image_mode(stored)} run, not an image run"
+    return ""
 
 
 def answer_redactor(engine: Engine) -> KeyRedactor:

@@ -158,7 +158,7 @@ def test_compare_out_writes_a_workbook_figures_and_report_that_agree_with_csv_an
     assert stability["replicates"] == 100 and len(stability["co_clustering"]) == len(accuracy[0])
     # leaderboard: every run x column against the JSON; the formula-like run name is quoted
     rows = list(book["leaderboard"].iter_rows(min_row=2, values_only=True))
-    for run, _, _, group, value, n, correct, accuracy, low, high in rows:
+    for run, _, _, _, group, value, n, correct, accuracy, low, high in rows:
         if run == "Random":
             assert accuracy == pytest.approx(result["leaderboard"]["random"][group][value])
             continue

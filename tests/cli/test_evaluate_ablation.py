@@ -69,9 +69,12 @@ def test_ablation_runs_are_named_linked_and_travel_through_export_and_import(tmp
         ("swapped", "m-openai", 3)
     }
     db2 = str(tmp_path / "other.db")
-    assert (
-        main(["import-run", "--db", db2, "--dataset", str(bench), "--run", "back", str(out)]) == 0
-    )
+    image = tmp_path / "image.json"  # the link is to a stored run of the model: import it too
+    export_image = ["export-run", "--db", db, "--run", "m-openai", "--dataset", str(bench)]
+    assert main([*export_image, "--out", str(image)]) == 0
+    imp = ["import-run", "--db", db2, "--dataset", str(bench), "--model", "m"]
+    assert main([*imp, "--run", "m-openai", str(image)]) == 0
+    assert main([*imp, "--run", "back", str(out)]) == 0
     other = StudyStore(tmp_path / "other.db")
     back = other.eval_run("back")
     assert (back.image_mode, back.image_run, back.text_only) == ("swapped", "m-openai", False)
@@ -84,3 +87,86 @@ def test_ablation_runs_are_named_linked_and_travel_through_export_and_import(tmp
     assert main(["export-run", "--db", db2, "--run", "back", "--dataset", str(bench),
                  "--out", str(out2)]) == 0  # fmt: skip
     assert json.loads(out2.read_text()) == records
+
+
+def test_import_run_refuses_ablation_fields_evaluate_would_refuse_and_goes_on(tmp_path, capsys):
+    """image_seed −3, image_run 5, an image_run not stored or of another model: refused
+    naming the file, the run and the field (the check of ``evaluate --image-run``); the
+    other files are imported; a folder exported as it was imports with its links."""
+    bench, db = xrays(tmp_path), str(tmp_path / "s.db")
+    records = [{"id": f"x{n}", "model_response": "A"} for n in range(4)]
+    folder = tmp_path / "runs"
+    folder.mkdir()
+
+    def write(name, **fields):
+        path = folder / f"{name}.json"
+        path.write_text(json.dumps([{**r, **fields} for r in records]))
+        return path
+
+    image = write("m")  # an image run, model m
+    bad = {
+        "seed": write("seed", image_mode="noise", image_run="m", image_seed=-3),
+        "number": write("number", image_mode="blank", image_run=5),
+        "missing": write("missing", image_mode="blank", image_run="nowhere"),
+    }
+    write("k")  # an image run of model k
+    good = write("m-blank", image_mode="blank", image_run="m")  # model from its link
+    base = ["import-run", "--db", db, "--dataset", str(bench)]
+    assert main([*base, "--json", str(folder)]) == 1
+    rows = {row["run"]: row for row in json.loads(capsys.readouterr().out)["files"]}
+    assert rows["seed"]["error"] == (
+        f"{bad['seed']}: run 'seed': image_seed -3 is not a seed (a whole number from 0 to "
+        "4294967295, as --image-seed takes)"
+    )
+    assert rows["number"]["error"] == (
+        f"{bad['number']}: run 'number': image_run 5 is not a run name (the name of the "
+        "image run, in quotes)"
+    )
+    assert rows["missing"]["error"] == (
+        f"{bad['missing']}: run 'missing': image_run 'nowhere': no run of that name is "
+        "stored (import the image run first, or remove image_run from the file); nothing "
+        "imported"
+    )
+    assert {r for r, row in rows.items() if row["error"] is None} == {"m", "k", "m-blank"}
+    assert rows["m-blank"]["model"] == "m"  # its linked image run's, as stored
+    other = tmp_path / "other.json"  # its model given: a link to model k's run is refused
+    other.write_text(json.dumps([{**r, "image_mode": "blank", "image_run": "k"} for r in records]))
+    assert main([*base, "--run", "z-blank", "--model", "z", str(other)]) == 2
+    assert (
+        f"{other}: run 'z-blank': image_run 'k': a run of model 'k', not of this run's 'z'"
+        in capsys.readouterr().err
+    )
+    store = StudyStore(tmp_path / "s.db")
+    assert store.eval_run_names() == ["k", "m", "m-blank"]
+    blank = store.eval_run("m-blank")  # met before m's file was stored: tried again after
+    assert (blank.model, blank.image_run, blank.image_mode) == ("m", "m", "blank")
+    store.close()
+    assert image.exists() and good.exists()
+
+
+def test_a_resume_with_another_image_run_mode_or_seed_is_refused_in_words(tmp_path, capsys):
+    bench, db = xrays(tmp_path), str(tmp_path / "s.db")
+    with FakeOpenAI() as server:
+        base = ["evaluate", "--dataset", str(bench), "--db", db, "--engine", "openai",
+                "--model", "m", "--base-url", server.base_url, "--image-workers", "0"]  # fmt: skip
+        assert main(base) == 0 and main([*base, "--run", "m2"]) == 0
+        noise = [*base, "--run", "n", "--image", "noise", "--image-seed", "7"]
+        assert main([*noise, "--limit", "2"]) == 0
+        capsys.readouterr()
+        head = "run 'n' exists with other settings (image differ); resume it with the same "
+        for extra, asked in (
+            (["--image-run", "m2"], "a noise run (seed 7, image run m2)"),
+            (["--image-seed", "8"], "a noise run (seed 8, image run m-openai)"),
+            (["--image", "blank"], "a blank run (image run m-openai)"),
+        ):
+            assert main([*noise, *extra]) == 2
+            err = capsys.readouterr().err
+            assert head in err and "{" not in err
+            assert (
+                "(image: the run is a noise run (seed 7, image run m-openai), you asked for "
+                f"{asked})" in err
+            )
+        assert main(noise) == 0  # the same settings (its stored link kept): resumed
+    store = StudyStore(tmp_path / "s.db")
+    assert len(store.responses("n")) == 4 and store.eval_run("n").image_run == "m-openai"
+    store.close()

@@ -199,6 +199,9 @@ def test_demo_build_with_examples_is_the_same_for_the_same_seed(
     built = _json(capsys, ["demo", "build", str(again), "--with-examples"])
     assert built["examples"]["db"] == str(tmp_path / "demo-examples.sqlite")
     assert sorted(built["examples"]["runs"]) == sorted(RUNS)
+    # a count beside disagreements, the item by its id apart (it held the id)
+    assert built["examples"]["adjudicated"] == 1 and built["examples"]["disagreements"] > 1
+    assert built["examples"]["adjudicated_items"] == [study[2].adjudicated]
     first = _exports(capsys, root, db, tmp_path / "first")
     second = _exports(capsys, again, Path(built["examples"]["db"]), tmp_path / "second")
     assert first == second

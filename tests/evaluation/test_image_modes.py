@@ -38,3 +38,19 @@ def test_a_run_of_before_modes_reads_as_image_or_text_only():
                               params={"image": {"mode": "swapped", "seed": 0}})  # fmt: skip
     assert (run_image_mode(swapped), run_image_seed(swapped)) == ("swapped", 0)
     assert run_image_seed(SimpleNamespace(params={"image": {"seed": True}})) is None
+
+
+def test_every_ablation_mode_has_its_mark_and_an_image_run_none():
+    from medrcube_desktop.evaluation.image_modes import mode_mark, mode_words
+
+    assert [mode_mark(m) for m in ("image", "text-only", "blank", "swapped", "noise")] == [
+        "",
+        " (text only)",
+        " (blank ablation)",
+        " (swapped ablation)",
+        " (noise ablation)",
+    ]
+    assert mode_mark("sepia") == ""
+    assert mode_words("text-only") == (
+        "Text only: no picture at all (the prior-leakage baseline, paper Table 4)"
+    )

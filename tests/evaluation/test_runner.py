@@ -28,7 +28,7 @@ def test_answer_relevant_settings_must_match():
     )
     assert resume_conflicts(RUN, other) == [
         "model",
-        "text_only",
+        "image",
         "max_tokens",
         "seed",
         "temperature",
@@ -106,7 +106,35 @@ def test_an_ablation_run_resumes_only_with_its_mode_and_seed():
                                      "image": {**image, "mode": "noise", "seed": 2}})  # fmt: skip
     assert resume_conflicts(noise, other_seed) == ["image"]
     blank = dataclasses.replace(noise, image_mode="blank")
-    assert resume_conflicts(noise, blank) == ["image_mode"]
+    assert resume_conflicts(noise, blank) == ["image"]
+    linked = dataclasses.replace(noise, image_run="m-openai")
+    assert resume_conflicts(linked, dataclasses.replace(noise, image_run="m2")) == ["image"]
+
+
+def test_a_picture_mismatch_is_said_in_words_with_both_values():
+    from medrcube_desktop.evaluation.runner import conflict_values
+
+    image = {"text_only": False, "min_side": 28, "max_pixels": 1003520}
+    blank = dataclasses.replace(RUN, image_mode="blank", image_run="m-openai",
+                                params={**RUN.params, "image": {**image, "mode": "blank", "seed": 0}})  # fmt: skip
+    noise = dataclasses.replace(blank, image_mode="noise", image_run="m2",
+                                params={**RUN.params, "image": {**image, "mode": "noise", "seed": 7}})  # fmt: skip
+    assert conflict_values(blank, noise, resume_conflicts(blank, noise)) == [
+        "image: the run is a blank run (image run m-openai), you asked for a noise run "
+        "(seed 7, image run m2)"
+    ]
+    text = dataclasses.replace(RUN, text_only=True, image_mode="text-only",
+                               params={**RUN.params, "image": {**image, "text_only": True,
+                                                               "max_pixels": 500}})  # fmt: skip
+    assert conflict_values(RUN, text, resume_conflicts(RUN, text)) == [
+        "image: the run is an image run (min side unset, max pixels unset), you asked for a "
+        "text-only run (no image run, min side 28, max pixels 500)"
+    ]
+    with_size = dataclasses.replace(RUN, params={**RUN.params, "image": image})
+    assert conflict_values(with_size, text, resume_conflicts(with_size, text)) == [
+        "image: the run is an image run (max pixels 1003520), you asked for a text-only run "
+        "(no image run, max pixels 500)"
+    ]
 
 
 def test_an_ablation_run_is_linked_to_the_image_run_of_its_model_and_engine():

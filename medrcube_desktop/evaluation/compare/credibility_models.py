@@ -130,8 +130,8 @@ class ModelCredibility:
     bootstrap 95 % interval clustered by image (``*_low``, ``*_high``; ``log_or_boot_*``
     for the log odds ratio, beside Woolf's), the replicates ``n_boot``, the exact
     one-sided permutation p of L shuffled among the model's pairs (``p_permutation``,
-    :func:`~.credibility_stats.permutation_p_exact`), the ``preset`` and whether the
-    run is ``text_only``.
+    :func:`~.credibility_stats.permutation_p_exact`), the ``preset``, whether the
+    run is ``text_only`` and its ``image_mode`` (``RunMatrix.image_modes``).
     """
 
     run: str
@@ -160,6 +160,14 @@ class ModelCredibility:
     preset: str | None = None
     text_only: bool | None = None
     log_or_undefined: str | None = None
+    image_mode: str | None = None
+
+    def mark(self) -> str:
+        """What follows the run's name in a table: its ablation mark
+        (:func:`~medrcube_desktop.evaluation.image_modes.mode_mark`), "" for an image run."""
+        from medrcube_desktop.evaluation.image_modes import mode_mark
+
+        return mode_mark(self.image_mode or ("text-only" if self.text_only else "image"))
 
     @property
     def n_pairs(self) -> int:
@@ -304,7 +312,12 @@ def credibility_table(
     ]
     p = permutation_p_exact(totals)
     extra: list[dict[str, Any]] = [
-        {"p_permutation": _opt(p[c]), "preset": preset, "text_only": matrix.text_only[c]}
+        {
+            "p_permutation": _opt(p[c]),
+            "preset": preset,
+            "text_only": matrix.text_only[c],
+            "image_mode": matrix.image_modes[c],
+        }
         for c in range(len(matrix.runs))
     ]
     if n_boot:

@@ -23,6 +23,7 @@ from medrcube_desktop.evaluation.compare.figures import (
 )
 from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
 from medrcube_desktop.evaluation.compare.result import CompareResult
+from medrcube_desktop.evaluation.image_modes import mode_mark
 
 _STYLE = """
 body { font-family: Georgia, 'Times New Roman', serif; max-width: 72rem; margin: 2rem auto;
@@ -98,7 +99,7 @@ def _leaderboard(result: CompareResult) -> str:
                     f"{_num(board.high[r, c], percent=True)}]</span>"
                 )
             cells.append(f"<td title='n = {int(board.n[r, c])}'>{cell}</td>")
-        flag = " (text only)" if matrix.text_only[r] else ""
+        flag = mode_mark(matrix.image_modes[r])
         family = f"{families[r].group} · {families[r].series}"
         rows.append(
             f"<tr><td>{_e(run)}</td><td>{_e(matrix.models[r])}{flag}<br><span class='ci'>"
@@ -291,8 +292,8 @@ def _pct_ci(low: object, high: object) -> str:
 def _footer(result: CompareResult, meta: Mapping[str, object]) -> str:
     m = result.matrix
     runs = "".join(
-        f"<li>{_e(run)}: {_e(model)}{' (text only)' if text else ''}</li>"
-        for run, model, text in zip(m.runs, m.models, m.text_only, strict=True)
+        f"<li>{_e(run)}: {_e(model)}{mode_mark(mode)}</li>"
+        for run, model, mode in zip(m.runs, m.models, m.image_modes, strict=True)
     )
     warnings = (
         "<p>Warnings: " + "; ".join(_e(w) for w in result.warnings) + "</p>"

@@ -121,6 +121,10 @@ class Leaderboard:
         Each run's model (``RunMatrix.models``; the run names when not given).
     text_only : tuple of bool
         Each run sent no image (``RunMatrix.text_only``).
+    image_modes : tuple of str
+        Each run's image mode (``RunMatrix.image_modes``; by default ``"text-only"``
+        where ``text_only`` is set, else ``"image"``): an ablation run is a baseline of
+        its model, marked (:func:`~medrcube_desktop.evaluation.image_modes.mode_mark`).
     """
 
     runs: tuple[str, ...]
@@ -132,12 +136,23 @@ class Leaderboard:
     random: np.ndarray
     models: tuple[str, ...] = ()
     text_only: tuple[bool, ...] = ()
+    image_modes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.models:
             object.__setattr__(self, "models", tuple(self.runs))
         if not self.text_only:
             object.__setattr__(self, "text_only", (False,) * len(self.runs))
+        if not self.image_modes:
+            modes = tuple("text-only" if text else "image" for text in self.text_only)
+            object.__setattr__(self, "image_modes", modes)
+
+    def ablation(self, r: int) -> bool:
+        """Whether run ``r`` withheld the item's picture (text-only, blank, swapped,
+        noise): a baseline of its model, not a model of its own."""
+        from medrcube_desktop.evaluation.image_modes import is_ablation
+
+        return bool(self.text_only[r]) or is_ablation(self.image_modes[r])
 
     def order(self, sort: str | None = "family") -> np.ndarray:
         """(n_runs,) int64: the rows in the order ``sort`` asks for.
@@ -169,14 +184,14 @@ class Leaderboard:
         best: dict[str, float] = {}  # the model's best image run, else its best run
         for r in range(n):
             model = self.models[r]
-            value = overall[r] + (0.0 if self.text_only[r] else 2.0)
+            value = overall[r] + (0.0 if self.ablation(r) else 2.0)
             best[model] = max(best.get(model, -9.0), value)
         families = [model_family(model) for model in self.models]
 
         def key(r: int) -> tuple[int, str, float, str, bool, float]:
             family = families[r]
             return (rank.get(family.group, len(rank)), family.series.lower(),
-                    -best[self.models[r]], self.models[r], self.text_only[r], -overall[r])  # fmt: skip
+                    -best[self.models[r]], self.models[r], self.ablation(r), -overall[r])  # fmt: skip
 
         return np.array(sorted(range(n), key=key), dtype=np.int64)
 
@@ -204,7 +219,9 @@ class Leaderboard:
             families). Otherwise rows in :meth:`order`'s order, and three first columns
             ``("family", "series")``, ``("family", "group")`` (str,
             :func:`~.families.model_family` of the run's model) and
-            ``("family", "text_only")`` (bool; empty strings on the Random row).
+            ``("family", "text_only")`` (bool; empty strings on the Random row), and
+            ``("family", "image_mode")`` after them when a run is a blank, swapped or
+            noise ablation (the mode; the layout without ablations kept as it was).
 
         Returns
         -------
@@ -238,6 +255,9 @@ class Leaderboard:
         text_only = [bool(self.text_only[r]) for r in rows]
         blank = [""] if value == "accuracy" else []
         frame.insert(0, ("family", "text_only"), blank + text_only)
+        if any(mode not in ("image", "text-only") for mode in self.image_modes):
+            modes = [self.image_modes[r] for r in rows]
+            frame.insert(1, ("family", "image_mode"), blank + modes)
         frame.insert(0, ("family", "group"), blank + [f.group for f in families])
         frame.insert(0, ("family", "series"), blank + [f.series for f in families])
         return frame
@@ -303,7 +323,7 @@ def leaderboard(matrix: RunMatrix) -> Leaderboard:
         random = np.where(size > 0, inv_k @ member / np.where(size > 0, size, 1), np.nan)
     return Leaderboard(
         matrix.runs, tuple(columns), n, correct, low, high, random,
-        models=matrix.models, text_only=matrix.text_only,
+        models=matrix.models, text_only=matrix.text_only, image_modes=matrix.image_modes,
     )  # fmt: skip
 
 

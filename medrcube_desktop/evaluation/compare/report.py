@@ -345,15 +345,16 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
             cell.number_format = "0.0"  # shown as the paper prints it; stored unrounded
     accuracy = board.accuracy
     long = [
-        [run, model, text, group, value, int(board.n[r, c]), int(board.correct[r, c]),
+        [run, model, text, mode, group, value, int(board.n[r, c]), int(board.correct[r, c]),
          accuracy[r, c], board.low[r, c], board.high[r, c]]
-        for r, (run, model, text) in enumerate(zip(matrix.runs, matrix.models, matrix.text_only,
-                                                   strict=True))
+        for r, (run, model, text, mode) in enumerate(zip(
+            matrix.runs, matrix.models, matrix.text_only, matrix.image_modes, strict=True))
         for c, (group, value) in enumerate(board.columns)
     ]  # fmt: skip
     long += [
         [
             random_row_name(board.runs),
+            None,
             None,
             None,
             group,
@@ -366,8 +367,8 @@ def write_xlsx(result: CompareResult, meta: Mapping[str, object], path: Path) ->
         ]
         for c, (group, value) in enumerate(board.columns)
     ]
-    _sheet(book, "leaderboard", ["run", "model", "text_only", "group", "value", "n", "correct",
-                                 "accuracy", "wilson_low", "wilson_high"], long)  # fmt: skip
+    _sheet(book, "leaderboard", ["run", "model", "text_only", "image_mode", "group", "value", "n",
+                                 "correct", "accuracy", "wilson_low", "wilson_high"], long)  # fmt: skip
     voxels = result.voxels
     model = dict(zip(matrix.runs, matrix.models, strict=True))
     _sheet(
@@ -464,9 +465,10 @@ def _meta_sheet(book, result: CompareResult, meta: Mapping[str, object]) -> None
                                 for k, v in {**meta, **settings}.items()]  # fmt: skip
     rows.append(["warnings", "; ".join(result.warnings)])
     rows.append([])
-    rows.append(["run", "model", "text_only"])
+    rows.append(["run", "model", "text_only", "image_mode"])
     m = result.matrix
-    rows += [[r, model, t] for r, model, t in zip(m.runs, m.models, m.text_only, strict=True)]
-    sheet = _sheet(book, "meta", ["key", "value", ""], rows)
+    rows += [[r, model, t, mode] for r, model, t, mode in zip(m.runs, m.models, m.text_only,
+                                                              m.image_modes, strict=True)]  # fmt: skip
+    sheet = _sheet(book, "meta", ["key", "value", "", ""], rows)
     sheet.column_dimensions["A"].width = 22
     sheet.column_dimensions["B"].width = 60

@@ -217,14 +217,16 @@ class CompareResult:
                     "series": f.series,
                     "group": f.group,
                     "text_only": text,
+                    "image_mode": mode,
                     "answered": int(n),
                     "unparsed": int(bad),
                 }
-                for run, model, f, text, n, bad in zip(
+                for run, model, f, text, mode, n, bad in zip(
                     m.runs,
                     m.models,
                     m.families(),
                     m.text_only,
+                    m.image_modes,
                     m.answered.sum(axis=0),
                     m.unparsed.sum(axis=0),
                     strict=True,

@@ -32,9 +32,6 @@ DROP_COLUMNS: tuple[str, ...] = ("Image run", "Text run", "n", "With image", "Wi
 VOXEL_COLUMNS: tuple[str, ...] = ("Voxel", "n", "With image", "Without image", "Drop")
 """Header of :func:`drop_voxel_rows`."""
 
-TEXT_ONLY_MARK = " (text only)"
-"""Ends the name of a text-only run in :func:`credibility_rows`."""
-
 MISSING = "—"
 
 
@@ -56,7 +53,7 @@ def with_interval(value: float | None, low: float | None, high: float | None, di
 def credibility_row(f: ModelCredibility) -> list[str]:
     """One run's cells under :data:`CREDIBILITY_COLUMNS`."""
     return [
-        f.run + (TEXT_ONLY_MARK if f.text_only else ""),
+        f.run + f.mark(),  # " (text only)", " (blank ablation)"…
         str(f.a), str(f.b), str(f.c), str(f.d),
         with_interval(f.acc_h, f.acc_h_low, f.acc_h_high),
         with_interval(f.rationality, f.rationality_low, f.rationality_high),

@@ -49,11 +49,24 @@ class RaterMatrix:
     """One rater over the universe of items.
 
     ``values`` : (n_items, 10) int 0/1 in :data:`JUDGMENTS` order (0 where not judged);
-    ``judged`` : (n_items,) bool.
+    ``judged`` : (n_items,) bool, the rater judged the item (abstentions or not);
+    ``valid`` : (n_items, 11) bool, per :data:`JUDGMENTS` column and the sample level
+    last, the rater gave a verdict there (a rule not abstained on; a principle, the
+    overall verdict and the sample level none of whose rules was; an adjudicated overall
+    verdict always); by default ``judged`` in every column;
+    ``abstained`` : (n_items, 7) bool, "cannot judge" per rule (rubric order), or None.
     """
 
     values: np.ndarray
     judged: np.ndarray
+    valid: np.ndarray | None = None
+    abstained: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.valid is None:
+            self.valid = np.repeat(self.judged[:, None], len(JUDGMENTS) + 1, axis=1)
+        if self.abstained is None:
+            self.abstained = np.zeros((len(self.judged), len(RULE_IDS)), dtype=bool)
 
 
 def rater_matrix(
@@ -62,31 +75,41 @@ def rater_matrix(
     """The matrix of ``scores`` (item → rule → 0/1) over ``universe``; ``verdicts``
     (item → 0/1) replaces the derived overall verdict where given (an adjudicated one).
 
-    An item on which the rater cannot judge some rule (:data:`CANNOT_JUDGE`, issue 24)
-    counts as not judged by that rater here (the panel's figures leave the whole item
-    out for that rater, never take the abstention as pass or fail; the pairwise
-    exclusion per rule is the two-rater study's, :func:`~.stats.compare`).
+    An abstention (:data:`CANNOT_JUDGE`, issue 24) is never taken as pass or fail: it
+    leaves that rule out for that rater (``valid``), and with it the rule's principle,
+    the overall verdict (unless adjudicated) and the sample level, as the two-rater
+    study excludes them pairwise (:func:`~.stats.compare`); the item's other rules count.
 
     Raises ``ValueError`` for a score that is not 0/1 or an abstention.
     """
     values = np.zeros((len(universe), len(JUDGMENTS)), dtype=int)
     judged = np.zeros(len(universe), dtype=bool)
+    valid = np.zeros((len(universe), len(JUDGMENTS) + 1), dtype=bool)
+    abstained = np.zeros((len(universe), len(RULE_IDS)), dtype=bool)
     cols = {pid: [RULE_IDS.index(r) for r in rules] for pid, rules in PRINCIPLES.items()}
+    k = len(RULE_IDS)
     for row, item in enumerate(universe):
         if item not in scores:
             continue
-        rules = [scores[item].get(rule) for rule in RULE_IDS]
-        if CANNOT_JUDGE in rules:
-            continue
+        given = [scores[item].get(rule) for rule in RULE_IDS]
+        na = [v == CANNOT_JUDGE for v in given]
+        rules = [0 if out else v for v, out in zip(given, na, strict=True)]
         if any(v not in (0, 1) or isinstance(v, bool) for v in rules):
-            raise ValueError(f"item {item}: every rule must be 0 or 1, got {rules!r}")
-        values[row, : len(RULE_IDS)] = rules
-        values[row, len(RULE_IDS)] = all(rules[c] for c in cols["1"])
-        values[row, len(RULE_IDS) + 1] = all(rules[c] for c in cols["2"])
-        verdict = all(rules) if verdicts is None or item not in verdicts else verdicts[item]
-        values[row, len(RULE_IDS) + 2] = int(verdict)
+            raise ValueError(f"item {item}: every rule must be 0 or 1, got {given!r}")
+        values[row, :k] = rules
+        values[row, k] = all(rules[c] for c in cols["1"])
+        values[row, k + 1] = all(rules[c] for c in cols["2"])
+        adjudicated = verdicts is not None and item in verdicts
+        verdict = verdicts[item] if adjudicated else all(rules)  # type: ignore[index]
+        values[row, k + 2] = int(verdict)
         judged[row] = True
-    return RaterMatrix(values, judged)
+        abstained[row] = na
+        valid[row, :k] = [not out for out in na]
+        valid[row, k] = not any(na[c] for c in cols["1"])
+        valid[row, k + 1] = not any(na[c] for c in cols["2"])
+        valid[row, k + 2] = adjudicated or not any(na)
+        valid[row, k + 3] = not any(na)  # the all-seven match
+    return RaterMatrix(values, judged, valid, abstained)
 
 
 @dataclass
@@ -167,15 +190,16 @@ def _pair_statistics(
     drawn item or kappa is undefined. ``exact`` uses :func:`math.isclose`'s tolerance for
     p_e = 1 (point estimates, as :func:`.stats.cohen_kappa`), else numpy's default (the
     draws, as :mod:`.stats`)."""
-    both = (a.judged & b.judged).astype(float)
+    assert a.valid is not None and b.valid is not None  # set by __post_init__
+    both = (a.valid & b.valid).astype(float)  # (n_items, 11): per judgment, pairwise
     va, vb = a.values.astype(float), b.values.astype(float)
     agree = (a.values == b.values).astype(float)
     sample = agree[:, : len(RULE_IDS)].all(axis=1).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        count = weights @ both  # (rows,)
-        po = (weights @ (both[:, None] * np.column_stack([agree, sample]))) / count[:, None]
-        pa = (weights @ (both[:, None] * va)) / count[:, None]
-        pb = (weights @ (both[:, None] * vb)) / count[:, None]
+        count = weights @ both  # (rows, 11)
+        po = (weights @ (both * np.column_stack([agree, sample]))) / count
+        pa = (weights @ (both[:, :-1] * va)) / count[:, :-1]
+        pb = (weights @ (both[:, :-1] * vb)) / count[:, :-1]
         pe = pa * pb + (1 - pa) * (1 - pb)
         one = np.isclose(pe, 1.0, rtol=1e-9, atol=0.0) if exact else np.isclose(pe, 1.0)
         kappa = np.where(one, np.nan, (po[:, :-1] - pe) / (1 - pe))
@@ -249,7 +273,8 @@ def group_columns(
     n = len(next(iter(raters.values())).judged) if raters else 0
     pairs = sorted({pair for _, _, group in groups for pair in group})
     point = {p: _pair_statistics(raters[p[0]], raters[p[1]], np.ones((1, n)), True) for p in pairs}
-    counts = {p: int((raters[p[0]].judged & raters[p[1]].judged).sum()) for p in pairs}
+    valid = {name: m.valid for name, m in raters.items() if m.valid is not None}
+    counts = {p: (valid[p[0]] & valid[p[1]]).sum(axis=0) for p in pairs}
     draws: dict[Pair, list[dict[str, np.ndarray]]] = {p: [] for p in pairs}
     if bootstrap > 0 and n > 0:
         for chunk in Draws(n, bootstrap, seed).chunks():
@@ -270,7 +295,7 @@ def group_columns(
             figures = GroupFigures(
                 _point(est["agreement"][0, col]),
                 _ci(boot["agreement"][:, col]) if boot else None,
-                n_items=[counts[p] for p in group],
+                n_items=[int(counts[p][col]) for p in group],
             )
             intervals = [("ci95", "agreement")]
             if key != "sample":

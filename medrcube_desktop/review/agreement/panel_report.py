@@ -18,7 +18,7 @@ from medrcube_desktop.core.rubric import RULE_IDS, load_rubric
 from medrcube_desktop.review.agreement.panel import ROW_KEYS
 from medrcube_desktop.review.agreement.panel_run import PanelRun
 from medrcube_desktop.review.agreement.report import refuse_inputs
-from medrcube_desktop.review.agreement.table import fmt, fmt_ci
+from medrcube_desktop.review.agreement.table import cannot_judge_line, fmt, fmt_ci
 
 PANEL_FILES: tuple[str, ...] = (
     "agreement.json",
@@ -135,6 +135,22 @@ def fixed_cell(figures, key: str) -> str:
     return text + ("      " if key == "sample" else f" {fmt(figures.cohen_kappa):>5}")
 
 
+def panel_abstention_lines(run: PanelRun) -> list[str]:
+    """The "cannot judge" figures of a several-experts run in sentences, as the two-rater
+    study says them (:func:`~.table.cannot_judge_line`): each rater's abstentions per
+    rule over the items they judged, and how they are left out. Empty when nobody
+    abstained."""
+    if not run.abstentions:
+        return []
+    lines = [cannot_judge_line(name, rates, "judged") for name, rates in run.abstentions.items()]
+    lines.append(
+        "Left out where a rater cannot judge (pairwise, per rule): that rule of each pair "
+        "with them, and its principle, the verdict (unless adjudicated) and the sample "
+        "level; the item's other rules count."
+    )
+    return lines
+
+
 def panel_lines(run: PanelRun, width: int = 120) -> list[str]:
     """The terminal table, one row per judgment, in blocks of as many columns as fit in
     ``width`` characters (each block repeats the row labels; a header wraps)."""
@@ -175,6 +191,7 @@ def panel_lines(run: PanelRun, width: int = 120) -> list[str]:
     )
     lines += textwrap.wrap(legend, width)
     for prefix, texts in (
+        ("", panel_abstention_lines(run)),
         ("note: ", run.notes),
         ("warning: ", small_overlaps(run)),
         ("", panel_undefined(run)),

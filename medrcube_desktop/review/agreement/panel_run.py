@@ -22,7 +22,12 @@ from medrcube_desktop.review.agreement.panel import (
     rater_matrix,
 )
 from medrcube_desktop.review.agreement.run import expert_scores
-from medrcube_desktop.review.agreement.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Scores
+from medrcube_desktop.review.agreement.stats import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_SEED,
+    Scores,
+    rater_abstentions,
+)
 from medrcube_desktop.store import StudyStore, utc_now
 
 GOLD = "gold"
@@ -40,7 +45,9 @@ class PanelRun:
     (``experts``: name → :meth:`.gold.GoldSources.to_dict`); ``scores`` rater → item → rule → 0/1 (the long
     export); ``notes`` what a reader must know to read the figures (gold mode: for
     each expert, on how many items gold is their shared verdict, their own adjudication,
-    or someone else's).
+    or someone else's); ``abstentions`` rater → :func:`~.stats.rater_abstentions` over
+    the items they judged, None when nobody said "cannot judge" (the gold standard is no
+    rater here).
     """
 
     mode: str
@@ -51,6 +58,7 @@ class PanelRun:
     gold: dict[str, Any] | None = None
     scores: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    abstentions: dict[str, dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, object]:
         """The ``agreement --json`` object of a several-experts study."""
@@ -65,6 +73,8 @@ class PanelRun:
         if self.gold is not None:
             data["gold"] = self.gold
             data["notes"] = self.notes
+        if self.abstentions is not None:  # only when someone abstained: else as before
+            data["abstentions"] = self.abstentions
         return data
 
     def column(self, kind: str) -> Column | None:
@@ -160,7 +170,8 @@ def run_panel(
     columns = group_columns(matrices, groups, bootstrap, seed)
     meta = _meta(reviewers, model, study, study_seed, bootstrap, seed, hashes, only_items)
     return PanelRun("panel", columns, universe, _counts(raters, universe), meta,
-                    scores=_restrict(raters, universe))  # fmt: skip
+                    scores=_restrict(raters, universe),
+                    abstentions=_abstentions(matrices, list(raters)))  # fmt: skip
 
 
 def run_gold(
@@ -226,7 +237,8 @@ def run_gold(
     }
     scores = _restrict({**raters, GOLD: gold.scores}, universe)
     counts = _counts(raters, universe)
-    return PanelRun("gold", columns, universe, counts, meta, summary, scores, notes)
+    return PanelRun("gold", columns, universe, counts, meta, summary, scores, notes,
+                    _abstentions(matrices, list(raters)))  # fmt: skip
 
 
 def _gold_groups(llm, sources, gold, universe, matrices) -> tuple[list[tuple], list[str]]:
@@ -272,6 +284,15 @@ def _universe(raters, pairs, sample, only_items) -> list[str]:
     if not covered:
         raise MedRCubeError("no item was judged by two of the raters compared")
     return covered
+
+
+def _abstentions(matrices: dict, names: list[str]) -> dict[str, dict[str, Any]] | None:
+    """Each rater's :func:`~.stats.rater_abstentions` over the items they judged, or None
+    when nobody abstained."""
+    found = {
+        name: rater_abstentions(matrices[name].abstained[matrices[name].judged]) for name in names
+    }
+    return found if any(f["items_with_any"] for f in found.values()) else None
 
 
 def _counts(raters: dict[str, Scores], universe: list[str]) -> dict[str, int]:

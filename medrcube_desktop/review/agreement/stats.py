@@ -378,20 +378,25 @@ def _kept(keep: np.ndarray, draws: Draws | None) -> Draws | None:
     return _draws(int(keep.sum()), draws.count, draws.seed)
 
 
+def rater_abstentions(mask: np.ndarray) -> dict[str, object]:
+    """One rater's "cannot judge" over the items of ``mask`` ((n_items, 7) bool, rubric
+    order): ``{"n_items", "counts": {rule: int}, "rates": {rule: float (0–1, rounded to
+    6 digits)}, "items_with_any"}``; the one computation of every agreement surface (two
+    raters, the experts panel, ``--gold``)."""
+    n = len(mask)
+    counts = mask.sum(axis=0) if n else np.zeros(len(RULE_IDS), dtype=int)
+    return {
+        "n_items": n,
+        "counts": {rule: int(counts[k]) for k, rule in enumerate(RULE_IDS)},
+        "rates": {rule: _round(counts[k] / n) if n else None for k, rule in enumerate(RULE_IDS)},
+        "items_with_any": int(mask.any(axis=1).sum()) if n else 0,
+    }
+
+
 def _abstentions(items: Sequence[str], a_na: np.ndarray, b_na: np.ndarray) -> dict[str, Any]:
     """How often each rater said "cannot judge" on the compared items, and what that
     left out (:attr:`AgreementResult.abstentions`)."""
-    n = len(items)
-
-    def rates(mask: np.ndarray) -> dict[str, object]:
-        counts = mask.sum(axis=0)
-        return {
-            "n_items": n,
-            "counts": {rule: int(counts[k]) for k, rule in enumerate(RULE_IDS)},
-            "rates": {rule: _round(counts[k] / n) for k, rule in enumerate(RULE_IDS)},
-            "items_with_any": int(mask.any(axis=1).sum()),
-        }
-
+    rates = rater_abstentions
     either = a_na | b_na
     return {
         "first": rates(a_na),

@@ -173,6 +173,23 @@ def abstention_rows(run: StudyRun) -> list[dict[str, Any]]:
     ]
 
 
+def cannot_judge_line(rater: str, rates: dict[str, Any], over: str = "compared") -> str:
+    """One rater's :func:`~.stats.rater_abstentions` in a sentence, the same on every
+    agreement surface: ``Cannot judge, dr-a (of 8 compared items): 1.4 2 (25 %).``
+    (``never`` without an abstention); ``over`` names the items counted."""
+    parts = [
+        f"{rule} {count} ({rates['rates'][rule] * 100:.0f} %)"
+        for rule, count in rates["counts"].items()
+        if count
+    ]
+    n = rates["n_items"]
+    return (
+        f"Cannot judge, {rater} (of {n} {over} item{'' if n == 1 else 's'}): "
+        + (", ".join(parts) if parts else "never")
+        + "."
+    )
+
+
 def abstention_lines(run: StudyRun) -> list[str]:
     """The "cannot judge" figures in sentences (empty when nobody abstained): each
     rater's abstention rate per rule over the compared items, and what the pairwise
@@ -180,20 +197,7 @@ def abstention_lines(run: StudyRun) -> list[str]:
     found = run.result.abstentions
     if not found:
         return []
-    lines = []
-    for side in ("first", "second"):
-        rates = found[side]
-        parts = [
-            f"{rule} {count} ({rates['rates'][rule] * 100:.0f} %)"
-            for rule, count in rates["counts"].items()
-            if count
-        ]
-        n = rates["n_items"]
-        lines.append(
-            f"Cannot judge, {run.meta[side]} (of {n} compared item{'' if n == 1 else 's'}): "
-            + (", ".join(parts) if parts else "never")
-            + "."
-        )
+    lines = [cannot_judge_line(run.meta[side], found[side]) for side in ("first", "second")]
     pairs = ", ".join(f"{r} {k}" for r, k in found["pairs_left_out"].items() if k)
     verdicts = ", ".join(f"P{p} {k}" for p, k in found["principles_left_out"].items() if k)
     lines.append(

@@ -14,6 +14,7 @@ from medrcube_desktop.review.agreement.panel import ROW_KEYS
 from medrcube_desktop.review.agreement.panel_report import (
     cell,
     pair_counts,
+    panel_abstention_lines,
     panel_undefined,
     row_labels,
     small_overlaps,
@@ -96,7 +97,8 @@ def panel_summary(run: PanelRun, blind_viewer: str | None) -> str:
 def panel_notes(run: PanelRun) -> str:
     """The rich-text notes shown below the table (every name escaped): where each
     rater's gold values come from, and columns over too few items; "" when none."""
-    lines = [f"<b>Note:</b> {esc(note)}." for note in run.notes]
+    lines = [esc(line) for line in panel_abstention_lines(run)]  # as the command says them
+    lines += [f"<b>Note:</b> {esc(note)}." for note in run.notes]
     lines += [f"<b>Warning:</b> {esc(warning)}." for warning in small_overlaps(run)]
     undefined = panel_undefined(run)  # the command lists them all; a few fit here
     lines += [esc(line) for line in undefined[:3]]

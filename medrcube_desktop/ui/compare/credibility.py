@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 from medrcube_desktop.evaluation.compare.summary_tables import (
     CREDIBILITY_COLUMNS,
     DROP_COLUMNS,
-    TEXT_ONLY_MARK,
     VOXEL_COLUMNS,
     correlation_text,
     credibility_rows,
@@ -162,7 +161,8 @@ class CompareCredibilityView(QWidget):
             return
         rows = credibility_rows(self.result, self._order)
         _fill(self.credibility, rows,
-              [r for r, row in enumerate(rows) if row[0].endswith(TEXT_ONLY_MARK)])  # fmt: skip
+              [r for r, f in enumerate(self.result.in_order(order=list(self._order or self.result.order)))
+               if f.mark()])  # fmt: skip
 
     def _show_voxels(self) -> None:
         rows = self.drops.selectionModel().selectedRows()

@@ -25,7 +25,7 @@ from medrcube_desktop.evaluation.compare.item_filters import (
 )
 from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
-from medrcube_desktop.evaluation.compare.summary_tables import TEXT_ONLY_MARK
+from medrcube_desktop.evaluation.image_modes import is_ablation, mode_mark, mode_words
 from medrcube_desktop.ui.widgets.readable import bold_metrics, fit_header, header_padding
 from medrcube_desktop.ui.widgets.themes import current_theme
 
@@ -58,17 +58,28 @@ ITEM_ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 TEXT_ONLY_SUFFIX = " (text)"
+
+
+def ablation_suffix(mode: str) -> str:
+    """A column header's short mark of a blank, swapped or noise run: ``" (blank)"``
+    (the mode of :func:`~medrcube_desktop.evaluation.image_modes.mode_mark`), "" else."""
+    return f" ({mode})" if is_ablation(mode) else ""
+
+
 """Ends the header of a text-only run's column (a baseline, not a model)."""
 
 
 def run_headers(matrix: RunMatrix) -> list[str]:
     """Each run column's header: its number (1, 2, …), its name, and
-    :data:`TEXT_ONLY_SUFFIX` for a text-only run. The header elides the middle, so two
+    :data:`TEXT_ONLY_SUFFIX` for a text-only run, ``(blank)``, ``(swapped)``,
+    ``(noise)`` for the other ablation runs. The header elides the middle, so two
     names sharing a prefix and a suffix (``Qwen2.5-VL-7B-Instruct``,
     ``Qwen2.5-VL-3B-Instruct``) still read apart by their number."""
     return [
-        f"{n} {run}{TEXT_ONLY_SUFFIX if text else ''}"
-        for n, (run, text) in enumerate(zip(matrix.runs, matrix.text_only, strict=True), 1)
+        f"{n} {run}{TEXT_ONLY_SUFFIX if text else ablation_suffix(mode)}"
+        for n, (run, text, mode) in enumerate(
+            zip(matrix.runs, matrix.text_only, matrix.image_modes, strict=True), 1
+        )
     ]
 
 
@@ -91,9 +102,20 @@ class CompareGridModel(QAbstractTableModel):
         families = matrix.families()
         self.run_tips = [
             f"{run}\nModel: {model}\nSeries: {f.series} ({f.group})"
-            + ("\nText only: no image sent" if text else "")
-            for run, model, f, text in zip(
-                matrix.runs, matrix.models, families, matrix.text_only, strict=True
+            + (
+                "\nText only: no image sent"
+                if text
+                else f"\n{mode_words(mode)}"
+                if is_ablation(mode)
+                else ""
+            )
+            for run, model, f, text, mode in zip(
+                matrix.runs,
+                matrix.models,
+                families,
+                matrix.text_only,
+                matrix.image_modes,
+                strict=True,
             )
         ]
         self.headers = run_headers(matrix)
@@ -184,7 +206,11 @@ class CompareGridModel(QAbstractTableModel):
                     else None
                 )
             return f"Column {run + 1}: {self.run_tips[run]}"
-        if role == Qt.ItemDataRole.FontRole and run >= 0 and self.matrix.text_only[run]:
+        if (
+            role == Qt.ItemDataRole.FontRole
+            and run >= 0
+            and (self.matrix.text_only[run] or is_ablation(self.matrix.image_modes[run]))
+        ):
             font = QFont()
             font.setItalic(True)  # a baseline, not a model: told by the text as well
             return font
@@ -309,17 +335,18 @@ class LeaderboardModel(QAbstractTableModel):
             return None
         row, column = index.row(), index.column()
         r = self.rows[row]
-        text_only = r > 0 and bool(self.board.text_only[r - 1])
+        ablation = r > 0 and self.board.ablation(r - 1)
+        mode = self.board.image_modes[r - 1] if r > 0 else ""
         if column < len(self.FIRST):
             if role == Qt.ItemDataRole.DisplayRole:
-                name = self.names[r] + (TEXT_ONLY_MARK if text_only and column == 0 else "")
+                name = self.names[r] + (mode_mark(mode) if column == 0 else "")
                 return (name, self.series[r], self.groups[r])[column]
-            if role == Qt.ItemDataRole.FontRole and text_only:
+            if role == Qt.ItemDataRole.FontRole and ablation:
                 font = QFont()
                 font.setItalic(True)
                 return font
-            if role == Qt.ItemDataRole.ToolTipRole and text_only:
-                return "Text only: no image sent (a baseline of its model, paper Table 4)"
+            if role == Qt.ItemDataRole.ToolTipRole and ablation:
+                return f"{mode_words(mode)}; a baseline of its model"
             return None
         value = self.value(row, column)
         c = column - len(self.FIRST)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem
 from medrcube_desktop.evaluation.compare.families import model_family
 from medrcube_desktop.evaluation.compare.matrix import RunMatrix
 from medrcube_desktop.evaluation.compare_options import CompareSettings
+from medrcube_desktop.evaluation.image_modes import is_ablation, mode_words, run_image_mode
 from medrcube_desktop.store import StudyStore
 
 RUN_ROLE = Qt.ItemDataRole.UserRole
@@ -109,13 +110,15 @@ class RunListView(QListWidget):
             if record is None:
                 continue
             family = model_family(record.model)
-            text_only = " · TEXT ONLY" if record.text_only else ""
-            entry = QListWidgetItem(f"{name}\n{family.series}{text_only} · {record.model}")
+            mode = run_image_mode(record)
+            marked = f" · {mode.replace('-', ' ').upper()}" if is_ablation(mode) else ""
+            entry = QListWidgetItem(f"{name}\n{family.series}{marked} · {record.model}")
             entry.setData(RUN_ROLE, name)
             entry.setToolTip(
                 f"{name}\nModel: {record.model}\nSeries: {family.series} ({family.group})\n"
-                + ("Text only: no image sent" if record.text_only else "With the image")
-            )
+                + ("Text only: no image sent" if record.text_only else
+                   mode_words(mode) if is_ablation(mode) else "With the image")
+            )  # fmt: skip
             entry.setFlags(entry.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             entry.setCheckState(before.get(name, Qt.CheckState.Checked))
             self.addItem(entry)
