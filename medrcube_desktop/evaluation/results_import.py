@@ -216,7 +216,8 @@ class _Reader:
         from medrcube_desktop.core.names import check_name
         from medrcube_desktop.evaluation.results_json import environment_keys
 
-        self._files, self._keys, self._futures = files, environment_keys(), {}
+        self._files, self._keys = files, environment_keys()
+        self._futures: dict[int, futures.Future] = {}
         self._cwd = os.getcwd()
         self._names: dict[int, str] = {}
         for n, file in enumerate(files):
