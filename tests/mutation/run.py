@@ -58,6 +58,21 @@ class Module:
 MODULES: dict[str, Module] = {
     # the agreement study (Table 5): kappa, AC1, Wilson, bootstrap, McNemar, the gold verdict
     "agreement.stats": Module(("review/agreement/stats.py",), ("review/agreement/test_stats*.py",)),
+    "agreement.coefficients": Module(
+        ("review/agreement/coefficients.py",), ("review/agreement/test_coefficients*.py",)
+    ),
+    "agreement.intervals": Module(
+        ("review/agreement/intervals.py",), ("review/agreement/test_intervals*.py",)
+    ),
+    "agreement.degenerate": Module(
+        ("review/agreement/degenerate.py",), ("review/agreement/test_degenerate*.py",)
+    ),
+    "agreement.pair_figures": Module(
+        ("review/agreement/pair_figures.py",), ("review/agreement/test_pair_figures*.py",)
+    ),
+    "agreement.fleiss": Module(
+        ("review/agreement/fleiss.py",), ("review/agreement/test_fleiss*.py",)
+    ),
     "agreement.gold": Module(("review/agreement/gold.py",), ("review/agreement/test_gold*.py",)),
     "agreement.panel": Module(("review/agreement/panel.py",), ("review/agreement/test_panel*.py",)),
     "agreement.table": Module(("review/agreement/table.py",), ("review/agreement/test_table*.py",)),
