@@ -95,3 +95,12 @@ def test_mcnemar_exact_p_is_one_without_discordant_pairs():
     assert mcnemar_exact_p([[0, 0], [0, 0]]) == 1.0
     assert isinstance(mcnemar_exact_p([[5, 2], [0, 5]]), float)
     assert mcnemar_exact_p([[5, 2], [0, 5]]) == pytest.approx(0.5)  # 2 · 0.5²
+
+
+def test_mcnemar_exact_p_of_one_sided_discordance():
+    # every discordant pair one way: 2 · 0.5^k (the guard must look at both off-diagonal
+    # cells, not a diagonal one)
+    assert mcnemar_exact_p([[3, 2], [0, 0]]) == pytest.approx(0.5)
+    assert mcnemar_exact_p([[3, 0], [2, 0]]) == pytest.approx(0.5)
+    assert mcnemar_exact_p([[0, 0], [3, 0]]) == pytest.approx(0.25)
+    assert mcnemar_exact_p([[0, 4], [0, 9]]) == pytest.approx(0.125)

@@ -101,3 +101,17 @@ def test_agrees_words():
         "one item: every resample is that item"
     )
     assert agrees("every item gives 0.5 (x)") == "every item gives 0.5 (x)"
+
+
+def test_judgments_given_as_bools_or_lists():
+    both = "both raters gave 'pass' to every item"
+    expected = {
+        "ci95": "every item agrees (no variation to resample)",
+        "cohen_kappa": both,
+        "kappa_ci95": both,
+        "ac1_ci95": both,
+    }
+    assert undefined_reasons(np.array([True, True]), np.array([True, True])) == expected
+    assert undefined_reasons(np.array([1, 1]), np.array([True, True])) == expected
+    assert undefined_reasons(np.array([True, True]), np.array([1, 1])) == expected
+    assert undefined_reasons([1, 1], [1, 1]) == expected

@@ -3,6 +3,7 @@ implementation: numpy's generator read at once, the percentile of means computed
 test, the Wilson formula written out, Cohen's kappa and AC1 of each resampled table."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -75,6 +76,10 @@ def test_per_draw_applies_the_statistic_to_every_draw():
 
 
 def test_interval_undefined():
+    assert interval_undefined(np.array([True, True])) == (
+        "every item gives 1 (no variation to resample)"
+    )
+    assert interval_undefined(np.array([True, False])) is None
     assert interval_undefined([]) == "no items"
     assert interval_undefined([0.0]) == "one item: every resample is that item"
     assert interval_undefined([1.0, 1.0]) == "every item gives 1 (no variation to resample)"
@@ -85,7 +90,7 @@ def test_interval_undefined():
 
 
 def test_percentile_ci_is_the_percentile_of_the_resampled_means():
-    values = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0])
+    values = np.random.default_rng(12).random(12)  # continuous: every percentile differs
     draws = np.random.default_rng(5).integers(0, 12, size=(999, 12))
     means = np.sort(values[draws].mean(axis=1))
     # numpy's default (linear) percentile of 999 values: the 2.5 % point is at rank
@@ -97,6 +102,11 @@ def test_percentile_ci_is_the_percentile_of_the_resampled_means():
     assert isinstance(got[0], float) and isinstance(got[1], float)
     assert percentile_ci(values, None) is None
     assert percentile_ci(np.ones(12), Draws(12, 999, 5)) is None
+    binary = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0])
+    binary_means = binary[draws].mean(axis=1)
+    assert percentile_ci(binary, Draws(12, 999, 5)) == tuple(
+        float(x) for x in np.percentile(binary_means, [2.5, 97.5])
+    )
     assert percentile_ci(np.ones(1), Draws(1, 999, 5)) is None
 
 
@@ -153,3 +163,30 @@ def test_wilson_ci_is_the_score_formula(k, n):
 def test_wilson_ci_of_nothing_is_none():
     assert wilson_ci(0, 0) is None
     assert wilson_ci(50, 50)[0] == pytest.approx(0.9287, abs=1e-4)  # the docstring's example
+
+
+def test_draws_take_p_e_within_numpys_tolerance_of_one_as_undefined():
+    # 300,000 items, one failed by both raters: 1 - p_e ≈ 6.7e-6, within np.isclose's
+    # default tolerance, so a resample of them all has no kappa (the draws' rule, which
+    # panel.py shares); AC1 is 1
+    n = 300_000
+    a = np.ones(n, dtype=int)
+    a[0] = 0
+    got = draw_statistics(a, a.copy(), np.arange(n)[None, :])
+    assert math.isnan(got["kappa"][0])
+    assert got["ac1"][0] == pytest.approx(1.0)
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
+def test_draw_statistics_of_one_item_and_of_none():
+    got = draw_statistics(np.array([1]), np.array([0]), np.zeros((3, 1), dtype=int))
+    assert got["kappa"].tolist() == [0.0, 0.0, 0.0] and got["ac1"].tolist() == [-1.0] * 3
+    with pytest.raises(AssertionError):
+        draw_statistics(np.array([], dtype=int), np.array([], dtype=int), np.zeros((2, 0), int))
+
+
+def test_an_undefined_kappa_in_a_draw_prints_no_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = draw_statistics(np.ones(4, dtype=int), np.ones(4, dtype=int), np.zeros((2, 4), int))
+    assert np.isnan(got["kappa"]).all() and (got["ac1"] == 1.0).all()

@@ -154,3 +154,20 @@ def test_to_dict_names_and_undefined():
         "ci95": "w",
         "pabak": "v",
     }
+
+
+def test_lists_are_taken_as_arrays():
+    a, b = [1, 0, 1, 1, 0, 1], [1, 1, 1, 0, 0, 1]
+    assert binary_figures(a, b, 100, 2) == binary_figures(np.array(a), np.array(b), 100, 2)
+    assert binary_figures(a, np.array(b), 100, 2) == binary_figures(np.array(a), b, 100, 2)
+
+
+def test_an_interval_below_zero_is_an_interval():
+    # raters who mostly disagree: the kappa and AC1 intervals lie below zero, wide
+    a = np.array([1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 0])
+    b = np.array([0, 1, 0, 1, 0, 1, 1, 0, 0, 0, 1, 1])
+    got = binary_figures(a, b, bootstrap=300, seed=4)
+    assert got.kappa_ci95 is not None and got.kappa_ci95[1] - got.kappa_ci95[0] > 0.1
+    assert got.kappa_ci95[0] + got.kappa_ci95[1] < 0
+    assert got.ac1_ci95 is not None and got.ac1_ci95[0] + got.ac1_ci95[1] < 0
+    assert got.undefined == {}
