@@ -168,3 +168,29 @@ def test_interval_why_and_ci_at_the_alike_edge():
     assert _interval_why(np.array([0.0, 2e-12])) is None
     assert _interval_why(np.array([np.nan, 0.25])) == "every resample gives 0.25"
     assert _ci(np.array([np.nan, 0.0, 1.0])) == (0.025, 0.975)
+
+
+def _many_items_one_failed_by_both(n=300_000):
+    values = np.ones((n, len(panel.JUDGMENTS)), dtype=int)
+    values[0, 0] = values[0, 7] = values[0, 9] = 0  # rule 1.1, P1, the verdict
+    judged = np.ones(n, dtype=bool)
+    return panel.RaterMatrix(values, judged), panel.RaterMatrix(values.copy(), judged)
+
+
+def test_the_draws_take_p_e_within_numpys_tolerance_of_one_as_undefined():
+    # 1 - p_e ≈ 6.7e-6: the point estimate (exact) has kappa 1, a draw (numpy's default
+    # isclose, as stats' draws) has none
+    a, b = _many_items_one_failed_by_both()
+    weights = np.ones((1, len(a.judged)))
+    exact = panel._pair_statistics(a, b, weights, True)
+    drawn = panel._pair_statistics(a, b, weights, False)
+    assert exact["kappa"][0, 0] == pytest.approx(1.0)
+    assert np.isnan(drawn["kappa"][0, 0])
+    assert drawn["ac1"][0, 0] == pytest.approx(1.0)
+    # through group_columns: one draw (seed 1) that draws the failed item once
+    (column,) = group_columns({"a": a, "b": b}, [("a vs b", "pair", [("a", "b")])], 1, 1)
+    draw = np.random.default_rng(1).integers(0, len(a.judged), size=(1, len(a.judged)))
+    assert int((draw == 0).sum()) == 1
+    assert column.rows["1.1"].cohen_kappa == pytest.approx(1.0)
+    assert column.rows["1.1"].kappa_ci95 is None
+    assert column.rows["1.1"].undefined["kappa_ci95"] == "undefined in every resample"
