@@ -271,3 +271,14 @@ def test_extra_lines():
     assert lines[0].startswith("Cannot judge, dr-a")
     assert lines[-1].startswith("rule 1.4 of dr-a against the ablation evidence")
     assert len(lines) == 4
+
+
+def test_rows_without_reasons():
+    assert cell({"x": None}, "x") == "—"
+    assert ci_cell({"x": None}, "x") == ""
+    run = _run()
+    for values in run.result.principles.values():
+        del values["undefined"]  # a result made without them (built by hand, or older)
+    rows = table_rows(run)
+    assert rows[1]["undefined"] == run.result.verdict("1").undefined
+    assert rows[6]["undefined"] == run.result.verdict("2").undefined
