@@ -153,6 +153,9 @@ IMPORTANT = (
     "evaluation.parse",
     "compare.leaderboard",
     "imaging.lookup_tables",
+    "agreement.coefficients",
+    "agreement.intervals",
+    "agreement.pair_figures",
     "agreement.stats",
 )
 """The modules CI's bounded mode runs when none are named: the figures a paper prints and
