@@ -194,3 +194,44 @@ def test_the_draws_take_p_e_within_numpys_tolerance_of_one_as_undefined():
     assert column.rows["1.1"].cohen_kappa == pytest.approx(1.0)
     assert column.rows["1.1"].kappa_ci95 is None
     assert column.rows["1.1"].undefined["kappa_ci95"] == "undefined in every resample"
+
+
+def test_the_json_of_a_row_and_a_column():
+    figures = panel.GroupFigures(
+        0.1234567891,
+        (-1e-9, 0.98765432),
+        cohen_kappa=-0.25,
+        kappa_ci95=(-0.5, 0.125),
+        gwet_ac1=0.3333333333,
+        ac1_ci95=(0.1, 0.9),
+        n_items=[4, 5],
+    )
+    assert figures.to_dict() == {
+        "agreement": 0.123457,
+        "ci95": [0.0, 0.987654],
+        "cohen_kappa": -0.25,
+        "cohen_kappa_ci95": [-0.5, 0.125],
+        "gwet_ac1": 0.333333,
+        "gwet_ac1_ci95": [0.1, 0.9],
+        "n_items": [4, 5],
+    }
+    assert str(figures.to_dict()["ci95"][0]) == "0.0"  # no "-0.0"
+    empty = panel.GroupFigures(None, None, undefined={"agreement": "why"})
+    assert empty.to_dict() == {
+        "agreement": None,
+        "ci95": None,
+        "cohen_kappa": None,
+        "cohen_kappa_ci95": None,
+        "gwet_ac1": None,
+        "gwet_ac1_ci95": None,
+        "n_items": [],
+        "undefined": {"agreement": "why"},
+    }
+    assert empty.to_dict()["undefined"] is not empty.undefined  # a copy
+    column = panel.Column("a vs b", "pair", [("a", "b")], {"sample": empty, "1.1": figures})
+    assert column.to_dict() == {
+        "name": "a vs b",
+        "kind": "pair",
+        "pairs": [["a", "b"]],
+        "rows": {"sample": empty.to_dict(), "1.1": figures.to_dict()},
+    }
