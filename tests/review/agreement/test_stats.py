@@ -178,7 +178,8 @@ def test_run_study_adds_multi_rater_and_intra_rater_figures(tmp_path):
 
 
 def test_vectorised_bootstrap_statistics_equal_the_2x2_formulas():
-    from medrcube_desktop.review.agreement.stats import _draw_statistics, wilson_ci
+    from medrcube_desktop.review.agreement.intervals import draw_statistics as _draw_statistics
+    from medrcube_desktop.review.agreement.stats import wilson_ci
 
     rng = np.random.default_rng(4)
     a, b = rng.integers(0, 2, 30), rng.integers(0, 2, 30)

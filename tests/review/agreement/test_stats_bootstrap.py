@@ -7,7 +7,7 @@ import pytest
 
 from medrcube_desktop.core.rubric import RULE_IDS
 from medrcube_desktop.errors import MedRCubeError
-from medrcube_desktop.review.agreement import stats
+from medrcube_desktop.review.agreement import intervals, stats
 from medrcube_desktop.review.agreement.stats import MAX_BOOTSTRAP, TooManyDraws, compare
 
 
@@ -31,7 +31,7 @@ def test_chunked_draws_give_the_figures_of_drawing_all_at_once(monkeypatch):
             sizes.append(chunk.size)
             yield chunk
 
-    monkeypatch.setattr(stats, "CHUNK_INDICES", 40 * 64)  # 64 draws a chunk
+    monkeypatch.setattr(intervals, "CHUNK_INDICES", 40 * 64)  # 64 draws a chunk
     monkeypatch.setattr(stats.Draws, "chunks", spy)
     chunked = compare(first, second, bootstrap=500, seed=7).to_dict()
     assert chunked == whole

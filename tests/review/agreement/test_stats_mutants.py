@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from medrcube_desktop.core.rubric import RULE_IDS
-from medrcube_desktop.review.agreement import stats
+from medrcube_desktop.review.agreement import intervals, stats
 from medrcube_desktop.review.agreement.stats import AgreementResult, PairFigures, compare
 
 
@@ -142,8 +142,8 @@ def test_a_resample_value_is_printed_after_rounding_to_12_digits():
 
 def test_an_interval_of_one_finite_draw_is_that_draw():
     # _nan_percentile_ci 4
-    assert stats._nan_percentile_ci(np.array([np.nan, 0.5, np.nan])) == (0.5, 0.5)
-    assert stats._nan_percentile_ci(np.array([np.nan, np.nan])) is None
+    assert intervals.nan_percentile_ci(np.array([np.nan, 0.5, np.nan])) == (0.5, 0.5)
+    assert intervals.nan_percentile_ci(np.array([np.nan, np.nan])) is None
 
 
 def _raters(values):
