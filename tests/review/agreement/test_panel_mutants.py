@@ -29,19 +29,26 @@ def _one_pair(a, b, universe, bootstrap=50, seed=3):
     return column
 
 
-def test_an_abstaining_item_is_skipped_and_the_next_items_are_read():
+def test_an_abstention_leaves_out_its_rule_and_the_next_items_are_read():
+    """"Cannot judge" on 1.2 leaves out 1.2, principle 1, the verdict and the all-seven
+    match of that item (``valid``), never the item's other rules (issue 24)."""
     scores = {
         "i0": {**PASS, "1.2": CANNOT_JUDGE},
         "i1": {**PASS, "2.1": 0},
         "i2": dict(PASS),
     }
     m = rater_matrix(scores, ["i0", "i1", "i2", "i3"])
-    assert m.judged.tolist() == [False, True, True, False]
+    assert m.judged.tolist() == [True, True, True, False]
     assert m.values.dtype.kind == "i"
     # i1: rules, P1 (passes), P2 (2.1 fails), verdict (fails)
     assert m.values[1].tolist() == [1, 1, 1, 1, 0, 1, 1, 1, 0, 0]
     assert m.values[2].tolist() == [1] * 10
-    assert m.values[0].tolist() == [0] * 10
+    # i0: the abstained 1.2 is held as 0 but left out, with what it belongs to
+    assert m.values[0].tolist() == [1, 0, 1, 1, 1, 1, 1, 0, 1, 0]
+    assert m.valid[0].tolist() == [True, False, True, True, True, True, True,
+                                   False, True, False, False]  # fmt: skip
+    assert m.valid[1].all() and m.valid[2].all() and not m.valid[3].any()
+    assert m.abstained[0].tolist() == [False, True] + [False] * 5
 
 
 @pytest.mark.parametrize("bad", [2, True, -1, "1", None])
