@@ -22,7 +22,7 @@ from medrcube_desktop.imaging.masks import (
 
 def test_the_constants_are_the_documented_ones():
     assert (MAX_MASK_LABELS, PICTURE_MIN_VALUES, PICTURE_MIN_DIFFERING) == (255, 16, 0.5)
-    assert (LABEL_MIN, LABEL_MAX) == (np.iinfo(np.int32).min, np.iinfo(np.int32).max)
+    assert (np.iinfo(np.int32).min, np.iinfo(np.int32).max) == (LABEL_MIN, LABEL_MAX)
 
 
 def test_a_boolean_mask_is_0_and_1_int32():
