@@ -222,3 +222,19 @@ def test_the_flag_changes_counted_over_every_row(tmp_path):
     merged = merge(study, [tmp_path / "b.db"]).files[0]
     assert merged.added["flags"] == 4
     assert study.flags("dr-a") == {"w", "x", "y", "z"}
+
+
+def test_a_copy_that_cannot_be_opened_is_said_of_the_file_named(tmp_path, monkeypatch):
+    other = _closed_db(tmp_path / "b.db")
+    study = StudyStore(tmp_path / "study.db")
+    real = merging.StudyStore
+
+    def opening(path, *args, **kw):
+        if path != study.path and path.name.startswith("other-"):
+            raise StoreError(f"cannot migrate {path}: migration 0009 failed")
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(merging, "StudyStore", opening)
+    with pytest.raises(StoreError) as caught:
+        merge(study, [other])
+    assert str(caught.value) == f"cannot migrate {other}: migration 0009 failed"
