@@ -2,6 +2,8 @@
 labels, the dtype, each refusal's exact message and the thresholds at their edges
 (issue 26: a wrong bound or a wrong count must fail a test)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -10,6 +12,7 @@ from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.masks import (
     LABEL_MAX,
     LABEL_MIN,
+    MASK_INTEGRAL_TOLERANCE,
     MAX_MASK_LABELS,
     PICTURE_MIN_DIFFERING,
     PICTURE_MIN_VALUES,
@@ -239,3 +242,23 @@ def test_a_mode_without_grey_values_is_refused():
     with pytest.raises(ImageLoadError) as caught:
         picture_mask_values(img, "m.tif")
     assert str(caught.value) == "m.tif: a CMYK picture cannot be a mask (it holds no label numbers)"
+
+
+def test_the_value_named_is_the_one_out_of_range_even_with_the_other_end_at_its_bound():
+    with pytest.raises(ImageLoadError, match=r"holds 2\.14748e\+09, beyond"):
+        mask_labels(np.array([LABEL_MIN, LABEL_MAX + 1], np.int64), "m")
+    with pytest.raises(ImageLoadError) as caught:  # a float mask names its file too
+        mask_labels(np.array([0.0, 3e9]), "vol.nii.gz")
+    assert str(caught.value).startswith("vol.nii.gz: the mask holds 3e+09, beyond")
+
+
+def test_a_value_exactly_the_tolerance_from_a_whole_number_is_a_label():
+    assert MASK_INTEGRAL_TOLERANCE == 0.001
+    np.testing.assert_array_equal(mask_labels(np.array([0.001, 1.0]), "m"), [0, 1])
+
+
+def test_an_infinite_float_mask_is_refused_without_a_numpy_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ImageLoadError, match="holds inf"):
+            mask_labels(np.array([np.inf, 1.0, np.nan]), "m")
