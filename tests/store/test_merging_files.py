@@ -238,3 +238,46 @@ def test_a_copy_that_cannot_be_opened_is_said_of_the_file_named(tmp_path, monkey
     with pytest.raises(StoreError) as caught:
         merge(study, [other])
     assert str(caught.value) == f"cannot migrate {other}: migration 0009 failed"
+
+
+def test_each_kind_of_conflict_names_the_file_it_came_from(tmp_path):
+    from medrcube_desktop.core.corrections import RETIRE, Decision, Proposal
+    from medrcube_desktop.review.assignment import assign
+    from medrcube_desktop.store.adjudications import Adjudication
+    from tests.review.experts_fixture import ITEMS
+
+    def adjudicate(store, who, value, hour):
+        store.save_adjudications(
+            [
+                Adjudication(
+                    "i2",
+                    "1.1",
+                    value,
+                    "why",
+                    who,
+                    [{"rater": "dr-a"}],
+                    created_at=f"2026-02-01T{hour:02d}:00:00+00:00",
+                )
+            ]  # fmt: skip
+        )
+
+    path = tmp_path / "laptop.db"
+    laptop = StudyStore(path)
+    assign(laptop, ITEMS, ["dr-a", "dr-c"], 0.25, 1)
+    proposal = laptop.save_proposal(Proposal("i1", RETIRE, "1.4", "r", "dr-b"))
+    laptop.close()
+    study = StudyStore(tmp_path / "study.db")
+    merge(study, [path])  # the proposal, shared; then each side decides it apart
+    study.save_decision(Decision(proposal.uid, "rejected", "no", "dr-d"))
+    assign(study, ITEMS, ["dr-a", "dr-c"], 0.5, 7)
+    adjudicate(study, "dr-d", 1, 12)
+    laptop = StudyStore(path)
+    laptop.save_decision(Decision(proposal.uid, "accepted", "yes", "dr-e"))
+    adjudicate(laptop, "dr-c", 0, 9)  # the same rule adjudicated in each file apart
+    laptop.close()
+    conflicts = merge(study, [path]).files[0].conflicts
+    assert len(conflicts) == 3
+    assert [c.split(": ", 1)[0] for c in conflicts] == [str(path)] * 3
+    assert "item i2 rule 1.1 was adjudicated in both databases apart" in conflicts[0]
+    assert "its assignment (reviewers dr-a, dr-c" in conflicts[1]
+    assert f"proposal {proposal.uid} was decided in both databases apart" in conflicts[2]
