@@ -281,3 +281,36 @@ def test_each_kind_of_conflict_names_the_file_it_came_from(tmp_path):
     assert "item i2 rule 1.1 was adjudicated in both databases apart" in conflicts[0]
     assert "its assignment (reviewers dr-a, dr-c" in conflicts[1]
     assert f"proposal {proposal.uid} was decided in both databases apart" in conflicts[2]
+
+
+def test_a_files_revision_order_survives_a_second_merge_when_its_rows_are_out_of_order(
+    tmp_path,
+):
+    # s.db: first at 9, "a" at 12; t.db's "b", also at 12 but its revision 1 there, is
+    # merged in before "a" (revision 2, "a" 3): s.db now stores "a" before "b"
+    s = StudyStore(tmp_path / "s.db")
+    s.save_review(review(hour=9, comment="first", uid="first"))
+    s.save_review(review(hour=12, comment="a", uid="a"))
+    t = StudyStore(tmp_path / "t.db")
+    t.save_review(review(hour=12, comment="b", uid="b"))
+    t.close()
+    merge(s, [tmp_path / "t.db"])
+    assert [(r.revision, r.uid) for r in s.review_history("dr-a", "i1")] == [
+        (1, "first"), (2, "b"), (3, "a")]  # fmt: skip
+    s.close()
+    u = StudyStore(tmp_path / "u.db")
+    merge(u, [tmp_path / "s.db"])  # its rows come in stored order: first, a, b
+    assert [(r.revision, r.uid) for r in u.review_history("dr-a", "i1")] == [
+        (1, "first"), (2, "b"), (3, "a")]  # fmt: skip
+
+
+def test_a_rule_judged_unjudgeable_is_another_review_than_the_rule_failed(tmp_path):
+    from medrcube_desktop.core.rubric import CANNOT_JUDGE
+
+    study = StudyStore(tmp_path / "study.db")
+    study.save_review(Review("dr-a", "i1", {**scores(), "1.3": 0}, "c", at(10), at(10)))
+    other = StudyStore(tmp_path / "b.db")  # the same score columns (an abstained rule's is 0)
+    other.save_review(Review("dr-a", "i1", {**scores(), "1.3": CANNOT_JUDGE}, "c", at(10), at(10)))
+    other.close()
+    assert merge(study, [tmp_path / "b.db"]).total("reviews") == 1
+    assert len(study.review_history("dr-a", "i1")) == 2
