@@ -95,6 +95,7 @@ def test_select_takes_every_attribute_of_the_columns_in_the_order_given(bench):
     assert s.answers.tolist() == [[None, "A"], ["D", "C"], ["B", None]]
     assert s.items == items
     assert _matrix(items).select([1]).answers is None
+    assert m.select([1, 0]).text_only == (True, False)  # the text-only run's flag kept
 
 
 def test_image_runs_leave_out_text_only_and_every_ablation(bench):
@@ -180,4 +181,16 @@ def test_run_matrix_names_every_missing_run_and_the_known_ones(bench, tmp_path):
     _run(store, "a", {})
     with pytest.raises(MedRCubeError, match=r"^no run named 'x', 'y' \(runs: a, b\)$"):
         run_matrix(store, ["x", "a", "y"], items)
+    store.close()
+
+
+def test_run_matrix_over_no_items_or_no_runs_is_empty(bench, tmp_path):
+    items = load_benchmark(bench).items[:2]
+    store = StudyStore(tmp_path / "s.db")
+    _run(store, "a", {items[0].id: "B"})
+    none = run_matrix(store, ["a"], [])
+    assert none.correct.shape == (0, 1) and none.unparsed.shape == (0, 1)
+    assert none.unparsed.dtype == bool
+    empty = run_matrix(store, [], items)
+    assert empty.correct.shape == (2, 0) and empty.runs == ()
     store.close()
