@@ -16,11 +16,13 @@ from medrcube_desktop.evaluation.compare.credibility_models import (
     Z95,
     Correlation,
     ModelCredibility,
+    accuracy_shortcut_correlation,
     counts_of,
     credibility_table,
     independent_r,
     log_odds_ratio,
     model_credibility,
+    model_pairs,
     permutation_p,
 )
 from medrcube_desktop.evaluation.compare.credibility_stats import (
@@ -164,31 +166,32 @@ def test_on_one_image_the_warning_says_the_log_odds_ratio_is_0_by_construction(m
 
 
 def test_the_exact_permutation_p_is_the_hypergeometric_tail(tmp_path):
-    # 24 images of one prerequisite and one high-level item each: 24 pairs per run
+    # 20 images (FEW_IMAGES: from there no warning of few) of one prerequisite and one
+    # high-level item each: 20 pairs per run
     records = []
-    for k in range(24):
+    for k in range(20):
         records.append(item(f"m{k}", image=f"images/{k}.dcm", task="Modality Recognition"))
         records.append(item(f"d{k}", image=f"images/{k}.dcm", task="Disease Diagnosis"))
     root = write_benchmark(
         tmp_path / "b",
         {"ds1": records},
-        {f"ds1/images/{k}.dcm": dicom_file("CT_small.dcm") for k in range(24)},
+        {f"ds1/images/{k}.dcm": dicom_file("CT_small.dcm") for k in range(20)},
     )
     items = load_benchmark(root).items
     rng = np.random.default_rng(4)
-    low = rng.random((24, 3)) < [0.5, 0.7, 0.4]
-    high = np.where(rng.random((24, 3)) < [0.8, 0.5, 0.1], low, rng.random((24, 3)) < 0.5)
+    low = rng.random((20, 3)) < [0.5, 0.7, 0.4]
+    high = np.where(rng.random((20, 3)) < [0.8, 0.5, 0.1], low, rng.random((20, 3)) < 0.5)
     correct = np.zeros((len(items), 3))
     for n, it in enumerate(items):
         k = int(it.id[1:])
         correct[n] = (low if it.id[0] == "m" else high)[k]
     m = RunMatrix(items, ("x", "y", "z"), correct, np.zeros(correct.shape, bool))
     figures, warnings = credibility_table(m, "paper", n_boot=0)
-    assert warnings == []  # 24 images: no warning of few
+    assert warnings == []  # 20 images: no warning of few
     for c, f in enumerate(figures):
         a, b, cc, d = counts_of(low[:, c], high[:, c])
         assert (f.a, f.b, f.c, f.d) == (a, b, cc, d)
-        expected = stats.hypergeom.sf(a - 1, 24, a + b, a + d)
+        expected = stats.hypergeom.sf(a - 1, 20, a + b, a + d)
         assert f.p_permutation == pytest.approx(expected, rel=1e-12)
         fisher = stats.fisher_exact([[a, b], [d, cc]], alternative="greater").pvalue
         assert f.p_permutation == pytest.approx(fisher, rel=1e-9)
@@ -317,3 +320,72 @@ def test_monte_carlo_permutation_p_is_the_share_of_shuffles_as_large():
         permutation_p(np.array([], bool), np.array([], bool))
     with pytest.raises(MedRCubeError, match="^permutation p undefined: "):
         permutation_p(np.ones(5, bool), np.array([1, 0, 1, 0, 1], bool))
+
+
+def test_an_undefined_correlation_names_the_figure_that_does_not_vary():
+    same_sp = model_credibility(
+        {"a": (5, 1, 2, 2), "b": (3, 3, 2, 2), "c": (1, 5, 2, 2), "d": (2, 4, 2, 2)}
+    )
+    assert accuracy_shortcut_correlation(same_sp).undefined == (
+        "zero variance: Shortcut Probability is the same at every point (0.5)"
+    )
+    same_acc = model_credibility(
+        {
+            "a": (2, 2, 2, 2),
+            "b": (1, 2, 2, 3),
+            "c": (3, 3, 1, 1),
+            "d": (1, 4, 0, 3),
+            "e": (2, 3, 1, 2),
+        }
+    )
+    assert all(f.acc_h == 0.5 for f in same_acc)
+    assert accuracy_shortcut_correlation(same_acc).undefined == (
+        "zero variance: Acc_H is the same at every point (0.5)"
+    )
+    none = accuracy_shortcut_correlation(model_credibility({"a": (1, 1, 0, 0)}))
+    assert none.undefined == (
+        "no model has both Acc_H and Shortcut Probability (no pairs with L wrong)"
+    )
+    assert none.n == 0
+
+
+def test_the_official_preset_reaches_the_pairs_and_the_table(matrix):
+    pairs, _ = model_pairs(matrix, "official")  # View Identification ignored: s2 unpaired
+    assert {run: len(low) for run, (low, high) in pairs.items()} == {
+        "r1": 2, "r2": 2, "r3": 1, "r4": 0}  # fmt: skip
+    figures, warnings = credibility_table(matrix, "official", n_boot=0)
+    assert [(f.a, f.b, f.c, f.d) for f in figures][:3] == [(2, 0, 0, 0), (1, 0, 0, 1), (0, 0, 1, 0)]
+    assert figures[0].preset == "official"
+    assert "the official preset's pairs lie on only 1 image" in warnings[0]
+
+
+def test_a_pair_with_one_item_unanswered_is_left_out(matrix):
+    pairs, _ = model_pairs(matrix, "paper")
+    # r3 did not answer o1: d1×o1 is no pair of r3's; d1×m1 (C) and s2×v2 (B) are
+    low, high = pairs["r3"]
+    assert sorted(zip(low.tolist(), high.tolist(), strict=True)) == [(False, False), (True, False)]
+
+
+def test_no_pair_at_all_gives_no_warning_of_few_images(matrix):
+    only_low = RunMatrix(
+        matrix.items[:2], matrix.runs, matrix.correct[:2], matrix.unparsed[:2]
+    )  # m1 and o1: prerequisites without a high-level item
+    _, warnings = credibility_table(only_low, "paper", n_boot=0)
+    assert warnings == [
+        f"run {run!r} has no (prerequisite, high-level) pair under the paper preset: no "
+        "credibility figures"
+        for run in ("r1", "r2", "r3", "r4")
+    ]
+
+
+def test_independent_r_defaults_to_seed_0_and_divides_one_wrong_prerequisite_by_one():
+    acc_low = [0.9, 0.8, 0.7, 0.95, 0.6, 0.85, 0.75, 0.9]
+    acc_high = [0.2, 0.8, 0.5, 0.6, 0.3, 0.9, 0.4, 0.7]
+    assert independent_r(acc_low, acc_high, 30) == independent_r(acc_low, acc_high, 30, seed=0)
+    rng = np.random.default_rng(0)
+    low = rng.random((8, 3)) < np.array(acc_low)[:, None]
+    high = rng.random((8, 3)) < np.array(acc_high)[:, None]
+    assert ((~low).sum(axis=1) == 1).any()  # a model with exactly one L wrong
+    sp = (high & ~low).sum(axis=1) / np.maximum((~low).sum(axis=1), 1)
+    expected = np.corrcoef(high.mean(axis=1), sp)[0, 1]
+    assert independent_r(acc_low, acc_high, 3, seed=0) == pytest.approx(expected, rel=1e-12)
