@@ -195,6 +195,20 @@ def test_the_exact_permutation_p_is_the_hypergeometric_tail(tmp_path):
         assert f.p_permutation == pytest.approx(expected, rel=1e-12)
         fisher = stats.fisher_exact([[a, b], [d, cc]], alternative="greater").pvalue
         assert f.p_permutation == pytest.approx(fisher, rel=1e-9)
+    # the image bootstrap: each image holds one pair, its group one-hot per run
+    per_image = np.zeros((20, 3, 4))
+    for k in range(20):
+        for c in range(3):
+            per_image[k, c] = np.array(counts_of(low[k : k + 1, c], high[k : k + 1, c]))
+    booted, _ = credibility_table(m, "paper", n_boot=200, seed=3)
+    bounds = bootstrap_intervals(per_image, 200, 3)
+    other_seed = bootstrap_intervals(per_image, 200, 4)
+    fewer = bootstrap_intervals(per_image, 3, 3)
+    for c, f in enumerate(booted):
+        assert (f.acc_h_low, f.acc_h_high) == tuple(pytest.approx(v) for v in bounds["acc_h"][:, c])
+    got = np.array([[f.acc_h_low, f.acc_h_high] for f in booted]).T
+    assert not np.allclose(got, other_seed["acc_h"])  # the seed given is the one used
+    assert not np.allclose(got, fewer["acc_h"])  # and the replicates asked for
 
 
 def test_counts_of_by_hand():
