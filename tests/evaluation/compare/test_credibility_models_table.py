@@ -403,3 +403,25 @@ def test_independent_r_defaults_to_seed_0_and_divides_one_wrong_prerequisite_by_
     sp = (high & ~low).sum(axis=1) / np.maximum((~low).sum(axis=1), 1)
     expected = np.corrcoef(high.mean(axis=1), sp)[0, 1]
     assert independent_r(acc_low, acc_high, 3, seed=0) == pytest.approx(expected, rel=1e-12)
+
+
+def test_figures_where_two_cells_are_equal_are_still_given():
+    (fig,) = model_credibility({"m": (2, 3, 1, 1)})  # C = D: SP 1/2
+    assert fig.shortcut_prob == 0.5
+    (fig,) = model_credibility({"m": (2, 3, 1, 2)})  # A = D: Rationality 1/2
+    assert fig.rationality == 0.5
+    (undefined,) = model_credibility({"m": (3, 2, 0, 0)})
+    assert undefined.haldane is False
+    (corrected,) = model_credibility({"m": (3, 0, 2, 1)})
+    assert corrected.haldane is True
+
+
+def test_permutation_p_defaults_and_reads_0_1_lists_as_booleans():
+    low = np.array([1, 1, 1, 0, 0, 1, 0, 1, 0, 0, 1, 1], bool)
+    high = np.array([1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 1, 0], bool)
+    assert permutation_p(low, high) == permutation_p(low, high, n_permutations=2000, seed=0)
+    as_ints = permutation_p(low.astype(int).tolist(), high.astype(int).tolist(), 300, 2)
+    assert as_ints == permutation_p(low, high, 300, 2)
+    with pytest.raises(MedRCubeError) as caught:
+        permutation_p(np.ones(5, bool), np.array([1, 0, 1, 0, 1], bool))
+    assert str(caught.value) == "permutation p undefined: L right on every pair (C+D = 0)"
