@@ -141,7 +141,10 @@ MODULES: dict[str, Module] = {
     "store.drafts": Module(
         ("store/drafts.py",), ("store/test_drafts*.py", "review/test_draft*.py")
     ),
-    "store.merging": Module(("store/merging.py",), ("store/test_merging.py",)),
+    "store.merging": Module(
+        ("store/merging.py",),
+        ("store/test_merging.py", "store/test_merging_summary.py", "store/test_merging_files.py"),
+    ),
     # the self-test's Qt-free half (the pixel digests the frozen bundle must match)
     "demo.self_test": Module(("demo/self_test.py",), ("demo/test_self_test*.py",)),
 }
