@@ -3,7 +3,7 @@
 
     python -m tests.mutation.run                         # every module, 300 s each
     python -m tests.mutation.run --modules parse,gold    # some modules
-    python -m tests.mutation.run --budget-s 600 --modules <names>   # CI's bounded mode
+    python -m tests.mutation.run --budget-s 1200 --modules <names>   # CI's bounded mode
     python -m tests.mutation.run --list                  # the modules and their tests
 
 Each module is run in its own work folder (``.mutation/<module>/`` under the repository,
