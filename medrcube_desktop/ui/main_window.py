@@ -49,6 +49,14 @@ from medrcube_desktop.ui.widgets.themes import error_colour
 from medrcube_desktop.ui.window_factory import build_window
 from medrcube_desktop.ui.window_tools import Shortcuts, WindowTools, save_window_state
 
+BLIND_ANSWERABLE_NONE = (
+    "No item matches the filters. In a blind study the queue “Answerable without the "
+    "image” lists only the items you have committed: an item answerable without its "
+    "image is listed once you have committed your own scores of it."
+)
+"""What the window shows when that queue is empty in a blind study, where items are
+hidden from it until committed (an empty queue does not mean none is answerable)."""
+
 log = logging.getLogger(__name__)
 
 SIDE_MINIMUM_WIDTH = 400
@@ -558,6 +566,8 @@ class MainWindow(QMainWindow):
             and item_filter.status == STATUS_ANSWERABLE
         ):
             self._show_no_item("Computing the image-necessity evidence…")  # then listed
+        elif not visible and item_filter.status == STATUS_ANSWERABLE and self.session.study.blind:
+            self._show_no_item(BLIND_ANSWERABLE_NONE)  # hidden until committed: say so
         elif not visible:
             self._show_no_item("No item matches the filters.")
         elif current not in {i.id for i in visible}:

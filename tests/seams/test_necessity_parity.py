@@ -4,7 +4,7 @@ run added beside its text-only run; the answerable items are counted by hand."""
 
 from __future__ import annotations
 
-from medrcube_desktop.evaluation.compare.necessity import necessity_lines
+from medrcube_desktop.evaluation.compare.necessity import PANE_ITEMS_FILE, necessity_lines
 from medrcube_desktop.store import StudyStore, utc_now
 from medrcube_desktop.store.evaluation import ResponseRecord, RunRecord
 from tests import parity_bench as pb
@@ -52,7 +52,12 @@ def test_the_necessity_tab_shows_what_compare_json_gives(qtbot, tmp_path, capsys
     pane = compared(qtbot, window)
     assert pane.comparison.result.to_dict()["necessity"] == expected
     view = pane.necessity
-    assert view.summary.text() == necessity_lines(pane.comparison.result.necessity)[0]
+    assert (
+        view.summary.text() == necessity_lines(pane.comparison.result.necessity, PANE_ITEMS_FILE)[0]
+    )
+    # the pane has no --out: it names its own way to the per-item file
+    assert "--out" not in view.summary.text()
+    assert view.summary.text().endswith("Export report… on the Figures tab)")
     answerable = [r["item"] for r in expected["items"] if r["answerable"]]
     assert answerable == _answerable_by_hand() and answerable
     assert f"{len(answerable)} of the {len(pb.ITEMS)} items" in view.summary.text()

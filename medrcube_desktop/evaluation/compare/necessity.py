@@ -317,15 +317,23 @@ def _interval(row: dict[str, object]) -> str:
     return f" [{low * 100:.1f}, {high * 100:.1f}]"
 
 
-def necessity_lines(found: Necessity) -> list[str]:
+CLI_ITEMS_FILE = "necessity_items.csv with --out"
+"""Where ``compare`` says the per-item figures are written (its ``--out``)."""
+PANE_ITEMS_FILE = "necessity_items.csv with Export report… on the Figures tab"
+"""Where the Compare pane says they are written (the pane has no ``--out``)."""
+
+
+def necessity_lines(found: Necessity, items_file: str = CLI_ITEMS_FILE) -> list[str]:
     """The text ``compare`` prints of ``found`` (and the Compare pane shows): the count
     of items answerable without the image, then per pair its overall and per-task gap
-    in points with the clustered interval (voxels: ``necessity_gaps.csv``)."""
+    in points with the clustered interval (voxels: ``necessity_gaps.csv``).
+    ``items_file`` ends the first line: where the per-item figures are written
+    (:data:`CLI_ITEMS_FILE` for the command, :data:`PANE_ITEMS_FILE` for the pane)."""
     summary = found.summary()
     lines = [
         f"Image necessity: {summary['answerable']} of the {summary['items']} items with an "
         f"ablation answer are answerable without the image (right under ablation by more "
-        f"than {found.items.threshold:.0%} of the models; necessity_items.csv with --out)"
+        f"than {found.items.threshold:.0%} of the models; {items_file})"
     ]
     for gap in found.gaps:
         parts = [

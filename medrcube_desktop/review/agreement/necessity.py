@@ -75,7 +75,7 @@ def rule_evidence(
 
 
 def evidence_lines(found: Mapping[str, object] | None) -> list[str]:
-    """One sentence per rater (the command prints them, the pane shows them): "rule 1.4
+    """One sentence per rater (the command prints them, the pane shows them): "Rule 1.4
     of dr-a against the ablation evidence (answerable => 1.4 fails): 12 items, 3
     answerable; agreement 0.83, Cohen's κ 0.55 [0.10, 0.90]"."""
     if not found:
@@ -87,7 +87,7 @@ def evidence_lines(found: Mapping[str, object] | None) -> list[str]:
         ci = f["cohen_kappa_ci95"]
         agreement = f["agreement"]
         lines.append(
-            f"rule {RULE} of {label} against the ablation evidence ({EXPECTED}): {f['n']} "
+            f"Rule {RULE} of {label} against the ablation evidence ({EXPECTED}): {f['n']} "
             f"items, {f['answerable']} answerable, {f['expert_fail']} failed by the expert; "
             f"agreement {'undefined' if agreement is None else f'{agreement:.2f}'}, "
             f"Cohen's κ {'undefined' if kappa is None else f'{kappa:.2f}'}"

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from medrcube_desktop.evaluation.compare.necessity import (
     GAP_COLUMNS,
     ITEM_COLUMNS,
+    PANE_ITEMS_FILE,
     answerable_cells,
     gap_cells,
     necessity_lines,
@@ -55,6 +56,6 @@ class CompareNecessityView(QWidget):
             _fill(self.gaps, [])
             _fill(self.items, [])
             return
-        self.summary.setText(necessity_lines(found)[0])
+        self.summary.setText(necessity_lines(found, PANE_ITEMS_FILE)[0])
         _fill(self.gaps, gap_cells(found))
         _fill(self.items, answerable_cells(found))

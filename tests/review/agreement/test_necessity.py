@@ -92,7 +92,8 @@ def test_run_study_and_the_command_report_it(items, study, tmp_path, capsys):  #
     doc = json.loads(capsys.readouterr().out)
     assert doc["rule_1_4_evidence"]["raters"]["dr-a"] == f
     assert main(args) == 0
-    assert "rule 1.4 of dr-a against the ablation evidence" in capsys.readouterr().out
+    # a sentence of its own, capitalised as the lines before it
+    assert "\nRule 1.4 of dr-a against the ablation evidence" in capsys.readouterr().out
     sheet = load_workbook(out / "agreement.xlsx")["Rule 1.4 evidence"]
     rows = list(sheet.iter_rows(min_row=3, values_only=True))
     assert rows[0][:4] == ("dr-a", 6, 2, 3) and rows[0][8:] == (2, 1, 0, 3)
