@@ -171,8 +171,9 @@ def ablation_pairs(matrix: RunMatrix) -> list[tuple[str, str, str]]:
 
     Text-only runs pair as :func:`~.text_only.text_only_pairs` pairs them (Table 4). A
     blank, swapped or noise run pairs with its linked image run
-    (``RunMatrix.image_links``) when that run is in the matrix, else with every image
-    run of its model. Text-only pairs first, then the other modes in
+    (``RunMatrix.image_links``) when that run is in the matrix and still an image run
+    of its model (``import-run --replace`` may have put another run under the name),
+    else with every image run of its model. Text-only pairs first, then the other modes in
     :data:`~medrcube_desktop.evaluation.image_modes.ABLATIONS` order, then columns.
     """
     pairs = [(i, t, TEXT_ONLY) for i, t in text_only_pairs(matrix)]
@@ -182,7 +183,12 @@ def ablation_pairs(matrix: RunMatrix) -> list[tuple[str, str, str]]:
                                                  strict=True)):  # fmt: skip
             if run_mode != mode:
                 continue
-            if link and link in matrix.runs:
+            j = matrix.runs.index(link) if link and link in matrix.runs else None
+            # a link still naming an image run of the model (import-run --replace)
+            if j is not None and (matrix.image_modes[j], matrix.models[j]) == (
+                IMAGE,
+                matrix.models[c],
+            ):
                 pairs.append((link, matrix.runs[c], mode))
                 continue
             pairs += [(matrix.runs[i], matrix.runs[c], mode) for i in image

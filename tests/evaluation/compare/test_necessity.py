@@ -89,6 +89,23 @@ def test_pairs_follow_the_link_else_the_model_and_skip_a_model_without_image_run
     ]  # fmt: skip
 
 
+def test_a_link_to_a_run_no_longer_an_image_run_of_the_model_is_not_followed():
+    # import-run --replace can put a run of another model (or an ablation run) under the
+    # linked name: the gap then pairs with the model's image runs, never across models.
+    runs = (
+        ("m1", "M1", "image", ""),
+        ("m1-b", "M1", "image", ""),
+        ("m1-blank", "M1", "blank", "other"),
+        ("other", "M2", "image", ""),
+        ("m1-noise", "M1", "noise", "m1-blank"),
+    )
+    correct = np.ones((6, 5))
+    assert ablation_pairs(_matrix(correct, runs)) == [
+        ("m1", "m1-blank", "blank"), ("m1-b", "m1-blank", "blank"),
+        ("m1", "m1-noise", "noise"), ("m1-b", "m1-noise", "noise"),
+    ]  # fmt: skip
+
+
 def _brute_interval(d, images, n_boot, seed):
     """Resample images with the same draws, then take every item of each drawn image
     along one by one (no bincount)."""
