@@ -22,6 +22,7 @@ from medrcube_desktop.evaluation.compare.figures import (
     within_between,
 )
 from medrcube_desktop.evaluation.compare.leaderboard import random_row_name
+from medrcube_desktop.evaluation.compare.necessity import share_percent
 from medrcube_desktop.evaluation.compare.result import CompareResult
 from medrcube_desktop.evaluation.image_modes import mode_mark
 
@@ -272,7 +273,8 @@ def _necessity(result: CompareResult) -> str:
         "<h2>Image necessity</h2>"
         f"<p>{summary['answerable']} of the {summary['items']} items with an ablation answer "
         "are answerable without the image (right under ablation by more than "
-        f"{found.items.threshold:.0%} of the models; per item in necessity_items.csv).</p>"
+        f"{share_percent(found.items.threshold)} of the models; per item in "
+        "necessity_items.csv).</p>"
         "<table><caption><b>Table 4, extended.</b> Accuracy (%) with the image and under "
         "each ablation over the items both runs answered, and the gap with its 95% "
         "bootstrap interval clustered by image (per voxel in necessity_gaps.csv, the XLSX "

@@ -329,6 +329,13 @@ PANE_ITEMS_FILE = "necessity_items.csv with Export report… on the Figures tab"
 """Where the Compare pane says they are written (the pane has no ``--out``)."""
 
 
+def share_percent(share: float) -> str:
+    """The answerable share ``share`` (0–1) in %, with as many digits as it needs (six
+    significant): 0.5 → ``"50%"``, 0.99999 → ``"99.999%"`` (never rounded to a share
+    it is not, as ``:.0%`` would print 100 % of it)."""
+    return f"{share * 100:.6g}%"
+
+
 def necessity_lines(found: Necessity, items_file: str = CLI_ITEMS_FILE) -> list[str]:
     """The text ``compare`` prints of ``found`` (and the Compare pane shows): the count
     of items answerable without the image, then per pair its overall and per-task gap
@@ -339,7 +346,7 @@ def necessity_lines(found: Necessity, items_file: str = CLI_ITEMS_FILE) -> list[
     lines = [
         f"Image necessity: {summary['answerable']} of the {summary['items']} items with an "
         f"ablation answer are answerable without the image (right under ablation by more "
-        f"than {found.items.threshold:.0%} of the models; {items_file})"
+        f"than {share_percent(found.items.threshold)} of the models; {items_file})"
     ]
     for gap in found.gaps:
         parts = [

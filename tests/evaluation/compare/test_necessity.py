@@ -212,3 +212,15 @@ def test_every_setting_of_the_command_and_the_pane_reaches_compare_runs(monkeypa
         inputs.compare_study(None, [], ["r"], given)
     expected = {f.name: getattr(given, f.name) for f in dataclasses.fields(CompareSettings)}
     assert seen == expected
+
+
+def test_the_share_is_printed_as_given_never_rounded_to_another():
+    # 0.99999 once printed "more than 100% of the models" beside items counted as answerable
+    from medrcube_desktop.evaluation.compare.html import report_html
+
+    result = compare_runs(_matrix(), n_boot=0, n_stability=0, answerable=0.99999)
+    assert result.necessity.items.threshold == 0.99999
+    assert "by more than 99.999% of the models" in necessity_lines(result.necessity)[0]
+    assert "by more than 99.999% of the models" in report_html(result, {}, {})
+    half = compare_runs(_matrix(), n_boot=0, n_stability=0)
+    assert "by more than 50% of the models" in necessity_lines(half.necessity)[0]
