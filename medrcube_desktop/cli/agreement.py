@@ -16,6 +16,7 @@ from medrcube_desktop.cli.common import (
     load_items,
     open_database,
     say,
+    warn,
 )
 from medrcube_desktop.cli.option_flags import add_flags
 from medrcube_desktop.core.progress import Outcome
@@ -156,6 +157,13 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             )
 
             evidence, threshold = store_evidence(store, items), ANSWERABLE_SHARE
+            if not evidence:
+                warn(
+                    f"--ablation-evidence {args.ablation_evidence}: no ablation run "
+                    "(text-only, blank, swapped or noise) stored in "
+                    f"{args.db} answered an item of that benchmark, so rule 1.4 has no "
+                    "evidence to be compared with (is it the benchmark the runs are scored on?)"
+                )
         run = run_study(
             store, args.reviewer, args.model, args.reviewer2, args.study, args.bootstrap,
             args.seed, image_shown_only=args.image_shown_only, release=release,

@@ -101,6 +101,27 @@ def test_run_study_and_the_command_report_it(items, study, tmp_path, capsys):  #
     assert "rule_1_4_evidence" not in json.loads(capsys.readouterr().out)
 
 
+def test_evidence_from_a_benchmark_no_ablation_run_answered_is_said(
+    items,
+    study,
+    tmp_path,
+    capsys,  # noqa: F811
+):
+    from tests.conftest import dicom_file, item, write_benchmark
+
+    other = write_benchmark(tmp_path / "other", {"ds1": [item("z1")]},
+                            {"ds1/images/ct.dcm": dicom_file("CT_small.dcm")})  # fmt: skip
+    # the runs are scored on another benchmark: 0 items compared, and the command says why
+    args = ["agreement", "--db", str(study), "--reviewer", "dr-a", "--reviewer2", "dr-b",
+            "--ablation-evidence", str(other), "--bootstrap", "0"]  # fmt: skip
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert f"warning: --ablation-evidence {other}: no ablation run" in err
+    assert main(["agreement", "--db", str(study), "--reviewer", "dr-a", "--reviewer2", "dr-b",
+                 "--ablation-evidence", str(items[0].root), "--bootstrap", "0"]) == 0  # fmt: skip
+    assert "no ablation run" not in capsys.readouterr().err
+
+
 def test_an_expert_who_cannot_judge_1_4_is_left_out_pairwise_and_counted():
     """A "cannot judge" on 1.4 was read as int() and the command died (issue 24 trial)."""
     from medrcube_desktop.core.rubric import CANNOT_JUDGE
