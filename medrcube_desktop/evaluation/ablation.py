@@ -200,7 +200,8 @@ def ablated_image(
     ------
     ValueError
         Swapped, and no donor is another image: the message names the modality and
-        region (the item is then not asked; it is listed among the run's failures).
+        region, and the copies of its own file skipped when there are some (the item is
+        then not asked; it is listed among the run's failures).
     """
     if ablation.mode in (BLANK, NOISE):
         assert own is not None
@@ -216,14 +217,22 @@ def ablated_image(
     if ablation.mode != SWAPPED:
         raise ValueError(f"no ablated picture for image mode {ablation.mode!r}")
     mine = files_digest(item)
+    copies = 0
     for donor in ablation.donors:
         if files_digest(donor) == mine:
+            copies += 1
             continue  # a copy of the same picture under another name: not a swap
         picture = prepare(donor)
         info = {**picture.info, "ablation": SWAPPED, "seed": ablation.seed,
                 "swapped_from": donor.id}  # fmt: skip
         return _hashed(picture.data, picture.mime, info)
+    same = (
+        f" (only {copies} {'copy' if copies == 1 else 'copies'} of its own file's bytes, "
+        f"e.g. {ablation.donors[0].image_path.name}, which would be no swap)"
+        if copies
+        else ""
+    )
     raise ValueError(
         f"swapped: no other image of modality {item.modality!r} and region {item.region!r} "
-        "among the run's items, so none can be sent in its place (not asked)"
+        f"among the run's items{same}, so none can be sent in its place (not asked)"
     )

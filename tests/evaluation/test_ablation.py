@@ -123,6 +123,22 @@ def swapped(items, seed):
     return {p.item.id: p for p in pipeline}
 
 
+def test_a_group_of_copies_of_one_file_says_why_none_is_a_swap(tmp_path):
+    # two items on two names of the same bytes: "no other image" named the copy too
+    root = tmp_path / "c"
+    png(root / "ds1" / "images" / "a.png", 50)
+    (root / "ds1/images/b.png").write_bytes((root / "ds1/images/a.png").read_bytes())
+    write_benchmark(root, {"ds1": [item("a", image="images/a.png"),
+                                   item("b", image="images/b.png")]})  # fmt: skip
+    found = swapped(load_benchmark(root).items, 0)
+    assert found["a"].image is None and found["b"].image is None
+    assert found["a"].error == (
+        "image: swapped: no other image of modality 'CT' and region 'Chest' among the run's "
+        "items (only 1 copy of its own file's bytes, e.g. b.png, which would be no swap), so "
+        "none can be sent in its place (not asked)"
+    )
+
+
 def test_swapped_takes_another_image_of_the_same_modality_and_region(xrays):
     by_id = {i.id: i for i in xrays}
     first = swapped(xrays, 1)
