@@ -597,8 +597,16 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, re
             )
             continue
         response = record_response(record)
-        if isinstance(record.get("image"), dict) and item_id not in images:
-            images[item_id] = record["image"]
+        sent = record.get("image")
+        if isinstance(sent, dict) and item_id not in images:
+            images[item_id] = sent
+        elif sent is not None and record.get("image_mode") in ("blank", "swapped", "noise"):
+            problems.add(  # an ablation export's record of the picture sent, hand-edited
+                "with an image that is not an object",
+                f"{where} (id {item_id!r}): image {json.dumps(sent)[:60]} is not an object "
+                "(how the picture was sent, as export-run writes it); the answer is stored "
+                "without it",
+            )
         if response is None:
             problems.add(
                 "without an answer",

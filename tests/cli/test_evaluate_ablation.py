@@ -170,3 +170,30 @@ def test_a_resume_with_another_image_run_mode_or_seed_is_refused_in_words(tmp_pa
     store = StudyStore(tmp_path / "s.db")
     assert len(store.responses("n")) == 4 and store.eval_run("n").image_run == "m-openai"
     store.close()
+
+
+def test_an_ablation_record_whose_image_is_not_an_object_is_said_and_its_answer_kept(
+    tmp_path, capsys
+):
+    # a hand-edited export: the hash of the picture sent was dropped without a word
+    bench, db = xrays(tmp_path), str(tmp_path / "s.db")
+    image = tmp_path / "m.json"
+    image.write_text(json.dumps([{"id": f"x{n}", "model_response": "A"} for n in range(4)]))
+    base = ["import-run", "--db", db, "--dataset", str(bench)]
+    assert main([*base, str(image)]) == 0
+    blank = tmp_path / "m-blank.json"
+    records = [{"id": f"x{n}", "model_response": "A", "image_mode": "blank", "image_run": "m",
+                "image": {"ablation": "blank", "sha256": "ab"}} for n in range(4)]  # fmt: skip
+    records[2]["image"] = "abc"
+    blank.write_text(json.dumps(records))
+    capsys.readouterr()
+    assert main([*base, str(blank)]) == 1
+    assert (
+        f"{blank} record #3 (id 'x2'): image \"abc\" is not an object (how the picture was "
+        "sent, as export-run writes it); the answer is stored without it" in capsys.readouterr().err
+    )
+    store = StudyStore(tmp_path / "s.db")
+    stored = {i: r.image for i, r in store.responses("m-blank").items()}
+    store.close()
+    assert stored["x2"] == {} and stored["x1"] == {"ablation": "blank", "sha256": "ab"}
+    assert len(stored) == 4
