@@ -165,6 +165,9 @@ class Column:
     kind: str
     pairs: list[Pair]
     rows: dict[str, GroupFigures]
+    common: list[int] = field(default_factory=list)
+    """Per pair, the items both raters judged, "cannot judge" or not (the sample row's
+    ``n_items`` leaves out the items with an abstention)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -313,5 +316,6 @@ def group_columns(
                 if why is not None:
                     figures.undefined[field_name] = why
             rows[key] = figures
-        columns.append(Column(name, kind, list(group), rows))
+        common = [int((raters[a].judged & raters[b].judged).sum()) for a, b in group]
+        columns.append(Column(name, kind, list(group), rows, common))
     return columns

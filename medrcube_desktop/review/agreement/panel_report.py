@@ -60,10 +60,17 @@ zero-width interval)."""
 
 
 def pair_counts(column) -> str:
-    """Items in common of a column's pairs: ``"n = 40"``, or ``"n = 3–40"`` over several."""
-    counts = column.rows["sample"].n_items or [0]
+    """Items in common of a column's pairs: ``"n = 40"``, or ``"n = 3–40"`` over several
+    (items both judged, a "cannot judge" or not: :attr:`.panel.Column.common`)."""
+    counts = _common(column) or [0]
     low, high = min(counts), max(counts)
     return f"n = {low}" if low == high else f"n = {low}–{high}"
+
+
+def _common(column) -> list[int]:
+    """Per pair of ``column``, the items both raters judged (the sample row's counts
+    where the column does not say)."""
+    return column.common or column.rows["sample"].n_items
 
 
 def _items(n: int) -> str:
@@ -74,9 +81,9 @@ def small_overlaps(run: PanelRun) -> list[str]:
     """One warning naming every column with a pair of fewer than :data:`SMALL_OVERLAP`
     items (its smallest count in brackets), or none."""
     small = [
-        f"{column.name} ({min(column.rows['sample'].n_items)})"
+        f"{column.name} ({min(_common(column))})"
         for column in run.columns
-        if column.rows["sample"].n_items and min(column.rows["sample"].n_items) < SMALL_OVERLAP
+        if _common(column) and min(_common(column)) < SMALL_OVERLAP
     ]
     if not small:
         return []

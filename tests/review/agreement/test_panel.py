@@ -165,3 +165,27 @@ def test_a_revised_adjudication_wins_and_the_first_stays_in_the_history(store):
     assert [(a.revision, a.value) for a in history] == [(1, 1), (2, 0)]
     gold = run_gold(store, ["dr-a", "dr-b"], bootstrap=0)
     assert "i3" not in gold.gold["left_out"]
+
+
+def test_items_in_common_count_the_items_a_pair_judged_abstentions_or_not():
+    # two raters judged the same 3 items; "a" cannot judge 1.4 on all of them: the
+    # header's "n = 3" and no "(0) items in common" warning (the sample row has none)
+    from types import SimpleNamespace
+
+    from medrcube_desktop.review.agreement.panel import JUDGMENTS, RaterMatrix
+    from medrcube_desktop.review.agreement.panel_report import pair_counts, small_overlaps
+
+    judged = np.ones(3, dtype=bool)
+    abstained = np.zeros((3, len(RULE_IDS)), dtype=bool)
+    abstained[:, RULE_IDS.index("1.4")] = True
+    valid = np.ones((3, len(JUDGMENTS) + 1), dtype=bool)
+    for key in ("1.4", "P1", "verdict"):
+        valid[:, JUDGMENTS.index(key)] = False
+    valid[:, -1] = False  # the sample level: an abstention leaves it out
+    values = np.ones((3, len(JUDGMENTS)), dtype=int)
+    raters = {"a": RaterMatrix(values, judged, valid, abstained), "b": RaterMatrix(values, judged)}
+    (column,) = group_columns(raters, [("a vs b", "pair", [("a", "b")])], 0, 0)
+    assert column.rows["sample"].n_items == [0] and column.rows["1.1"].n_items == [3]
+    assert column.common == [3] and pair_counts(column) == "n = 3"
+    warning = small_overlaps(SimpleNamespace(columns=[column]))
+    assert warning and "a vs b (3)" in warning[0]
