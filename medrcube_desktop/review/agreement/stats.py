@@ -64,7 +64,7 @@ from medrcube_desktop.review.agreement.coefficients import (
     percent_agreement,
 )
 from medrcube_desktop.review.agreement.degenerate import mean_undefined as _mean_undefined
-from medrcube_desktop.review.agreement.degenerate import undefined_reasons
+from medrcube_desktop.review.agreement.degenerate import NO_ITEM, undefined_reasons
 from medrcube_desktop.review.agreement.fleiss import Scores, multi_rater
 from medrcube_desktop.review.agreement.intervals import (
     ALIKE,
@@ -268,6 +268,17 @@ def compare(
     keep = ~either.any(axis=1)  # the all-seven match: an item with any abstention is out
     kept = _kept(keep, draws)
     all_seven = matches[keep].all(axis=1)
+    sample_undefined = _mean_undefined(all_seven, kept, "agreement")
+    if n:  # items in common, every one left out by a "cannot judge": say so, not "no item"
+        for reasons in (
+            *(f.undefined for f in result_rules.values()),
+            *(p["verdict"].undefined for p in principles.values()),  # type: ignore[attr-defined]
+            *(p["undefined"] for p in principles.values()),
+            sample_undefined,
+        ):
+            for key, why in reasons.items():  # type: ignore[attr-defined]
+                if why == _NO_ITEM:
+                    reasons[key] = _ALL_ABSTAINED  # type: ignore[index]
     return AgreementResult(
         items=items,
         excluded=excluded,
@@ -279,7 +290,7 @@ def compare(
         seed=seed,
         first={i: {r: _value(first[i][r]) for r in RULE_IDS} for i in items},
         second={i: {r: _value(second[i][r]) for r in RULE_IDS} for i in items},
-        sample_undefined=_mean_undefined(all_seven, kept, "agreement"),
+        sample_undefined=sample_undefined,
         abstentions=_abstentions(items, a_na, b_na) if either.any() else None,
     )
 
@@ -328,6 +339,12 @@ def _abstentions(items: Sequence[str], a_na: np.ndarray, b_na: np.ndarray) -> di
         },
         "sample_level_left_out": int(either.any(axis=1).sum()),
     }
+
+
+_NO_ITEM = NO_ITEM
+_ALL_ABSTAINED = "every item both raters judged has a 'cannot judge' of either here"
+"""Why a figure of :func:`compare` is undefined when the raters judged items in common
+but each of them is left out of it by an abstention (pairwise exclusion)."""
 
 
 def _matrix(scores: Scores, items: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

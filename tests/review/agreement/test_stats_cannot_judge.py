@@ -151,3 +151,21 @@ def test_multi_rater_leaves_out_of_a_rule_the_items_a_rater_cannot_judge():
     assert out["rules"]["1.3"]["fleiss_kappa"] == pytest.approx(expected, abs=1e-6)
     assert out["rules"]["1.3"]["n_samples"] == 9 and out["n_samples"] == 12
     assert "n_samples" not in out["rules"]["1.1"]
+
+
+def test_a_figure_every_common_item_abstained_on_says_so_not_no_item():
+    # two items in common, "cannot judge" 1.4 on both by one rater: 1.4, P1 and the
+    # sample level are undefined because of the abstentions, not for want of items
+    passes = dict.fromkeys(RULE_IDS, 1)
+    first = {i: {**passes, "1.4": X} for i in ("a", "b")}
+    second = {i: dict(passes) for i in ("a", "b")}
+    result = compare(first, second, bootstrap=0)
+    said = "every item both raters judged has a 'cannot judge' of either here"
+    assert result.rules["1.4"].agreement is None
+    assert result.rules["1.4"].undefined["agreement"] == said
+    assert result.principles["1"]["verdict"].undefined["agreement"] == said
+    assert result.principles["1"]["undefined"]["all_match"] == said
+    assert result.sample_undefined["agreement"] == said
+    assert result.rules["1.1"].agreement == 1.0
+    none = compare({"a": passes}, {"b": passes}, bootstrap=0)  # nothing in common
+    assert none.rules["1.4"].undefined["agreement"] == "no item judged by both raters"
