@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from medrcube_desktop.core.files import atomic_write, read_file_bytes
-from medrcube_desktop.core.rubric import RULE_IDS
+from medrcube_desktop.core.rubric import CANNOT_JUDGE, RULE_IDS
 from medrcube_desktop.errors import JudgeError
 from medrcube_desktop.llm.parse import JudgmentModel, format_errors
 from medrcube_desktop.store import StudyStore, utc_now
@@ -124,7 +124,19 @@ def import_judgments(store: StudyStore, model: str, path: str | Path) -> Judgmen
             scores = JudgmentModel.model_validate(record).scores()
         except ValidationError as exc:
             where = f"{path} line {number}" + (f" item {item_id}" if item_id else "")
-            result.problems.append(f"{where}: not a judgment: {format_errors(exc)}")
+            abstains = [
+                rule
+                for rule in RULE_IDS
+                if isinstance(record.get(rule), str)
+                and record[rule].strip().lower() in (CANNOT_JUDGE, "na", "n/a")
+            ]
+            hint = (
+                f" (an LLM judgment is 0 or 1 on every rule: {', '.join(abstains)} says "
+                '"cannot judge", which only an expert does: import-reviews)'
+                if abstains
+                else ""
+            )
+            result.problems.append(f"{where}: not a judgment: {format_errors(exc)}{hint}")
             continue
         except KeyError:
             result.problems.append(f'{path} line {number}: no "id"')

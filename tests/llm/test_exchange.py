@@ -36,3 +36,17 @@ def test_a_bad_judgment_line_names_its_item(tmp_path, capsys):
         main(["import-judgments", "--db", str(tmp_path / "s.db"), "--model", "m", str(path)]) == 1
     )
     assert f"{path} line 1 item y: not a judgment" in capsys.readouterr().err
+
+
+def test_an_llm_line_that_says_cannot_judge_is_told_only_experts_do(tmp_path, capsys):
+    path = tmp_path / "j.jsonl"
+    path.write_text(json.dumps({"id": "y", **ALL_PASS, "1.4": " N/A "}) + "\n")
+    assert (
+        main(["import-judgments", "--db", str(tmp_path / "s.db"), "--model", "m", str(path)]) == 1
+    )
+    err = capsys.readouterr().err
+    assert f"{path} line 1 item y: not a judgment: 1.4: " in err
+    assert (
+        'an LLM judgment is 0 or 1 on every rule: 1.4 says "cannot judge", which only an '
+        "expert does: import-reviews)" in err
+    )
