@@ -244,6 +244,11 @@ def _interval_why(values: np.ndarray) -> str | None:
     return None
 
 
+ALL_ABSTAINED = "every item a pair judged has a 'cannot judge' of either here"
+"""Why a row's figure is undefined when its pairs judged items in common but each is
+left out of that row by an abstention (pairwise exclusion)."""
+
+
 def _say_undefined(figures: GroupFigures) -> None:
     """Fill ``figures.undefined`` for each None figure or interval of a judgment row."""
     for name, value, why in (
@@ -317,5 +322,11 @@ def group_columns(
                     figures.undefined[field_name] = why
             rows[key] = figures
         common = [int((raters[a].judged & raters[b].judged).sum()) for a, b in group]
+        if any(common):  # items in common, each left out of a row by a "cannot judge"
+            for figures in rows.values():
+                if figures.n_items and not any(figures.n_items):
+                    for key in ("agreement", "cohen_kappa", "gwet_ac1"):
+                        if key in figures.undefined:
+                            figures.undefined[key] = ALL_ABSTAINED
         columns.append(Column(name, kind, list(group), rows, common))
     return columns

@@ -189,3 +189,21 @@ def test_items_in_common_count_the_items_a_pair_judged_abstentions_or_not():
     assert column.common == [3] and pair_counts(column) == "n = 3"
     warning = small_overlaps(SimpleNamespace(columns=[column]))
     assert warning and "a vs b (3)" in warning[0]
+
+
+def test_a_row_every_common_item_abstained_on_says_so_not_no_item():
+    from medrcube_desktop.review.agreement.panel import ALL_ABSTAINED, JUDGMENTS, RaterMatrix
+
+    judged = np.ones(2, dtype=bool)
+    valid = np.ones((2, len(JUDGMENTS) + 1), dtype=bool)
+    for key in ("1.4", "P1", "verdict"):
+        valid[:, JUDGMENTS.index(key)] = False
+    valid[:, -1] = False
+    values = np.ones((2, len(JUDGMENTS)), dtype=int)
+    raters = {"a": RaterMatrix(values, judged, valid), "b": RaterMatrix(values, judged)}
+    (column,) = group_columns(raters, [("a vs b", "pair", [("a", "b")])], 0, 0)
+    rule = column.rows["1.4"]
+    assert rule.agreement is None and rule.cohen_kappa is None
+    assert rule.undefined["agreement"] == ALL_ABSTAINED == rule.undefined["cohen_kappa"]
+    assert column.rows["sample"].undefined["agreement"] == ALL_ABSTAINED
+    assert column.rows["1.1"].agreement == 1.0
