@@ -356,7 +356,8 @@ def necessity_lines(found: Necessity, items_file: str = CLI_ITEMS_FILE) -> list[
         ]
         lines.append(
             f"sighted − {gap.mode} gap, {gap.image_run} vs {gap.ablated_run} (points, 95% "
-            f"interval by image): " + "; ".join(parts)
+            f"interval by image): "
+            + ("; ".join(parts) or "undefined: no item answered by both runs")
         )
     return lines
 

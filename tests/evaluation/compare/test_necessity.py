@@ -224,3 +224,14 @@ def test_the_share_is_printed_as_given_never_rounded_to_another():
     assert "by more than 99.999% of the models" in report_html(result, {}, {})
     half = compare_runs(_matrix(), n_boot=0, n_stability=0)
     assert "by more than 50% of the models" in necessity_lines(half.necessity)[0]
+
+
+def test_a_pair_without_an_item_both_runs_answered_says_so():
+    # the image run answered other items (another benchmark): the line ended in ": "
+    correct = CORRECT.copy()
+    correct[:, 0] = N  # m1 answered nothing here; its blank run linked to it did
+    found = necessity(_matrix(correct), n_boot=0)
+    line = next(x for x in necessity_lines(found) if "m1 vs m1-blank" in x)
+    assert line.endswith(
+        "(points, 95% interval by image): undefined: no item answered by both runs"
+    )
