@@ -63,8 +63,8 @@ from medrcube_desktop.review.agreement.coefficients import (
     pabak,
     percent_agreement,
 )
-from medrcube_desktop.review.agreement.degenerate import mean_undefined as _mean_undefined
 from medrcube_desktop.review.agreement.degenerate import NO_ITEM, undefined_reasons
+from medrcube_desktop.review.agreement.degenerate import mean_undefined as _mean_undefined
 from medrcube_desktop.review.agreement.fleiss import Scores, multi_rater
 from medrcube_desktop.review.agreement.intervals import (
     ALIKE,
