@@ -603,7 +603,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, re
         elif sent is not None and record.get("image_mode") in ("blank", "swapped", "noise"):
             problems.add(  # an ablation export's record of the picture sent, hand-edited
                 "with an image that is not an object",
-                f"{where} (id {item_id!r}): image {json.dumps(sent)[:60]} is not an object "
+                f"{path} record #{number} (id {item_id!r}): image {json.dumps(sent)[:60]} is not an object "
                 "(how the picture was sent, as export-run writes it); the answer is stored "
                 "without it",
             )

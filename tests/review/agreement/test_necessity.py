@@ -102,10 +102,10 @@ def test_run_study_and_the_command_report_it(items, study, tmp_path, capsys):  #
 
 
 def test_evidence_from_a_benchmark_no_ablation_run_answered_is_said(
-    items,
+    items,  # noqa: F811
     study,
     tmp_path,
-    capsys,  # noqa: F811
+    capsys,
 ):
     from tests.conftest import dicom_file, item, write_benchmark
 
