@@ -269,7 +269,7 @@ def test_extra_lines():
         _abstaining().__class__(_abstaining().result, dict(META), evidence=evidence)
     )
     assert lines[0].startswith("Cannot judge, dr-a")
-    assert lines[-1].startswith("rule 1.4 of dr-a against the ablation evidence")
+    assert lines[-1].startswith("Rule 1.4 of dr-a against the ablation evidence")
     assert len(lines) == 4
 
 
