@@ -121,10 +121,11 @@ def file_image_mode(path: Path, records: list, text_only: bool, run: str = "") -
         file of another ablation mode; an ``image_run`` that is not a name (a number) or
         an ``image_seed`` that is not a whole number from 0 to
         :data:`~medrcube_desktop.core.options.SEED_MAX` (what ``evaluate --image-seed``
-        takes), the message naming the file, the run and the field.
+        takes) or is missing from a swapped or noise run, the message naming the file,
+        the run and the field.
     """
     from medrcube_desktop.core.options import SEED_MAX
-    from medrcube_desktop.evaluation.image_modes import IMAGE, IMAGE_MODES, TEXT_ONLY
+    from medrcube_desktop.evaluation.image_modes import IMAGE, IMAGE_MODES, SEEDED, TEXT_ONLY
 
     found: dict[str, object] = {}
     for key in ("image_mode", "image_run", "image_seed"):
@@ -148,6 +149,9 @@ def file_image_mode(path: Path, records: list, text_only: bool, run: str = "") -
     if seed is not None and not seed_ok:
         raise MedRCubeError(f"{where}: image_seed {json.dumps(seed)} is not a seed (a whole "
                             f"number from 0 to {SEED_MAX}, as --image-seed takes)")  # fmt: skip
+    if seed is None and mode in SEEDED:
+        raise MedRCubeError(f"{where}: a {mode} run without its image_seed (the seed its "
+                            "pictures were chosen with, as export-run writes it)")  # fmt: skip
     if link and mode == IMAGE:
         raise MedRCubeError(f"{where}: image_run {link!r} in an image run (image_run links "
                             "an ablation run to its image run)")  # fmt: skip
@@ -570,6 +574,22 @@ def _no_answer(path: Path, records: list, items: Sequence[Item], problems: list[
     )
 
 
+def _image_disagrees(sent: object, mode: object, item_id: str) -> str:
+    """Why an ablation record's ``image`` (how the picture was sent, as export-run writes
+    it, :mod:`~medrcube_desktop.evaluation.ablation`) cannot be the picture its run sent,
+    or "": its ``ablation`` names another mode than the record's ``image_mode``, or a
+    swapped picture's ``swapped_from`` is the item itself (a swap never sends an item its
+    own picture)."""
+    if not isinstance(sent, dict) or mode not in ("blank", "swapped", "noise"):
+        return ""
+    said = sent.get("ablation")
+    if said is not None and said != mode:
+        return f"image ablation {json.dumps(said)[:40]} is not the run's image_mode {mode!r}"
+    if mode == "swapped" and sent.get("swapped_from") == item_id:
+        return f"image swapped_from {item_id!r} is the item itself"
+    return ""
+
+
 def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, redactor=None):
     """The responses a file's records give (parsed, scrubbed) and its bad records, as
     :func:`import_run` says; nothing is stored."""
@@ -598,7 +618,14 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, re
             continue
         response = record_response(record)
         sent = record.get("image")
-        if isinstance(sent, dict) and item_id not in images:
+        disagrees = _image_disagrees(sent, record.get("image_mode"), item_id)
+        if disagrees:
+            problems.add(  # a hand-edited export: the picture said sent is not the run's
+                "with an image that disagrees with its run",
+                f"{path} record #{number} (id {item_id!r}): {disagrees}; the answer is "
+                "stored without it",
+            )
+        elif isinstance(sent, dict) and item_id not in images:
             images[item_id] = sent
         elif sent is not None and record.get("image_mode") in ("blank", "swapped", "noise"):
             problems.add(  # an ablation export's record of the picture sent, hand-edited

@@ -108,6 +108,7 @@ def test_import_run_refuses_ablation_fields_evaluate_would_refuse_and_goes_on(tm
         "seed": write("seed", image_mode="noise", image_run="m", image_seed=-3),
         "number": write("number", image_mode="blank", image_run=5),
         "missing": write("missing", image_mode="blank", image_run="nowhere"),
+        "unseeded": write("unseeded", image_mode="swapped", image_run="m"),
     }
     write("k")  # an image run of model k
     good = write("m-blank", image_mode="blank", image_run="m")  # model from its link
@@ -126,6 +127,10 @@ def test_import_run_refuses_ablation_fields_evaluate_would_refuse_and_goes_on(tm
         f"{bad['missing']}: run 'missing': image_run 'nowhere': no run of that name is "
         "stored (import the image run first, or remove image_run from the file); nothing "
         "imported"
+    )
+    assert rows["unseeded"]["error"] == (
+        f"{bad['unseeded']}: run 'unseeded': a swapped run without its image_seed (the seed "
+        "its pictures were chosen with, as export-run writes it)"
     )
     assert {r for r, row in rows.items() if row["error"] is None} == {"m", "k", "m-blank"}
     assert rows["m-blank"]["model"] == "m"  # its linked image run's, as stored
@@ -197,3 +202,43 @@ def test_an_ablation_record_whose_image_is_not_an_object_is_said_and_its_answer_
     store.close()
     assert stored["x2"] == {} and stored["x1"] == {"ablation": "blank", "sha256": "ab"}
     assert len(stored) == 4
+
+
+def test_an_ablation_record_whose_image_is_another_mode_or_its_own_swap_is_said(tmp_path, capsys):
+    # hand-edited exports: a blank run's record saying a noise picture was sent, and a
+    # swapped record "swapped" with itself; both answers are stored, without that image
+    bench, db = xrays(tmp_path), str(tmp_path / "s.db")
+    image = tmp_path / "m.json"
+    image.write_text(json.dumps([{"id": f"x{n}", "model_response": "A"} for n in range(4)]))
+    base = ["import-run", "--db", db, "--dataset", str(bench)]
+    assert main([*base, str(image)]) == 0
+    blank = tmp_path / "m-blank.json"
+    records = [{"id": f"x{n}", "model_response": "A", "image_mode": "blank", "image_run": "m",
+                "image": {"ablation": "blank", "sha256": "ab"}} for n in range(4)]  # fmt: skip
+    records[1]["image"] = {"ablation": "noise", "sha256": "cd"}
+    blank.write_text(json.dumps(records))
+    swapped = tmp_path / "m-swapped.json"
+    records = [{"id": f"x{n}", "model_response": "B", "image_mode": "swapped", "image_run": "m",
+                "image_seed": 3, "image": {"ablation": "swapped", "seed": 3,
+                                           "swapped_from": f"x{(n + 1) % 4}"}}
+               for n in range(4)]  # fmt: skip
+    records[3]["image"]["swapped_from"] = "x3"
+    swapped.write_text(json.dumps(records))
+    capsys.readouterr()
+    assert main([*base, str(blank), str(swapped)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        f"{blank} record #2 (id 'x1'): image ablation \"noise\" is not the run's image_mode "
+        "'blank'; the answer is stored without it" in err
+    )
+    assert (
+        f"{swapped} record #4 (id 'x3'): image swapped_from 'x3' is the item itself; the "
+        "answer is stored without it" in err
+    )
+    store = StudyStore(tmp_path / "s.db")
+    blanks = {i: r.image for i, r in store.responses("m-blank").items()}
+    swaps = {i: r.image for i, r in store.responses("m-swapped").items()}
+    store.close()
+    assert blanks["x1"] == {} and blanks["x0"] == {"ablation": "blank", "sha256": "ab"}
+    assert swaps["x3"] == {} and swaps["x0"]["swapped_from"] == "x1"
+    assert len(blanks) == len(swaps) == 4
