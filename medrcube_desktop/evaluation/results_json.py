@@ -109,6 +109,24 @@ def ablation_fields(run) -> dict[str, object]:
     return fields
 
 
+def _first_differing(records: list, key: str) -> str:
+    """Where ``records`` first give ``key`` another value than their first record does,
+    as "; record #N (id …) gives X, record #1 gives Y", for the message of
+    :func:`file_image_mode` ("" where no two records can be told apart)."""
+    first = None
+    for number, record in enumerate(records, 1):
+        value = json.dumps(record.get(key)) if isinstance(record, dict) else None
+        if value is None:
+            continue
+        if first is None:
+            first = (number, value)
+        elif value != first[1]:
+            item = record.get("id")
+            return (f"; record #{number} (id {item!r}) gives {value[:40]}, record "
+                    f"#{first[0]} gives {first[1][:40]}")  # fmt: skip
+    return ""
+
+
 def file_image_mode(path: Path, records: list, text_only: bool, run: str = "") -> dict[str, object]:
     """The image mode, link and seed the records of a file share (:func:`ablation_fields`;
     none given: image, or text-only with ``text_only``), as ``{"image_mode",
@@ -133,6 +151,7 @@ def file_image_mode(path: Path, records: list, text_only: bool, run: str = "") -
         if len(values) > 1:
             raise MedRCubeError(
                 f"{path}: records of several {key} values ({', '.join(sorted(values))})"
+                + _first_differing(records, key)
             )
         found[key] = json.loads(values.pop()) if values else None
     mode = found["image_mode"] or (TEXT_ONLY if text_only else IMAGE)

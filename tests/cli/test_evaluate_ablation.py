@@ -242,3 +242,22 @@ def test_an_ablation_record_whose_image_is_another_mode_or_its_own_swap_is_said(
     assert blanks["x1"] == {} and blanks["x0"] == {"ablation": "blank", "sha256": "ab"}
     assert swaps["x3"] == {} and swaps["x0"]["swapped_from"] == "x1"
     assert len(blanks) == len(swaps) == 4
+
+
+def test_a_file_of_several_image_modes_names_the_first_record_that_differs(tmp_path, capsys):
+    bench, db = xrays(tmp_path), str(tmp_path / "s.db")
+    image = tmp_path / "m.json"
+    image.write_text(json.dumps([{"id": f"x{n}", "model_response": "A"} for n in range(4)]))
+    base = ["import-run", "--db", db, "--dataset", str(bench)]
+    assert main([*base, str(image)]) == 0
+    mixed = tmp_path / "m-blank.json"
+    records = [{"id": f"x{n}", "model_response": "A", "image_mode": "blank", "image_run": "m"}
+               for n in range(4)]  # fmt: skip
+    records[2]["image_mode"] = "noise"
+    mixed.write_text(json.dumps(records))
+    capsys.readouterr()
+    assert main([*base, str(mixed)]) == 2
+    assert (
+        f'{mixed}: records of several image_mode values ("blank", "noise"); record #3 '
+        '(id \'x2\') gives "noise", record #1 gives "blank"' in capsys.readouterr().err
+    )
