@@ -124,6 +124,19 @@ def test_the_panel_leaves_out_only_the_abstained_rule_and_reports_abstentions(tm
     assert "Cannot judge, dr-a (of 12 judged items): 1.4 2 (17 %)." in text
     assert "Cannot judge, dr-b (of 12 judged items): 2.3 1 (8 %)." in text
     assert "Cannot judge, LLM gpt-5.1 (of 12 judged items): never." in text
+    # the same figures in report.html and the workbook's "Cannot judge" sheet
+    from openpyxl import load_workbook
+
+    _run(*panel, "--out", str(tmp_path / "out"))
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "Cannot judge, dr-a (of 12 judged items): 1.4 2 (17 %)." in page
+    sheet = load_workbook(tmp_path / "out" / "agreement.xlsx")["Cannot judge"]
+    rows = [list(r) for r in sheet.iter_rows(values_only=True)]
+    assert rows[0][:5] == ["Rule", "dr-a: count", "dr-a: rate", "dr-b: count", "dr-b: rate"]
+    by_rule = {r[0]: r[1:5] for r in rows[1:8]}
+    assert by_rule["1.4"] == [2, round(2 / 12, 6), 0, 0.0]
+    assert by_rule["2.3"] == [0, 0.0, 1, round(1 / 12, 6)]
+    assert rows[8][:5] == ["Items judged", 12, None, 12, None]
     from medrcube_desktop.review.agreement.panel_run import run_gold
     from medrcube_desktop.store import StudyStore
     from medrcube_desktop.store.adjudications import Adjudication

@@ -280,6 +280,16 @@ def _write_xlsx(run: PanelRun, path: Path) -> None:
         about.append(["gold_left_out_items", safe(", ".join(run.gold["left_out"]))])
     for note in run.notes:
         about.append(["note", safe(note)])
+    if run.abstentions:  # only when someone said "cannot judge": else as before
+        sheet = book.create_sheet("Cannot judge")
+        names = list(run.abstentions)
+        sheet.append(["Rule", *(safe(f"{n}: {part}") for n in names for part in ("count", "rate"))])
+        for rule in RULE_IDS:
+            sheet.append([rule, *(run.abstentions[n][k][rule] for n in names
+                                  for k in ("counts", "rates"))])  # fmt: skip
+        sheet.append(["Items judged", *(v for n in names
+                                        for v in (run.abstentions[n]["n_items"], None))])  # fmt: skip
+        sheet.append([safe(panel_abstention_lines(run)[-1])])
     book.properties.title = "MedRCube agreement study (several experts)"
     book.save(path)
 
@@ -304,6 +314,7 @@ def panel_html(run: PanelRun) -> str:
             f"{run.gold['n_left_out']} left out for want of one.</p>"
         )
     gold += "".join(f"<p class='note'>Note: {esc(note)}.</p>" for note in run.notes)
+    gold += "".join(f"<p class='note'>{esc(line)}</p>" for line in panel_abstention_lines(run))
     m = run.meta
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>MedRCube agreement "
