@@ -235,7 +235,7 @@ def _lines(result) -> list[str]:
     for row in result.leakage or ():
         verdict = {None: "unanswered", True: "right", False: "wrong"}[row["image_correct"]]
         lines.append(
-            f"right without the image ({row['text_run']}): {row['item']} "
+            f"right in text-only run {row['text_run']}: {row['item']} "
             f"{row['task']}|{row['modality']}|{row['region']}, image run answered "
             f"{row['image_answer'] or '-'} ({verdict})"
         )

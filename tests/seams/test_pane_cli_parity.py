@@ -160,11 +160,13 @@ def test_the_credibility_view_shows_compares_figures_in_leaderboard_order(qtbot,
     assert overall["voxel"] == "Overall"
     assert [drops.item(0, c).text() for c in range(6)] == [
         pair["image_run"], pair["text_run"], str(overall["n"]),
-        f"{overall['with_image']:.3f}", f"{overall['without_image']:.3f}",
-        f"{overall['drop']:.3f}",
+        f"{overall['with_image'] * 100:.1f}", f"{overall['without_image'] * 100:.1f}",
+        f"{overall['drop'] * 100:.1f}",
     ]  # fmt: skip
     right = sum(a == pb.RIGHT for a in pb.ANSWERS[pb.TEXT_RUN].values())  # by hand: 9
-    assert pane.credibility.leakage.text().startswith(f"{right} items right without the image")
+    assert pane.credibility.leakage.text().startswith(
+        f"{right} items right in at least one text-only run"
+    )
     leaked = cli_json(capsys, "compare", "--db", db, "--dataset", root, "--leakage",
                       "--bootstrap", 0, "--stability", 0)["leakage"]  # fmt: skip
     assert len({row["item"] for row in leaked}) == right
