@@ -38,7 +38,9 @@ def served(demo):
     try:
         lines = [proc.stdout.readline(), proc.stdout.readline()]
         assert lines[0].startswith("serving the demo's scripted models at "), (
-            lines, proc.stderr.read() if proc.poll() is not None else "")
+            lines,
+            proc.stderr.read() if proc.poll() is not None else "",
+        )
         yield proc, lines[0].rsplit(" ", 1)[1].strip(), lines
     finally:
         if proc.poll() is None:
@@ -83,7 +85,8 @@ def test_serve_answers_the_picture_better_than_its_ablations(served, demo, tmp_p
     asked = [i for i in items if i.id not in failed]
     assert failed and asked
     assert (swapped["n"], swapped["correct"]) == (
-        len(asked), sum(answers[blind][i.id] == i.answer for i in asked)
+        len(asked),
+        sum(answers[blind][i.id] == i.answer for i in asked),
     )
     assert swapped["accuracy"] < sighted["accuracy"]
     proc.send_signal(signal.SIGINT)
