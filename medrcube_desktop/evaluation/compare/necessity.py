@@ -46,12 +46,22 @@ more than this share of the models with an ablation answer to it answer it right
 MODES: tuple[str, ...] = (IMAGE, *ABLATIONS)
 """The modes counted per item, the sighted one first."""
 
-ITEM_FIELDS: tuple[str, ...] = (
-    "item", "task", "modality", "region",
+
+def _column(key: str) -> str:
+    """An :meth:`ItemNecessity.evidence` key as a column name: ``text-only_right`` →
+    ``text_only_right`` (underscores only, as every other column of compare's outputs)."""
+    return key.replace("-", "_")
+
+
+_EVIDENCE_KEYS: tuple[str, ...] = (
     *(f"{mode}_{what}" for mode in MODES for what in ("right", "models")),
     "ablated_right", "ablated_models", "answerable",
 )  # fmt: skip
-"""The columns of :meth:`ItemNecessity.rows` (and of compare's ``necessity_items.csv``)."""
+ITEM_FIELDS: tuple[str, ...] = ("item", "task", "modality", "region",
+                                *map(_column, _EVIDENCE_KEYS))  # fmt: skip
+"""The columns of :meth:`ItemNecessity.rows` (and of compare's ``necessity_items.csv``,
+its XLSX sheet and ``--json``): ``image_right``, ``image_models``, ``text_only_right``,
+…, ``ablated_right``, ``ablated_models``, ``answerable``."""
 
 GAP_FIELDS: tuple[str, ...] = (
     "image_run", "ablated_run", "mode", "model", "scope", "level", "n", "images",
@@ -124,7 +134,8 @@ class ItemNecessity:
         evidence = self.evidence()
         return [
             {"item": item.id, "task": item.task.abbreviation, "modality": item.modality,
-             "region": item.region, **{k: evidence[item.id][k] for k in ITEM_FIELDS[4:]}}
+             "region": item.region,
+             **{_column(k): evidence[item.id][k] for k in _EVIDENCE_KEYS}}
             for item in self.matrix.items if item.id in evidence
         ]  # fmt: skip
 
@@ -380,8 +391,8 @@ def answerable_cells(found: Necessity) -> list[list[object]]:
     mode ``r/n`` (``—``: no model ran it)."""
 
     def count(row: dict[str, object], prefix: str) -> str:
-        n = row[f"{prefix}_models"]
-        return f"{row[f'{prefix}_right']}/{n}" if n else "—"
+        n = row[_column(f"{prefix}_models")]
+        return f"{row[_column(f'{prefix}_right')]}/{n}" if n else "—"
 
     return [
         [row["item"], f"{row['task']}|{row['modality']}|{row['region']}", count(row, IMAGE),

@@ -80,6 +80,11 @@ def test_models_right_per_item_and_mode_and_the_answerable_items_by_hand():
     row = found.rows()[0]
     assert row["item"] == "i0" and row["task"] == TASKS[0].abbreviation
     assert row["answerable"] is True and row["blank_right"] == 1 and row["blank_models"] == 1
+    # underscores only in the column names (it was ``text-only_right``); the values of
+    # the evidence the reveal reads keep the mode's own name
+    assert (row["text_only_right"], row["text_only_models"]) == (1, 1)
+    assert all("-" not in key for key in row)
+    assert found.evidence()["i0"]["text-only_right"] == 1
 
 
 def test_pairs_follow_the_link_else_the_model_and_skip_a_model_without_image_run():
