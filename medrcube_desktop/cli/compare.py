@@ -201,6 +201,8 @@ def _credibility_lines(figures) -> str:
 
 def _lines(result) -> list[str]:
     frame = result.board.to_frame(percent=True, sort=result.sort)
+    if ("family", "image_mode") in frame.columns:  # it says text-only too: one column
+        frame = frame.drop(columns=[("family", "text_only")])
     lines = [frame.round(1).to_string(na_rep="—")]
     for preset, (figures, correlation) in result.by_preset.items():
         label = f" ({preset} pairing)" if len(result.by_preset) > 1 else ""
