@@ -374,14 +374,39 @@ def _pct(value: object) -> str:
     return "—" if not isinstance(value, float) or np.isnan(value) else f"{value * 100:.1f}"
 
 
-def gap_cells(found: Necessity) -> list[list[object]]:
-    """The pane's text of every :meth:`Necessity.gap_rows` row (accuracies and gap in
-    %, one decimal: what ``compare`` prints; the interval ``[low, high]``)."""
+GAP_LEVELS: tuple[str, ...] = ("overall", "task", "voxel")
+"""The ``level`` of a gap row, the pane's level filter (:func:`gap_cells`)."""
+
+
+def gap_pairs(found: Necessity) -> list[tuple[str, str, str]]:
+    """The ``(image_run, ablated_run, mode)`` of each pair of :meth:`Necessity.gap_rows`,
+    in their order: the pane's pair filter."""
+    return list(dict.fromkeys((str(row["image_run"]), str(row["ablated_run"]),
+                               str(row["mode"])) for row in found.gap_rows()))  # fmt: skip
+
+
+def gap_cells(
+    found: Necessity, level: str | None = None, pair: tuple[str, str] | None = None
+) -> list[list[object]]:
+    """The pane's text of the :meth:`Necessity.gap_rows` rows (accuracies and gap in
+    %, one decimal: what ``compare`` prints; the interval ``[low, high]``), in their
+    order: all of them, or those of one ``level`` (:data:`GAP_LEVELS`) and/or of one
+    ``pair`` ``(image_run, ablated_run)``.
+
+    Raises
+    ------
+    ValueError
+        ``level`` not one of :data:`GAP_LEVELS` (nor None).
+    """
+    if level is not None and level not in GAP_LEVELS:
+        raise ValueError(f"level {level!r}: not one of {', '.join(GAP_LEVELS)}")
     return [
         [row["image_run"], row["ablated_run"], row["mode"], row["scope"], str(row["n"]),
          str(row["images"]), _pct(row["with_image"]), _pct(row["ablated"]), _pct(row["gap"]),
          "—" if _pct(row["low"]) == "—" else f"[{_pct(row['low'])}, {_pct(row['high'])}]"]
         for row in found.gap_rows()
+        if (level is None or row["level"] == level)
+        and (pair is None or (row["image_run"], row["ablated_run"]) == tuple(pair))
     ]  # fmt: skip
 
 

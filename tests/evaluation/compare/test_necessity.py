@@ -200,3 +200,37 @@ def test_every_setting_of_the_command_and_the_pane_reaches_compare_runs(monkeypa
         inputs.compare_study(None, [], ["r"], given)
     expected = {f.name: getattr(given, f.name) for f in dataclasses.fields(CompareSettings)}
     assert seen == expected
+
+
+def test_gap_cells_filter_by_level_and_pair():
+    from medrcube_desktop.evaluation.compare.necessity import (
+        GAP_LEVELS,
+        gap_cells,
+        gap_pairs,
+        necessity,
+    )
+
+    found = necessity(_matrix(), n_boot=20)
+    rows = found.gap_rows()
+    pairs = gap_pairs(found)
+    assert pairs == [("m1", "m1-text", "text-only"), ("m1", "m1-blank", "blank"),
+                     ("m2", "m2-noise", "noise")]  # fmt: skip
+    every = gap_cells(found)
+    assert len(every) == len(rows)
+    # the levels split the rows; one overall row per pair, scope "Overall"
+    by_level = {level: gap_cells(found, level) for level in GAP_LEVELS}
+    assert sum(map(len, by_level.values())) == len(rows)
+    assert [(c[0], c[1], c[3]) for c in by_level["overall"]] == [
+        (i, a, "Overall") for i, a, _ in pairs
+    ]
+    assert {c[3] for c in by_level["voxel"]} == {
+        r["scope"] for r in rows if str(r["scope"]).count("|") == 2
+    }
+    one = gap_cells(found, None, ("m2", "m2-noise"))
+    assert one and {(c[0], c[1]) for c in one} == {("m2", "m2-noise")}
+    assert len(one) == sum(r["ablated_run"] == "m2-noise" for r in rows)
+    assert gap_cells(found, "voxel", ("m1", "m1-blank")) == [
+        c for c in by_level["voxel"] if c[1] == "m1-blank"
+    ]
+    with pytest.raises(ValueError):
+        gap_cells(found, "region")
