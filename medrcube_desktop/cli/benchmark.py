@@ -1,4 +1,4 @@
-"""``validate``, ``demo build``, ``render`` and ``render-batch``: the benchmark and its
+"""``validate``, ``demo build``, ``demo serve``, ``render`` and ``render-batch``: the benchmark and its
 pictures (paper Appendix E.1)."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_json(validate, '{"items": N, "problems": [...], "restricted": [...], "deep": {...}}')
     demo = sub.add_parser("demo", help="the demo benchmark built from real public images")
-    demo_sub = demo.add_subparsers(dest="demo_command", required=True, metavar="build")
+    demo_sub = demo.add_subparsers(dest="demo_command", required=True, metavar="build|serve")
     build = add_command(
         demo_sub, "build", cmd_demo_build, help="write the demo benchmark to OUT_DIR"
     )
@@ -57,6 +57,24 @@ def add_parsers(sub) -> None:
         "judgments and an adjudication, made by a scripted local endpoint (seeded)",
     )  # fmt: skip
     add_json(build, '{"root", "items", "problems", "examples": {"db", "runs", ...}}')
+    serve = add_command(
+        demo_sub, "serve", cmd_demo_serve,
+        help="answer evaluation requests about the demo as the examples' scripted models",
+        description="Start the demo's scripted OpenAI-compatible endpoint on 127.0.0.1 "
+        "(no model, no GPU, no network), to try evaluate --engine openai and its image "
+        "ablations: a request showing the item's own picture is answered as the model's "
+        "scripted run, any other (--text-only, --image blank|swapped|noise) as the "
+        "examples' text-only baseline. Prints the base URL and the model names; Ctrl+C "
+        "stops it (exit 0).",
+    )  # fmt: skip
+    serve.set_defaults(command="demo serve")
+    serve.add_argument(
+        "demo_dir", type=Path, metavar="DEMO_DIR", help="a demo benchmark made by demo build"
+    )
+    serve.add_argument(
+        "--port", type=int, default=0, metavar="N",
+        help="the port on 127.0.0.1 (default: a free one, printed)",
+    )  # fmt: skip
 
     render = add_command(
         sub, "render", cmd_render,
@@ -236,6 +254,40 @@ def cmd_demo_build(args: argparse.Namespace) -> int:
         emit(args.json, data, lines)
         return Outcome.FAILED if benchmark.problems else Outcome.DONE
     return _demo_examples(args, root, db, data, lines)
+
+
+def cmd_demo_serve(args: argparse.Namespace) -> int:
+    """``demo serve DEMO_DIR [--port N]``: serve the scripted endpoint until Ctrl+C
+    (or SIGTERM); exit 0 when stopped so."""
+    import sys
+    import threading
+
+    from medrcube_desktop.cli.common import terminate_interrupts
+    from medrcube_desktop.core.dataset import load_benchmark
+    from medrcube_desktop.demo.example_script import JUDGE
+    from medrcube_desktop.demo.serve import SERVE_MODELS, serve_script
+    from medrcube_desktop.demo.stub_endpoint import StubEndpoint
+
+    if not 0 <= args.port <= 65535:
+        raise MedRCubeError(f"--port {args.port}: not a port (0 to 65535)")
+    benchmark = load_benchmark(args.demo_dir)
+    if not benchmark.items:
+        raise MedRCubeError(f"{args.demo_dir}: no item to answer about; make it with demo build")
+    print(f"preparing the pictures of {plural(len(benchmark.items), 'item')}…", file=sys.stderr)
+    respond, sees = serve_script(benchmark.items)
+    try:
+        stub = StubEndpoint(respond, port=args.port, models=(*SERVE_MODELS, JUDGE), sees=sees)
+    except OSError as exc:
+        raise MedRCubeError(f"port {args.port} on 127.0.0.1: {exc.strerror or exc}") from exc
+    with terminate_interrupts(), stub:
+        print(f"serving the demo's scripted models at {stub.base_url}", flush=True)
+        print(f"models: {', '.join(SERVE_MODELS)} (judge: {JUDGE})", flush=True)
+        print("stop with Ctrl+C", file=sys.stderr, flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            print("stopped", file=sys.stderr)
+    return Outcome.DONE
 
 
 def _demo_examples(

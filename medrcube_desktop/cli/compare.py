@@ -201,6 +201,8 @@ def _credibility_lines(figures) -> str:
 
 def _lines(result) -> list[str]:
     frame = result.board.to_frame(percent=True, sort=result.sort)
+    if ("family", "image_mode") in frame.columns:  # it says text-only too: one column
+        frame = frame.drop(columns=[("family", "text_only")])
     lines = [frame.round(1).to_string(na_rep="—")]
     for preset, (figures, correlation) in result.by_preset.items():
         label = f" ({preset} pairing)" if len(result.by_preset) > 1 else ""
@@ -235,7 +237,7 @@ def _lines(result) -> list[str]:
     for row in result.leakage or ():
         verdict = {None: "unanswered", True: "right", False: "wrong"}[row["image_correct"]]
         lines.append(
-            f"right without the image ({row['text_run']}): {row['item']} "
+            f"right in text-only run {row['text_run']}: {row['item']} "
             f"{row['task']}|{row['modality']}|{row['region']}, image run answered "
             f"{row['image_answer'] or '-'} ({verdict})"
         )

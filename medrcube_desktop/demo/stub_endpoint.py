@@ -34,6 +34,11 @@ Responder = Callable[[str, str, bool], "str | None"]
 user message (its text parts joined with a line feed), ``with_image`` whether the request
 carried an image; ``None`` leaves the request to the fixed answers."""
 
+Sees = Callable[[str, list[str]], bool]
+"""``(text, image_urls) -> with_image``: whether a request with this text and these image
+URLs (the ``image_url`` parts' URLs, data URLs as the evaluation sends them) shows the
+model the item's own picture (``demo serve``: an ablated picture does not)."""
+
 
 @dataclass
 class Counts:
@@ -61,6 +66,19 @@ def request_text(body: dict) -> str:
     return ""
 
 
+def image_urls(body: dict) -> list[str]:
+    """The URLs of every ``image_url`` part of a chat request's messages, in order."""
+    urls = []
+    for message in body.get("messages", []):
+        content = message.get("content") if isinstance(message, dict) else None
+        for part in content if isinstance(content, list) else []:
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                image = part.get("image_url")
+                url = image.get("url") if isinstance(image, dict) else image
+                urls.append(str(url or ""))
+    return urls
+
+
 def _has_image(body: dict) -> bool:
     for message in body.get("messages", []):
         content = message.get("content") if isinstance(message, dict) else None
@@ -74,13 +92,29 @@ def _has_image(body: dict) -> bool:
 class StubEndpoint:
     """Use as ``with StubEndpoint() as stub:``; ``stub.base_url`` ends in ``/v1`` and
     ``stub.counts`` says what it answered. ``responder`` (optional): see
-    :data:`Responder`."""
+    :data:`Responder`; ``port`` (0: a free one) on 127.0.0.1; ``models``: what
+    ``GET /v1/models`` lists; ``sees`` (optional, see :data:`Sees`) decides the
+    responder's ``with_image`` (default: whether the request carried an image).
 
-    def __init__(self, responder: Responder | None = None) -> None:
+    Raises
+    ------
+    OSError
+        ``port`` is taken or not allowed."""
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        port: int = 0,
+        models: tuple[str, ...] = (EVAL_MODEL, JUDGE_MODEL),
+        sees: Sees | None = None,
+    ) -> None:
         self.responder = responder
+        self.models = tuple(models)
+        self.sees = sees
         self.counts = Counts()
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self.server.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self._thread = threading.Thread(
@@ -103,7 +137,10 @@ class StubEndpoint:
             self.counts.with_image += with_image
             self.counts.judge += judge
         if self.responder is not None:
-            scripted = self.responder(str(body.get("model", "")), request_text(body), with_image)
+            text = request_text(body)
+            if self.sees is not None:
+                with_image = self.sees(text, image_urls(body))
+            scripted = self.responder(str(body.get("model", "")), text, with_image)
             if scripted is not None:
                 return scripted
         return json.dumps(ALL_PASS) if judge else ANSWER
@@ -127,7 +164,7 @@ class StubEndpoint:
 
             def do_GET(self) -> None:  # noqa: N802 (http.server API)
                 if self.path.rstrip("/").endswith("/models"):
-                    models = [{"id": m, "object": "model"} for m in (EVAL_MODEL, JUDGE_MODEL)]
+                    models = [{"id": m, "object": "model"} for m in stub.models]
                     self._send(200, {"object": "list", "data": models})
                 else:
                     self._send(404, {"error": {"message": f"no {self.path}", "code": 404}})

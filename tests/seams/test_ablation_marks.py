@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import openpyxl
 from PySide6.QtCore import Qt
@@ -34,6 +35,16 @@ def test_every_surface_marks_the_blank_and_noise_runs(qtbot, tmp_path, capsys):
     line = next(row for row in text.splitlines() if row.startswith("iv8-blank "))
     assert " blank " in line  # the image_mode column of the table
     assert "image_mode" in text
+    # image_mode says text-only too: the table has no text_only column beside it (the
+    # CSV keeps both); "text_only_drop.csv" in a later line is not a column
+    table = text.split("\nCredibility")[0]
+    assert re.search(r"\btext_only\b", table) is None
+    text_line = next(row for row in table.splitlines() if row.startswith(f"{pb.TEXT_RUN} "))
+    assert " text-only " in text_line
+    with open(out / "credibility.csv", newline="", encoding="utf-8-sig") as f:
+        cred_rows = {row["run"]: row for row in csv.DictReader(f)}
+    assert cred_rows["iv8-blank"]["image_mode"] == "blank"
+    assert cred_rows["ls-noise"]["image_mode"] == "noise"
     assert "iv8-blank (blank ablation) " in text  # the credibility table's row
     assert "ls-noise (noise ablation) " in text
     with open(out / "leaderboard.csv", newline="", encoding="utf-8-sig") as f:
@@ -45,6 +56,10 @@ def test_every_surface_marks_the_blank_and_noise_runs(qtbot, tmp_path, capsys):
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "(blank ablation)" in page and "(noise ablation)" in page
     assert page.count("(blank ablation)") == 2  # Table 3 and the footer's run list
+    # intervals as the command prints them: "[-100.0, -100.0]", never "[-100.0–-100.0]"
+    spans = re.findall(r"<span class='ci'>\[([^]]*)\]</span>", page)
+    assert spans and all(re.fullmatch(r"-?[\d.]+, -?[\d.]+", s) for s in spans), spans
+    assert "–-" not in page
     book = openpyxl.load_workbook(out / "compare.xlsx")
     sheet = list(book["leaderboard"].iter_rows(values_only=True))
     column = sheet[0].index("image_mode")

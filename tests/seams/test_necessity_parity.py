@@ -63,7 +63,28 @@ def test_the_necessity_tab_shows_what_compare_json_gives(qtbot, tmp_path, capsys
     assert f"{len(answerable)} of the {len(pb.ITEMS)} items" in view.summary.text()
     shown = [view.items.item(r, 0).text() for r in range(view.items.rowCount())]
     assert shown == answerable
-    # every gap row on screen, in the JSON's order, with the JSON's numbers
+    # by default the overall rows only, one per pair, in the JSON's order
+    overall_rows = [g for g in expected["gaps"] if g["level"] == "overall"]
+    assert view.level.currentText() == "Overall" and view.pair.currentText() == "All pairs"
+    assert [
+        (view.gaps.item(r, 0).text(), view.gaps.item(r, 1).text(), view.gaps.item(r, 3).text())
+        for r in range(view.gaps.rowCount())
+    ] == [(g["image_run"], g["ablated_run"], "Overall") for g in overall_rows]
+    assert view.shown_rows.text() == f"{len(overall_rows)} of {len(expected['gaps'])} rows"
+    # one pair, per voxel: that pair's voxel rows only
+    view.level.setCurrentIndex(view.level.findText("Per voxel"))
+    view.pair.setCurrentIndex(view.pair.findText("iv8 vs iv8-blank (blank)"))
+    voxel_rows = [g["scope"] for g in expected["gaps"]
+                  if g["level"] == "voxel" and g["ablated_run"] == "iv8-blank"]  # fmt: skip
+    assert voxel_rows
+    assert [view.gaps.item(r, 3).text() for r in range(view.gaps.rowCount())] == voxel_rows
+    assert {view.gaps.item(r, 1).text() for r in range(view.gaps.rowCount())} == {"iv8-blank"}
+    view.show_result(pane.comparison.result)  # a new comparison keeps the filters chosen
+    assert view.pair.currentText() == "iv8 vs iv8-blank (blank)"
+    assert view.gaps.rowCount() == len(voxel_rows)
+    # every gap row on screen with all levels and pairs, with the JSON's numbers
+    view.level.setCurrentIndex(view.level.findText("All levels"))
+    view.pair.setCurrentIndex(view.pair.findText("All pairs"))
     assert view.gaps.rowCount() == len(expected["gaps"])
     modes = {(g["image_run"], g["ablated_run"], g["mode"]) for g in expected["gaps"]}
     assert modes == {("iv8", pb.TEXT_RUN, "text-only"), ("iv8", "iv8-blank", "blank"),

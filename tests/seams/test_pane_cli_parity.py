@@ -160,14 +160,25 @@ def test_the_credibility_view_shows_compares_figures_in_leaderboard_order(qtbot,
     assert overall["voxel"] == "Overall"
     assert [drops.item(0, c).text() for c in range(6)] == [
         pair["image_run"], pair["text_run"], str(overall["n"]),
-        f"{overall['with_image']:.3f}", f"{overall['without_image']:.3f}",
-        f"{overall['drop']:.3f}",
+        f"{overall['with_image'] * 100:.1f}", f"{overall['without_image'] * 100:.1f}",
+        f"{overall['drop'] * 100:.1f}",
     ]  # fmt: skip
     right = sum(a == pb.RIGHT for a in pb.ANSWERS[pb.TEXT_RUN].values())  # by hand: 9
-    assert pane.credibility.leakage.text().startswith(f"{right} items right without the image")
+    assert pane.credibility.leakage.text().startswith(
+        f"{right} items right in at least one text-only run"
+    )
     leaked = cli_json(capsys, "compare", "--db", db, "--dataset", root, "--leakage",
                       "--bootstrap", 0, "--stability", 0)["leakage"]  # fmt: skip
     assert len({row["item"] for row in leaked}) == right
+    # the command's text says which text-only run, not "right without the image" (the
+    # necessity figure's words)
+    capsys.readouterr()
+    assert main(["compare", "--db", str(db), "--dataset", str(root), "--leakage",
+                 "--bootstrap", "0", "--stability", "0"]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    listed = [line for line in text.splitlines() if line.startswith("right in text-only run ")]
+    assert len(listed) == len(leaked) and "right without the image" not in text
+    assert listed[0].startswith(f"right in text-only run {leaked[0]['text_run']}: ")
     # the command's text lists them in the same order
     capsys.readouterr()
     assert main(["compare", "--db", str(db), "--dataset", str(root)]) == 0

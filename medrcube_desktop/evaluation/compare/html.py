@@ -62,10 +62,11 @@ def _num(value: object, digits: int = 3, percent: bool = False) -> str:
 
 
 def _ci(low: object, high: object) -> str:
-    """`` [low–high]`` (a bootstrap interval), or nothing when there is none."""
+    """`` [low, high]`` (a bootstrap interval, as the command prints it), or nothing when
+    there is none."""
     if low is None or high is None:
         return ""
-    return f" <span class='ci'>[{_num(low)}–{_num(high)}]</span>"
+    return f" <span class='ci'>[{_num(low)}, {_num(high)}]</span>"
 
 
 def _svg(text: str | None) -> str:
@@ -96,7 +97,7 @@ def _leaderboard(result: CompareResult) -> str:
             cell = _num(accuracy[r, c], percent=True)
             if c == 0:
                 cell += (
-                    f" <span class='ci'>[{_num(board.low[r, c], percent=True)}–"
+                    f" <span class='ci'>[{_num(board.low[r, c], percent=True)}, "
                     f"{_num(board.high[r, c], percent=True)}]</span>"
                 )
             cells.append(f"<td title='n = {int(board.n[r, c])}'>{cell}</td>")
@@ -285,10 +286,11 @@ def _necessity(result: CompareResult) -> str:
 
 
 def _pct_ci(low: object, high: object) -> str:
-    """`` [low–high]`` in % (a bootstrap interval), or nothing when there is none."""
+    """`` [low, high]`` in % (a bootstrap interval, as the command prints it: ``[-100.0,
+    -100.0]``, never ``[-100.0–-100.0]``), or nothing when there is none."""
     if low is None or high is None or (isinstance(low, float) and not np.isfinite(low)):
         return ""
-    return f" <span class='ci'>[{_num(low, percent=True)}–{_num(high, percent=True)}]</span>"
+    return f" <span class='ci'>[{_num(low, percent=True)}, {_num(high, percent=True)}]</span>"
 
 
 def _footer(result: CompareResult, meta: Mapping[str, object]) -> str:

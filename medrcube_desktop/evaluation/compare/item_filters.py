@@ -8,8 +8,8 @@ never counted as right or wrong; an unparsed answer is wrong, as the paper count
 
 Text-only runs (no image sent) are baselines of a model, not models: the counts of
 :func:`item_summary` and the filters "All right", "All wrong", "Models disagree", "Same
-wrong answer" and "Only some families right" use the image runs only; "Right without the
-image" is the one that reads the text-only runs, and "Unparsed by any run" reads every run.
+wrong answer" and "Only some families right" use the image runs only; "Right in a
+text-only run" is the one that reads the text-only runs, and "Unparsed by any run" reads every run.
 
 This is where a benchmark builder finds the broken items: an item every model gets wrong
 may have a wrong ground truth; one every model gets right without its image leaks its
@@ -230,7 +230,7 @@ FILTERS: dict[str, tuple[str, Callable[[RunMatrix], np.ndarray] | None]] = {
     "disagree": ("Models disagree (some image runs right, some wrong)", models_disagree),
     "same_wrong": ("Same wrong answer (half the image runs or more)", same_wrong_answer),
     "families": ("Only some families right", only_some_families_right),
-    "no_image": ("Right without the image (a text-only run)", right_without_image),
+    "no_image": ("Right in a text-only run", right_without_image),
     "unparsed": ("Unparsed by any run", unparsed_by_any),
 }
 """Filter key → (title shown in the pane, mask function; ``None`` keeps every item)."""
@@ -248,8 +248,9 @@ FILTER_TIPS: dict[str, str] = {
     "families": "A series (InternVL, Qwen, …) with 2 or more image runs answering is "
     "right on every one of them, and another such series wrong on every one; series "
     "with one run on the item do not count (that is Models disagree)",
-    "no_image": "A text-only run (no image sent) got it right: the question gives the "
-    "answer away (prior leakage, Appendix D.4)",
+    "no_image": "At least one text-only run (no image sent) got it right, a lucky guess "
+    "included (prior leakage, Appendix D.4); the Image necessity tab's \u201canswerable "
+    "without the image\u201d takes most models",
     "unparsed": "Some run (text-only ones too) answered with no choice read",
 }
 """Filter key → the tooltip of its entry in the pane's Show list."""

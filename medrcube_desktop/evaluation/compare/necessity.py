@@ -46,12 +46,22 @@ more than this share of the models with an ablation answer to it answer it right
 MODES: tuple[str, ...] = (IMAGE, *ABLATIONS)
 """The modes counted per item, the sighted one first."""
 
-ITEM_FIELDS: tuple[str, ...] = (
-    "item", "task", "modality", "region",
+
+def _column(key: str) -> str:
+    """An :meth:`ItemNecessity.evidence` key as a column name: ``text-only_right`` →
+    ``text_only_right`` (underscores only, as every other column of compare's outputs)."""
+    return key.replace("-", "_")
+
+
+_EVIDENCE_KEYS: tuple[str, ...] = (
     *(f"{mode}_{what}" for mode in MODES for what in ("right", "models")),
     "ablated_right", "ablated_models", "answerable",
 )  # fmt: skip
-"""The columns of :meth:`ItemNecessity.rows` (and of compare's ``necessity_items.csv``)."""
+ITEM_FIELDS: tuple[str, ...] = ("item", "task", "modality", "region",
+                                *map(_column, _EVIDENCE_KEYS))  # fmt: skip
+"""The columns of :meth:`ItemNecessity.rows` (and of compare's ``necessity_items.csv``,
+its XLSX sheet and ``--json``): ``image_right``, ``image_models``, ``text_only_right``,
+…, ``ablated_right``, ``ablated_models``, ``answerable``."""
 
 GAP_FIELDS: tuple[str, ...] = (
     "image_run", "ablated_run", "mode", "model", "scope", "level", "n", "images",
@@ -124,7 +134,8 @@ class ItemNecessity:
         evidence = self.evidence()
         return [
             {"item": item.id, "task": item.task.abbreviation, "modality": item.modality,
-             "region": item.region, **{k: evidence[item.id][k] for k in ITEM_FIELDS[4:]}}
+             "region": item.region,
+             **{_column(k): evidence[item.id][k] for k in _EVIDENCE_KEYS}}
             for item in self.matrix.items if item.id in evidence
         ]  # fmt: skip
 
@@ -377,14 +388,39 @@ def _pct(value: object) -> str:
     return "—" if not isinstance(value, float) or np.isnan(value) else f"{value * 100:.1f}"
 
 
-def gap_cells(found: Necessity) -> list[list[object]]:
-    """The pane's text of every :meth:`Necessity.gap_rows` row (accuracies and gap in
-    %, one decimal: what ``compare`` prints; the interval ``[low, high]``)."""
+GAP_LEVELS: tuple[str, ...] = ("overall", "task", "voxel")
+"""The ``level`` of a gap row, the pane's level filter (:func:`gap_cells`)."""
+
+
+def gap_pairs(found: Necessity) -> list[tuple[str, str, str]]:
+    """The ``(image_run, ablated_run, mode)`` of each pair of :meth:`Necessity.gap_rows`,
+    in their order: the pane's pair filter."""
+    return list(dict.fromkeys((str(row["image_run"]), str(row["ablated_run"]),
+                               str(row["mode"])) for row in found.gap_rows()))  # fmt: skip
+
+
+def gap_cells(
+    found: Necessity, level: str | None = None, pair: tuple[str, str] | None = None
+) -> list[list[object]]:
+    """The pane's text of the :meth:`Necessity.gap_rows` rows (accuracies and gap in
+    %, one decimal: what ``compare`` prints; the interval ``[low, high]``), in their
+    order: all of them, or those of one ``level`` (:data:`GAP_LEVELS`) and/or of one
+    ``pair`` ``(image_run, ablated_run)``.
+
+    Raises
+    ------
+    ValueError
+        ``level`` not one of :data:`GAP_LEVELS` (nor None).
+    """
+    if level is not None and level not in GAP_LEVELS:
+        raise ValueError(f"level {level!r}: not one of {', '.join(GAP_LEVELS)}")
     return [
         [row["image_run"], row["ablated_run"], row["mode"], row["scope"], str(row["n"]),
          str(row["images"]), _pct(row["with_image"]), _pct(row["ablated"]), _pct(row["gap"]),
          "—" if _pct(row["low"]) == "—" else f"[{_pct(row['low'])}, {_pct(row['high'])}]"]
         for row in found.gap_rows()
+        if (level is None or row["level"] == level)
+        and (pair is None or (row["image_run"], row["ablated_run"]) == tuple(pair))
     ]  # fmt: skip
 
 
@@ -394,8 +430,8 @@ def answerable_cells(found: Necessity) -> list[list[object]]:
     mode ``r/n`` (``—``: no model ran it)."""
 
     def count(row: dict[str, object], prefix: str) -> str:
-        n = row[f"{prefix}_models"]
-        return f"{row[f'{prefix}_right']}/{n}" if n else "—"
+        n = row[_column(f"{prefix}_models")]
+        return f"{row[_column(f'{prefix}_right')]}/{n}" if n else "—"
 
     return [
         [row["item"], f"{row['task']}|{row['modality']}|{row['region']}", count(row, IMAGE),

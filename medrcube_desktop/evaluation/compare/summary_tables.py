@@ -2,8 +2,9 @@
 text, what the ``compare`` command prints and the Compare models pane's Credibility tab
 shows (Qt-free: the pane only puts the strings in cells).
 
-Fractions (Acc_H, Rationality, Shortcut Probability, accuracies) are 0–1 with three
-decimals; an interval is ``[low, high]`` (bootstrap 95 %, clustered by image, for the
+Fractions (Acc_H, Rationality, Shortcut Probability) are 0–1 with three decimals; the
+text-only accuracies and drops are in percent (points) with one decimal, as the
+leaderboard and the Image necessity tab print them; an interval is ``[low, high]`` (bootstrap 95 %, clustered by image, for the
 credibility figures; Woolf's for the log odds ratio); a missing value is ``"—"``; the
 log odds ratio, the permutation p and the correlation are written by the result objects
 (:meth:`~.credibility_models.ModelCredibility.log_or_text`,
@@ -25,11 +26,12 @@ CREDIBILITY_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 """Header of :func:`credibility_rows`."""
 
-DROP_COLUMNS: tuple[str, ...] = ("Image run", "Text run", "n", "With image", "Without image",
-                                 "Drop")  # fmt: skip
+DROP_COLUMNS: tuple[str, ...] = ("Image run", "Text run", "n", "With image %",
+                                 "Without image %", "Drop (points)")  # fmt: skip
 """Header of :func:`drop_rows`."""
 
-VOXEL_COLUMNS: tuple[str, ...] = ("Voxel", "n", "With image", "Without image", "Drop")
+VOXEL_COLUMNS: tuple[str, ...] = ("Voxel", "n", "With image %", "Without image %",
+                                  "Drop (points)")  # fmt: skip
 """Header of :func:`drop_voxel_rows`."""
 
 MISSING = "—"
@@ -83,9 +85,17 @@ def correlation_text(correlation: Correlation | None, why: str = "") -> str:
     return f"{head}: {correlation.summary()}"
 
 
+def percent(value: float | None) -> str:
+    """A 0–1 ``value`` in percent with one decimal (``0.31`` → ``"31.0"``), or
+    :data:`MISSING` for None or NaN."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    return number(float(value) * 100, 1)
+
+
 def _row(frame_row) -> list[str]:
-    return [str(int(frame_row["n"])), number(frame_row["with_image"]),
-            number(frame_row["without_image"]), number(frame_row["drop"])]  # fmt: skip
+    return [str(int(frame_row["n"])), percent(frame_row["with_image"]),
+            percent(frame_row["without_image"]), percent(frame_row["drop"])]  # fmt: skip
 
 
 def drop_rows(result: CompareResult) -> list[list[str]]:
@@ -109,5 +119,17 @@ def drop_voxel_rows(drop: TextOnlyDrop) -> list[list[str]]:
 
 
 def leakage_count(result: CompareResult) -> int:
-    """Items some text-only run got right (the grid's "Right without the image")."""
+    """Items some text-only run got right (the grid's "Right in a text-only run")."""
     return int(right_without_image(result.matrix).sum())
+
+
+def leakage_text(count: int) -> str:
+    """The Credibility tab's line of :func:`leakage_count`: ``"17 items right in at least
+    one text-only run (…)"``, worded apart from the Image necessity tab's "answerable
+    without the image" (right under ablation by most models): one text-only run right
+    counts here, a chance guess included."""
+    items = f"{count} item{'' if count == 1 else 's'}"
+    return (
+        f"{items} right in at least one text-only run (a lucky guess counts; not the "
+        "Image necessity tab's “answerable without the image”, which takes most models)."
+    )

@@ -34,6 +34,7 @@ from medrcube_desktop.evaluation.compare.summary_tables import (
     drop_rows,
     drop_voxel_rows,
     leakage_count,
+    leakage_text,
     ordered_drops,
 )
 
@@ -69,7 +70,7 @@ class CompareCredibilityView(QWidget):
     """The credibility and text-only tables of one comparison.
 
     ``show_leakage`` is emitted by the button under the text-only tables: the pane then
-    filters the grid to "Right without the image".
+    filters the grid to "Right in a text-only run".
     """
 
     show_leakage = Signal()
@@ -100,7 +101,7 @@ class CompareCredibilityView(QWidget):
         self.leakage.setWordWrap(True)  # a long sentence never widens the pane
         self.leakage_button = QPushButton("List them in the &grid")
         self.leakage_button.setAutoDefault(False)
-        self.leakage_button.setToolTip("Items tab, filter: Right without the image")
+        self.leakage_button.setToolTip("Items tab, filter: Right in a text-only run")
         self.leakage_button.setEnabled(False)
         self.leakage_button.clicked.connect(self.show_leakage)
         self.no_pairs = QLabel("No text-only run with an image run of the same model.")
@@ -113,7 +114,7 @@ class CompareCredibilityView(QWidget):
         layout.addWidget(self.credibility, 2)
         layout.addWidget(self.correlation)
         drops_title = QLabel("Text-only runs against the image run of the same model "
-                             "(paper Table 4; accuracy 0–1 over items both answered):")  # fmt: skip
+                             "(paper Table 4; accuracy in percent over items both answered):")  # fmt: skip
         drops_title.setWordWrap(True)  # on one line the pane was wider than a 1024 px screen
         layout.addWidget(drops_title)
         layout.addWidget(self.no_pairs)
@@ -137,10 +138,7 @@ class CompareCredibilityView(QWidget):
         if self._drops:
             self.drops.selectRow(0)
         count = leakage_count(result)
-        self.leakage.setText(
-            f"{count} item{'' if count == 1 else 's'} right without the image (some "
-            "text-only run got it right: the question gives the answer away)."
-        )
+        self.leakage.setText(leakage_text(count))
         self.leakage_button.setEnabled(count > 0)
 
     def set_order(self, runs: list[str]) -> None:

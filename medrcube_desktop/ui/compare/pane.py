@@ -427,7 +427,7 @@ class ComparePane(QDialog):
             self.grid.setCurrentIndex(self.grid_model.index(0, len(ITEM_COLUMNS)))
 
     def show_leakage(self) -> None:
-        """The Items tab, filtered to "Right without the image" (the search cleared)."""
+        """The Items tab, filtered to "Right in a text-only run" (the search cleared)."""
         self.search.clear()
         self.filter.setCurrentIndex(self.filter.findData("no_image"))
         self.apply_filter()

@@ -80,6 +80,11 @@ def test_models_right_per_item_and_mode_and_the_answerable_items_by_hand():
     row = found.rows()[0]
     assert row["item"] == "i0" and row["task"] == TASKS[0].abbreviation
     assert row["answerable"] is True and row["blank_right"] == 1 and row["blank_models"] == 1
+    # underscores only in the column names (it was ``text-only_right``); the values of
+    # the evidence the reveal reads keep the mode's own name
+    assert (row["text_only_right"], row["text_only_models"]) == (1, 1)
+    assert all("-" not in key for key in row)
+    assert found.evidence()["i0"]["text-only_right"] == 1
 
 
 def test_pairs_follow_the_link_else_the_model_and_skip_a_model_without_image_run():
@@ -235,3 +240,37 @@ def test_a_pair_without_an_item_both_runs_answered_says_so():
     assert line.endswith(
         "(points, 95% interval by image): undefined: no item answered by both runs"
     )
+
+
+def test_gap_cells_filter_by_level_and_pair():
+    from medrcube_desktop.evaluation.compare.necessity import (
+        GAP_LEVELS,
+        gap_cells,
+        gap_pairs,
+        necessity,
+    )
+
+    found = necessity(_matrix(), n_boot=20)
+    rows = found.gap_rows()
+    pairs = gap_pairs(found)
+    assert pairs == [("m1", "m1-text", "text-only"), ("m1", "m1-blank", "blank"),
+                     ("m2", "m2-noise", "noise")]  # fmt: skip
+    every = gap_cells(found)
+    assert len(every) == len(rows)
+    # the levels split the rows; one overall row per pair, scope "Overall"
+    by_level = {level: gap_cells(found, level) for level in GAP_LEVELS}
+    assert sum(map(len, by_level.values())) == len(rows)
+    assert [(c[0], c[1], c[3]) for c in by_level["overall"]] == [
+        (i, a, "Overall") for i, a, _ in pairs
+    ]
+    assert {c[3] for c in by_level["voxel"]} == {
+        r["scope"] for r in rows if str(r["scope"]).count("|") == 2
+    }
+    one = gap_cells(found, None, ("m2", "m2-noise"))
+    assert one and {(c[0], c[1]) for c in one} == {("m2", "m2-noise")}
+    assert len(one) == sum(r["ablated_run"] == "m2-noise" for r in rows)
+    assert gap_cells(found, "voxel", ("m1", "m1-blank")) == [
+        c for c in by_level["voxel"] if c[1] == "m1-blank"
+    ]
+    with pytest.raises(ValueError):
+        gap_cells(found, "region")

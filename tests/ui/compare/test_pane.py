@@ -444,14 +444,17 @@ def test_the_credibility_tab_holds_what_compare_prints(qtbot, bench_dd, tmp_path
     drops = view.drops
     assert drops.rowCount() == 1
     assert [drops.item(0, k).text() for k in range(drops.columnCount())] == [
-        "iv8", "iv8-text", str(len(both)), f"{with_image:.3f}", f"{without:.3f}",
-        f"{with_image - without:.3f}"]  # fmt: skip
+        "iv8", "iv8-text", str(len(both)), f"{with_image * 100:.1f}", f"{without * 100:.1f}",
+        f"{(with_image - without) * 100:.1f}"]  # fmt: skip
     voxels = {view.voxels.item(r, 0).text(): view.voxels.item(r, 1).text()
               for r in range(view.voxels.rowCount())}  # fmt: skip
     n_dd = sum(1 for i, a in ANSWERS.items() if i in HIGH and a[0] != N and a[3] != N)
     assert voxels == {"DD|CT|Chest": str(n_dd), "MR|CT|Chest": str(len(both) - n_dd)}
     leaked = [i for i, a in ANSWERS.items() if a[3] == R]
-    assert view.leakage.text().startswith(f"{len(leaked)} items right without the image")
+    # worded apart from the necessity tab's "answerable without the image" (most models)
+    assert view.leakage.text().startswith(
+        f"{len(leaked)} items right in at least one text-only run (a lucky guess counts"
+    )
     view.leakage_button.click()
     assert pane.tabs.currentIndex() == 1 and pane.shown_item_ids() == leaked
     window.close()
