@@ -283,7 +283,11 @@ def test_necessity_the_image_necessity_tab_of_the_example_runs(qtbot, demo, exam
     assert found is not None  # the examples' text-only baseline is an ablation run
     pane.tabs.setCurrentWidget(pane.necessity)
     shoot(qtbot, pane, "necessity", PANE, tmp_path)
-    assert pane.necessity.gaps.rowCount() == len(found.gap_rows()) > 0
+    from medrcube_desktop.evaluation.compare.necessity import gap_cells, gap_pairs
+
+    # the gap table opens on its Overall level: one row per sighted–ablated pair
+    overall = gap_cells(found, "overall")
+    assert pane.necessity.gaps.rowCount() == len(overall) == len(gap_pairs(found)) > 0
     assert pane.necessity.summary.text().startswith("Image necessity:")
 
 
