@@ -21,6 +21,14 @@ from medrcube_desktop.core.taxonomy import canonical_task
 from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.evaluation.metrics import Outcome
 from medrcube_desktop.evaluation.parse import cap_answer, parse_answer
+from medrcube_desktop.evaluation.results_ablation import (  # noqa: F401 (their former home)
+    ImageRunNotStored,
+    ablation_fields,
+    check_image_run,
+    file_image_mode,
+    image_disagrees,
+)
+from medrcube_desktop.evaluation.results_ablation import json_values as _json_values  # noqa: F401
 from medrcube_desktop.llm.keys import KeyRedactor, key_forms
 from medrcube_desktop.store import StudyStore
 
@@ -88,115 +96,6 @@ def _relative(path: str | Path, base: str | Path) -> str:
         return Path(os.path.relpath(path, base)).as_posix()
     except ValueError:  # another drive (Windows): the file name alone
         return Path(path).name
-
-
-def ablation_fields(run) -> dict[str, object]:
-    """The fields every record of an ablation run's ``results.json`` carries (none for
-    an image run): ``image_mode``, ``image_run`` (when linked) and ``image_seed`` (when
-    the run has one); :func:`import_run` reads them back, and each record's ``image``
-    (how its picture was sent, with its hashes) beside them."""
-    from medrcube_desktop.evaluation.image_modes import IMAGE, run_image_mode, run_image_seed
-
-    mode = run_image_mode(run)
-    if mode == IMAGE:
-        return {}
-    fields: dict[str, object] = {"image_mode": mode}
-    if run.image_run:
-        fields["image_run"] = run.image_run
-    seed = run_image_seed(run)
-    if seed is not None:
-        fields["image_seed"] = seed
-    return fields
-
-
-def _first_differing(records: list, key: str) -> str:
-    """Where ``records`` first give ``key`` another value than their first record does,
-    as "; record #N (id …) gives X, record #1 gives Y", for the message of
-    :func:`file_image_mode` ("" where no two records can be told apart)."""
-    first = None
-    for number, record in enumerate(records, 1):
-        value = json.dumps(record.get(key)) if isinstance(record, dict) else None
-        if value is None:
-            continue
-        if first is None:
-            first = (number, value)
-        elif value != first[1]:
-            item = record.get("id")
-            return (f"; record #{number} (id {item!r}) gives {value[:40]}, record "
-                    f"#{first[0]} gives {first[1][:40]}")  # fmt: skip
-    return ""
-
-
-def file_image_mode(path: Path, records: list, text_only: bool, run: str = "") -> dict[str, object]:
-    """The image mode, link and seed the records of a file share (:func:`ablation_fields`;
-    none given: image, or text-only with ``text_only``), as ``{"image_mode",
-    "image_run", "image_seed"}``; ``run`` is the run's name, for the messages.
-
-    Raises
-    ------
-    MedRCubeError
-        Records of several modes, links or seeds; an unknown mode; ``text_only`` for a
-        file of another ablation mode; an ``image_run`` that is not a name (a number) or
-        an ``image_seed`` that is not a whole number from 0 to
-        :data:`~medrcube_desktop.core.options.SEED_MAX` (what ``evaluate --image-seed``
-        takes) or is missing from a swapped or noise run, the message naming the file,
-        the run and the field.
-    """
-    from medrcube_desktop.core.options import SEED_MAX
-    from medrcube_desktop.evaluation.image_modes import IMAGE, IMAGE_MODES, SEEDED, TEXT_ONLY
-
-    found: dict[str, object] = {}
-    for key in ("image_mode", "image_run", "image_seed"):
-        values = _json_values(records, key)
-        if len(values) > 1:
-            raise MedRCubeError(
-                f"{path}: records of several {key} values ({', '.join(sorted(values))})"
-                + _first_differing(records, key)
-            )
-        found[key] = json.loads(values.pop()) if values else None
-    mode = found["image_mode"] or (TEXT_ONLY if text_only else IMAGE)
-    if mode not in IMAGE_MODES:
-        raise MedRCubeError(f"{path}: image_mode {mode!r} is not one of {', '.join(IMAGE_MODES)}")
-    if text_only and mode != TEXT_ONLY:
-        raise MedRCubeError(f"{path}: a {mode} run (its image_mode), not text-only")
-    where = f"{path}: run {run!r}" if run else str(path)
-    link, seed = found["image_run"], found["image_seed"]
-    if link is not None and not isinstance(link, str):
-        raise MedRCubeError(f"{where}: image_run {json.dumps(link)} is not a run name "
-                            "(the name of the image run, in quotes)")  # fmt: skip
-    seed_ok = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= SEED_MAX
-    if seed is not None and not seed_ok:
-        raise MedRCubeError(f"{where}: image_seed {json.dumps(seed)} is not a seed (a whole "
-                            f"number from 0 to {SEED_MAX}, as --image-seed takes)")  # fmt: skip
-    if seed is None and mode in SEEDED:
-        raise MedRCubeError(f"{where}: a {mode} run without its image_seed (the seed its "
-                            "pictures were chosen with, as export-run writes it)")  # fmt: skip
-    if link and mode == IMAGE:
-        raise MedRCubeError(f"{where}: image_run {link!r} in an image run (image_run links "
-                            "an ablation run to its image run)")  # fmt: skip
-    return {"image_mode": mode, "image_run": link or "", "image_seed": seed}
-
-
-_PLAIN_JSON = (str, int, bool, type(None))
-"""Types whose equal values ``json.dumps`` writes alike (not float: ``0.0 == -0.0``)."""
-
-
-def _json_values(records: list, key: str) -> set[str]:
-    """``{json.dumps(r.get(key)) for r in records if isinstance(r, dict)}``, each
-    distinct text, number, boolean or null written once (not once per record: a file
-    of 7,626 records without the key is one ``null``); other values (floats, lists,
-    objects) written one by one, as before."""
-    plain: set[tuple[type, object]] = set()
-    other: set[str] = set()
-    for record in records:
-        if isinstance(record, dict):
-            value = record.get(key)
-            kind = type(value)
-            if kind in _PLAIN_JSON:
-                plain.add((kind, value))
-            else:
-                other.add(json.dumps(value))
-    return {json.dumps(value) for _, value in plain} | other
 
 
 def export_run(
@@ -501,7 +400,7 @@ def import_run(
         image_run=str(mode["image_run"]),
     )  # fmt: skip
     with store.transaction(f"import {path} as run {run}") as db:  # check and write: one
-        record = _check_image_run(db, record, path, model_from_link)  # checked where stored
+        record = check_image_run(db, record, path, model_from_link)  # checked where stored
         stored = _make_room(db, record, path, replace)  # transaction (two imports race)
         if stored is None:
             evaluation.insert_run(db, record)
@@ -545,38 +444,6 @@ def read_answers(
     return FileAnswers(rows, problems, mode, source_params(path, data, records))
 
 
-class ImageRunNotStored(MedRCubeError):
-    """An imported ablation run names an image run the database does not hold (yet: in
-    one ``import-run`` call, the file of that image run may come later)."""
-
-
-def _check_image_run(db, record, path: Path, model_from_link: bool):
-    """``record``, its model the linked run's with ``model_from_link``; refused when its
-    ``image_run`` cannot be linked: the check of ``evaluate --image-run``
-    (:func:`~medrcube_desktop.evaluation.runner.image_run_refusal`), the message naming
-    the file, the run and the field; :class:`ImageRunNotStored` when no run of that name
-    is stored."""
-    import dataclasses
-
-    from medrcube_desktop.evaluation.image_modes import IMAGE, run_image_mode
-    from medrcube_desktop.evaluation.runner import image_run_refusal
-    from medrcube_desktop.store import evaluation
-
-    if not record.image_run:
-        return record
-    linked = evaluation.eval_run(db, record.image_run)
-    if model_from_link and linked is not None and run_image_mode(linked) == IMAGE:
-        record = dataclasses.replace(record, model=linked.model)
-    refusal = image_run_refusal(record, record.image_run, linked)
-    if refusal:
-        error = ImageRunNotStored if refusal.startswith("no run") else MedRCubeError
-        raise error(
-            f"{path}: run {record.name!r}: image_run {record.image_run!r}: {refusal} (import "
-            "the image run first, or remove image_run from the file); nothing imported"
-        )
-    return record
-
-
 def _no_answer(path: Path, records: list, items: Sequence[Item], problems: list[str]) -> str:
     """Why a file with no usable answer is refused."""
     if not records:
@@ -591,22 +458,6 @@ def _no_answer(path: Path, records: list, items: Sequence[Item], problems: list[
         f"{path}: none of its {len(records)} records gives a usable answer to an item of "
         f"this benchmark ({problems[0]}); nothing imported"
     )
-
-
-def _image_disagrees(sent: object, mode: object, item_id: str) -> str:
-    """Why an ablation record's ``image`` (how the picture was sent, as export-run writes
-    it, :mod:`~medrcube_desktop.evaluation.ablation`) cannot be the picture its run sent,
-    or "": its ``ablation`` names another mode than the record's ``image_mode``, or a
-    swapped picture's ``swapped_from`` is the item itself (a swap never sends an item its
-    own picture)."""
-    if not isinstance(sent, dict) or mode not in ("blank", "swapped", "noise"):
-        return ""
-    said = sent.get("ablation")
-    if said is not None and said != mode:
-        return f"image ablation {json.dumps(said)[:40]} is not the run's image_mode {mode!r}"
-    if mode == "swapped" and sent.get("swapped_from") == item_id:
-        return f"image swapped_from {item_id!r} is the item itself"
-    return ""
 
 
 def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, redactor=None):
@@ -637,7 +488,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, re
             continue
         response = record_response(record)
         sent = record.get("image")
-        disagrees = _image_disagrees(sent, record.get("image_mode"), item_id)
+        disagrees = image_disagrees(sent, record.get("image_mode"), item_id)
         if disagrees:
             problems.add(  # a hand-edited export: the picture said sent is not the run's
                 "with an image that disagrees with its run",
