@@ -134,7 +134,18 @@ MODULES: dict[str, Module] = {
         ("imaging/lookup_tables.py",), ("imaging/test_lookup_tables*.py",)
     ),
     "imaging.render": Module(("imaging/render.py",), ("imaging/test_render*.py",)),
-    "imaging.dicom": Module(("imaging/dicom.py",), ("imaging/test_dicom*.py",)),
+    # the loading tests that open DICOMs through dicom.py (fast ones; the batch, series
+    # and decode-ahead tests reach it through jobs and take seconds a mutant)
+    "imaging.dicom": Module(
+        ("imaging/dicom.py",),
+        (
+            "imaging/test_dicom*.py",
+            "imaging/test_loading_awkward_values.py",
+            "imaging/test_pixel_facts.py",
+            "imaging/test_j2k.py",
+            "imaging/test_declared_sizes.py",
+        ),
+    ),
     "imaging.masks": Module(("imaging/masks.py",), ("imaging/test_masks*.py",)),
     # data that must never be lost: the first-judgment lock and the merge of review files
     "store.guards": Module(("store/guards.py",), ("store/test_guards*.py",)),
