@@ -134,15 +134,15 @@ MODULES: dict[str, Module] = {
         ("imaging/lookup_tables.py",), ("imaging/test_lookup_tables*.py",)
     ),
     "imaging.render": Module(("imaging/render.py",), ("imaging/test_render*.py",)),
-    # the loading tests that open DICOMs through dicom.py (fast ones; the batch, series
-    # and decode-ahead tests reach it through jobs and take seconds a mutant)
+    # the loading tests that open DICOMs through dicom.py, fast ones only: the batch,
+    # series and decode-ahead tests reach it through jobs, and test_j2k decodes full
+    # JPEG 2000 images (seconds a mutant; test_dicom_reduced covers dicom's choice)
     "imaging.dicom": Module(
         ("imaging/dicom.py",),
         (
             "imaging/test_dicom*.py",
             "imaging/test_loading_awkward_values.py",
             "imaging/test_pixel_facts.py",
-            "imaging/test_j2k.py",
             "imaging/test_declared_sizes.py",
         ),
     ),
