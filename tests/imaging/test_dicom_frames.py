@@ -90,3 +90,35 @@ def test_a_top_level_rescale_comes_before_the_functional_groups():
 def test_neither_a_top_level_nor_a_functional_group_rescale_is_the_stored_values():
     out = _apply_modality(ARR, _enhanced(), 0)
     assert out is ARR
+
+
+def test_a_multi_frame_file_reads_the_rescale_and_window_of_the_frame_shown(tmp_path):
+    ds = pydicom.dcmread(get_testdata_file("emri_small.dcm"))
+    stored = ds.pixel_array
+    groups = []
+    for i in range(10):
+        group = _group(_item(1, 100 * i))
+        voi = Dataset()
+        voi.WindowCenter, voi.WindowWidth = 10 * i, 100 + i
+        group.FrameVOILUTSequence = Sequence([voi])
+        groups.append(group)
+    ds.PerFrameFunctionalGroupsSequence = Sequence(groups)
+    path = tmp_path / "per-frame.dcm"
+    ds.save_as(path)
+    for frame in (0, 3, 9):
+        data = load_dicom_slice(path, frame)
+        np.testing.assert_array_equal(data.pixels, stored[frame].astype(np.int64) + 100 * frame)
+        assert data.window == (10.0 * frame, 100.0 + frame)
+
+
+def test_a_multi_frame_rgb_file_keeps_the_frame_index(tmp_path):
+    ds = pydicom.dcmread(get_testdata_file("SC_rgb.dcm"))
+    first = ds.pixel_array
+    assert first.dtype == np.uint8 and first.shape[-1] == 3
+    ds.NumberOfFrames = 2
+    ds.PixelData = ds.PixelData + (255 - first).tobytes()
+    path = tmp_path / "rgb2.dcm"
+    ds.save_as(path)
+    data = load_dicom_slice(path, 1)
+    assert (data.is_color, data.slice_index, data.slice_count) == (True, 1, 2)
+    np.testing.assert_array_equal(data.pixels, 255 - first)
