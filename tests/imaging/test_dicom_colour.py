@@ -63,7 +63,8 @@ def test_a_multi_frame_palette_image_keeps_the_frame_index(tmp_path):
 def test_rgb_stored_in_more_than_8_bits_is_scaled_not_truncated(tmp_path, bits):
     ds = pydicom.dcmread(get_testdata_file("SC_rgb_16bit.dcm"))
     rgb = ds.pixel_array.astype(np.int64)
-    values = (rgb * 3 // 4 + 1001) % (2**bits)  # off the v * 257 the file holds
+    # values spread over the range, off the v * 257 the file holds (0, 16448, ...)
+    values = (np.arange(rgb.size).reshape(rgb.shape) * 37 + 1001) % (2**bits)
     ds.BitsStored, ds.HighBit = bits, bits - 1
     ds.PixelData = values.astype("<u2").tobytes()  # planar configuration 0: interleaved
     path = tmp_path / f"rgb{bits}.dcm"
@@ -71,6 +72,9 @@ def test_rgb_stored_in_more_than_8_bits_is_scaled_not_truncated(tmp_path, bits):
     np.testing.assert_array_equal(pydicom.dcmread(path).pixel_array, values)
     expected = np.rint(values * 255.0 / (2**bits - 1)).astype(np.uint8)
     assert (expected != (values % 256)).any()
+    # a divisor of 2**bits + 1 or 2**bits - 2 rounds some of them otherwise
+    for divisor in (2**bits + 1, 2**bits - 2):
+        assert (np.rint(values * 255.0 / divisor) != expected).any()
     data = load_dicom_slice(path, None)
     assert (data.is_color, data.photometric, data.modality) == (True, "RGB", "OT")
     np.testing.assert_array_equal(data.pixels, expected)
