@@ -10,6 +10,7 @@ import numpy as np
 import pydicom
 import pytest
 from pydicom.data import get_testdata_file
+from pydicom.pixels import apply_modality_lut
 
 from medrcube_desktop.imaging.dicom import _apply_modality
 
@@ -90,3 +91,14 @@ def test_a_float_frame_with_nan_is_rescaled_without_a_stored_range():
     out = _apply_modality(arr, _ds(2, -1), 0)
     assert out.dtype == np.float64
     np.testing.assert_array_equal(out, [[math.nan, 2.0]])
+
+
+def test_a_multi_valued_slope_is_left_to_pydicoms_modality_lut():
+    # "2\3": float() of two values fails; pydicom's apply_modality_lut reads it (the first)
+    ds = _ds(1, -1024)
+    ds.RescaleSlope = "2\\3"
+    arr = np.array([[1, 2]], np.int16)
+    out = _apply_modality(arr, ds, 0)
+    assert out.dtype == np.float64
+    np.testing.assert_array_equal(out, apply_modality_lut(arr, ds))
+    np.testing.assert_array_equal(out, [[1 * 2 - 1024, 2 * 3 - 1024]])
