@@ -122,3 +122,17 @@ def test_a_multi_frame_rgb_file_keeps_the_frame_index(tmp_path):
     data = load_dicom_slice(path, 1)
     assert (data.is_color, data.slice_index, data.slice_count) == (True, 1, 2)
     np.testing.assert_array_equal(data.pixels, 255 - first)
+
+
+def test_rows_times_columns_beyond_the_pixel_limit_is_refused_before_decoding(
+    tmp_path, monkeypatch
+):
+    # CT_small is 128 x 128 = 16,384 pixels: a limit of 16,383 refuses it, 16,384 not
+    path = tmp_path / "ct.dcm"
+    pydicom.dcmread(get_testdata_file("CT_small.dcm")).save_as(path)
+    monkeypatch.setenv("MEDRCUBE_MAX_PIXELS", "16383")
+    with pytest.raises(ImageLoadError) as raised:
+        load_dicom_slice(path, None)
+    assert str(raised.value).startswith(f"{path}: 16,384 pixels exceed the limit of 16,383")
+    monkeypatch.setenv("MEDRCUBE_MAX_PIXELS", "16384")
+    assert load_dicom_slice(path, None).pixels.shape == (128, 128)
