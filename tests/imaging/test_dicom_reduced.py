@@ -91,3 +91,15 @@ def test_a_reduced_colour_frame_is_marked_2_to_the_levels(levels, factor):
         f"reduced 1/{factor}: decoded at 7x5 of the file's {7 * factor}x{5 * factor} pixels "
         "for this view (zoom in for full resolution)"
     ]
+
+
+def test_a_reduced_greyscale_frame_without_photometric_interpretation_is_monochrome2(tmp_path):
+    # pydicom refuses the full decode without (0028,0004); the reduced JPEG 2000 decode
+    # does not ask for it, and the frame is read as MONOCHROME2 (PS3.3's greyscale default)
+    from medrcube_desktop.imaging.dicom import load_dicom_slice
+
+    ds = _ds("MR_small_jp2klossless.dcm", PhotometricInterpretation=...)
+    path = tmp_path / "no-photometric.dcm"
+    ds.save_as(path)
+    data = load_dicom_slice(path, None, 16)
+    assert (data.photometric, data.reduction, data.is_color) == ("MONOCHROME2", 4, False)
