@@ -133,7 +133,11 @@ MODULES: dict[str, Module] = {
     "imaging.lookup_tables": Module(
         ("imaging/lookup_tables.py",), ("imaging/test_lookup_tables*.py",)
     ),
-    "imaging.render": Module(("imaging/render.py",), ("imaging/test_render*.py",)),
+    # with the decode-ahead and pixel-facts tests, which test render's slice cache
+    "imaging.render": Module(
+        ("imaging/render.py",),
+        ("imaging/test_render*.py", "imaging/test_decode_ahead.py", "imaging/test_pixel_facts.py"),
+    ),
     # the loading tests that open DICOMs through dicom.py, fast ones only: the batch,
     # series and decode-ahead tests reach it through jobs, and test_j2k decodes full
     # JPEG 2000 images (seconds a mutant; test_dicom_reduced covers dicom's choice)
