@@ -94,3 +94,18 @@ def test_a_multi_frame_overlay_gives_the_frame_shown_and_nothing_past_its_frames
 
 def test_no_overlay_is_none():
     assert _overlay_planes(_ct(), SHAPE, 0, []) is None
+
+
+def test_loading_notes_an_unreadable_plane_and_draws_the_frames_own(tmp_path):
+    from medrcube_desktop.imaging.dicom import load_dicom_slice
+
+    ds = pydicom.dcmread(get_testdata_file("emri_small.dcm"))  # 10 frames
+    rows, columns = int(ds.Rows), int(ds.Columns)
+    _add(ds, 0x6000, [_plane(rows, columns)])
+    del ds[0x60000010]  # unreadable
+    _add(ds, 0x6002, [_plane(rows, columns, [(1, 2)]), _plane(rows, columns, [(3, 4)])])
+    path = tmp_path / "overlays.dcm"
+    ds.save_as(path)
+    data = load_dicom_slice(path, 1)
+    np.testing.assert_array_equal(np.argwhere(data.graphics), [[3, 4]])
+    assert any(note.startswith("overlay 6000 unreadable: ") for note in data.notes)
