@@ -278,3 +278,11 @@ def test_overlay_planes_are_the_graphics():
     assert data.graphics is not None and data.graphics.dtype == bool
     np.testing.assert_array_equal(data.graphics, expected)
     assert expected.any()
+
+
+def test_a_rescale_overflowing_by_its_intercept_is_unusable():
+    # 1e308 * 1 is finite, 1e308 + 1.7e308 is not (float64 ends near 1.8e308)
+    assert _unusable_rescale(1.0, 1.7e308, (0, 10**308)) == (
+        "Rescale Slope 1 and Intercept 1.7e+308 exceed float64"
+    )
+    assert _unusable_rescale(1.0, -1.7e308, (-(10**308), 0)) != ""

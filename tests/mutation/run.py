@@ -133,8 +133,23 @@ MODULES: dict[str, Module] = {
     "imaging.lookup_tables": Module(
         ("imaging/lookup_tables.py",), ("imaging/test_lookup_tables*.py",)
     ),
-    "imaging.render": Module(("imaging/render.py",), ("imaging/test_render*.py",)),
-    "imaging.dicom": Module(("imaging/dicom.py",), ("imaging/test_dicom*.py",)),
+    # with the decode-ahead and pixel-facts tests, which test render's slice cache
+    "imaging.render": Module(
+        ("imaging/render.py",),
+        ("imaging/test_render*.py", "imaging/test_decode_ahead.py", "imaging/test_pixel_facts.py"),
+    ),
+    # the loading tests that open DICOMs through dicom.py, fast ones only: the batch,
+    # series and decode-ahead tests reach it through jobs, and test_j2k decodes full
+    # JPEG 2000 images (seconds a mutant; test_dicom_reduced covers dicom's choice)
+    "imaging.dicom": Module(
+        ("imaging/dicom.py",),
+        (
+            "imaging/test_dicom*.py",
+            "imaging/test_loading_awkward_values.py",
+            "imaging/test_pixel_facts.py",
+            "imaging/test_declared_sizes.py",
+        ),
+    ),
     "imaging.masks": Module(("imaging/masks.py",), ("imaging/test_masks*.py",)),
     # data that must never be lost: the first-judgment lock and the merge of review files
     "store.guards": Module(("store/guards.py",), ("store/test_guards*.py",)),

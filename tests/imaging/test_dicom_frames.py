@@ -1,0 +1,138 @@
+"""Which frame of a DICOM is shown and with which rescale (issue 26): the central frame by
+default, an asked index clamped to the frames there are, pydicom's own frame; Rescale
+Slope/Intercept from the Pixel Value Transformation functional group (PS3.3 C.7.6.16.2.9)
+when the top level has none, per frame before shared; values by hand."""
+
+import numpy as np
+import pydicom
+import pytest
+from pydicom.data import get_testdata_file
+from pydicom.dataset import Dataset
+from pydicom.sequence import Sequence
+
+from medrcube_desktop.errors import ImageLoadError
+from medrcube_desktop.imaging.dicom import _apply_modality, load_dicom_slice
+
+
+@pytest.mark.parametrize(("asked", "shown"), [(None, 5), (0, 0), (3, 3), (9, 9), (-4, 0), (99, 9)])
+def test_the_frame_shown_is_the_central_or_the_asked_one_clamped(asked, shown):
+    path = get_testdata_file("emri_small.dcm")
+    frames = pydicom.dcmread(path).pixel_array
+    assert frames.shape[0] == 10
+    data = load_dicom_slice(path, asked)
+    assert (data.slice_index, data.slice_count) == (shown, 10)
+    np.testing.assert_array_equal(data.pixels, frames[shown])
+
+
+def test_a_single_frame_is_frame_0_of_1_whatever_is_asked():
+    path = get_testdata_file("CT_small.dcm")
+    for asked in (None, 0, 5, -1):
+        data = load_dicom_slice(path, asked)
+        assert (data.slice_index, data.slice_count) == (0, 1)
+
+
+def test_a_header_without_rows_or_columns_is_no_image(tmp_path):
+    ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
+    del ds.Rows
+    path = tmp_path / "no-rows.dcm"
+    ds.save_as(path)
+    with pytest.raises(ImageLoadError, match="holds no image"):
+        load_dicom_slice(path, None)
+
+
+def _item(slope, intercept):
+    item = Dataset()
+    item.RescaleSlope, item.RescaleIntercept = slope, intercept
+    return item
+
+
+def _group(pvt):
+    group = Dataset()
+    group.PixelValueTransformationSequence = Sequence([pvt])
+    return group
+
+
+def _enhanced(shared=None, per_frame=None):
+    ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
+    del ds.RescaleSlope, ds.RescaleIntercept
+    if shared is not None:
+        ds.SharedFunctionalGroupsSequence = Sequence([_group(shared)])
+    if per_frame is not None:
+        ds.PerFrameFunctionalGroupsSequence = Sequence([_group(p) for p in per_frame])
+    return ds
+
+
+ARR = np.array([[0, 1], [10, -3]], np.int16)
+
+
+def test_the_shared_functional_groups_rescale():
+    out = _apply_modality(ARR, _enhanced(shared=_item(2, -10)), 0)
+    np.testing.assert_array_equal(out, [[-10, -8], [10, -16]])
+    out = _apply_modality(ARR, _enhanced(shared=_item(0.5, 1.25)), 0)
+    assert out.dtype == np.float64
+    np.testing.assert_array_equal(out, [[1.25, 1.75], [6.25, -0.25]])
+
+
+def test_the_per_frame_rescale_comes_before_the_shared_one():
+    ds = _enhanced(shared=_item(1, 100), per_frame=[_item(3, 0), _item(1, -1)])
+    np.testing.assert_array_equal(_apply_modality(ARR, ds, 0), ARR * 3)
+    np.testing.assert_array_equal(_apply_modality(ARR, ds, 1), ARR - 1)
+    # a frame past the per-frame items reads the first one
+    np.testing.assert_array_equal(_apply_modality(ARR, ds, 7), ARR * 3)
+
+
+def test_a_top_level_rescale_comes_before_the_functional_groups():
+    ds = _enhanced(shared=_item(5, 5))
+    ds.RescaleIntercept = -1  # only an intercept at the top level: slope 1
+    np.testing.assert_array_equal(_apply_modality(ARR, ds, 0), ARR - 1)
+
+
+def test_neither_a_top_level_nor_a_functional_group_rescale_is_the_stored_values():
+    out = _apply_modality(ARR, _enhanced(), 0)
+    assert out is ARR
+
+
+def test_a_multi_frame_file_reads_the_rescale_and_window_of_the_frame_shown(tmp_path):
+    ds = pydicom.dcmread(get_testdata_file("emri_small.dcm"))
+    stored = ds.pixel_array
+    groups = []
+    for i in range(10):
+        group = _group(_item(1, 100 * i))
+        voi = Dataset()
+        voi.WindowCenter, voi.WindowWidth = 10 * i, 100 + i
+        group.FrameVOILUTSequence = Sequence([voi])
+        groups.append(group)
+    ds.PerFrameFunctionalGroupsSequence = Sequence(groups)
+    path = tmp_path / "per-frame.dcm"
+    ds.save_as(path)
+    for frame in (0, 3, 9):
+        data = load_dicom_slice(path, frame)
+        np.testing.assert_array_equal(data.pixels, stored[frame].astype(np.int64) + 100 * frame)
+        assert data.window == (10.0 * frame, 100.0 + frame)
+
+
+def test_a_multi_frame_rgb_file_keeps_the_frame_index(tmp_path):
+    ds = pydicom.dcmread(get_testdata_file("SC_rgb.dcm"))
+    first = ds.pixel_array
+    assert first.dtype == np.uint8 and first.shape[-1] == 3
+    ds.NumberOfFrames = 2
+    ds.PixelData = ds.PixelData + (255 - first).tobytes()
+    path = tmp_path / "rgb2.dcm"
+    ds.save_as(path)
+    data = load_dicom_slice(path, 1)
+    assert (data.is_color, data.slice_index, data.slice_count) == (True, 1, 2)
+    np.testing.assert_array_equal(data.pixels, 255 - first)
+
+
+def test_rows_times_columns_beyond_the_pixel_limit_is_refused_before_decoding(
+    tmp_path, monkeypatch
+):
+    # CT_small is 128 x 128 = 16,384 pixels: a limit of 16,383 refuses it, 16,384 not
+    path = tmp_path / "ct.dcm"
+    pydicom.dcmread(get_testdata_file("CT_small.dcm")).save_as(path)
+    monkeypatch.setenv("MEDRCUBE_MAX_PIXELS", "16383")
+    with pytest.raises(ImageLoadError) as raised:
+        load_dicom_slice(path, None)
+    assert str(raised.value).startswith(f"{path}: 16,384 pixels exceed the limit of 16,383")
+    monkeypatch.setenv("MEDRCUBE_MAX_PIXELS", "16384")
+    assert load_dicom_slice(path, None).pixels.shape == (128, 128)

@@ -1,0 +1,111 @@
+"""Overlay planes (60xx groups, PS3.3 C.9.2) drawn as the image's graphics (issue 26):
+every group read, not only the first present; an unreadable plane noted and skipped; a
+plane on another grid left out; a multi-frame overlay's plane for the frame shown, none
+past its frames. The planes are written by hand (bits packed with pydicom's pack_bits)
+into pydicom's CT_small.dcm (128 x 128)."""
+
+import numpy as np
+import pydicom
+from pydicom.data import get_testdata_file
+from pydicom.pixels import pack_bits
+
+from medrcube_desktop.imaging.dicom import _overlay_planes
+
+SHAPE = (128, 128)
+
+
+def _plane(rows=128, columns=128, marks=((0, 0),)):
+    plane = np.zeros((rows, columns), np.uint8)
+    for r, c in marks:
+        plane[r, c] = 1
+    return plane
+
+
+def _add(ds, group, planes):
+    frames = np.stack(planes)
+    rows, columns = frames.shape[1:]
+    ds.add_new((group << 16) | 0x0010, "US", rows)
+    ds.add_new((group << 16) | 0x0011, "US", columns)
+    ds.add_new((group << 16) | 0x0040, "CS", "G")
+    ds.add_new((group << 16) | 0x0050, "SS", [1, 1])
+    ds.add_new((group << 16) | 0x0100, "US", 1)
+    ds.add_new((group << 16) | 0x0102, "US", 0)
+    if len(planes) > 1:
+        ds.add_new((group << 16) | 0x0015, "IS", len(planes))
+    ds.add_new((group << 16) | 0x3000, "OW", pack_bits(frames.ravel()))
+
+
+def _ct():
+    return pydicom.dcmread(get_testdata_file("CT_small.dcm"))
+
+
+def test_a_plane_in_a_later_group_alone_is_drawn():
+    ds = _ct()
+    _add(ds, 0x6002, [_plane(marks=[(3, 4)])])
+    notes = []
+    graphics = _overlay_planes(ds, SHAPE, 0, notes)
+    np.testing.assert_array_equal(graphics, _plane(marks=[(3, 4)]).astype(bool))
+    assert notes == []
+
+
+def test_several_groups_are_combined():
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(marks=[(1, 1)])])
+    _add(ds, 0x6004, [_plane(marks=[(2, 7)])])
+    _add(ds, 0x601E, [_plane(marks=[(127, 127)])])  # the last of the 16 groups
+    graphics = _overlay_planes(ds, SHAPE, 0, [])
+    assert graphics.dtype == bool
+    np.testing.assert_array_equal(np.argwhere(graphics), [[1, 1], [2, 7], [127, 127]])
+
+
+def test_an_unreadable_plane_is_noted_and_the_next_still_drawn():
+    ds = _ct()
+    _add(ds, 0x6000, [_plane()])
+    del ds[0x60000010]  # no Overlay Rows: pydicom cannot read the plane
+    _add(ds, 0x6002, [_plane(marks=[(5, 6)])])
+    notes = []
+    graphics = _overlay_planes(ds, SHAPE, 0, notes)
+    np.testing.assert_array_equal(np.argwhere(graphics), [[5, 6]])
+    assert len(notes) == 1 and notes[0].startswith("overlay 6000 unreadable: ")
+
+
+def test_a_plane_on_another_grid_is_noted_and_the_next_still_drawn():
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(64, 64)])
+    _add(ds, 0x6002, [_plane(marks=[(9, 9)])])
+    notes = []
+    graphics = _overlay_planes(ds, SHAPE, 0, notes)
+    np.testing.assert_array_equal(np.argwhere(graphics), [[9, 9]])
+    assert notes == ["overlay 6000 is on another grid: not drawn"]
+
+
+def test_a_multi_frame_overlay_gives_the_frame_shown_and_nothing_past_its_frames():
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(marks=[(0, 1)]), _plane(marks=[(2, 3)])])
+    assert np.asarray(ds.overlay_array(0x6000)).shape == (2, 128, 128)
+    np.testing.assert_array_equal(np.argwhere(_overlay_planes(ds, SHAPE, 0, [])), [[0, 1]])
+    np.testing.assert_array_equal(np.argwhere(_overlay_planes(ds, SHAPE, 1, [])), [[2, 3]])
+    for frame in (2, 5):  # past the overlay's two frames: an empty plane on the grid
+        notes = []
+        graphics = _overlay_planes(ds, SHAPE, frame, notes)
+        assert graphics.shape == SHAPE and graphics.dtype == bool and not graphics.any()
+        assert notes == []
+
+
+def test_no_overlay_is_none():
+    assert _overlay_planes(_ct(), SHAPE, 0, []) is None
+
+
+def test_loading_notes_an_unreadable_plane_and_draws_the_frames_own(tmp_path):
+    from medrcube_desktop.imaging.dicom import load_dicom_slice
+
+    ds = pydicom.dcmread(get_testdata_file("emri_small.dcm"))  # 10 frames
+    rows, columns = int(ds.Rows), int(ds.Columns)
+    _add(ds, 0x6000, [_plane(rows, columns)])
+    del ds[0x60000010]  # unreadable
+    _add(ds, 0x6002, [_plane(rows, columns, [(1, 2)]), _plane(rows, columns, [(3, 4)])])
+    path = tmp_path / "overlays.dcm"
+    ds.save_as(path)
+    data = load_dicom_slice(path, 1)
+    np.testing.assert_array_equal(np.argwhere(data.graphics), [[3, 4]])
+    assert any(note.startswith("overlay 6000 unreadable: ") for note in data.notes)
