@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,8 +206,9 @@ class _Reader:
         """A reader of ``files``, or None where reading ahead does not pay: fewer than
         :data:`READ_AHEAD_FILES` files, or no idle core (:func:`_idle_cores` below 1:
         on cores busy with other work the workers only add their start and the copies
-        of the rows, about 30 % more CPU time, and end no sooner)."""
-        if len(files) < READ_AHEAD_FILES or _idle_cores() < 1:
+        of the rows, about 30 % more CPU time, and end no sooner), or a frozen app (the
+        bundle's spawned children were never tried with this pool: read in turn there)."""
+        if len(files) < READ_AHEAD_FILES or _idle_cores() < 1 or getattr(sys, "frozen", False):
             return None
         return cls(files, items)
 

@@ -57,6 +57,8 @@ def test_no_workers_without_an_idle_core_or_for_two_files(monkeypatch):
     assert results_import._Reader.start(files, []) is None
     monkeypatch.setattr(results_import.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
     assert results_import._Reader.start(files[:2], []) is None
+    monkeypatch.setattr(results_import.sys, "frozen", True, raising=False)  # the bundle
+    assert results_import._Reader.start(files, []) is None
 
 
 def test_reading_ahead_stores_what_reading_in_turn_stores(bench, tmp_path, monkeypatch):
