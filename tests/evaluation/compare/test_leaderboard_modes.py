@@ -125,3 +125,10 @@ def test_one_replicate_is_its_own_interval_and_none_gives_nan_bounds():
     )
     diff, low, high = clustered_difference(np.array([1.0, 0.0, 0.0, -1.0]), np.arange(4), 0)
     assert diff == 0.0 and np.isnan(low) and np.isnan(high)
+
+
+def test_series_are_ordered_by_their_lower_case_names():
+    # "_x" has no leading letters, so its series is the name itself; lower-cased "_x"
+    # sorts before "foo" ("_" 0x5F < "f" 0x66), though upper-cased "FOO" would come first
+    board = _board([5, 5], ["foo-1", "_x"])
+    assert [board.runs[r] for r in board.order("family")] == ["r1", "r0"]
