@@ -58,11 +58,14 @@ def test_the_leaderboard_keeps_the_matrixs_image_modes():
     assert leaderboard(matrix).image_modes == ("image", "blank", "noise")
 
 
-def test_a_model_whose_image_run_has_no_answers_ties_a_perfect_text_only_model():
+def test_a_model_whose_image_run_has_no_answers_ties_a_perfect_text_only_model_by_name():
     # lingshu-7b: one image run without answers, -1 + 2 = 1.0; lingshu-32b: one
     # text-only run 10 of 10, 1.0 + 0 = 1.0; the tie goes to the model name, 32b first
     board = _board([0, 10], ["lingshu-7b", "lingshu-32b"], (False, True), answered=(0, 10))
     assert board.order("family").tolist() == [1, 0]
+    # the same tie with the names the other way round: the image run's model first
+    board = _board([0, 10], ["lingshu-32b", "lingshu-7b"], (False, True), answered=(0, 10))
+    assert board.order("family").tolist() == [0, 1]
 
 
 def test_the_family_frame_has_the_image_mode_column_after_text_only_with_ablations():
