@@ -30,7 +30,7 @@ def _one_pair(a, b, universe, bootstrap=50, seed=3):
 
 
 def test_an_abstention_leaves_out_its_rule_and_the_next_items_are_read():
-    """"Cannot judge" on 1.2 leaves out 1.2, principle 1, the verdict and the all-seven
+    """ "Cannot judge" on 1.2 leaves out 1.2, principle 1, the verdict and the all-seven
     match of that item (``valid``), never the item's other rules (issue 24)."""
     scores = {
         "i0": {**PASS, "1.2": CANNOT_JUDGE},
