@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QTimer
 from PySide6.QtWidgets import QMessageBox, QScrollArea, QStatusBar, QWidget
 
 from medrcube_desktop.errors import StoreError
@@ -235,7 +235,18 @@ class ReviewControls:
             return
         self.reveal_pane.layout().activate()  # its new height, now (a label grew)
         column.layout().activate()  # and the column's, with it
-        self.right_scroll.ensureWidgetVisible(self.reveal_pane, 0, REVEAL_MARGIN)
+        # the scroll area resizes the column, and so its scroll range, on the column's
+        # posted LayoutRequest: handled now, or the range ends short of the new height
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        top = self.reveal_pane.mapTo(column, QPoint(0, 0)).y()
+        height, view = self.reveal_pane.height(), self.right_scroll.viewport().height()
+        bar = self.right_scroll.verticalScrollBar()
+        if height + 2 * REVEAL_MARGIN <= view:
+            self.right_scroll.ensureWidgetVisible(self.reveal_pane, 0, REVEAL_MARGIN)
+        elif height <= view:  # whole, without the margins
+            bar.setValue(top + height - view)
+        else:  # its top: the summary and rule 1.4's evidence (Qt's own would centre it)
+            bar.setValue(top)
 
     def _save_note(self, text: str) -> None:
         """Enter in the note box: store the disagreement note and go on."""
