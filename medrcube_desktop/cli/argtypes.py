@@ -134,6 +134,8 @@ def share(text: str) -> float:
     """A share from 0 to 1, both ends included (``assign --overlap``); NaN and the
     infinities are refused."""
     value = _number(text)
+    if math.isnan(value):  # not a number at all (an empty value, a typo), or "nan"
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}")
     if not (math.isfinite(value) and 0 <= value <= 1):
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text!r}")
     return value

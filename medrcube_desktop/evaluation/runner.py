@@ -354,7 +354,8 @@ def image_run_refusal(run: RunRecord, given: str, stored: RunRecord | None) -> s
     image run the ablation run ``run`` is linked to, in words (``no run of that name is
     stored``), or "" when it can. The one check of ``evaluate --image-run``
     (:func:`linked_image_run`) and ``import-run``'s ``image_run`` field: a link to
-    nothing, across models, to an ablation run or to itself would pair the ablation with
+    nothing, across models or benchmarks (a blank benchmark, of a run stored before it was
+    recorded, matches any), to an ablation run or to itself would pair the ablation with
     the wrong answers in ``compare``."""
     if given == run.name:
         return "itself, not an image run"
@@ -364,6 +365,9 @@ def image_run_refusal(run: RunRecord, given: str, stored: RunRecord | None) -> s
         return f"a run of model {stored.model!r}, not of this run's {run.model!r}"
     if run_image_mode(stored) != IMAGE:
         return f"a {run_image_mode(stored)} run, not an image run"
+    if stored.benchmark and run.benchmark and stored.benchmark != run.benchmark:
+        # another benchmark's answers would pair with this one's by item id alone
+        return f"a run on benchmark {stored.benchmark}, not on this run's {run.benchmark}"
     return ""
 
 

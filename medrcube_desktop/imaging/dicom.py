@@ -43,10 +43,12 @@ def load_dicom_slice(
     non-conformant files become notes shown with the image. ``display_side`` (device
     pixels, the view's longer side; display only) lets a single-frame JPEG 2000 image
     at least twice as large be decoded at a reduced resolution (:mod:`.j2k`); ``None``
-    (export, batch, evaluation) always decodes in full. Raises what pydicom raises;
-    :func:`~medrcube_desktop.imaging.loading.load_slice` turns it into ImageLoadError.
+    (export, batch, evaluation) always decodes in full. Raises ImageLoadError for a file
+    that is not DICOM (PS3.10 7.1); otherwise what pydicom raises, which
+    :func:`~medrcube_desktop.imaging.loading.load_slice` turns into ImageLoadError.
     """
     import pydicom
+    from pydicom.errors import InvalidDicomError
 
     require_file(path)
     check_deflated(path)  # pydicom inflates a deflated dataset whole, before any check
@@ -62,7 +64,15 @@ def load_dicom_slice(
                 warnings.simplefilter("always")
                 # one read: elements up to DEFER_BYTES (a single frame's pixels) now, larger
                 # ones (a multi-frame Pixel Data) left on disk for pixel_array to read a frame
-                ds = pydicom.dcmread(path, defer_size=DEFER_BYTES)
+                try:
+                    ds = pydicom.dcmread(path, defer_size=DEFER_BYTES)
+                except InvalidDicomError as exc:
+                    # pydicom's text ends "Use force=True to force reading.": advice to
+                    # a programmer, not to a reader of the file
+                    raise ImageLoadError(
+                        f"{path}: not a DICOM file: no 'DICM' prefix after the 128-byte "
+                        "preamble (DICOM PS3.10 7.1)"
+                    ) from exc
                 data = _decode_dicom(ds, path, slice_index, display_side)
         finally:
             if not quiet:

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from medrcube_desktop.cli.argtypes import byte_size, finite, fraction
+from medrcube_desktop.cli.argtypes import byte_size, finite, fraction, share
 from medrcube_desktop.core.units import byte_size_text, parse_byte_size
 
 
@@ -53,3 +53,15 @@ def test_a_base_url_needs_http_or_https_and_a_host():
     ):
         with pytest.raises(argparse.ArgumentTypeError, match=re.escape(said)):
             base_url(bad)
+
+
+def test_a_share_that_is_not_a_number_is_told_so_not_that_it_is_out_of_range():
+    assert (share("0"), share("1"), share("0.25")) == (0.0, 1.0, 0.25)
+    for bad, said in (("", "expected a number from 0 to 1, got ''"),
+                      ("half", "expected a number from 0 to 1, got 'half'"),
+                      ("nan", "expected a number from 0 to 1, got 'nan'"),
+                      ("1.01", "must be between 0 and 1, got '1.01'"),
+                      ("-0.1", "must be between 0 and 1, got '-0.1'"),
+                      ("inf", "must be between 0 and 1, got 'inf'")):  # fmt: skip
+        with pytest.raises(argparse.ArgumentTypeError, match=f"^{re.escape(said)}$"):
+            share(bad)

@@ -158,3 +158,11 @@ def test_an_ablation_run_is_linked_to_the_image_run_of_its_model_and_engine():
         linked_image_run(store, blank, "m-openai-noise", "m-openai")
     with pytest.raises(StoreError, match="itself, not an image run"):
         linked_image_run(store, blank, "m-openai-blank", "m-openai")
+    # another benchmark's answers would pair with this run's by item id alone
+    store.save_run(dataclasses.replace(RUN, name="m-other", benchmark="/data/other"))
+    here = dataclasses.replace(blank, benchmark="/data/here")
+    with pytest.raises(StoreError, match="--image-run m-other: a run on benchmark /data/other, "
+                                         "not on this run's /data/here"):  # fmt: skip
+        linked_image_run(store, here, "m-other", "m-openai")
+    store.save_run(dataclasses.replace(RUN, name="m-legacy", benchmark=""))  # not recorded
+    assert linked_image_run(store, here, "m-legacy", "m-openai") == "m-legacy"

@@ -53,3 +53,22 @@ def test_compressed_colour_and_multi_frame_files_are_left_to_pydicom():
     for name in ("MR_small_jp2klossless.dcm", "SC_rgb.dcm", "emri_small.dcm"):
         ds = pydicom.dcmread(get_testdata_file(name))
         assert native_frame(ds) is None, name
+
+
+def test_a_file_without_the_dicm_prefix_is_named_not_a_dicom_file(tmp_path):
+    """pydicom's own text ends with "Use force=True to force reading.", advice to a
+    programmer; the reader of the file gets what is wrong with it (PS3.10 7.1)."""
+    import pytest
+
+    from medrcube_desktop.errors import ImageLoadError
+    from medrcube_desktop.imaging.loading import load_slice
+
+    path = tmp_path / "scan.dcm"
+    path.write_bytes(b"\0" * 128 + b"NOPE" + b"\0" * 64)
+    with pytest.raises(ImageLoadError) as caught:
+        load_slice(path)
+    message = str(caught.value)
+    assert message == (
+        f"{path}: not a DICOM file: no 'DICM' prefix after the 128-byte preamble (DICOM PS3.10 7.1)"
+    )
+    assert "force" not in message
