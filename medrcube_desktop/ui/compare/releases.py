@@ -237,8 +237,12 @@ class CompareReleasesView(QWidget):
         _fill(self.models, model_rows(data), MODEL_HEADER)
         _fill(self.changes, change_rows(data), CHANGE_HEADER)
         release = data["release"]
-        lines = [f"Release <b>{esc(release['version'])}</b> ({esc(release['dir'])}) against "
+        # the folder's name: its whole path is in the Folder box above (and the tooltip);
+        # a long path wrapped to more lines and took the corrections table's rows
+        folder = Path(release["dir"]).name or release["dir"]
+        lines = [f"Release <b>{esc(release['version'])}</b> ({esc(folder)}) against "
                  f"{esc(data['dataset'])}"]  # fmt: skip
+        self.status.setToolTip(str(release["dir"]))
         lines += [esc(w) for w in data["warnings"]]
         lines += [
             f"{esc(m['run'])}: moved most by {esc(m['kind'])} (rule {esc(m['rule'] or '—')}), "
@@ -260,6 +264,8 @@ class CompareReleasesView(QWidget):
     def _message(self, html: str, error: bool = False) -> None:
         """Show ``html`` (already escaped), red for an error (as the pane's status)."""
         colour = error_colour()
+        if error:  # the tooltip is the shown release's folder
+            self.status.setToolTip("")
         self.status.setText(f"<span style='color:{colour}'>{html}</span>" if error else html)
 
     def export(self, folder: Path | None = None) -> list[Path]:

@@ -42,8 +42,6 @@ from medrcube_desktop.evaluation.engines.factory import EngineOptions, build_eng
 from medrcube_desktop.evaluation.image_modes import (
     IMAGE,
     IMAGE_OPTIONS,
-    MODE_HELP,
-    TEXT_ONLY,
     run_image_mode,
 )
 from medrcube_desktop.evaluation.metrics import GROUPINGS, grouped
@@ -58,6 +56,7 @@ from medrcube_desktop.evaluation.scoring import items_to_evaluate, scored_items
 from medrcube_desktop.llm.keys import check_base_url, without_secrets
 from medrcube_desktop.store import StudyStore
 from medrcube_desktop.ui.evaluate.pairs_view import PairsView, table_cell
+from medrcube_desktop.ui.evaluate.run_choice import RunChoice
 from medrcube_desktop.ui.evaluate.run_results import read_run, unparsed_rows
 from medrcube_desktop.ui.widgets.api_key_row import ApiKeyRow, remember, remembered
 from medrcube_desktop.ui.widgets.job_runner import JobRunnerView
@@ -66,7 +65,6 @@ from medrcube_desktop.ui.widgets.option_fields import (
     INT_MAX,
     WideIntBox,
     option_box,
-    option_choice,
 )
 from medrcube_desktop.ui.widgets.screen import fit_to_screen
 from medrcube_desktop.ui.widgets.text import esc, esc_lines
@@ -140,8 +138,6 @@ class EvaluatePane(QDialog):
         self.items = scored_items(session.items, session.restricted)
         self._with_image = list(session.items)  # what an image run is sent
         self._last_state: EvalProgress | None = None
-        self._auto_name = ""  # the Run box's text as the pane set it (a default or a pick)
-        self._filling = False  # the settings of a stored run are being shown
         from medrcube_desktop.demo.examples import VERSION_KEY
 
         # the examples study (demo --with-examples): its runs' endpoint was a scripted
@@ -180,23 +176,13 @@ class EvaluatePane(QDialog):
         )
         self.base_urls.editingFinished.connect(self._endpoints_edited)
         self.key_row = ApiKeyRow()  # a key typed here goes to the OS keyring
-        self.run_name = QComboBox()
-        self.run_name.setEditable(True)
-        self.run_name.setObjectName("runName")
-        self.run_name.lineEdit().setPlaceholderText("default: MODEL-ENGINE (as the CLI names it)")
-        self.run_name.currentTextChanged.connect(self._run_name_changed)
-        self.run_name.activated.connect(self._run_picked)
-        # an ablation run's image run (evaluate --image-run), by default the current one
-        self.image_run = QComboBox()
-        self.image_run.setEditable(True)
-        self.image_run.setObjectName("option_image_run")
-        self.image_run.setToolTip(
-            IMAGE_OPTIONS["image_run"].help_text()
-            + f" (the command's {IMAGE_OPTIONS['image_run'].flag})"
+        # the Run box, the image mode and seed, the Image run box (--image-run)
+        self.choice = RunChoice(
+            self.store, lambda: self.model.text().strip(), self.engine.currentText, self
         )
-        self.image_run.lineEdit().setPlaceholderText("default: MODEL-ENGINE when stored")
-        self.image_run.setMinimumWidth(260)
-        self._auto_image_run = ""
+        self.run_name, self.image_run = self.choice.run_name, self.choice.image_run
+        self.image_mode, self.image_seed = self.choice.image_mode, self.choice.image_seed
+        self.run_name.currentTextChanged.connect(self._run_name_changed)
         self._run_timer = QTimer(self)
         self._run_timer.setSingleShot(True)
         self._run_timer.setInterval(RUN_BOX_PAUSE_MS)
@@ -211,10 +197,6 @@ class EvaluatePane(QDialog):
         self.resumes.setObjectName("evalResumes")
         self.resumes.setWordWrap(True)
         self.resumes.setVisible(False)
-        # the image mode (issue 24): image, text-only, blank, swapped, noise, and its seed
-        self.image_mode = option_choice(IMAGE_OPTIONS["image_mode"], MODE_HELP)
-        self.image_seed = option_box(IMAGE_OPTIONS["image_seed"])
-        self.image_mode.currentIndexChanged.connect(self._image_mode_changed)
         # vLLM's memory settings (issue 11): 0 / blank leaves vLLM's own default
         self.max_model_len = QSpinBox()
         self.max_model_len.setRange(0, 10_000_000)
@@ -335,22 +317,7 @@ class EvaluatePane(QDialog):
         return tab
 
     def _fill_runs(self) -> None:
-        current = self.run_name.currentText()
-        self.run_name.blockSignals(True)
-        self.run_name.clear()
-        names = self.store.eval_run_names()
-        self.run_name.addItems(names)
-        if not current:  # the first stored run, as picked
-            current = self._auto_name = self.run_name.itemText(0) if names else ""
-        self.run_name.setEditText(current)
-        self.run_name.blockSignals(False)
-        typed = self.image_run.currentText()
-        self.image_run.clear()
-        self.image_run.addItems(
-            [n for n in names if (r := self.store.eval_run(n)) and run_image_mode(r) == IMAGE]
-        )
-        self.image_run.setEditText(typed)
-        self._image_mode_shown()
+        self.choice.fill()
         self._show_results()
 
     def _endpoints_edited(self) -> None:
@@ -359,70 +326,10 @@ class EvaluatePane(QDialog):
         remember(ENDPOINTS_SETTING, without_secrets(" ".join(urls)))  # no password on disk
         self.key_row.set_endpoint(urls[0] if urls else None)
 
-    def _run_picked(self, _index: int) -> None:
-        """A run picked from the list: a name the pane may follow with the mode."""
-        self._auto_name = self.run_name.currentText()
-
-    def _name_follows(self, mode: str) -> bool:
-        """Whether the Run box follows a change to image mode ``mode``: it holds no name
-        the user typed (empty, the default name the pane gave it, a run picked from the
-        list), or it names a stored run of another mode (which Start would resume
-        under ``mode``)."""
-        text = self.run_name.currentText().strip()
-        if not text or text == self._auto_name:
-            return True
-        stored = self.store.eval_run(text)
-        return stored is not None and run_image_mode(stored) != mode
-
     def current_image_run(self) -> str:
-        """The image run an ablation of what the pane shows is linked to: the Run box's
-        run when it is a stored image run, the image run a stored ablation run is linked
-        to (either of the Model box's model), else the CLI's default
-        (:func:`default_run_name` in image mode: what ``evaluate`` links to when
-        ``--image-run`` is left out) when it is stored; "" when none is (the run is
-        then stored unlinked, as ``evaluate`` stores it)."""
-        model = self.model.text().strip()
-        stored = self.store.eval_run(self.run_name.currentText().strip())
-        if stored is not None and stored.model == model:
-            if run_image_mode(stored) == IMAGE:
-                return stored.name
-            if stored.image_run:
-                return stored.image_run
-        if not model:
-            return ""
-        default = default_run_name(model, self.engine.currentText(), IMAGE)
-        found = self.store.eval_run(default)
-        return default if found is not None and run_image_mode(found) == IMAGE else ""
-
-    def _image_mode_changed(self, _index: int) -> None:
-        """The user chose another image mode: a Run box not typed in follows it (the
-        default name of that mode, as ``evaluate`` names the run) and, for an ablation,
-        the Image run box not typed in is the current image run."""
-        self._image_mode_shown()
-        if self._filling:  # a stored run's own mode, shown
-            return
-        mode = str(self.image_mode.currentData())
-        if mode != IMAGE:
-            image_run = self.current_image_run()
-            if self.image_run.currentText().strip() in ("", self._auto_image_run):
-                self._auto_image_run = image_run
-                self.image_run.setEditText(image_run)
-        if self._name_follows(mode):
-            model = self.model.text().strip()
-            name = default_run_name(model, self.engine.currentText(), mode) if model else ""
-            self._auto_name = name
-            self.run_name.setEditText(name)  # not modified: the results follow at once
-
-    def _image_mode_shown(self) -> None:
-        """The Image run box is for ablation runs only (``--image-run`` with ``--image
-        image`` is refused by the command)."""
-        self.image_run.setEnabled(self.image_mode.currentData() != IMAGE)
-
-    def image_run_given(self) -> str | None:
-        """The Image run box as Start passes it (``--image-run``): None when blank or
-        for an image run."""
-        text = self.image_run.currentText().strip()
-        return text if text and self.image_mode.currentData() != IMAGE else None
+        """The image run an ablation of what the pane shows is linked to
+        (:meth:`RunChoice.current_image_run`)."""
+        return self.choice.current_image_run()
 
     def _run_name_changed(self, _text: str) -> None:
         """Typed: refresh once the keys pause; picked from the list or set: at once."""
@@ -438,14 +345,10 @@ class EvaluatePane(QDialog):
         if self.runner.is_running():
             return
         model = self.model.text().strip()
-        run = self.run_name.currentText().strip()
         if not model:
             self.status.setText("A model is needed.")
             return
-        if not run:  # as the CLI does: model and engine
-            run = default_run_name(model, self.engine.currentText(), self.image_mode.currentData())
-            self._auto_name = run
-            self.run_name.setEditText(run)
+        run = self.choice.name_or_default()  # as the CLI names it: model and engine
         if self.store.path is None:
             self.status.setText("This study has no database file to share with the run.")
             return
@@ -463,14 +366,14 @@ class EvaluatePane(QDialog):
         except ValueError as exc:
             self.status.setText(f"KV cache: {esc(exc)}")
             return
-        mode = str(self.image_mode.currentData())
+        mode = self.choice.mode()
         images = ImageOptions(mode=mode, seed=self.image_seed.value())
         benchmark = str(self.benchmark_root)
         items = items_to_evaluate(  # as `evaluate` sends them (--text-only: restricted too)
             self._with_image, self._restricted, images.text_only
         )
         image_run = default_run_name(model, options.engine, IMAGE)  # linked when stored
-        given = self.image_run_given()  # --image-run
+        given = self.choice.image_run_given()  # --image-run
 
         def job(store, cancel, report):
             # on the worker: a key lookup or vLLM check
@@ -591,14 +494,7 @@ class EvaluatePane(QDialog):
             int(params.get("data_parallel_size") or ENGINE["data_parallel_size"].default)  # type: ignore[call-overload]
         )
         self.enforce_eager.setChecked(bool(params.get("enforce_eager")))
-        image = params.get("image") or {}
-        mode = TEXT_ONLY if image.get("text_only") else image.get("mode") or IMAGE
-        self._filling = True  # the run's own mode: the Run box stays on the run
-        try:
-            self.image_mode.setCurrentIndex(max(0, self.image_mode.findData(mode)))
-        finally:
-            self._filling = False
-        self.image_seed.setValue(int(image.get("seed") or 0))
+        self.choice.show_stored(params)  # its image mode and seed; the Run box stays
 
     def _sampling(self, name: str) -> float:
         """Decoding parameter ``name`` as Start sends it: the field's value, or the run's

@@ -252,7 +252,9 @@ def test_the_old_vs_new_release_tables_read_whole(qtbot, tmp_path, screen):
     from tests import release_fixture as rf
 
     source = rf.write_source(tmp_path / "source", images=True)
-    release = rf.write_release(tmp_path / "release", source, images=True)
+    # a long folder path (as pytest-xdist's are): it once wrapped the status to one line
+    # more and took a row of the corrections table at 1024 x 700
+    release = rf.write_release(tmp_path / ("long-" * 30) / "release", source, images=True)
     db = rf.write_runs(tmp_path / "study.db", source)
     assert main(["rescore", "--release", str(release), "--db", str(db)]) == 0
     window, _ = open_window(qtbot, source, db)
@@ -266,6 +268,7 @@ def test_the_old_vs_new_release_tables_read_whole(qtbot, tmp_path, screen):
     with qtbot.waitSignal(tab.computed, timeout=60000):
         tab.compare_button.click()
     assert tab.diff is not None, tab.status.text()
+    assert "(release) against" in tab.status.text() and tab.status.toolTip() == str(release)
     QApplication.processEvents()
     pane.grab().save(str(tmp_path / f"releases-{screen}.png"))
     for table in (tab.models, tab.changes):
