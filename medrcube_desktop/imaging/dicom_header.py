@@ -15,6 +15,7 @@ import functools
 import math
 import re
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from medrcube_desktop.imaging.geometry import (
@@ -69,7 +70,7 @@ def element_value(ds, tag: int, default: Any = None) -> Any:
 NOT_PLAIN = object()
 """What :func:`plain_value` returns for an element pydicom should convert itself."""
 
-_PLAIN_TEXT = {
+_PLAIN_TEXT: dict[str, tuple[re.Pattern[bytes], int, Callable[[bytes], Any]]] = {
     "DS": (re.compile(rb" *[+\-]?(\d+|\d+\.\d*|\.\d+)([eE][+\-]?\d+)? *"), 16, float),
     "IS": (re.compile(rb" *[+\-]?\d+ *"), 12, int),
     "CS": (re.compile(rb"[A-Z0-9 _]+"), 16, bytes.decode),
