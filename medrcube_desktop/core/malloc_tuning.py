@@ -79,6 +79,12 @@ def tune_malloc() -> bool:
     return _applied
 
 
+def tuned() -> bool:
+    """Whether :func:`tune_malloc` has set the thresholds in this process (so that a
+    freed block of up to :data:`MMAP_THRESHOLD` bytes is reused, not faulted in again)."""
+    return _applied is True
+
+
 def _is_glibc() -> bool:
     try:
         return os.confstr("CS_GNU_LIBC_VERSION") is not None

@@ -18,8 +18,10 @@ pytestmark = pytest.mark.skipif(
 STEPS = """
 import resource, sys
 import numpy as np
-from medrcube_desktop.core.malloc_tuning import tune_malloc
+from medrcube_desktop.core.malloc_tuning import tune_malloc, tuned as now_tuned
+assert not now_tuned()
 tuned = tune_malloc() if sys.argv[1] == "tune" else None
+assert now_tuned() is (tuned is True)
 def step():  # a 512x512 render's sizes: pixels, RGBA, temporaries, each written
     a = np.ones(1 << 20, np.uint8)
     b = np.ones(1 << 20, np.uint8)
