@@ -30,6 +30,7 @@ from medrcube_desktop.cli import (
 from medrcube_desktop.cli.common import PROG, exit_status
 from medrcube_desktop.cli.gui import GUI_OPTIONS, add_gui_options, run_gui
 from medrcube_desktop.core.frozen import run_child_if_asked
+from medrcube_desktop.core.malloc_tuning import tune_malloc
 from medrcube_desktop.core.progress import Outcome
 from medrcube_desktop.errors import MedRCubeError
 from medrcube_desktop.jobs.terminal import Interrupted, JobFailed
@@ -120,9 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     (:mod:`~medrcube_desktop.jobs.terminal_output`): when their reader leaves
     (``… | head``), the running job is cancelled and the status is at least 1; when
     stdout was closed at the start (``>&-``) and the command printed to it, that is said
-    on stderr and the status is at least 1."""
+    on stderr and the status is at least 1.
+
+    glibc's allocator is tuned for rendering first
+    (:func:`~medrcube_desktop.core.malloc_tuning.tune_malloc`: no page faults from
+    memory handed back between renders)."""
     if argv is None:
         run_child_if_asked()
+    tune_malloc()
     with guarded():  # a reader of stdout or stderr that leaves cancels the job: exit 1
         try:
             status = _main(argv)

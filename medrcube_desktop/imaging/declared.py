@@ -343,6 +343,68 @@ def png_inflated(path: Path) -> tuple[bytes, int, int] | None:
 
 
 @dataclass(frozen=True)
+class PngStream:
+    """A non-interlaced PNG's chunks as the file holds them, nothing inflated
+    (:func:`png_stream`).
+
+    Attributes
+    ----------
+    width, height, depth, colour : int
+        IHDR columns, rows, bit depth and colour type.
+    kept, after : list of bytes
+        The chunks before and after the image data, each whole (length, type, data,
+        CRC as in the file).
+    idat : list of memoryview
+        The data of each IDAT chunk, in order (views of the file's bytes, not copies):
+        together, the zlib stream of the rows (PNG 1.2 §10.1).
+    """
+
+    width: int
+    height: int
+    depth: int
+    colour: int
+    kept: list[bytes]
+    idat: list[memoryview]
+    after: list[bytes]
+
+
+def png_stream(path: Path) -> PngStream | None:
+    """The chunks of a non-interlaced PNG whose image data is one run of whole IDAT
+    chunks and which ends with IEND, without inflating anything (for a decoder to
+    inflate and unfilter in one pass, issue 25's 16-bit PNG); None for anything else
+    (interlaced, no image data, an IDAT after another chunk, a chunk cut short, no
+    IEND), which :func:`png_image_rows` reads instead. Call :func:`check_png_declared`
+    first."""
+    from medrcube_desktop.core.files import open_regular
+
+    with open_regular(path) as handle:
+        data = handle.read()
+    if _png_geometry(data[:33]) is None or data[28] != 0:  # interlaced: not this way
+        return None
+    width, height, depth, colour = struct.unpack_from(">IIBB", data, 16)
+    view = memoryview(data)
+    kept: list[bytes] = []
+    idat: list[memoryview] = []
+    after: list[bytes] = []
+    at = 8
+    while at + 12 <= len(data):
+        length, kind = struct.unpack_from(">I4s", data, at)
+        end = at + 12 + length
+        if end > len(data):  # cut short inside a chunk
+            return None
+        if kind == b"IEND":
+            return PngStream(width, height, depth, colour, kept, idat, after) if idat else None
+        if kind == b"IDAT":
+            if after:  # image data after another chunk: not one run
+                return None
+            idat.append(view[at + 8 : end - 4])
+        else:
+            (after if idat else kept).append(data[at:end])
+        at = end
+    return None
+
+
+@dataclass(frozen=True)
 class PngRows:
     """A non-interlaced PNG's image data inflated (:func:`png_image_rows`).
 

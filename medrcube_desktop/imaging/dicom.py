@@ -117,10 +117,10 @@ def native_frame(ds) -> np.ndarray | None:
     try:
         samples = int(element_value(ds, 0x00280002, 1))  # Samples per Pixel
         photometric = str(element_value(ds, 0x00280004, "")).strip()
-        rows, columns = int(ds[0x00280010].value), int(ds[0x00280011].value)
-        allocated = int(ds[0x00280100].value)  # Bits Allocated
+        rows, columns = int(element_value(ds, 0x00280010)), int(element_value(ds, 0x00280011))
+        allocated = int(element_value(ds, 0x00280100))  # Bits Allocated
         stored = int(element_value(ds, 0x00280101, allocated))  # Bits Stored
-        signed = int(ds[0x00280103].value)  # Pixel Representation
+        signed = int(element_value(ds, 0x00280103))  # Pixel Representation
     except (KeyError, TypeError, ValueError):
         return None
     data = ds[0x7FE00010].value
@@ -393,7 +393,7 @@ def _padding_mask(stored: np.ndarray, ds, span: tuple[int, int] | None = None) -
     if 0x00280120 not in keys:  # Pixel Padding Value
         return None
     try:
-        first = float(ds[0x00280120].value)  # Pixel Padding Value
+        first = float(element_value(ds, 0x00280120))  # Pixel Padding Value
         last = float(element_value(ds, 0x00280121, first))  # Pixel Padding Range Limit
     except (TypeError, ValueError):
         return None
@@ -418,6 +418,13 @@ def _overlay_planes(ds, shape: tuple[int, ...], frame: int, notes: list[str]) ->
         if tag not in keys:
             continue
         group = tag >> 16
+        marked = _plain_overlay(ds, tag)
+        if marked is not None:  # one frame, its exact length: unpacked straight to bool
+            if marked.shape != tuple(shape[:2]):
+                notes.append(f"overlay {group:04X} is on another grid: not drawn")
+                continue
+            planes = marked if planes is None else planes | marked
+            continue
         try:
             plane = np.asarray(ds.overlay_array(group))
         except Exception as exc:  # a malformed plane must not hide the image
@@ -439,6 +446,42 @@ def _overlay_planes(ds, shape: tuple[int, ...], frame: int, notes: list[str]) ->
             marked = plane.astype(bool)
         planes = marked if planes is None else planes | marked
     return planes
+
+
+def _plain_overlay(ds, data_tag: int) -> np.ndarray | None:
+    """The Overlay Data at ``data_tag`` ((60xx,3000)) of a single-frame plane whose
+    data has exactly its length (with the pad byte of an odd one), as ``(Overlay Rows,
+    Overlay Columns)`` bool; None for any other plane (no Overlay Rows, Columns or
+    Bits Allocated, a Number of Frames in Overlay other than 1, another length, a value
+    not a number), which ``ds.overlay_array`` reads, with its warnings and errors.
+
+    The same bits as ``ds.overlay_array`` (pydicom's ``get_overlay_array``: the bytes
+    unpacked least significant bit first, PS3.5 8.1.1, cut to rows x columns), read
+    once with the elements it reads looked up by integer tag, unpacked straight to
+    the pixels' count and viewed as bool (0 and 1), not unpacked whole, cut and copied.
+    """
+    keys = ds.keys()
+    base = data_tag & 0xFFFF0000
+    if (base | 0x0010) not in keys or (base | 0x0011) not in keys or (base | 0x0100) not in keys:
+        return None
+    try:
+        rows = element_value(ds, base | 0x0010)  # Overlay Rows
+        columns = element_value(ds, base | 0x0011)  # Overlay Columns
+        element_value(ds, base | 0x0100)  # Overlay Bits Allocated, read as pydicom reads it
+        frames = element_value(ds, base | 0x0015, 1)  # Number of Frames in Overlay
+        data = ds[data_tag].value
+    except Exception:  # pydicom's own reading says what is wrong
+        return None
+    if not all(type(v) is int or type(v).__name__ == "IS" for v in (rows, columns, frames)):
+        return None
+    count = int(rows) * int(columns)
+    if int(frames) != 1 or count <= 0 or not isinstance(data, bytes):
+        return None
+    length = count // 8 + (count % 8 > 0)
+    if len(data) != length + length % 2:
+        return None
+    bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), count=count, bitorder="little")
+    return bits.view(bool).reshape(int(rows), int(columns))
 
 
 def _supplemental_palette(stored: np.ndarray, ds) -> tuple[np.ndarray, np.ndarray] | None:

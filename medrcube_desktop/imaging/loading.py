@@ -11,7 +11,6 @@ Arrays follow numpy order: ``(rows, columns)``, row 0 at the top of the screen.
 from __future__ import annotations
 
 import io
-import struct
 import zlib
 from pathlib import Path
 
@@ -20,10 +19,11 @@ import numpy as np
 from medrcube_desktop.core.files import open_regular, same_file
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.declared import (
-    PngRows,
+    PngStream,
     check_png_declared,
     png_image_rows,
     png_rows_present,
+    png_stream,
 )
 from medrcube_desktop.imaging.geometry import EXIF_TRANSFORMS, DisplayTransform
 from medrcube_desktop.imaging.masks import mask_labels, picture_mask_values
@@ -153,16 +153,18 @@ def _load_picture(path: Path) -> SliceData:
 
     require_file(path)
     check_png_declared(path)  # a PNG's IHDR against the limit and its file, before Pillow
-    # inflated once (its rows counted, then decoded from memory without inflating
-    # again); a PNG whose data ends early: its rows held, black below
+    # a plain grey PNG: inflated and unfiltered in one pass, by Pillow's own decoder
+    stream = png_stream(path)
+    plain = _plain_grey_png(path, stream) if stream is not None else None
+    if plain is not None:
+        return plain
+    # any other: inflated once (its rows counted, then decoded from memory without
+    # inflating again); a PNG whose data ends early: its rows held, black below
     rows = png_image_rows(path)
     if rows is not None and rows.held == 0:
         raise ImageLoadError(
             f"{path}: the file ends before the first of its {rows.height} rows: cut short"
         )
-    plain = _plain_grey_png(path, rows) if rows is not None else None
-    if plain is not None:
-        return plain
     padded = rows.as_png() if rows is not None else None
     source = io.BytesIO(padded[0]) if padded is not None else open_regular(path)
     with source as handle, Image.open(handle) as img:
@@ -202,61 +204,72 @@ unfilters itself: none of them changes the pixels, mode or orientation Pillow gi
 (no eXIf, no text chunk that could hold EXIF or XMP orientation, no tRNS)."""
 
 
-def _plain_grey_png(path: Path, rows: PngRows) -> SliceData | None:
-    """A complete 8- or 16-bit greyscale PNG's :class:`SliceData` from its inflated rows,
-    unfiltered by Pillow's own PNG decoder straight into the array (no second image,
-    no copy out of Pillow: issue 25's 16-bit PNG render); None for any other PNG (or
-    any doubt: a chunk outside :data:`PLAIN_PNG_CHUNKS`, a CRC that does not match, a
-    decoder error), which :func:`_load_picture` opens through Pillow as before.
+def _plain_grey_png(path: Path, stream: PngStream) -> SliceData | None:
+    """A complete 8- or 16-bit greyscale PNG's :class:`SliceData`, its IDAT data
+    inflated and unfiltered by Pillow's own PNG decoder straight into the array, in one
+    pass (no rows inflated beforehand, no second image, no copy out of Pillow: issue
+    25's 16-bit PNG render); None for any other PNG (or any doubt: a chunk outside
+    :data:`PLAIN_PNG_CHUNKS`, a CRC that does not match, data that ends before the last
+    row, a decoder error), which :func:`_load_picture` reads the other way, as before.
 
     The pixels equal ``np.asarray(Image.open(path))``: the same decoder (``zip``, raw
-    mode ``I;16B`` or ``L``, as PngImagePlugin sets it) on the same rows.
+    mode ``I;16B`` or ``L``, as PngImagePlugin sets it) on the same data, given chunk by
+    chunk as Pillow gives it.
     """
     from PIL import Image
 
-    if not rows.complete or rows.colour != 0 or rows.depth not in (8, 16):
+    if stream.colour != 0 or stream.depth not in (8, 16):
         return None
-    for chunk in (*rows.kept, *rows.after):  # Pillow checks these CRCs: any doubt, its way
+    for chunk in (*stream.kept, *stream.after):  # Pillow checks these CRCs: any doubt, its way
         if chunk[4:8] not in PLAIN_PNG_CHUNKS or zlib.crc32(chunk[4:-4]) != int.from_bytes(
             chunk[-4:], "big"
         ):
             return None
-    width, height = rows.width, rows.height
+    width, height = stream.width, stream.height
     limit = Image.MAX_IMAGE_PIXELS
     if limit and width * height > limit:  # Pillow's own warning or refusal: its way
         return None
     check_pixel_count(path, width * height)
     mode, raw_mode, dtype = (
-        ("I;16", "I;16B", np.uint16) if rows.depth == 16 else ("L", "L", np.uint8)
+        ("I;16", "I;16B", np.uint16) if stream.depth == 16 else ("L", "L", np.uint8)
     )
+    if not width or not height:
+        return None
     pixels = np.empty((height, width), dtype=dtype)
     image = Image.frombuffer(mode, (width, height), pixels, "raw", mode, 0, 1)
     if not image.readonly:  # Pillow copied instead of mapping ``pixels``: not this way
         return None
+    # the decoder ends without an error when the zlib stream ends before the last row,
+    # which it writes only whole: a last row still holding this pattern was not
+    # decoded, or holds the pattern itself (the other way then tells)
+    unwritten = _last_row_pattern(width, dtype)
+    pixels[-1] = unwritten
     decoder = Image._getdecoder(mode, "zip", (raw_mode,))
     try:
         decoder.setimage(image.im, (0, 0, width, height))
-        done = _feed_stored(decoder, rows.raw)
+        done = _feed(decoder, stream.idat)
     finally:
         decoder.cleanup()
-    if not done:
+    if not done or np.array_equal(pixels[-1], unwritten):
         return None
     pixels.flags.writeable = False  # as np.asarray(image) gives it
     # no orientation chunk: the identity transform, which changes nothing
-    return SliceData(pixels, False, "MONOCHROME2", source_bits=rows.depth, value_unit="grey level")
+    return SliceData(
+        pixels, False, "MONOCHROME2", source_bits=stream.depth, value_unit="grey level"
+    )
 
 
-def _feed_stored(decoder, raw: bytes) -> bool:
-    """Give ``raw`` to a Pillow ``zip`` decoder as a zlib stream of stored deflate blocks
-    (RFC 1950, RFC 1951 §3.2.4; inflating them is a copy); whether it decoded every row
-    without an error. The stream's Adler-32 is not needed: the decoder stops at its last
-    row, before it."""
-    view = memoryview(raw)
-    parts: list = [b"\x78\x01"]
-    for start in range(0, len(raw), 65535):
-        block = view[start : start + 65535]
-        final = start + 65535 >= len(raw)
-        parts += [struct.pack("<BHH", final, len(block), len(block) ^ 0xFFFF), block]
+def _last_row_pattern(width: int, dtype) -> np.ndarray:
+    """``(width,)`` values of ``dtype`` (uint8 or uint16) from a multiplicative hash of
+    the column (Knuth's 2654435761): no row a picture is likely to hold."""
+    column = np.arange(width, dtype=np.uint64)
+    return ((column * 2654435761 + 0x9E3779B9) >> 13).astype(dtype)
+
+
+def _feed(decoder, parts: list) -> bool:
+    """Give ``parts`` (a zlib stream, in pieces) to a Pillow ``zip`` decoder as
+    ``ImageFile.load`` does; whether it decoded every row without an error (it stops at
+    its last row: the stream's end and Adler-32 are not needed)."""
     for part in parts:
         while len(part):
             consumed, error = decoder.decode(part)

@@ -15,6 +15,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from medrcube_desktop.core.malloc_tuning import tuned as malloc_tuned
+
 LUT_MAX_ENTRIES = 1 << 16
 """Largest value range mapped through a lookup table (a 16-bit picture's)."""
 
@@ -22,6 +24,12 @@ GATHER_CHUNK = 1 << 13
 """Pixels gathered per ``np.take`` call (its intp copy of their indices: 64 KiB, under
 glibc's 128 KiB mmap threshold: served from the heap and reused, see
 :func:`rgba_by_table`)."""
+
+GATHER_CHUNK_TUNED = 1 << 17
+"""Pixels gathered per ``np.take`` call when glibc's allocator is tuned
+(:func:`medrcube_desktop.core.malloc_tuning.tuned`): its 1 MiB intp copy then comes
+from the heap and is reused, never faulted in again, and a 512x512 slice is gathered
+in 2 calls rather than 32 (about 45 us less; 0.7 ms less for a 2048x2048 radiograph)."""
 
 EXACT_WHOLE = 1 << 53
 """Largest magnitude up to which every whole number is a float64 (and an int64): only
@@ -197,8 +205,10 @@ def rgba_by_table(
     # the rest of a render they passed glibc's trim threshold, and the next render took
     # ~490 page faults (1-2 ms, more than the whole decode of a 484x484 MR, issue 25);
     # 64 KiB copies are reused in place, at ~30 more calls of ~1 us for 512x512.
-    for start in range(0, index.size, GATHER_CHUNK):
-        stop = start + GATHER_CHUNK
+    # With the allocator tuned (the app's start), larger chunks are reused as well.
+    chunk = GATHER_CHUNK_TUNED if malloc_tuned() else GATHER_CHUNK
+    for start in range(0, index.size, chunk):
+        stop = start + chunk
         np.take(table, index[start:stop], out=words[start:stop], mode="wrap")
     return words.view(np.uint8).reshape(pixels.shape + (4,))
 

@@ -74,7 +74,8 @@ def test_the_render_is_the_render_of_the_file_as_pillow_reads_it(tmp_path, monke
     new = render_file(path)
     from medrcube_desktop.imaging import loading
 
-    monkeypatch.setattr(loading, "png_image_rows", lambda p: None)  # the file itself
+    monkeypatch.setattr(loading, "png_stream", lambda p: None)  # the file itself
+    monkeypatch.setattr(loading, "png_image_rows", lambda p: None)
     old = render_file(path)
     assert np.array_equal(new.rgba, old.rgba)
     assert new.notes == old.notes and new.window == old.window

@@ -6,10 +6,11 @@ into pydicom's CT_small.dcm (128 x 128)."""
 
 import numpy as np
 import pydicom
+import pytest
 from pydicom.data import get_testdata_file
 from pydicom.pixels import pack_bits
 
-from medrcube_desktop.imaging.dicom import _overlay_planes
+from medrcube_desktop.imaging.dicom import _overlay_planes, _plain_overlay
 
 SHAPE = (128, 128)
 
@@ -109,3 +110,57 @@ def test_loading_notes_an_unreadable_plane_and_draws_the_frames_own(tmp_path):
     data = load_dicom_slice(path, 1)
     np.testing.assert_array_equal(np.argwhere(data.graphics), [[3, 4]])
     assert any(note.startswith("overlay 6000 unreadable: ") for note in data.notes)
+
+
+def _with_overlays(name):
+    found = get_testdata_file(name, download=False)
+    if found is None:
+        pytest.skip(f"{name} is not installed (pydicom-data)")
+    return pydicom.dcmread(found)
+
+
+@pytest.mark.parametrize("name", ["MR-SIEMENS-DICOM-WithOverlays.dcm", "examples_overlay.dcm"])
+def test_a_plain_plane_is_read_as_pydicoms_overlay_array(name):
+    # pydicom's real files with overlay planes, read by the plain path: pydicom's own
+    # overlay_array's bits, as bool, and the planes drawn are those
+    ds = _with_overlays(name)
+    plane = np.asarray(ds.overlay_array(0x6000))
+    marked = _plain_overlay(ds, 0x60003000)
+    assert marked is not None and marked.dtype == bool and marked.shape == plane.shape
+    np.testing.assert_array_equal(marked, plane == 1)
+    assert 0 < marked.sum() < marked.size
+    notes = []
+    np.testing.assert_array_equal(_overlay_planes(ds, plane.shape, 0, notes), plane == 1)
+    assert notes == []
+
+
+def test_an_odd_sized_plane_is_unpacked_to_its_own_bits():
+    # 9 x 15 = 135 bits: 17 bytes and the pad byte; the bits written are read back in
+    # place, those past 135 (the last byte's top bit, the pad byte) left out
+    ds = _ct()
+    bits = np.random.default_rng(2).integers(0, 2, (9, 15), dtype=np.uint8)
+    _add(ds, 0x6000, [bits])
+    data = bytearray(ds[0x60003000].value)
+    assert len(data) == 18
+    data[17] = 0xFF  # the pad byte
+    data[16] |= 0x80  # bit 135, past the plane
+    ds[0x60003000].value = bytes(data)
+    marked = _plain_overlay(ds, 0x60003000)
+    np.testing.assert_array_equal(marked, bits == 1)
+    np.testing.assert_array_equal(marked, np.asarray(ds.overlay_array(0x6000)) == 1)
+
+
+def test_other_planes_go_pydicoms_way():
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(marks=[(0, 1)]), _plane(marks=[(2, 3)])])  # two frames
+    assert _plain_overlay(ds, 0x60003000) is None
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(marks=[(4, 5)])])
+    ds[0x60003000].value = ds[0x60003000].value + b"\0\0"  # excess padding: pydicom warns
+    assert _plain_overlay(ds, 0x60003000) is None
+    np.testing.assert_array_equal(np.argwhere(_overlay_planes(ds, SHAPE, 0, [])), [[4, 5]])
+    del ds[0x60000100]  # no Overlay Bits Allocated: pydicom refuses the plane
+    assert _plain_overlay(ds, 0x60003000) is None
+    notes = []
+    assert _overlay_planes(ds, SHAPE, 0, notes) is None
+    assert notes[0].startswith("overlay 6000 unreadable: ")

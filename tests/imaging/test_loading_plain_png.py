@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from medrcube_desktop.imaging import loading
-from medrcube_desktop.imaging.declared import png_image_rows
+from medrcube_desktop.imaging.declared import png_image_rows, png_stream
 from medrcube_desktop.imaging.loading import _plain_grey_png, load_slice
 
 
@@ -67,8 +67,8 @@ def _spy(monkeypatch) -> list:
     calls = []
     plain = loading._plain_grey_png
 
-    def spy(path, rows):
-        found = plain(path, rows)
+    def spy(path, stream):
+        found = plain(path, stream)
         calls.append(found)
         return found
 
@@ -123,9 +123,9 @@ def test_other_pngs_go_pillows_way(tmp_path, monkeypatch):
     cases["bad_crc"] = tmp_path / "bad_crc.png"
     cases["bad_crc"].write_bytes(bytes(bad))
     for name, path in cases.items():
-        rows = png_image_rows(path)
-        assert rows is not None, name
-        assert _plain_grey_png(path, rows) is None, name
+        stream = png_stream(path)
+        assert stream is not None, name
+        assert _plain_grey_png(path, stream) is None, name
         calls = _spy(monkeypatch)
         try:
             expected = np.asarray(Image.open(path))
@@ -149,8 +149,63 @@ def test_a_png_cut_short_is_padded_as_before(tmp_path, monkeypatch):
     calls = _spy(monkeypatch)
     rows = png_image_rows(path)
     assert rows is not None and 0 < rows.held < 40
+    assert png_stream(path) is None  # no IEND: not read as a plain stream
     data = load_slice(path)
-    assert calls == [None]
+    assert all(found is None for found in calls)
     assert np.array_equal(data.pixels[: rows.held], values[: rows.held])
     assert not data.pixels[rows.held + 1 :].any()  # black below (a partial row aside)
     assert any("cut short" in note for note in data.notes)
+
+
+def test_a_whole_stream_of_too_few_rows_is_not_taken_for_a_picture(tmp_path, monkeypatch):
+    # the zlib stream is complete and the file ends with IEND, but it holds 12 of 20
+    # rows: Pillow's decoder stops there without an error; the rows below must not be
+    # the empty array's leftovers, but black and said, as the other way gives them
+    values = np.random.default_rng(3).integers(0, 65536, (20, 16), dtype=np.uint16)
+    whole = _png(values, [0])
+    raw = b"".join(b"\x00" + values[r].astype(">u2").tobytes() for r in range(12))
+    head = whole[: whole.index(b"IDAT") - 4]
+    path = tmp_path / "few.png"
+    path.write_bytes(head + _chunk(b"IDAT", zlib.compress(raw)) + _chunk(b"IEND", b""))
+    assert png_stream(path) is not None  # a plain stream by its chunks
+    calls = _spy(monkeypatch)
+    data = load_slice(path)
+    assert calls == [None]
+    assert np.array_equal(data.pixels[:12], values[:12]) and not data.pixels[12:].any()
+    assert any("ends after row 12 of 20" in note for note in data.notes)
+
+
+def test_a_last_row_that_is_the_unwritten_pattern_still_decodes(tmp_path, monkeypatch):
+    # the pattern that marks an unwritten last row, held by the picture itself: the
+    # plain path cannot tell, declines, and the other way gives Pillow's pixels
+    values = np.random.default_rng(4).integers(0, 65536, (6, 9), dtype=np.uint16)
+    values[-1] = loading._last_row_pattern(9, np.uint16)
+    path = tmp_path / "pattern.png"
+    path.write_bytes(_png(values, [4]))
+    calls = _spy(monkeypatch)
+    data = load_slice(path)
+    assert calls == [None]
+    assert np.array_equal(data.pixels, values)
+    assert np.array_equal(np.asarray(Image.open(path)), values)
+    assert not any("cut short" in note for note in data.notes)
+
+
+def test_the_stream_is_the_files_idat_data_in_order(tmp_path):
+    values = np.random.default_rng(6).integers(0, 256, (30, 40), dtype=np.uint8)
+    png = _png(values, [1], _chunk(b"gAMA", struct.pack(">I", 45455)))
+    at = png.index(b"IDAT") - 4
+    length = struct.unpack(">I", png[at : at + 4])[0]
+    body = png[at + 8 : at + 8 + length]
+    split = _chunk(b"IDAT", body[:7]) + _chunk(b"IDAT", body[7:])  # two IDAT chunks
+    path = tmp_path / "two.png"
+    path.write_bytes(png[:at] + split + _chunk(b"tIME", bytes(7)) + _chunk(b"IEND", b""))
+    stream = png_stream(path)
+    assert (stream.width, stream.height, stream.depth, stream.colour) == (40, 30, 8, 0)
+    assert [bytes(part) for part in stream.idat] == [body[:7], body[7:]]
+    assert [chunk[4:8] for chunk in stream.kept] == [b"IHDR", b"gAMA"]
+    assert [chunk[4:8] for chunk in stream.after] == [b"tIME"]
+    assert np.array_equal(load_slice(path).pixels, values)
+    # an IDAT after another chunk is not one run: not a plain stream
+    path.write_bytes(png[:at] + _chunk(b"IDAT", body[:7]) + _chunk(b"tIME", bytes(7))
+                     + _chunk(b"IDAT", body[7:]) + _chunk(b"IEND", b""))  # fmt: skip
+    assert png_stream(path) is None
