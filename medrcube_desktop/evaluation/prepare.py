@@ -144,10 +144,15 @@ def prepare_ablated(
 def _watch_app(app_pid: int) -> None:
     """Worker initializer: end this worker when the app is gone (killed with SIGKILL, it
     cannot shut its pool down). A forkserver's worker is not the app's child, so
-    ``PR_SET_PDEATHSIG`` cannot be used; a daemon thread looks once a second."""
+    ``PR_SET_PDEATHSIG`` cannot be used; a daemon thread looks once a second. The
+    worker's allocator is tuned as the app's is (:func:`~medrcube_desktop.core.malloc_tuning.tune_malloc`:
+    a spawned process does not go through the app's entry point)."""
     import signal
     import threading
 
+    from medrcube_desktop.core.malloc_tuning import tune_malloc
+
+    tune_malloc()  # a worker prepares one picture after another, as the viewer renders
     # Ctrl+C in a terminal reaches the whole process group: the app stops the pool
     # itself, so a worker need not die with a traceback of its own
     signal.signal(signal.SIGINT, signal.SIG_IGN)
