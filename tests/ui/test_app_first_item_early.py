@@ -31,9 +31,9 @@ def _benchmark(tmp_path):
 
 
 def _opened(root, database, monkeypatch):
-    """What had been decoded when the database was opened: (slices in the cache once the
-    threads started before it ended, their names), and the slice the window's render
-    then reads."""
+    """What had been decoded when the database was opened (slices in the cache once the
+    threads started before it are done; the names of those still running), the slice
+    the window's render then reads, and the slice cache's figures."""
     seen = {}
     real_open = app.open_store
 
@@ -65,7 +65,7 @@ def _opened(root, database, monkeypatch):
 def test_a_new_database_has_the_first_item_decoded_while_it_is_made(tmp_path, monkeypatch):
     database = tmp_path / "new.sqlite"
     seen, shown, info = _opened(_benchmark(tmp_path), database, monkeypatch)
-    assert seen == {"names": ["decode-ahead"], "decoded": 1}
+    assert seen["decoded"] == 1 and "import-reader" not in seen["names"]
     assert shown.slice_index == 70 and int(shown.mask.sum()) == 40 * 50
     assert (info.misses, info.currsize) == (1, 1)  # decoded once, asked three times
 
@@ -75,6 +75,6 @@ def test_a_database_already_made_is_read_before_the_decode(tmp_path, monkeypatch
     database = tmp_path / "study.sqlite"
     app.open_store(database).close()
     seen, shown, info = _opened(root, database, monkeypatch)
-    assert seen == {"names": ["import-reader"], "decoded": 0}
+    assert seen["decoded"] == 0 and "decode-ahead" not in seen["names"]
     assert shown.slice_index == 70
     assert (info.misses, info.currsize) == (1, 1)
