@@ -31,7 +31,8 @@ from medrcube_desktop.imaging.slice_data import (
 
 @dataclass(frozen=True)
 class _Volume:
-    data: np.ndarray  # (I, J, K) float32 (float64 beyond its range), voxel order
+    data: np.ndarray  # (I, J, K) voxel order: integers of at most 16 bits as read, else
+    # float32 (float64 beyond its range)
     codes: tuple[str, str, str]  # nibabel.aff2axcodes: direction each voxel axis runs
     calibrated_window: tuple[float, float] | None  # from cal_min/cal_max, when set
     notes: tuple[str, ...]
@@ -49,8 +50,11 @@ class _Volume:
         two copies of the volume and a partition of it saved)."""
         if self.calibrated:
             return self.calibrated_window
+        # integers as read: their foreground taken as float32, the volume's values before
+        # (exact below 2**24), so the percentiles and the window are the same numbers
+        as_float32 = np.float32 if self.data.dtype.kind in "iu" else None
         try:  # it keeps the finite voxels itself: not copied twice
-            return foreground_window(self.data, all_finite=self.all_finite)
+            return foreground_window(self.data, all_finite=self.all_finite, as_dtype=as_float32)
         except ValueError:  # no finite voxel
             return None
 
@@ -61,9 +65,12 @@ def _nifti_volume(path: str) -> _Volume:
 
     The window is the header's cal_min/cal_max display range when set (NIfTI-1 header
     fields), else the 0.5th-99.5th percentiles of the finite voxels of the whole volume,
-    so that scrolling does not change the contrast.
+    so that scrolling does not change the contrast. Voxels stored as integers of at most
+    16 bits are kept as read (issue 25, first paint: the float32 copy of the demo's
+    volume, four times its size, cost more than its gunzip; each slice is made float64
+    from them, the same numbers).
     """
-    return _read_volume(path, keep_small_integers=False)
+    return _read_volume(path, keep_small_integers=True)
 
 
 @functools.lru_cache(maxsize=4)
