@@ -199,10 +199,10 @@ def _read_image_and_mask(
         if helper is not None:
             helper.join()
     if "read" in outcome:  # the mask's file could not be read
-        exc = outcome["read"]
-        if isinstance(exc, ImageLoadError):
-            raise exc
-        raise ImageLoadError(f"{path}: cannot read NIfTI: {exc}") from exc
+        failure = outcome["read"]
+        if isinstance(failure, ImageLoadError):
+            raise failure
+        raise ImageLoadError(f"{path}: cannot read NIfTI: {failure}") from failure
     if "labels" in outcome and not isinstance(outcome["labels"], np.ndarray):
         raise outcome["labels"]  # the mask's own refusal (4-D, not a label mask)
     return volume, outcome.get("mask"), outcome.get("labels")
