@@ -165,7 +165,11 @@ def _order_statistics_by_counts(flat: np.ndarray, ranks: list[int]) -> dict[int,
 
 
 def foreground_window(
-    values: np.ndarray, low: float = 0.5, high: float = 99.5, all_finite: bool = False
+    values: np.ndarray,
+    low: float = 0.5,
+    high: float = 99.5,
+    all_finite: bool = False,
+    as_dtype: type[np.floating] | None = None,
 ) -> tuple[float, float]:
     """Robust window over the foreground: the finite values above the image minimum.
 
@@ -176,7 +180,10 @@ def foreground_window(
     no foreground (one value), :func:`flat_window`. Width is at least 1e-6. Raises ``ValueError`` when no value is finite.
     ``all_finite``: the caller knows every value is finite (a volume stored as integers),
     so they are used as they are, not copied without the non-finite ones (the same
-    values in the same order: the same window).
+    values in the same order: the same window). ``as_dtype``: the foreground is taken as
+    this type before its percentiles, as a volume converted to it whole would give them
+    (``np.float32`` for integers of at most 16 bits: exact, in the same order), from a
+    copy of the foreground alone.
     """
     kept = all_finite or values.dtype.kind in "iu"
     finite = values if kept else values[np.isfinite(values)]
@@ -186,6 +193,8 @@ def foreground_window(
     foreground = finite[finite > floor]
     if foreground.size == 0:
         return flat_window(floor)
+    if as_dtype is not None:
+        foreground = foreground.astype(as_dtype)
     lo, hi = percentiles(foreground, (low, high))
     if hi <= lo:
         lo, hi = floor, float(foreground.max())

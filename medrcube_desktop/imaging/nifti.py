@@ -7,6 +7,7 @@ radiological convention (see :mod:`.geometry`). No Qt here.
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,8 @@ from medrcube_desktop.imaging.slice_data import (
 
 @dataclass(frozen=True)
 class _Volume:
-    data: np.ndarray  # (I, J, K) float32 (float64 beyond its range), voxel order
+    data: np.ndarray  # (I, J, K) voxel order: integers of at most 16 bits as read, else
+    # float32 (float64 beyond its range)
     codes: tuple[str, str, str]  # nibabel.aff2axcodes: direction each voxel axis runs
     calibrated_window: tuple[float, float] | None  # from cal_min/cal_max, when set
     notes: tuple[str, ...]
@@ -48,8 +50,11 @@ class _Volume:
         two copies of the volume and a partition of it saved)."""
         if self.calibrated:
             return self.calibrated_window
+        # integers as read: their foreground taken as float32, the volume's values before
+        # (exact below 2**24), so the percentiles and the window are the same numbers
+        as_float32 = np.float32 if self.data.dtype.kind in "iu" else None
         try:  # it keeps the finite voxels itself: not copied twice
-            return foreground_window(self.data, all_finite=self.all_finite)
+            return foreground_window(self.data, all_finite=self.all_finite, as_dtype=as_float32)
         except ValueError:  # no finite voxel
             return None
 
@@ -60,9 +65,12 @@ def _nifti_volume(path: str) -> _Volume:
 
     The window is the header's cal_min/cal_max display range when set (NIfTI-1 header
     fields), else the 0.5th-99.5th percentiles of the finite voxels of the whole volume,
-    so that scrolling does not change the contrast.
+    so that scrolling does not change the contrast. Voxels stored as integers of at most
+    16 bits are kept as read (issue 25, first paint: the float32 copy of the demo's
+    volume, four times its size, cost more than its gunzip; each slice is made float64
+    from them, the same numbers).
     """
-    return _read_volume(path, keep_small_integers=False)
+    return _read_volume(path, keep_small_integers=True)
 
 
 @functools.lru_cache(maxsize=4)
@@ -156,6 +164,69 @@ def _as_float32(data: np.ndarray) -> np.ndarray:
     return data.astype(np.float64, copy=False)
 
 
+def _read_image_and_mask(
+    path: Path, mask_path: Path | None, windowed: bool
+) -> tuple[_Volume, _Volume | None, np.ndarray | None]:
+    """The image's volume (its window computed when ``windowed``), the mask's volume and
+    its labels (:func:`.masks.mask_labels`, on the mask's own grid), the mask's side on a
+    second thread (issue 25, first paint: gunzip and numpy release the GIL, so the two
+    files are decoded at once on two cores). The errors are those of reading them one
+    after the other: the image's first, then the mask's.
+
+    Raises
+    ------
+    ImageLoadError
+        Either file cannot be read (named with the image's path, as before), the mask is
+        4-D, or it holds no labels (:func:`.masks.mask_labels`).
+    """
+    outcome: dict[str, Any] = {}
+    helper = None
+    if mask_path is not None:
+        helper = threading.Thread(
+            target=_read_mask_side, args=(mask_path, outcome), name="nifti-mask", daemon=True
+        )
+        helper.start()
+    try:
+        try:
+            volume = _nifti_volume(str(path))
+        except ImageLoadError:
+            raise
+        except Exception as exc:
+            raise ImageLoadError(f"{path}: cannot read NIfTI: {exc}") from exc
+        if windowed:
+            _ = volume.window  # computed here, beside the mask's labels
+    finally:
+        if helper is not None:
+            helper.join()
+    if "read" in outcome:  # the mask's file could not be read
+        failure = outcome["read"]
+        if isinstance(failure, ImageLoadError):
+            raise failure
+        raise ImageLoadError(f"{path}: cannot read NIfTI: {failure}") from failure
+    if "labels" in outcome and not isinstance(outcome["labels"], np.ndarray):
+        raise outcome["labels"]  # the mask's own refusal (4-D, not a label mask)
+    return volume, outcome.get("mask"), outcome.get("labels")
+
+
+def _read_mask_side(mask_path: Path, outcome: dict[str, Any]) -> None:
+    """Read ``mask_path``'s volume and labels into ``outcome`` (``mask``, ``labels``),
+    or the exception that stopped it (``read``: the file; ``labels``: its content)."""
+    try:
+        mask = outcome["mask"] = _nifti_mask_volume(str(mask_path))
+    except Exception as exc:  # raised by the caller, on its thread
+        outcome["read"] = exc
+        return
+    try:
+        if mask.volumes > 1:
+            raise ImageLoadError(
+                f"{mask_path}: the mask is a 4-D file of {mask.volumes} volumes; a mask is "
+                "one volume of label numbers (0 = none) on the image's grid"
+            )
+        outcome["labels"] = mask_labels(mask.data, mask_path)
+    except Exception as exc:
+        outcome["labels"] = exc
+
+
 def load_nifti_slice(
     path: Path, slice_index: int | None, mask_path: Path | None, modality: str | None = None
 ) -> SliceData:
@@ -170,23 +241,12 @@ def load_nifti_slice(
     ImageLoadError
         The file cannot be read, is not 3-D/4-D, or the mask is on another grid.
     """
-    try:
-        volume = _nifti_volume(str(path))
-        mask = _nifti_mask_volume(str(mask_path)) if mask_path is not None else None
-    except ImageLoadError:
-        raise
-    except Exception as exc:
-        raise ImageLoadError(f"{path}: cannot read NIfTI: {exc}") from exc
+    windowed = modality != "CT"  # CT's window is asked only when calibrated (below)
+    volume, mask, labels = _read_image_and_mask(path, mask_path, windowed)
     data, codes = volume.data, volume.codes
     mask_volume = None
     notes = list(volume.notes)
-    if mask is not None and mask_path is not None:
-        if mask.volumes > 1:
-            raise ImageLoadError(
-                f"{mask_path}: the mask is a 4-D file of {mask.volumes} volumes; a mask is "
-                "one volume of label numbers (0 = none) on the image's grid"
-            )
-        labels = mask_labels(mask.data, mask_path)
+    if mask is not None and mask_path is not None and labels is not None:
         if mask.data.shape != data.shape or not np.allclose(mask.affine, volume.affine, atol=1e-3):
             labels = _resample_mask(labels, mask, volume, mask_path)
             notes.append("mask resampled to the image grid (nearest neighbour)")

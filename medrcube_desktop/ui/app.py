@@ -197,8 +197,9 @@ def _open_study(dataset, db_path, said: StartNotes):
     while True:
         try:
             benchmark = load_for_review(dataset)
-            _import_reader_ahead(benchmark)
-            store = open_store(Path(db_path or settings.default_db_path(benchmark.root)))
+            database = Path(db_path or settings.default_db_path(benchmark.root))
+            _import_reader_ahead(benchmark, database)
+            store = open_store(database)
         except MedRCubeError as exc:
             if not (said.reopened and said.fallbacks):
                 raise
@@ -237,12 +238,20 @@ def _run_study(app, benchmark, store, reviewer, prefs, screenshot, quit_after_ms
     )  # fmt: skip
 
 
-def _import_reader_ahead(benchmark) -> None:
+def _import_reader_ahead(benchmark, database: Path) -> None:
     """Import the first item's image reader while the database opens (issue 25, first
-    paint); its decode starts once the reviewer's item is known (:func:`_decode_first_item`)."""
-    from medrcube_desktop.imaging.decode_ahead import import_reader_ahead
+    paint); its decode starts once the reviewer's item is known (:func:`_decode_first_item`).
+    A database not made yet holds no reviewer's position, so the window opens on the
+    first item: that one is decoded now, while the new database is made (its migrations
+    took as long as the decode); :func:`_decode_first_item` then finds it decoding (one
+    decode, :func:`~medrcube_desktop.imaging.render.load_slice_cached`)."""
+    from medrcube_desktop.imaging.decode_ahead import decode_ahead, import_reader_ahead
 
-    import_reader_ahead(benchmark.items[0] if benchmark.items else None)
+    first = benchmark.items[0] if benchmark.items else None
+    if database.exists():
+        import_reader_ahead(first)
+    else:
+        decode_ahead(first)
 
 
 def _decode_first_item(benchmark, store, reviewer: str) -> None:
