@@ -56,7 +56,11 @@ HISTOGRAM_MAX_RANGE = 1 << 16
 
 
 def percentiles(values: np.ndarray, qs: tuple[float, float]) -> tuple[float, float]:
-    """The ``qs`` percentiles (0..100) of ``values``, as ``np.percentile`` (linear method).
+    """The ``qs`` percentiles (0..100) of ``values``, as ``np.percentile`` (linear method)
+    to within the last bit: for integers the order statistics ``a``, ``b`` are
+    interpolated as ``a + (b - a) * t``, where numpy takes ``b - (b - a) * (1 - t)`` for
+    ``t >= 0.5`` (so 893.8999999999999 where numpy gives 893.9); the renders pinned by
+    ``tests/imaging/test_render_today.py`` rest on this form.
 
     For integers, each percentile is read from the order statistics at
     ``floor(q/100 * (n-1))`` and the next, interpolated, with no full sort: from the
