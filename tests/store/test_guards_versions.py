@@ -172,3 +172,54 @@ def test_a_file_sqlite_cannot_read_is_refused_with_sqlites_reason(tmp_path):
         StoreError, match=r"junk\.db: cannot restore the append-only guards: file is not a database"
     ):
         guards.restore_file(junk)
+
+
+def _renumbered_study(path, items):
+    from medrcube_desktop.core.rubric import RULE_IDS
+    from medrcube_desktop.store import Review, StudyStore
+
+    store = StudyStore(path)
+    for item in items:
+        for hour in (10, 11):
+            at = f"2024-05-01T{hour}:00:00+00:00"
+            store.save_review(Review("dr-a", item, dict.fromkeys(RULE_IDS, 1), "ok", at, at))
+    store.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("UPDATE reviews SET revision = 99 WHERE revision = 2")  # above n: allowed
+    return conn
+
+
+def test_renumbered_items_are_listed_three_at_most_and_joined_by_semicolons(tmp_path):
+    conn = _renumbered_study(tmp_path / "s.db", ["i1", "i2", "i3", "i4"])
+    listed = [f"dr-a/i{k} (revisions 1, 99)" for k in (1, 2, 3)]
+    assert guards.renumbered_items(conn) == listed
+    assert guards.renumbered_items(conn, limit=4) == [*listed, "dr-a/i4 (revisions 1, 99)"]
+    with pytest.raises(StoreError) as refused:
+        check_guards(conn, None)
+    assert str(refused.value) == (
+        ":memory:: review revisions were renumbered outside the app "
+        f"({'; '.join(listed)}), so an item's history may be out of order; not opened. "
+        "Restore the file from a backup"
+    )
+
+
+def test_two_missing_guards_are_named_with_a_comma():
+    conn = _conn()
+    conn.execute("DROP TRIGGER reviews_never_deleted")
+    conn.execute("DROP TRIGGER adjudications_never_deleted")
+    with pytest.raises(StoreError) as refused:
+        check_guards(conn, None)
+    assert "(trigger adjudications_never_deleted, reviews_never_deleted), so" in str(refused.value)
+
+
+def test_a_later_versions_guard_name_in_an_older_study_is_foreign_and_dropped(monkeypatch):
+    # at v5 no guard of reviews exists yet: a trigger of that name is not the app's
+    conn = _conn(monkeypatch, up_to=5)
+    conn.execute(
+        "CREATE TRIGGER reviews_never_deleted BEFORE DELETE ON reviews BEGIN SELECT 1; END"
+    )
+    assert broken_guards(conn) == ["reviews_never_deleted (not the app's)"]
+    assert restore_guards(conn) == ["reviews_never_deleted (not the app's, dropped)"]
+    assert broken_guards(conn) == []
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert names == ADJUDICATION_GUARDS | {"reviews_uid_default"}

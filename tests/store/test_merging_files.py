@@ -7,6 +7,7 @@ order."""
 
 import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,8 @@ from medrcube_desktop.errors import StoreError
 from medrcube_desktop.store import Review, StudyStore, merging, read_only
 from medrcube_desktop.store.exchange import merge
 from tests.store.test_read_only import damaged_copies, folder_state
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def scores() -> dict[str, int]:
@@ -314,3 +317,41 @@ def test_a_rule_judged_unjudgeable_is_another_review_than_the_rule_failed(tmp_pa
     other.close()
     assert merge(study, [tmp_path / "b.db"]).total("reviews") == 1
     assert len(study.review_history("dr-a", "i1")) == 2
+
+
+@pytest.mark.parametrize(
+    "error, said",
+    [
+        (PermissionError(13, "Permission denied"), "Permission denied"),  # its strerror
+        (OSError("the disk went away"), "the disk went away"),  # no strerror: the error
+    ],
+)
+def test_a_file_that_cannot_be_statted_is_said_with_the_reason(tmp_path, monkeypatch, error, said):
+    other = _closed_db(tmp_path / "b.db")
+    study = StudyStore(tmp_path / "study.db")
+
+    def failing(path):
+        raise error
+
+    monkeypatch.setattr(merging, "fingerprint", failing)
+    with pytest.raises(StoreError) as caught:
+        merge(study, [other])
+    assert str(caught.value) == f"{other}: cannot read: {said}"
+    assert study.conn.execute("SELECT COUNT(*) FROM reviews").fetchone()[0] == 0
+
+
+def test_a_file_of_a_newer_schema_is_refused_with_both_versions_and_the_remedy(tmp_path):
+    # the newest migration shipped, counted from the files (0001_… to 00NN_…)
+    shipped = sorted(
+        int(p.name[:4]) for p in (ROOT / "review_db" / "migrations").glob("[0-9]*.sql")
+    )
+    newer = tmp_path / "newer.db"
+    StudyStore(newer).conn.execute(
+        "INSERT INTO schema_migrations VALUES (99, '0099_future.sql', 'x')"
+    )
+    study = StudyStore(tmp_path / "study.db")
+    with pytest.raises(StoreError) as caught:
+        merge(study, [newer])
+    assert str(caught.value) == (
+        f"{newer}: database schema v99 is newer than this app (v{shipped[-1]}); update the app"
+    )

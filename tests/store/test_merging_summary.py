@@ -263,3 +263,21 @@ def test_a_repeat_is_no_first_judgment_and_another_reviewer_or_item_is_free(tmp_
     assert merged.added["reviews"] == 2
     assert merged.reviews_by_reviewer == {"dr-a": 1, "dr-b": 1}
     assert len(merged.refused) == 1 and f"({at(12)})" in merged.refused[0]
+
+
+def test_a_review_without_a_commit_time_is_refused_against_an_unreadable_first_time(tmp_path):
+    # time_key sorts a time it cannot read after every real time, by its text: the
+    # missing time "" sorts before "2024-05-01T25:00:00" (no hour 25), so the review
+    # cannot be shown to follow the first judgment and is refused
+    study = StudyStore(tmp_path / "study.db")
+    study.save_review(review(hour=9, comment="first", committed_at="2024-05-01T25:00:00"))
+    other = StudyStore(tmp_path / "other.db")
+    other.save_review(review(comment="no time", started_at="", committed_at=""))
+    other.close()
+    refused = merge(study, [tmp_path / "other.db"]).files[0]
+    assert refused.added["reviews"] == 0
+    assert refused.refused == [
+        f"{tmp_path / 'other.db'}: review of item i1 by dr-a committed at  is before the "
+        "reviewer's first judgment of the item (2024-05-01T25:00:00), which never changes; "
+        "not stored"
+    ]

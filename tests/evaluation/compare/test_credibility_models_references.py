@@ -91,3 +91,28 @@ def test_acc_h_shortcut_correlation_interval_is_fishers_z_and_p_the_t_test():
     assert (got.low, got.high) == pytest.approx((math.tanh(z - half), math.tanh(z + half)))
     assert got.p == pytest.approx(2 * stats.t.sf(abs(t), n - 2))
     assert got.low <= got.r <= got.high
+
+
+def test_the_most_discordant_table_has_permutation_p_1():
+    # A = 0 is the least any shuffle of these margins can give (L and H right on 2 and
+    # 4 of 8 pairs, 2 + 4 <= 8), so every shuffle is at least as large: p = 1 exactly
+    # (the enumeration says so too); a statistic undefined or reordered there is wrong
+    a, b, c, d = 0, 2, 2, 4
+    low = np.array([True] * (a + b) + [False] * (c + d))
+    high = np.array([True] * a + [False] * b + [False] * c + [True] * d)
+    assert _enumerated_p(a, b, c, d) == 1.0
+    assert permutation_p(low, high, n_permutations=500, seed=2) == 1.0
+
+
+def test_permutation_p_reads_0_1_numbers_as_booleans():
+    # 0/1 as ints or as floats (how RunMatrix.correct holds them), each array on its own
+    a, b, c, d = 3, 2, 3, 2
+    low = [1] * (a + b) + [0] * (c + d)
+    high = [1] * a + [0] * b + [0] * c + [1] * d
+    as_bool = permutation_p(np.array(low, bool), np.array(high, bool), 4000, seed=3)
+    assert permutation_p(low, high, 4000, seed=3) == as_bool
+    for kind in (int, float):
+        lo, hi = np.array(low, kind), np.array(high, kind)
+        assert permutation_p(lo, np.array(high, bool), 4000, seed=3) == as_bool
+        assert permutation_p(np.array(low, bool), hi, 4000, seed=3) == as_bool
+    assert as_bool == pytest.approx(_enumerated_p(a, b, c, d), abs=4 * math.sqrt(0.25 / 4000))

@@ -425,3 +425,57 @@ def test_permutation_p_defaults_and_reads_0_1_lists_as_booleans():
     with pytest.raises(MedRCubeError) as caught:
         permutation_p(np.ones(5, bool), np.array([1, 0, 1, 0, 1], bool))
     assert str(caught.value) == "permutation p undefined: L right on every pair (C+D = 0)"
+
+
+def test_the_pair_bootstrap_resamples_the_pairs_of_the_preset_asked_for(matrix):
+    # the official preset leaves View Identification out: only d1×m1 and d1×o1 on ct
+    figures, _ = credibility_table(matrix, "official", n_boot=300, seed=11, cluster="pair")
+    assert [(f.a, f.b, f.c, f.d) for f in figures[:3]] == [(2, 0, 0, 0), (1, 0, 0, 1), (0, 0, 1, 0)]
+    per_pair = np.array(
+        [
+            [[1, 0, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]],
+            [[1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]],
+        ],
+        dtype=float,
+    )
+    bounds = bootstrap_intervals(per_pair, 300, 11)
+    for c, f in enumerate(figures[:3]):
+        for name in ("acc_h", "rationality", "shortcut_prob"):
+            want = bounds[name][:, c]
+            got = (getattr(f, f"{name}_low"), getattr(f, f"{name}_high"))
+            assert got == (None, None) if np.isnan(want).all() else got == pytest.approx(want)
+    # r2 is A on one pair, D on the other: a draw of the pair twice gives rationality 1
+    # or 0, so its interval is [0, 1]
+    assert (figures[1].rationality_low, figures[1].rationality_high) == (0.0, 1.0)
+    # one run right on all but s2: official pairs A, A (every draw gives Acc_H 1); the
+    # paper adds s2×v2 in B, and three draws of it (1 in 27) give Acc_H 0
+    one = RunMatrix(matrix.items, ("r",), np.array([[1], [1], [1], [1], [0]], float),
+                    np.zeros((5, 1), bool))  # fmt: skip
+    (official,), _ = credibility_table(one, "official", n_boot=300, seed=11, cluster="pair")
+    assert (official.a, official.b, official.c, official.d) == (2, 0, 0, 0)
+    assert (official.acc_h_low, official.acc_h_high) == (1.0, 1.0)
+    assert (official.rationality_low, official.rationality_high) == (1.0, 1.0)
+    assert (official.shortcut_prob_low, official.shortcut_prob_high) == (None, None)
+    (paper,), _ = credibility_table(one, "paper", n_boot=300, seed=11, cluster="pair")
+    assert (paper.a, paper.b, paper.c, paper.d) == (2, 1, 0, 0)
+    assert (paper.acc_h_low, paper.acc_h_high) == (0.0, 1.0)
+
+
+def test_a_run_named_twice_is_refused_not_reported_once(matrix):
+    twice = RunMatrix(matrix.items, ("r1", "r1", "r3", "r4"), matrix.correct, matrix.unparsed)
+    with pytest.raises(ValueError):
+        credibility_table(twice, "paper", n_boot=0)
+
+
+@pytest.mark.parametrize(
+    "image_mode, text_only, mark",
+    [
+        (None, False, ""),
+        (None, True, " (text only)"),
+        ("blank", False, " (blank ablation)"),
+        ("swapped", True, " (swapped ablation)"),  # the recorded mode wins
+        ("image", True, ""),
+    ],
+)
+def test_the_mark_after_a_runs_name(image_mode, text_only, mark):
+    assert _figure(image_mode=image_mode, text_only=text_only).mark() == mark

@@ -253,3 +253,21 @@ def test_the_paired_bootstraps_defaults_are_2000_draws_and_seed_0():
 
     parameters = inspect.signature(paired_difference).parameters
     assert (parameters["n_boot"].default, parameters["seed"].default) == (2000, 0)
+
+
+def test_a_board_without_runs_orders_no_rows_as_integers():
+    # an empty order must still index the rows (numpy makes float64 of an empty list)
+    empty = np.zeros((0, 2), dtype=np.int64)
+    board = Leaderboard(
+        runs=(),
+        columns=(("overall", "Overall"), ("task", "MR")),
+        n=empty,
+        correct=empty,
+        low=np.zeros((0, 2)),
+        high=np.zeros((0, 2)),
+        random=np.array([0.25, 0.5]),
+    )
+    for sort in ("accuracy", "family", "none"):
+        order = board.order(sort)
+        assert order.dtype.kind == "i" and order.tolist() == []
+        assert board.n[order].shape == (0, 2)
