@@ -31,6 +31,22 @@ def test_a_single_frame_is_frame_0_of_1_whatever_is_asked():
         assert (data.slice_index, data.slice_count) == (0, 1)
 
 
+@pytest.mark.parametrize("frames", [0, ""])
+def test_a_number_of_frames_of_zero_or_empty_is_one_frame(tmp_path, frames):
+    # pydicom reads such a file as one frame ("assuming 1 frame"): so is it shown
+    ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
+    ds.NumberOfFrames = frames
+    path = tmp_path / "frames.dcm"
+    ds.save_as(path)
+    stored = pydicom.dcmread(path).pixel_array
+    assert stored.shape == (128, 128)
+    for asked in (None, 0, 3):
+        data = load_dicom_slice(path, asked)
+        assert (data.slice_index, data.slice_count) == (0, 1)
+        # CT_small: Rescale Slope 1, Intercept -1024
+        np.testing.assert_array_equal(data.pixels, stored.astype(np.int32) - 1024)
+
+
 def test_a_header_without_rows_or_columns_is_no_image(tmp_path):
     ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
     del ds.Rows
