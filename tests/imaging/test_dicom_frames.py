@@ -152,3 +152,15 @@ def test_rows_times_columns_beyond_the_pixel_limit_is_refused_before_decoding(
     assert str(raised.value).startswith(f"{path}: 16,384 pixels exceed the limit of 16,383")
     monkeypatch.setenv("MEDRCUBE_MAX_PIXELS", "16384")
     assert load_dicom_slice(path, None).pixels.shape == (128, 128)
+
+
+def test_a_frame_count_the_data_does_not_hold_keeps_the_decoders_error_as_cause(tmp_path):
+    ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
+    ds.NumberOfFrames = 2  # the Pixel Data holds one 128 x 128 frame of 16 bits
+    path = tmp_path / "frames.dcm"
+    ds.save_as(path)
+    with pytest.raises(
+        ImageLoadError, match=r"less than expected \(32768 vs 65536 bytes\)"
+    ) as caught:
+        load_dicom_slice(path, None)
+    assert isinstance(caught.value.__cause__, ValueError)
