@@ -53,6 +53,7 @@ def test_overlay_false_hides_the_files_overlay_planes(tmp_path):
     item = _item(tmp_path, image)
     shown = render_item(item)
     assert tuple(shown.rgba[5, 9, :3]) == tuple(GRAPHICS_RGB)
+    assert shown.legend == [] and shown.gray is False  # no mask; yellow drawn
     bare = render_item(item, overlay=False)
     plain = render_file(image)  # the picture with its overlay drawn
     np.testing.assert_array_equal(plain.rgba[5, 9, :3], GRAPHICS_RGB)
@@ -81,4 +82,22 @@ def test_a_users_flat_window_over_no_finite_value_is_black_and_not_one_value():
     rendered = compose_rgba(SliceData(pixels, False, "MONOCHROME2", None), window=(10.0, 1.0))
     assert rendered.window == (10.0, 1.0)
     assert not rendered.rgba[..., :3].any()
-    assert not any("one value" in n for n in rendered.notes)
+    assert rendered.notes == [
+        "no pixel of this slice holds a finite value (NaN or infinite): nothing to window"
+    ]
+
+
+def test_a_palette_mask_without_its_colours_or_colours_without_a_mask_draw_nothing():
+    pixels = np.array([[0, 50, 100]], np.int16)
+    window = (50.0, 100.0)
+    plain = compose_rgba(SliceData(pixels, False, "MONOCHROME2", None, window=window))
+    mapped = np.array([[False, True, True]])
+    colours = np.zeros((1, 3, 3), np.uint8)
+    colours[..., 1] = 200
+    graphics = np.zeros((1, 3), bool)  # something else drawn: the drawing path is taken
+    for supplemental, rgb in ((mapped, None), (None, colours)):
+        data = SliceData(
+            pixels, False, "MONOCHROME2", None, window=window, graphics=graphics,
+            supplemental=supplemental, supplemental_rgb=rgb,
+        )  # fmt: skip
+        np.testing.assert_array_equal(compose_rgba(data).rgba, plain.rgba)
