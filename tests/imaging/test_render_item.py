@@ -3,7 +3,9 @@ one-value note (issue 26, mutants that survived): the view's size passed to the 
 (a JPEG 2000 file twice the view's size or more decodes reduced), ``overlay=False``
 hiding the file's own overlay planes as well as the mask and box, and the "one value"
 note kept from a flat window over values that differ (a file's threshold window of width
-1) or over no finite value. Files: pydicom's MR_small_jp2klossless.dcm (64 x 64) and CT_small.dcm
+1) or over no finite value; and what _finish hands the viewer: the empty-mask, box-outside
+and no-finite-value notes word for word and only where they hold, the readout's unit
+("RGB" for colour), the pixel aspect and edge letters, the legend and grey flag. Files: pydicom's MR_small_jp2klossless.dcm (64 x 64) and CT_small.dcm
 with an overlay plane written by hand; grey levels by PS3.3 C.11.2.1.3.2."""
 
 import shutil
@@ -101,3 +103,59 @@ def test_a_palette_mask_without_its_colours_or_colours_without_a_mask_draw_nothi
             supplemental=supplemental, supplemental_rgb=rgb,
         )  # fmt: skip
         np.testing.assert_array_equal(compose_rgba(data).rgba, plain.rgba)
+
+
+def test_an_empty_mask_on_a_single_slice_is_said_and_a_labelled_or_volume_one_is_not():
+    pixels = np.zeros((3, 4), np.int16)
+    empty = np.zeros((3, 4), np.int32)
+    said = compose_rgba(SliceData(pixels, False, "MONOCHROME2", None, mask=empty))
+    assert "the mask labels no pixel: nothing to draw" in said.notes
+    labelled = empty.copy()
+    labelled[1, 1] = 1
+    quiet = compose_rgba(SliceData(pixels, False, "MONOCHROME2", None, mask=labelled))
+    assert not any("mask" in n for n in quiet.notes)
+    # a volume's slice without labels: other slices may hold them (loading says where)
+    volume = SliceData(pixels, False, "MONOCHROME2", None, mask=empty, slice_count=3)
+    assert not any("mask" in n for n in compose_rgba(volume).notes)
+
+
+def test_a_box_outside_the_slice_is_named_in_a_note():
+    data = SliceData(np.zeros((3, 4), np.int16), False, "MONOCHROME2", None)
+    rendered = compose_rgba(data, bbox=(10.0, 20.0, 30.0, 40.0))
+    assert "the item's box [10.0, 20.0, 30.0, 40.0] lies outside the image: not drawn" in (
+        rendered.notes
+    )
+
+
+def test_colour_reads_out_as_rgb_and_grey_in_its_unit():
+    rgb = np.zeros((2, 2, 3), np.uint8)
+    colour = compose_rgba(SliceData(rgb, True, "RGB", None, value_unit="HU"))
+    assert colour.facts.unit == "RGB"
+    grey = compose_rgba(SliceData(np.zeros((2, 2), np.int16), False, "MONOCHROME2", None,
+                                  value_unit="HU"))  # fmt: skip
+    assert grey.facts.unit == "HU"
+
+
+def test_the_pixel_aspect_and_edge_letters_of_a_dicom_reach_the_rendering(tmp_path):
+    # CT_small: axial (Image Orientation (Patient) 1\0\0\0\1\0): rows run to the
+    # patient's left, columns to posterior, so A at the top, P at the bottom, R at the
+    # left edge, L at the right; Pixel Spacing 0.5\0.25 (row, column): 2.0 tall
+    ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
+    ds.PixelSpacing = [0.5, 0.25]
+    image = tmp_path / "ct.dcm"
+    ds.save_as(image)
+    rendered = render_file(image)
+    assert rendered.pixel_aspect == 2.0
+    assert rendered.edge_labels == {"top": "A", "bottom": "P", "left": "R", "right": "L"}
+
+
+def test_the_no_finite_value_note_only_for_a_float_slice_without_one():
+    for pixels in (np.full((1, 1), np.nan), np.array([[np.nan, np.inf], [-np.inf, np.nan]])):
+        notes = compose_rgba(SliceData(pixels, False, "MONOCHROME2", None)).notes
+        assert notes == [
+            "no pixel of this slice holds a finite value (NaN or infinite): nothing to window"
+        ]
+    for pixels in (np.full((1, 1), 2.5), np.array([[np.nan, 1.5], [2.0, 3.0]]), np.zeros((0, 3))):
+        rendered = compose_rgba(SliceData(pixels, False, "MONOCHROME2", None))
+        assert not any("finite" in n for n in rendered.notes)
+        assert rendered.rgba.shape == pixels.shape + (4,)
