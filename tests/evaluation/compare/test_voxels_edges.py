@@ -98,3 +98,21 @@ def test_cluster_stability_cuts_its_reference_with_its_own_k_and_one_replicate_i
     # one replicate: each voxel is with itself in it, 1 of 1
     np.testing.assert_array_equal(np.diag(stability.co_clustering), [1.0, 1.0])
     assert stability.co_clustering[0, 1] == 0.0  # two clusters of two voxels: apart
+
+
+def test_pearson_r_of_exactly_linear_data_is_one_or_minus_one_not_past_it():
+    # y = a x + b exactly in the reals: unrounded, r is +-1; in float64 these two pairs
+    # give 1 + 2**-52 and -1 - 2**-52 before the clip (found by a search)
+    x = [0.48519097443163506, 0.9807371998012386, 0.9616571936637868]
+    y = [4.057842231769013, 7.649511425130845, 7.51122145994762]
+    assert pearson_or_nan(x, y) == 1.0
+    x = [0.2152181671629736, 0.6393313800665879, 0.8050548331450097, 0.9636708728449709]
+    y = [0.5707590810385412, -0.06763661347843153, -0.3170915601928457, -0.5558480849719998]
+    assert pearson_or_nan(x, y) == -1.0
+
+
+def test_a_pair_sharing_one_run_has_no_rho_even_with_min_models_1():
+    # voxel 1 scored by run 1 only: one shared run, one rank, nothing to correlate
+    accuracy = np.array([[0.1, N], [0.5, 0.3], [0.9, N]])
+    rho = voxel_correlation(accuracy, min_models=1)
+    assert np.isnan(rho[0, 1]) and np.isnan(rho[1, 0]) and rho[0, 0] == 1.0
