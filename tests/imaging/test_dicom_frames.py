@@ -31,6 +31,22 @@ def test_a_single_frame_is_frame_0_of_1_whatever_is_asked():
         assert (data.slice_index, data.slice_count) == (0, 1)
 
 
+@pytest.mark.parametrize("frames", [0, ""])
+def test_a_number_of_frames_of_zero_or_empty_is_one_frame(tmp_path, frames):
+    # pydicom reads such a file as one frame ("assuming 1 frame"): so is it shown
+    ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
+    ds.NumberOfFrames = frames
+    path = tmp_path / "frames.dcm"
+    ds.save_as(path)
+    stored = pydicom.dcmread(path).pixel_array
+    assert stored.shape == (128, 128)
+    for asked in (None, 0, 3):
+        data = load_dicom_slice(path, asked)
+        assert (data.slice_index, data.slice_count) == (0, 1)
+        # CT_small: Rescale Slope 1, Intercept -1024
+        np.testing.assert_array_equal(data.pixels, stored.astype(np.int32) - 1024)
+
+
 def test_a_header_without_rows_or_columns_is_no_image(tmp_path):
     ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
     del ds.Rows
@@ -136,3 +152,15 @@ def test_rows_times_columns_beyond_the_pixel_limit_is_refused_before_decoding(
     assert str(raised.value).startswith(f"{path}: 16,384 pixels exceed the limit of 16,383")
     monkeypatch.setenv("MEDRCUBE_MAX_PIXELS", "16384")
     assert load_dicom_slice(path, None).pixels.shape == (128, 128)
+
+
+def test_a_frame_count_the_data_does_not_hold_keeps_the_decoders_error_as_cause(tmp_path):
+    ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
+    ds.NumberOfFrames = 2  # the Pixel Data holds one 128 x 128 frame of 16 bits
+    path = tmp_path / "frames.dcm"
+    ds.save_as(path)
+    with pytest.raises(
+        ImageLoadError, match=r"less than expected \(32768 vs 65536 bytes\)"
+    ) as caught:
+        load_dicom_slice(path, None)
+    assert isinstance(caught.value.__cause__, ValueError)

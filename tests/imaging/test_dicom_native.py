@@ -79,6 +79,8 @@ def test_8_bit_frames_with_an_odd_length_and_its_pad_byte_are_read():
         {"PixelRepresentation": 2},
         {"Rows": 0},
         {"Columns": 0},
+        {"Rows": 0, "PixelData": b""},  # no pixel, no byte: pydicom refuses Rows 0
+        {"Columns": 0, "PixelData": b""},
         {"Rows": 64},  # half the frame: the data is twice as long
         {"Rows": ...},
         {"BitsAllocated": ...},

@@ -103,3 +103,4 @@ def test_a_reduced_greyscale_frame_without_photometric_interpretation_is_monochr
     ds.save_as(path)
     data = load_dicom_slice(path, None, 16)
     assert (data.photometric, data.reduction, data.is_color) == ("MONOCHROME2", 4, False)
+    assert (data.slice_index, data.slice_count) == (0, 1)

@@ -102,3 +102,13 @@ def test_a_multi_valued_slope_is_left_to_pydicoms_modality_lut():
     assert out.dtype == np.float64
     np.testing.assert_array_equal(out, apply_modality_lut(arr, ds))
     np.testing.assert_array_equal(out, [[1 * 2 - 1024, 2 * 3 - 1024]])
+
+
+@pytest.mark.parametrize("span", ["given", None])
+def test_the_value_at_zero_decides_the_type_though_no_pixel_holds_zero(span):
+    # stored 1 .. 3, slope -10000, intercept 40000: 30000, 20000, 10000 all fit int16,
+    # but the range widened to zero reaches 0 * -10000 + 40000 = 40000, beyond it
+    _check([[1, 3], [2, 2]], -10000, 40000, np.int32, span)
+    # widened to zero, the intercept 2**31 + 5 is beyond int32: float64, though every
+    # value computed (2**31 - 5 .. 2**31 - 15) fits int32
+    _check([[1, 2]], -10, 2**31 + 5, np.float64, span)

@@ -142,3 +142,17 @@ def test_a_kept_table_is_never_reused_for_another_window_or_inversion():
     wide = np.array([[0, 1000], [30000, 65535]], dtype=np.uint16)
     rgba = rgba_by_table(wide, (10.0, 80.0), "LINEAR_EXACT", False)
     np.testing.assert_array_equal(rgba[..., 0], _levels(wide, 10, 80))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+def test_offsets_beyond_the_dtypes_top_index_the_table_without_wrapping(dtype):
+    # int16 -32768 .. 30000: 30000 - (-32768) = 62768 is beyond int16 (NumPy 2 keeps
+    # int16 for an int16 array minus a Python int: it would wrap to -2768, the entry of
+    # 27233); int8 -128 .. 100 likewise (228 wraps to -28)
+    info = np.iinfo(dtype)
+    top = 30000 if dtype == np.int16 else 100
+    pixels = np.array([[info.min, top, 0, -1], [top - 1, info.min + 1, 7, top // 2]], dtype)
+    assert int(pixels.max()) - int(pixels.min()) > info.max
+    window = (0.0, float(2 * top))
+    expected = _levels(pixels, *window)
+    np.testing.assert_array_equal(gray8_by_table(pixels, window, "LINEAR_EXACT", False), expected)
