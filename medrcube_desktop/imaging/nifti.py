@@ -86,7 +86,10 @@ def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
     import nibabel as nib
 
     require_file(Path(path), "NIfTI file")
-    img: Any = nib.load(path)  # Nifti1Image/Nifti2Image (nibabel types load() loosely)
+    # mmap=False: the voxels read into memory, never a mapping of the file, which the
+    # cache holds while the file may be rewritten or cut (a mapped page past the file's
+    # new end kills the process, SIGBUS); integers kept as read would be that mapping
+    img: Any = nib.load(path, mmap=False)  # Nifti1Image/Nifti2Image (typed loosely)
     notes = []
     shape = img.shape
     if not 2 <= len(shape) <= 4:
