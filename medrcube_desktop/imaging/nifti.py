@@ -6,6 +6,7 @@ radiological convention (see :mod:`.geometry`). No Qt here.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import warnings
@@ -106,8 +107,7 @@ def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
         )
     check_pixel_count(Path(path), int(np.prod(shape[:3])), factor=50)  # the volume read
     _check_file_holds(Path(path), img, shape, stored)  # before nibabel allocates for it
-    with warnings.catch_warnings():  # nibabel's scaling overflow: judged below, not printed
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with _runtime_warnings_ignored():  # nibabel's scaling overflow: judged below, not printed
         if len(shape) == 4:  # read only the first volume, not the whole series
             notes.append(f"4-D file with {shape[3]} volumes: showing the first")
             data = np.asanyarray(img.dataobj[..., 0])
@@ -132,6 +132,40 @@ def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
     return _Volume(
         data, codes, window, tuple(notes), zooms, affine, calibrated, volumes, all_finite
     )
+
+
+_IGNORED_LOCK = threading.Lock()
+_ignored: list = []  # [the catch_warnings entered] while any read is inside, else []
+_ignoring = 0  # reads inside :func:`_runtime_warnings_ignored`
+
+
+@contextlib.contextmanager
+def _runtime_warnings_ignored():
+    """RuntimeWarning ignored while any volume is read, on any thread: the image's and
+    the mask's reads (two threads, :func:`_read_image_and_mask`) share one
+    ``warnings.catch_warnings``, entered by the first and left by the last.
+
+    ``catch_warnings`` saves the process-wide filters at its entry and puts them back at
+    its exit: two of them left in the order they were entered by two threads (the
+    mask's read ending first) put back the filters the second one saw, the first one's
+    "ignore RuntimeWarning" among them, so that every RuntimeWarning of the process was
+    ignored from then on (one load in five of an image with its mask).
+    """
+    global _ignoring
+    with _IGNORED_LOCK:
+        if _ignoring == 0:
+            caught = warnings.catch_warnings()
+            caught.__enter__()
+            warnings.simplefilter("ignore", RuntimeWarning)
+            _ignored.append(caught)
+        _ignoring += 1
+    try:
+        yield
+    finally:
+        with _IGNORED_LOCK:
+            _ignoring -= 1
+            if _ignoring == 0:
+                _ignored.pop().__exit__(None, None, None)
 
 
 def _check_file_holds(path: Path, img: Any, shape: tuple[int, ...], stored: np.dtype) -> None:
