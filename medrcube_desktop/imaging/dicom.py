@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 import warnings
 from pathlib import Path
 from typing import NoReturn
@@ -26,9 +25,14 @@ from medrcube_desktop.imaging.dicom_header import (
     orient,
     value_unit,
 )
-from medrcube_desktop.imaging.slice_data import SliceData, check_pixel_count, require_file
+from medrcube_desktop.imaging.slice_data import (
+    WARNINGS_LOCK,
+    SliceData,
+    check_pixel_count,
+    require_file,
+)
 
-_WARNINGS_LOCK = threading.Lock()
+_WARNINGS_LOCK = WARNINGS_LOCK  # the decode's catch_warnings, beside NIfTI reads'
 
 _OVERLAY_DATA = tuple((group << 16) | 0x3000 for group in range(0x6000, 0x6020, 2))
 """Overlay Data (60xx,3000) of the 16 overlay groups, as integer tags."""

@@ -21,6 +21,7 @@ from medrcube_desktop.imaging.auto_window import foreground_window
 from medrcube_desktop.imaging.geometry import voxel_display_transform
 from medrcube_desktop.imaging.masks import mask_labels
 from medrcube_desktop.imaging.slice_data import (
+    WARNINGS_LOCK,
     SliceData,
     check_pixel_count,
     choose_slice,
@@ -134,7 +135,7 @@ def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
     )
 
 
-_IGNORED_LOCK = threading.Lock()
+_IGNORED_LOCK = WARNINGS_LOCK  # with a DICOM decode's catch_warnings on another thread
 _ignored: list = []  # [the catch_warnings entered] while any read is inside, else []
 _ignoring = 0  # reads inside :func:`_runtime_warnings_ignored`
 
@@ -149,7 +150,10 @@ def _runtime_warnings_ignored():
     its exit: two of them left in the order they were entered by two threads (the
     mask's read ending first) put back the filters the second one saw, the first one's
     "ignore RuntimeWarning" among them, so that every RuntimeWarning of the process was
-    ignored from then on (one load in five of an image with its mask).
+    ignored from then on (one load in five of an image with its mask). Its entry and
+    exit take :data:`~.slice_data.WARNINGS_LOCK`, which a DICOM decode holds for its
+    whole ``catch_warnings(record=True)``: one of those begun inside this one ends
+    before it, and this one is not begun inside one of those.
     """
     global _ignoring
     with _IGNORED_LOCK:

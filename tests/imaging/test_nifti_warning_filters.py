@@ -77,3 +77,58 @@ def test_the_mask_read_ending_first_leaves_the_filters_as_they_were(tmp_path, mo
     assert mask_out.is_set()  # the two reads did overlap, in that order
     assert data.mask is not None and data.mask.any()
     assert after == before
+
+
+def test_a_dicom_decode_on_another_thread_leaves_the_warning_state_as_it_was(tmp_path, monkeypatch):
+    # a DICOM decode records pydicom's warnings in catch_warnings(record=True); a NIfTI
+    # read begun inside it and ended after it put back the decode's recorder as the
+    # process's showwarning (every later warning swallowed) and its "always" filter
+    from pydicom.data import get_testdata_file
+
+    from medrcube_desktop.imaging import dicom
+
+    values = (np.arange(12 * 10 * 6) % 50).reshape(12, 10, 6).astype(np.int16)
+    image = tmp_path / "image.nii.gz"
+    nib.save(nib.Nifti1Image(values, np.eye(4)), image)
+    dicom_in, nifti_in, dicom_out = threading.Event(), threading.Event(), threading.Event()
+    real_decode = dicom._decode_dicom
+
+    def decode(*args, **kwargs):  # inside the decode's catch_warnings
+        dicom_in.set()
+        nifti_in.wait(1.0)  # the NIfTI read inside too (not, once it waits for the lock)
+        try:
+            return real_decode(*args, **kwargs)
+        finally:
+            dicom_out.set()
+
+    def image_read():
+        nifti_in.set()
+        assert dicom_out.wait(10)
+        time.sleep(0.3)  # the decode leaves its catch_warnings meanwhile
+
+    real_load = nib.load
+    monkeypatch.setattr(dicom, "_decode_dicom", decode)
+    monkeypatch.setattr(nib, "load", lambda *a, **k: _Image(real_load(*a, **k), image_read))
+    nifti._nifti_volume.cache_clear()
+    before, shown_by = list(warnings.filters), warnings.showwarning
+    decoded = []
+    worker = threading.Thread(
+        target=lambda: decoded.append(
+            dicom.load_dicom_slice(get_testdata_file("MR_small.dcm"), None)
+        )
+    )
+    try:
+        worker.start()
+        assert dicom_in.wait(20)  # the decode is inside its catch_warnings
+        nifti.load_nifti_slice(image, 2, None)
+        worker.join(20)
+        after, shown_after = list(warnings.filters), warnings.showwarning
+    finally:
+        worker.join(20)
+        warnings.filters[:] = before
+        warnings.showwarning = shown_by
+        warnings._filters_mutated()
+        nifti._nifti_volume.cache_clear()
+    assert decoded and decoded[0].pixels.shape == (64, 64)
+    assert shown_after is shown_by
+    assert after == before
