@@ -245,14 +245,19 @@ class _Reader:
             k, self._next = self._next, self._next + 1
             if self._names[k]:
                 file = self._files[k]
-                self._futures[k] = self._pool.submit(
-                    _read_ahead,
-                    file.path,
-                    self._names[k],
-                    file.text_only,
-                    self._keys,
-                    self._cwd,
-                )
+                try:
+                    self._futures[k] = self._pool.submit(
+                        _read_ahead,
+                        file.path,
+                        self._names[k],
+                        file.text_only,
+                        self._keys,
+                        self._cwd,
+                    )
+                except RuntimeError:  # BrokenProcessPool: a worker died (killed, out of
+                    # memory) and the pool takes no more work; the rest are read in turn
+                    self._next = len(self._files)
+                    break
         return _Fallback(self._futures.pop(n, None))
 
     def close(self) -> None:

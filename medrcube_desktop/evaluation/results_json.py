@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -487,6 +488,14 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, re
             )
             continue
         response = record_response(record)
+        if response is not None and not response.isascii() and _HALF.search(response):
+            problems.add(  # a str can hold it, UTF-8 (the database's text) cannot
+                "with half a character in its answer",
+                f"{path} record #{number} (id {item_id!r}): model_response holds half of a "
+                "UTF-16 surrogate pair (a character cut in two, as an answer cut off at its "
+                "token limit has); stored with U+FFFD in its place",
+            )
+            response = _HALF.sub("\ufffd", response)
         sent = record.get("image")
         disagrees = image_disagrees(sent, record.get("image_mode"), item_id)
         if disagrees:
@@ -540,6 +549,11 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, re
         )  # fmt: skip
     return rows, problems.lines()
 
+
+_HALF = re.compile("[\ud800-\udfff]")
+"""A UTF-16 surrogate in a decoded str: alone, since JSON's escape of a whole pair
+(``\\ud83d\\ude00``) decodes to the one character; UTF-8 has no code for it, so the
+database refused the whole file (``surrogates not allowed``)."""
 
 MAX_LISTED = 10
 """Problems of one kind listed one by one per file; past that, a count says the rest (a

@@ -342,6 +342,31 @@ def png_inflated(path: Path) -> tuple[bytes, int, int] | None:
     return None if rows is None else rows.as_png()
 
 
+def png_damaged_chunk(path: Path) -> str | None:
+    """The type (``"gAMA"``) of the first chunk before a PNG's image data whose CRC does
+    not match its type and data (PNG 1.2 §5.4), or None (no such chunk, or not a PNG).
+
+    Pillow refuses such a file at open with only "cannot identify image file" and the
+    repr of the object it read (a memory address); this names what is damaged."""
+    from medrcube_desktop.core.files import open_regular
+
+    with open_regular(path) as handle:
+        data = handle.read()
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return None
+    at = 8
+    while at + 12 <= len(data):
+        length, kind = struct.unpack_from(">I4s", data, at)
+        end = at + 12 + length
+        if kind == b"IDAT" or end > len(data):
+            return None
+        (crc,) = struct.unpack_from(">I", data, end - 4)
+        if zlib.crc32(data[at + 4 : end - 4]) != crc:
+            return kind.decode("latin-1")
+        at = end
+    return None
+
+
 @dataclass(frozen=True)
 class PngStream:
     """A non-interlaced PNG's chunks as the file holds them, nothing inflated

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 import warnings
 from pathlib import Path
 from typing import NoReturn
@@ -26,9 +25,14 @@ from medrcube_desktop.imaging.dicom_header import (
     orient,
     value_unit,
 )
-from medrcube_desktop.imaging.slice_data import SliceData, check_pixel_count, require_file
+from medrcube_desktop.imaging.slice_data import (
+    WARNINGS_LOCK,
+    SliceData,
+    check_pixel_count,
+    require_file,
+)
 
-_WARNINGS_LOCK = threading.Lock()
+_WARNINGS_LOCK = WARNINGS_LOCK  # the decode's catch_warnings, beside NIfTI reads'
 
 _OVERLAY_DATA = tuple((group << 16) | 0x3000 for group in range(0x6000, 0x6020, 2))
 """Overlay Data (60xx,3000) of the 16 overlay groups, as integer tags."""
@@ -151,6 +155,39 @@ def native_frame(ds) -> np.ndarray | None:
     return arr
 
 
+def _one_number(path: Path, name: str, value) -> int:
+    """``value`` (an element's, as :func:`element_value` gives it) as an int, the one
+    whole number a VM 1 element of the image's size holds (PS3.3 C.7.6.3, C.7.6.6).
+
+    Raises
+    ------
+    ImageLoadError
+        Several values (``64\\64``) or a value that is not a number, named with the
+        element and its values (each whole number as a number: ``+4`` as ``4``; not
+        Python's word for the container, pydicom's ``MultiValue`` or the plain read's
+        ``list``, which the same file gave either way).
+    """
+    several = isinstance(value, list | tuple) or type(value).__name__ == "MultiValue"
+    try:
+        if several:
+            raise TypeError
+        return int(value)
+    except (TypeError, ValueError):
+        shown = "\\".join(_as_read(v) for v in value) if several else _as_read(value)
+        raise ImageLoadError(
+            f"{path}: {name} is '{shown}', not one whole number: the image's size is unknown"
+        ) from None
+
+
+def _as_read(value) -> str:
+    """One value of an element for a message: a whole number as ``int`` writes it
+    (pydicom's ``IS("+4")`` and the plain read's ``4`` alike), else its text."""
+    try:
+        return str(int(value))
+    except (TypeError, ValueError):
+        return str(value)
+
+
 def _decode_dicom(
     ds, path: Path, slice_index: int | None, display_side: int | None = None
 ) -> SliceData:
@@ -159,9 +196,12 @@ def _decode_dicom(
     rows, columns = element_value(ds, 0x00280010), element_value(ds, 0x00280011)
     if rows is None or columns is None:  # a header read without pixels
         raise ImageLoadError(f"{path}: DICOM file holds no image (no Rows/Columns)")
-    check_pixel_count(path, int(rows) * int(columns))
+    rows = _one_number(path, "Rows (0028,0010)", rows)
+    columns = _one_number(path, "Columns (0028,0011)", columns)
+    check_pixel_count(path, rows * columns)
     check_encapsulated(ds, path)  # what each codestream declares, before any decoder runs
-    count = int(element_value(ds, 0x00280008, 1) or 1)  # Number of Frames
+    frames = element_value(ds, 0x00280008, 1)  # Number of Frames
+    count = _one_number(path, "Number of Frames (0028,0008)", frames) if frames else 1
     index = count // 2 if slice_index is None else max(0, min(int(slice_index), count - 1))
     keys = ds.keys()  # integer tags: `in ds` would make a Tag() of each
     if count > 1 or 0x7FE00010 not in keys:  # Pixel Data

@@ -21,6 +21,7 @@ from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.declared import (
     PngStream,
     check_png_declared,
+    png_damaged_chunk,
     png_image_rows,
     png_rows_present,
     png_stream,
@@ -149,7 +150,6 @@ def _load_picture(path: Path) -> SliceData:
     The pixels are read as stored and turned with the EXIF Orientation tag through a
     :class:`DisplayTransform`, so that a mask or box given on the stored grid follows.
     """
-    from PIL import Image
 
     require_file(path)
     check_png_declared(path)  # a PNG's IHDR against the limit and its file, before Pillow
@@ -167,7 +167,7 @@ def _load_picture(path: Path) -> SliceData:
         )
     padded = rows.as_png() if rows is not None else None
     source = io.BytesIO(padded[0]) if padded is not None else open_regular(path)
-    with source as handle, Image.open(handle) as img:
+    with source as handle, _open_picture(handle, path) as img:
         check_pixel_count(path, img.width * img.height)  # before decoding anything
         orientation = int(img.getexif().get(0x0112, 1) or 1)
         if img.mode in ("I;16", "I;16B", "I;16L", "I"):
@@ -281,13 +281,39 @@ def _feed(decoder, parts: list) -> bool:
     return False
 
 
+def _open_picture(handle, path: Path, what: str = "image"):
+    """``PIL.Image.open(handle)`` for the file ``path``; a file Pillow cannot identify
+    is refused naming what is wrong with it, not with Pillow's "cannot identify image
+    file" and the repr of ``handle`` (a memory address that changed from run to run).
+
+    Raises
+    ------
+    ImageLoadError
+        Pillow recognises no format in it: a PNG chunk whose CRC does not match (Pillow
+        refuses a damaged chunk before the image data at open), else said as that.
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        return Image.open(handle)
+    except UnidentifiedImageError:
+        damaged = png_damaged_chunk(path)
+        why = (
+            f"its {damaged} chunk's CRC does not match its data: the file is damaged "
+            "(PNG 1.2 section 5.4)"
+            if damaged is not None
+            else "not a picture format Pillow reads (PNG, JPEG, TIFF...)"
+        )
+        verb = "cannot decode image" if what == "image" else f"cannot read {what}"
+        raise ImageLoadError(f"{path}: {verb}: {why}") from None
+
+
 def _load_picture_mask(path: Path, shape: tuple[int, ...]) -> np.ndarray:
-    from PIL import Image
 
     require_file(path, "mask")
     check_png_declared(path)
     try:
-        with open_regular(path) as handle, Image.open(handle) as img:
+        with open_regular(path) as handle, _open_picture(handle, path, "mask") as img:
             check_pixel_count(path, img.width * img.height)  # before decoding anything
             short = png_rows_present(path) if img.format == "PNG" else None
             if short is not None:  # its labels below would be lost without a word

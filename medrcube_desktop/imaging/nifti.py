@@ -6,6 +6,7 @@ radiological convention (see :mod:`.geometry`). No Qt here.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import warnings
@@ -20,6 +21,7 @@ from medrcube_desktop.imaging.auto_window import foreground_window
 from medrcube_desktop.imaging.geometry import voxel_display_transform
 from medrcube_desktop.imaging.masks import mask_labels
 from medrcube_desktop.imaging.slice_data import (
+    WARNINGS_LOCK,
     SliceData,
     check_pixel_count,
     choose_slice,
@@ -86,7 +88,10 @@ def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
     import nibabel as nib
 
     require_file(Path(path), "NIfTI file")
-    img: Any = nib.load(path)  # Nifti1Image/Nifti2Image (nibabel types load() loosely)
+    # mmap=False: the voxels read into memory, never a mapping of the file, which the
+    # cache holds while the file may be rewritten or cut (a mapped page past the file's
+    # new end kills the process, SIGBUS); integers kept as read would be that mapping
+    img: Any = nib.load(path, mmap=False)  # Nifti1Image/Nifti2Image (typed loosely)
     notes = []
     shape = img.shape
     if not 2 <= len(shape) <= 4:
@@ -103,8 +108,7 @@ def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
         )
     check_pixel_count(Path(path), int(np.prod(shape[:3])), factor=50)  # the volume read
     _check_file_holds(Path(path), img, shape, stored)  # before nibabel allocates for it
-    with warnings.catch_warnings():  # nibabel's scaling overflow: judged below, not printed
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with _runtime_warnings_ignored():  # nibabel's scaling overflow: judged below, not printed
         if len(shape) == 4:  # read only the first volume, not the whole series
             notes.append(f"4-D file with {shape[3]} volumes: showing the first")
             data = np.asanyarray(img.dataobj[..., 0])
@@ -129,6 +133,43 @@ def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
     return _Volume(
         data, codes, window, tuple(notes), zooms, affine, calibrated, volumes, all_finite
     )
+
+
+_IGNORED_LOCK = WARNINGS_LOCK  # with a DICOM decode's catch_warnings on another thread
+_ignored: list = []  # [the catch_warnings entered] while any read is inside, else []
+_ignoring = 0  # reads inside :func:`_runtime_warnings_ignored`
+
+
+@contextlib.contextmanager
+def _runtime_warnings_ignored():
+    """RuntimeWarning ignored while any volume is read, on any thread: the image's and
+    the mask's reads (two threads, :func:`_read_image_and_mask`) share one
+    ``warnings.catch_warnings``, entered by the first and left by the last.
+
+    ``catch_warnings`` saves the process-wide filters at its entry and puts them back at
+    its exit: two of them left in the order they were entered by two threads (the
+    mask's read ending first) put back the filters the second one saw, the first one's
+    "ignore RuntimeWarning" among them, so that every RuntimeWarning of the process was
+    ignored from then on (one load in five of an image with its mask). Its entry and
+    exit take :data:`~.slice_data.WARNINGS_LOCK`, which a DICOM decode holds for its
+    whole ``catch_warnings(record=True)``: one of those begun inside this one ends
+    before it, and this one is not begun inside one of those.
+    """
+    global _ignoring
+    with _IGNORED_LOCK:
+        if _ignoring == 0:
+            caught = warnings.catch_warnings()
+            caught.__enter__()
+            warnings.simplefilter("ignore", RuntimeWarning)
+            _ignored.append(caught)
+        _ignoring += 1
+    try:
+        yield
+    finally:
+        with _IGNORED_LOCK:
+            _ignoring -= 1
+            if _ignoring == 0:
+                _ignored.pop().__exit__(None, None, None)
 
 
 def _check_file_holds(path: Path, img: Any, shape: tuple[int, ...], stored: np.dtype) -> None:

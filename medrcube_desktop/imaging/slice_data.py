@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,14 @@ import numpy as np
 from medrcube_desktop.core.files import not_a_file
 from medrcube_desktop.errors import ImageLoadError
 from medrcube_desktop.imaging.geometry import DisplayTransform, edge_labels
+
+WARNINGS_LOCK = threading.Lock()
+"""Held while a decode changes the process-wide ``warnings`` state (``catch_warnings``
+saves the filters and ``showwarning`` at its entry and puts them back at its exit): a
+DICOM decode for its whole ``catch_warnings(record=True)``, a NIfTI read at the entry
+and exit of its shared one (:mod:`.nifti`). Two such blocks on two threads left in the
+order they were entered would leave the process with the other's state (its filters,
+or its recorder as ``showwarning``: every later warning swallowed)."""
 
 
 @dataclass

@@ -96,3 +96,42 @@ def test_reading_ahead_stores_what_reading_in_turn_stores(bench, tmp_path, monke
     assert ahead == in_turn
     assert KEY not in json.dumps(ahead)
     assert any("my key is" in r["response"] for r in ahead["eval_responses"])
+
+
+def test_a_worker_killed_mid_import_leaves_the_rest_read_in_turn(bench, tmp_path, monkeypatch):
+    # a worker killed (out of memory, a signal) breaks the pool: the files it had, and
+    # those not yet given to it, are read in the storing thread; the import goes on
+    import time
+
+    items = load_benchmark(bench).items
+    made = []
+    for n in range(6):
+        records = [{**item_record(item), "model_response": "ABCD"[n % 4]} for item in items]
+        made.append(tmp_path / f"r{n}.json")
+        made[-1].write_text(json.dumps(records))
+    plan = [ResultsFile(path, f"m{n}") for n, path in enumerate(made)]
+    monkeypatch.setattr(results_import, "_idle_cores", lambda: 2.0)
+    real_answers = results_import._Reader.answers
+    killed = []
+
+    def answers(self, n):
+        if n == 1 and not killed:  # the first file's answers came; now kill the workers
+            for process in list(self._pool._processes.values()):
+                process.kill()
+                killed.append(process.pid)
+            deadline = time.monotonic() + 30
+            while not self._pool._broken and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert self._pool._broken  # the pool knows: no more work is taken
+        return real_answers(self, n)
+
+    monkeypatch.setattr(results_import._Reader, "answers", answers)
+    store = StudyStore(tmp_path / "study.db")
+    rows = import_results(store, plan, items)
+    assert killed
+    assert [row["error"] for row in rows] == [None] * 6
+    assert [row["stored"] for row in rows] == [len(items)] * 6
+    for n in range(6):
+        stored = store.responses(f"m{n}")
+        assert {r.parsed_answer for r in stored.values()} == {"ABCD"[n % 4]}
+    store.close()
