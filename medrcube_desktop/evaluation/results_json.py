@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -19,6 +18,7 @@ from typing import NamedTuple
 from medrcube_desktop.core.files import atomic_path, read_file_bytes
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.taxonomy import canonical_task
+from medrcube_desktop.core.utf8 import storable
 from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.evaluation.metrics import Outcome
 from medrcube_desktop.evaluation.parse import cap_answer, parse_answer
@@ -488,14 +488,14 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, re
             )
             continue
         response = record_response(record)
-        if response is not None and not response.isascii() and _HALF.search(response):
+        response, halves = storable(response) if response is not None else (None, 0)
+        if halves:
             problems.add(  # a str can hold it, UTF-8 (the database's text) cannot
                 "with half a character in its answer",
                 f"{path} record #{number} (id {item_id!r}): model_response holds half of a "
                 "UTF-16 surrogate pair (a character cut in two, as an answer cut off at its "
                 "token limit has); stored with U+FFFD in its place",
             )
-            response = _HALF.sub("\ufffd", response)
         sent = record.get("image")
         disagrees = image_disagrees(sent, record.get("image_mode"), item_id)
         if disagrees:
@@ -549,11 +549,6 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, re
         )  # fmt: skip
     return rows, problems.lines()
 
-
-_HALF = re.compile("[\ud800-\udfff]")
-"""A UTF-16 surrogate in a decoded str: alone, since JSON's escape of a whole pair
-(``\\ud83d\\ude00``) decodes to the one character; UTF-8 has no code for it, so the
-database refused the whole file (``surrogates not allowed``)."""
 
 MAX_LISTED = 10
 """Problems of one kind listed one by one per file; past that, a count says the rest (a
