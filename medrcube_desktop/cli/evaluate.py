@@ -137,12 +137,17 @@ def add_parsers(sub) -> None:
         help="paired low/high-level outcomes: groups A-D, Luck Rate, Shortcut Probability",
     )
     source = cred.add_mutually_exclusive_group(required=True)
-    source.add_argument("--results", type=Path, metavar="results.json")
+    source.add_argument(
+        "--results", type=Path, metavar="results.json",
+        help="a results.json file (ours or the public evaluator's)",
+    )  # fmt: skip
     source.add_argument(
         "--run", type=argtypes.existing_name, metavar="NAME", help="a run in --db (needs --dataset)"
     )
-    cred.add_argument("--db", type=Path, metavar="FILE")
-    cred.add_argument("--dataset", type=Path, metavar="DIR")
+    cred.add_argument(
+        "--db", type=Path, metavar="FILE", help="with --run: review database (must exist)"
+    )
+    cred.add_argument("--dataset", type=Path, metavar="DIR", help="with --run: benchmark root")
     add_flag(cred, COMPARE_SETTINGS["preset"], choices=CREDIBILITY_PRESETS, show_help=False)
     cred.add_argument(
         "--file-correct",
@@ -155,9 +160,13 @@ def add_parsers(sub) -> None:
         sub, "export-run", cmd_export_run, help="write a run as the public evaluator's results.json"
     )
     add_db(exp, creates=False)
-    exp.add_argument("--run", required=True, type=argtypes.existing_name, metavar="NAME")
+    exp.add_argument(
+        "--run", required=True, type=argtypes.existing_name, metavar="NAME", help="a run in --db"
+    )
     add_dataset(exp)
-    exp.add_argument("--out", type=Path, required=True, metavar="results.json")
+    exp.add_argument(
+        "--out", type=Path, required=True, metavar="results.json", help="the file written"
+    )
     add_json(exp, '{"records", "out"}')
     imp = add_command(
         sub, "import-run", cmd_import_run,

@@ -94,3 +94,23 @@ def test_engine_that_cannot_start_is_one_line_exit_2(bench, tmp_path, capsys, mo
     assert "vLLM is not installed for" in capsys.readouterr().err
     assert main([*args, "--engine", "openai", "--model", "m"]) == 2
     assert "needs --base-url" in capsys.readouterr().err
+
+
+def test_every_option_of_the_run_commands_says_what_it_is_in_help():
+    """A new user reads ``evaluate --help``, ``export-run --help`` and ``credibility
+    --help``: every flag there has a line of help (``--concurrency N`` with its default,
+    ``--engine``, ``--model``, export-run's ``--run``/``--out``), none a bare metavar."""
+    from medrcube_desktop.cli.app import commands
+
+    parsers = commands()
+    bare = {
+        (name, action.option_strings[0])
+        for name in ("evaluate", "export-run", "credibility")
+        for action in parsers[name]._actions
+        if action.option_strings and action.dest != "help" and not action.help
+    }
+    # credibility's --preset shares compare's text, which names a choice it lacks
+    assert bare == {("credibility", "--preset")}
+    text = parsers["evaluate"].format_help()
+    assert "requests in flight at once, over all endpoints (16)" in text
+    assert "requests per item before it is stored as failed (3)" in text
