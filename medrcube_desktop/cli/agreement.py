@@ -35,7 +35,13 @@ def add_parsers(sub) -> None:
     )  # fmt: skip
     add_dataset(study)
     add_db(study, creates=True)
-    study.add_argument("--name", required=True, type=argtypes.new_name, metavar="NAME")
+    study.add_argument(
+        "--name",
+        required=True,
+        type=argtypes.new_name,
+        metavar="NAME",
+        help="the study's name (its sample is stored under it)",
+    )
     study.add_argument(
         "--n", type=argtypes.positive, required=True, metavar="N", help="items in the study"
     )

@@ -82,7 +82,12 @@ def add_parsers(sub) -> None:
         description="Render a slice of a DICOM, NIfTI or picture file as the review window "
         "shows it (paper Appendix E.1). Exit 2 with a one-line reason for unreadable input.",
     )  # fmt: skip
-    render.add_argument("source", type=Path, metavar="SOURCE")
+    render.add_argument(
+        "source",
+        type=Path,
+        metavar="SOURCE",
+        help="an image file (DICOM, NIfTI, NRRD, MHA, PNG, JPEG) or a DICOM series folder",
+    )
     render.add_argument("--mask", type=Path, metavar="MASK", help="mask on the source grid")
     render.add_argument(
         "--bbox", type=number_list(4), metavar="X0,Y0,X1,Y1",
@@ -112,7 +117,13 @@ def add_parsers(sub) -> None:
         "with a progress bar. Exit 1 when an item could not be rendered (all are listed).",
     )  # fmt: skip
     batch.add_argument("dir", type=Path, metavar="DIR", help="benchmark root")
-    batch.add_argument("--out", type=Path, required=True, metavar="OUT_DIR")
+    batch.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="OUT_DIR",
+        help="the folder the PNGs are written to",
+    )
     add_json(batch, '{"rendered", "failed", "cancelled"}')
 
 

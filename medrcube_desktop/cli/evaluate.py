@@ -148,7 +148,9 @@ def add_parsers(sub) -> None:
         "--db", type=Path, metavar="FILE", help="with --run: review database (must exist)"
     )
     cred.add_argument("--dataset", type=Path, metavar="DIR", help="with --run: benchmark root")
-    add_flag(cred, COMPARE_SETTINGS["preset"], choices=CREDIBILITY_PRESETS, show_help=False)
+    preset = add_flag(cred, COMPARE_SETTINGS["preset"], choices=CREDIBILITY_PRESETS)
+    # compare's text names "both", a choice of compare only
+    preset.help = "pairing of credibility (paper Section 6, or the public script's; %(default)s)"
     cred.add_argument(
         "--file-correct",
         action="store_true",

@@ -58,7 +58,12 @@ def add_parsers(sub) -> None:
     add_db(assign, creates=True)
     add_dataset(assign)
     assign.add_argument(
-        "--reviewer", action="append", required=True, type=argtypes.new_name, metavar="NAME"
+        "--reviewer",
+        action="append",
+        required=True,
+        type=argtypes.new_name,
+        metavar="NAME",
+        help="a reviewer to share the items among (once for each reviewer)",
     )
     assign.add_argument(
         "--new-reviewer",

@@ -77,17 +77,31 @@ def add_parsers(sub) -> None:
         "output file of an OpenAI batch made with judge --batch-out.",
     )  # fmt: skip
     add_db(imp, creates=True)
-    imp.add_argument("--model", required=True, type=argtypes.new_name, metavar="NAME")
+    imp.add_argument(
+        "--model",
+        required=True,
+        type=argtypes.new_name,
+        metavar="NAME",
+        help="the LLM judge the judgments are stored under",
+    )
     imp.add_argument("--batch", action="store_true", help="FILE is a Batch API output file")
-    imp.add_argument("file", type=Path, metavar="FILE.jsonl")
+    imp.add_argument("file", type=Path, metavar="FILE.jsonl", help="the judgments to store")
     add_json(imp, '{"imported", "skipped", "problems"}')
     exp = add_command(
         sub, "export-judgments", cmd_export_judgments,
         help="write a model's successful judgments as JSON Lines",
     )  # fmt: skip
     add_db(exp, creates=False)
-    exp.add_argument("--model", required=True, type=argtypes.existing_name, metavar="NAME")
-    exp.add_argument("--out", type=Path, required=True, metavar="FILE.jsonl")
+    exp.add_argument(
+        "--model",
+        required=True,
+        type=argtypes.existing_name,
+        metavar="NAME",
+        help="whose judgments (an LLM judge stored in the database)",
+    )
+    exp.add_argument(
+        "--out", type=Path, required=True, metavar="FILE.jsonl", help="the file written"
+    )
     add_json(exp, '{"exported": N}')
 
 

@@ -92,7 +92,13 @@ def _add_export(commands) -> None:
         "JSON document (with each item's record as it was) or a CSV, by --out's suffix.",
     )  # fmt: skip
     add_db(export, creates=False)
-    export.add_argument("--out", type=Path, required=True, metavar="FILE.csv|FILE.json")
+    export.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="FILE.csv|FILE.json",
+        help="the file written (its suffix picks CSV or JSON)",
+    )
     add_json(export, '{"proposals", "out"}')
 
 
@@ -107,7 +113,13 @@ def _add_propose(commands) -> None:
     add_dataset(propose)
     propose.add_argument("--reviewer", required=True, type=argtypes.new_name, metavar="NAME",
                          help="who proposes")  # fmt: skip
-    propose.add_argument("--item", required=True, type=argtypes.existing_name, metavar="ID")
+    propose.add_argument(
+        "--item",
+        required=True,
+        type=argtypes.existing_name,
+        metavar="ID",
+        help="the benchmark item the correction is for",
+    )
     add_flags(propose, PROPOSE)
     propose.add_argument("--reason", required=True, metavar="TEXT", help="why (required)")
     change = propose.add_argument_group("the change (by --kind; retire takes none)")

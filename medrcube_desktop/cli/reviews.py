@@ -31,7 +31,7 @@ def add_parsers(sub) -> None:
         "rows identical to the latest review are skipped. Exit status: 0 all rows usable, "
         "1 some rows had problems (listed on stderr, the rest imported), 2 unusable file.",
     )  # fmt: skip
-    imports.add_argument("reviews", type=Path, metavar="REVIEWS.csv")
+    imports.add_argument("reviews", type=Path, metavar="REVIEWS.csv", help="the reviews to store")
     add_db(imports, creates=True)
     imports.add_argument(
         "--reviewer", required=True, type=argtypes.new_name, metavar="NAME", help="whose reviews"
@@ -51,7 +51,9 @@ def add_parsers(sub) -> None:
         metavar="NAME",
         help="whose reviews",
     )
-    export.add_argument("--out", type=Path, required=True, metavar="REVIEWS.csv")
+    export.add_argument(
+        "--out", type=Path, required=True, metavar="REVIEWS.csv", help="the file written"
+    )
     export.add_argument(
         "--revisions",
         choices=("latest", "first", "all"),

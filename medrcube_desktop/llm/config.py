@@ -31,7 +31,7 @@ GPT-5.1)."""
 
 JUDGE: dict[str, Option] = options(
     Option("model", "--model", "Model", None, "the model's name as the endpoint knows it",
-           str, kind="new_name", metavar="NAME", required=True, in_help=False),
+           str, kind="new_name", metavar="NAME", required=True),
     Option("base_url", "--base-url", "Endpoint", None, "endpoint (default: OpenAI)", str,
            kind="base_url", metavar="URL"),
     Option("concurrency", "--concurrency", "Concurrent requests", 8,

@@ -28,10 +28,10 @@ AGREEMENT: dict[str, Option] = options(
     Option("bootstrap", "--bootstrap", "Bootstrap draws", 2000,
            "bootstrap draws of the 95%% intervals, resampling items (0: none; "
            "%(default)s gives intervals to two decimals)", int, 0, MAX_BOOTSTRAP,
-           kind="count", metavar="N", in_help=False),
+           kind="count", metavar="N"),
     Option("seed", "--seed", "Seed", 0,
            "seed of the bootstrap draws (%(default)s); the pane's New study… draws its "
-           "sample with it too", int, 0, SEED_MAX, kind="seed", metavar="S", in_help=False),
+           "sample with it too", int, 0, SEED_MAX, kind="seed", metavar="S"),
     Option("image_shown_only", "--image-shown-only", "", False,
            "leave out the reviews committed without the image shown (text only; "
            "reviews of unknown display, from before schema v6, are kept)", bool),
@@ -45,10 +45,10 @@ AGREEMENT: dict[str, Option] = options(
 
 STUDY: dict[str, Option] = options(
     Option("seed", "--seed", "Seed", 0, "seed of the random sample (%(default)s)", int, 0,
-           SEED_MAX, kind="seed", metavar="S", in_help=False),
+           SEED_MAX, kind="seed", metavar="S"),
     Option("stratify", "--stratify", "Stratify by", "",
            "draw the same share from each task, modality or region (default: none)", str,
-           choices=("task", "modality", "region"), in_help=False),
+           choices=("task", "modality", "region")),
 )  # fmt: skip
 """The settings of ``study`` (a named, seeded sample of items)."""
 
@@ -68,7 +68,7 @@ ASSIGNMENT: dict[str, Option] = options(
     Option("overlap", "--overlap", "", 0.2, "share reviewed by two (0-1)", float, 0, 1,
            kind="share", metavar="F"),
     Option("seed", "--seed", "", 0, "seed of the assignment (%(default)s)", int, 0,
-           SEED_MAX, kind="seed", metavar="S", in_help=False),
+           SEED_MAX, kind="seed", metavar="S"),
 )  # fmt: skip
 """The settings of ``assign``."""
 

@@ -71,8 +71,12 @@ TABLES = {
 NARROWED = {("credibility", "preset"): CREDIBILITY_PRESETS}
 """Choices a command takes only some of."""
 
-NO_HELP = {("credibility", "preset")}
-"""Rows whose flag a command shows without help (as ``--help`` read before the table)."""
+OWN_HELP = {
+    ("credibility", "preset"): "pairing of credibility (paper Section 6, or the public "
+    "script's; %(default)s)"
+}
+"""Rows whose flag a command shows with a help of its own (the row's text names a choice
+the command narrows away: compare's ``both``)."""
 
 
 def command_parser(command: str) -> argparse.ArgumentParser:
@@ -108,7 +112,7 @@ def differences(command: str, parser=None) -> list[str]:
             "dest": row.dest,
             "default": row.default,
             "required": row.required,
-            "help": row.help if row.in_help and (command, row.name) not in NO_HELP else None,
+            "help": OWN_HELP.get((command, row.name), row.help if row.in_help else None),
         }
         if row.type is bool:
             want |= {"const": True, "nargs": 0}
