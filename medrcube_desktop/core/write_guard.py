@@ -281,22 +281,32 @@ def _is_inside(path: str, folder: str) -> bool:
 
 
 def benchmark_root_of(path: str | Path) -> Path | None:
-    """The nearest folder that ``path`` (made real) is or is in and that is a benchmark's
-    root: it holds a ``MANIFEST.json``, or a sub-folder holding a ``test.json``; or
-    None. (:func:`dataset_folder` finds the dataset folders themselves.)"""
+    """The benchmark root that ``path`` (made real) is or is in, or None: the nearest
+    folder holding a ``MANIFEST.json`` (a release's own mark, looked for in every
+    folder above), or the nearest folder of ``path`` that exists when it holds a
+    sub-folder holding a ``test.json`` (:func:`dataset_folder` finds the dataset
+    folders themselves).
+
+    The second rule looks at that one folder only: a folder above it is not made a
+    benchmark by some sub-folder holding a ``test.json`` (a dataset kept in one's home
+    folder, or in ``/tmp``, made every output anywhere below it "inside the benchmark").
+    """
     folder = Path(os.path.realpath(path))
+    nearest: Path | None = None
     for candidate in (folder, *folder.parents):
         if os.path.isfile(candidate / MANIFEST_FILE_NAME):
             return candidate
-        try:
-            with os.scandir(candidate) as entries:
-                if any(
-                    e.is_dir() and os.path.isfile(os.path.join(e.path, ITEMS_FILE_NAME))
-                    for e in entries
-                ):
-                    return candidate
-        except OSError:  # not there yet, or not readable: not a benchmark we can see
-            continue
+        if nearest is None and os.path.isdir(candidate):
+            nearest = candidate
+            try:
+                with os.scandir(candidate) as entries:
+                    if any(
+                        e.is_dir() and os.path.isfile(os.path.join(e.path, ITEMS_FILE_NAME))
+                        for e in entries
+                    ):
+                        return candidate
+            except OSError:  # not readable: not a benchmark we can see
+                continue
     return None
 
 

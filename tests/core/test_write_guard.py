@@ -192,3 +192,22 @@ def test_an_item_picture_of_an_opened_benchmark_is_protected_by_the_items(tmp_pa
     Image.new("L", (8, 8), 1).save(render)
     atomic_write(render, b"new")
     assert render.read_bytes() == b"new"
+
+
+def test_a_benchmark_root_is_the_outputs_own_folder_not_any_folder_above(tmp_path):
+    """A folder holding a dataset (a sub-folder with a test.json) is a benchmark root to
+    an output written straight into it or into a folder not made yet; not to an output
+    in an existing folder below it (before: a dataset kept in one's home folder, or in
+    /tmp, made every output anywhere below it "inside the benchmark")."""
+    from medrcube_desktop.core.write_guard import benchmark_root_of
+
+    (tmp_path / "ds1").mkdir()
+    (tmp_path / "ds1" / "test.json").write_text("[]")
+    (tmp_path / "work" / "exports").mkdir(parents=True)
+    assert benchmark_root_of(tmp_path / "p.json") == tmp_path
+    assert benchmark_root_of(tmp_path / "new" / "p.json") == tmp_path  # made in the root
+    assert benchmark_root_of(tmp_path / "work" / "p.json") is None
+    assert benchmark_root_of(tmp_path / "work" / "exports" / "new" / "p.json") is None
+    # a release's MANIFEST.json marks its root at any depth
+    (tmp_path / "work" / "MANIFEST.json").write_text("{}")
+    assert benchmark_root_of(tmp_path / "work" / "exports" / "p.json") == tmp_path / "work"
