@@ -118,8 +118,9 @@ def test_each_pydicom_option_that_changes_a_value_sends_it_to_pydicom(
     if option == "use_DS_decimal":  # as config.DS_decimal(True) sets it
         monkeypatch.setattr(pydicom.valuerep, "DSclass", pydicom.valuerep.DSdecimal)
     for vr, tag in tags.items():
-        assert ds[tag].VR == vr
-        assert plain_value(ds.get_item(tag)) is NOT_PLAIN, (option, vr)
+        raw = ds.get_item(tag)  # as read: a RawDataElement of that VR
+        assert type(raw) is RawDataElement and raw.VR == vr
+        assert plain_value(raw) is NOT_PLAIN, (option, vr)
     if kind is not None:
         tag = tags["IS"] if option == "use_IS_numpy" else tags["DS"]
         value = element_value(ds, tag)

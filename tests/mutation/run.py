@@ -160,7 +160,6 @@ MODULES: dict[str, Module] = {
             "imaging/test_loading_awkward_values.py",
             "imaging/test_declared_sizes.py",
             "imaging/test_geometry.py",
-            "imaging/test_pixel_facts.py",
         ),
     ),
     "imaging.masks": Module(("imaging/masks.py",), ("imaging/test_masks*.py",)),
