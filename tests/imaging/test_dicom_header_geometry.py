@@ -65,6 +65,13 @@ def _group(**elements):
             1.0,
         ),
         ({"PixelSpacing": [0.5], "ImagerPixelSpacing": [0.3, 0.6]}, (0.3, 0.6), AT_DETECTOR, 0.5),
+        # a legal DS pair whose ratio overflows: no aspect from it
+        (
+            {"PixelSpacing": [1e300, 1e-10], "ImagerPixelSpacing": [0.3, 0.6]},
+            (0.3, 0.6),
+            AT_DETECTOR,
+            0.5,
+        ),
         # 1 : 100 is past the plausible 1/20..20: no physical size, square pixels
         ({"PixelSpacing": [0.01, 1.0]}, None, None, 1.0),
         ({"PixelAspectRatio": [4, 3]}, None, None, 4 / 3),
