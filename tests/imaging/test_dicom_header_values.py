@@ -119,7 +119,7 @@ def test_each_pydicom_option_that_changes_a_value_sends_it_to_pydicom(
         monkeypatch.setattr(pydicom.valuerep, "DSclass", pydicom.valuerep.DSdecimal)
     for vr, tag in tags.items():
         raw = ds.get_item(tag)  # as read: a RawDataElement of that VR
-        assert type(raw) is RawDataElement and raw.VR == vr
+        assert type(raw) is RawDataElement and vr == raw.VR
         assert plain_value(raw) is NOT_PLAIN, (option, vr)
     if kind is not None:
         tag = tags["IS"] if option == "use_IS_numpy" else tags["DS"]
