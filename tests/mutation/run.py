@@ -150,6 +150,18 @@ MODULES: dict[str, Module] = {
             "imaging/test_declared_sizes.py",
         ),
     ),
+    # the header values a render uses (rescale, window, rows/columns, bits, spacing,
+    # orientation), read plain or through pydicom: its own tests, the dicom ones and
+    # those of the spacing, aspect and orientation they give a picture
+    "imaging.dicom_header": Module(
+        ("imaging/dicom_header.py",),
+        (
+            "imaging/test_dicom*.py",
+            "imaging/test_loading_awkward_values.py",
+            "imaging/test_declared_sizes.py",
+            "imaging/test_geometry.py",
+        ),
+    ),
     "imaging.masks": Module(("imaging/masks.py",), ("imaging/test_masks*.py",)),
     # data that must never be lost: the first-judgment lock and the merge of review files
     "store.guards": Module(("store/guards.py",), ("store/test_guards*.py",)),
