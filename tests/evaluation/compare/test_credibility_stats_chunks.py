@@ -62,3 +62,22 @@ def test_a_denominator_of_one_pair_is_a_figure_not_nan():
     np.testing.assert_array_equal(figures["acc_h"], [0.5, 1.0, 0.0])
     np.testing.assert_array_equal(figures["rationality"], [1.0, 1.0, np.nan])
     np.testing.assert_array_equal(figures["shortcut_prob"], [0.0, np.nan, 0.0])
+
+
+def test_one_pair_with_l_wrong_still_defines_the_odds_ratio():
+    # (A, B, C, D) = (2, 1, 1, 0): every margin holds a pair (C + D = 1), D is empty, so
+    # 0.5 is added: ln(2.5 * 1.5 / (1.5 * 0.5)) = ln 5. The exact one-sided p: N = 4,
+    # K = A + B = 3 with L right, M = A + D = 2 with H right; P(A* >= 2) = C(3,2)C(1,0) /
+    # C(4,2) = 3/6 (A* = 2 is the largest A the margins allow)
+    from medrcube_desktop.evaluation.compare.credibility_stats import (
+        log_odds_ratio_of,
+        odds_ratio_cells,
+        permutation_p_exact,
+    )
+
+    table = np.array([[2, 1, 1, 0]])
+    used, corrected, defined = odds_ratio_cells(table)
+    assert defined.tolist() == [True] and corrected.tolist() == [True]
+    np.testing.assert_array_equal(used, [[2.5, 1.5, 1.5, 0.5]])
+    np.testing.assert_allclose(log_odds_ratio_of(table), [np.log(5.0)])
+    np.testing.assert_allclose(permutation_p_exact(table), [0.5])
