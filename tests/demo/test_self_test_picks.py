@@ -68,6 +68,15 @@ def test_the_first_item_of_each_kind_is_picked(tmp_path):
     }
 
 
+def test_an_uncompressed_nifti_with_a_mask_is_a_volume_whatever_its_case(tmp_path):
+    png16 = tmp_path / "a16.png"
+    png16.write_bytes(_png_head(16))
+    rest = [_item(png16), _item(tmp_path / "x_j2k.dcm")]
+    for name in ("head.nii", "HEAD.NII"):
+        picks = self_test.pick_items([_item(tmp_path / name, tmp_path / "m.nii"), *rest])
+        assert picks["nifti_volume_with_mask"].image_path.name == name
+
+
 def test_a_demo_without_some_kinds_names_them_in_order(tmp_path):
     png16 = tmp_path / "a.png"
     png16.write_bytes(_png_head(16))

@@ -382,8 +382,26 @@ def score(counts: dict[str, int]) -> float | None:
     return None if run == 0 else 100.0 * (counts["killed"] + counts["timeout"]) / run
 
 
+def stale(found: dict[str, str], listed: dict[str, str], module: Module) -> list[str]:
+    """The mutants of ``module`` that equivalent.md lists but that did not survive this
+    run: killed (a test now tells them from the code) or not made at all (the function
+    changed and mutmut renumbered its mutants). A listing is a claim that no input tells
+    the mutant apart; one that a test refutes, or that names another mutation now, is
+    wrong and is removed. Mutants not checked (the budget ran out) are not judged."""
+    prefixes = tuple(f"{PKG}.{s.removesuffix('.py').replace('/', '.')}." for s in module.sources)
+    unchecked = {"not checked", "no tests"}
+    if any(status in unchecked for status in found.values()):
+        return sorted(k for k in listed if found.get(k) in ("killed", "timeout"))
+    return sorted(
+        k
+        for k in listed
+        if k.startswith(prefixes) and found.get(k) not in ("survived", "suspicious")
+    )
+
+
 def report(name: str, found: dict[str, str], listed: dict[str, str], folder: Path) -> dict:
-    """Print one module's counts, its score and each survivor; return the figures."""
+    """Print one module's counts, its score, each survivor and each stale listing
+    (:func:`stale`); return the figures."""
     counts = {c: 0 for c in COLUMNS}
     for status in found.values():
         counts[status if status in counts else "suspicious"] += 1
@@ -407,6 +425,10 @@ def report(name: str, found: dict[str, str], listed: dict[str, str], folder: Pat
         print(f"--- {'equivalent' if why else 'SURVIVED'}: {key}" + (f" ({why})" if why else ""))
         if not why:
             print("    " + shown.get(key, "").replace("\n", "\n    "))
+    wrong = stale(found, listed, MODULES[name])
+    for key in wrong:
+        made = found.get(key, "no such mutant now")
+        print(f"--- STALE listing in equivalent.md: {key} ({made}: remove or renumber it)")
     equivalents = len(survivors) - len(unexplained)
     run = sum(counts[c] for c in ("killed", "timeout", "survived", "suspicious")) - equivalents
     adjusted = None if run <= 0 else 100.0 * (counts["killed"] + counts["timeout"]) / run
@@ -416,6 +438,7 @@ def report(name: str, found: dict[str, str], listed: dict[str, str], folder: Pat
         "unexplained": len(unexplained),
         "equivalent": equivalents,
         "adjusted": adjusted,
+        "stale": len(wrong),
     }
 
 
@@ -473,6 +496,7 @@ def main(argv: list[str] | None = None) -> int:
         line += f" survived {figures['counts']['survived'] + figures['counts']['suspicious']}"
         line += f" (equivalent {figures['equivalent']}, unexplained {figures['unexplained']})"
         line += f" not checked {figures['counts']['not checked'] + figures['counts']['no tests']}"
+        line += f"  STALE listings {figures['stale']}" if figures["stale"] else ""
         summary.append(line + (f"  {took:.0f} s" if took else "") + stopped)
         if args.fail_under is not None and (pct is None or pct < args.fail_under):
             broken += 1

@@ -47,3 +47,15 @@ def test_the_score_is_killed_and_timeouts_over_the_mutants_run():
     counts["not checked"] = 50  # not run: not in the score
     assert run.score(counts) == 70.0
     assert run.score(dict.fromkeys(run.COLUMNS, 0)) is None
+
+
+def test_a_listed_mutant_that_was_killed_or_is_gone_is_stale():
+    stats = "medrcube_desktop.review.agreement.stats.x_compare__mutmut_"
+    other = "medrcube_desktop.evaluation.parse.x_parse_answer__mutmut_1"
+    listed = {f"{stats}1": "why", f"{stats}2": "why", f"{stats}3": "why", other: "why"}
+    found = {f"{stats}1": "survived", f"{stats}2": "killed", f"{stats}4": "survived"}
+    module = run.MODULES["agreement.stats"]
+    # 2 killed, 3 no longer made; 1 still survives; parse's line is not this module's
+    assert run.stale(found, listed, module) == [f"{stats}2", f"{stats}3"]
+    # a run stopped at its budget: only a killed listing is judged
+    assert run.stale(found | {f"{stats}5": "not checked"}, listed, module) == [f"{stats}2"]

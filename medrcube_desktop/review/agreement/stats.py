@@ -291,7 +291,7 @@ def compare(
         first={i: {r: _value(first[i][r]) for r in RULE_IDS} for i in items},
         second={i: {r: _value(second[i][r]) for r in RULE_IDS} for i in items},
         sample_undefined=sample_undefined,
-        abstentions=_abstentions(items, a_na, b_na) if either.any() else None,
+        abstentions=_abstentions(a_na, b_na) if either.any() else None,
     )
 
 
@@ -324,7 +324,7 @@ def rater_abstentions(mask: np.ndarray) -> dict[str, object]:
     }
 
 
-def _abstentions(items: Sequence[str], a_na: np.ndarray, b_na: np.ndarray) -> dict[str, Any]:
+def _abstentions(a_na: np.ndarray, b_na: np.ndarray) -> dict[str, Any]:
     """How often each rater said "cannot judge" on the compared items, and what that
     left out (:attr:`AgreementResult.abstentions`)."""
     rates = rater_abstentions

@@ -169,3 +169,17 @@ def test_a_figure_every_common_item_abstained_on_says_so_not_no_item():
     assert result.rules["1.1"].agreement == 1.0
     none = compare({"a": passes}, {"b": passes}, bootstrap=0)  # nothing in common
     assert none.rules["1.4"].undefined["agreement"] == "no item judged by both raters"
+
+
+def test_a_rater_without_an_item_has_no_abstention_rate():
+    # a panel rater who judged none of the items: counts 0, no rate (not 0/0), no item
+    from medrcube_desktop.review.agreement.stats import rater_abstentions
+
+    found = rater_abstentions(np.zeros((0, len(RULE_IDS)), dtype=bool))
+    assert found == {
+        "n_items": 0,
+        "counts": dict.fromkeys(RULE_IDS, 0),
+        "rates": dict.fromkeys(RULE_IDS),
+        "items_with_any": 0,
+    }
+    assert all(type(count) is int for count in found["counts"].values())
