@@ -346,8 +346,8 @@ def linked_image_run(store: StudyStore, run: RunRecord, given: str | None, defau
                 f"--image-run {given}: {refusal}" + (hint if "no run" in refusal else "")
             )
         return given
-    stored = store.eval_run(default)
-    return default if stored is not None and run_image_mode(stored) == IMAGE else ""
+    stored = store.eval_run(default)  # linked only when --image-run would accept it
+    return default if stored is not None and not image_run_refusal(run, default, stored) else ""
 
 
 def image_run_refusal(run: RunRecord, given: str, stored: RunRecord | None) -> str:

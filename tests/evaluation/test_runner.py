@@ -166,3 +166,8 @@ def test_an_ablation_run_is_linked_to_the_image_run_of_its_model_and_engine():
         linked_image_run(store, here, "m-other", "m-openai")
     store.save_run(dataclasses.replace(RUN, name="m-legacy", benchmark=""))  # not recorded
     assert linked_image_run(store, here, "m-legacy", "m-openai") == "m-legacy"
+    # the default name taken by another benchmark's run: not linked, as --image-run refuses
+    assert linked_image_run(store, here, None, "m-other") == ""
+    assert linked_image_run(store, here, None, "m-legacy") == "m-legacy"
+    assert linked_image_run(store, here, None, "x-openai") == ""  # another model's run
+    assert linked_image_run(store, here, None, "m-openai-noise") == ""  # no image run
