@@ -72,19 +72,20 @@ def _nifti_volume(path: str) -> _Volume:
     volume, four times its size, cost more than its gunzip; each slice is made float64
     from them, the same numbers).
     """
-    return _read_volume(path, keep_small_integers=True)
+    return _read_volume(path)
 
 
 @functools.lru_cache(maxsize=4)
 def _nifti_mask_volume(path: str) -> _Volume:
-    """A mask's volume (cached per file), as :func:`_nifti_volume` but with integer
-    voxels of at most 16 bits kept as read: float32 holds each of them exactly, so its
-    labels (:func:`.masks.mask_labels`) are the same, found without the float path's
-    copies of the volume (issue 25, first paint: most of the demo's first decode)."""
-    return _read_volume(path, keep_small_integers=True)
+    """A mask's volume, read as :func:`_nifti_volume` reads an image (integer voxels of
+    at most 16 bits kept as read: float32 would hold each exactly, so its labels,
+    :func:`.masks.mask_labels`, are the same, found without the float copies: issue 25,
+    first paint), in a cache of its own: the masks of the items read ahead do not push
+    their images out of the image cache."""
+    return _read_volume(path)
 
 
-def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
+def _read_volume(path: str) -> _Volume:
     import nibabel as nib
 
     require_file(Path(path), "NIfTI file")
@@ -120,7 +121,7 @@ def _read_volume(path: str, keep_small_integers: bool) -> _Volume:
         notes.append("complex voxels: showing their magnitude")
         data = np.abs(data)
     all_finite = data.dtype.kind in "iub"  # before the float32 copy: integers only
-    if not (keep_small_integers and data.dtype.kind in "iu" and data.dtype.itemsize <= 2):
+    if not (data.dtype.kind in "iu" and data.dtype.itemsize <= 2):
         data = _as_float32(data)
     header = img.header
     cal_min, cal_max = (float(header.get(k, 0) or 0) for k in ("cal_min", "cal_max"))

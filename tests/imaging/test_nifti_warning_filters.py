@@ -6,7 +6,6 @@ filters it had seen, with "ignore RuntimeWarning" in them, for the rest of the p
 from __future__ import annotations
 
 import threading
-import time
 import warnings
 
 import nibabel as nib
@@ -42,6 +41,7 @@ def test_the_mask_read_ending_first_leaves_the_filters_as_they_were(tmp_path, mo
     nib.save(nib.Nifti1Image(values, np.eye(4)), image)
     nib.save(nib.Nifti1Image((values > 30).astype(np.uint8), np.eye(4)), mask)
     mask_in, image_in, mask_out = threading.Event(), threading.Event(), threading.Event()
+    mask_done = threading.Event()  # the mask's whole read returned, its filters left
 
     def mask_read():  # inside the mask's read: wait until the image's has begun too
         mask_in.set()
@@ -51,7 +51,15 @@ def test_the_mask_read_ending_first_leaves_the_filters_as_they_were(tmp_path, mo
     def image_read():  # begun after the mask's (see load); ends after it has ended
         image_in.set()
         assert mask_out.wait(10)
-        time.sleep(0.3)  # the mask's thread leaves its read (a few lines) meanwhile
+        assert mask_done.wait(10)  # the mask's thread has left its read
+
+    real_mask_volume = nifti._nifti_mask_volume
+
+    def mask_volume(path):
+        try:
+            return real_mask_volume(path)
+        finally:
+            mask_done.set()
 
     real_load = nib.load
 
@@ -63,8 +71,9 @@ def test_the_mask_read_ending_first_leaves_the_filters_as_they_were(tmp_path, mo
         return _Image(found, image_read)
 
     monkeypatch.setattr(nib, "load", load)
+    monkeypatch.setattr(nifti, "_nifti_mask_volume", mask_volume)
     nifti._nifti_volume.cache_clear()
-    nifti._nifti_mask_volume.cache_clear()
+    real_mask_volume.cache_clear()
     before = list(warnings.filters)
     try:
         data = nifti.load_nifti_slice(image, 2, mask)
@@ -73,8 +82,8 @@ def test_the_mask_read_ending_first_leaves_the_filters_as_they_were(tmp_path, mo
         warnings.filters[:] = before  # whatever happened, not left to other tests
         warnings._filters_mutated()
         nifti._nifti_volume.cache_clear()
-        nifti._nifti_mask_volume.cache_clear()
-    assert mask_out.is_set()  # the two reads did overlap, in that order
+        real_mask_volume.cache_clear()
+    assert mask_out.is_set() and mask_done.is_set()  # the two reads did overlap, in that order
     assert data.mask is not None and data.mask.any()
     assert after == before
 
@@ -91,6 +100,7 @@ def test_a_dicom_decode_on_another_thread_leaves_the_warning_state_as_it_was(tmp
     image = tmp_path / "image.nii.gz"
     nib.save(nib.Nifti1Image(values, np.eye(4)), image)
     dicom_in, nifti_in, dicom_out = threading.Event(), threading.Event(), threading.Event()
+    dicom_done = threading.Event()  # load_dicom_slice returned: its catch_warnings left
     real_decode = dicom._decode_dicom
 
     def decode(*args, **kwargs):  # inside the decode's catch_warnings
@@ -104,7 +114,7 @@ def test_a_dicom_decode_on_another_thread_leaves_the_warning_state_as_it_was(tmp
     def image_read():
         nifti_in.set()
         assert dicom_out.wait(10)
-        time.sleep(0.3)  # the decode leaves its catch_warnings meanwhile
+        assert dicom_done.wait(10)  # the decode has left its catch_warnings
 
     real_load = nib.load
     monkeypatch.setattr(dicom, "_decode_dicom", decode)
@@ -112,11 +122,14 @@ def test_a_dicom_decode_on_another_thread_leaves_the_warning_state_as_it_was(tmp
     nifti._nifti_volume.cache_clear()
     before, shown_by = list(warnings.filters), warnings.showwarning
     decoded = []
-    worker = threading.Thread(
-        target=lambda: decoded.append(
-            dicom.load_dicom_slice(get_testdata_file("MR_small.dcm"), None)
-        )
-    )
+
+    def decode_on_worker():
+        try:
+            decoded.append(dicom.load_dicom_slice(get_testdata_file("MR_small.dcm"), None))
+        finally:
+            dicom_done.set()
+
+    worker = threading.Thread(target=decode_on_worker)
     try:
         worker.start()
         assert dicom_in.wait(20)  # the decode is inside its catch_warnings
