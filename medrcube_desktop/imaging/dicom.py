@@ -71,6 +71,8 @@ def load_dicom_slice(
                 try:
                     ds = pydicom.dcmread(path, defer_size=DEFER_BYTES)
                 except InvalidDicomError as exc:
+                    if "DICM" not in str(exc):  # a VR mismatch under RAISE validation
+                        raise ImageLoadError(f"{path}: not readable as DICOM: {exc}") from exc
                     # pydicom's text ends "Use force=True to force reading.": advice to
                     # a programmer, not to a reader of the file
                     raise ImageLoadError(

@@ -72,3 +72,28 @@ def test_a_file_without_the_dicm_prefix_is_named_not_a_dicom_file(tmp_path):
         f"{path}: not a DICOM file: no 'DICM' prefix after the 128-byte preamble (DICOM PS3.10 7.1)"
     )
     assert "force" not in message
+
+
+def test_a_vr_mismatch_pydicom_refuses_is_not_called_a_missing_prefix(monkeypatch):
+    # pydicom raises InvalidDicomError for a VR mismatch too, when its reading validation
+    # is RAISE (pydicom.config.settings.reading_validation_mode): its own words are given
+    from pathlib import Path
+
+    import pydicom
+    import pytest
+    from pydicom.data import get_testdata_file
+    from pydicom.errors import InvalidDicomError
+
+    from medrcube_desktop.errors import ImageLoadError
+    from medrcube_desktop.imaging.loading import load_slice
+
+    text = "Expected explicit VR, but found implicit VR"  # pydicom's filereader message
+
+    def refuse(*args, **kwargs):
+        raise InvalidDicomError(text)
+
+    monkeypatch.setattr(pydicom, "dcmread", refuse)
+    path = Path(get_testdata_file("MR_small.dcm"))
+    with pytest.raises(ImageLoadError) as caught:
+        load_slice(path)
+    assert str(caught.value) == f"{path}: not readable as DICOM: {text}"
