@@ -403,9 +403,10 @@ def png_stream(path: Path) -> PngStream | None:
     from medrcube_desktop.core.files import open_regular
 
     with open_regular(path) as handle:
-        data = handle.read()
-    if _png_geometry(data[:33]) is None or data[28] != 0:  # interlaced: not this way
-        return None
+        head = handle.read(33)  # signature and IHDR: a JPEG or TIFF is not read on
+        if _png_geometry(head) is None or head[28] != 0:  # interlaced: not this way
+            return None
+        data = head + handle.read()
     width, height, depth, colour = struct.unpack_from(">IIBB", data, 16)
     view = memoryview(data)
     kept: list[bytes] = []

@@ -302,7 +302,8 @@ def _open_picture(handle, path: Path, what: str = "image"):
             f"its {damaged} chunk's CRC does not match its data: the file is damaged "
             "(PNG 1.2 section 5.4)"
             if damaged is not None
-            else "not a picture format Pillow reads (PNG, JPEG, TIFF...)"
+            else "Pillow recognises no picture format in it (PNG, JPEG, TIFF...): damaged, "
+            "or not a picture"
         )
         verb = "cannot decode image" if what == "image" else f"cannot read {what}"
         raise ImageLoadError(f"{path}: {verb}: {why}") from None

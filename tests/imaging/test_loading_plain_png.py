@@ -209,3 +209,23 @@ def test_the_stream_is_the_files_idat_data_in_order(tmp_path):
     path.write_bytes(png[:at] + _chunk(b"IDAT", body[:7]) + _chunk(b"tIME", bytes(7))
                      + _chunk(b"IDAT", body[7:]) + _chunk(b"IEND", b""))  # fmt: skip
     assert png_stream(path) is None
+
+
+def test_a_damaged_jpeg_is_said_to_be_damaged_or_no_picture(tmp_path):
+    # a JPEG whose start-of-image marker is overwritten: Pillow identifies no format
+    from io import BytesIO
+
+    from PIL import Image
+
+    from medrcube_desktop.errors import ImageLoadError
+
+    out = BytesIO()
+    Image.fromarray(np.zeros((8, 8), dtype=np.uint8)).save(out, format="JPEG")
+    path = tmp_path / "scan.jpg"
+    path.write_bytes(b"\x00\x00" + out.getvalue()[2:])
+    with pytest.raises(ImageLoadError) as caught:
+        load_slice(path)
+    assert str(caught.value) == (
+        f"{path}: cannot decode image: Pillow recognises no picture format in it "
+        "(PNG, JPEG, TIFF...): damaged, or not a picture"
+    )
