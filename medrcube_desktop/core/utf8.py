@@ -17,6 +17,14 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 (``\\ud83d\\ude00``) decodes to the one character it codes."""
 
 
+HALF_CHARACTER = (
+    "holds half of a UTF-16 surrogate pair (a character cut in two, as an answer cut off "
+    "at its token limit has); stored with U+FFFD in its place"
+)
+"""What is said of an answer :func:`storable` changed, after what names it (``evaluate``'s
+log, ``import-run``'s problems): one wording on both ways in."""
+
+
 def storable(text: str) -> tuple[str, int]:
     """``text`` with each lone surrogate (U+D800..U+DFFF) replaced by U+FFFD, and how
     many were replaced (0: ``text`` itself, unchanged). ASCII text is returned at once."""

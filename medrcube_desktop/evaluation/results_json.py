@@ -18,7 +18,7 @@ from typing import NamedTuple
 from medrcube_desktop.core.files import atomic_path, read_file_bytes
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.taxonomy import canonical_task
-from medrcube_desktop.core.utf8 import storable
+from medrcube_desktop.core.utf8 import HALF_CHARACTER, storable
 from medrcube_desktop.errors import MedRCubeError, StoreError
 from medrcube_desktop.evaluation.metrics import Outcome
 from medrcube_desktop.evaluation.parse import cap_answer, parse_answer
@@ -492,9 +492,7 @@ def _file_answers(records: list, items: Sequence[Item], path: Path, run: str, re
         if halves:
             problems.add(  # a str can hold it, UTF-8 (the database's text) cannot
                 "with half a character in its answer",
-                f"{path} record #{number} (id {item_id!r}): model_response holds half of a "
-                "UTF-16 surrogate pair (a character cut in two, as an answer cut off at its "
-                "token limit has); stored with U+FFFD in its place",
+                f"{path} record #{number} (id {item_id!r}): model_response {HALF_CHARACTER}",
             )
         sent = record.get("image")
         disagrees = image_disagrees(sent, record.get("image_mode"), item_id)

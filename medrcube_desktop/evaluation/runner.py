@@ -17,7 +17,7 @@ from typing import Any, TypedDict
 from medrcube_desktop import __version__
 from medrcube_desktop.core.items import Item
 from medrcube_desktop.core.progress import Progress, ProgressFn, report
-from medrcube_desktop.core.utf8 import storable
+from medrcube_desktop.core.utf8 import HALF_CHARACTER, storable
 from medrcube_desktop.errors import EngineError, StoreError
 from medrcube_desktop.evaluation.engine_options import operational_keys
 from medrcube_desktop.evaluation.engines.base import Engine, EvalRequest, EvalResponse
@@ -461,11 +461,7 @@ def run_evaluation(
             # the key never reaches the database; a runaway answer is cut, with a note
             text, halves = storable(cap_answer(redactor.scrub(response.text)))
             if halves:  # UTF-8 (the database) has no code for it: the answer is kept
-                log.warning(
-                    "item %s of run %s: the answer holds half of a UTF-16 surrogate pair "
-                    "(a character cut in two); stored with U+FFFD in its place",
-                    item.id, run.name,
-                )  # fmt: skip
+                log.warning("item %s of run %s: the answer %s", item.id, run.name, HALF_CHARACTER)
             parsed = parse_answer(text, item.options)
             official = official_answer(text)
             stored = store.save_response(

@@ -28,5 +28,6 @@ def test_an_answer_with_half_a_character_is_stored_whole_with_a_replacement(
     said = [r.getMessage() for r in caplog.records if "half of a UTF-16" in r.getMessage()]
     assert said == [
         "item q00 of run half: the answer holds half of a UTF-16 surrogate pair (a "
-        "character cut in two); stored with U+FFFD in its place"
+        "character cut in two, as an answer cut off at its token limit has); stored with "
+        "U+FFFD in its place"
     ]
