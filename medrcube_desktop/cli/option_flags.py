@@ -36,13 +36,10 @@ def add_flag(
     *,
     types: Mapping[str, Callable[[str], Any]] | None = None,
     choices: tuple[str, ...] | None = None,
-    show_help: bool | None = None,
 ):
     """Add ``option``'s flag to ``parser`` (an ``ArgumentParser`` or group); ``choices``
-    narrows the row's (a command that takes some of them), ``show_help`` overrides
-    ``option.in_help``. Returns argparse's action."""
-    shown = option.in_help if show_help is None else show_help
-    kwargs: dict[str, Any] = {"help": option.help if shown else None}
+    narrows the row's (a command that takes some of them). Returns argparse's action."""
+    kwargs: dict[str, Any] = {"help": option.help}
     if option.type is bool:
         return parser.add_argument(option.flag, action="store_true", **kwargs)
     if option.choices:

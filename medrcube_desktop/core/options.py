@@ -55,9 +55,6 @@ class Option:
         The value's name in ``--help`` (``"N"``).
     required : bool
         The command refuses to run without it.
-    in_help : bool
-        ``--help`` shows ``help`` (False where the flag had no help text before this
-        table, so that ``--help`` reads as it did; the docs show it all the same).
     range_words : str
         The range in words where ``minimum`` and ``maximum`` cannot say it (an open end:
         ``"more than 0"``); shown by :meth:`range_text`.
@@ -75,7 +72,6 @@ class Option:
     kind: str = ""
     metavar: str = ""
     required: bool = False
-    in_help: bool = True
     range_words: str = ""
 
     @property

@@ -112,7 +112,7 @@ def differences(command: str, parser=None) -> list[str]:
             "dest": row.dest,
             "default": row.default,
             "required": row.required,
-            "help": OWN_HELP.get((command, row.name), row.help if row.in_help else None),
+            "help": OWN_HELP.get((command, row.name), row.help),
         }
         if row.type is bool:
             want |= {"const": True, "nargs": 0}

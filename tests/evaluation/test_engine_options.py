@@ -57,7 +57,7 @@ def parser_differences(parser) -> list[str]:
             # --engine, --model: required by cmd_evaluate (--only-changed takes the run's)
             "dest": row.dest, "required": False,
             "default": [] if row.name == "base_urls" else row.default,
-            "help": row.help if row.in_help else None,
+            "help": row.help,
         }  # fmt: skip
         if row.type is bool:
             want |= {"const": True, "nargs": 0}
