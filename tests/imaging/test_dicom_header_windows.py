@@ -7,6 +7,7 @@ Hand-built datasets, as pydicom converts them and as read from bytes."""
 import pytest
 from pydicom.dataelem import RawDataElement
 from pydicom.dataset import Dataset
+from pydicom.errors import BytesLengthException
 from pydicom.tag import Tag
 
 from medrcube_desktop.imaging.dicom_header import (
@@ -115,3 +116,21 @@ def test_the_unit_is_the_rescale_type_else_the_modalitys(rescale_type, modality,
     if rescale_type is not None:
         ds.RescaleType = rescale_type
     assert value_unit(ds, modality) == expected
+
+
+def test_a_frame_voi_center_without_a_width_is_not_read():
+    # no pair without both (PS3.3 C.11.2.1.2): a functional group's Window Center alone
+    # gives no window and is not read at all, so a value pydicom cannot convert (here
+    # written as US, 3 bytes: pydicom raises on reading it) does not stop the image
+    bad = RawDataElement(Tag(CENTER), "US", 3, b"\x01\x00\x00", 0, False, True, True, False)
+    item = Dataset()
+    item[CENTER] = bad
+    with pytest.raises(BytesLengthException):
+        _ = item[CENTER].value  # what reading it would do
+    item[CENTER] = bad
+    group = Dataset()
+    group.FrameVOILUTSequence = [item]
+    ds = Dataset()
+    ds.SharedFunctionalGroupsSequence = [group]
+    assert dicom_windows(ds, 0) == []
+    assert item.get_item(CENTER) is bad  # left as read

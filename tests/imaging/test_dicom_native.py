@@ -129,3 +129,30 @@ def test_values_just_inside_twelve_bits_are_kept_just_outside_shifted():
     np.testing.assert_array_equal(_read(_twelve_bit([4095, 0], signed=False)), [[4095, 0]])
     np.testing.assert_array_equal(_read(_twelve_bit([4096, 3], signed=False)), [[0, 3]])
     np.testing.assert_array_equal(_read(_twelve_bit([0x5123, 4095], signed=False)), [[0x123, 4095]])
+
+
+def test_one_bit_stored_and_one_column_frames_are_plain():
+    # PS3.5 8.1.2: with Bits Stored 1 (High Bit 0) only bit 0 is the value, the 7 bits
+    # above it are cleared: 0, 1, 3 (0b11), 0x80 read 0, 1, 1, 0
+    ds = _eight_bit(1, 4, [[0, 1, 3, 0x80]], BitsStored=1, HighBit=0)
+    np.testing.assert_array_equal(_read(ds), [[0, 1, 1, 0]])
+    # a frame one pixel wide (3 x 1: 3 bytes and the pad byte) is still one plain frame
+    ds = _eight_bit(3, 1, [[5], [6], [7]])
+    assert len(ds.PixelData) == 4
+    np.testing.assert_array_equal(_read(ds), [[5], [6], [7]])
+
+
+def test_loading_reads_a_plain_frame_that_pydicom_refuses_without_samples_per_pixel(tmp_path):
+    # Samples per Pixel absent: one sample (native_frame's default); pydicom's pixel_array
+    # refuses the file ("Missing required element"), the load reads the Pixel Data itself
+    from medrcube_desktop.imaging.dicom import load_dicom_slice
+
+    whole = load_dicom_slice(get_testdata_file("CT_small.dcm"), None)
+    ds = _ct(SamplesPerPixel=...)
+    with pytest.raises(AttributeError, match="Samples per Pixel"):
+        _ = ds.pixel_array
+    path = tmp_path / "no_samples.dcm"
+    ds.save_as(path)
+    data = load_dicom_slice(path, None)
+    np.testing.assert_array_equal(data.pixels, whole.pixels)
+    assert data.pixels.dtype == whole.pixels.dtype

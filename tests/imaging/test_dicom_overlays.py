@@ -164,3 +164,116 @@ def test_other_planes_go_pydicoms_way():
     notes = []
     assert _overlay_planes(ds, SHAPE, 0, notes) is None
     assert notes[0].startswith("overlay 6000 unreadable: ")
+
+
+def test_a_plain_plane_is_read_without_pydicoms_overlay_array():
+    # the plain read exists not to unpack, cut and copy the plane again (issue 25): a
+    # single-frame plane of its exact length never reaches ds.overlay_array
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(marks=[(7, 8)])])
+
+    def refused(group):
+        raise AssertionError(f"overlay_array({group:#x}) called for a plain plane")
+
+    ds.overlay_array = refused
+    notes = []
+    np.testing.assert_array_equal(np.argwhere(_overlay_planes(ds, SHAPE, 0, notes)), [[7, 8]])
+    assert notes == []
+
+
+@pytest.mark.parametrize(
+    ("rows", "columns", "length"),
+    # PS3.5 8.1.1: ceil(rows x columns / 8) bytes, and a pad byte when that is odd
+    [(1, 1, 2), (1, 17, 4), (3, 3, 2), (5, 5, 4), (2, 8, 2)],
+)
+def test_small_and_odd_planes_are_read_plain_to_their_own_bits(rows, columns, length):
+    ds = _ct()
+    bits = np.random.default_rng(rows * 100 + columns).integers(0, 2, (rows, columns), np.uint8)
+    bits[-1, -1] = 1  # the last bit of the plane is one (bit rows x columns - 1)
+    _add(ds, 0x6000, [bits])
+    assert len(ds[0x60003000].value) == length
+    marked = _plain_overlay(ds, 0x60003000)
+    assert marked is not None and marked.dtype == bool
+    np.testing.assert_array_equal(marked, bits == 1)
+    np.testing.assert_array_equal(marked, np.asarray(ds.overlay_array(0x6000)) == 1)
+
+
+def test_a_plane_without_pixels_is_left_to_pydicom():
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(1, 8)])
+    ds[0x60000010].value = 0  # Overlay Rows 0: no pixel, no byte
+    ds[0x60003000].value = b""
+    assert _plain_overlay(ds, 0x60003000) is None
+    notes = []
+    assert _overlay_planes(ds, SHAPE, 0, notes) is None
+    assert notes == ["overlay 6000 is on another grid: not drawn"]
+
+
+def test_a_plane_of_two_frames_as_long_as_one_is_read_by_frame():
+    # 2 x 2 pixels: one frame is 4 bits, two frames 8 bits; either is 1 byte and its pad
+    # byte, so only Number of Frames in Overlay (60xx,0015) tells the two apart
+    ds = _ct()
+    first, second = _plane(2, 2, [(0, 0)]), _plane(2, 2, [(1, 1)])
+    _add(ds, 0x6000, [first, second])
+    assert len(ds[0x60003000].value) == 2
+    assert _plain_overlay(ds, 0x60003000) is None
+    np.testing.assert_array_equal(_overlay_planes(ds, (2, 2), 0, []), first == 1)
+    np.testing.assert_array_equal(_overlay_planes(ds, (2, 2), 1, []), second == 1)
+
+
+def test_an_overlay_bits_allocated_pydicom_cannot_read_makes_the_plane_unreadable(tmp_path):
+    # a US of 3 bytes: pydicom raises on reading it, in the plain read and in its own
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(marks=[(1, 2)])])
+    path = tmp_path / "bits.dcm"
+    ds.save_as(path)
+    raw = path.read_bytes()
+    good = b"\x00\x60\x00\x01US\x02\x00\x01\x00"  # (6000,0100) US, 2 bytes, 1
+    assert raw.count(good) == 1
+    path.write_bytes(raw.replace(good, b"\x00\x60\x00\x01US\x03\x00\x01\x00\x00"))
+    ds = pydicom.dcmread(path)
+    assert _plain_overlay(ds, 0x60003000) is None
+    notes = []
+    assert _overlay_planes(ds, SHAPE, 0, notes) is None
+    assert len(notes) == 1 and notes[0].startswith("overlay 6000 unreadable: ")
+
+
+def test_a_plane_without_overlay_bits_allocated_or_data_is_unreadable():
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(marks=[(1, 2)])])
+    del ds[0x60000100]  # the exact length, but no Overlay Bits Allocated (PS3.3 C.9.2, type 1)
+    assert _plain_overlay(ds, 0x60003000) is None
+    notes = []
+    assert _overlay_planes(ds, SHAPE, 0, notes) is None
+    assert len(notes) == 1 and notes[0].startswith("overlay 6000 unreadable: ")
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(marks=[(1, 2)])])
+    ds[0x60003000].value = None  # an Overlay Data without a value
+    assert _plain_overlay(ds, 0x60003000) is None
+    notes = []
+    assert _overlay_planes(ds, SHAPE, 0, notes) is None
+    assert len(notes) == 1 and notes[0].startswith("overlay 6000 unreadable: ")
+
+
+def test_a_multi_frame_plane_on_another_grid_is_noted_and_the_next_still_drawn():
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(64, 64), _plane(64, 64)])  # pydicom's read: two frames
+    _add(ds, 0x6002, [_plane(marks=[(9, 9)]), _plane(marks=[(9, 10)])])
+    notes = []
+    graphics = _overlay_planes(ds, SHAPE, 1, notes)
+    np.testing.assert_array_equal(np.argwhere(graphics), [[9, 10]])
+    assert notes == ["overlay 6000 is on another grid: not drawn"]
+
+
+def test_plain_and_multi_frame_planes_are_combined_on_the_grid_of_the_first_two_axes():
+    ds = _ct()
+    _add(ds, 0x6000, [_plane(marks=[(1, 1)])])  # plain
+    _add(ds, 0x6002, [_plane(marks=[(2, 2)]), _plane(marks=[(3, 3)])])  # pydicom's
+    _add(ds, 0x6004, [_plane(marks=[(4, 4)])])  # plain, after pydicom's
+    # the shape of the pixels: its first two axes are the grid (a trailing samples axis
+    # does not put the planes on another grid)
+    for shape in (SHAPE, (*SHAPE, 2)):
+        notes = []
+        graphics = _overlay_planes(ds, shape, 1, notes)
+        np.testing.assert_array_equal(np.argwhere(graphics), [[1, 1], [3, 3], [4, 4]])
+        assert notes == []

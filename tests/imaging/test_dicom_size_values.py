@@ -33,6 +33,8 @@ def _mr_small_with(tmp_path, tag: int, vr: str, value: bytes, implicit: bool = F
         (0x00280008, "IS", b"3\\+4", "Number of Frames (0028,0008) is '3\\4'"),
         # 'y' is not IS: pydicom converts the element (a MultiValue, with its warning)
         (0x00280008, "IS", b"3\\y ", "Number of Frames (0028,0008) is '3\\y'"),
+        # pydicom's IS keeps its text ('+4'): the message writes the number, as the plain read
+        (0x00280008, "IS", b"+4\\y ", "Number of Frames (0028,0008) is '4\\y'"),
         (0x00280010, "US", b"\x40\x00\x40\x00", "Rows (0028,0010) is '64\\64'"),
         (0x00280011, "US", b"\x40\x00\x01\x00\x02\x00", "Columns (0028,0011) is '64\\1\\2'"),
     ],
@@ -53,6 +55,14 @@ def test_a_number_of_frames_that_is_no_number_is_named(tmp_path):
     path = _mr_small_with(tmp_path, 0x00280008, "IS", b"x ")
     with pytest.raises(ImageLoadError, match=r"Number of Frames \(0028,0008\) is 'x', not one"):
         load_slice(path)
+
+
+def test_a_word_for_the_number_of_frames_is_named_whole_not_letter_by_letter(tmp_path):
+    # one value, not several: its text as it stands ('xy'), not split into 'x\\y'
+    path = _mr_small_with(tmp_path, 0x00280008, "IS", b"xy")
+    with pytest.raises(ImageLoadError) as caught:
+        load_slice(path)
+    assert "Number of Frames (0028,0008) is 'xy', not one whole number" in str(caught.value)
 
 
 @pytest.mark.parametrize("value", [b"1 ", b"+1", b"0 ", b""])
