@@ -205,5 +205,6 @@ def test_a_row_every_common_item_abstained_on_says_so_not_no_item():
     rule = column.rows["1.4"]
     assert rule.agreement is None and rule.cohen_kappa is None
     assert rule.undefined["agreement"] == ALL_ABSTAINED == rule.undefined["cohen_kappa"]
+    assert rule.gwet_ac1 is None and rule.undefined["gwet_ac1"] == ALL_ABSTAINED
     assert column.rows["sample"].undefined["agreement"] == ALL_ABSTAINED
     assert column.rows["1.1"].agreement == 1.0

@@ -49,6 +49,35 @@ def test_an_abstention_leaves_out_its_rule_and_the_next_items_are_read():
                                    False, True, False, False]  # fmt: skip
     assert m.valid[1].all() and m.valid[2].all() and not m.valid[3].any()
     assert m.abstained[0].tolist() == [False, True] + [False] * 5
+    assert m.abstained.dtype == bool and m.abstained[1:].sum() == 0
+
+
+def test_a_matrix_given_no_abstentions_has_none():
+    values = np.ones((3, len(panel.JUDGMENTS)), dtype=int)
+    m = panel.RaterMatrix(values, np.array([True, False, True]))
+    assert m.abstained.dtype == bool and m.abstained.shape == (3, len(RULE_IDS))
+    assert not m.abstained.any()
+    assert m.valid.tolist() == [[True] * 11, [False] * 11, [True] * 11]
+
+
+def test_one_raters_abstention_leaves_the_item_out_of_both_raters_margins():
+    """Kappa and AC1 of 1.2 over the items neither rater abstained on (pairwise, as
+    :func:`.stats.compare`): each rater's marginal p_a, p_b and its count are those of
+    rule 1.2's own items, not of another column's (here 1.1, judged on all 7)."""
+    from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
+
+    a12 = [1, 1, 0, 1, 0, 1, CANNOT_JUDGE]
+    b12 = [CANNOT_JUDGE, 1, 0, 0, 0, 1, 1]
+    universe = [f"i{k}" for k in range(7)]
+    a = {item: {**PASS, "1.2": v} for item, v in zip(universe, a12, strict=True)}
+    b = {item: {**PASS, "1.2": v} for item, v in zip(universe, b12, strict=True)}
+    row = _one_pair(a, b, universe, bootstrap=0).rows["1.2"]
+    # over i1..i5: a = 1 0 1 0 1, b = 1 0 0 0 1: p_o 4/5, p_a 3/5, p_b 2/5, p_e 0.48
+    assert row.n_items == [5]
+    assert row.agreement == pytest.approx(0.8)
+    table = [[2, 1], [0, 2]]  # rows a = 1, 0; columns b = 1, 0
+    assert row.cohen_kappa == pytest.approx(sm_kappa(table).kappa) == pytest.approx(0.32 / 0.52)
+    assert row.gwet_ac1 == pytest.approx((0.8 - 0.5) / 0.5)  # pi = 1/2, p_e = 2 pi (1 - pi)
 
 
 @pytest.mark.parametrize("bad", [2, True, -1, "1", None])
