@@ -81,3 +81,25 @@ def test_one_pair_with_l_wrong_still_defines_the_odds_ratio():
     np.testing.assert_array_equal(used, [[2.5, 1.5, 1.5, 0.5]])
     np.testing.assert_allclose(log_odds_ratio_of(table), [np.log(5.0)])
     np.testing.assert_allclose(permutation_p_exact(table), [0.5])
+
+
+def test_every_empty_margin_and_only_one_leaves_the_odds_ratio_undefined():
+    # all 81 tables of 0-2 pairs per cell: odds_ratio_cells' `defined` is exactly "no
+    # margin empty" (A+B, C+D, A+D, B+C each > 0), and odds_ratio_reason names a reason
+    # for exactly the tables it leaves undefined: the two rules agree
+    import itertools
+
+    from medrcube_desktop.evaluation.compare.credibility_stats import (
+        odds_ratio_cells,
+        odds_ratio_reason,
+    )
+
+    tables = np.array(list(itertools.product(range(3), repeat=4)))
+    _, corrected, defined = odds_ratio_cells(tables)
+    for (a, b, c, d), ok, fixed in zip(tables.tolist(), defined, corrected, strict=True):
+        margins = (a + b, c + d, a + d, b + c)
+        assert ok == all(m > 0 for m in margins), (a, b, c, d)
+        assert fixed == (ok and min(a, b, c, d) == 0), (a, b, c, d)
+        assert (odds_ratio_reason((a, b, c, d)) is None) == ok, (a, b, c, d)
+    assert odds_ratio_reason((3, 2, 0, 0)) == "L right on every pair (C+D = 0)"
+    assert not odds_ratio_cells(np.array([3, 2, 0, 0]))[2]
