@@ -3,7 +3,7 @@
 
     python -m tests.mutation.run                         # every module, 300 s each
     python -m tests.mutation.run --modules parse,gold    # some modules
-    python -m tests.mutation.run --budget-s 1200 --modules <names>   # CI's bounded mode
+    python -m tests.mutation.run --budget-s 1200 --strict   # CI's: the IMPORTANT modules
     python -m tests.mutation.run --list                  # the modules and their tests
 
 Each module is run in its own work folder (``.mutation/<module>/`` under the repository,
@@ -15,12 +15,17 @@ which tests reach which function, and then runs each mutant against just the tes
 reach its function (pytest in one process, ``-p no:xdist``: mutmut forks per mutant).
 
 The report prints, per module, killed / survived / timeout / no tests / not checked and
-the score (killed + timeout over all mutants run), then each survivor with its diff,
-marked "equivalent" where ``tests/mutation/equivalent.md`` lists it with the reason.
-A module that runs past its budget is stopped (its unchecked mutants are counted as
-"not checked"). The exit status is 0 whatever the scores (a low score is a finding to
-read, like the benchmark report's); 1 when a module could not run at all, and with
-``--fail-under P`` also when a module's score is below P per cent.
+the score (killed + timeout over the mutants judged: killed, timeout, survived, no tests,
+suspicious; a mutant no test reaches counts against the score), then each survivor with
+its diff, marked "equivalent" where ``tests/mutation/equivalent.md`` lists it with the
+reason, "SURVIVED" (unexplained) where not: write the test that kills it, or list it with
+why no input can tell it from the code. A module that runs past its budget is stopped (its
+unchecked mutants are "not checked", outside the score). The exit status is 0 whatever the
+scores (a low score is a finding to read, like the benchmark report's); 1 when a module
+could not run (its tests fail on the unmutated code, mutmut failed), with ``--fail-under
+P`` also when a module's raw score is below P per cent, and with ``--strict`` also when a
+survivor is unexplained or a listing is stale; 2 for bad arguments or a malformed
+equivalent.md (the line is named).
 
 mutmut is in the test extra of pyproject.toml. Run it niced on a shared machine
 (``nice -n 19``) and one at a time: it forks one test process per core by default
@@ -36,6 +41,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -261,6 +267,8 @@ def prepare(name: str, work: Path, fresh: bool) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for link in (PKG, "tests", "resources", "review_db", "docs"):
         target = folder / link
+        if target.is_symlink() and target.readlink() != ROOT / link:
+            target.unlink()  # a work folder copied from another checkout: point it here
         if not target.is_symlink():
             target.symlink_to(ROOT / link, target_is_directory=True)
     (folder / "pyproject.toml").write_text(_pyproject(MODULES[name]), encoding="utf-8")
@@ -300,24 +308,26 @@ def run_module(folder: Path, budget_s: float, max_children: int) -> tuple[int | 
             start_new_session=True,
         )
         status: int | None = None
-        while time.monotonic() - started < budget_s:
-            try:
-                status = proc.wait(timeout=2)
-                break
-            except subprocess.TimeoutExpired:
-                if DONE in path.read_text(encoding="utf-8", errors="replace")[-2000:]:
-                    try:
-                        status = proc.wait(timeout=10)
-                    except subprocess.TimeoutExpired:
-                        status = 0  # done; only its exit hangs
+        try:
+            while time.monotonic() - started < budget_s:
+                try:
+                    status = proc.wait(timeout=2)
                     break
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGINT if status is None else signal.SIGKILL)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+                except subprocess.TimeoutExpired:
+                    if DONE in path.read_text(encoding="utf-8", errors="replace")[-2000:]:
+                        try:
+                            status = proc.wait(timeout=10)
+                        except subprocess.TimeoutExpired:
+                            status = 0  # done; only its exit hangs
+                        break
+        finally:  # stopped at the budget, or this script interrupted (Ctrl+C): mutmut too
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGINT if status is None else signal.SIGKILL)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
     return status, time.monotonic() - started
 
 
@@ -335,16 +345,54 @@ def results(folder: Path, module: Module) -> dict[str, str]:
     return found
 
 
-def equivalent() -> dict[str, str]:
+class ListingError(ValueError):
+    """A line of equivalent.md that is no listing as :func:`equivalent` reads them."""
+
+
+LISTING = re.compile(r"^- `([^`\s]+)`:\s*(\S.*)$")
+
+
+def equivalent(path: Path = EQUIVALENT) -> dict[str, str]:
     """The mutants listed in equivalent.md, each with its reason: lines
-    ``- `<mutant name>`: <why it is equivalent>``."""
-    if not EQUIVALENT.is_file():
+    ``- `<mutant name>`: <why it is equivalent>``, under a ``## <module>`` heading of
+    :data:`MODULES` whose sources the mutant is of.
+
+    Raises :class:`ListingError` naming the line for a bullet that is not such a listing
+    (no backticks, no colon, no reason, a space in the name), a mutant listed twice, or one
+    under another module's heading: a listing read wrong would leave a survivor
+    unexplained or hide one."""
+    if not path.is_file():
         return {}
-    listed = {}
-    for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^- `([^`]+)`:\s*(.+)$", line.strip())
-        if m:
-            listed[m.group(1)] = m.group(2)
+    listed: dict[str, str] = {}
+    heading = None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        where = f"{path} line {number}"
+        if line.startswith("## "):
+            heading = line[3:].strip()
+            if heading not in MODULES:
+                raise ListingError(f"{where}: heading {heading!r} names no module (see --list)")
+            continue
+        if not re.match(r"^\s*[-*+]\s", line):
+            continue
+        m = LISTING.match(line.strip())
+        if m is None:
+            raise ListingError(
+                f"{where}: not a listing ('- `<mutant name>`: <why it is equivalent>'): {line!r}"
+            )
+        key, why = m.groups()
+        if key in listed:
+            raise ListingError(f"{where}: {key} is listed twice")
+        prefixes = (
+            ()
+            if heading is None
+            else tuple(
+                f"{PKG}.{s.removesuffix('.py').replace('/', '.')}."
+                for s in MODULES[heading].sources
+            )
+        )
+        if not prefixes or not key.startswith(prefixes):
+            raise ListingError(f"{where}: {key} is not a mutant of module {heading}")
+        listed[key] = why
     return listed
 
 
@@ -375,10 +423,15 @@ def diffs(folder: Path, names: list[str]) -> dict[str, str]:
         return {n: "(no diff)" for n in names}
 
 
+JUDGED = ("killed", "timeout", "survived", "no tests", "suspicious")
+"""The statuses a score is taken over: every mutant mutmut made and judged ("not checked",
+stopped at the budget, is not judged)."""
+
+
 def score(counts: dict[str, int]) -> float | None:
-    """Killed (a timeout counts as killed) over the mutants run, in per cent; None when
-    none ran."""
-    run = sum(counts[c] for c in ("killed", "timeout", "survived", "suspicious"))
+    """Killed (a timeout counts as killed) over the mutants judged (:data:`JUDGED`: a
+    mutant no test reaches counts as not killed), in per cent; None when none was."""
+    run = sum(counts[c] for c in JUDGED)
     return None if run == 0 else 100.0 * (counts["killed"] + counts["timeout"]) / run
 
 
@@ -387,15 +440,16 @@ def stale(found: dict[str, str], listed: dict[str, str], module: Module) -> list
     run: killed (a test now tells them from the code) or not made at all (the function
     changed and mutmut renumbered its mutants). A listing is a claim that no input tells
     the mutant apart; one that a test refutes, or that names another mutation now, is
-    wrong and is removed. Mutants not checked (the budget ran out) are not judged."""
+    wrong and is removed. In a run stopped at its budget (a mutant "not checked") only a
+    killed listing is judged; a mutant no test reaches ("no tests") is judged, and a
+    listing of one is not refuted by it."""
     prefixes = tuple(f"{PKG}.{s.removesuffix('.py').replace('/', '.')}." for s in module.sources)
-    unchecked = {"not checked", "no tests"}
-    if any(status in unchecked for status in found.values()):
+    if any(status == "not checked" for status in found.values()):
         return sorted(k for k in listed if found.get(k) in ("killed", "timeout"))
     return sorted(
         k
         for k in listed
-        if k.startswith(prefixes) and found.get(k) not in ("survived", "suspicious")
+        if k.startswith(prefixes) and found.get(k) not in ("survived", "suspicious", "no tests")
     )
 
 
@@ -413,7 +467,8 @@ def report(name: str, found: dict[str, str], listed: dict[str, str], folder: Pat
         + ", ".join(f"{counts[c]} {c}" for c in COLUMNS if counts[c] or c != "suspicious")
         + (f"; score {pct:.1f} %" if pct is not None else "; no mutant run")
         + (
-            f" ({len(survivors) - len(unexplained)} survivors listed equivalent)"
+            f" ({len(survivors) - len(unexplained)} of {len(survivors)} survivors listed"
+            " equivalent)"
             if survivors
             else ""
         ),
@@ -430,7 +485,7 @@ def report(name: str, found: dict[str, str], listed: dict[str, str], folder: Pat
         made = found.get(key, "no such mutant now")
         print(f"--- STALE listing in equivalent.md: {key} ({made}: remove or renumber it)")
     equivalents = len(survivors) - len(unexplained)
-    run = sum(counts[c] for c in ("killed", "timeout", "survived", "suspicious")) - equivalents
+    run = sum(counts[c] for c in JUDGED) - equivalents
     adjusted = None if run <= 0 else 100.0 * (counts["killed"] + counts["timeout"]) / run
     return {
         "counts": counts,
@@ -442,31 +497,104 @@ def report(name: str, found: dict[str, str], listed: dict[str, str], folder: Pat
     }
 
 
+LEGEND = (
+    "killed: a test failed on the mutant; survived: every test passed on it (equivalent:"
+    " listed in tests/mutation/equivalent.md with why no input tells it apart;"
+    " unexplained: write the test that kills it, or list it); no tests: no test reaches"
+    " it (counted against the score); not checked: not run, the budget ran out; a STALE"
+    " listing names a mutant that was killed or is not made any more: remove or renumber"
+    " it."
+)
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text}: seconds must be more than 0")
+    return value
+
+
+def _percent(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text}: a score is 0 to 100 per cent")
+    return value
+
+
+MIN_MODULE_S = 20.0
+"""Seconds below which a module is not started: mutmut's copy of the package and its
+first run of the tests (which records what reaches what) take about that."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--modules", help="comma-separated names (default: all; --list)")
-    parser.add_argument("--budget-s", type=float, help="seconds for all modules together")
-    parser.add_argument("--module-budget-s", type=float, default=300.0, help="seconds per module")
-    parser.add_argument("--max-children", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--work", type=Path, default=ROOT / ".mutation")
+    parser.add_argument("--modules", help="comma-separated names (default: all; see --list)")
+    parser.add_argument(
+        "--budget-s",
+        type=_positive,
+        help="seconds of mutmut runs for all modules together; without --modules, the"
+        " IMPORTANT ones (CI's bounded mode)",
+    )
+    parser.add_argument(
+        "--module-budget-s",
+        type=_positive,
+        default=300.0,
+        help=f"seconds per module (default 300; at least {MIN_MODULE_S:.0f})",
+    )
+    parser.add_argument(
+        "--max-children",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="test processes mutmut forks at once (default: one per core)",
+    )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=ROOT / ".mutation",
+        help="the folder of the per-module work folders (default .mutation/)",
+    )
     parser.add_argument("--resume", action="store_true", help="keep earlier results")
-    parser.add_argument("--report-only", action="store_true", help="print the last results")
-    parser.add_argument("--fail-under", type=float, help="exit 1 below this score (per cent)")
+    parser.add_argument(
+        "--report-only", action="store_true", help="print the last results, run nothing"
+    )
+    parser.add_argument(
+        "--fail-under",
+        type=_percent,
+        help="exit 1 when a module's raw score is below this (per cent)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when a survivor is unexplained or a listing is stale",
+    )
     parser.add_argument("--list", action="store_true", help="print the modules and exit")
     args = parser.parse_args(argv)
     if args.list:
         for name, m in MODULES.items():
-            print(f"{name:28s} {', '.join(m.sources)}  <- {', '.join(test_files(m))}")
+            mark = "*" if name in IMPORTANT else " "
+            print(f"{mark} {name:28s} {', '.join(m.sources)}  <- {', '.join(test_files(m))}")
+        print("* run by --budget-s without --modules (CI)")
         return 0
-    if args.modules:
+    if args.module_budget_s < MIN_MODULE_S:
+        parser.error(f"--module-budget-s {args.module_budget_s:g}: at least {MIN_MODULE_S:.0f} s")
+    if args.work.exists() and not args.work.is_dir():
+        parser.error(f"--work {args.work}: a file, not a folder")
+    if args.modules is not None:
         names = [n.strip() for n in args.modules.split(",") if n.strip()]
+        if not names:
+            parser.error(f"--modules {args.modules!r} names no module (see --list)")
     else:
-        names = list(IMPORTANT if args.budget_s else MODULES)
+        names = list(IMPORTANT if args.budget_s is not None else MODULES)
     unknown = [n for n in names if n not in MODULES]
     if unknown:
         parser.error(f"unknown module(s): {', '.join(unknown)} (see --list)")
-    listed = equivalent()
-    started, summary, broken = time.monotonic(), [], 0
+    try:
+        listed = equivalent()
+    except ListingError as exc:
+        parser.error(str(exc))
+    except UnicodeDecodeError as exc:
+        parser.error(f"{EQUIVALENT}: not UTF-8 text: {exc}")
+    started, summary, broken, below, loose = time.monotonic(), [], 0, [], []
     for i, name in enumerate(names):
         budget = args.module_budget_s
         if args.budget_s is not None:
@@ -475,39 +603,69 @@ def main(argv: list[str] | None = None) -> int:
         folder = args.work / name
         status, took = None, 0.0
         if not args.report_only:
-            if budget < 20:
-                summary.append(f"  {name:28s} not run (no time left in the budget)")
+            if budget < MIN_MODULE_S:  # the budget's doing, not the module's: no failure
+                summary.append(f"  {name:28s} not run (no time left in --budget-s)")
                 continue
             folder = prepare(name, args.work, fresh=not args.resume)
             print(f"\n... {name} (budget {budget:.0f} s)", flush=True)
             status, took = run_module(folder, budget, args.max_children)
         found = results(folder, MODULES[name])
+        log = folder / "mutmut.log"
         if not found:
             broken += 1
-            summary.append(f"  {name:28s} did not run (see {folder / 'mutmut.log'})")
+            why = (
+                f"no results in {folder}: run it without --report-only first"
+                if args.report_only and not log.is_file()
+                else f"did not run (see {log})"
+            )
+            summary.append(f"  {name:28s} {why}")
+            continue
+        judged = any(s != "not checked" for s in found.values())
+        if status is None and not judged and not args.report_only:
+            summary.append(f"  {name:28s} stopped at its budget before judging a mutant")
+            continue
+        if (status is not None and status != 0) or not judged:
+            broken += 1  # e.g. its tests fail on the unmutated code: nothing was judged
+            summary.append(
+                f"  {name:28s} mutmut judged no mutant (exit status {status}; do the"
+                f" module's tests pass on the unmutated code? see {log})"
+            )
             continue
         figures = report(name, found, listed, folder)
         pct = figures["score"]
         stopped = " (stopped at its budget)" if status is None and not args.report_only else ""
         adjusted = figures["adjusted"]
+        counts = figures["counts"]
         line = f"  {name:28s} " + (f"{pct:5.1f} %" if pct is not None else "  n/a  ")
         line += f" ({adjusted:5.1f} % of the non-equivalent)" if adjusted is not None else ""
-        line += f"  killed {figures['counts']['killed'] + figures['counts']['timeout']}"
-        line += f" survived {figures['counts']['survived'] + figures['counts']['suspicious']}"
+        line += f"  killed {counts['killed'] + counts['timeout']}"
+        line += f" survived {counts['survived'] + counts['suspicious']}"
         line += f" (equivalent {figures['equivalent']}, unexplained {figures['unexplained']})"
-        line += f" not checked {figures['counts']['not checked'] + figures['counts']['no tests']}"
+        line += f" no tests {counts['no tests']}" if counts["no tests"] else ""
+        line += f" not checked {counts['not checked']}"
         line += f"  STALE listings {figures['stale']}" if figures["stale"] else ""
         summary.append(line + (f"  {took:.0f} s" if took else "") + stopped)
         if args.fail_under is not None and (pct is None or pct < args.fail_under):
-            broken += 1
+            below.append(name)
+        if args.strict and (figures["unexplained"] or figures["stale"]):
+            loose.append(name)
     print(
-        "\n=== mutation score per module (killed + timeout over the mutants run; then over"
+        "\n=== mutation score per module (killed + timeout over the mutants judged; then over"
         " those not listed in tests/mutation/equivalent.md)",
         *summary,
+        textwrap.fill(LEGEND, 100),
         sep="\n",
     )
-    return 1 if broken else 0
+    if below:
+        print(f"below --fail-under {args.fail_under:g} %: {', '.join(below)}")
+    if loose:
+        print(f"--strict: unexplained survivors or stale listings in {', '.join(loose)}")
+    return 1 if broken or below or loose else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # mutmut was stopped too (run_module); its results are kept
+        print("\ninterrupted: the mutants judged so far are kept (--report-only prints them)")
+        sys.exit(130)
