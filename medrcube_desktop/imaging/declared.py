@@ -17,6 +17,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import math
 import struct
 import zlib
 from collections.abc import Iterator
@@ -167,6 +168,70 @@ def check_encapsulated(ds, path: Path) -> None:
     with open_regular(path) as handle:
         handle.seek(tell)
         _check_frames(_fragments(handle), path, rows, columns, check_pixel_count)
+
+
+_PIXEL_ELEMENTS = (
+    (0x7FE00010, "Pixel Data (7FE0,0010)"),
+    (0x7FE00008, "Float Pixel Data (7FE0,0008)"),
+    (0x7FE00009, "Double Float Pixel Data (7FE0,0009)"),
+)
+
+
+def check_native_frames(ds, path: Path, frames: int) -> None:
+    """Refuse uncompressed pixel data that holds fewer bytes than its ``frames`` frames.
+
+    pydicom 3 reads one frame of a file (``pixel_array(path, index=…)``, and any Float or
+    Double Float Pixel Data) at the offset the header's frame size gives, without bounding
+    it by the element's length: a frame the element lacks is read from what follows it in
+    the file (Data Set Trailing Padding (FFFC,FFFC), a Digital Signatures Sequence) and
+    shown as pixels without a word. Its own length check (``DecodeRunner.validate``)
+    runs only on data already in memory. So the same check is made here on the element's
+    length as the file states it, without reading the data: the frame size is pydicom's
+    (``DecodeRunner.frame_length``: Rows x Columns x Samples per Pixel x Bits Allocated / 8,
+    two thirds of that for native YBR_FULL_422, PS3.5 8.2.1 and PS3.3 C.7.6.3.1.2), and
+    as in pydicom, data one pad byte short of an even length is accepted.
+
+    Parameters
+    ----------
+    frames : int
+        The Number of Frames (0028,0008) as read, at least 1.
+
+    Raises
+    ------
+    ImageLoadError
+        ``"PATH: cannot decode image: Pixel Data (7FE0,0010) holds less than expected
+        (N vs M bytes) …"``, in pydicom's words.
+    """
+    meta = getattr(ds, "file_meta", None)
+    syntax = str(getattr(meta, "TransferSyntaxUID", "") or "")
+    keys = ds.keys()  # integer tags: `in ds` would make a Tag() of each
+    present = [(tag, name) for tag, name in _PIXEL_ELEMENTS if tag in keys]
+    if syntax not in NATIVE_SYNTAXES or len(present) != 1:
+        return  # encapsulated frames are delimited by items; pydicom names what is missing
+    tag, name = present[0]
+    raw = ds.get_item(tag, keep_deferred=True)
+    value = getattr(raw, "value", None)
+    length = len(value) if isinstance(value, bytes | bytearray) else getattr(raw, "length", None)
+    if not isinstance(length, int) or length == 0xFFFFFFFF:
+        return  # an undefined length is an encapsulated value: not native data
+    from pydicom.pixels.decoders.base import DecodeRunner
+    from pydicom.pixels.utils import as_pixel_options
+    from pydicom.uid import UID
+
+    runner = DecodeRunner(UID(syntax))
+    try:
+        runner.set_options(**as_pixel_options(ds))
+        frame = runner.frame_length(unit="bytes")
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return  # a group 0028 value absent or not a number: pydicom's decoder says which
+    expected = math.ceil(frame * frames)
+    if length < expected:
+        raise ImageLoadError(
+            f"{path}: cannot decode image: {name} holds less than expected ({length} vs "
+            f"{expected + expected % 2} bytes) for {frames} frame(s) of {frame:g} bytes: the "
+            "file is cut short or Number of Frames, Rows, Columns, Samples per Pixel or Bits "
+            "Allocated is wrong"
+        )
 
 
 def _check_frames(fragments, path: Path, rows: int, columns: int, check_pixel_count) -> None:

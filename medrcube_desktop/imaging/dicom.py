@@ -12,12 +12,15 @@ import logging
 import math
 import warnings
 from pathlib import Path
-from typing import NoReturn
 
 import numpy as np
 
 from medrcube_desktop.errors import ImageLoadError
-from medrcube_desktop.imaging.declared import check_deflated, check_encapsulated
+from medrcube_desktop.imaging.declared import (
+    check_deflated,
+    check_encapsulated,
+    check_native_frames,
+)
 from medrcube_desktop.imaging.dicom_header import (
     dicom_windows,
     element_value,
@@ -208,10 +211,8 @@ def _decode_dicom(
     keys = ds.keys()  # integer tags: `in ds` would make a Tag() of each
     if count > 1 or 0x7FE00010 not in keys:  # Pixel Data
         # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
-        try:
-            arr = pixel_array(path, index=index if count > 1 else None)
-        except ValueError as exc:  # a frame read from the file is not checked as a whole
-            _raise_pydicom_verdict(ds, path, exc)
+        check_native_frames(ds, path, count)  # pydicom reads a frame past the element's end
+        arr = pixel_array(path, index=index if count > 1 else None)
     else:  # the header and pixels are read already: decode them, without a second read
         reduced = _reduced_decode(ds, display_side) if display_side else None
         if reduced is None:
@@ -221,24 +222,6 @@ def _decode_dicom(
         if levels:
             return orient(_reduced(_decode_frame(arr, ds, index, count), ds, levels), ds)
     return orient(_decode_frame(arr, ds, index, count), ds)
-
-
-def _raise_pydicom_verdict(ds, path: Path, exc: ValueError) -> NoReturn:
-    """Raise pydicom's own check of ``ds``'s Pixel Data length as an ImageLoadError (a
-    Number of Frames the data does not hold: "less than expected (32768 vs 65536
-    bytes)"), where its single-frame decode only says "cannot reshape array"; else
-    re-raise ``exc``."""
-    from pydicom.pixels.decoders.base import DecodeRunner
-
-    try:
-        runner = DecodeRunner(ds.file_meta.TransferSyntaxUID)
-        runner.set_source(ds)
-        runner.validate()
-    except ValueError as verdict:
-        raise ImageLoadError(f"{path}: cannot decode image: {verdict}") from exc
-    except Exception:  # the check itself cannot run: the decoder's message stands
-        pass
-    raise exc
 
 
 def _reduced_decode(ds, display_side: int) -> tuple[np.ndarray, int] | None:

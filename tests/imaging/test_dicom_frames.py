@@ -154,7 +154,7 @@ def test_rows_times_columns_beyond_the_pixel_limit_is_refused_before_decoding(
     assert load_dicom_slice(path, None).pixels.shape == (128, 128)
 
 
-def test_a_frame_count_the_data_does_not_hold_keeps_the_decoders_error_as_cause(tmp_path):
+def test_a_frame_count_the_data_does_not_hold_is_refused_in_pydicoms_words(tmp_path):
     ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
     ds.NumberOfFrames = 2  # the Pixel Data holds one 128 x 128 frame of 16 bits
     path = tmp_path / "frames.dcm"
@@ -163,4 +163,62 @@ def test_a_frame_count_the_data_does_not_hold_keeps_the_decoders_error_as_cause(
         ImageLoadError, match=r"less than expected \(32768 vs 65536 bytes\)"
     ) as caught:
         load_dicom_slice(path, None)
-    assert isinstance(caught.value.__cause__, ValueError)
+    assert str(caught.value).startswith(f"{path}: cannot decode image: Pixel Data (7FE0,0010)")
+
+
+def _short_frames(tmp_path, keyword, bits, dtype, values):
+    # three 4 x 4 frames declared; CT_small ends in Data Set Trailing Padding (FFFC,FFFC),
+    # which pydicom 3 read as the missing part of frame 3 and showed as pixels
+    ds = pydicom.dcmread(get_testdata_file("CT_small.dcm"))
+    assert 0xFFFCFFFC in ds
+    del ds.PixelData
+    ds.Rows, ds.Columns, ds.NumberOfFrames, ds.BitsAllocated = 4, 4, 3, bits
+    if keyword != "PixelData":
+        for gone in ("BitsStored", "HighBit", "PixelRepresentation"):
+            delattr(ds, gone)
+    else:
+        ds.BitsStored, ds.HighBit = 16, 15
+    stored = (np.arange(values) % 100).astype(dtype)
+    vr = {"PixelData": "OW", "FloatPixelData": "OF", "DoubleFloatPixelData": "OD"}[keyword]
+    ds.add_new(keyword, vr, stored.tobytes())
+    path = tmp_path / f"{keyword}-{values}.dcm"
+    ds.save_as(path)
+    return path, stored, ds
+
+
+PIXEL_KINDS = [
+    ("PixelData", 16, "<i2", "Pixel Data (7FE0,0010)", 2),
+    ("FloatPixelData", 32, "<f4", "Float Pixel Data (7FE0,0008)", 4),
+    ("DoubleFloatPixelData", 64, "<f8", "Double Float Pixel Data (7FE0,0009)", 8),
+]
+
+
+@pytest.mark.parametrize(("keyword", "bits", "dtype", "name", "size"), PIXEL_KINDS)
+def test_frames_the_pixel_data_lacks_refuse_the_file_not_show_what_follows_it(
+    tmp_path, keyword, bits, dtype, name, size
+):
+    # 40 values of the 48 three frames need: every frame refused, as pydicom refuses a
+    # short single frame in memory (and the frame it used to show was the padding)
+    path, _, _ = _short_frames(tmp_path, keyword, bits, dtype, 40)
+    for frame in (None, 0, 1, 2):
+        with pytest.raises(ImageLoadError) as raised:
+            load_dicom_slice(path, frame)
+        assert str(raised.value) == (
+            f"{path}: cannot decode image: {name} holds less than expected "
+            f"({40 * size} vs {48 * size} bytes) for 3 frame(s) of {16 * size} bytes: the "
+            "file is cut short or Number of Frames, Rows, Columns, Samples per Pixel or Bits "
+            "Allocated is wrong"
+        )
+
+
+@pytest.mark.parametrize(("keyword", "bits", "dtype", "name", "size"), PIXEL_KINDS)
+def test_each_frame_of_whole_pixel_data_is_its_stored_values(
+    tmp_path, keyword, bits, dtype, name, size
+):
+    path, stored, ds = _short_frames(tmp_path, keyword, bits, dtype, 48)
+    slope, intercept = float(ds.RescaleSlope), float(ds.RescaleIntercept)
+    for frame in (0, 1, 2):
+        data = load_dicom_slice(path, frame)
+        assert (data.slice_index, data.slice_count) == (frame, 3)
+        expected = stored[16 * frame : 16 * frame + 16].reshape(4, 4) * slope + intercept
+        np.testing.assert_array_equal(data.pixels, expected)
