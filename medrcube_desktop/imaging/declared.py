@@ -200,20 +200,36 @@ def check_native_frames(ds, path: Path, frames: int) -> None:
     ------
     ImageLoadError
         ``"PATH: cannot decode image: Pixel Data (7FE0,0010) holds less than expected
-        (N vs M bytes) …"``, in pydicom's words.
+        (N vs M bytes) …"``, in pydicom's words; also for two pixel elements at once (in
+        any transfer syntax) and for an undefined-length one in a native syntax, whose
+        frames pydicom would read from the items' tags.
     """
     meta = getattr(ds, "file_meta", None)
     syntax = str(getattr(meta, "TransferSyntaxUID", "") or "")
     keys = ds.keys()  # integer tags: `in ds` would make a Tag() of each
     present = [(tag, name) for tag, name in _PIXEL_ELEMENTS if tag in keys]
-    if syntax not in NATIVE_SYNTAXES or len(present) != 1:
+    if len(present) > 1:  # pydicom's own decode refuses it; its file read takes the first
+        raise ImageLoadError(
+            f"{path}: cannot decode image: {' and '.join(n for _, n in present)} are "
+            f"{'both' if len(present) == 2 else 'all'} present; one and only one of them may "
+            "be (PS3.3 C.7.6.3)"
+        )
+    if syntax not in NATIVE_SYNTAXES or not present:
         return  # encapsulated frames are delimited by items; pydicom names what is missing
     tag, name = present[0]
     raw = ds.get_item(tag, keep_deferred=True)
     value = getattr(raw, "value", None)
     length = len(value) if isinstance(value, bytes | bytearray) else getattr(raw, "length", None)
-    if not isinstance(length, int) or length == 0xFFFFFFFF:
-        return  # an undefined length is an encapsulated value: not native data
+    stated = getattr(raw, "length", None)  # a RawDataElement's, or 0xFFFFFFFF: undefined
+    if getattr(raw, "is_undefined_length", False) or stated == 0xFFFFFFFF:
+        # pydicom reads the items' tags and lengths as pixels of a native syntax
+        raise ImageLoadError(
+            f"{path}: cannot decode image: {name} has an undefined length (encapsulated "
+            f"items) in the uncompressed transfer syntax {syntax} (PS3.5 A.4: only "
+            "compressed transfer syntaxes encapsulate)"
+        )
+    if not isinstance(length, int):
+        return
     from pydicom.pixels.decoders.base import DecodeRunner
     from pydicom.pixels.utils import as_pixel_options
     from pydicom.uid import UID

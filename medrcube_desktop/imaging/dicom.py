@@ -212,7 +212,10 @@ def _decode_dicom(
     if count > 1 or 0x7FE00010 not in keys:  # Pixel Data
         # Decode only the frame we show (pydicom >= 3 decodes a single frame on request).
         check_native_frames(ds, path, count)  # pydicom reads a frame past the element's end
-        arr = pixel_array(path, index=index if count > 1 else None)
+        try:
+            arr = pixel_array(path, index=index if count > 1 else None)
+        except ValueError as exc:  # pydicom's check of a group 0028 value: with the file
+            raise ImageLoadError(f"{path}: cannot decode image: {exc}") from exc
     else:  # the header and pixels are read already: decode them, without a second read
         reduced = _reduced_decode(ds, display_side) if display_side else None
         if reduced is None:

@@ -3,6 +3,8 @@ default, an asked index clamped to the frames there are, pydicom's own frame; Re
 Slope/Intercept from the Pixel Value Transformation functional group (PS3.3 C.7.6.16.2.9)
 when the top level has none, per frame before shared; values by hand."""
 
+import struct
+
 import numpy as np
 import pydicom
 import pytest
@@ -222,3 +224,52 @@ def test_each_frame_of_whole_pixel_data_is_its_stored_values(
         assert (data.slice_index, data.slice_count) == (frame, 3)
         expected = stored[16 * frame : 16 * frame + 16].reshape(4, 4) * slope + intercept
         np.testing.assert_array_equal(data.pixels, expected)
+
+
+def test_pixel_data_beside_float_pixel_data_is_refused_not_read_as_the_first(tmp_path):
+    # pydicom's file read decoded the Float Pixel Data (first in the file) past its end
+    path, _, ds = _short_frames(tmp_path, "FloatPixelData", 32, "<f4", 32)
+    ds.add_new("PixelData", "OW", bytes(64))
+    ds.save_as(path)
+    with pytest.raises(ImageLoadError) as raised:
+        load_dicom_slice(path, 2)
+    assert str(raised.value) == (
+        f"{path}: cannot decode image: Pixel Data (7FE0,0010) and Float Pixel Data "
+        "(7FE0,0008) are both present; one and only one of them may be (PS3.3 C.7.6.3)"
+    )
+
+
+def test_undefined_length_pixel_data_in_a_native_syntax_is_refused(tmp_path):
+    # three 4 x 4 frames of 16 bits in two items: read as native, the items' tags were pixels
+    from pydicom.encaps import encapsulate
+
+    path, _, ds = _short_frames(tmp_path, "PixelData", 16, "<i2", 48)
+    items = encapsulate([bytes(range(48)), bytes(range(48, 96))])
+    ds.PixelData, ds["PixelData"].VR = items, "OB"
+    ds.save_as(path)  # pydicom writes a defined length here: made undefined by hand
+    head = b"\xe0\x7f\x10\x00OB\x00\x00" + struct.pack("<I", len(items))
+    raw = path.read_bytes()
+    assert raw.count(head) == 1
+    at = raw.index(head) + len(head)
+    path.write_bytes(
+        raw[: at - 4] + b"\xff\xff\xff\xff" + items + b"\xfe\xff\xdd\xe0\0\0\0\0"
+        + raw[at + len(items) :]
+    )  # fmt: skip
+    assert pydicom.dcmread(path)["PixelData"].is_undefined_length  # as written
+    with pytest.raises(ImageLoadError) as raised:
+        load_dicom_slice(path, 0)
+    assert str(raised.value) == (
+        f"{path}: cannot decode image: Pixel Data (7FE0,0010) has an undefined length "
+        "(encapsulated items) in the uncompressed transfer syntax 1.2.840.10008.1.2.1 (PS3.5 "
+        "A.4: only compressed transfer syntaxes encapsulate)"
+    )
+
+
+def test_pydicoms_refusal_of_a_frame_names_the_file(tmp_path):
+    # Rows 0: pydicom's ValueError, named with the file (series read this function directly)
+    path, _, ds = _short_frames(tmp_path, "PixelData", 16, "<i2", 48)
+    ds.Rows = 0
+    ds.save_as(path)
+    with pytest.raises(ImageLoadError, match=rf"^{path}: cannot decode image: .*'Rows'") as raised:
+        load_dicom_slice(path, 1)
+    assert isinstance(raised.value.__cause__, ValueError)
